@@ -1,0 +1,39 @@
+# Two commands on a fresh machine (see README):
+#   make replicate   set up .venv, then run the whole paper replication (needs the network once)
+#   make test        set up .venv, then run the test suite (offline)
+# Other targets: make env, make demo (offline demo workflow on tiny models), make lint, make bench
+
+PY      ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+CORES   ?= all
+PROFILE ?= profiles/default
+
+.PHONY: env replicate demo test lint bench clean-demo
+
+$(BIN)/fmat: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first, pinned: on the project's CPU machines this takes a local wheel;
+	# elsewhere pip picks the right CUDA/CPU build for the machine.
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[workflow,test]"
+	@touch $@
+
+env: $(BIN)/fmat
+
+replicate: env
+	$(BIN)/snakemake --profile $(PROFILE) --cores $(CORES)
+
+demo: env
+	$(BIN)/snakemake --profile $(PROFILE) --cores $(CORES) --configfile config/demo.yaml
+
+test: env
+	$(BIN)/python -m pytest
+
+lint: env
+	$(BIN)/snakemake --lint
+
+bench: env
+	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_stats.py

@@ -1,0 +1,78 @@
+"""The ``fmat`` command line.
+
+Subcommands live in :mod:`fmat.commands`, one module per area; each module defines
+``register(subparsers)`` which adds its subcommand(s) and sets ``func`` on the parser
+(``func(args) -> int``). New areas add a module there and nothing here.
+
+Exit codes: 0 success, 1 unexpected error, 2 bad input (message says what to fix).
+Errors are printed without a traceback unless ``--debug`` is given.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+
+from . import __version__
+from .errors import EXIT_ERROR, EXIT_USAGE, FmatError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fmat",
+        description=(
+            "The Fill-Mask Association Test (FMAT): measure propositions in natural language "
+            "with masked language models (BERT and friends). Design queries, score them on "
+            "models, turn probabilities into log probability ratios (LPR), check reliability."
+        ),
+        epilog="Run 'fmat COMMAND --help' for the options of a command and an example.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"fmat {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from . import commands
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except FmatError as err:
+        if args.debug:
+            raise
+        print(f"fmat {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # pragma: no cover - unexpected; keep the message short
+        if args.debug:
+            raise
+        print(
+            f"fmat {args.command}: unexpected error: {type(err).__name__}: {err}\n"
+            "  (run again with 'fmat --debug ...' for the traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

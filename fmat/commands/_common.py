@@ -1,0 +1,27 @@
+"""Argument helpers shared by the subcommands."""
+from __future__ import annotations
+
+import argparse
+
+from ..io import FORMATS
+
+
+def add_output_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """``-o/--output PATH`` and ``--format {parquet,csv,tsv}`` (default from the extension)."""
+    p.add_argument("-o", "--output", required=required, help="output file (.parquet, .csv or .tsv); "
+                   "without it a preview is printed")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="table format (default: from the output's extension; csv for R users)")
+
+
+def emit_table(df, args) -> None:
+    """Write ``df`` to ``args.output`` (atomically) or print it."""
+    from ..io import write_table
+    import pandas as pd
+
+    if getattr(args, "output", None):
+        path = write_table(df, args.output, getattr(args, "format", None))
+        print(f"wrote {len(df)} rows to {path}")
+    else:
+        with pd.option_context("display.max_rows", 40, "display.width", 160, "display.max_columns", 30):
+            print(df)

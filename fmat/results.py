@@ -1,0 +1,104 @@
+"""One long table shape for every statistic the workflow reports (and the paper reports).
+
+Every analysis, the reliability stage and the file of the paper's numbers
+(``config/paper_results.tsv``) emit rows with these columns, so that "paper vs ours" is a
+join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
+
+- ``study``      study id, e.g. "1A", "2C", "4D"
+- ``statistic``  what the number is: see :data:`STATISTICS`
+- ``condition``  which part of the design: a value of the documented vocabulary
+                 (``fmat/data/conditions.tsv``), or several joined by ":" (e.g. "like-dislike:personal")
+- ``model``      a model slug (e.g. "bert-base-uncased", "vinai__bertweet-base") or "all"
+- ``value``      the estimate
+- ``se, df, df2, p, ci_low, ci_high, n``  its standard error, degrees of freedom
+                 (df2: the second df of an F), p value, 95% CI and number of observations
+                 used (items, rows, names...); NaN where not applicable.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+KEY = ["study", "statistic", "condition", "model"]
+NUMERIC = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]
+RESULT_COLUMNS = KEY + NUMERIC
+
+#: statistic names and what they mean (extend here, and in docs/results.md)
+STATISTICS = {
+    "ICC_average": "ICC(2,k) / ICC(A,k): two-way random, absolute agreement, average of the models",
+    "ICC_single": "ICC(2,1) / ICC(A,1): two-way random, absolute agreement, a single model",
+    "ICC_consistency_average": "ICC(C,k): two-way, consistency, average measures",
+    "ICC_consistency_single": "ICC(C,1): two-way, consistency, single measures",
+    "alpha": "Cronbach's raw alpha among items (queries, target or attribute words)",
+    "alpha_std": "Cronbach's standardized alpha",
+    "r": "Pearson correlation (ci_low/ci_high: Fisher-z 95% CI; df = n - 2)",
+    "t_williams": "Williams' t for two dependent correlations sharing a variable (df = n - 3)",
+    "d": "effect size d (value) with its t test in the row's p/df; see the analysis docs",
+    "t": "t statistic (value) of a contrast or coefficient, with df and p",
+    "F": "F statistic (value) with df, df2 and p",
+    "b": "unstandardized coefficient (value, se, df, p, ci_low, ci_high)",
+    "beta": "standardized coefficient",
+    "R2": "R squared of an OLS model",
+    "R2_delta": "increase in R squared when a predictor enters last",
+    "R2m": "marginal R squared of a mixed model (Nakagawa & Schielzeth 2013)",
+    "R2c": "conditional R squared of a mixed model",
+    "n_items": "number of items used",
+    "mean": "a mean (e.g. of LPRs)",
+    "accuracy": "share correct (subject-verb agreement check)",
+}
+
+CONDITIONS_FILE = Path(__file__).with_name("data") / "conditions.tsv"
+
+
+def conditions() -> pd.DataFrame:
+    """The documented condition vocabulary (``condition``, ``meaning``)."""
+    if not CONDITIONS_FILE.exists():  # pragma: no cover - shipped with the package
+        return pd.DataFrame({"condition": ["all"], "meaning": ["the whole study"]})
+    return pd.read_csv(CONDITIONS_FILE, sep="\t", dtype=str, keep_default_na=False)
+
+
+def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
+    """Rows (dicts or a DataFrame) -> a results table with exactly :data:`RESULT_COLUMNS`.
+
+    Missing numeric columns become NaN, ``condition`` defaults to "all", ``model`` to "all".
+    Unknown columns are an error (they would silently vanish from the join).
+    """
+    df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    extra = [c for c in df.columns if c not in RESULT_COLUMNS]
+    if extra:
+        raise InputError(f"unknown result columns {extra}", fix=f"use only {RESULT_COLUMNS}")
+    for col in ("condition", "model"):
+        if col not in df:
+            df[col] = "all"
+    for col in NUMERIC:
+        if col not in df:
+            df[col] = np.nan
+    if "study" not in df or "statistic" not in df:
+        raise InputError("result rows need 'study' and 'statistic'")
+    df = df[RESULT_COLUMNS]
+    for col in KEY:
+        df[col] = df[col].astype(str)
+    for col in NUMERIC:
+        df[col] = pd.to_numeric(df[col], errors="raise").astype(float)
+    return df.reset_index(drop=True)
+
+
+def validate_results(df: pd.DataFrame, *, where: str = "results") -> pd.DataFrame:
+    """Check a results table: columns, known statistics, unique keys. Returns it."""
+    missing = [c for c in RESULT_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(f"missing columns {missing}", where=where)
+    unknown = sorted(set(df["statistic"]) - set(STATISTICS))
+    if unknown:
+        raise InputError(f"unknown statistic(s) {unknown}", where=where,
+                         fix="add them to fmat.results.STATISTICS and docs/results.md")
+    dup = df.duplicated(KEY, keep=False)
+    if dup.any():
+        raise InputError(f"{int(dup.sum())} rows share a key {KEY}", where=where,
+                         fix="make 'condition' tell the rows apart")
+    return df
