@@ -1,0 +1,441 @@
+"""Query design: build the query table of an FMAT study (R: ``FMAT_query``, ``FMAT_query_bind``).
+
+A *query* is a sentence with exactly one ``[MASK]`` and optionally a ``{TARGET}`` and/or an
+``{ATTRIB}`` placeholder. Word *groups* are ordered mappings ``{group name: [words]}`` (R's
+``.()``). :func:`query` crosses queries, MASK words, TARGET words and ATTRIB words into one
+row per sentence × mask option, exactly as FMAT 2026.1 does:
+
+* columns, in this order: ``[qid], query, MASK, M_pair, M_word, [TARGET, T_pair, T_word],
+  [ATTRIB, A_pair, A_word]``; type ``M``/``MT``/``MA``/``MTA`` in ``df.attrs["type"]``;
+  ``qid`` only with several queries; MTA has no ``T_pair``/``A_pair``;
+* every column is a pandas ``Categorical`` whose levels are in order of first appearance
+  (R's ``forcats::as_factor``); ``qid`` and ``M_pair`` levels are the strings ``"1"``, ``"2"``…
+  as in R;
+* ``M_pair`` is the position j of the word in its MASK group; ``T_pair``/``A_pair`` is the group
+  names joined by ``-`` plus ``.j`` (``MaleOcc-FemaleOcc.1``): word j of every group shares it;
+* row order (checked against R output in tests/data/r_fmat/): by query; within a query, for
+  MT/MA the TARGET/ATTRIB group and word vary *slower* than the MASK group and word (R's
+  ``append_X`` recycles the mask rows for each target word, then ``order(query)`` is stable);
+  for MTA, for each (target group, attribute group) the rows of ``expand.grid(target words,
+  attribute words)`` — target word fastest — and, inside each, all MASK rows.
+
+Differences from FMAT (on purpose): FMAT pads unequal MASK groups with NA and silently drops
+those rows, and recycles or fails on unequal TARGET/ATTRIB groups; here every such design is an
+:class:`~fmat.errors.InputError` saying which group has how many words. A query without the
+placeholder for given TARGET/ATTRIB groups (FMAT would silently not insert the word), a
+placeholder used twice (FMAT replaces only the first) and duplicate queries are errors too.
+R's ``data.frame()`` name mangling of group names (``"Male Occ"`` → ``"Male.Occ"``) is not
+copied: group names are kept as written.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import InputError
+
+SLOTS = ("MASK", "TARGET", "ATTRIB")
+TYPES = ("M", "MT", "MA", "MTA")
+
+#: Columns of each type of query table (without the optional leading ``qid``).
+COLUMNS = {
+    "M": ["query", "MASK", "M_pair", "M_word"],
+    "MT": ["query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word"],
+    "MA": ["query", "MASK", "M_pair", "M_word", "ATTRIB", "A_pair", "A_word"],
+    "MTA": ["query", "MASK", "M_pair", "M_word", "TARGET", "T_word", "ATTRIB", "A_word"],
+}
+#: Every column a query table can have, in table order.
+QUERY_COLUMNS = ["qid", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word",
+                 "ATTRIB", "A_pair", "A_word"]
+
+_MASK_RE = re.compile(r"\[mask\]", re.IGNORECASE)
+
+
+def _loc(where: str | None, field: str) -> str:
+    return f"{where}.{field}" if where else field
+
+
+def normalize_queries(query, where: str | None = None) -> list[str]:
+    """Queries as a list of strings, ``[mask]`` upper-cased; each must hold exactly one ``[MASK]``."""
+    if isinstance(query, str):
+        queries = [query]
+    elif isinstance(query, Sequence) and not isinstance(query, (bytes, Mapping)):
+        queries = list(query)
+    else:
+        raise InputError(f"query must be a string or a list of strings, not {type(query).__name__}",
+                         where=_loc(where, "query"), fix='write e.g. query: "The [MASK] is {TARGET}."')
+    if not queries:
+        raise InputError("no query given", where=_loc(where, "query"),
+                         fix='give at least one sentence with one [MASK], e.g. "[MASK] is a nurse."')
+    out = []
+    for i, q in enumerate(queries):
+        loc = _loc(where, f"query[{i}]" if len(queries) > 1 else "query")
+        if not isinstance(q, str) or not q.strip():
+            raise InputError(f"query {q!r} is not a non-empty string", where=loc,
+                             fix='write the sentence in quotes, e.g. "[MASK] is a nurse."')
+        n = len(_MASK_RE.findall(q))
+        if n == 0:
+            raise InputError(f"query {q!r} has no [MASK]", where=loc,
+                             fix="put exactly one [MASK] where the MASK words go")
+        if n > 1:
+            raise InputError(f"query {q!r} has {n} [MASK] tokens", where=loc,
+                             fix="use exactly one [MASK] per query (FMAT scores one masked position)")
+        out.append(_MASK_RE.sub("[MASK]", q))
+    seen = set()
+    for i, q in enumerate(out):
+        if q in seen:
+            raise InputError(f"query {q!r} is listed twice", where=_loc(where, "query"),
+                             fix="remove the duplicate (it would duplicate every row)")
+        seen.add(q)
+    return out
+
+
+def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, list[str]]:
+    """Validate a ``{group: [words]}`` mapping; words become strings (numbers too: years).
+
+    A single string is one word (R's ``.(Male="He")``). Empty groups, empty or duplicate words
+    within a group, and non-string group names are errors.
+    """
+    if groups is None:
+        return {}
+    loc = _loc(where, slot)
+    if not isinstance(groups, Mapping):
+        raise InputError(f"{slot} must be a mapping of group name to a list of words, "
+                         f"not {type(groups).__name__}", where=loc,
+                         fix=f"write e.g. {slot}: {{Male: [he, him], Female: [she, her]}}")
+    out: dict[str, list[str]] = {}
+    for name, words in groups.items():
+        gloc = f"{loc}.{name}"
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"group name {name!r} is not a non-empty string", where=loc,
+                             fix="name every group with a word, e.g. Male, Female")
+        if isinstance(words, (str, int, float)) and not isinstance(words, bool):
+            words = [words]
+        if not isinstance(words, Sequence) or isinstance(words, (bytes, Mapping)):
+            raise InputError(f"group {name!r} must be a list of words, not {type(words).__name__}",
+                             where=gloc, fix=f"write e.g. {name}: [word1, word2]")
+        words = list(words)
+        if not words:
+            raise InputError(f"group {name!r} is empty", where=gloc,
+                             fix="give at least one word, or remove the group")
+        clean = []
+        for j, w in enumerate(words):
+            if isinstance(w, bool) or not isinstance(w, (str, int, float)):
+                raise InputError(f"word {j + 1} of group {name!r} is {w!r}, not a word", where=gloc,
+                                 fix="write every word as a string (quote it in YAML)")
+            if isinstance(w, float):
+                w = str(int(w)) if w.is_integer() else str(w)
+            w = str(w)
+            if not w.strip():
+                raise InputError(f"word {j + 1} of group {name!r} is empty", where=gloc,
+                                 fix="remove the empty word")
+            clean.append(w)
+        dups = sorted({w for w in clean if clean.count(w) > 1})
+        if dups:
+            raise InputError(f"group {name!r} lists {', '.join(map(repr, dups))} more than once",
+                             where=gloc, fix="remove the duplicate words")
+        out[name] = clean
+    return out
+
+
+def _check_equal_sizes(groups: dict[str, list[str]], slot: str, where: str | None, why: str) -> None:
+    sizes = {g: len(w) for g, w in groups.items()}
+    if len(set(sizes.values())) > 1:
+        detail = ", ".join(f"{g} has {n}" for g, n in sizes.items())
+        raise InputError(f"{slot} groups have unequal numbers of words ({detail}); {why}",
+                         where=_loc(where, slot),
+                         fix=f"give every {slot} group the same number of words (word j of each "
+                             "group forms pair j), or split the design into several query blocks")
+
+
+def _categorical(values: list) -> pd.Categorical:
+    """A Categorical with levels in order of first appearance (R ``forcats::as_factor``)."""
+    levels = list(dict.fromkeys(v for v in values if v is not None))
+    return pd.Categorical(values, categories=levels)
+
+
+def _frame(rows: dict[str, list], type_: str) -> pd.DataFrame:
+    df = pd.DataFrame({k: _categorical(v) for k, v in rows.items()})
+    df.attrs["type"] = type_
+    return df
+
+
+def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = None) -> pd.DataFrame:
+    """Build a query table (R: ``FMAT_query``).
+
+    Parameters
+    ----------
+    query : str or list of str
+        Sentence(s), each with exactly one ``[MASK]`` (``[mask]`` is accepted and upper-cased),
+        and ``{TARGET}``/``{ATTRIB}`` when those groups are given.
+    MASK, TARGET, ATTRIB : mapping of group name to list of words
+        Ordered groups (R's ``.()``); MASK is required and its groups must have equal sizes.
+        TARGET/ATTRIB groups must have equal sizes when there are several and only one of the
+        two is given (pairs ``T_pair``/``A_pair`` label word j of every group); with both (MTA)
+        the table is the full cross product and sizes may differ.
+    where : str, optional
+        Location prefix for error messages (e.g. ``config/studies/2A.yaml: queries[0]``).
+
+    Example
+    -------
+    >>> query("[MASK] is {TARGET}.", MASK={"Male": ["He"], "Female": ["She"]},
+    ...       TARGET={"Occ": ["a nurse", "a doctor"]}).shape
+    (4, 7)
+    """
+    queries = normalize_queries(query, where)
+    mask = normalize_groups(MASK, "MASK", where)
+    target = normalize_groups(TARGET, "TARGET", where)
+    attrib = normalize_groups(ATTRIB, "ATTRIB", where)
+    if not mask:
+        raise InputError("no MASK groups given", where=_loc(where, "MASK"),
+                         fix="give the [MASK] options, e.g. MASK: {Male: [he], Female: [she]}")
+    _check_equal_sizes(mask, "MASK", where, "FMAT would pad with NA and silently drop rows")
+    for slot, groups in (("TARGET", target), ("ATTRIB", attrib)):
+        ph = "{" + slot + "}"
+        for i, q in enumerate(queries):
+            n = q.count(ph)
+            qloc = _loc(where, f"query[{i}]" if len(queries) > 1 else "query")
+            if groups and n == 0:
+                raise InputError(f"{slot} groups are given but query {q!r} has no {ph}", where=qloc,
+                                 fix=f"put {ph} where the {slot} words go, or remove the {slot} groups")
+            if not groups and n:
+                raise InputError(f"query {q!r} has {ph} but no {slot} groups are given",
+                                 where=_loc(where, slot),
+                                 fix=f"add {slot}: {{Group: [word, ...]}}, or remove {ph} from the query")
+            if n > 1:
+                raise InputError(f"query {q!r} has {ph} {n} times; only the first would be filled",
+                                 where=qloc, fix=f"use {ph} once per query")
+    if target and not attrib:
+        _check_equal_sizes(target, "TARGET", where, "T_pair needs word j in every group")
+        type_ = "MT"
+    elif attrib and not target:
+        _check_equal_sizes(attrib, "ATTRIB", where, "A_pair needs word j in every group")
+        type_ = "MA"
+    elif target and attrib:
+        type_ = "MTA"
+    else:
+        type_ = "M"
+
+    mask_rows = [(g, str(j + 1), w) for g, words in mask.items() for j, w in enumerate(words)]
+
+    def paired(groups):
+        prefix = "-".join(groups)
+        return [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() for j, w in enumerate(words)]
+
+    cols = COLUMNS[type_]
+    rows: dict[str, list] = {c: [] for c in (["qid"] if len(queries) > 1 else []) + cols}
+    for qi, q in enumerate(queries):
+        if type_ == "M":
+            combos = [((), m) for m in mask_rows]
+        elif type_ in ("MT", "MA"):
+            combos = [(x, m) for x in paired(target or attrib) for m in mask_rows]
+        else:
+            combos = []
+            for tg, twords in target.items():
+                for ag, awords in attrib.items():
+                    for aw in awords:  # expand.grid: the first factor (target word) varies fastest
+                        for tw in twords:
+                            combos.extend(((tg, tw, ag, aw), m) for m in mask_rows)
+        for extra, (mg, mj, mw) in combos:
+            if "qid" in rows:
+                rows["qid"].append(str(qi + 1))
+            rows["query"].append(q)
+            rows["MASK"].append(mg)
+            rows["M_pair"].append(mj)
+            rows["M_word"].append(mw)
+            if type_ == "MTA":
+                tg, tw, ag, aw = extra
+                rows["TARGET"].append(tg)
+                rows["T_word"].append(tw)
+                rows["ATTRIB"].append(ag)
+                rows["A_word"].append(aw)
+            elif type_ in ("MT", "MA"):
+                v = type_[1]
+                rows[cols[4]].append(extra[0])
+                rows[f"{v}_pair"].append(extra[1])
+                rows[f"{v}_word"].append(extra[2])
+    return _frame(rows, type_)
+
+
+def table_type(df: pd.DataFrame, where: str | None = None) -> str:
+    """The type (M/MT/MA/MTA) of a query-shaped table, from its columns (``attrs`` checked too)."""
+    has_t, has_a = "T_word" in df.columns, "A_word" in df.columns
+    type_ = "MTA" if has_t and has_a else "MT" if has_t else "MA" if has_a else "M"
+    declared = df.attrs.get("type")
+    if declared and declared != type_:
+        raise InputError(f"table says type {declared!r} but its columns make it {type_!r}",
+                         where=where, fix="rebuild the table with fmat.query()")
+    return type_
+
+
+def query_bind(*tables: pd.DataFrame) -> pd.DataFrame:
+    """Row-bind query tables of the same type and renumber ``qid`` (R: ``FMAT_query_bind``).
+
+    ``qid`` is the number of the query in order of first appearance (R:
+    ``as.factor(as.numeric(query))``), so blocks that share a sentence share its qid. The result
+    always has ``qid``, even for a single table. Tables of different types are an error.
+    """
+    if len(tables) == 1 and isinstance(tables[0], (list, tuple)):
+        tables = tuple(tables[0])
+    if not tables:
+        raise InputError("query_bind() needs at least one query table", fix="pass tables from fmat.query()")
+    types = [table_type(t) for t in tables]
+    if len(set(types)) > 1:
+        detail = ", ".join(f"table {i + 1} is {t}" for i, t in enumerate(types))
+        raise InputError(f"query tables have different types ({detail})",
+                         fix="bind only tables of one type (M, MT, MA or MTA): every block needs "
+                             "the same slots (MASK, TARGET, ATTRIB)")
+    type_ = types[0]
+    cols = COLUMNS[type_]
+    parts = [t[cols].astype(str) if len(t) else t[cols] for t in tables]
+    for t, p in zip(tables, parts):  # keep missing values missing (astype(str) would write "nan")
+        for c in cols:
+            p.loc[t[c].isna().to_numpy(), c] = None
+    bound = pd.concat(parts, ignore_index=True)
+    rows = {c: [None if pd.isna(v) else v for v in bound[c].tolist()] for c in cols}
+    qlevels = list(dict.fromkeys(rows["query"]))
+    qnum = {q: str(i + 1) for i, q in enumerate(qlevels)}
+    rows = {"qid": [qnum[q] for q in rows["query"]], **rows}
+    return _frame(rows, type_)
+
+
+# --------------------------------------------------------------------------- reading / writing
+
+def _csv_field_re(sep: str) -> re.Pattern:
+    s = re.escape(sep)
+    return re.compile(r'"((?:[^"]|"")*)"|([^' + s + r'\r\n"]*)')
+
+
+def parse_r_csv(text: str, sep: str = ",", where: str | None = None) -> list[list[str | None]]:
+    """Split R-style delimited text into rows of fields, keeping quoted and unquoted apart.
+
+    A quoted field is a string (``""`` inside is a quote), even ``"NA"``; an unquoted ``NA`` or
+    an unquoted empty field is missing (R ``write.csv`` writes NA unquoted, ``fwrite`` writes it
+    empty). Python's csv module cannot tell quoted from unquoted, hence this small scanner.
+    """
+    text = text.lstrip("\ufeff")
+    field = _csv_field_re(sep)
+    rows: list[list[str | None]] = []
+    row: list[str | None] = []
+    pos, n, line = 0, len(text), 1
+    while pos < n:
+        m = field.match(text, pos)
+        if m.group(1) is not None:
+            value = m.group(1).replace('""', '"')
+            line += value.count("\n")
+        else:
+            raw = m.group(2)
+            value = None if raw in ("NA", "") else raw
+        row.append(value)
+        pos = m.end()
+        if pos >= n:
+            rows.append(row)
+            break
+        c = text[pos]
+        if c == sep:
+            pos += 1
+            if pos >= n:
+                row.append(None)
+                rows.append(row)
+            continue
+        if c in "\r\n":
+            pos += 2 if text.startswith("\r\n", pos) else 1
+            rows.append(row)
+            row = []
+            line += 1
+            continue
+        raise InputError(f"line {line}: unexpected {c!r} inside a field", where=where,
+                         fix="quote fields that contain quotes (R write.csv does this)")
+    return rows
+
+
+def _rows_to_frame(rows: list[list[str | None]], where: str) -> pd.DataFrame:
+    if not rows or not rows[0]:
+        raise InputError("the file is empty", where=where, fix="export the table with write.csv()")
+    header = [h if h is not None else "" for h in rows[0]]
+    body = [r for r in rows[1:] if not (len(r) == 1 and r[0] is None)]  # blank lines
+    for i, r in enumerate(body):
+        if len(r) != len(header):
+            raise InputError(f"row {i + 1} has {len(r)} fields but the header has {len(header)}",
+                             where=where, fix="check the file is one table written by write.csv/fwrite")
+    data = {h: [r[j] for r in body] for j, h in enumerate(header)}
+    df = pd.DataFrame(data, columns=header, dtype=object) if body else pd.DataFrame(columns=header)
+    # R write.csv's row names: an unnamed first column ("" in the header)
+    if header and header[0] in ("", "Unnamed: 0", "...1", "X"):
+        df = df.drop(columns=header[0])
+    return df
+
+
+def read_r_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a CSV/TSV written by R (``write.csv``, ``readr::write_csv``, ``fwrite``) as strings.
+
+    Every value is a string or ``None`` (missing); the row-names column is dropped. Callers
+    convert columns (:func:`read_query_table` makes query columns categorical).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"file not found: {path}", fix="check the path (relative to the current folder)")
+    sep = "\t" if path.suffix.lower() in (".tsv", ".txt") else ","
+    text = path.read_text(encoding="utf-8")
+    return _rows_to_frame(parse_r_csv(text, sep, where=str(path)), str(path))
+
+
+def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
+    """Restore a query-shaped table: categorical query columns (levels in order of first
+    appearance), ``attrs["type"]``; other columns (e.g. ``prob``) are kept as they are."""
+    missing = [c for c in ("query", "MASK", "M_pair", "M_word") if c not in df.columns]
+    if missing:
+        raise InputError(f"not a query table: columns {', '.join(missing)} are missing "
+                         f"(it has {', '.join(map(str, df.columns))})", where=where,
+                         fix="give a table made by fmat query / FMAT_query()")
+    out = df.copy()
+    out.attrs = {}
+    type_ = table_type(df, where)
+    expected = COLUMNS[type_]
+    present = [c for c in QUERY_COLUMNS if c in df.columns]
+    extra_pairs = [c for c in ("T_pair", "A_pair") if c in present and c not in expected]
+    lacking = [c for c in expected if c not in df.columns]
+    if lacking or extra_pairs:
+        raise InputError(f"columns do not make a {type_} query table (missing: {lacking or 'none'}, "
+                         f"unexpected: {extra_pairs or 'none'})", where=where,
+                         fix="give a table made by fmat query / FMAT_query()")
+    for c in present:
+        out[c] = _categorical([None if pd.isna(v) else _as_level(v) for v in out[c].tolist()])
+    out.attrs["type"] = type_
+    return out
+
+
+def _as_level(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a query table from parquet, or from CSV/TSV exported by R or Python.
+
+    Accepts R ``write.csv`` output (a leading unnamed row-names column, every string quoted,
+    ``NA`` unquoted), ``readr::write_csv`` and ``data.table::fwrite`` output (no row names,
+    minimal quoting) and fmat's own CSV/parquet. Restores categorical columns, ``qid`` and
+    ``attrs["type"]``.
+    """
+    from .io import read_table, table_format
+
+    path = Path(path)
+    if table_format(path) == "parquet":
+        df = read_table(path)
+    else:
+        df = read_r_table(path)
+    return as_query_table(df, where=str(path))
+
+
+def write_query_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None) -> Path:
+    """Write a query table as parquet (default; keeps categories) or CSV/TSV (atomic, fmat.io)."""
+    from .io import write_table
+
+    table_type(df)
+    return write_table(df, path, fmt)

@@ -1,0 +1,382 @@
+"""Study files (``config/studies/<id>.yaml``): load, validate, expand into a query table.
+
+A study file is the only place a study is defined (reference: ``docs/study-files.md``). It is
+checked in two passes, both before any model is loaded (this module imports no torch):
+
+1. structure, against the JSON Schema ``fmat/schemas/study.schema.json`` (unknown keys are
+   errors that list the allowed keys);
+2. meaning: ``id`` equals the file stem; each query block builds with :func:`fmat.design.query`
+   (its errors are prefixed with ``<file>: queries[i].<field>``); blocks have one type; word
+   lists from ``{range}`` and ``{criterion}`` resolve; the ``lpr`` options fit the design (e.g.
+   ``mask_pair`` needs exactly two MASK groups per query); ``reliability`` names LPR columns.
+
+:func:`load_study` returns a :class:`Study`; :func:`validate_study_file` returns the list of
+problems (empty when the file is fine).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from . import design
+from .errors import InputError
+
+SCHEMA_NAME = "study.schema.json"
+LPR_DEFAULTS = {"mask_pair": True, "target_pair": True, "attrib_pair": True}
+SCORE_DEFAULTS = {"method": "fmat", "add_tokens": False, "na_out": True}
+RELIABILITY_DEFAULTS = {"item": "query", "by": []}  # + lpr: the study's lpr options
+SLOTS = design.SLOTS
+
+
+@dataclass
+class Study:
+    """A loaded study file (all defaults filled in)."""
+
+    id: str
+    title: str
+    family: str | None
+    source: str
+    notes: str
+    queries: pd.DataFrame          # the bound query table (fmat.query_bind of the blocks)
+    items: pd.DataFrame            # slot, word, item: the item key of each phrase per slot
+    lpr: dict                      # fmat.summary options: mask_pair, target_pair, attrib_pair
+    reliability: dict              # item, by, lpr
+    score: dict                    # method, add_tokens, na_out
+    analysis: dict                 # name, options
+    path: Path
+    raw: dict = field(repr=False)  # the file as parsed (no defaults)
+
+    @property
+    def type(self) -> str:
+        """M, MT, MA or MTA."""
+        return self.queries.attrs["type"]
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    """The study-file JSON Schema (draft 2020-12)."""
+    text = resources.files("fmat").joinpath("schemas", SCHEMA_NAME).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last)."""
+
+
+def _construct_mapping(loader, node, deep=False):
+    seen = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise InputError(f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})",
+                             fix="remove or rename one of them (YAML would silently keep the last)")
+        seen[key] = True
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_study_yaml(path: str | os.PathLike) -> dict:
+    """Parse a study file (YAML or JSON) into a dict; missing files and syntax errors are InputErrors."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"study file not found: {path}",
+                         fix="check the path; study files live in config/studies/<id>.yaml")
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except InputError as err:
+        raise InputError(str(err), where=str(path)) from None
+    except yaml.YAMLError as err:
+        raise InputError(f"not valid YAML: {err}", where=str(path),
+                         fix="check indentation and quoting (quote phrases containing ':' or '#')") from None
+    if not isinstance(data, dict):
+        raise InputError("a study file must be a mapping (id: ..., title: ..., queries: ...)",
+                         where=str(path), fix="see docs/study-files.md for a complete example")
+    return data
+
+
+def _json_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _allowed_keys(sub_schema: dict) -> list[str]:
+    return list(sub_schema.get("properties", {}))
+
+
+def _schema_problems(data: dict, where: str) -> list[str]:
+    """Schema violations as readable one-line problems (location: what; fix)."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    problems = []
+    for err in sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
+        loc = f"{where}: {_json_path(err.absolute_path)}" if err.absolute_path else where
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            allowed = _allowed_keys(err.schema)
+            unknown = [k for k in err.instance if k not in allowed]
+            problems.append(f"{loc}: unknown key(s) {', '.join(map(repr, unknown))}; allowed keys: "
+                            f"{', '.join(allowed)}")
+            continue
+        hint = err.schema.get("description") if isinstance(err.schema, dict) else None
+        msg = err.message
+        if err.validator in ("anyOf", "oneOf") and hint:
+            msg = f"{err.instance!r} is not valid here; expected {hint}"
+        if isinstance(err.instance, bool):
+            msg += " (YAML reads yes/no/on/off/true/false as booleans: quote the word, e.g. 'yes')"
+        problems.append(f"{loc}: {msg}")
+    return problems
+
+
+def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, list]:
+    """Expand one word-list spec into (words, items)."""
+    if isinstance(spec, dict) and "range" in spec:
+        start, end = spec["range"]
+        if start > end:
+            raise InputError(f"range [{start}, {end}] is empty (start > end)", where=where,
+                             fix="write {range: [start, end]} with start <= end (both included)")
+        words = [str(y) for y in range(start, end + 1)]
+        return words, list(words)
+    if isinstance(spec, dict) and "criterion" in spec:
+        name, column = spec["criterion"], spec["column"]
+        if criteria_dir is None:
+            raise InputError(f"the word list comes from criterion table {name!r} but no criteria folder "
+                             "was given", where=where,
+                             fix="pass criteria_dir= (CLI: --criteria-dir resources/criteria) after "
+                                 "building the criteria (snakemake criteria)")
+        table = Path(criteria_dir) / f"{name}.parquet"
+        if not table.exists():
+            raise InputError(f"criterion table {table} (asked for by this word list) does not exist",
+                             where=where,
+                             fix=f"build it first (the workflow's criteria rule), or fix the name {name!r}")
+        df = pd.read_parquet(table)
+        if column not in df.columns:
+            raise InputError(f"criterion table {table} has no column {column!r} "
+                             f"(it has {', '.join(map(str, df.columns))})", where=where,
+                             fix="name one of its columns in column:")
+        values = df[column]
+        if values.isna().any():
+            raise InputError(f"column {column!r} of {table} has {int(values.isna().sum())} missing values",
+                             where=where, fix="fix the criterion table (words must not be missing)")
+        words = [design._as_level(v) for v in values.tolist()]
+        return words, list(words)
+    if isinstance(spec, (str, int, float)) and not isinstance(spec, bool):
+        spec = [spec]
+    words, items = [], []
+    for w in spec:
+        if isinstance(w, dict):
+            phrase = w["phrase"]
+            words.append(phrase)
+            items.append(design._as_level(w.get("item", phrase)))
+        else:
+            words.append(w)
+            items.append(w if not isinstance(w, (int, float)) or isinstance(w, bool) else design._as_level(w))
+    return words, items
+
+
+def _build(data: dict, path: Path, criteria_dir: Path | None):
+    """Build the query table and items table; raise InputError on the first semantic problem."""
+    where = str(path)
+    if data["id"] != path.stem:
+        raise InputError(f"id {data['id']!r} differs from the file name stem {path.stem!r}",
+                         where=f"{where}: id", fix=f"set id: {path.stem} or rename the file to {data['id']}.yaml")
+    tables, item_rows = [], []
+    for i, block in enumerate(data["queries"]):
+        bwhere = f"{where}: queries[{i}]"
+        groups = {}
+        for slot in SLOTS:
+            if slot not in block:
+                continue
+            groups[slot] = {}
+            for gname, spec in block[slot].items():
+                words, items = _resolve_words(spec, f"{bwhere}.{slot}.{gname}", criteria_dir)
+                groups[slot][gname] = words
+                item_rows.extend((slot, design._as_level(w) if not isinstance(w, str) else w, it, f"{bwhere}.{slot}.{gname}")
+                                 for w, it in zip(words, items))
+        tables.append(design.query(block["query"], MASK=groups.get("MASK"), TARGET=groups.get("TARGET"),
+                                   ATTRIB=groups.get("ATTRIB"), where=bwhere))
+    types = [t.attrs["type"] for t in tables]
+    if len(set(types)) > 1:
+        detail = ", ".join(f"queries[{i}] is {t}" for i, t in enumerate(types))
+        raise InputError(f"query blocks have different types ({detail})", where=f"{where}: queries",
+                         fix="give every block the same slots (MASK, TARGET, ATTRIB), or make separate studies")
+    queries = tables[0] if len(tables) == 1 else design.query_bind(*tables)
+    cols = list(queries.columns.drop("qid", errors="ignore"))
+    dup = queries.duplicated(cols)
+    if dup.any():
+        row = queries.loc[dup, cols].iloc[0].astype(str).to_dict()
+        raise InputError(f"{int(dup.sum())} rows appear in more than one block, e.g. {row}",
+                         where=f"{where}: queries", fix="remove the repeated query/word combination")
+    items = pd.DataFrame(item_rows, columns=["slot", "word", "item", "where"])
+    items = items.drop_duplicates(["slot", "word", "item"])
+    clash = items[items.duplicated(["slot", "word"], keep=False)]
+    if len(clash):
+        w = clash.iloc[0]
+        others = clash[(clash.slot == w.slot) & (clash.word == w.word)]
+        raise InputError(f"{w.slot} phrase {w.word!r} has different item keys "
+                         f"({', '.join(repr(x) for x in others.item)}) in {', '.join(others['where'])}",
+                         where=f"{where}: queries",
+                         fix="give the same phrase the same item key everywhere")
+    items = items.drop(columns="where").reset_index(drop=True)
+    items = items.astype({"slot": "str", "word": "str", "item": "str"})
+    return queries, items
+
+
+def _lpr_columns(type_: str) -> set[str]:
+    cols = {"model", "query", "MASK", "M_word"}
+    if "T" in type_:
+        cols |= {"TARGET", "T_word"}
+    if "A" in type_:
+        cols |= {"ATTRIB", "A_word"}
+    return cols
+
+
+def _check_pairing(queries: pd.DataFrame, options: dict, where: str) -> None:
+    """The lpr options fit the design (the same rules fmat.summary enforces, checked early)."""
+    type_ = queries.attrs["type"]
+    checks = [("MASK", "mask_pair", False)]
+    if type_ == "MT":
+        checks.append(("TARGET", "target_pair", False))
+    if type_ == "MA":
+        checks.append(("ATTRIB", "attrib_pair", False))
+    if type_ == "MTA":
+        checks += [("TARGET", "target_pair", True), ("ATTRIB", "attrib_pair", True)]
+    for slot, option, mta in checks:
+        if not options[option]:
+            continue
+        word = design.COLUMNS["M"][3] if slot == "MASK" else f"{slot[0]}_word"
+        for q, sub in queries.groupby("query", observed=True, sort=False):
+            counts = sub.groupby(slot, observed=True, sort=True)[word].nunique()
+            n = len(counts)
+            bad = (n != 2) if not mta else (n % 2 == 1)
+            if bad:
+                need = "exactly two groups" if not mta else "an even number of groups (pairs 1-2, 3-4...)"
+                raise InputError(f"{option} is on but query {q!r} has {n} {slot} group(s) "
+                                 f"({', '.join(map(str, counts.index))}); it needs {need}",
+                                 where=f"{where}.{option}",
+                                 fix=f"set {option}: false, or change the {slot} groups")
+            if mta:
+                vals = list(counts.items())
+                for k in range(0, n - 1, 2):
+                    (g1, n1), (g2, n2) = vals[k], vals[k + 1]
+                    if n1 != n2:
+                        raise InputError(f"{option} pairs {slot} groups {g1!r} ({n1} words) and {g2!r} "
+                                         f"({n2} words) of query {q!r}; they need equal sizes",
+                                         where=f"{where}.{option}",
+                                         fix=f"set {option}: false, or give paired groups equal sizes")
+
+
+def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
+    lpr = {**LPR_DEFAULTS, **(data.get("lpr") or {})}
+    rel_raw = data.get("reliability") or {}
+    reliability = {**RELIABILITY_DEFAULTS, **copy.deepcopy(rel_raw)}
+    reliability["by"] = list(reliability.get("by") or [])
+    reliability["lpr"] = {**lpr, **(rel_raw.get("lpr") or {})} if "lpr" in rel_raw else dict(lpr)
+    score = {**SCORE_DEFAULTS, **(data.get("score") or {})}
+    analysis_raw = data.get("analysis") or {}
+    analysis = {"name": analysis_raw.get("name"), "options": copy.deepcopy(analysis_raw.get("options") or {})}
+    return lpr, reliability, score, analysis
+
+
+def _check_semantics(data: dict, path: Path, criteria_dir: Path | None):
+    where = str(path)
+    queries, items = _build(data, path, criteria_dir)
+    lpr, reliability, score, analysis = _with_defaults(data)
+    _check_pairing(queries, lpr, f"{where}: lpr")
+    _check_pairing(queries, reliability["lpr"], f"{where}: reliability.lpr")
+    type_ = queries.attrs["type"]
+    item = reliability["item"]
+    if item == "T_word" and "T" not in type_ or item == "A_word" and "A" not in type_:
+        raise InputError(f"reliability item {item!r} but the design ({type_}) has no "
+                         f"{'TARGET' if item == 'T_word' else 'ATTRIB'}", where=f"{where}: reliability.item",
+                         fix="use item: query, or add the slot to the queries")
+    allowed = _lpr_columns(type_)
+    for b in reliability["by"]:
+        if b not in allowed:
+            raise InputError(f"reliability.by names {b!r}, not a column of this study's LPR table",
+                             where=f"{where}: reliability.by",
+                             fix=f"use some of: {', '.join(sorted(allowed))}")
+        if b == item:
+            raise InputError(f"reliability.by contains the item column {b!r}", where=f"{where}: reliability.by",
+                             fix="split by other columns than the alpha items")
+    return queries, items, lpr, reliability, score, analysis
+
+
+def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None) -> Study:
+    """Load and validate a study file; raise :class:`InputError` naming the first problem(s).
+
+    ``criteria_dir`` is the folder of criterion tables (``resources/criteria``) used by word
+    lists written ``{criterion: NAME, column: COL}``; it is needed only by such studies.
+    """
+    path = Path(path)
+    data = read_study_yaml(path)
+    problems = _schema_problems(data, str(path))
+    if problems:
+        more = f"\n  (and {len(problems) - 1} more problem(s); run 'fmat query --study {path} --check')" \
+            if len(problems) > 1 else ""
+        raise InputError(problems[0] + more,
+                         fix="see docs/study-files.md for every key and its allowed values")
+    queries, items, lpr, reliability, score, analysis = _check_semantics(
+        data, path, Path(criteria_dir) if criteria_dir is not None else None)
+    return Study(id=data["id"], title=data["title"], family=data.get("family"),
+                 source=data.get("source", ""), notes=data.get("notes", ""), queries=queries,
+                 items=items, lpr=lpr, reliability=reliability, score=score, analysis=analysis,
+                 path=path, raw=data)
+
+
+def study_lpr_options(path: str | os.PathLike) -> dict:
+    """The ``lpr`` options of a study file with defaults filled in (schema-checked; the query
+    design is not expanded, so no criteria tables are needed)."""
+    data = read_study_yaml(path)
+    problems = _schema_problems(data, str(path))
+    if problems:
+        raise InputError(problems[0], fix="see docs/study-files.md")
+    return _with_defaults(data)[0]
+
+
+def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None) -> list[str]:
+    """All schema problems of a study file, or else its first semantic problem ([] when valid).
+
+    Criterion word lists are only resolved when ``criteria_dir`` is given; otherwise such lists
+    are skipped (structure still checked) so a file can be validated before criteria exist.
+    """
+    path = Path(path)
+    try:
+        data = read_study_yaml(path)
+    except InputError as err:
+        return [str(err)]
+    problems = _schema_problems(data, str(path))
+    if problems:
+        return problems
+    if criteria_dir is None:
+        data = _stub_criteria(data)
+    try:
+        _check_semantics(data, path, Path(criteria_dir) if criteria_dir is not None else None)
+    except InputError as err:
+        return [str(err)]
+    return []
+
+
+def _stub_criteria(data: dict) -> dict:
+    """Replace criterion word lists by placeholder words (for validation without criteria)."""
+    data = copy.deepcopy(data)
+    for block in data.get("queries", []):
+        for slot in SLOTS:
+            groups = block.get(slot) or {}
+            sizes = [len(v) for v in groups.values() if isinstance(v, list)]
+            for g, spec in groups.items():
+                if isinstance(spec, dict) and "criterion" in spec:
+                    n = max(sizes) if sizes else 2
+                    groups[g] = [f"<{spec['criterion']}.{spec['column']} {k + 1}>" for k in range(n)]
+    return data
