@@ -1,0 +1,678 @@
+"""Criterion data for Studies 1A–1C: BLS occupations, SSA baby names, GloVe WEFAT scores.
+
+Where each number comes from (Bao, 2024, Studies 1A–1C; Caliskan et al., 2017):
+
+* ``bls2021_occupations`` — % male workers of the 50 WEFAT-1 occupation words, from the BLS
+  Current Population Survey 2021 annual averages, table 11
+  (https://www.bls.gov/cps/aa2021/cpsaat11.xlsx). A word counts every detailed 2021 row
+  listed for it in the curated mapping ``config/criteria/bls2021_occupations.tsv``;
+  its % women is the employment-weighted mean over those rows (Caliskan's method),
+  % male = 100 − % women.
+* ``ssa_names_wefat2`` / ``ssa_names_1c`` — % male of first names from the Social Security
+  Administration national baby-name files (https://www.ssa.gov/oact/babynames/names.zip)
+  summed over 1900–2017; 1C keeps names with ≥ 100 births of each sex that are in GloVe.
+* ``wefat_{study}`` — WEFAT_male scores from GloVe Common Crawl 840B
+  (https://nlp.stanford.edu/data/glove.840B.300d.zip).
+
+The official sites republish their files, so no checksum is pinned: the first retrieval of
+each file is recorded (sha256, size, date) in a lock table and a later retrieval that
+differs raises :class:`CriterionChangedWarning`. Every retrieval can instead copy from a
+local mirror folder (``mirror_dir``), for offline machines.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import io
+import math
+import os
+import re
+import shutil
+import urllib.error
+import urllib.request
+import warnings
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from .errors import FmatError, InputError, OfflineError
+from .io import atomic_path, read_table, write_table
+
+# --------------------------------------------------------------------------------------
+# Sources
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One public data file: its official URL and where a mirror folder may hold it.
+
+    ``mirror`` lists (relative path, full) in order of preference; ``full`` is False for a
+    file that holds only part of the official data (the 457-word GloVe extract).
+    """
+
+    name: str
+    url: str
+    mirror: tuple[tuple[str, bool], ...]
+    title: str
+
+
+SOURCES: dict[str, Source] = {
+    "bls2021": Source(
+        "bls2021",
+        "https://www.bls.gov/cps/aa2021/cpsaat11.xlsx",
+        (("bls/cpsaat11_2021.xlsx", True), ("bls/cpsaat11_2021.tsv", True)),
+        "BLS CPS 2021 annual averages, table 11",
+    ),
+    "ssa": Source(
+        "ssa",
+        "https://www.ssa.gov/oact/babynames/names.zip",
+        (("ssa/names.zip", True), ("ssa/ssa_national_1900_2017_by_name_sex.tsv", True)),
+        "SSA national baby-name files",
+    ),
+    "glove": Source(
+        "glove",
+        "https://nlp.stanford.edu/data/glove.840B.300d.zip",
+        (
+            ("glove/glove.840B.300d.zip", True),
+            ("glove/glove.840B.300d.txt", True),
+            ("caliskan2017/glove840B_items.txt", False),
+        ),
+        "GloVe Common Crawl 840B 300d",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where one source is taken from on this run: a download or a mirror file."""
+
+    name: str
+    kind: str  # "download" | "mirror"
+    location: str  # URL or file path
+    full: bool  # False: a partial extract (GloVe items only)
+
+    @property
+    def filename(self) -> str:
+        """The file name the raw copy gets under resources/criteria/raw/."""
+        return self.location.rstrip("/").rsplit("/", 1)[-1]
+
+
+def resolve_origin(name: str, mirror_dir: str | os.PathLike | None = None) -> Origin:
+    """Where to get source ``name``: the first mirror file that exists, else the official URL.
+
+    With ``mirror_dir`` set, the data must be there: a missing file is an
+    :class:`OfflineError` naming the paths looked for.
+    """
+    if name not in SOURCES:
+        raise InputError(f"unknown criterion source {name!r}", fix=f"use one of {', '.join(SOURCES)}")
+    src = SOURCES[name]
+    if mirror_dir is None or str(mirror_dir) == "":
+        return Origin(name, "download", src.url, True)
+    base = Path(mirror_dir)
+    for rel, full in src.mirror:
+        if (base / rel).is_file():
+            return Origin(name, "mirror", str(base / rel), full)
+    looked = ", ".join(str(base / rel) for rel, _ in src.mirror)
+    raise OfflineError(
+        f"{src.title} is not in the mirror folder (looked for {looked})",
+        where="config/config.yaml: mirror_dir",
+        fix=f"put the file there (official source: {src.url}) or set mirror_dir: null to download",
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Download, copy and the lock table
+# --------------------------------------------------------------------------------------
+
+USER_AGENT = "fmat-criteria/0.1 (research replication; python urllib)"
+LOCK_COLUMNS = ["name", "kind", "location", "file", "sha256", "bytes", "first_retrieved",
+                "last_retrieved", "previous_sha256"]
+
+
+class CriterionChangedWarning(UserWarning):
+    """A source file differs from the one recorded in the lock (the publisher republished)."""
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def download(url: str, dest: str | os.PathLike, *, timeout: float = 120,
+             opener: Callable | None = None, user_agent: str = USER_AGENT) -> Path:
+    """Download ``url`` to ``dest`` atomically (a killed download leaves no file).
+
+    ``opener`` defaults to :func:`urllib.request.urlopen` (tests pass a fake). A ``.zip``
+    or ``.xlsx`` that is not a zip archive (e.g. an HTML block page) is an error.
+    """
+    opener = opener or urllib.request.urlopen
+    dest = Path(dest)
+    req = urllib.request.Request(url, headers={"User-Agent": user_agent})
+    try:
+        with opener(req, timeout=timeout) as resp, atomic_path(dest) as tmp:
+            with open(tmp, "wb") as out:
+                shutil.copyfileobj(resp, out, 1 << 20)
+            if dest.suffix.lower() in (".zip", ".xlsx") and not zipfile.is_zipfile(tmp):
+                raise FmatError(
+                    f"{url} did not return a zip archive (a block page or an error page?)",
+                    where=str(dest),
+                    fix="open the URL in a browser; if it works there, download it by hand into "
+                        "a folder and point mirror_dir at it",
+                )
+    except (urllib.error.URLError, TimeoutError, OSError) as err:
+        if isinstance(err, FmatError):
+            raise
+        raise OfflineError(
+            f"cannot download {url}: {err}",
+            where=str(dest),
+            fix="check the network (run this on a login node), or set mirror_dir in "
+                "config/config.yaml to a folder holding the file",
+        ) from err
+    return dest
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Exclusive lock on ``path`` + '.lck' so parallel fetch jobs do not lose lock rows."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(str(path) + ".lck", "a+") as fh:
+        try:
+            import fcntl
+
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - Windows
+            pass
+        yield
+
+
+def read_lock(lock_path: str | os.PathLike) -> pd.DataFrame:
+    """The lock table (empty with :data:`LOCK_COLUMNS` when there is none yet)."""
+    lock_path = Path(lock_path)
+    if not lock_path.exists():
+        return pd.DataFrame({c: pd.Series(dtype="str") for c in LOCK_COLUMNS})
+    df = pd.read_csv(lock_path, sep="\t", dtype=str, keep_default_na=False)
+    missing = [c for c in LOCK_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(f"lock table lacks columns {missing}", where=str(lock_path),
+                         fix="delete the file; the next retrieval writes a new one")
+    return df[LOCK_COLUMNS]
+
+
+def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | os.PathLike,
+                     *, now: str | None = None) -> dict:
+    """Record the retrieved file ``path`` of ``origin`` in the lock; returns its lock row.
+
+    First retrieval of a location: a new row. Same sha256 again: only ``last_retrieved``
+    moves. Different sha256: :class:`CriterionChangedWarning`, the row takes the new hash
+    and keeps the old one in ``previous_sha256``. Rows are keyed by (name, location), so a
+    mirror copy and the official download are recorded side by side.
+    """
+    lock_path = Path(lock_path)
+    now = now or _now()
+    digest = sha256_file(path)
+    size = str(Path(path).stat().st_size)
+    with _locked(lock_path):
+        df = read_lock(lock_path)
+        hit = (df["name"] == origin.name) & (df["location"] == origin.location)
+        if hit.any():
+            i = df.index[hit][0]
+            old = df.at[i, "sha256"]
+            if old != digest:
+                warnings.warn(
+                    f"{origin.location} changed since it was first retrieved on "
+                    f"{df.at[i, 'first_retrieved']} (sha256 {old[:12]}… → {digest[:12]}…); "
+                    f"the publisher may have revised it. Criterion values can differ from "
+                    f"earlier runs; the lock {lock_path} now records the new file.",
+                    CriterionChangedWarning,
+                    stacklevel=2,
+                )
+                df.loc[i, ["sha256", "bytes", "previous_sha256", "first_retrieved"]] = [
+                    digest, size, old, now]
+            df.loc[i, ["last_retrieved", "file"]] = [now, Path(path).name]
+        else:
+            row = dict(name=origin.name, kind=origin.kind, location=origin.location,
+                       file=Path(path).name, sha256=digest, bytes=size, first_retrieved=now,
+                       last_retrieved=now, previous_sha256="")
+            df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)
+        df = df.sort_values(["name", "location"], kind="stable")
+        write_table(df, lock_path, fmt="tsv")
+        return df[(df["name"] == origin.name) & (df["location"] == origin.location)].iloc[0].to_dict()
+
+
+def fetch(origin: Origin, dest: str | os.PathLike, *, lock_path: str | os.PathLike | None = None,
+          opener: Callable | None = None, timeout: float = 120) -> dict | None:
+    """Get one source file into ``dest``: copy from the mirror or download; then lock it."""
+    dest = Path(dest)
+    if origin.kind == "mirror":
+        with atomic_path(dest) as tmp:
+            shutil.copyfile(origin.location, tmp)
+    else:
+        try:
+            download(origin.location, dest, opener=opener, timeout=timeout)
+        except OfflineError as err:
+            rel = SOURCES[origin.name].mirror[0][0] if origin.name in SOURCES else origin.filename
+            raise OfflineError(
+                f"cannot download {origin.location} ({err.__cause__ or err})",
+                where=str(dest),
+                fix=f"run on a machine with internet (the login node), or download the file in a "
+                    f"browser (some sites block scripts) to <folder>/{rel} and set "
+                    f"mirror_dir: <folder> in config/config.yaml",
+            ) from err
+    if lock_path is None:
+        return None
+    return record_retrieval(lock_path, origin, dest)
+
+
+def source_note(name: str, raw_path: str | os.PathLike, lock_path: str | os.PathLike | None = None) -> str:
+    """The ``source`` text of a derived table: title, location, sha256 and retrieval date."""
+    title = SOURCES[name].title
+    raw_path = Path(raw_path)
+    if lock_path is not None and Path(lock_path).exists():
+        df = read_lock(lock_path)
+        hit = df[(df["name"] == name) & (df["file"] == raw_path.name)]
+        if len(hit):
+            r = hit.iloc[-1]
+            how = "mirror copy of" if r["kind"] == "mirror" else "downloaded from"
+            return (f"{title} ({how} {r['location']}; sha256 {r['sha256'][:12]}; "
+                    f"retrieved {r['first_retrieved'][:10]})")
+    return f"{title} ({raw_path.name}; sha256 {sha256_file(raw_path)[:12]})"
+
+
+# --------------------------------------------------------------------------------------
+# Word lists (Caliskan et al., 2017)
+# --------------------------------------------------------------------------------------
+
+
+def read_wefat_words(path: str | os.PathLike) -> dict[str, list[str]]:
+    """The WEFAT word lists: {'occupations', 'names', 'male', 'female'} → words in order.
+
+    File: TSV with columns ``set`` (WEFAT1 | WEFAT2 | attributes), ``category``
+    (Careers, AndrogynousNames, MaleAttributes, FemaleAttributes) and ``word``.
+    """
+    df = read_table(path, fmt="tsv")
+    need = {"set", "category", "word"}
+    if not need <= set(df.columns):
+        raise InputError(f"needs columns {sorted(need)}, has {list(df.columns)}", where=str(path),
+                         fix="keep the header: set, category, word")
+    out = {}
+    for key, cat in [("occupations", "Careers"), ("names", "AndrogynousNames"),
+                     ("male", "MaleAttributes"), ("female", "FemaleAttributes")]:
+        words = df.loc[df["category"] == cat, "word"].astype(str).tolist()
+        if not words:
+            raise InputError(f"no words in category {cat}", where=str(path),
+                             fix="restore the Caliskan et al. (2017) word list")
+        out[key] = words
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# BLS table 11 and the occupation mapping
+# --------------------------------------------------------------------------------------
+
+_DASHES = {"–", "—", "-", ""}
+
+
+def _clean_title(text) -> str:
+    return re.sub(r"\s+", " ", str(text)).strip()
+
+
+def _number(x) -> float:
+    s = _clean_title(x) if x is not None else ""
+    if s in _DASHES or s.lower() == "nan":
+        return math.nan
+    return float(s.replace(",", ""))
+
+
+def read_bls_table11(path: str | os.PathLike) -> pd.DataFrame:
+    """BLS CPS table 11 (cpsaat11) as ``occupation, employed, pct_women``.
+
+    Reads the official ``.xlsx`` or a TSV export of it: the header row is the one whose
+    first cell is ``Occupation``; rows without a number of employed (notes, blanks) are
+    dropped; ``–`` (below the publication threshold) becomes NaN. ``employed`` is in
+    thousands, as published. Titles are whitespace-normalised.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"file not found: {path}", fix="run the criteria fetch rule first")
+    if path.suffix.lower() in (".xlsx", ".xls"):
+        raw = pd.read_excel(path, header=None, dtype=str)
+    else:
+        raw = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False,
+                          skip_blank_lines=False, names=range(7), engine="python")
+    first = raw.iloc[:, 0].map(lambda v: _clean_title(v) if isinstance(v, str) else "")
+    header = first.index[first == "Occupation"]
+    if len(header) == 0:
+        raise InputError("no header row starting with 'Occupation'", where=str(path),
+                         fix="use the official cpsaat11 table (xlsx) or its TSV export")
+    body = raw.iloc[header[0] + 1:, :3]
+    body.columns = ["occupation", "employed", "pct_women"]
+    rows = []
+    for occ, emp, pw in body.itertuples(index=False):
+        if not isinstance(occ, str) or not _clean_title(occ):
+            continue
+        try:
+            e = _number(emp)
+        except ValueError:
+            continue
+        if math.isnan(e):
+            continue
+        rows.append((_clean_title(occ), e, _number(pw)))
+    out = pd.DataFrame(rows, columns=["occupation", "employed", "pct_women"])
+    if out.empty:
+        raise InputError("no occupation rows found", where=str(path), fix="check the file")
+    return out
+
+
+def read_occupation_mapping(path: str | os.PathLike) -> pd.DataFrame:
+    """The curated word → BLS rows mapping: ``item, bls_rows (list of titles), note``.
+
+    ``bls_rows`` in the file holds one or more exact table titles separated by `` | ``.
+    """
+    df = read_table(path, fmt="tsv")
+    for col in ("item", "bls_rows"):
+        if col not in df.columns:
+            raise InputError(f"missing column {col!r}", where=str(path),
+                             fix="columns: item, bls_rows, note")
+    dup = df["item"][df["item"].duplicated()].tolist()
+    if dup:
+        raise InputError(f"items listed twice: {dup}", where=str(path), fix="one line per item")
+    df = df.copy()
+    df["bls_rows"] = [[_clean_title(t) for t in str(v).split("|") if _clean_title(t)]
+                      for v in df["bls_rows"]]
+    empty = df.loc[df["bls_rows"].map(len) == 0, "item"].tolist()
+    if empty:
+        raise InputError(f"items without BLS rows: {empty}", where=str(path),
+                         fix="list at least one table title per item")
+    if "note" not in df.columns:
+        df["note"] = ""
+    return df[["item", "bls_rows", "note"]]
+
+
+def weighted_pct_women(employed: Iterable[float], pct_women: Iterable[float]) -> float:
+    """Employment-weighted mean % women: Σ employedᵢ · pctᵢ / Σ employedᵢ (Caliskan et al., 2017)."""
+    e = np.asarray(list(employed), dtype=float)
+    p = np.asarray(list(pct_women), dtype=float)
+    return float(np.average(p, weights=e))
+
+
+def bls_occupation_criterion(table: pd.DataFrame, mapping: pd.DataFrame, *, source: str,
+                             items: list[str] | None = None,
+                             mapping_path: str = "config/criteria/bls2021_occupations.tsv") -> pd.DataFrame:
+    """% male workers per occupation word (``item, pct_male, pct_female, employed, bls_rows, source``).
+
+    For each mapped word: the rows with a published % women (rows below the BLS
+    publication threshold carry no percentage and are skipped, with a warning listing
+    them); pct_female = employment-weighted mean over those rows; pct_male = 100 − pct_female;
+    employed = their summed employment (thousands); bls_rows = the titles used, `` | ``-joined.
+    A mapped title absent from the table, or an item of ``items`` without a mapping, is an
+    :class:`InputError`.
+    """
+    by_title = table.set_index("occupation")
+    if by_title.index.duplicated().any():
+        dups = by_title.index[by_title.index.duplicated()].unique().tolist()
+        raise InputError(f"BLS table has duplicated titles {dups}", fix="check the table file")
+    if items is not None:
+        missing = [w for w in items if w not in set(mapping["item"])]
+        if missing:
+            raise InputError(f"no mapping for {missing}", where=mapping_path,
+                             fix="add a line per word: item, bls_rows, note")
+        mapping = mapping.set_index("item").loc[items].reset_index()
+    out, skipped = [], []
+    for item, titles in zip(mapping["item"], mapping["bls_rows"]):
+        unknown = [t for t in titles if t not in by_title.index]
+        if unknown:
+            raise InputError(f"titles not in the BLS table: {unknown}",
+                             where=f"{mapping_path}: item {item}",
+                             fix="copy the title exactly as in cpsaat11 (2018 categories)")
+        rows = by_title.loc[titles]
+        used = rows[rows["pct_women"].notna()]
+        skipped += [f"{item}: {t}" for t in rows.index[rows["pct_women"].isna()]]
+        if used.empty:
+            raise InputError("none of the mapped rows has a published % women",
+                             where=f"{mapping_path}: item {item}", fix="map a broader row")
+        pw = weighted_pct_women(used["employed"], used["pct_women"])
+        out.append(dict(item=item, pct_male=100.0 - pw, pct_female=pw,
+                        employed=float(used["employed"].sum()),
+                        bls_rows=" | ".join(used.index), source=source))
+    if skipped:
+        warnings.warn("rows without a published % women (base < 50,000) were skipped: "
+                      + "; ".join(skipped), stacklevel=2)
+    return pd.DataFrame(out)
+
+
+# --------------------------------------------------------------------------------------
+# SSA baby names
+# --------------------------------------------------------------------------------------
+
+NAME_COLUMNS = ["item", "n_female", "n_male", "pct_male", "logit_pct_male"]
+
+
+def read_ssa_counts(path: str | os.PathLike, years: tuple[int, int] = (1900, 2017)) -> pd.DataFrame:
+    """Births per first name and sex, summed over ``years`` (inclusive): ``name, n_female, n_male``.
+
+    ``path`` is the official ``names.zip`` (one ``yobYYYY.txt`` per year, lines
+    ``Name,Sex,Count``) or a TSV ``Name, n_female, n_male`` that is already summed over
+    1900–2017 (the mirror's file; its years cannot be checked, so other ``years`` are an
+    error). Names are case-sensitive, as published.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"file not found: {path}", fix="run the criteria fetch rule first")
+    if zipfile.is_zipfile(path):
+        frames = []
+        with zipfile.ZipFile(path) as zf:
+            members = set(zf.namelist())
+            for year in range(years[0], years[1] + 1):
+                member = f"yob{year}.txt"
+                if member not in members:
+                    raise InputError(f"{member} is missing", where=str(path),
+                                     fix=f"use the SSA national file (names.zip) covering {years[0]}–{years[1]}")
+                with zf.open(member) as fh:
+                    frames.append(pd.read_csv(fh, header=None, names=["name", "sex", "n"],
+                                              dtype={"name": str, "sex": str, "n": "int64"}))
+        long = pd.concat(frames, ignore_index=True)
+        wide = long.pivot_table(index="name", columns="sex", values="n", aggfunc="sum", fill_value=0)
+        wide = wide.reindex(columns=["F", "M"], fill_value=0)
+        out = pd.DataFrame({"name": wide.index.astype(str), "n_female": wide["F"].to_numpy(),
+                            "n_male": wide["M"].to_numpy()})
+        return out.sort_values("name", kind="stable").reset_index(drop=True)
+    if tuple(years) != (1900, 2017):
+        raise InputError(f"a pre-summed TSV covers 1900–2017 only, not {years[0]}–{years[1]}",
+                         where=str(path), fix="use the official names.zip")
+    # keep_default_na=False: 'Nan' and 'Na' are first names, not missing values
+    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    df = df.rename(columns={c: c.lower() for c in df.columns})
+    need = {"name", "n_female", "n_male"}
+    if not need <= set(df.columns):
+        raise InputError(f"needs columns {sorted(need)}", where=str(path), fix="use the SSA TSV or names.zip")
+    out = df[["name", "n_female", "n_male"]]
+    return out.astype({"n_female": "int64", "n_male": "int64"}).reset_index(drop=True)
+
+
+def name_gender(counts: pd.DataFrame) -> pd.DataFrame:
+    """Add % male and its logit: pct_male = 100·m/(m+f); logit_pct_male = ln(m/f).
+
+    The logit is NaN when either count is 0 (it would be infinite).
+    """
+    m = counts["n_male"].to_numpy(dtype=float)
+    f = counts["n_female"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pct = 100.0 * m / (m + f)
+        logit = np.where((m > 0) & (f > 0), np.log(m / f), np.nan)
+    return pd.DataFrame({"item": counts["name"].to_numpy(), "n_female": counts["n_female"].to_numpy(),
+                         "n_male": counts["n_male"].to_numpy(), "pct_male": pct, "logit_pct_male": logit})
+
+
+def ssa_names_wefat2(counts: pd.DataFrame, names: list[str], *, source: str) -> pd.DataFrame:
+    """% male of the given names (Study 1B), in the order given; unknown names are an error."""
+    table = name_gender(counts).set_index("item")
+    missing = [n for n in names if n not in table.index]
+    if missing:
+        raise InputError(f"names not in the SSA counts: {missing}",
+                         fix="check the spelling (names are case-sensitive, e.g. 'Kelly')")
+    out = table.loc[names].reset_index()
+    out["source"] = source
+    return out[NAME_COLUMNS + ["source"]]
+
+
+def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[str] | None = None,
+                 source: str) -> pd.DataFrame:
+    """Study 1C's names: ≥ ``min_each`` births of EACH sex; in GloVe when ``vocabulary`` is given.
+
+    With a vocabulary, names not in it are dropped and ``in_glove`` is True; without one
+    the filter is not applied: ``in_glove`` is NA, ``attrs['glove_filter'] = False`` and a
+    warning says so. Sorted by name.
+    """
+    keep = (counts["n_female"] >= min_each) & (counts["n_male"] >= min_each)
+    out = name_gender(counts[keep].sort_values("name", kind="stable"))
+    if vocabulary is not None:
+        in_glove = out["item"].isin(vocabulary)
+        out = out[in_glove].reset_index(drop=True)
+        out["in_glove"] = pd.array([True] * len(out), dtype="boolean")
+        src = f"{source}; GloVe 840B filter applied"
+    else:
+        out = out.reset_index(drop=True)
+        out["in_glove"] = pd.array([pd.NA] * len(out), dtype="boolean")
+        src = f"{source}; GloVe 840B filter NOT applied (GloVe vocabulary not available)"
+        warnings.warn(f"Study 1C names: the GloVe 840B filter was not applied ({len(out)} names, "
+                      "the paper has 3,644 after it); download GloVe or put "
+                      "glove/glove.840B.300d.zip in mirror_dir to apply it", stacklevel=2)
+    out["source"] = src
+    out.attrs["glove_filter"] = vocabulary is not None
+    out.attrs["min_each"] = int(min_each)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# GloVe
+# --------------------------------------------------------------------------------------
+
+
+def iter_glove_lines(path: str | os.PathLike) -> Iterator[str]:
+    """Lines of a GloVe text file, plain or inside the official zip (streamed, not unpacked)."""
+    path = Path(path)
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            member = next((n for n in zf.namelist() if n.endswith(".txt")), None)
+            if member is None:
+                raise InputError("no .txt file inside the zip", where=str(path),
+                                 fix="use glove.840B.300d.zip from nlp.stanford.edu")
+            with zf.open(member) as fh:
+                yield from io.TextIOWrapper(fh, encoding="utf-8", errors="replace")
+    else:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            yield from fh
+
+
+def _word_of(line: str, dim: int) -> str:
+    """The word of one vector line. A few GloVe 840B words contain spaces (e.g. ``. . .``),
+    so when a line has more than ``dim`` spaces the word is everything before the last ``dim``
+    fields; otherwise the cheap split on the first space is enough."""
+    line = line.rstrip("\r\n").rstrip(" ")
+    if line.count(" ") > dim:
+        return line.rsplit(" ", dim)[0]
+    return line.split(" ", 1)[0]
+
+
+def glove_vocabulary(path: str | os.PathLike, dim: int = 300) -> set[str]:
+    """The set of words of a GloVe file (streams the whole file: minutes for 840B)."""
+    return {_word_of(line, dim) for line in iter_glove_lines(path) if line.strip()}
+
+
+def read_glove(path: str | os.PathLike, words: Iterable[str] | None = None, dim: int = 300) -> pd.DataFrame:
+    """Vectors of a GloVe / word2vec text file (no header) as a float32 DataFrame indexed by word.
+
+    Reads the official ``glove.840B.300d.zip`` by streaming its member (no 5.6 GB unpacked
+    copy; :func:`fmat.embeddings.read_word2vec` reads plain or gzipped text only). With
+    ``words``, only those are parsed and kept. The first occurrence of a word wins (840B
+    has a few duplicated tokens).
+    """
+    wanted = None if words is None else set(words)
+    index, rows = [], []
+    seen = set()
+    for line in iter_glove_lines(path):
+        if not line.strip():
+            continue
+        word = _word_of(line, dim)
+        if (wanted is not None and word not in wanted) or word in seen:
+            continue
+        parts = line.rstrip("\n").rstrip("\r").rstrip(" ").rsplit(" ", dim)
+        if len(parts) != dim + 1:
+            raise InputError(f"the vector of {word!r} has {len(parts) - 1} numbers, expected {dim}",
+                             where=str(path), fix="use a 300-d GloVe text file")
+        seen.add(word)
+        index.append(word)
+        rows.append(np.asarray(parts[1:], dtype=np.float32))
+    mat = np.vstack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
+    return pd.DataFrame(mat, index=pd.Index(index, dtype=object, name="word"))
+
+
+def demo_vectors(words: Iterable[str], dim: int = 300) -> pd.DataFrame:
+    """Stand-in vectors for the offline demo: standard normal, seeded by sha256 of the word.
+
+    NOT GloVe: reproducible noise so the demo's WEFAT step runs without the 2 GB download.
+    """
+    words = list(words)
+    mat = np.vstack([
+        np.random.default_rng(int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little"))
+        .standard_normal(dim).astype(np.float32) for w in words
+    ]) if words else np.zeros((0, dim), dtype=np.float32)
+    return pd.DataFrame(mat, index=pd.Index(words, dtype=object, name="word"))
+
+
+DEMO_SOURCE = "demo embedding, not GloVe"
+
+
+def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female: list[str], *,
+                source: str, demo_missing: bool = False, criterion: Callable | None = None) -> pd.DataFrame:
+    """WEFAT_male per item: ``item, wefat_male, source`` (items in the order given).
+
+    ``criterion(vectors, items, male_attrs, female_attrs)`` computes the scores (default
+    :func:`fmat.embeddings.wefat_criterion`; Caliskan et al., 2017, sign flipped to male-positive).
+    Attribute words must all have vectors. Items without a vector get NaN, or with
+    ``demo_missing`` a :func:`demo_vectors` stand-in flagged ``source = DEMO_SOURCE``.
+    ``attrs['missing_items']`` lists the items GloVe lacked.
+    """
+    if criterion is None:
+        from .embeddings import wefat_criterion as criterion  # noqa: N813
+    lacking = [w for w in male + female if w not in vectors.index]
+    if lacking:
+        raise InputError(f"attribute words without vectors: {lacking}",
+                         fix="use GloVe 840B or the Caliskan et al. (2017) extract")
+    missing = [w for w in items if w not in vectors.index]
+    have = [w for w in items if w in vectors.index]
+    vec = vectors
+    if demo_missing and missing:
+        vec = pd.concat([vectors, demo_vectors(missing, dim=vectors.shape[1])])
+        have = list(items)
+    scored = criterion(vec, have, male, female) if have else pd.DataFrame(columns=["item", "wefat_male"])
+    scored = pd.DataFrame(scored)[["item", "wefat_male"]]
+    out = pd.DataFrame({"item": items}).merge(scored, on="item", how="left")
+    miss = set(missing)
+    out["source"] = [DEMO_SOURCE if (w in miss and demo_missing) else
+                     (f"not in {source}" if w in miss else source) for w in out["item"]]
+    out.attrs["missing_items"] = list(missing)
+    return out
+
+
+__all__ = [
+    "SOURCES", "Source", "Origin", "resolve_origin", "download", "fetch", "record_retrieval",
+    "read_lock", "sha256_file", "source_note", "CriterionChangedWarning", "read_wefat_words",
+    "read_bls_table11", "read_occupation_mapping", "weighted_pct_women", "bls_occupation_criterion",
+    "read_ssa_counts", "name_gender", "ssa_names_wefat2", "ssa_names_1c", "iter_glove_lines",
+    "glove_vocabulary", "read_glove", "demo_vectors", "wefat_table", "DEMO_SOURCE",
+]

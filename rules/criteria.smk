@@ -1,0 +1,152 @@
+# Criterion tables for Studies 1A–1C: resources/criteria/<name>.parquet (docs/criteria.md).
+#
+#   bls2021_occupations   % male workers of the 50 WEFAT-1 occupations (BLS 2021, table 11)
+#   ssa_names_wefat2      % male of the 50 WEFAT-2 names (SSA 1900–2017)
+#   ssa_names_1c          names with >= 100 births of each sex (and in GloVe 840B, if available)
+#   wefat_{1A,1B,1C}      WEFAT_male scores from GloVe 840B
+#
+# Raw files come from the official URLs (downloads: localrules, i.e. on the login node) or,
+# with `mirror_dir` set, are copied from that folder. Each retrieval is recorded in
+# resources/criteria.lock.tsv (sha256, date); a later retrieval that differs is warned about
+# in the fetch rule's log. Logic: fmat.criteria; scripts/criteria_*.py only call it.
+
+from fmat.criteria import resolve_origin as _criteria_origin
+
+CRITERIA_CFG = config.get("criteria") or {}
+CRITERIA_LOCK = "resources/criteria.lock.tsv"
+CRITERIA_WORDS = CRITERIA_CFG.get("wefat_words", "config/criteria/wefat_words.tsv")
+CRITERIA_MAPPING = CRITERIA_CFG.get("bls_mapping", "config/criteria/bls2021_occupations.tsv")
+
+
+def _criteria_origins():
+    try:
+        return {name: _criteria_origin(name, config.get("mirror_dir")) for name in ("bls2021", "ssa", "glove")}
+    except FmatError as err:
+        raise WorkflowError(f"criteria: {err}") from None
+
+
+CRITERIA_ORIGINS = _criteria_origins()
+# raw copy of each source: resources/criteria/raw/<source>/<official or mirror file name>
+CRITERIA_RAW = {n: f"resources/criteria/raw/{n}/{o.filename}" for n, o in CRITERIA_ORIGINS.items()}
+# the full GloVe 840B vocabulary (download, or glove/glove.840B.300d.zip in the mirror);
+# False with the mirror's 457-word extract: no GloVe filter for 1C, demo vectors for WEFAT
+GLOVE_FULL = CRITERIA_ORIGINS["glove"].full
+# the rules' conda env (envs/ belongs to the workflow area; fmat.yaml until criteria.yaml exists)
+CRITERIA_ENV = ("../envs/criteria.yaml"
+                if os.path.exists(os.path.join(workflow.basedir, "envs", "criteria.yaml"))
+                else "../envs/fmat.yaml")
+CRITERIA_TABLES = ["bls2021_occupations", "ssa_names_wefat2", "ssa_names_1c",
+                   "wefat_1A", "wefat_1B", "wefat_1C"]
+
+
+localrules:
+    criteria,
+    criteria_fetch,
+
+
+rule criteria:
+    """All criterion tables (`snakemake criteria`)."""
+    input:
+        expand("resources/criteria/{name}.parquet", name=CRITERIA_TABLES),
+
+
+rule criteria_fetch:
+    """Download one source file (login node) or copy it from mirror_dir; lock its sha256."""
+    output:
+        "resources/criteria/raw/{source}/{filename}",
+    wildcard_constraints:
+        source="bls2021|ssa|glove",
+    params:
+        origin=lambda wc: vars(CRITERIA_ORIGINS[wc.source]),
+        lock=CRITERIA_LOCK,
+        timeout=CRITERIA_CFG.get("download_timeout", 600),
+    log:
+        "logs/criteria/fetch_{source}_{filename}.log",
+    retries: 2
+    conda:
+        CRITERIA_ENV
+    script:
+        "../scripts/criteria_fetch.py"
+
+
+rule criteria_bls2021_occupations:
+    input:
+        table=CRITERIA_RAW["bls2021"],
+        mapping=CRITERIA_MAPPING,
+        words=CRITERIA_WORDS,
+    output:
+        "resources/criteria/bls2021_occupations.parquet",
+    params:
+        lock=CRITERIA_LOCK,
+    log:
+        "logs/criteria/bls2021_occupations.log",
+    conda:
+        CRITERIA_ENV
+    script:
+        "../scripts/criteria_bls.py"
+
+
+rule criteria_ssa_names_wefat2:
+    input:
+        counts=CRITERIA_RAW["ssa"],
+        words=CRITERIA_WORDS,
+    output:
+        "resources/criteria/ssa_names_wefat2.parquet",
+    params:
+        table="wefat2",
+        lock=CRITERIA_LOCK,
+        years=CRITERIA_CFG.get("ssa_years", [1900, 2017]),
+    log:
+        "logs/criteria/ssa_names_wefat2.log",
+    conda:
+        CRITERIA_ENV
+    script:
+        "../scripts/criteria_ssa.py"
+
+
+rule criteria_ssa_names_1c:
+    input:
+        counts=CRITERIA_RAW["ssa"],
+        words=CRITERIA_WORDS,
+        glove=[CRITERIA_RAW["glove"]] if GLOVE_FULL else [],
+    output:
+        "resources/criteria/ssa_names_1c.parquet",
+    params:
+        table="1c",
+        lock=CRITERIA_LOCK,
+        years=CRITERIA_CFG.get("ssa_years", [1900, 2017]),
+        min_each=CRITERIA_CFG.get("min_births_each_sex", 100),
+    log:
+        "logs/criteria/ssa_names_1c.log",
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        CRITERIA_ENV
+    script:
+        "../scripts/criteria_ssa.py"
+
+
+rule criteria_wefat:
+    """WEFAT_male of the items of Study 1A (occupations), 1B (names) or 1C (ssa_names_1c)."""
+    input:
+        glove=CRITERIA_RAW["glove"],
+        words=CRITERIA_WORDS,
+        names=lambda wc: ["resources/criteria/ssa_names_1c.parquet"] if wc.wefat_study == "1C" else [],
+    output:
+        "resources/criteria/wefat_{wefat_study}.parquet",
+    wildcard_constraints:
+        wefat_study="1A|1B|1C",
+    params:
+        lock=CRITERIA_LOCK,
+        glove_full=GLOVE_FULL,
+        demo_embedding=bool(CRITERIA_CFG.get("demo_embedding", False)),
+    log:
+        "logs/criteria/wefat_{wefat_study}.log",
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        CRITERIA_ENV
+    script:
+        "../scripts/criteria_wefat.py"
