@@ -1,0 +1,228 @@
+"""Reliability of FMAT results: agreement among models (ICC) and internal consistency (alpha).
+
+Python counterparts of R FMAT's ``ICC_models`` and ``LPR_reliability`` (Bao, 2024, footnote 1
+and Results): the statistics themselves are in :mod:`fmat.stats` (``icc``, ``cronbach_alpha``).
+
+Differences from FMAT, on purpose:
+
+* ICC items are aligned across models BY KEYS (all query columns), never by row order: a
+  missing or reordered row cannot shift the other items.  Items with a missing value for any
+  model are dropped (irr's ``na.omit``), and a model with no value at all is dropped first
+  (else it would drop every item); both are reported.
+* alpha does not stop at a missing cell: items (columns) with no value in a split are dropped,
+  then rows with any missing value (``missing="listwise"``, default) - or psych's pairwise
+  covariances are used (``missing="pairwise"``); what was dropped is reported.  A split with
+  fewer than 2 items or 2 rows gets alpha = NaN (FMAT errors).
+* columns attached to the item (one value per item, e.g. ``qid`` or the query's ``M_word``
+  "He - She" when the items are queries; ``TARGET``/``T_pair`` when the items are target words)
+  are not used to identify rows, so rows line up across items.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .results import results_frame
+from .stats.alpha import cronbach_alpha
+from .stats.icc import icc
+
+#: columns that are values or per-row extras, never item keys
+NON_KEY = ("LPR", "prob", "logp", "output", "token", "token_id", "oov", "prior")
+ITEMS = ("query", "T_word", "A_word")
+ICC_STATISTIC = {("agreement", "average"): "ICC_average", ("agreement", "single"): "ICC_single",
+                 ("consistency", "average"): "ICC_consistency_average",
+                 ("consistency", "single"): "ICC_consistency_single"}
+
+
+def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
+    """The rating values: ``LPR`` if present, else ``log(prob)`` (raw ``fmat run`` scores)."""
+    if "LPR" in data.columns:
+        v = pd.to_numeric(data["LPR"], errors="raise").astype(float)
+        return v, "LPR"
+    if "prob" in data.columns:
+        p = pd.to_numeric(data["prob"], errors="raise").astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(p.where(p > 0)), "log(prob)"
+    raise InputError("the table has neither an 'LPR' nor a 'prob' column", where=where,
+                     fix="give raw scores (fmat run) or an LPR table (fmat lpr)")
+
+
+def _keys(df: pd.DataFrame, exclude) -> list[str]:
+    return [c for c in df.columns if c not in set(NON_KEY) | set(exclude)]
+
+
+def _key_frame(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """Key columns as plain objects with a visible missing marker (pivots need hashable keys)."""
+    out = pd.DataFrame(index=df.index)
+    for c in cols:
+        out[c] = df[c].astype(object).where(df[c].notna(), "<NA>").map(str)
+    return out
+
+
+def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.DataFrame, dict]:
+    """Items x models matrix of ``data`` (LPR or log prob), aligned by the query keys.
+
+    Returns the wide table (index = item keys, columns = models) and a dict with ``value``
+    (which column was used), ``keys`` and ``dropped_models`` (models without any value).
+    """
+    if "model" not in data.columns:
+        raise InputError("the table has no 'model' column", where=where,
+                         fix="give the output of fmat run / fmat lpr for several models")
+    values, name = _values(data, where)
+    keys = _keys(data, ["model"])
+    if not keys:
+        raise InputError("no item columns (query, MASK, M_word, ...) to identify items", where=where)
+    long = _key_frame(data, keys)
+    long["model"] = data["model"].astype(str)
+    long["value"] = values.replace([np.inf, -np.inf], np.nan).to_numpy()
+    dup = long.duplicated(keys + ["model"], keep=False)
+    if dup.any():
+        ex = long.loc[dup, keys + ["model"]].head(3).to_dict("records")
+        raise InputError(f"{int(dup.sum())} rows share the same item keys and model, e.g. {ex}",
+                         where=where, fix="remove duplicate rows (or bind query tables with distinct qid)")
+    models = list(dict.fromkeys(long["model"]))
+    wide = long.pivot(index=keys, columns="model", values="value")[models]
+    empty = [m for m in models if wide[m].isna().all()]
+    wide = wide.drop(columns=empty)
+    return wide, {"value": name, "keys": keys, "dropped_models": empty}
+
+
+def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average",
+               method: str = "irr") -> pd.DataFrame:
+    """ICC of the models as raters (R FMAT ``ICC_models``; irr::icc two-way model).
+
+    ``data``: raw scores (``fmat run``: columns model, query columns, prob -> log(prob)) or an
+    LPR table (``fmat lpr``: column LPR).  Items = rows identified by all query columns,
+    aligned across models by key.  ``type``: "agreement" | "consistency" | "both";
+    ``unit``: "average" | "single" | "both"; ``method``: "irr" (as the paper) | "mcgraw-wong"
+    (see :func:`fmat.stats.icc`).
+
+    Returns a DataFrame with ``type, unit, ICC, F, df1, df2, p, ci_low, ci_high, n_items,
+    n_models, n_dropped`` (items dropped for a missing value); ``attrs``: ``value``,
+    ``dropped_models``.
+    """
+    types = ["agreement", "consistency"] if type == "both" else [type]
+    units = ["average", "single"] if unit == "both" else [unit]
+    wide, info = icc_matrix(data)
+    rows = []
+    for t in types:
+        for u in units:
+            r = icc(wide.to_numpy(float), type=t, unit=u, method=method)
+            r["n_models"] = r.pop("n_raters")
+            rows.append(r)
+    out = pd.DataFrame(rows)[["type", "unit", "ICC", "F", "df1", "df2", "p", "ci_low", "ci_high",
+                              "n_items", "n_models", "n_dropped"]]
+    out.attrs.update(value=info["value"], dropped_models=info["dropped_models"])
+    return out
+
+
+def _attached(df: pd.DataFrame, item: str, cols: list[str]) -> list[str]:
+    """Columns with a single value within every item level (they describe the item)."""
+    out = []
+    for c in cols:
+        n = df.groupby(item, observed=True, sort=False, dropna=False)[c].nunique(dropna=False)
+        if (n <= 1).all():
+            out.append(c)
+    return out
+
+
+def _alpha_split(d: pd.DataFrame, item: str, by: list[str], missing: str) -> dict:
+    ids = [c for c in _keys(d, [item, *by]) if c not in _attached(d, item, _keys(d, [item, *by]))]
+    keys = _key_frame(d, ids + [item])
+    keys["LPR"] = pd.to_numeric(d["LPR"], errors="raise").astype(float).replace([np.inf, -np.inf], np.nan).to_numpy()
+    dup = keys.duplicated(ids + [item], keep=False)
+    if dup.any():
+        raise InputError(f"{int(dup.sum())} LPR rows share the same keys {ids + [item]}",
+                         where="lpr_reliability(lpr)", fix="remove duplicate rows")
+    items = list(dict.fromkeys(keys[item]))
+    wide = (keys.pivot(index=ids, columns=item, values="LPR")[items] if ids
+            else keys.set_index(item)["LPR"].to_frame().T)
+    dropped_items = [c for c in items if wide[c].isna().all()]
+    wide = wide.drop(columns=dropped_items)
+    n_rows = len(wide)
+    if missing == "listwise":
+        wide = wide.dropna()
+    res = {"n_obs": len(wide), "k_items": wide.shape[1], "alpha": np.nan, "alpha_std": np.nan,
+           "n_dropped_rows": n_rows - len(wide), "dropped_items": "; ".join(map(str, dropped_items))}
+    if wide.shape[1] >= 2 and len(wide) >= 2:
+        try:
+            a = cronbach_alpha(wide)
+        except InputError:  # pairwise mode with a pair of items never observed together
+            return res
+        res.update(alpha=a["alpha"], alpha_std=a["alpha_std"], n_obs=a["n_obs"])
+    return res
+
+
+def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: str = "listwise") -> pd.DataFrame:
+    """Cronbach's alpha of LPRs among items (R FMAT ``LPR_reliability``).
+
+    Within each split of ``by`` (e.g. "model", "TARGET", ["ATTRIB", "MASK"]) the ``item``
+    column (query, T_word or A_word) is spread wide; the remaining identifying columns (minus
+    those attached to the item) define the rows.  Returns the by-columns, ``n_obs, k_items,
+    alpha, alpha_std, n_dropped_rows, dropped_items`` (see the module docstring for the
+    missing-value rule; ``missing``: "listwise" | "pairwise").
+    """
+    where = "lpr_reliability(lpr)"
+    if "LPR" not in lpr.columns:
+        raise InputError("the table has no 'LPR' column", where=where, fix="give the output of fmat lpr")
+    if item not in lpr.columns:
+        raise InputError(f"item column {item!r} not in the LPR table", where=f"lpr_reliability(item={item!r})",
+                         fix=f"use one of {[c for c in ITEMS if c in lpr.columns]}")
+    if missing not in ("listwise", "pairwise"):
+        raise InputError(f"unknown missing={missing!r}", where="lpr_reliability(missing)",
+                         fix="use 'listwise' or 'pairwise'")
+    by = [by] if isinstance(by, str) else list(by or [])
+    bad = [b for b in by if b not in lpr.columns or b == item]
+    if bad:
+        raise InputError(f"by column(s) {bad} not usable", where=f"lpr_reliability(by={by})",
+                         fix=f"use columns of the LPR table other than the item: {list(lpr.columns)}")
+    if not by:
+        return pd.DataFrame([_alpha_split(lpr, item, [], missing)])
+    rows = []
+    for key, d in lpr.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, map(str, key))), **_alpha_split(d, item, by, missing)})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- results-shape helpers
+def icc_rows(study: str, icc_df: pd.DataFrame, condition: str = "all") -> pd.DataFrame:
+    """Rows of :mod:`fmat.results` shape from :func:`icc_models` output: statistic
+    ICC_average / ICC_single / ICC_consistency_*, value = ICC, df/df2 = the F test's df, p,
+    95% CI, n = items."""
+    rows = [{"study": study, "statistic": ICC_STATISTIC[(r.type, r.unit)], "condition": condition,
+             "model": "all", "value": r.ICC, "df": r.df1, "df2": r.df2, "p": r.p,
+             "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n_items} for r in icc_df.itertuples()]
+    return results_frame(rows)
+
+
+def alpha_rows(study: str, alpha_df: pd.DataFrame, by=None, condition: str | None = None) -> pd.DataFrame:
+    """Rows of :mod:`fmat.results` shape from :func:`lpr_reliability` output: statistics
+    ``alpha`` and ``alpha_std`` per split; ``model`` = the split's model when "model" is in
+    ``by``; ``condition`` = the other by-values joined by ":" (prefixed by ``condition``)."""
+    by = [by] if isinstance(by, str) else list(by or [])
+    rows = []
+    for r in alpha_df.to_dict("records"):
+        parts = [str(r[b]) for b in by if b != "model"]
+        cond = ":".join(([condition] if condition else []) + parts) or "all"
+        model = str(r["model"]) if "model" in by else "all"
+        for stat in ("alpha", "alpha_std"):
+            rows.append({"study": study, "statistic": stat, "condition": cond, "model": model,
+                         "value": r[stat], "n": r["n_obs"]})
+    return results_frame(rows)
+
+
+def reliability_results(study: str, scores: pd.DataFrame | None = None, lpr: pd.DataFrame | None = None,
+                        item: str = "query", by=None) -> pd.DataFrame:
+    """The reliability stage in results shape: ICC (agreement; average and single) of the
+    models on the raw log probabilities (the paper's footnote 1) when ``scores`` are given,
+    and alpha among ``item`` within ``by`` splits when ``lpr`` is given."""
+    parts = []
+    if scores is not None:
+        parts.append(icc_rows(study, icc_models(scores, unit="both")))
+    if lpr is not None:
+        parts.append(alpha_rows(study, lpr_reliability(lpr, item=item, by=by), by=by))
+    if not parts:
+        raise InputError("give scores and/or an LPR table", where="reliability_results")
+    return pd.concat(parts, ignore_index=True)

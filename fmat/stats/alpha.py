@@ -1,0 +1,60 @@
+"""Cronbach's alpha of a wide table (rows = observations, columns = items).
+
+raw alpha (psych::alpha ``raw_alpha``; Cronbach 1951):
+    alpha = k/(k-1) * (1 - tr(C) / sum(C)),   C = covariance matrix of the items
+standardized alpha (psych::alpha ``std.alpha``):
+    alpha_std = k/(k-1) * (1 - k / sum(R)) = k rbar / (1 + (k-1) rbar),  R = correlation matrix
+C is computed from pairwise-complete observations and R = cov2cor(C), as psych does
+(``use = "pairwise"``); with complete data these are the ordinary covariance/correlation.  Source: Revelle, psych::alpha;
+Cronbach (1951) Psychometrika 16, 297-334.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+
+def _as_frame(items) -> pd.DataFrame:
+    df = pd.DataFrame(items)
+    df = df.apply(pd.to_numeric, errors="raise").astype(float)
+    return df.replace([np.inf, -np.inf], np.nan)
+
+
+def cronbach_alpha(items) -> dict:
+    """Raw and standardized Cronbach's alpha (pairwise-complete covariances, as psych::alpha).
+
+    ``items``: a DataFrame or 2-D array, rows = observations, columns = items (k >= 2).
+    Returns ``{"alpha", "alpha_std", "k_items", "n_obs"}`` (n_obs = rows with any value).
+    """
+    df = _as_frame(items)
+    k = df.shape[1]
+    if k < 2:
+        raise InputError(f"alpha needs at least 2 items (have {k})", where="cronbach_alpha(items)",
+                         fix="spread more items (queries or words) into columns")
+    cov = df.cov(min_periods=2).to_numpy()
+    sd = np.sqrt(np.diag(cov))
+    cor = cov / np.outer(sd, sd)  # psych: R = cov2cor(C), not pairwise correlations
+    if not np.isfinite(cov).all():
+        raise InputError("some pair of items has fewer than 2 common observations",
+                         where="cronbach_alpha(items)", fix="drop sparse items or rows first")
+    alpha = k / (k - 1) * (1 - np.trace(cov) / cov.sum())
+    alpha_std = k / (k - 1) * (1 - k / cor.sum()) if np.isfinite(cor).all() else np.nan
+    n_obs = int(df.notna().any(axis=1).sum())
+    return {"alpha": float(alpha), "alpha_std": float(alpha_std), "k_items": int(k), "n_obs": n_obs}
+
+
+def alpha_if_dropped(items) -> pd.DataFrame:
+    """Raw and standardized alpha with each item left out (psych::alpha ``alpha.drop``).
+
+    Returns a DataFrame with columns ``item, alpha, alpha_std`` (needs k >= 3).
+    """
+    df = _as_frame(items)
+    if df.shape[1] < 3:
+        raise InputError("alpha-if-item-dropped needs at least 3 items", where="alpha_if_dropped(items)")
+    rows = []
+    for col in df.columns:
+        res = cronbach_alpha(df.drop(columns=[col]))
+        rows.append({"item": str(col), "alpha": res["alpha"], "alpha_std": res["alpha_std"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,53 @@
+"""Correlations: Pearson r with a Fisher-z CI, and Williams' t for dependent correlations."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from ..errors import InputError
+
+
+def pearson(x, y, conf_level: float = 0.95) -> dict:
+    """Pearson r of the complete (x, y) pairs, t test (df = n - 2) and Fisher-z CI.
+
+    CI: tanh(atanh(r) +- z_(1+c)/2 / sqrt(n - 3))  (Fisher 1921; as R ``cor.test``).
+    Returns ``r, n, df, t, p, ci_low, ci_high``.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise InputError(f"x and y differ in length ({len(x)} vs {len(y)})", where="pearson(x, y)")
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    n = len(x)
+    if n < 4:
+        raise InputError(f"pearson needs at least 4 complete pairs (have {n})", where="pearson(x, y)")
+    r = float(np.corrcoef(x, y)[0, 1])
+    df = n - 2
+    t = r * math.sqrt(df / (1 - r * r)) if abs(r) < 1 else math.copysign(math.inf, r)
+    p = float(2 * stats.t.sf(abs(t), df))
+    z, q = math.atanh(min(max(r, -1 + 1e-15), 1 - 1e-15)), stats.norm.ppf(0.5 + conf_level / 2)
+    half = q / math.sqrt(n - 3)
+    return {"r": r, "n": n, "df": df, "t": t, "p": p,
+            "ci_low": math.tanh(z - half), "ci_high": math.tanh(z + half)}
+
+
+def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
+    """Williams' t for H0: rho12 = rho13 (two correlations sharing variable 1), df = n - 3.
+
+        det = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23,   rbar = (r12 + r13)/2
+        t = (r12 - r13) sqrt( (n-1)(1+r23) / (2 (n-1)/(n-3) det + rbar^2 (1-r23)^3) )
+
+    Williams (1959); Steiger (1980) eq. 7; R ``psych::r.test(n, r12, r13, r23)``.
+    Returns ``t, df, p`` (two-sided).
+    """
+    if n <= 3:
+        raise InputError("Williams' t needs n > 3", where="williams_t(n)")
+    det = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    rbar = (r12 + r13) / 2
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) /
+                                (2 * (n - 1) / (n - 3) * det + rbar ** 2 * (1 - r23) ** 3))
+    df = n - 3
+    return {"t": float(t), "df": df, "p": float(2 * stats.t.sf(abs(t), df))}

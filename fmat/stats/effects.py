@@ -1,0 +1,106 @@
+"""Effect sizes d for FMAT contrasts.
+
+* WEAT-style d (Caliskan et al., 2017, Science 356, 183-186):
+      d = (mean_X - mean_Y) / SD(X u Y),  SD the sample SD (ddof = 1) of ALL items of both
+  categories together (not a pooled within-group SD).
+* d with the population SD of LPRs (Bao, 2024, Step 3 and Study 3): an LPR = difference of two
+  log probabilities has population mu = 0 and sigma = sqrt(2) ~= 1.414, so
+      d = (mean_X - mean_Y) / sigma.
+  Used when the items are too few for a meaningful sample SD (Studies 3, 4).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+#: population SD of an LPR (Bao, 2024): sqrt(2)
+LPR_SIGMA = math.sqrt(2.0)
+
+
+def _clean(x) -> np.ndarray:
+    a = np.asarray(x, dtype=float).ravel()
+    return a[np.isfinite(a)]
+
+
+def weat_d(x, y) -> float:
+    """WEAT effect size: (mean(x) - mean(y)) / sd(x u y, ddof=1); NaNs are ignored."""
+    x, y = _clean(x), _clean(y)
+    if len(x) < 1 or len(y) < 1 or len(x) + len(y) < 3:
+        raise InputError("weat_d needs values in both categories (3 or more in all)", where="weat_d(x, y)")
+    return float((x.mean() - y.mean()) / np.concatenate([x, y]).std(ddof=1))
+
+
+def sigma_d(x, y=None, sigma: float = LPR_SIGMA) -> float:
+    """d with a known population SD: (mean(x) - mean(y)) / sigma, or mean(x)/sigma without y."""
+    x = _clean(x)
+    diff = x.mean() - (_clean(y).mean() if y is not None else 0.0)
+    return float(diff / sigma)
+
+
+def effect_d(data: pd.DataFrame, value: str, group: str, x, y, *, sigma: float | None = None,
+             by=None, pooling: str = "all") -> pd.DataFrame:
+    """d for level ``x`` vs level ``y`` of column ``group`` in ``data[value]``.
+
+    ``sigma=None``: WEAT d (sample SD of all x and y values); a number: d = difference / sigma.
+    ``by``: columns to split by (one d per split).
+    ``pooling``: "all" (default) - one d over all rows of the split (e.g. over models, the
+    paper's LMM-style pooling); "per_model" - a d within each ``model``, then their mean
+    (columns ``d`` = the mean, ``d_sd`` = SD of the per-model ds, ``n_models``).
+    Returns by-columns, ``d``, ``n_x``, ``n_y`` (and the per-model columns).
+    """
+    if pooling not in ("all", "per_model"):
+        raise InputError(f"unknown pooling {pooling!r}", where="effect_d(pooling=...)",
+                         fix="use 'all' or 'per_model'")
+    by = [by] if isinstance(by, str) else list(by or [])
+    for col in [value, group, *by] + (["model"] if pooling == "per_model" else []):
+        if col not in data.columns:
+            raise InputError(f"column {col!r} not in the table", where="effect_d",
+                             fix=f"columns are {list(data.columns)}")
+
+    def one(d: pd.DataFrame) -> dict:
+        xs = d.loc[d[group].astype(str) == str(x), value]
+        ys = d.loc[d[group].astype(str) == str(y), value]
+        dd = weat_d(xs, ys) if sigma is None else sigma_d(xs, ys, sigma)
+        return {"d": dd, "n_x": int(xs.notna().sum()), "n_y": int(ys.notna().sum())}
+
+    def split(d: pd.DataFrame) -> dict:
+        if pooling == "all":
+            return one(d)
+        per = [one(g) for _, g in d.groupby("model", observed=True, sort=False)]
+        ds = np.array([r["d"] for r in per])
+        return {"d": float(ds.mean()), "d_sd": float(ds.std(ddof=1)) if len(ds) > 1 else np.nan,
+                "n_models": len(ds), "n_x": sum(r["n_x"] for r in per), "n_y": sum(r["n_y"] for r in per)}
+
+    if not by:
+        return pd.DataFrame([split(data)])
+    rows = []
+    for key, g in data.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, key)), **split(g)})
+    return pd.DataFrame(rows)
+
+
+def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None = None,
+                out: str | None = None) -> pd.DataFrame:
+    """Divide ``data[value]`` by an SD so that mean differences read as d (no centering).
+
+    ``sigma=None``: the sample SD (ddof=1) of the values within each ``by`` split (WEAT-style,
+    Studies 2A-2D: SD over all items of both categories); a number (e.g. :data:`LPR_SIGMA`):
+    that constant (Studies 3-4). Writes column ``out`` (default: overwrite ``value``).
+    """
+    out = out or value
+    df = data.copy()
+    if sigma is not None:
+        df[out] = df[value] / sigma
+        return df
+    by = [by] if isinstance(by, str) else list(by or [])
+    if by:
+        sd = df.groupby(by, observed=True, sort=False)[value].transform(lambda s: s.std(ddof=1))
+    else:
+        sd = df[value].std(ddof=1)
+    df[out] = df[value] / sd
+    return df

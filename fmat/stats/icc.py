@@ -1,0 +1,120 @@
+"""Intraclass correlation (two-way model) for a ratings matrix: items (rows) x raters (columns).
+
+In FMAT the "ratings" are log probabilities (or LPRs), the items are the uniquely filled
+sentences and the raters are the models (Bao, 2024, footnote 1).
+
+Formulas: McGraw & Wong (1996), as implemented in R ``irr::icc(model = "twoway")``
+(Gamer et al., 2019), which the paper used. With n items, k raters and the two-way ANOVA
+mean squares
+
+    MSr = k * var(row means),  MSc = n * var(column means)            (var: ddof = 1)
+    MSe = (SS_total - MSr (n-1) - MSc (k-1)) / ((n-1)(k-1))
+
+    agreement, single   ICC(A,1) = (MSr-MSe) / (MSr + (k-1) MSe + k/n (MSc-MSe))
+    agreement, average  ICC(A,k) = (MSr-MSe) / (MSr + (MSc-MSe)/n)
+    consistency, single ICC(C,1) = (MSr-MSe) / (MSr + (k-1) MSe)
+    consistency, average ICC(C,k) = (MSr-MSe) / MSr
+
+(Shrout & Fleiss 1979: ICC(2,1) = ICC(A,1), ICC(2,k) = ICC(A,k), ICC(3,1) = ICC(C,1),
+ICC(3,k) = ICC(C,k).)  F test of H0: ICC = 0: F = MSr/MSe, df1 = n-1.  95% CIs: McGraw & Wong
+(1996) Table 7, with the Satterthwaite-type df v = (a MSc + b MSe)^2 / ((a MSc)^2/(k-1) +
+(b MSe)^2/((n-1)(k-1))) for agreement.
+
+Two variants (``method``), identical except for agreement ICCs:
+
+* ``"irr"`` (default; R irr 0.84.1, what the paper used): df2 of the F test = the CI's v
+  (a = k rho/(n(1-rho)), b = 1 + k rho (n-1)/(n(1-rho)), rho = the reported ICC); for ICC(A,k)
+  rho is the AVERAGE-measure ICC, so its v (and CI) differ from McGraw & Wong's.
+* ``"mcgraw-wong"`` (textbook; = pingouin and irrNA::icc_corr): df2 = (n-1)(k-1) (v at r0 = 0)
+  and ICC(A,k)'s CI uses the v of ICC(A,1).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ..errors import InputError
+
+TYPES = ("agreement", "consistency")
+UNITS = ("single", "average")
+
+
+def mean_squares(x: np.ndarray) -> tuple[float, float, float]:
+    """Two-way ANOVA mean squares (MSr, MSc, MSe) of a complete n x k matrix (as irr::icc)."""
+    n, k = x.shape
+    ss_total = np.var(x, ddof=1) * (n * k - 1)
+    msr = np.var(x.mean(axis=1), ddof=1) * k
+    msc = np.var(x.mean(axis=0), ddof=1) * n
+    mse = (ss_total - msr * (n - 1) - msc * (k - 1)) / ((n - 1) * (k - 1))
+    return float(msr), float(msc), float(mse)
+
+
+METHODS = ("irr", "mcgraw-wong")
+
+
+def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: float = 0.95,
+        method: str = "irr") -> dict:
+    """Two-way random-effects ICC of an items x raters matrix (R ``irr::icc(model="twoway")``).
+
+    Rows with any missing (or non-finite) value are dropped first (irr uses ``na.omit``).
+
+    ``method``: "irr" (default, as the paper) or "mcgraw-wong" (see the module docstring).
+    Returns a dict: ``type, unit, ICC, F, df1, df2, p, ci_low, ci_high, n_items, n_raters,
+    n_dropped`` (rows dropped for missing values).
+    Source: McGraw & Wong (1996) Psychological Methods 1(1), 30-46, Tables 4 and 7;
+    Shrout & Fleiss (1979) Psychological Bulletin 86(2), 420-428.
+    """
+    if type not in TYPES:
+        raise InputError(f"unknown ICC type {type!r}", where="icc(type=...)", fix=f"use one of {TYPES}")
+    if unit not in UNITS:
+        raise InputError(f"unknown ICC unit {unit!r}", where="icc(unit=...)", fix=f"use one of {UNITS}")
+    if method not in METHODS:
+        raise InputError(f"unknown ICC method {method!r}", where="icc(method=...)", fix=f"use one of {METHODS}")
+    x = np.asarray(ratings, dtype=float)
+    if x.ndim != 2:
+        raise InputError("ratings must be a 2-D items x raters matrix", where="icc(ratings)")
+    keep = np.isfinite(x).all(axis=1)
+    n_dropped = int((~keep).sum())
+    x = x[keep]
+    n, k = x.shape
+    if n < 2 or k < 2:
+        raise InputError(f"ICC needs at least 2 complete items and 2 raters (have {n} x {k} "
+                         f"after dropping {n_dropped} rows with missing values)",
+                         where="icc(ratings)", fix="score more items/models, or check for missing values")
+    msr, msc, mse = mean_squares(x)
+    alpha = 1 - conf_level
+    df1 = n - 1
+    fval = msr / mse
+    if type == "consistency":
+        df2 = (n - 1) * (k - 1)
+        fl = fval / stats.f.ppf(1 - alpha / 2, df1, df2)
+        fu = fval * stats.f.ppf(1 - alpha / 2, df2, df1)
+        if unit == "single":
+            coeff = (msr - mse) / (msr + (k - 1) * mse)
+            lo, hi = (fl - 1) / (fl + (k - 1)), (fu - 1) / (fu + (k - 1))
+        else:
+            coeff = (msr - mse) / msr
+            lo, hi = 1 - 1 / fl, 1 - 1 / fu
+    else:
+        c1 = (msr - mse) / (msr + (k - 1) * mse + (k / n) * (msc - mse))
+        ck = (msr - mse) / (msr + (msc - mse) / n)
+        # rho in a, b: ICC(A,1) (McGraw & Wong), or the reported ICC (irr 0.84.1's code)
+        rho = ck if (method == "irr" and unit == "average") else c1
+        a = (k * rho) / (n * (1 - rho))
+        b = 1 + (k * rho * (n - 1)) / (n * (1 - rho))
+        v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+        df2 = v if method == "irr" else (n - 1) * (k - 1)
+        fl = stats.f.ppf(1 - alpha / 2, n - 1, v)
+        fu = stats.f.ppf(1 - alpha / 2, v, n - 1)
+        if unit == "single":
+            coeff = c1
+            lo = (n * (msr - fl * mse)) / (fl * (k * msc + (k * n - k - n) * mse) + n * msr)
+            hi = (n * (fu * msr - mse)) / (k * msc + (k * n - k - n) * mse + n * fu * msr)
+        else:
+            coeff = ck
+            lo = (n * (msr - fl * mse)) / (fl * (msc - mse) + n * msr)
+            hi = (n * (fu * msr - mse)) / (msc - mse + n * fu * msr)
+    p = float(stats.f.sf(fval, df1, df2))
+    return {"type": type, "unit": unit, "ICC": float(coeff), "F": float(fval), "df1": float(df1),
+            "df2": float(df2), "p": p, "ci_low": float(lo), "ci_high": float(hi),
+            "n_items": int(n), "n_raters": int(k), "n_dropped": n_dropped}
