@@ -1,0 +1,774 @@
+"""Bias tests on static word embeddings: Python port of the R package *sweater* (0.1.7).
+
+The FMAT paper (Bao 2024) validates FMAT against the Word Embedding Factual Association
+Test (WEFAT) on GloVe vectors; this module provides that criterion and the other tests of
+sweater, with the same definitions (see docs/embeddings.md for formulas and the few places
+where we knowingly differ from sweater):
+
+==================  ======================================  ====================================
+sweater (R)         here                                    what
+==================  ======================================  ====================================
+read_word2vec       :func:`read_word2vec`                   word2vec/GloVe text -> DataFrame
+query, print        :func:`query`, :class:`BiasResult`      front door (method="guess")
+calculate_es        :func:`calculate_es`                    effect size of any result
+weat, weat_es       :func:`weat`, :func:`weat_es`           WEAT (Caliskan et al. 2017)
+weat_exact          :func:`weat_exact`                      exact permutation test
+weat_resampling     :func:`weat_resampling`                 its resampling approximation
+nas                 :func:`nas`                             normalized association score (WEFAT)
+mac, mac_es         :func:`mac`, :func:`mac_es`             mean average cosine (Manzini 2019)
+rnd, rnd_es         :func:`rnd`, :func:`rnd_es`             relative norm distance (Garg 2018)
+semaxis             :func:`semaxis`                         SemAxis (An et al. 2018)
+rnsb, rnsb_es       :func:`rnsb`, :func:`rnsb_es`           relative negative sentiment bias
+ect, ect_es         :func:`ect`, :func:`ect_es`             embedding coherence test
+plot_bias/plot_ect  :func:`plot_bias`, :func:`plot_ect`     Cleveland dot plot / rank plot
+==================  ======================================  ====================================
+
+:func:`wefat_criterion` is the FMAT paper's criterion ``WEFAT_male`` (male-positive).
+
+Vectors are a :class:`pandas.DataFrame` of words x dimensions, indexed by word (what
+:func:`read_word2vec` returns). Words not in the vectors are never silently dropped: each
+test warns (:class:`MissingWordsWarning`) and lists them in ``result.missing``.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+__all__ = [
+    "BiasResult", "WeatTest", "MissingWordsWarning",
+    "read_word2vec", "query", "calculate_es", "plot_bias", "plot_ect",
+    "weat", "weat_es", "weat_exact", "weat_resampling", "weat_test",
+    "nas", "mac", "mac_es", "rnd", "rnd_es", "semaxis", "rnsb", "rnsb_es", "ect", "ect_es",
+    "wefat_criterion",
+]
+
+METHODS = ("weat", "mac", "nas", "semaxis", "rnsb", "rnd", "ect")
+
+
+class MissingWordsWarning(UserWarning):
+    """Some words of a query are not in the embeddings; they were left out (see ``result.missing``)."""
+
+
+# --------------------------------------------------------------------------------------
+# reading vectors
+# --------------------------------------------------------------------------------------
+
+def _is_header(first: bytes) -> tuple[int, int] | None:
+    parts = first.split()
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        return int(parts[0]), int(parts[1])
+    return None
+
+
+def _parse_line(line: bytes, dims: int, path, lineno: int) -> tuple[str, np.ndarray]:
+    # GloVe 840B has tokens that contain spaces: the vector is the LAST dims fields and the
+    # token is everything before them. Split on " " only (a non-breaking space is a letter).
+    parts = line.rstrip(b"\r\n").rstrip(b" ").rsplit(b" ", dims)
+    if len(parts) != dims + 1:
+        raise InputError(
+            f"line {lineno} has {len(parts) - 1} numbers, expected {dims}",
+            where=str(path), fix="check that the file is word2vec/GloVe text and that dims= is right")
+    word, vals = parts[0], parts[1:]
+    try:
+        vec = np.array([float(v) for v in vals], dtype=np.float64)
+    except ValueError:
+        raise InputError(f"line {lineno} has a field that is not a number", where=str(path),
+                         fix="check the file format (word then numbers, separated by single spaces)") from None
+    return word.decode("utf-8", errors="replace"), vec
+
+
+def _frame(words: list[str], rows: list[np.ndarray], dims: int) -> pd.DataFrame:
+    mat = np.vstack(rows) if rows else np.empty((0, dims))
+    return pd.DataFrame(mat, index=pd.Index(words, name="word", dtype="str"), columns=pd.RangeIndex(dims))
+
+
+def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.DataFrame, dict]:
+    """Stream ``path`` once; keep every word (``wanted=None``) or only the wanted ones."""
+    opener = open
+    if path.suffix == ".gz":
+        import gzip
+        opener = gzip.open
+    words: list[str] = []
+    rows: list[np.ndarray] = []
+    seen: set[str] = set()
+    header = None
+    duplicates = 0
+    if wanted is not None:
+        wanted_b = {w.encode("utf-8") for w in wanted}
+        first_tokens = {w.split(b" ", 1)[0] for w in wanted_b}
+    with opener(path, "rb") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if lineno == 1:
+                header = _is_header(line)
+                if header is not None:
+                    if dims is not None and dims != header[1]:
+                        raise InputError(f"the header says {header[1]} dimensions, dims={dims} was given",
+                                         where=str(path), fix="leave dims out or give the right number")
+                    dims = header[1]
+                    continue
+            if dims is None:  # no header, no dims=: the first vector line tells
+                dims = len(line.rstrip(b"\r\n").rstrip(b" ").split(b" ")) - 1
+            if wanted is not None:
+                # fast path: only lines whose first token can start a wanted word are parsed
+                if line.split(b" ", 1)[0] not in first_tokens:
+                    continue
+                head = line.rstrip(b"\r\n").rstrip(b" ").rsplit(b" ", dims)[0]
+                if head not in wanted_b:
+                    continue
+            word, vec = _parse_line(line, dims, path, lineno)
+            if word in seen:
+                duplicates += 1
+                continue
+            seen.add(word)
+            words.append(word)
+            rows.append(vec)
+    if dims is None:
+        raise InputError("the file has no vectors", where=str(path), fix="check the path")
+    if header is not None and wanted is None and header[0] != len(words) + duplicates:
+        raise InputError(f"the header says {header[0]} words but the file has {len(words) + duplicates}",
+                         where=str(path), fix="the file is truncated or its header is wrong")
+    info = {"dims": dims, "header": header is not None, "duplicates_skipped": duplicates}
+    return _frame(words, rows, dims), info
+
+
+def _source_id(path: Path) -> dict:
+    st = path.stat()
+    return {"source": str(path.resolve()), "size": st.st_size, "mtime": int(st.st_mtime)}
+
+
+def read_word2vec(path: str | os.PathLike, words: Iterable[str] | None = None, *,
+                  dims: int | None = None, cache: str | os.PathLike | None = None) -> pd.DataFrame:
+    """Read word vectors in word2vec/GloVe text format into a words x dims DataFrame.
+
+    As sweater's ``read_word2vec``: the first line may be a "verification line"
+    (``<n_words> <dims>``); when present it is checked. Without it the dimension is taken
+    from ``dims`` or, if not given, from the first line.
+
+    Parameters
+    ----------
+    path : text file (``.gz`` allowed), one ``word v1 ... vd`` per line, single spaces.
+    words : keep only these words (all when None). The file is streamed once and only
+        lines whose first token can start a wanted word are parsed, so picking a few
+        thousand words out of GloVe 840B (5.6 GB of text) needs little memory.
+        Words not found are simply absent from the result (compare the index).
+    dims : number of dimensions. Needed for GloVe 840B, whose vocabulary has tokens that
+        contain spaces (e.g. ``". . ."``): the vector is always the *last* ``dims`` fields
+        and the token is everything before them. Give ``dims=300`` for GloVe 840B.
+    cache : a ``.parquet`` path. The first call writes the selected vectors there (plus a
+        ``.json`` sidecar naming the source file, its size and mtime, and the words looked
+        up); later calls whose words were all looked up before read only the cache. A
+        changed source file or new words trigger one new scan (for the union of words).
+
+    Returns
+    -------
+    DataFrame indexed by word (``index.name == "word"``), columns ``0..dims-1``, float64.
+    First occurrence wins when a word appears twice (GloVe 840B has a few such tokens).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"vector file not found: {path}", fix="check the path, or download the vectors first")
+    wanted = None if words is None else list(dict.fromkeys(str(w) for w in words))
+    if cache is None:
+        df, _ = _scan(path, None if wanted is None else set(wanted), dims)
+        return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
+
+    cache = Path(cache)
+    meta_path = cache.with_name(cache.name + ".json")
+    src = _source_id(path)
+    if cache.exists() and meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        same_source = all(meta.get(k) == v for k, v in src.items())
+        looked_up = meta.get("looked_up")  # None = the whole file
+        if same_source and (looked_up is None or (wanted is not None and set(wanted) <= set(looked_up))):
+            df = _read_cache(cache)
+            return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
+        if same_source and looked_up is not None and wanted is not None:
+            wanted_all = list(dict.fromkeys(list(looked_up) + wanted))
+        else:
+            wanted_all = wanted
+    else:
+        wanted_all = wanted
+    df, info = _scan(path, None if wanted_all is None else set(wanted_all), dims)
+    _write_cache(df, cache)
+    meta = dict(src, dims=info["dims"], looked_up=wanted_all,
+                duplicates_skipped=info["duplicates_skipped"])
+    from .io import atomic_path
+    with atomic_path(meta_path) as tmp:
+        tmp.write_text(json.dumps(meta))
+    return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
+
+
+def _write_cache(df: pd.DataFrame, cache: Path) -> None:
+    from .io import write_table
+    out = pd.DataFrame(df.to_numpy(), columns=[f"d{i}" for i in range(df.shape[1])])
+    out.insert(0, "word", pd.array(df.index, dtype="str"))
+    write_table(out, cache, "parquet")
+
+
+def _read_cache(cache: Path) -> pd.DataFrame:
+    tab = pd.read_parquet(cache)
+    mat = tab.drop(columns="word").to_numpy(dtype=np.float64)
+    return pd.DataFrame(mat, index=pd.Index(tab["word"], name="word", dtype="str"),
+                        columns=pd.RangeIndex(mat.shape[1]))
+
+
+# --------------------------------------------------------------------------------------
+# results
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class BiasResult:
+    """What a test returns (sweater's S3 "sweater" object).
+
+    ``method`` names the test. Word sets are the ones *used* (found in the vectors);
+    ``missing`` maps each role ("S", "T", "A", "B") to the words that were not found.
+    Per-word scores are in ``P`` (mac, rnd, nas, semaxis, rnsb; indexed by S word),
+    ``S_diff``/``T_diff`` (weat) or ``u_a``/``u_b`` (ect).
+    """
+
+    method: str
+    S_words: list[str]
+    T_words: list[str] = field(default_factory=list)
+    A_words: list[str] = field(default_factory=list)
+    B_words: list[str] = field(default_factory=list)
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    P: pd.Series | None = None
+    S_diff: pd.Series | None = None
+    T_diff: pd.Series | None = None
+    u_a: pd.Series | None = None
+    u_b: pd.Series | None = None
+    V: np.ndarray | None = None
+    raw: pd.DataFrame | None = None
+    classifier: object | None = None
+
+    def __repr__(self) -> str:
+        lines = ["-- sweater object --", f"Test type:  {self.method}"]
+        if self.method not in ("semaxis", "nas"):
+            lines.append(f"Effect size:  {calculate_es(self):.6g}")
+        n_missing = sum(len(v) for v in self.missing.values())
+        if n_missing:
+            lines.append(f"Missing words ({n_missing}): " + "; ".join(
+                f"{k}: {', '.join(v)}" for k, v in self.missing.items() if v))
+        return "\n".join(lines)
+
+    @property
+    def scores(self) -> pd.Series:
+        """Per-word scores (``P``), for the methods that have them."""
+        if self.P is None:
+            raise InputError(f"a {self.method} result has no per-word scores P",
+                             fix="per-word scores exist for mac, rnd, nas, semaxis and rnsb")
+        return self.P
+
+
+@dataclass
+class WeatTest:
+    """A significance test of WEAT (sweater's htest): one-sided, alternative "greater"."""
+
+    method: str
+    statistic: float  # mean(S_diff) - mean(T_diff)
+    p_value: float
+    n: int  # partitions enumerated (exact) or draws (resampling)
+    null_value: float | None = None
+    seed: int | None = None
+    alternative: str = "greater"
+
+
+def _vectors(w) -> pd.DataFrame:
+    if not isinstance(w, pd.DataFrame):
+        raise InputError(f"vectors must be a pandas DataFrame indexed by word, got {type(w).__name__}",
+                         fix="read them with fmat.embeddings.read_word2vec(path, words=...)")
+    if w.index.has_duplicates:
+        w = w[~w.index.duplicated(keep="first")]
+    return w
+
+
+def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True) -> list[str]:
+    """sweater's ``.clean``: keep the words found in ``w``; report the others (never silently)."""
+    if words is None:
+        return []
+    if isinstance(words, str):
+        words = [words]
+    words = [str(x) for x in words]
+    found = [x for x in words if x in w.index]
+    lost = [x for x in words if x not in w.index]
+    if lost:
+        missing[role] = lost
+        warnings.warn(f"{len(lost)} of {len(words)} {role} words are not in the embeddings and were left "
+                      f"out: {', '.join(lost)}", MissingWordsWarning, stacklevel=3)
+    if required and not found:
+        raise InputError(f"none of the {role} words is in the embeddings ({', '.join(words[:10])}...)",
+                         where=f"{role}_words", fix="check spelling and case (GloVe 840B is cased)")
+    return found
+
+
+def _mat(w: pd.DataFrame, words: Sequence[str]) -> np.ndarray:
+    return w.loc[list(words)].to_numpy(dtype=np.float64)
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    m = np.atleast_2d(m)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def _cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every row of x with every row of y: cos(a,b) = a.b / (|a| |b|)."""
+    return _unit(x) @ _unit(y).T
+
+
+# --------------------------------------------------------------------------------------
+# WEAT
+# --------------------------------------------------------------------------------------
+
+def _s_assoc(w, targets, A, B) -> np.ndarray:
+    """s(x, A, B) = mean_a cos(x, a) - mean_b cos(x, b) for each target x (sweater cpp_bweat)."""
+    X = _mat(w, targets)
+    return _cos(X, _mat(w, A)).mean(axis=1) - _cos(X, _mat(w, B)).mean(axis=1)
+
+
+def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
+    """Word Embedding Association Test (Caliskan et al. 2017; sweater ``weat``).
+
+    ``S_diff[x] = s(x, A, B)`` for x in S and ``T_diff[y] = s(y, A, B)`` for y in T, with
+    s(x, A, B) = mean_{a in A} cos(x, a) - mean_{b in B} cos(x, b).
+    Effect size: :func:`weat_es`; tests: :func:`weat_exact`, :func:`weat_resampling`.
+    """
+    w = _vectors(w)
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    B = _clean(B_words, w, "B", missing)
+    S = _clean(S_words, w, "S", missing)
+    T = _clean(T_words, w, "T", missing)
+    return BiasResult("weat", S, T, A, B, missing,
+                      S_diff=pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff"),
+                      T_diff=pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff"))
+
+
+def _need(x: BiasResult, method: str) -> None:
+    if not isinstance(x, BiasResult) or x.method != method:
+        got = x.method if isinstance(x, BiasResult) else type(x).__name__
+        raise InputError(f"x is not created with {method}() (got {got})", fix=f"pass the result of {method}()")
+
+
+def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: str = "cohen") -> float:
+    """WEAT effect size (sweater ``weat_es``).
+
+    Unstandardized: ``mean(S_diff) - mean(T_diff)``. Standardized (Cohen's d, Caliskan's
+    effect size) divides by the SD (ddof=1) of all S_diff and T_diff together when
+    |S| == |T|; when the sizes differ by the pooled SD
+    sqrt(((n1-1) var_S + (n2-1) var_T) / (n1+n2-2)). sweater 0.1.7's code for the unequal
+    case misplaces a parenthesis (sqrt((n1-1) var_S + (n2-1) var_T / (n1+n2+2)));
+    ``pooled="sweater"`` reproduces that literally, for comparisons with sweater output.
+    ``r=True`` converts d to the point-biserial r = d / sqrt(d^2 + (N^2 - 2N) / (n1 n2)).
+    """
+    _need(x, "weat")
+    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
+    n1, n2 = len(s), len(t)
+    total = n1 + n2
+    if not standardize:
+        return float(s.mean() - t.mean())
+    if pooled not in ("cohen", "sweater"):
+        raise InputError(f"pooled must be 'cohen' or 'sweater', got {pooled!r}", fix="use pooled='cohen'")
+    if n1 == n2:
+        sd = np.std(np.concatenate([s, t]), ddof=1)
+    elif pooled == "cohen":
+        sd = math.sqrt(((n1 - 1) * np.var(s, ddof=1) + (n2 - 1) * np.var(t, ddof=1)) / (n1 + n2 - 2))
+    else:
+        sd = math.sqrt((n1 - 1) * np.var(s, ddof=1) + (n2 - 1) * np.var(t, ddof=1) / (n1 + n2 + 2))
+    es = (s.mean() - t.mean()) / sd
+    if r:
+        es = es / math.sqrt(es ** 2 + (total ** 2 - 2 * total) / (n1 * n2))
+    return float(es)
+
+
+def _tol(stat: float) -> float:
+    # sums taken in a different order differ by a few ulps; such ties are "not greater"
+    return 1e-12 * max(1.0, abs(stat))
+
+
+def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
+    """Exact permutation test of Caliskan et al. (2017) (sweater ``weat_exact``).
+
+    p = Pr_i[ mean(X_i) - mean(Y_i) > mean(S_diff) - mean(T_diff) ] over all ways to split
+    S_diff ∪ T_diff into groups of |S| and |T| (one-sided; as sweater, which enumerates all
+    (|S|+|T|)! orderings — the same proportion, since each split is n1! n2! orderings).
+    Raises InputError when there are more than ``max_partitions`` splits (C(16, 8) = 12,870
+    is instant; C(50, 25) ~ 1.3e14 is infeasible — use :func:`weat_resampling`).
+    """
+    _need(x, "weat")
+    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
+    u = np.concatenate([s, t])
+    n1, n2 = len(s), len(t)
+    total = math.comb(n1 + n2, n1)
+    if total > max_partitions:
+        raise InputError(
+            f"the exact test needs {total:.3g} partitions of {n1}+{n2} words (limit {max_partitions:,})",
+            fix="use weat_resampling(x, n_resampling=9999, seed=...) (the resampling approximation)")
+    stat = float(s.mean() - t.mean())
+    tot = u.sum()
+    count = 0
+    combos = itertools.combinations(range(n1 + n2), n1)
+    while True:
+        idx = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, 200_000)), dtype=np.intp)
+        if idx.size == 0:
+            break
+        sums = u[idx.reshape(-1, n1)].sum(axis=1)
+        diffs = sums / n1 - (tot - sums) / n2
+        count += int(np.count_nonzero(diffs > stat + _tol(stat)))
+    return WeatTest("The exact test in Caliskan et al. (2017)", stat, count / total, total)
+
+
+def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = None) -> WeatTest:
+    """Resampling approximation of the exact test (sweater ``weat_resampling``).
+
+    Draws ``n_resampling`` random relabellings of S_diff ∪ T_diff (group sizes kept) and
+    returns p = #{draws with mean(X_i) - mean(Y_i) > observed} / n_resampling (sweater's
+    estimator, without the +1 correction) and the mean of the draws as ``null_value``.
+    ``seed`` makes it reproducible (numpy ``default_rng``).
+    """
+    _need(x, "weat")
+    if n_resampling < 1:
+        raise InputError(f"n_resampling must be >= 1, got {n_resampling}", fix="use e.g. 9999")
+    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
+    u = np.concatenate([s, t])
+    n1, n2 = len(s), len(t)
+    stat = float(s.mean() - t.mean())
+    rng = np.random.default_rng(seed)
+    labels = np.r_[np.ones(n1, bool), np.zeros(n2, bool)]
+    diffs = np.empty(n_resampling)
+    done = 0
+    while done < n_resampling:
+        k = min(50_000, n_resampling - done)
+        z = rng.permuted(np.tile(labels, (k, 1)), axis=1)
+        sums = z @ u
+        diffs[done:done + k] = sums / n1 - (u.sum() - sums) / n2
+        done += k
+    p = int(np.count_nonzero(diffs > stat + _tol(stat))) / n_resampling
+    return WeatTest("Resampling approximation of the exact test in Caliskan et al. (2017)",
+                    stat, p, n_resampling, null_value=float(diffs.mean()), seed=seed)
+
+
+def weat_test(x: BiasResult, method: str = "auto", n_resampling: int = 9999, seed: int | None = None,
+              max_partitions: int = 2_000_000) -> WeatTest:
+    """Exact test when feasible (``method="auto"``: at most ``max_partitions`` splits), else resampling."""
+    _need(x, "weat")
+    if method not in ("auto", "exact", "resampling"):
+        raise InputError(f"unknown WEAT test {method!r}", fix="use auto, exact or resampling")
+    feasible = math.comb(len(x.S_diff) + len(x.T_diff), len(x.S_diff)) <= max_partitions
+    if method == "exact" or (method == "auto" and feasible):
+        return weat_exact(x, max_partitions=max_partitions)
+    return weat_resampling(x, n_resampling=n_resampling, seed=seed)
+
+
+# --------------------------------------------------------------------------------------
+# the other tests
+# --------------------------------------------------------------------------------------
+
+def nas(w, S_words, A_words, B_words) -> BiasResult:
+    """Normalized association score = Caliskan's WEFAT score (sweater ``nas``).
+
+    P[s] = (mean_{a in A} cos(s, a) - mean_{b in B} cos(s, b)) / sd_{x in A ∪ B} cos(s, x),
+    sd with ddof=1 (R ``sd``). ``raw`` holds every cos(s, x) (rows S, columns A then B).
+    """
+    w = _vectors(w)
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    B = _clean(B_words, w, "B", missing)
+    S = _clean(S_words, w, "S", missing)
+    X = _mat(w, S)
+    ca, cb = _cos(X, _mat(w, A)), _cos(X, _mat(w, B))
+    both = np.hstack([ca, cb])
+    P = (ca.mean(axis=1) - cb.mean(axis=1)) / both.std(axis=1, ddof=1)
+    raw = pd.DataFrame(both, index=S, columns=[f"A:{a}" for a in A] + [f"B:{b}" for b in B])
+    return BiasResult("nas", S, [], A, B, missing, P=pd.Series(P, index=S, name="P"), raw=raw)
+
+
+def mac(w, S_words, A_words) -> BiasResult:
+    """Mean average cosine similarity (Manzini et al. 2019; sweater ``mac``).
+
+    P[s] = mean_{a in A} cos(s, a). Effect size (:func:`mac_es`): mean of P.
+    (Manzini's MAC and wefe's use cosine *distance*, 1 - cos: their value is 1 - mac_es.)
+    """
+    w = _vectors(w)
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    S = _clean(S_words, w, "S", missing)
+    P = _cos(_mat(w, S), _mat(w, A)).mean(axis=1)
+    return BiasResult("mac", S, [], A, [], missing, P=pd.Series(P, index=S, name="P"))
+
+
+def mac_es(x: BiasResult) -> float:
+    """Mean of all per-word mean cosine similarities: mean_s P[s]."""
+    _need(x, "mac")
+    return float(x.P.mean())
+
+
+def rnd(w, S_words, A_words, B_words) -> BiasResult:
+    """Relative norm distance (Garg et al. 2018; sweater ``rnd``).
+
+    P[s] = ||s - mean(A)|| - ||s - mean(B)|| (Euclidean, raw vectors, no normalisation).
+    Effect size (:func:`rnd_es`): sum of P (0 = no bias; negative = closer to A).
+    """
+    w = _vectors(w)
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    B = _clean(B_words, w, "B", missing)
+    S = _clean(S_words, w, "S", missing)
+    X = _mat(w, S)
+    va, vb = _mat(w, A).mean(axis=0), _mat(w, B).mean(axis=0)
+    P = np.linalg.norm(X - va, axis=1) - np.linalg.norm(X - vb, axis=1)
+    return BiasResult("rnd", S, [], A, B, missing, P=pd.Series(P, index=S, name="P"))
+
+
+def rnd_es(x: BiasResult) -> float:
+    """Sum of all relative norm distances: sum_s P[s]."""
+    _need(x, "rnd")
+    return float(x.P.sum())
+
+
+def _soften(w: pd.DataFrame, word: str, l: int) -> np.ndarray:
+    """sweater ``.soften``: the mean of the word's vector and its ``l`` nearest neighbours
+    (by cosine, among all rows of ``w``; the word itself is the first of the l+1 kept)."""
+    v = w.loc[word].to_numpy(dtype=np.float64)
+    if l == 0:
+        return v
+    M = w.to_numpy(dtype=np.float64)
+    sims = _cos(M, v[None, :])[:, 0]
+    top = np.argsort(-sims, kind="stable")[: l + 1]
+    return M[top].mean(axis=0)
+
+
+def semaxis(w, S_words, A_words, B_words, l: int = 0) -> BiasResult:
+    """SemAxis (An et al. 2018; sweater ``semaxis``).
+
+    Axis V = mean_{a in A} soft(a) - mean_{b in B} soft(b), where soft(x) is x's vector
+    (l = 0) or the mean of x and its l nearest neighbours in ``w`` (augmentation).
+    P[s] = cos(s, V). No effect size (as sweater).
+    """
+    w = _vectors(w)
+    if int(l) != l or l < 0:
+        raise InputError(f"l must be a non-negative integer, got {l!r}", fix="use l=0 (no augmentation)")
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    B = _clean(B_words, w, "B", missing)
+    S = _clean(S_words, w, "S", missing)
+    va = np.vstack([_soften(w, a, int(l)) for a in A]).mean(axis=0)
+    vb = np.vstack([_soften(w, b, int(l)) for b in B]).mean(axis=0)
+    V = va - vb
+    P = _cos(_mat(w, S), V[None, :])[:, 0]
+    return BiasResult("semaxis", S, [], A, B, missing, P=pd.Series(P, index=S, name="P"), V=V)
+
+
+def rnsb(w, S_words, A_words, B_words) -> BiasResult:
+    """Relative negative sentiment bias (Sweeney & Najafian 2019; sweater ``rnsb``).
+
+    An L2-regularised logistic regression (liblinear, C = 1, intercept as a regularised
+    bias feature of 1, tol 1e-4 — sweater's ``LiblineaR(type = 0, epsilon = 1e-4)``) is
+    trained on the A words (label 0, e.g. positive) and B words (label 1, e.g. negative).
+    P[s] = Pr(B | s) / sum_s Pr(B | s). Effect size (:func:`rnsb_es`): KL(P || uniform).
+    (sweater takes the second probability column of LiblineaR, which is the B class when
+    an A word comes first in the embedding matrix; here it is always the B class.)
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    w = _vectors(w)
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    B = _clean(B_words, w, "B", missing)
+    S = _clean(S_words, w, "S", missing)
+    X = np.vstack([_mat(w, A), _mat(w, B)])
+    y = np.r_[np.zeros(len(A), int), np.ones(len(B), int)]
+    clf = LogisticRegression(C=1.0, solver="liblinear", tol=1e-4, intercept_scaling=1.0, max_iter=10_000)
+    clf.fit(X, y)
+    prob_b = clf.predict_proba(_mat(w, S))[:, list(clf.classes_).index(1)]
+    P = prob_b / prob_b.sum()
+    return BiasResult("rnsb", S, [], A, B, missing, P=pd.Series(P, index=S, name="P"), classifier=clf)
+
+
+def rnsb_es(x: BiasResult) -> float:
+    """Kullback-Leibler divergence of P from the uniform distribution: sum P log(P / (1/n))."""
+    _need(x, "rnsb")
+    p = x.P.dropna().to_numpy()
+    return float(np.sum(p * np.log(p * len(p))))
+
+
+def ect(w, S_words, A_words, B_words) -> BiasResult:
+    """Embedding coherence test (Dev & Phillips 2019; sweater ``ect``).
+
+    u_a[s] = cos(s, mean(A)), u_b[s] = cos(s, mean(B)). Effect size (:func:`ect_es`):
+    Spearman correlation of u_a and u_b (1 = no bias).
+    """
+    w = _vectors(w)
+    missing: dict[str, list[str]] = {}
+    A = _clean(A_words, w, "A", missing)
+    B = _clean(B_words, w, "B", missing)
+    S = _clean(S_words, w, "S", missing)
+    X = _mat(w, S)
+    ua = _cos(X, _mat(w, A).mean(axis=0)[None, :])[:, 0]
+    ub = _cos(X, _mat(w, B).mean(axis=0)[None, :])[:, 0]
+    return BiasResult("ect", S, [], A, B, missing,
+                      u_a=pd.Series(ua, index=S, name="u_a"), u_b=pd.Series(ub, index=S, name="u_b"))
+
+
+def ect_es(x: BiasResult) -> float:
+    """Spearman rank correlation of u_a and u_b (scipy.stats.spearmanr)."""
+    from scipy.stats import spearmanr
+
+    _need(x, "ect")
+    return float(spearmanr(x.u_a.to_numpy(), x.u_b.to_numpy()).statistic)
+
+
+# --------------------------------------------------------------------------------------
+# front door
+# --------------------------------------------------------------------------------------
+
+def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "guess", **kwargs) -> BiasResult:
+    """sweater's ``query``: run one test; ``method="guess"`` picks it from the word sets given.
+
+    S + A -> "mac"; S + A + B -> "rnd"; S + T + A + B -> "weat". Other methods: "nas",
+    "semaxis" (``l=``), "rnsb", "ect". Extra keyword arguments go to the test.
+    """
+    given = {k for k, v in (("S", S_words), ("T", T_words), ("A", A_words), ("B", B_words)) if v}
+    if method == "guess":
+        if given == {"S", "A"}:
+            method = "mac"
+        elif given == {"S", "A", "B"}:
+            method = "rnd"
+        elif given == {"S", "T", "A", "B"}:
+            method = "weat"
+        else:
+            raise InputError(f"cannot guess the method from the word sets given ({', '.join(sorted(given))})",
+                             fix="give S+A (mac), S+A+B (rnd) or S+T+A+B (weat), or name method=")
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}", fix=f"use one of {', '.join(METHODS)} or guess")
+    needs = {"weat": {"S", "T", "A", "B"}, "mac": {"S", "A"}}.get(method, {"S", "A", "B"})
+    if not needs <= given:
+        raise InputError(f"method {method} needs word sets {', '.join(sorted(needs))}; missing "
+                         f"{', '.join(sorted(needs - given))}", fix="give the missing word sets")
+    if method == "weat":
+        return weat(w, S_words, T_words, A_words, B_words)
+    if method == "mac":
+        return mac(w, S_words, A_words)
+    fn = {"nas": nas, "semaxis": semaxis, "rnsb": rnsb, "rnd": rnd, "ect": ect}[method]
+    return fn(w, S_words, A_words, B_words, **kwargs)
+
+
+def calculate_es(x: BiasResult, **kwargs) -> float:
+    """Effect size of a result (sweater ``calculate_es``); ``**kwargs`` go to :func:`weat_es`."""
+    if not isinstance(x, BiasResult):
+        raise InputError("x must be a result of query() or one of the tests", fix="pass e.g. query(...)")
+    fns = {"weat": weat_es, "mac": mac_es, "rnd": rnd_es, "rnsb": rnsb_es, "ect": ect_es}
+    if x.method not in fns:
+        raise InputError(f"no effect size can be calculated for a {x.method} query",
+                         fix="use the per-word scores result.P (nas, semaxis)")
+    return fns[x.method](x, **kwargs) if x.method == "weat" else fns[x.method](x)
+
+
+def plot_bias(x: BiasResult, ax=None):
+    """Cleveland dot plot of the per-word scores P, sorted (sweater ``plot_bias``).
+
+    For ect it draws :func:`plot_ect`; weat is not supported (as sweater). Uses
+    matplotlib's Agg backend when no figure is open. Returns the Figure.
+    """
+    if not isinstance(x, BiasResult):
+        raise InputError("x must be a result of query()", fix="pass e.g. query(...)")
+    if x.method == "ect":
+        return plot_ect(x, ax=ax)
+    if x.P is None:
+        raise InputError(f"plotting a {x.method} result is not supported (no per-word scores P)",
+                         fix="plot results of mac, rnd, semaxis, nas or rnsb")
+    plt = _pyplot()
+    p = x.P.sort_values()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5, max(2.0, 0.22 * len(p) + 1)))
+    else:
+        fig = ax.figure
+    ypos = np.arange(len(p))
+    ax.hlines(ypos, p.min(), p.max(), colors="lightgrey", linestyles="dotted", linewidth=0.8)
+    ax.plot(p.to_numpy(), ypos, "o", color="black", markersize=4)
+    ax.set_yticks(ypos, labels=list(p.index))
+    ax.set_xlabel(f"{x.method} score (P)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_ect(x: BiasResult, ax=None):
+    """Ranks of u_a (x) against u_b (y) with the equality line (sweater ``plot_ect``)."""
+    _need(x, "ect")
+    plt = _pyplot()
+    ra, rb = x.u_a.rank().to_numpy(), x.u_b.rank().to_numpy()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5, 5))
+    else:
+        fig = ax.figure
+    for word, a, b in zip(x.S_words, ra, rb):
+        ax.text(a, b, word, ha="center", va="center", fontsize=8)
+    lim = (0.5, len(ra) + 0.5)
+    ax.set_xlim(lim)
+    ax.set_ylim(lim)
+    ax.plot(lim, lim, linestyle="--", color="grey")
+    ax.set_xlabel("Association ranking: A_words")
+    ax.set_ylabel("Association ranking: B_words")
+    return fig
+
+
+def _pyplot():
+    import sys
+
+    import matplotlib
+
+    if "matplotlib.pyplot" not in sys.modules:  # headless default; keeps a backend the user chose
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+# --------------------------------------------------------------------------------------
+# the FMAT paper's criterion
+# --------------------------------------------------------------------------------------
+
+def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> pd.DataFrame:
+    """WEFAT_male of each item: the FMAT paper's criterion for Studies 1A–1C.
+
+    wefat_male(w) = [mean_{m in male} cos(w, m) - mean_{f in female} cos(w, f)]
+                    / sd_{x in male ∪ female} cos(w, x)      (sd with ddof=1)
+    i.e. Caliskan et al.'s (2017) WEFAT s(w) with the sign flipped (male-positive); the same
+    as sweater ``nas(w, items, male, female)``.
+
+    Returns a DataFrame with one row per item, in the given order: ``item`` (str),
+    ``wefat_male`` (float, NaN when the item is not in the vectors) and ``missing`` (bool).
+    Missing items and attribute words are warned about (MissingWordsWarning); missing
+    attribute words are left out of the score.
+    """
+    w = _vectors(vectors)
+    items = [str(i) for i in (items if not isinstance(items, str) else [items])]
+    missing: dict[str, list[str]] = {}
+    M = _clean(male_attrs, w, "male", missing)
+    F = _clean(female_attrs, w, "female", missing)
+    found = [i for i in dict.fromkeys(items) if i in w.index]
+    lost = [i for i in dict.fromkeys(items) if i not in w.index]
+    if lost:
+        warnings.warn(f"{len(lost)} of {len(set(items))} items are not in the embeddings (wefat_male is NaN, "
+                      f"missing=True): {', '.join(lost)}", MissingWordsWarning, stacklevel=2)
+    scores: dict[str, float] = {}
+    if found:
+        X = _mat(w, found)
+        cm, cf = _cos(X, _mat(w, M)), _cos(X, _mat(w, F))
+        s = (cm.mean(axis=1) - cf.mean(axis=1)) / np.hstack([cm, cf]).std(axis=1, ddof=1)
+        scores = dict(zip(found, s))
+    return pd.DataFrame({
+        "item": pd.array(items, dtype="str"),
+        "wefat_male": np.array([scores.get(i, np.nan) for i in items], dtype=np.float64),
+        "missing": np.array([i not in scores for i in items], dtype=bool),
+    })
