@@ -1,0 +1,155 @@
+# %% [markdown]
+# ---
+# title: "FMAT replication of Bao (2024): overview"
+# format:
+#   html:
+#     embed-resources: true
+#     toc: true
+# execute:
+#   echo: false
+#   warning: false
+# ---
+
+# %% tags=["parameters"]
+# Parameters (quarto render reports/index.py -P studies:1A,2A ...; fmat report ... -P key:value)
+studies = ""                          # study ids, comma-separated (default: every stats.parquet found)
+results = "results"                   # the workflow's results folder
+paper = "config/paper_results.tsv"    # the paper's numbers
+models = ""                           # model slugs, comma-separated, in configuration order
+demo = "false"                        # true: numbers from tiny demo models (banner)
+device = ""
+dtype = "float32"
+config_hash = ""
+lock = "resources/models.lock.tsv"
+
+# %%
+#| label: setup
+import datetime
+import html
+from pathlib import Path
+
+import pandas as pd  # noqa: E402
+from IPython.display import HTML, Image, display  # noqa: E402
+
+from fmat.compare import summarise  # noqa: E402
+from fmat.figures import (  # noqa: E402
+    figure2_icc, figure_png, html_table, icc_table, model_lock, oov_summary, package_versions, provenance, read_scores,
+)
+from fmat.paper import load_paper_results  # noqa: E402
+
+DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
+RES = Path(str(results))
+STUDIES = [s for s in str(studies).split(",") if s] or sorted(p.parent.name for p in RES.glob("analysis/*/stats.parquet"))
+SLUGS = [m for m in str(models).split(",") if m]
+
+
+def show_table(df, escape=True):
+    """An HTML table (fmat.figures.html_table): p as <.001, counts as integers, 3 decimals."""
+    display(HTML(html_table(df, escape=escape)))
+
+
+display(HTML("""<style>
+.fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
+.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left}
+.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
+</style>"""))
+if DEMO:
+    display(HTML("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
+                 "(random weights, generated vocabularies). They show that every stage runs; they are "
+                 "not expected to match the paper.</div>"))
+
+# %% [markdown]
+# This page summarises the replication of the 15 studies of Bao (2024, *JPSP*), *The
+# Fill-Mask Association Test (FMAT)*: how many of the paper's printed numbers each study
+# replicates, the models' agreement (the paper's Figure 2), the words some models cannot
+# score, and what produced these numbers. Each study has its own page (links below).
+#
+# ## Paper vs ours, per study
+#
+# Verdicts per printed number (rule and tolerances: docs/reports.md): *replicated* = same
+# sign and significance at .05, and for r, d, beta, ICC, alpha and R² within the tolerance;
+# *not computable* = no number of ours to compare (study not run, analysis not implemented,
+# a criterion the paper cites).
+
+# %%
+#| label: summary
+rep_path = RES / "replication.parquet"
+rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame()
+if len(rep):
+    summary = summarise(rep)
+    summary["page"] = [f"<a href='{html.escape(s)}.html'>{html.escape(s)}</a>" if s in STUDIES else "not run"
+                       for s in summary["study"]]
+    total = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
+    display(HTML(f"<p class='replication-total'>All studies: <b>{int(total['replicated'])}</b> replicated, "
+                 f"<b>{int(total['not replicated'])}</b> not replicated, <b>{int(total['not computable'])}</b> "
+                 f"not computable (of {int(total['total'])} printed numbers).</p>"))
+    show_table(summary, escape=False)
+else:
+    display(HTML("<p><em>results/replication.parquet is missing: run the compare rule.</em></p>"))
+display(HTML("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{html.escape(s)}.html'>{html.escape(s)}</a>"
+                                             for s in STUDIES) + "</p>"))
+
+# %% [markdown]
+# ## Figure 2: agreement among the models
+#
+# ICC (two-way random, absolute agreement) of the log probabilities of every uniquely filled
+# sentence (items) with the models as raters: `ICC_average` = the average of the models,
+# `ICC_single` = one model; error bars are 95% CIs, open diamonds the paper's values, dashed
+# lines the criteria good (.60) and excellent (.75) (Cicchetti, 1994).
+
+# %%
+#| label: fig-icc
+frames = [pd.read_parquet(RES / "analysis" / s / "stats.parquet") for s in STUDIES
+          if (RES / "analysis" / s / "stats.parquet").exists()]
+stats = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["study", "statistic", "condition", "model"])
+paper_rows = load_paper_results(paper) if Path(str(paper)).exists() else None
+if len(icc_table(stats, STUDIES)):
+    display(Image(data=figure_png(figure2_icc(stats, paper=paper_rows, studies=STUDIES))))
+    show_table(icc_table(stats, STUDIES))
+else:
+    display(HTML("<p><em>No ICC rows found.</em></p>"))
+
+# %% [markdown]
+# ## Out-of-vocabulary and dropped words, per model
+#
+# Rows whose [MASK] option a model's vocabulary lacks (`oov`) and rows with no probability
+# (NaN, dropped from the LPRs), per model over all studies; then per study where any.
+
+# %%
+#| label: oov
+per_study = []
+for s in STUDIES:
+    d = RES / "scores" / s
+    paths = [d / f"{m}.parquet" for m in SLUGS] if SLUGS else sorted(d.glob("*.parquet"))
+    paths = [p for p in paths if p.exists()]
+    if paths:
+        per_study.append(oov_summary(read_scores(paths)).assign(study=s))
+if per_study:
+    oov = pd.concat(per_study, ignore_index=True)
+    by_model = oov.groupby("model", sort=False)[["rows", "oov_rows", "nan_prob_rows"]].sum().reset_index()
+    show_table(by_model)
+    hit = oov[(oov["oov_rows"] > 0) | (oov["nan_prob_rows"] > 0)]
+    show_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])
+else:
+    display(HTML("<p><em>No score tables found.</em></p>"))
+
+# %% [markdown]
+# ## Provenance
+#
+# What produced these numbers: the run's settings, the models and the revisions they were
+# locked at (`resources/models.lock.tsv`), and the package versions.
+
+# %%
+#| label: provenance
+show_table(provenance({
+    "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    "studies": ", ".join(STUDIES),
+    "models": ", ".join(SLUGS),
+    "device": device or "auto",
+    "dtype": dtype,
+    "configuration hash": config_hash,
+    "demo (tiny models)": "yes" if DEMO else "no",
+}))
+locked = model_lock(lock)
+show_table(locked if len(locked) else None)
+show_table(package_versions())

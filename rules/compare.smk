@@ -1,0 +1,21 @@
+# Stage 7: paper vs ours. config/paper_results.tsv (every number Bao, 2024 prints) joined with
+# every study's stats.parquet on (study, statistic, condition, model); one row per paper row
+# with a verdict: replicated / not replicated / not computable (fmat.compare, docs/reports.md).
+
+
+rule compare:
+    input:
+        paper="config/paper_results.tsv",
+        stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
+        listings=expand("results/analysis/{study}/figures.json", study=STUDIES),
+    output:
+        parquet="results/replication.parquet",
+        csv="results/replication.csv",
+    log:
+        "logs/compare/compare.log",
+    benchmark:
+        "results/benchmarks/compare/compare.tsv"
+    conda:
+        "../envs/fmat.yaml"
+    script:
+        "../scripts/compare.py"

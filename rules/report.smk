@@ -1,0 +1,70 @@
+# Stage 8: the reports. One HTML page per study (reports/study.py) and an overview
+# (reports/index.py), rendered by `fmat report` (fmat.report): with Quarto when `quarto` is on
+# PATH, else offline (jupytext + papermill + nbconvert); the log names the engine used.
+# In the demo (tiny models) every page carries a banner: its numbers are not the paper's.
+# The Snakefile's `rule all` adds REPORT_TARGETS.
+
+import hashlib as _hashlib
+import json as _json
+import shlex as _shlex
+
+REPORT_TARGETS = expand("results/reports/{study}.html", study=STUDIES) + ["results/reports/index.html"]
+
+# what the pages print as provenance
+# (prefixed so that Quarto's YAML reading of -P values keeps it a string)
+_CONFIG_HASH = "sha256-" + _hashlib.sha256(_json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
+_REPORT_COMMON = (
+    f"-P results:results -P paper:config/paper_results.tsv -P demo:{str(DEMO).lower()} "
+    f"-P device:{_shlex.quote(str(config.get('device', '')))} -P config_hash:{_CONFIG_HASH} "
+    f"-P lock:resources/models.lock.tsv"
+)
+
+
+rule report_study:
+    input:
+        source="reports/study.py",
+        replication="results/replication.parquet",
+        stats="results/analysis/{study}/stats.parquet",
+        listing="results/analysis/{study}/figures.json",
+        scores=expand("results/scores/{{study}}/{model}.parquet", model=SLUGS),
+        study=study_yaml,
+    output:
+        "results/reports/{study}.html",
+    params:
+        common=_REPORT_COMMON,
+        root=workflow.basedir,
+        models=",".join(SLUGS),
+    log:
+        "logs/report/{study}.log",
+    benchmark:
+        "results/benchmarks/report/{study}.tsv"
+    conda:
+        "../envs/report.yaml"
+    shell:
+        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} python -m fmat.cli report {input.source} "
+        "-P study:{wildcards.study} -P study_file:{input.study} {params.common} "
+        "-P models:{params.models} -o {output} > {log} 2>&1"
+
+
+rule report_index:
+    input:
+        source="reports/index.py",
+        replication="results/replication.parquet",
+        stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
+        scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
+    output:
+        "results/reports/index.html",
+    params:
+        common=_REPORT_COMMON,
+        root=workflow.basedir,
+        studies=",".join(STUDIES),
+        models=",".join(SLUGS),
+    log:
+        "logs/report/index.log",
+    benchmark:
+        "results/benchmarks/report/index.tsv"
+    conda:
+        "../envs/report.yaml"
+    shell:
+        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} python -m fmat.cli report {input.source} "
+        "-P studies:{params.studies} {params.common} -P models:{params.models} -o {output} > {log} 2>&1"

@@ -1,0 +1,144 @@
+"""The report sources (reports/study.py, reports/index.py) rendered OFFLINE on a small
+synthetic results folder: every study, figure, table and the demo banner must be in the HTML.
+
+Three renders (~5-8 s each on 2 cores): study 2A in demo mode (with a figure table), study 1A
+in normal mode, the overview in demo mode.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fmat.compare import StudyStatus, compare
+from fmat.paper import load_paper_results
+from fmat.report import check_source, render
+from fmat.results import results_frame
+
+STUDIES = ["1A", "2A"]
+#: an embedded output image (not the PNG inside the page's CSS)
+IMG = re.compile(r"<img[^>]+src=[\"']data:image/png;base64,[A-Za-z0-9+/=]{2000,}")
+MODELS = ["bert-base-uncased", "roberta-base"]
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory):
+    """results/ with stats.parquet, figures.json (+ a figure table), scores and replication."""
+    root = tmp_path_factory.mktemp("reports")
+    res = root / "results"
+    icc = {"1A": (0.81, 0.30), "2A": (0.95, 0.64)}
+    all_rows = []
+    for s in STUDIES:
+        adir = res / "analysis" / s
+        adir.mkdir(parents=True)
+        avg, single = icc[s]
+        rows = [
+            {"study": s, "statistic": "ICC_average", "condition": "all", "model": "all", "value": avg,
+             "ci_low": avg - 0.03, "ci_high": avg + 0.02, "p": 0.0, "n": 400},
+            {"study": s, "statistic": "ICC_single", "condition": "all", "model": "all", "value": single,
+             "ci_low": single - 0.05, "ci_high": single + 0.05, "p": 0.0, "n": 400},
+        ]
+        if s == "1A":
+            rows += [{"study": s, "statistic": "alpha", "condition": "all", "model": m, "value": v, "n": 50}
+                     for m, v in zip(MODELS, [0.97, 0.93])]
+        else:
+            rows += [{"study": s, "statistic": "d", "condition": "like-dislike:personal", "model": "all",
+                      "value": 0.41, "p": 1e-5, "df": 2381},
+                     {"study": s, "statistic": "alpha", "condition": "1:like:Flowers", "model": "all",
+                      "value": 0.97, "n": 25}]
+        stats = results_frame(rows)
+        stats.to_parquet(adir / "stats.parquet")
+        all_rows.append(stats)
+        figs = {}
+        if s == "2A":
+            years = np.arange(1800, 1830)
+            pd.DataFrame({"x": years, "y": np.sin(years / 5.0), "group": "all models", "kind": "line",
+                          "xlabel": "Year", "ylabel": "LPR"}).to_parquet(adir / "figure_trend.parquet")
+            figs = {"trend": "figure_trend.parquet"}
+        (adir / "figures.json").write_text(json.dumps({
+            "study": s, "analysis": "factual_wefat" if s == "1A" else "attitude_weat",
+            "implemented": s == "2A", "run": True,
+            "notes": ["NOTE-FROM-ANALYSIS"] if s == "2A" else ["analysis 'factual_wefat' is not implemented yet"],
+            "figures": figs}))
+        sdir = res / "scores" / s
+        sdir.mkdir(parents=True)
+        for m in MODELS:
+            oov = m == "roberta-base"
+            pd.DataFrame({"model": m, "M_word": ["man", "woman", "zyzzyva"],
+                          "prob": [0.1, 0.2, np.nan if oov else 0.01],
+                          "oov": [False, False, oov]}).to_parquet(sdir / f"{m}.parquet")
+    ours = pd.concat(all_rows, ignore_index=True)
+    status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False),
+              "2A": StudyStatus(analysis="attitude_weat")}
+    compare(load_paper_results(), ours, status).to_parquet(res / "replication.parquet")
+    (root / "models.lock.tsv").write_text("model\trevision\tfiles\tdate\nbert-base-uncased\tLOCKEDSHA123\t4\t2026\n")
+    return root
+
+
+def _render(repo, root, source, out_name, params):
+    out = root / "reports" / out_name
+    used = render(repo / "reports" / source, out, params, engine="offline", cwd=root)
+    assert used == "offline"
+    return out.read_text(encoding="utf-8")
+
+
+def _common(repo, demo):
+    return {"results": "results", "paper": str(repo / "config" / "paper_results.tsv"),
+            "models": ",".join(MODELS), "demo": "true" if demo else "false", "lock": "models.lock.tsv",
+            "config_hash": "HASH42", "device": "cpu"}
+
+
+def _no_external_scripts(page):
+    assert not re.search(r"<script[^>]*src=[\"']https?://", page)
+    assert not re.search(r"<link[^>]*href=[\"']https?://[^\"']*\.css", page)
+
+
+def test_sources_pass_the_quarto_check(repo):
+    for name in ("study.py", "index.py"):
+        assert check_source(repo / "reports" / name) == [], name
+
+
+def test_study_page_demo(repo, results_dir):
+    page = _render(repo, results_dir, "study.py", "2A.html",
+                   {**_common(repo, True), "study": "2A", "study_file": str(repo / "config/studies/2A.yaml")})
+    _no_external_scripts(page)
+    assert "demo-banner" in page and "not expected to match the paper" in page
+    assert "Study 2A" in page and "Flower" in page                       # design from the study file
+    assert "I [MASK] {TARGET}." in page                                    # the query templates
+    assert "ICC_average" in page and "0.950" in page                       # reliability
+    # paper vs ours: our d .41 vs the paper's .38 (p < .001) -> replicated
+    assert "like-dislike:personal" in page and "replicated" in page and "0.38 (p &lt; .001, ***)" in page
+    assert "Caliskan" in page                                              # ref: rows not computable
+    assert "Figure: trend" in page and len(IMG.findall(page)) == 1        # the figure table, embedded
+    assert "zyzzyva" in page                                               # OOV word of roberta-base
+    assert "NOTE-FROM-ANALYSIS" in page
+    assert "import pandas" not in page                                     # code hidden
+
+
+def test_study_page_normal_has_no_banner(repo, results_dir):
+    page = _render(repo, results_dir, "study.py", "1A.html",
+                   {**_common(repo, False), "study": "1A", "study_file": str(repo / "config/studies/1A.yaml")})
+    _no_external_scripts(page)
+    assert "demo-banner" not in page
+    assert "Study 1A" in page and "Occupation" in page
+    assert "not implemented yet" in page                                   # 1A analysis rows not computable
+    assert "No figure tables" in page
+    assert "0.80 to 0.98" in page                                        # Table 3's alpha range row
+    assert "not computable" in page and "replicated" in page
+    assert not IMG.findall(page)
+
+
+def test_index_page_demo(repo, results_dir):
+    page = _render(repo, results_dir, "index.py", "index.html", {**_common(repo, True), "studies": ",".join(STUDIES)})
+    _no_external_scripts(page)
+    assert "demo-banner" in page
+    for s in STUDIES:
+        assert f"href='{s}.html'" in page or f'href="{s}.html"' in page
+    assert "replication-total" in page and "not run" in page              # other studies listed as not run
+    assert len(IMG.findall(page)) == 1                                     # Figure 2, embedded
+    assert "0.640" in page                                                 # 2A ICC_single in the ICC table
+    assert "zyzzyva" in page and "roberta-base" in page                    # OOV per model
+    assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
