@@ -73,8 +73,8 @@ def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
     if extra:
         raise InputError(f"unknown result columns {extra}", fix=f"use only {RESULT_COLUMNS}")
     for col in ("condition", "model"):
-        if col not in df:
-            df[col] = "all"
+        # missing column, or rows that leave it out (NaN after DataFrame(list of dicts))
+        df[col] = df[col].fillna("all") if col in df else "all"
     for col in NUMERIC:
         if col not in df:
             df[col] = np.nan
@@ -97,6 +97,10 @@ def validate_results(df: pd.DataFrame, *, where: str = "results") -> pd.DataFram
     if unknown:
         raise InputError(f"unknown statistic(s) {unknown}", where=where,
                          fix="add them to fmat.results.STATISTICS and docs/results.md")
+    blank = df[KEY].isna().any(axis=1) | df[KEY].astype(str).isin(["", "nan", "None"]).any(axis=1)
+    if blank.any():
+        raise InputError(f"{int(blank.sum())} rows have an empty key column {KEY}", where=where,
+                         fix="give every row a study, statistic, condition and model")
     dup = df.duplicated(KEY, keep=False)
     if dup.any():
         raise InputError(f"{int(dup.sum())} rows share a key {KEY}", where=where,
