@@ -106,9 +106,10 @@ def test_t_df_p_equal_ols_with_model_dummies():
             for rel in ["like-dislike", "notice-ignore"]:
                 cells[(m, p, rel)] = (u + 0.5 + rng.normal(size=8), u + rng.normal(size=8))
     lpr = make_lpr(cells, models, 8)
-    out = run(lpr).stats
+    # uncentered, so the models' intercepts u are real (centered data has none: singular fit)
+    out = run(lpr, center=False).stats
     d = design_table(lpr, **OPTS)
-    ds = standardize_lpr(d)
+    ds = standardize_lpr(d, center=False)
     fit = smf.ols("y ~ C(model) + C(category) * C(relation) * C(perceiver)", data=ds).fit()
     names = list(fit.params.index)
 
@@ -177,9 +178,24 @@ def test_sigma_effect_size_divides_by_sqrt2():
 def test_center_option_changes_t_not_d():
     models = [f"m{k}" for k in range(4)]
     lpr = make_lpr(exact_d_cells(DELTAS, models, 6, seed=4), models, 6)
-    a, b = run(lpr).stats, run(lpr, center=True).stats
+    a, b = run(lpr, center=False).stats, run(lpr).stats  # default: centered
     assert row(a, "d", "like-dislike:societal")["value"] == pytest.approx(row(b, "d", "like-dislike:societal")["value"])
     assert row(b, "d", "like-dislike:societal")["value"] == pytest.approx(0.3, abs=1e-9)
+
+
+def test_centering_removes_model_by_cell_offsets_from_the_error():
+    """A verb-frequency offset per model x perceiver x relation (footnote 4) must not inflate SE(d)."""
+    models = [f"m{k}" for k in range(6)]
+    cells = exact_d_cells(DELTAS, models, 6, seed=5)
+    rng = np.random.default_rng(9)
+    shifted = {key: (x + off, y + off) for (key, (x, y)), off in
+               zip(cells.items(), rng.normal(scale=20.0, size=len(cells)))}
+    lpr0, lpr1 = make_lpr(cells, models, 6), make_lpr(shifted, models, 6)
+    d0, d1 = (row(run(l).stats, "d", "like-dislike:societal") for l in (lpr0, lpr1))
+    assert d1["value"] == pytest.approx(0.3, abs=1e-9)
+    assert d1["se"] == pytest.approx(d0["se"], rel=1e-6)   # offsets gone from the residual
+    unc = row(run(lpr1, center=False).stats, "d", "like-dislike:societal")
+    assert unc["se"] > 10 * d1["se"]                        # uncentered: they inflate it
 
 
 def test_alpha_among_words_matches_pingouin():

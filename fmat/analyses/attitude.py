@@ -12,7 +12,14 @@ Registered analysis ``attitude_weat`` (study file ``analysis: {name: attitude_we
    Study 2A Method: "the effect size d estimated by standardizing the LPRs with pooled SD
    across all 50 flowers and insects"): every LPR is divided by the SD (ddof = 1) of the LPRs
    of all target words of both categories within its model x perceiver x relation
-   (``standardize_within``); not centered unless ``center: true``. ``effect_size: sigma``
+   (``standardize_within``), after subtracting that split's mean (``center: true``, the
+   default). Centering leaves d unchanged (a difference of two category means) but removes the
+   model x perceiver x relation offsets (e.g. *like* > *dislike* for every target: footnote 4)
+   that the random intercept per model cannot absorb; uncentered they stay in the residual and
+   inflate the SE. The paper's t values fit a residual SD of about sqrt(1 - d^2/4) (2A:
+   t_personal 4.70 = 0.38 / (0.98 sqrt(2/300))), i.e. the centered model. With tiny demo models,
+   whose LPRs hardly vary across words, ``center: false`` gives SEs in the hundreds.
+   ``effect_size: sigma``
    divides by the population SD of an LPR instead (``sigma``, default sqrt(2)).
 3. One linear mixed model, 2 (category) x 2 (relation) x 2 (perceiver) full factorial, random
    intercept per BERT model (:func:`fmat.stats.fit_lmm`, REML, nlme's df: 2A, 12 models:
@@ -110,7 +117,7 @@ def design_table(lpr: pd.DataFrame, *, target_contrast: Sequence[str], relations
 
 
 def standardize_lpr(d: pd.DataFrame, *, effect_size: str = "pooled_sd", sigma: float = LPR_SIGMA,
-                    within: Sequence[str] = ("model", "perceiver", "relation"), center: bool = False) -> pd.DataFrame:
+                    within: Sequence[str] = ("model", "perceiver", "relation"), center: bool = True) -> pd.DataFrame:
     """Add ``y``: the LPR divided by the SD (ddof = 1) of all items of both categories within
     ``within`` (``pooled_sd``, WEAT d; centered first when ``center``) or by ``sigma``."""
     out = d.copy()
@@ -191,7 +198,7 @@ def alpha_words(d: pd.DataFrame) -> pd.DataFrame:
 def attitude_weat(data: AnalysisInput, *, target_contrast: Sequence[str], relations: Mapping,
                   perceivers: Mapping, effect_size: str = "pooled_sd", sigma: float = LPR_SIGMA,
                   standardize_within: Sequence[str] = ("model", "perceiver", "relation"),
-                  center: bool = False, alpha: bool = True) -> AnalysisOutput:
+                  center: bool = True, alpha: bool = True) -> AnalysisOutput:
     """Studies 2A-2D (Table 6); see the module docstring for every step and option."""
     study = str(getattr(data.study, "id", "") or "")
     d = design_table(data.lpr, target_contrast=target_contrast, relations=relations,
