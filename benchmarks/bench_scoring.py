@@ -1,0 +1,192 @@
+"""Benchmark: fmat.run's batched scorer vs FMAT's way (one fill-mask pipeline call per sentence).
+
+One model with bert-base-uncased's architecture (random weights; 30522-token vocabulary,
+hidden 768, 12 layers, 12 heads; the tokenizer is a tiny WordPiece trained here, so no
+download is needed) and N FMAT-style sentences (20 queries x N/20 attribute phrases, 4 MASK
+options each). Both scorers run on the same model object in this process, timed alternately
+chunk by chunk so that load from other processes hits both alike. Prints sentences/s of each,
+the speed ratio, the largest |Δ log prob| between them, and the share of this machine's fp32
+matmul peak (measured here with torch.matmul) that fmat.run reaches, counting the model's real
+FLOPs (2 × multiply-adds of every matmul on real tokens; padding not counted).
+
+    python benchmarks/bench_scoring.py            # 2,000 sentences
+    python benchmarks/bench_scoring.py --quick    # 400 sentences
+    python benchmarks/bench_scoring.py --device cuda
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+QUERIES = [
+    "The [MASK] {ATTRIB}.", "Most [MASK] {ATTRIB}.", "I think that the [MASK] {ATTRIB}.",
+    "Everyone knows that [MASK] {ATTRIB}.", "In my opinion, the [MASK] {ATTRIB} every day.",
+    "[MASK] {ATTRIB}.", "It is said that the [MASK] {ATTRIB} at work.", "My [MASK] {ATTRIB}.",
+    "Usually the [MASK] {ATTRIB} in public.", "Our [MASK] {ATTRIB} more than others.",
+    "The young [MASK] {ATTRIB}.", "Some [MASK] {ATTRIB}, as people often say.",
+    "Every [MASK] {ATTRIB}.", "That [MASK] {ATTRIB}.", "Her [MASK] {ATTRIB}.", "His [MASK] {ATTRIB}.",
+    "A [MASK] {ATTRIB}.", "This [MASK] {ATTRIB} in the city.", "Many [MASK] {ATTRIB} today.",
+    "The old [MASK] {ATTRIB} at home.",
+]
+VERBS = ["likes", "prefers", "values", "avoids", "enjoys", "supports", "leads", "teaches", "helps", "studies"]
+NOUNS = ["science", "children", "money", "family", "career goals", "music", "sports", "the team", "art", "politics",
+         "cooking", "the poor", "nature", "history", "technology", "friends", "travel", "books", "fashion", "math"]
+MASK_WORDS = {"Male": ["man", "boy"], "Female": ["woman", "girl"]}
+
+
+def attribs(n: int) -> list[str]:
+    out = [f"{v} {o}" for v in VERBS for o in NOUNS]
+    return out[:n]
+
+
+def build(tmp: Path, n_sent: int, seed: int = 0):
+    from transformers import BertConfig, BertForMaskedLM
+
+    from fmat.design import query
+    from fmat.tiny import build_tokenizer
+
+    n_attr = math.ceil(n_sent / len(QUERIES))
+    data = query(QUERIES, MASK=MASK_WORDS, ATTRIB={"A": attribs(n_attr)})
+    words = sorted({w for q in QUERIES for w in q.replace("[MASK]", "").replace("{ATTRIB}", "").replace(".", " ")
+                    .replace(",", " ").split()} | set(sum(MASK_WORDS.values(), [])) |
+                   {w for a in attribs(n_attr) for w in a.split()})
+    tok = build_tokenizer("bert-uncased", words, tmp)
+    cfg = BertConfig(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                     intermediate_size=3072, max_position_embeddings=512)
+    torch.manual_seed(seed)
+    model = BertForMaskedLM(cfg).eval()
+    return model, tok, data
+
+
+def matmul_peak(device, seconds: float = 3.0) -> float:
+    """Best fp32 GFLOP/s of torch.matmul on square and encoder-shaped products."""
+    best = 0.0
+    shapes = [(2048, 2048, 2048), (512, 768, 3072), (512, 3072, 768), (1024, 768, 768)]
+    if device.type == "cuda":
+        shapes = [(8192, 8192, 8192), (4096, 768, 3072), (4096, 3072, 768)]
+    for m, k, n in shapes:
+        a = torch.randn(m, k, device=device)
+        b = torch.randn(k, n, device=device)
+        torch.matmul(a, b)
+        t_end = time.perf_counter() + seconds / len(shapes)
+        while time.perf_counter() < t_end:
+            _sync(device)
+            t = time.perf_counter()
+            for _ in range(3):
+                torch.matmul(a, b)
+            _sync(device)
+            dt = (time.perf_counter() - t) / 3
+            best = max(best, 2 * m * k * n / dt / 1e9)
+    return best
+
+
+def _sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def model_flops(lengths, cfg) -> float:
+    """2 × multiply-adds of the encoder on real tokens + the MLM head at one mask per sentence."""
+    H, I, Lyr, V = cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers, cfg.vocab_size
+    total = 0.0
+    for L in lengths:
+        per_layer = L * (4 * H * H + 2 * H * I) + 2 * L * L * H   # QKVO + FFN; QK^T and AV
+        total += Lyr * per_layer + (H * H + H * V)                  # head transform + decoder at the mask
+    return 2.0 * total
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=2000, help="number of unique sentences (default 2000)")
+    ap.add_argument("--quick", action="store_true", help="400 sentences")
+    ap.add_argument("--chunks", type=int, default=0, help="alternation chunks (default: one per ~200 sentences)")
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=None)
+    args = ap.parse_args(argv)
+    n = 400 if args.quick else args.n
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    warnings.filterwarnings("ignore")
+    from transformers import pipeline
+    from transformers.utils import logging as hf_logging
+
+    from fmat.scoring import fill_sentences, score_model
+
+    hf_logging.set_verbosity_error()
+    with tempfile.TemporaryDirectory() as tmp:
+        model, tok, data = build(Path(tmp), n)
+    model.to(device)
+    sent_all = fill_sentences(data, tok.mask_token)
+    uniq = list(dict.fromkeys(sent_all.tolist()))[:n]
+    keep = np.isin(sent_all, uniq)
+    data = data[keep].reset_index(drop=True)
+    sent_all = sent_all[keep]
+    n = len(uniq)
+    n_chunks = args.chunks or max(2, round(n / 200))
+    chunks = np.array_split(np.arange(n), n_chunks)
+    pipe = pipeline("fill-mask", model=model, tokenizer=tok, device=device)
+    t_pipe = t_fmat = 0.0
+    peaks = []
+    logp_pipe = np.full(len(data), np.nan)
+    logp_fmat = np.full(len(data), np.nan)
+    # warm-up both
+    score_model(model, tok, data.iloc[:8], progress=False, batch_size=args.batch_size)
+    pipe(uniq[0], targets=["man"], top_k=1)
+    for ci, idx in enumerate(chunks):
+        sents = [uniq[i] for i in idx]
+        rows = np.flatnonzero(np.isin(sent_all, sents))
+        order = ("pipe", "fmat") if ci % 2 == 0 else ("fmat", "pipe")
+        for who in order:
+            _sync(device)
+            t = time.perf_counter()
+            if who == "pipe":
+                got = {}
+                for s in sents:       # FMAT's way: one call per unique sentence, all options as targets
+                    r_s = rows[sent_all[rows] == s]
+                    opts = data["M_word"].astype(str).to_numpy()[r_s]
+                    res = pipe(s, targets=list(dict.fromkeys(opts)), top_k=len(set(opts)))
+                    got[s] = {d["token_str"]: d["score"] for d in res}
+                _sync(device)
+                t_pipe += time.perf_counter() - t
+                for r in rows:
+                    logp_pipe[r] = math.log(got[sent_all[r]][str(data["M_word"].iloc[r])])
+            else:
+                res = score_model(model, tok, data.iloc[rows], progress=False, batch_size=args.batch_size)
+                _sync(device)
+                t_fmat += time.perf_counter() - t
+                logp_fmat[rows] = res["logp"].to_numpy()
+        peaks.append(matmul_peak(device, seconds=1.0))   # the peak under the same load as this chunk
+        print(f"chunk {ci + 1}/{len(chunks)} done", end="\r", file=sys.stderr)
+    lengths = [len(tok(s)["input_ids"]) for s in uniq]
+    flops = model_flops(lengths, model.config)
+    peak = float(np.mean(peaks))
+    sps_pipe, sps_fmat = n / t_pipe, n / t_fmat
+    achieved = flops / t_fmat / 1e9
+    print()
+    print(f"machine: {platform.processor() or platform.machine()}, torch {torch.__version__}, "
+          f"threads {torch.get_num_threads()}, device {device}")
+    print(f"sentences: {n} unique ({len(data)} rows, mean {np.mean(lengths):.1f} tokens), "
+          f"{len(chunks)} alternating chunks, batch size {args.batch_size}")
+    print(f"FMAT's way (pipeline per sentence): {sps_pipe:8.1f} sentences/s  ({t_pipe:.1f} s)")
+    print(f"fmat.run (batched, head at mask):   {sps_fmat:8.1f} sentences/s  ({t_fmat:.1f} s)")
+    print(f"speed ratio: {sps_fmat / sps_pipe:.2f}x")
+    print(f"max |delta log prob|: {np.nanmax(np.abs(logp_pipe - logp_fmat)):.2e}")
+    print(f"model FLOPs: {flops / 1e9:.1f} GFLOP; fmat.run reaches {achieved:.1f} GFLOP/s = "
+          f"{100 * achieved / peak:.0f}% of the fp32 matmul peak ({peak:.1f} GFLOP/s: mean over chunks of the "
+          f"peak measured right after each chunk; range {min(peaks):.1f}-{max(peaks):.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""``fmat download | info | vocab | remove | check``: the models (R: BERT_* and fill_mask_check)."""
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_output_args, emit_table
+
+
+def _models_arg(p, required=True):
+    p.add_argument("--model", "-m", dest="models", action="append", required=required, metavar="M",
+                   help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several")
+    p.add_argument("--cache-dir", default=None, help="Hugging Face hub cache (default: $HF_HOME/hub)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("download", help="download models from the Hugging Face hub (the only online command)",
+                       description="Download config, tokenizer and safetensors weights of each model into the "
+                                   "cache and record the resolved commit in a lock file.",
+                       epilog="example: fmat download bert-base-uncased roberta-base --lock resources/models.lock.tsv",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("names", nargs="+", metavar="MODEL", help="hub model names")
+    p.add_argument("--revision", default=None, help="branch, tag or commit (default: main)")
+    p.add_argument("--cache-dir", default=None)
+    p.add_argument("--lock", default=None, help="lock file (TSV) to update (default: $FMAT_MODELS_LOCK)")
+    p.set_defaults(func=_download)
+
+    p = sub.add_parser("info", help="parameters, vocabulary, layers... of models (R: BERT_info)",
+                       epilog="example: fmat info -m bert-base-uncased -m roberta-base")
+    _models_arg(p)
+    add_output_args(p)
+    p.set_defaults(func=_info)
+
+    p = sub.add_parser("vocab", help="are words single whole-word tokens of the models? (R: BERT_vocab)",
+                       epilog="example: fmat vocab -m roberta-base he she nurse")
+    _models_arg(p)
+    p.add_argument("words", nargs="+", help="words to check")
+    p.add_argument("--query", default="It is [MASK] here.", help="context sentence (default: %(default)r)")
+    p.add_argument("--word-rule", choices=["tokenizer", "fmat"], default="tokenizer")
+    add_output_args(p)
+    p.set_defaults(func=_vocab)
+
+    p = sub.add_parser("remove", help="delete models from the local cache (R: BERT_remove)")
+    p.add_argument("names", nargs="+", metavar="MODEL")
+    p.add_argument("--cache-dir", default=None)
+    p.set_defaults(func=_remove)
+
+    p = sub.add_parser("check", help="top predictions of models for a sentence (R: fill_mask_check)",
+                       epilog='example: fmat check "Paris is the [MASK] of France." -m bert-base-uncased --top 5')
+    p.add_argument("query", help="a sentence with one [MASK]")
+    _models_arg(p)
+    p.add_argument("--top", type=int, default=5)
+    p.add_argument("--device", default=None)
+    add_output_args(p)
+    p.set_defaults(func=_check)
+
+
+def _download(args) -> int:
+    from ..models import download
+
+    emit_table(download(args.names, revision=args.revision, cache_dir=args.cache_dir, lock_path=args.lock), args)
+    return 0
+
+
+def _info(args) -> int:
+    from ..models import info
+
+    emit_table(info(args.models, cache_dir=args.cache_dir), args)
+    return 0
+
+
+def _vocab(args) -> int:
+    from ..models import vocab
+
+    emit_table(vocab(args.models, args.words, query=args.query, word_rule=args.word_rule, cache_dir=args.cache_dir), args)
+    return 0
+
+
+def _remove(args) -> int:
+    from ..models import remove
+
+    removed = remove(args.names, cache_dir=args.cache_dir)
+    print("removed: " + (", ".join(removed) if removed else "nothing"))
+    return 0
+
+
+def _check(args) -> int:
+    from ..models import fill_mask_check
+
+    emit_table(fill_mask_check(args.query, args.models, top=args.top, device=args.device, cache_dir=args.cache_dir), args)
+    return 0

@@ -1,0 +1,53 @@
+"""``fmat run``: score a query table on masked LMs (R: FMAT_run)."""
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_output_args, emit_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "run", help="score a query table on masked language models (R: FMAT_run)",
+        description="For every model and query row: the probability of the MASK word at the mask "
+                    "(full-vocabulary softmax). Out-of-vocabulary words get NaN and a warning.",
+        epilog="example: fmat run queries.parquet -m bert-base-uncased -m roberta-base -o scores.parquet",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
+    p.add_argument("--model", "-m", dest="models", action="append", required=True, metavar="M",
+                   help="hub name or local model folder; repeat for several")
+    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--add-tokens", action="store_true", help="add OOV words temporarily as new tokens")
+    p.add_argument("--keep-oov", action="store_true",
+                   help="give OOV words the first piece's probability instead of NaN (FMAT's na.out=FALSE)")
+    p.add_argument("--word-rule", choices=["tokenizer", "fmat"], default="tokenizer",
+                   help="whole-word token: derived from the tokenizer (default) or FMAT's model-name rules")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--cache-dir", default=None)
+    add_output_args(p)
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    import warnings
+
+    from ..design import read_query_table
+    from ..scoring import run
+
+    data = read_query_table(args.queries)
+    fmt = warnings.formatwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+        try:
+            scores = run(args.models, data, device=args.device, batch_size=args.batch_size,
+                         add_tokens=args.add_tokens, na_out=not args.keep_oov, progress=not args.no_progress,
+                         threads=args.threads, dtype=args.dtype,
+                         word_rule=args.word_rule, cache_dir=args.cache_dir)
+        finally:
+            warnings.formatwarning = fmt
+    emit_table(scores, args)
+    return 0

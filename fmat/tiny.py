@@ -1,0 +1,408 @@
+"""Tiny masked language models of every tokenizer family, built offline in seconds.
+
+The tests and the offline demo workflow cannot download BERT from the Hugging Face hub, so
+they use these: real transformers model classes (BERT, DistilBERT, RoBERTa, ALBERT, BERTweet's
+RoBERTa) with random weights and a few thousand parameters, and tokenizers trained with the
+``tokenizers`` library on a generated corpus. Each model is saved with ``save_pretrained``
+(safetensors) into a folder and loads by folder path exactly like a hub model::
+
+    from fmat.tiny import build_tiny_model, build_demo_models
+    path = build_tiny_model("models/tiny-roberta-base", "roberta", ["man", "woman", "He", "She"])
+    paths = build_demo_models("models", words)   # {"tiny-bert-base-uncased": Path, ...}
+
+Families (:data:`FAMILIES`) and what their tokenizer does to a word ``man``:
+
+==============  =====================================  ==========================================
+family          tokenizer (transformers class)         whole-word token of "man" mid-sentence
+==============  =====================================  ==========================================
+bert-uncased    WordPiece, lower-case (BertTokenizer)  ``man``
+bert-cased      WordPiece (BertTokenizer)              ``man`` (``Man`` is another token)
+distilbert      WordPiece, lower-case                  ``man``  (DistilBertForMaskedLM)
+roberta         byte-level BPE (RobertaTokenizer)      ``Ġman`` (``man`` at sentence start)
+albert          SentencePiece Unigram (AlbertTokenizer) ``▁man``
+bertweet        fastBPE, ``@@`` continuations          ``man`` (pieces ``ma@@ n``)
+                (BertweetTokenizer: vocab.txt+bpe.codes)
+==============  =====================================  ==========================================
+
+The corpus puts every word (and every space-separated part of a phrase) in varied template
+sentences, at the start and in the middle of sentences, plus the licence texts under
+/usr/share/common-licenses, so that the given words come out as single whole-word tokens
+and other words (e.g. "zyzzogeton") are split into several pieces (out-of-vocabulary).
+Words that did not become single tokens are listed in ``fmat_tiny.json`` in the model
+folder (key ``not_single``) and logged as a warning; :func:`not_single_words` reads it.
+
+Everything is deterministic for a given ``seed`` (same files, same weights).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+log = logging.getLogger(__name__)
+
+#: family -> (model class name, folder name used by :func:`build_demo_models`)
+FAMILIES: dict[str, tuple[str, str]] = {
+    "bert-uncased": ("BertForMaskedLM", "tiny-bert-base-uncased"),
+    "bert-cased": ("BertForMaskedLM", "tiny-bert-base-cased"),
+    "distilbert": ("DistilBertForMaskedLM", "tiny-distilbert-base-uncased"),
+    "roberta": ("RobertaForMaskedLM", "tiny-roberta-base"),
+    "albert": ("AlbertForMaskedLM", "tiny-albert-base-v2"),
+    "bertweet": ("RobertaForMaskedLM", "tiny-bertweet-base"),
+}
+
+META_FILE = "fmat_tiny.json"
+_LICENSES = Path("/usr/share/common-licenses")
+_MAX_POS = 128
+_FINAL = 0xF0000  # Supplementary Private Use Area-A: word-final characters for fastBPE training
+
+_TEMPLATES_START = [
+    "{w} is here .",
+    "{w} said that it was fine .",
+    "{w} works as a teacher .",
+    "{w} was born in the city .",
+]
+_TEMPLATES_MID = [
+    "i think {w} is good .",
+    "the {w} was there yesterday .",
+    "we saw {w} in the park , and then we left .",
+    "this is about {w} and nothing else .",
+    "they said {w} .",
+    "people like {w} very much !",
+    "it was {w} , not me .",
+    'she wrote " {w} " on the board .',
+]
+
+
+# ----------------------------------------------------------------------------- corpus
+
+def _word_parts(words: Iterable) -> list[str]:
+    """Unique space-separated parts of the given words/phrases, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for w in words:
+        for part in str(w).split():
+            seen.setdefault(part, None)
+    return list(seen)
+
+
+def _extra_text(extra_corpus: Iterable[str] | None) -> list[str]:
+    lines: list[str] = []
+    if _LICENSES.is_dir():
+        for f in sorted(_LICENSES.iterdir()):
+            if f.is_file():
+                try:
+                    lines.extend(x.strip() for x in f.read_text(encoding="utf-8", errors="ignore").splitlines())
+                except OSError:  # pragma: no cover
+                    continue
+    if extra_corpus:
+        lines.extend(str(x).strip() for x in extra_corpus)
+    return [x for x in lines if x]
+
+
+def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | None = None,
+                repeats: int = 3) -> list[str]:
+    """Training sentences: each word part in ``repeats`` start and mid templates, plus extra text.
+
+    Words are used as given and capitalised (sentence start) so that cased tokenizers learn
+    both forms.
+    """
+    rng = random.Random(seed)
+    lines = []
+    for w in _word_parts(words):
+        cap = w[:1].upper() + w[1:]
+        for _ in range(repeats):
+            lines.append(rng.choice(_TEMPLATES_START).format(w=w))
+            lines.append(rng.choice(_TEMPLATES_START).format(w=cap))
+            lines.append(rng.choice(_TEMPLATES_MID).format(w=w))
+    lines.extend(_extra_text(extra_corpus))
+    rng.shuffle(lines)
+    return lines
+
+
+# ----------------------------------------------------------------------------- tokenizers
+
+def _vocab_size(words: Sequence[str]) -> int:
+    return 8000 + 10 * len(_word_parts(words))
+
+
+def _wordpiece(corpus, words, lowercase):
+    """WordPiece vocabulary learned by BPE merges on BERT-normalised, pre-tokenised words.
+
+    Continuation characters are written as their own symbols chr(_FINAL + ord(c)) during
+    training ("##c"): the tokenizers WordPiece trainer numbers "##" pieces in hash order, which
+    makes the learned vocabulary vary between runs; plain characters get sorted, stable ids.
+    """
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizer
+
+    norm = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase, clean_text=True,
+                                      handle_chinese_chars=True)
+    pre = pre_tokenizers.BertPreTokenizer()
+
+    def mark(line):
+        out = []
+        for w, _ in pre.pre_tokenize_str(norm.normalize_str(line)):
+            if all(ord(c) < 0xFFFE for c in w):
+                out.append(w[0] + "".join(chr(_FINAL + ord(c)) for c in w[1:]))
+        return " ".join(out)
+
+    marked = [mark(x) for x in corpus]
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
+                                  special_tokens=[], initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
+                                  limit_alphabet=100000)
+    tok.train_from_iterator(marked, trainer=trainer)
+
+    def unmark(piece):
+        if ord(piece[0]) >= _FINAL:
+            return "##" + "".join(chr(ord(c) - _FINAL) for c in piece)
+        return piece[0] + "".join(chr(ord(c) - _FINAL) for c in piece[1:])
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    pieces = sorted({unmark(p) for p in tok.get_vocab()} - set(specials))
+    # every single character also as a continuation (as BERT's vocabularies have)
+    pieces = sorted(set(pieces) | {"##" + p for p in pieces if len(p) == 1})
+    vocab = {p: i for i, p in enumerate(specials + pieces)}
+    return BertTokenizer(vocab=vocab, do_lower_case=lowercase, model_max_length=_MAX_POS)
+
+
+def _bytelevel(corpus, words):
+    from tokenizers.implementations import ByteLevelBPETokenizer
+    from transformers import AddedToken, RobertaTokenizer
+
+    tok = ByteLevelBPETokenizer(add_prefix_space=False)
+    tok.train_from_iterator(corpus, vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    data = json.loads(tok.to_str())
+    vocab = data["model"]["vocab"]
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in data["model"]["merges"]]
+    return RobertaTokenizer(vocab=vocab, merges=merges, model_max_length=_MAX_POS,
+                            mask_token=AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False))
+
+
+def _unigram(corpus, words):
+    from tokenizers.implementations import SentencePieceUnigramTokenizer
+    from transformers import AddedToken, AlbertTokenizer
+
+    tok = SentencePieceUnigramTokenizer()
+    specials = ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"]
+    # ALBERT lower-cases: train on lower-cased text
+    tok.train_from_iterator([x.lower() for x in corpus], vocab_size=_vocab_size(words), show_progress=False,
+                            special_tokens=specials, unk_token="<unk>")
+    data = json.loads(tok.to_str())
+    # scores rounded and pieces sorted: the trainer's float sums vary in the last bits
+    vocab = [(p, round(float(s), 6)) for p, s in data["model"]["vocab"]]
+    # single characters the trainer keeps as fallbacks get scores stepped by 1e-4 in hash order
+    # (the run ends at the lowest score): give that run one score, and sort by piece below
+    chars = [sc for p, sc in vocab[5:] if len(p) == 1]
+    lo = min(chars) if chars else 0.0
+    vocab = vocab[:5] + [(p, round(lo, 2) if len(p) == 1 and sc < lo + 0.05 else sc) for p, sc in vocab[5:]]
+    vocab = vocab[:5] + sorted(vocab[5:], key=lambda ps: (-ps[1], ps[0]))
+    assert [p for p, _ in vocab[:5]] == specials, "Unigram trainer moved the special tokens"
+    # The Unigram trainer may keep "▁wo" + "man" rather than "▁woman". Add each missing
+    # word with the best score of any piece: a single piece then always wins Viterbi
+    # segmentation over two or more pieces (log-probabilities add up).
+    have = {p for p, _ in vocab}
+    top = max(s for p, s in vocab[5:]) if len(vocab) > 5 else -1.0
+    for w in _word_parts(words):
+        piece = "\u2581" + w.lower()
+        if piece not in have:
+            vocab.append((piece, top))
+            have.add(piece)
+    return AlbertTokenizer(vocab=vocab, model_max_length=_MAX_POS,
+                           mask_token=AddedToken("[MASK]", lstrip=True, rstrip=False, normalized=False))
+
+
+def _fastbpe(corpus, words, folder: Path):
+    """BERTweet's fastBPE files, learned with the ``tokenizers`` BPE trainer (``</w>`` suffix).
+
+    vocab.txt: ``token count`` lines (fairseq dictionary; <s> <pad> </s> <unk> are implicit
+    ids 0-3); a non-final piece is written with ``@@``. bpe.codes: ``a b count`` merges in rank
+    order, word-final symbols carrying ``</w>``, as BertweetTokenizer.bpe expects.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import BertweetTokenizer
+
+    # A word's last character c is written as its own symbol chr(_FINAL + ord(c)) (fastBPE's
+    # "c</w>"). The tokenizers trainer's end_of_word_suffix would number such symbols in hash
+    # order (non-deterministic merges); plain characters get sorted, stable ids.
+    def mark(line):
+        return " ".join(w[:-1] + chr(_FINAL + ord(w[-1])) for w in line.split() if ord(w[-1]) < 0xFFFE)
+
+    def unmark(sym):
+        if sym and ord(sym[-1]) >= _FINAL:
+            return sym[:-1] + chr(ord(sym[-1]) - _FINAL) + "</w>"
+        return sym
+
+    marked = [mark(x) for x in corpus]
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
+                                  special_tokens=[], initial_alphabet=sorted({c for x in marked for c in x if c != " "}))
+    tok.train_from_iterator(marked, trainer=trainer)
+    data = json.loads(tok.to_str())
+    vocab_items = sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])
+    merges = [m if isinstance(m, list) else m.split(" ") for m in data["model"]["merges"]]
+    merges = [(unmark(a), unmark(b)) for a, b in merges]
+    lines, seen = [], set()
+    for piece, _ in vocab_items:
+        piece = unmark(piece)
+        t = piece[:-4] if piece.endswith("</w>") else piece + "@@"
+        if t in seen or t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>") or " " in t or not t:
+            continue
+        seen.add(t)
+        lines.append(f"{t} 1")
+    lines.append("<mask> 0")
+    files = {"vocab.txt": "\n".join(lines) + "\n",
+             "bpe.codes": "".join(f"{a} {b} {len(merges) - i}\n" for i, (a, b) in enumerate(merges))}
+    _write_files(folder, files)
+    logging.getLogger("transformers.models.bertweet.tokenization_bertweet").setLevel(logging.ERROR)
+    tok = BertweetTokenizer(vocab_file=str(folder / "vocab.txt"), merges_file=str(folder / "bpe.codes"),
+                            model_max_length=_MAX_POS)
+    # transformers 5.23's BertweetTokenizer.save_vocabulary writes bpe.codes without the count
+    # column, and its loader then drops the second symbol of every merge: build_tiny_model
+    # writes these files again after save_pretrained.
+    tok._fmat_files = files
+    return tok
+
+
+def _write_files(folder: Path, files: Mapping[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def build_tokenizer(family: str, words: Sequence, folder: Path, seed: int = 0,
+                    extra_corpus: Iterable[str] | None = None, corpus: list[str] | None = None):
+    """Train the tokenizer of ``family`` on :func:`make_corpus` and return the transformers tokenizer."""
+    if corpus is None:
+        corpus = make_corpus(words, seed=seed, extra_corpus=extra_corpus)
+    if family in ("bert-uncased", "distilbert"):
+        return _wordpiece(corpus, words, lowercase=True)
+    if family == "bert-cased":
+        return _wordpiece(corpus, words, lowercase=False)
+    if family == "roberta":
+        return _bytelevel(corpus, words)
+    if family == "albert":
+        return _unigram(corpus, words)
+    if family == "bertweet":
+        return _fastbpe(corpus, words, Path(folder))
+    raise ValueError(f"unknown tiny model family {family!r}; use one of {', '.join(FAMILIES)}")
+
+
+# ----------------------------------------------------------------------------- models
+
+def _config(family: str, tokenizer, hidden: int, layers: int):
+    from transformers import AlbertConfig, BertConfig, DistilBertConfig, RobertaConfig
+
+    V = len(tokenizer)
+    heads = 2 if hidden % 2 == 0 else 1
+    common = dict(vocab_size=V, pad_token_id=tokenizer.pad_token_id)
+    if family in ("bert-uncased", "bert-cased"):
+        return BertConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                          intermediate_size=2 * hidden, max_position_embeddings=_MAX_POS, **common)
+    if family == "distilbert":
+        return DistilBertConfig(dim=hidden, n_layers=layers, n_heads=heads, hidden_dim=2 * hidden,
+                                max_position_embeddings=_MAX_POS, **common)
+    if family in ("roberta", "bertweet"):
+        return RobertaConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                             intermediate_size=2 * hidden, max_position_embeddings=_MAX_POS + 2,
+                             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                             type_vocab_size=1,
+                             tokenizer_class="BertweetTokenizer" if family == "bertweet" else None, **common)
+    if family == "albert":
+        return AlbertConfig(embedding_size=max(8, hidden // 2), hidden_size=hidden, num_hidden_layers=layers,
+                            num_attention_heads=heads, intermediate_size=2 * hidden,
+                            max_position_embeddings=_MAX_POS, bos_token_id=tokenizer.cls_token_id,
+                            eos_token_id=tokenizer.sep_token_id, **common)
+    raise ValueError(f"unknown tiny model family {family!r}")
+
+
+def _whole_word_forms(family: str, word: str) -> list[str]:
+    """Token strings under which ``word`` should be a single token (mid-sentence and at the start)."""
+    low = word.lower()
+    if family in ("bert-uncased", "distilbert"):
+        return [low]
+    if family in ("bert-cased", "bertweet"):
+        return [word]
+    if family == "roberta":
+        return ["Ġ" + word]
+    if family == "albert":
+        return ["▁" + low]
+    return [word]
+
+
+def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidden: int = 32,
+                     layers: int = 2, extra_corpus: Iterable[str] | None = None,
+                     _corpus: list[str] | None = None) -> Path:
+    """Build and save a tiny masked LM of ``family`` whose vocabulary holds ``words``.
+
+    Args:
+        out_dir: folder to write (created; existing files are overwritten).
+        family: one of :data:`FAMILIES`.
+        words: words and phrases that must be single whole-word tokens (each space-separated
+            part of a phrase is made a token).
+        seed: seeds the corpus order and the random weights (same seed, same model).
+        hidden, layers: model size (attention heads: 2).
+        extra_corpus: more training lines (the licence texts are always added).
+
+    Returns the folder path. Loads with ``AutoModelForMaskedLM.from_pretrained(path)`` and
+    ``AutoTokenizer.from_pretrained(path)``. ``fmat_tiny.json`` in the folder records the
+    family, seed, sizes and the word parts that did not become single tokens (``not_single``).
+    """
+    import torch
+    import transformers
+
+    if family not in FAMILIES:
+        raise ValueError(f"unknown tiny model family {family!r}; use one of {', '.join(FAMILIES)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = build_tokenizer(family, words, out, seed=seed, extra_corpus=extra_corpus, corpus=_corpus)
+    config = _config(family, tokenizer, hidden, layers)
+    model_cls = getattr(transformers, FAMILIES[family][0])
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = model_cls(config)
+    model.eval()
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    if getattr(tokenizer, "_fmat_files", None):
+        _write_files(out, tokenizer._fmat_files)
+
+    vocab = tokenizer.get_vocab()
+    not_single = [w for w in _word_parts(words)
+                  if not all(f in vocab for f in _whole_word_forms(family, w))]
+    meta = {"family": family, "seed": seed, "hidden": hidden, "layers": layers,
+            "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)), "not_single": not_single,
+            "transformers": transformers.__version__}
+    (out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+    if not_single:
+        log.warning("tiny %s model: %d word(s) are not single whole-word tokens: %s", family,
+                    len(not_single), ", ".join(not_single[:20]) + (" ..." if len(not_single) > 20 else ""))
+    return out
+
+
+def not_single_words(path) -> list[str]:
+    """Word parts that did not become single whole-word tokens in the tiny model at ``path``."""
+    return json.loads((Path(path) / META_FILE).read_text(encoding="utf-8"))["not_single"]
+
+
+def build_demo_models(out_dir, words: Sequence, families: Iterable[str] | Mapping = FAMILIES,
+                      seed: int = 0, hidden: int = 32, layers: int = 2) -> dict[str, Path]:
+    """Build one tiny model per family under ``out_dir``; returns ``{folder name: path}``.
+
+    Folder names (``tiny-bert-base-uncased``, ``tiny-roberta-base``, ``tiny-albert-base-v2``,
+    ``tiny-bertweet-base``, ``tiny-distilbert-base-uncased``, ``tiny-bert-base-cased``) make
+    FMAT's model-name rules (uncased/albert → lower case, roberta → space prefix, albert → ▁)
+    agree with the tokenizers. The training corpus is generated once and shared.
+    """
+    corpus = make_corpus(words, seed=seed)
+    out = {}
+    for fam in families:
+        name = FAMILIES[fam][1]
+        out[name] = build_tiny_model(Path(out_dir) / name, fam, words, seed=seed, hidden=hidden,
+                                     layers=layers, _corpus=corpus)
+    return out
