@@ -1,0 +1,42 @@
+# The fmat workflow: Bao (2024) replicated from model download to reliability.
+#
+#   snakemake --profile profiles/default                              the paper (12 models, 15 studies)
+#   snakemake --profile profiles/default --configfile config/demo.yaml   offline demo (tiny models)
+#   snakemake -n                                                       list the jobs
+#
+# One file per stage under rules/; the logic is in the fmat package (scripts/ only call it).
+# docs/workflow.md explains the DAG, the outputs and how scoring is grouped.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+# wildcards only take configured values (a model slug such as vinai__bertweet-base, a study id)
+wildcard_constraints:
+    model=alternatives(SLUGS),
+    study=alternatives(STUDIES),
+
+
+include: "rules/models.smk"
+include: "rules/demo.smk"
+include: "rules/queries.smk"
+include: "rules/score.smk"
+include: "rules/lpr.smk"
+include: "rules/reliability.smk"
+
+
+# criteria (owned by the criteria area): resources/criteria/<name>.parquet
+if os.path.exists(os.path.join(workflow.basedir, "rules", "criteria.smk")):
+
+    include: "rules/criteria.smk"
+
+
+rule all:
+    input:
+        all_outputs(),
+    default_target: True

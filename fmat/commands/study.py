@@ -1,0 +1,98 @@
+"""``fmat study``: run one study file end to end (queries, scores, LPR, reliability) without Snakemake.
+
+Example::
+
+    fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A
+
+writes ``out/3A/queries.parquet``, ``scores.parquet``, ``lpr.parquet``, ``reliability.parquet``
+and ``stats.parquet`` (the :mod:`fmat.results` shape) -- the same tables the workflow writes
+under ``results/`` for that study. The same functions run in both (:mod:`fmat.workflow`).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from ..errors import InputError
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "study",
+        help="run one study file: queries, scores, LPR and reliability into a folder (no Snakemake)",
+        description=(
+            "Run one study file (config/studies/<id>.yaml) on the given models: build its query "
+            "table, score it on each model (each model loaded once), compute the LPRs with the "
+            "file's lpr: options and the reliability (ICC among the models on raw log "
+            "probabilities and on LPRs; alpha among the items of its reliability: block). "
+            "Writes queries, scores, lpr, reliability and stats tables into the output folder."
+        ),
+        epilog="example: fmat study config/studies/3A.yaml --model bert-base-uncased "
+               "--model roberta-base -o out/3A",
+    )
+    p.add_argument("study", help="the study file (config/studies/<id>.yaml)")
+    p.add_argument("-m", "--model", action="append", required=True, metavar="MODEL",
+                   help="a Hugging Face model id or a local model folder; repeat for several models "
+                        "(ICC needs at least two)")
+    p.add_argument("-o", "--output", required=True, metavar="FOLDER", help="folder for the tables")
+    p.add_argument("--criteria-dir", default="resources/criteria",
+                   help="folder of criterion tables for word lists that read one (default: %(default)s)")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: %(default)s)")
+    p.add_argument("--batch-size", type=int, default=32, help="sentences per forward pass (default: %(default)s)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    p.add_argument("--format", choices=("parquet", "csv", "tsv"), default="parquet",
+                   help="table format of the outputs (default: %(default)s)")
+    p.set_defaults(func=run)
+
+
+def _marker(model: str) -> dict:
+    from ..workflow import model_slug
+
+    path = Path(model)
+    if path.is_dir():
+        return {"name": path.name, "slug": model_slug(path.name), "path": str(path)}
+    return {"name": model, "slug": model_slug(model), "path": None}
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    from ..io import write_table
+    from ..workflow import load_study_file, lpr_table, reliability_tables, score_studies
+
+    study_path = Path(args.study)
+    if not study_path.is_file():
+        raise InputError(f"study file not found: {study_path}",
+                         fix="give a study file such as config/studies/3A.yaml")
+    markers = [_marker(m) for m in args.model]
+    slugs = [m["slug"] for m in markers]
+    if len(set(slugs)) != len(slugs):
+        raise InputError("a model is given twice", where="--model", fix="give each model once")
+    study = load_study_file(study_path, args.criteria_dir)
+    sid = str(getattr(study, "id", None) or study_path.stem)
+    queries = study.queries
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    ext = args.format
+
+    tables = []
+    for marker in markers:
+        for _, scores in score_studies(marker, {sid: study_path}, {sid: queries}, device=args.device,
+                                       batch_size=args.batch_size, threads=args.threads):
+            tables.append(scores)
+    scores = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+    if len(tables) > 1:
+        names = [m["name"] for m in markers]
+        scores["model"] = pd.Categorical(scores["model"].astype(str), categories=names)
+    lpr = lpr_table(study, scores)
+    details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(markers) > 1)
+    if len(markers) < 2:
+        log.warning("one model: no ICC among models (give two or more --model for it)")
+    for name, table in (("queries", queries), ("scores", scores), ("lpr", lpr),
+                        ("reliability", details), ("stats", stats)):
+        path = write_table(table, out / f"{name}.{ext}")
+        print(f"wrote {len(table)} rows to {path}")
+    return 0

@@ -1,0 +1,22 @@
+"""rule download_model (rules/models.smk): put one model in the Hugging Face cache, record its
+commit in resources/models.lock.tsv and write the marker resources/models/{model}.json.
+Offline and not cached: fails within seconds and says how to run offline."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
+
+from fmat.workflow import ensure_model, run_script, write_json  # noqa: E402
+
+
+def main():
+    p = snakemake.params  # noqa: F821
+    if p.cache_dir:
+        from fmat.models import set_cache_folder
+
+        set_cache_folder(p.cache_dir)
+    record = ensure_model(p.name, revision=p.revision, lock=p.lock, timeout=float(p.timeout))
+    write_json(record, snakemake.output[0])  # noqa: F821
+
+
+run_script(main, snakemake.log[0])  # noqa: F821

@@ -1,0 +1,205 @@
+"""The Snakemake workflow: lint, the paper's DAG (dry run), bad configurations, offline
+behaviour, and the offline demo end to end (slow, run in CI).
+
+Every run happens in a temporary working directory (the current folder) so nothing is written into the
+repository; its ``config`` is a link to the repository's (study files, criteria mappings).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEFILE = REPO / "Snakefile"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+STUDIES_DIR = str(REPO / "config" / "studies")
+
+
+PAPER_CONFIG = str(REPO / "config" / "config.yaml")
+
+
+def snakemake(args, workdir: Path, env=None, timeout=600, configfiles=()) -> subprocess.CompletedProcess:
+    """Run snakemake on the repository's Snakefile in ``workdir`` with config/config.yaml (then
+    ``configfiles``) as configuration; output text in ``.stdout``."""
+    e = dict(os.environ)
+    e.setdefault("PYTHONWARNINGS", "ignore")
+    e.update(env or {})
+    config_link = Path(workdir) / "config"  # study files and criteria mappings, read-only
+    if not config_link.exists():
+        config_link.symlink_to(REPO / "config", target_is_directory=True)
+    cfg = ["--configfile", PAPER_CONFIG, *map(str, configfiles)]
+    return subprocess.run(SNAKEMAKE + ["-s", str(SNAKEFILE), *cfg, *args], cwd=workdir,
+                          env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=timeout)
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """The 'Job stats' table of a (dry) run: {rule: count}."""
+    block = output.split("Job stats:", 1)[1]
+    counts = {}
+    for line in block.splitlines()[3:]:
+        m = re.match(r"^(\S+)\s+(\d+)$", line.strip())
+        if not m:
+            break
+        counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+def test_lint_is_clean(tmp_path):
+    res = snakemake(["--lint", "--config", f"studies_dir={STUDIES_DIR}"], tmp_path)
+    assert res.returncode == 0, res.stdout
+    assert "Congratulations, your workflow is in a good condition!" in res.stdout, res.stdout
+
+
+def test_dry_run_of_the_paper_lists_every_job(tmp_path):
+    res = snakemake(["-n", "--config", f"studies_dir={STUDIES_DIR}"], tmp_path)
+    assert res.returncode == 0, res.stdout
+    n = job_counts(res.stdout)
+    assert n["download_model"] == 12      # the paper's 12 models
+    assert n["queries"] == 15             # 15 studies
+    assert n["score_model"] == 12         # ONE scoring job per model, all studies in it
+    assert n["lpr"] == 15
+    assert n["reliability"] == 15
+    assert "demo_models" not in n
+    # the slug of a hub id with a slash, in the paths
+    assert "results/scores/4D/vinai__bertweet-large.parquet" in res.stdout
+    assert "resources/models/vinai__bertweet-base.json" in res.stdout
+
+
+def _bad(tmp_path, content: dict) -> subprocess.CompletedProcess:
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, **content}), encoding="utf-8")
+    return snakemake(["-n"], tmp_path, configfiles=[cfg])
+
+
+@pytest.mark.parametrize("content, key", [
+    ({"batch_sise": 8}, "config.batch_sise: unknown key 'batch_sise'"),
+    ({"studies": ["2A", "5Z"]}, "config.studies[1]: unknown study '5Z'"),
+    ({"batch_size": "many"}, "config.batch_size: 'many' is a string, expected integer"),
+    ({"models": [{"name": "roberta-base", "revison": "main"}]}, "config.models[0].revison"),
+])
+def test_bad_config_fails_the_dry_run_naming_the_key(tmp_path, content, key):
+    res = _bad(tmp_path, content)
+    assert res.returncode != 0
+    assert key in res.stdout, res.stdout
+    assert "Traceback" not in res.stdout
+
+
+def test_offline_main_command_stops_quickly_with_how_to_run_offline(tmp_path):
+    """No network and no cache: the download rule fails within seconds and says what to do."""
+    t = time.perf_counter()
+    res = snakemake(["--cores", "1", "--config", f"studies_dir={STUDIES_DIR}", "studies=[2A]",
+                     "models=[bert-base-uncased]", f"cache_dir={tmp_path / 'hf'}"],
+                    tmp_path, env={"HF_HUB_OFFLINE": "1"}, timeout=300)
+    elapsed = time.perf_counter() - t
+    assert res.returncode != 0
+    assert "make demo" in res.stdout and "HF_HUB_OFFLINE=1" in res.stdout, res.stdout
+    assert "Error in rule download_model" in res.stdout
+    assert not (tmp_path / "results" / "scores").exists()
+    assert elapsed < 120, elapsed  # setup + one failed job (seconds when the machine is idle)
+
+
+# ----------------------------------------------------------------------------- the demo
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """The offline demo on 2A and 3A (tiny models of every tokenizer family), run once."""
+    work = tmp_path_factory.mktemp("demo")
+    mirror = REPO.parent / "shared" / "data"  # the criterion mirror, when it is beside the checkout
+    override = work / "test.yaml"
+    override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "studies": ["2A", "3A"],
+                                        "mirror_dir": str(mirror) if mirror.exists() else None}))
+    t = time.perf_counter()
+    res = snakemake(["--cores", "2"], work, timeout=900,
+                    configfiles=[REPO / "config" / "demo.yaml", override])
+    assert res.returncode == 0, res.stdout[-6000:]
+    return work, time.perf_counter() - t
+
+
+@pytest.mark.slow
+def test_demo_end_to_end(demo_run):
+    from fmat.results import validate_results
+
+    work, seconds = demo_run
+    demo = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))
+    slugs = [m["name"] for m in demo["models"]]
+    for study in ("2A", "3A"):
+        assert (work / "results" / "queries" / f"{study}.parquet").exists()
+        for slug in slugs:
+            scores = pd.read_parquet(work / "results" / "scores" / study / f"{slug}.parquet")
+            assert scores["model"].astype(str).unique().tolist() == [slug]
+            assert scores["prob"].notna().mean() > 0.9  # the corpus holds the studies' words
+        lpr = pd.read_parquet(work / "results" / "lpr" / f"{study}.parquet")
+        assert lpr["model"].astype(str).unique().tolist() == slugs  # configuration order
+        assert lpr["LPR"].notna().any()
+        stats = validate_results(pd.read_parquet(work / "results" / "analysis" / study / "stats.parquet"))
+        assert set(stats["study"]) == {study}
+        key = stats.set_index(["statistic", "condition"])
+        k = len(slugs)
+        for cond in ("all", "LPR"):
+            single, average = key.loc[("ICC_single", cond), "value"], key.loc[("ICC_average", cond), "value"]
+            # agreement ICCs obey Spearman-Brown: ICC(A,k) = k ICC(A,1) / (1 + (k-1) ICC(A,1))
+            assert math.isclose(average, k * single / (1 + (k - 1) * single), rel_tol=1e-9, abs_tol=1e-12)
+            assert key.loc[("ICC_average", cond), "n"] > 0
+        assert (stats["statistic"] == "alpha").any()
+        details = pd.read_parquet(work / "results" / "reliability" / f"{study}.parquet")
+        assert set(details["analysis"]) == {"ICC", "alpha"}
+    # 3A: alpha of the nine career and the nine family phrases (by: [ATTRIB])
+    stats = pd.read_parquet(work / "results" / "analysis" / "3A" / "stats.parquet")
+    assert set(stats.loc[stats["statistic"] == "alpha", "condition"]) == {"Career", "Family"}
+    # logs and benchmarks of every job
+    assert (work / "logs" / "score_model" / "tiny-roberta-base.log").exists()
+    assert (work / "results" / "benchmarks" / "score_model" / "tiny-roberta-base.tsv").exists()
+    assert seconds < 600, seconds
+
+
+@pytest.mark.slow
+def test_demo_scores_equal_the_fill_mask_pipeline(demo_run):
+    """Independent check of one model's scores: transformers' fill-mask pipeline."""
+    import torch
+    from transformers import pipeline
+
+    torch.set_num_threads(1)
+    work, _ = demo_run
+    folder = work / "resources" / "demo_models" / "tiny-bert-base-uncased"
+    scores = pd.read_parquet(work / "results" / "scores" / "3A" / "tiny-bert-base-uncased.parquet")
+    fill = pipeline("fill-mask", model=str(folder), tokenizer=str(folder), device="cpu")
+    for _, row in scores.head(4).iterrows():
+        sentence = str(row["query"]).replace("{ATTRIB}", str(row["A_word"])).replace("[MASK]", fill.tokenizer.mask_token)
+        out = fill(sentence, targets=[str(row["M_word"])], top_k=1)
+        assert math.isclose(out[0]["score"], row["prob"], rel_tol=1e-4), (sentence, out, row["prob"])
+
+
+@pytest.mark.slow
+def test_fmat_study_command_writes_the_same_tables(demo_run, tmp_path):
+    """`fmat study` (no Snakemake) on two of the demo's models gives the workflow's scores."""
+    work, _ = demo_run
+    models = work / "resources" / "demo_models"
+    out = tmp_path / "3A"
+    res = subprocess.run([sys.executable, "-m", "fmat.cli", "study", str(REPO / "config" / "studies" / "3A.yaml"),
+                          "--model", str(models / "tiny-bert-base-uncased"), "--model", str(models / "tiny-roberta-base"),
+                          "--device", "cpu", "--threads", "1", "-o", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout
+    for name in ("queries", "scores", "lpr", "reliability", "stats"):
+        assert (out / f"{name}.parquet").exists()
+    mine = pd.read_parquet(out / "scores.parquet")
+    for slug in ("tiny-bert-base-uncased", "tiny-roberta-base"):
+        wf = pd.read_parquet(work / "results" / "scores" / "3A" / f"{slug}.parquet")
+        got = mine[mine["model"].astype(str) == slug]["prob"].to_numpy()
+        assert len(got) == len(wf)
+        assert (abs(got - wf["prob"].to_numpy()) <= 1e-6 * abs(wf["prob"].to_numpy()) + 1e-12).all()
+    from fmat.results import validate_results
+
+    stats = validate_results(pd.read_parquet(out / "stats.parquet"))
+    assert {"ICC_average", "ICC_single", "alpha"} <= set(stats["statistic"])

@@ -1,0 +1,282 @@
+"""Unit tests of fmat.workflow: names, configuration validation, the model lock, reliability rows.
+
+Fast (no Snakemake, no models). The workflow itself is tested in tests/test_workflow.py.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from fmat import workflow as wf
+from fmat.errors import InputError, OfflineError
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER_MODELS = [
+    "bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-large-cased",
+    "distilbert-base-uncased", "distilbert-base-cased", "albert-base-v1", "albert-base-v2",
+    "roberta-base", "distilroberta-base", "vinai/bertweet-base", "vinai/bertweet-large",
+]
+STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
+
+
+@pytest.fixture
+def paper_config() -> dict:
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+
+
+def _validate(cfg, **kw):
+    return wf.validate_config(cfg, root=REPO, **kw)
+
+
+# ----------------------------------------------------------------------------- names
+
+def test_model_slug_is_filesystem_safe_and_reversible_through_the_config():
+    assert wf.model_slug("vinai/bertweet-base") == "vinai__bertweet-base"
+    assert wf.model_slug("bert-base-uncased") == "bert-base-uncased"
+    table = wf.model_table({"models": ["vinai/bertweet-base", {"name": "roberta-base", "revision": "abc"}]})
+    assert list(table) == ["vinai__bertweet-base", "roberta-base"]
+    assert table["vinai__bertweet-base"].name == "vinai/bertweet-base"
+    assert table["roberta-base"].revision == "abc"
+    with pytest.raises(InputError, match="file name"):
+        wf.model_slug("bad name")
+
+
+def test_duplicate_model_is_an_error_naming_the_entry():
+    with pytest.raises(InputError) as err:
+        wf.model_table({"models": ["roberta-base", {"name": "roberta-base"}]})
+    assert "config.models[1]" in str(err.value)
+
+
+# ----------------------------------------------------------------------------- configuration
+
+def test_paper_config_has_the_12_models_and_15_studies_and_validates(paper_config):
+    cfg = _validate(paper_config)
+    assert [s.name for s in wf.model_table(cfg).values()] == PAPER_MODELS
+    assert cfg["studies"] == STUDIES
+    assert cfg["mirror_dir"] is None and cfg["device"] == "auto" and cfg["batch_size"] >= 1
+
+
+def test_demo_config_is_tiny_models_of_every_family(paper_config):
+    from fmat.tiny import FAMILIES
+
+    demo = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))
+    cfg = _validate({**paper_config, **demo}, load_studies=False)
+    specs = list(wf.model_table(cfg).values())
+    assert {s.tiny for s in specs} == set(FAMILIES)
+    assert all(s.name == FAMILIES[s.tiny][1] for s in specs)  # folder names drive FMAT's name rules
+    assert {"2A", "3A"} <= set(cfg["studies"])
+
+
+@pytest.mark.parametrize("change, where, what", [
+    ({"foo": 1}, "config.foo", "unknown key 'foo'"),
+    ({"batch_size": "32"}, "config.batch_size", "expected integer"),
+    ({"studies": "2A"}, "config.studies", "expected array"),
+    ({"device": "gpu"}, "config.device", "does not match"),
+    ({"models": [{"name": "roberta-base", "revison": "x"}]}, "config.models[0].revison", "unknown key"),
+    ({"models": [3]}, "config.models[0]", "model id"),
+    ({"models": []}, "config.models", "non-empty"),
+    ({"studies": ["2A", "9Z"]}, "config.studies[1]", "unknown study '9Z'"),
+    ({"cache_dir": 3}, "config.cache_dir", "expected string or null"),
+])
+def test_bad_config_names_the_key(paper_config, change, where, what):
+    with pytest.raises(InputError) as err:
+        _validate({**paper_config, **change}, load_studies=False)
+    msg = str(err.value)
+    assert msg.startswith(where + ":"), msg
+    assert what in msg
+    assert "fix:" in msg
+
+
+def test_defaults_are_filled(paper_config):
+    cfg = _validate({"models": ["roberta-base"], "studies": ["2A"]}, load_studies=False)
+    assert cfg["studies_dir"] == "config/studies" and cfg["cache_dir"] is None
+    assert cfg["hub_timeout"] > 0 and cfg["score_threads"] >= 1
+
+
+def test_a_broken_study_file_fails_validation(tmp_path):
+    src = (REPO / "config" / "studies" / "2A.yaml").read_text(encoding="utf-8")
+    (tmp_path / "2A.yaml").write_text(src.replace("item: T_word", "item: X_word"), encoding="utf-8")
+    cfg = {"models": ["roberta-base"], "studies": ["2A"], "studies_dir": str(tmp_path)}
+    with pytest.raises(InputError) as err:
+        wf.validate_config(cfg)
+    assert "2A.yaml" in str(err.value)
+
+
+def test_study_criteria_lists_the_criterion_tables_a_study_reads():
+    assert wf.study_criteria(REPO / "config" / "studies" / "1C.yaml") == ["ssa_names_1c"]
+    assert wf.study_criteria(REPO / "config" / "studies" / "2A.yaml") == []
+
+
+# ----------------------------------------------------------------------------- resources
+
+def test_score_resources_grow_with_attempt():
+    a1 = wf.score_resources("bert-large-cased", 1)
+    a2 = wf.score_resources("bert-large-cased", 2)
+    assert a2["mem_mb"] == 2 * a1["mem_mb"] and a2["runtime"] == 2 * a1["runtime"]
+    assert wf.score_resources("bert-base-cased")["mem_mb"] < a1["mem_mb"]
+
+
+# ----------------------------------------------------------------------------- network, lock
+
+def test_hub_unreachable_is_detected_quickly(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    t = time.perf_counter()
+    assert wf.hub_reachable(5) is False
+    assert time.perf_counter() - t < 0.5
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    # a closed local port: refused at once
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert wf.hub_reachable(2, endpoint=f"http://127.0.0.1:{port}") is False
+
+
+def test_offline_and_not_cached_says_how_to_run_offline(monkeypatch, tmp_path):
+    monkeypatch.setattr(wf, "cached_snapshot", lambda name, revision: None)
+    monkeypatch.setattr(wf, "hub_reachable", lambda timeout: False)
+    with pytest.raises(OfflineError) as err:
+        wf.ensure_model("bert-base-uncased", lock=tmp_path / "models.lock.tsv", timeout=1)
+    msg = str(err.value)
+    assert "make demo" in msg and "HF_HUB_OFFLINE=1" in msg
+    assert not (tmp_path / "models.lock.tsv").exists()
+
+
+def _fake_hub_cache(root: Path, repo: str, commit: str) -> Path:
+    """The Hugging Face cache layout (hub/models--org--name/{refs/main, snapshots/<commit>/})."""
+    folder = root / ("models--" + repo.replace("/", "--"))
+    snap = folder / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text('{"model_type": "bert"}')
+    (snap / "model.safetensors").write_bytes(b"weights")
+    (folder / "refs").mkdir()
+    (folder / "refs" / "main").write_text(commit)
+    return snap
+
+
+def test_a_cached_model_is_locked_without_the_network(monkeypatch, tmp_path):
+    import hashlib
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    hub = tmp_path / "hf" / "hub"
+    _fake_hub_cache(hub, "vinai/bertweet-base", commit)
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(hub))
+
+    def no_network(timeout):  # pragma: no cover - must not be called
+        raise AssertionError("the hub was probed although the model is cached")
+
+    monkeypatch.setattr(wf, "hub_reachable", no_network)
+    lock = tmp_path / "models.lock.tsv"
+    rec = wf.ensure_model("vinai/bertweet-base", lock=lock)
+    assert rec["commit"] == commit and rec["slug"] == "vinai__bertweet-base" and rec["source"] == "cache"
+    rows = pd.read_csv(lock, sep="\t", dtype=str)
+    assert rows["model"].tolist() == ["vinai/bertweet-base"]
+    assert rows["commit"].iloc[0] == commit
+    assert rows["sha256"].iloc[0] == hashlib.sha256(b"weights").hexdigest()
+    assert "model.safetensors" in rows["files"].iloc[0]
+    # the second model is added, the first kept
+    _fake_hub_cache(hub, "roberta-base", "f" * 40)
+    wf.ensure_model("roberta-base", lock=lock)
+    assert sorted(pd.read_csv(lock, sep="\t", dtype=str)["model"]) == ["roberta-base", "vinai/bertweet-base"]
+
+
+def test_json_marker_roundtrip(tmp_path):
+    rec = {"name": "vinai/bertweet-base", "path": None, "files": ["a", "b"]}
+    wf.write_json(rec, tmp_path / "m" / "x.json")
+    assert wf.read_json(tmp_path / "m" / "x.json") == rec
+
+
+# ----------------------------------------------------------------------------- tables
+
+def _scores(n_items=6, models=("m/one", "two", "three"), seed=1):
+    rng = np.random.default_rng(seed)
+    rows = []
+    base = rng.normal(-6, 2, size=n_items)
+    for m in models:
+        for i in range(n_items):
+            for g, w in (("Male", "he"), ("Female", "she")):
+                rows.append({"model": m, "query": f"q{i % 2} [MASK] {{TARGET}}.", "MASK": g, "M_pair": "1",
+                             "M_word": w, "TARGET": "T", "T_pair": "T.1", "T_word": f"w{i // 2}",
+                             "prob": float(np.exp(base[i] + rng.normal(0, 0.5) + (0.3 if g == "Male" else 0)))})
+    df = pd.DataFrame(rows)
+    for c in df.columns:
+        if c != "prob":
+            df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(df[c])))
+    df.attrs["type"] = "MT"
+    return df
+
+
+def test_load_scores_keeps_model_order_and_levels(tmp_path):
+    from fmat.io import write_table
+
+    s = _scores()
+    paths = []
+    for m in s["model"].cat.categories:
+        part = s[s["model"] == m].copy()
+        part["model"] = pd.Categorical([m] * len(part), categories=[m])
+        paths.append(write_table(part, tmp_path / f"{wf.model_slug(m)}.parquet"))
+    back = wf.load_scores(paths)
+    assert list(back["model"].cat.categories) == ["m/one", "two", "three"]
+    assert list(back["T_word"].cat.categories) == list(s["T_word"].cat.categories)
+    np.testing.assert_allclose(back["prob"], s["prob"])
+
+
+def test_reliability_rows_match_pingouin_and_the_results_shape():
+    import pingouin as pg
+
+    from fmat.results import validate_results
+
+    scores = _scores()
+    study = {"lpr": {"mask_pair": True, "target_pair": False},
+             "reliability": {"item": "query", "by": ["model"]}}
+    lpr = wf.lpr_table(study, scores)
+    details, stats = wf.reliability_tables(study, scores, lpr, sid="XX")
+    validate_results(stats)
+    # ICC(A,k) / ICC(A,1) on log(prob): items = rows within each model, raters = models
+    long = scores.assign(item=scores.groupby("model", observed=True).cumcount(), logp=np.log(scores["prob"]))
+    ref = pg.intraclass_corr(long, targets="item", raters="model", ratings="logp").set_index("Type")["ICC"]
+    got = stats.set_index(["statistic", "condition"])["value"]
+    assert math.isclose(got[("ICC_average", "all")], ref["ICC(A,k)"], rel_tol=1e-9)
+    assert math.isclose(got[("ICC_single", "all")], ref["ICC(A,1)"], rel_tol=1e-9)
+    # on the LPRs
+    long = lpr.assign(item=lpr.groupby("model", observed=True).cumcount())
+    ref = pg.intraclass_corr(long, targets="item", raters="model", ratings="LPR").set_index("Type")["ICC"]
+    assert math.isclose(got[("ICC_average", "LPR")], ref["ICC(A,k)"], rel_tol=1e-9)
+    # alpha per model (model column = slug) and pooled over models (model "all")
+    alpha = stats[stats["statistic"] == "alpha"]
+    assert sorted(alpha["model"]) == sorted(["m__one", "two", "three", "all"])
+    one = lpr[lpr["model"] == "m/one"].pivot(index="T_word", columns="query", values="LPR")
+    ref_alpha = pg.cronbach_alpha(one)[0]
+    assert math.isclose(alpha.set_index("model").loc["m__one", "value"], ref_alpha, rel_tol=1e-9)
+    assert set(details["analysis"]) == {"ICC", "alpha"}
+
+
+def test_demo_words_collects_words_and_phrase_parts():
+    t = pd.DataFrame({"M_word": ["He", "She"], "A_word": ["lead teams", "raise children"]})
+    years = pd.DataFrame({"M_word": ["1800", "1801"], "T_word": ["men", "women"]})
+    words = wf.demo_words([t, years])
+    assert {"He", "She", "lead teams", "lead", "teams", "raise", "children", "1800", "1801", "men"} <= set(words)
+
+
+def test_phrases_become_item_keys_so_templates_line_up():
+    """Study 1A words an item "an engineer" in three templates and "engineer" in the fourth."""
+    from types import SimpleNamespace
+
+    items = pd.DataFrame({"slot": ["TARGET"] * 4, "word": ["an engineer", "a nurse", "engineer", "nurse"],
+                          "item": ["engineer", "nurse", "engineer", "nurse"]})
+    lpr = pd.DataFrame({"model": ["m"] * 4, "query": ["q1", "q1", "q2", "q2"],
+                        "T_word": ["an engineer", "a nurse", "engineer", "nurse"], "LPR": [1.0, 2.0, 1.5, 2.5]})
+    out = wf._item_keys(SimpleNamespace(items=items), lpr, "query")
+    assert out["T_word"].astype(str).tolist() == ["engineer", "nurse", "engineer", "nurse"]
+    assert lpr["T_word"].tolist()[0] == "an engineer"  # the input is not changed
+    # the item column itself is never rewritten
+    assert wf._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
