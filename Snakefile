@@ -30,13 +30,14 @@ include: "rules/lpr.smk"
 include: "rules/reliability.smk"
 
 
-# criteria (owned by the criteria area): resources/criteria/<name>.parquet
-if os.path.exists(os.path.join(workflow.basedir, "rules", "criteria.smk")):
-
-    include: "rules/criteria.smk"
+include: "rules/criteria.smk"
+include: "rules/analysis.smk"
+include: "rules/compare.smk"
+include: "rules/report.smk"
 
 
 rule all:
     input:
         all_outputs(),
+        REPORT_TARGETS,
     default_target: True

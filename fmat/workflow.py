@@ -681,3 +681,13 @@ def demo_words(tables: Sequence, extra: Iterable[str] = ()) -> list[str]:
                     words.update(value.split())
     words.update(str(w) for w in extra)
     return sorted(w for w in words if w.strip())
+
+
+def config_hash(config: Mapping) -> str:
+    """A short, stable fingerprint of the run's configuration, printed in the reports'
+    provenance: ``sha256-`` + the first 12 hex digits of the sorted JSON of ``config``
+    (the prefix keeps it a string when Quarto reads ``-P`` values as YAML)."""
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
+    return f"sha256-{digest[:12]}"

@@ -5,23 +5,6 @@
 # Outputs: results/analysis/{study}/stats.parquet (results shape), figures.json (the figure
 # tables figure_<name>.parquet written beside it, whether the analysis ran, its notes).
 
-import yaml as _yaml
-
-from fmat import analyses as _analyses
-
-
-def analysis_criteria(wildcards):
-    """Criterion tables the study's analysis reads (none when it is not registered yet).
-    Reads only the study file's `analysis` block: its word lists may need criterion tables
-    that do not exist yet when the DAG is built."""
-    with open(study_file(config, wildcards.study), encoding="utf-8") as fh:
-        spec = dict((_yaml.safe_load(fh) or {}).get("analysis") or {})
-    name = spec.get("name")
-    if not name or name not in _analyses.available():
-        return []
-    return [f"resources/criteria/{n}.parquet" for n in _analyses.criteria_needed(name, spec.get("options"))]
-
-
 rule analysis:
     input:
         scores=expand("results/scores/{{study}}/{model}.parquet", model=SLUGS),

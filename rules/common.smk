@@ -61,9 +61,35 @@ def score_gpus(wildcards):
 
 
 def all_outputs():
-    """The final targets: per study the LPRs, the reliability table and its stats."""
+    """The final targets: per study the LPRs, the reliability rows and the analysis' stats."""
     return (
         expand("results/lpr/{study}.parquet", study=STUDIES)
         + expand("results/reliability/{study}.parquet", study=STUDIES)
         + expand("results/analysis/{study}/stats.parquet", study=STUDIES)
     )
+
+
+def criteria_origins(config):
+    """Where each criterion source comes from (official URL or mirror_dir): fmat.criteria."""
+    from fmat.criteria import resolve_origin
+
+    try:
+        return {name: resolve_origin(name, config.get("mirror_dir")) for name in ("bls2021", "ssa", "glove")}
+    except FmatError as err:
+        raise WorkflowError(f"criteria: {err}") from None
+
+
+def analysis_criteria(wildcards):
+    """(rule analysis) Criterion tables the study's analysis reads (none when it is not registered yet).
+    Reads only the study file's `analysis` block: its word lists may need criterion tables
+    that do not exist yet when the DAG is built."""
+    import yaml as _yaml
+
+    from fmat import analyses as _analyses
+
+    with open(study_file(config, wildcards.study), encoding="utf-8") as fh:
+        spec = dict((_yaml.safe_load(fh) or {}).get("analysis") or {})
+    name = spec.get("name")
+    if not name or name not in _analyses.available():
+        return []
+    return [f"resources/criteria/{n}.parquet" for n in _analyses.criteria_needed(name, spec.get("options"))]

@@ -10,7 +10,6 @@
 # resources/criteria.lock.tsv (sha256, date); a later retrieval that differs is warned about
 # in the fetch rule's log. Logic: fmat.criteria; scripts/criteria_*.py only call it.
 
-from fmat.criteria import resolve_origin as _criteria_origin
 
 CRITERIA_CFG = config.get("criteria") or {}
 CRITERIA_LOCK = "resources/criteria.lock.tsv"
@@ -18,23 +17,13 @@ CRITERIA_WORDS = CRITERIA_CFG.get("wefat_words", "config/criteria/wefat_words.ts
 CRITERIA_MAPPING = CRITERIA_CFG.get("bls_mapping", "config/criteria/bls2021_occupations.tsv")
 
 
-def _criteria_origins():
-    try:
-        return {name: _criteria_origin(name, config.get("mirror_dir")) for name in ("bls2021", "ssa", "glove")}
-    except FmatError as err:
-        raise WorkflowError(f"criteria: {err}") from None
-
-
-CRITERIA_ORIGINS = _criteria_origins()
+CRITERIA_ORIGINS = criteria_origins(config)  # rules/common.smk
 # raw copy of each source: resources/criteria/raw/<source>/<official or mirror file name>
 CRITERIA_RAW = {n: f"resources/criteria/raw/{n}/{o.filename}" for n, o in CRITERIA_ORIGINS.items()}
 # the full GloVe 840B vocabulary (download, or glove/glove.840B.300d.zip in the mirror);
 # False with the mirror's 457-word extract: no GloVe filter for 1C, demo vectors for WEFAT
 GLOVE_FULL = CRITERIA_ORIGINS["glove"].full
-# the rules' conda env (envs/ belongs to the workflow area; fmat.yaml until criteria.yaml exists)
-CRITERIA_ENV = ("../envs/criteria.yaml"
-                if os.path.exists(os.path.join(workflow.basedir, "envs", "criteria.yaml"))
-                else "../envs/fmat.yaml")
+CRITERIA_ENV = "../envs/criteria.yaml"
 CRITERIA_TABLES = ["bls2021_occupations", "ssa_names_wefat2", "ssa_names_1c",
                    "wefat_1A", "wefat_1B", "wefat_1C"]
 

@@ -1,6 +1,8 @@
 # Stage 5: reliability of a study (fmat.reliability): ICC among the models on raw log
 # probabilities and on LPRs, and alpha among the items the study file's `reliability:` names.
-# Writes the detailed tables and the same numbers in the fmat.results shape (stats.parquet).
+# Writes the numbers in the fmat.results shape (results/reliability/{study}.parquet; the
+# analysis stage adds its rows to them in results/analysis/{study}/stats.parquet) and the
+# detailed tables of icc_models / lpr_reliability ({study}_details.parquet).
 
 
 rule reliability:
@@ -10,8 +12,8 @@ rule reliability:
         study=study_yaml,
         criteria=criteria_inputs,
     output:
-        details="results/reliability/{study}.parquet",
-        stats="results/analysis/{study}/stats.parquet",
+        stats="results/reliability/{study}.parquet",
+        details="results/reliability/{study}_details.parquet",
     params:
         criteria_dir="resources/criteria",
     log:

@@ -4,15 +4,14 @@
 # In the demo (tiny models) every page carries a banner: its numbers are not the paper's.
 # The Snakefile's `rule all` adds REPORT_TARGETS.
 
-import hashlib as _hashlib
-import json as _json
 import shlex as _shlex
 
-REPORT_TARGETS = expand("results/reports/{study}.html", study=STUDIES) + ["results/reports/index.html"]
+from fmat.workflow import config_hash as _config_hash
+
+REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
 
 # what the pages print as provenance
-# (prefixed so that Quarto's YAML reading of -P values keeps it a string)
-_CONFIG_HASH = "sha256-" + _hashlib.sha256(_json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
+_CONFIG_HASH = _config_hash(config)
 _REPORT_COMMON = (
     f"-P results:results -P paper:config/paper_results.tsv -P demo:{str(DEMO).lower()} "
     f"-P device:{_shlex.quote(str(config.get('device', '')))} -P config_hash:{_CONFIG_HASH} "

@@ -1,6 +1,6 @@
 """rule reliability (rules/reliability.smk): ICC among the models (raw log probabilities and
-LPRs) and alpha among the study's items -> results/reliability/{study}.parquet, and the same
-numbers in the fmat.results shape -> results/analysis/{study}/stats.parquet."""
+LPRs) and alpha among the study's items, in the fmat.results shape ->
+results/reliability/{study}.parquet, and the detailed tables -> {study}_details.parquet."""
 import sys
 from pathlib import Path
 

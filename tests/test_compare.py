@@ -365,5 +365,35 @@ def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monke
 
     monkeypatch.setattr(analyses, "_load_all", lambda: None)
     monkeypatch.setitem(analyses._REGISTRY, "dup_analysis_for_test", dup)
+    # the analysis' own row replaces the reliability row with the same key, and says so
+    stats, _, status = analysis_stage(_FakeStudy("dup_analysis_for_test"), pd.DataFrame(), pd.DataFrame(),
+                                      _reliability_rows())
+    hit = stats[(stats["statistic"] == "alpha") & (stats["condition"] == "Career")]
+    assert len(hit) == 1 and hit["value"].iloc[0] == pytest.approx(0.1)
+    assert any("replaced" in n for n in status["notes"])
+
+    def twice(data, k):  # duplicate keys within one analysis' rows stay an error
+        row = {"study": "9Z", "statistic": "r", "condition": "fmat~pct_male", "value": 0.1}
+        return analyses.AnalysisOutput(stats=ours_frame([row, row]))
+
+    monkeypatch.setitem(analyses._REGISTRY, "twice_analysis_for_test", twice)
     with pytest.raises(InputError, match="share a key"):
-        analysis_stage(_FakeStudy("dup_analysis_for_test"), pd.DataFrame(), pd.DataFrame(), _reliability_rows())
+        analysis_stage(_FakeStudy("twice_analysis_for_test"), pd.DataFrame(), pd.DataFrame(), _reliability_rows())
+
+
+def test_analysis_rows_replace_reliability_rows_with_the_same_key():
+    from fmat.compare import merge_stats
+    from fmat.results import results_frame
+
+    rel = results_frame([
+        {"study": "1A", "statistic": "alpha", "condition": "all", "model": "all", "value": float("nan")},
+        {"study": "1A", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.8},
+    ])
+    ana = results_frame([
+        {"study": "1A", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9},
+        {"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "model": "all", "value": 0.7},
+    ])
+    kept, replaced = merge_stats(rel, ana)
+    assert kept["statistic"].tolist() == ["ICC_average"]
+    assert replaced == ["alpha:all:all"]
+    assert merge_stats(rel, ana.iloc[1:])[1] == []

@@ -152,7 +152,7 @@ def test_demo_end_to_end(demo_run):
             assert math.isclose(average, k * single / (1 + (k - 1) * single), rel_tol=1e-9, abs_tol=1e-12)
             assert key.loc[("ICC_average", cond), "n"] > 0
         assert (stats["statistic"] == "alpha").any()
-        details = pd.read_parquet(work / "results" / "reliability" / f"{study}.parquet")
+        details = pd.read_parquet(work / "results" / "reliability" / f"{study}_details.parquet")
         assert set(details["analysis"]) == {"ICC", "alpha"}
     # 3A: alpha of the nine career and the nine family phrases (by: [ATTRIB])
     stats = pd.read_parquet(work / "results" / "analysis" / "3A" / "stats.parquet")

@@ -280,3 +280,12 @@ def test_phrases_become_item_keys_so_templates_line_up():
     assert lpr["T_word"].tolist()[0] == "an engineer"  # the input is not changed
     # the item column itself is never rewritten
     assert wf._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
+
+
+def test_config_hash_is_stable_and_sensitive():
+    from fmat.workflow import config_hash
+
+    a = config_hash({"studies": ["2A"], "device": "cpu"})
+    assert a == config_hash({"device": "cpu", "studies": ["2A"]})  # key order does not matter
+    assert a != config_hash({"studies": ["2A", "3A"], "device": "cpu"})
+    assert a.startswith("sha256-") and len(a) == len("sha256-") + 12
