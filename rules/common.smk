@@ -93,3 +93,13 @@ def analysis_criteria(wildcards):
     if not name or name not in _analyses.available():
         return []
     return [f"resources/criteria/{n}.parquet" for n in _analyses.criteria_needed(name, spec.get("options"))]
+
+
+def shell_python():
+    """The Python a `shell:` rule runs: the env's `python` with --sdm conda, else the
+    interpreter running Snakemake (a bare `python` may be another one, without fmat)."""
+    from snakemake.settings.types import DeploymentMethod
+
+    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
+        return "python"
+    return sys.executable

@@ -32,6 +32,7 @@ rule report_study:
     params:
         common=_REPORT_COMMON,
         root=workflow.basedir,
+        python=shell_python(),
         models=",".join(SLUGS),
     log:
         "logs/report/{study}.log",
@@ -40,7 +41,7 @@ rule report_study:
     conda:
         "../envs/report.yaml"
     shell:
-        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} python -m fmat.cli report {input.source} "
+        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} {params.python} -m fmat.cli report {input.source} "
         "-P study:{wildcards.study} -P study_file:{input.study} {params.common} "
         "-P models:{params.models} -o {output} > {log} 2>&1"
 
@@ -56,6 +57,7 @@ rule report_index:
     params:
         common=_REPORT_COMMON,
         root=workflow.basedir,
+        python=shell_python(),
         studies=",".join(STUDIES),
         models=",".join(SLUGS),
     log:
@@ -65,5 +67,5 @@ rule report_index:
     conda:
         "../envs/report.yaml"
     shell:
-        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} python -m fmat.cli report {input.source} "
+        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} {params.python} -m fmat.cli report {input.source} "
         "-P studies:{params.studies} {params.common} -P models:{params.models} -o {output} > {log} 2>&1"
