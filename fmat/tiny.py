@@ -205,13 +205,14 @@ def _unigram(corpus, words):
     # The Unigram trainer may keep "▁wo" + "man" rather than "▁woman". Add each missing
     # word with the best score of any piece: a single piece then always wins Viterbi
     # segmentation over two or more pieces (log-probabilities add up).
-    have = {p for p, _ in vocab}
+    # A word piece the trainer kept with a low score is raised to that score too: otherwise
+    # "▁" + "he" (two well-scored pieces) can still beat "▁he".
     top = max(s for p, s in vocab[5:]) if len(vocab) > 5 else -1.0
-    for w in _word_parts(words):
-        piece = "\u2581" + w.lower()
-        if piece not in have:
-            vocab.append((piece, top))
-            have.add(piece)
+    wanted = {"\u2581" + w.lower() for w in _word_parts(words)}
+    vocab = vocab[:5] + [(p, top if p in wanted else sc) for p, sc in vocab[5:]]
+    have = {p for p, _ in vocab}
+    for piece in sorted(wanted - have):
+        vocab.append((piece, top))
     return AlbertTokenizer(vocab=vocab, model_max_length=_MAX_POS,
                            mask_token=AddedToken("[MASK]", lstrip=True, rstrip=False, normalized=False))
 
@@ -335,6 +336,15 @@ def _whole_word_forms(family: str, word: str) -> list[str]:
     return [word]
 
 
+def _is_single_token(tokenizer, family: str, word: str) -> bool:
+    """Does ``word`` tokenize, mid-sentence, into exactly its whole-word token? (Checked by
+    tokenizing, not by looking the form up: a form can be in the vocabulary and still lose
+    the segmentation to smaller pieces.)"""
+    lead = tokenizer.tokenize("a")
+    parts = tokenizer.tokenize("a " + word)[len(lead):]
+    return len(parts) == 1 and parts[0] in _whole_word_forms(family, word)
+
+
 def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidden: int = 32,
                      layers: int = 2, extra_corpus: Iterable[str] | None = None,
                      _corpus: list[str] | None = None) -> Path:
@@ -372,9 +382,7 @@ def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidde
     if getattr(tokenizer, "_fmat_files", None):
         _write_files(out, tokenizer._fmat_files)
 
-    vocab = tokenizer.get_vocab()
-    not_single = [w for w in _word_parts(words)
-                  if not all(f in vocab for f in _whole_word_forms(family, w))]
+    not_single = [w for w in _word_parts(words) if not _is_single_token(tokenizer, family, w)]
     meta = {"family": family, "seed": seed, "hidden": hidden, "layers": layers,
             "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)), "not_single": not_single,
             "transformers": transformers.__version__}

@@ -97,3 +97,24 @@ def test_not_single_words_are_reported(tmp_path):
 def test_unknown_family(tmp_path):
     with pytest.raises(ValueError, match="family"):
         build_tiny_model(tmp_path, "gpt", WORDS)
+
+
+def test_short_words_stay_whole_in_a_large_sentencepiece_vocabulary(tmp_path):
+    """With thousands of words the Unigram trainer keeps pieces like '▁' + 'he' and '▁me' + 'n';
+    the builder must still make 'he', 'his', 'men' single tokens (the demo's Study 1 and 3 words)."""
+    from transformers import AutoTokenizer
+
+    import itertools
+
+    years = [str(y) for y in range(1800, 2020)]
+    syl = ["ba", "ke", "li", "mo", "nu", "ra", "se", "ti", "vo", "ja", "de", "fi", "go", "ha", "lu", "pe"]
+    names = sorted({(a + b + c).capitalize() for a, b, c in
+                    itertools.product(syl, syl, ["n", "l", "r", "s", "a", "e", "y", "ne", "la", "son"])})[:3600]
+    words = ["He", "His", "She", "Her", "men", "women", "man", "woman", "him", "her"] + years + names
+    path = build_tiny_model(tmp_path / "albert", "albert", words, seed=0)
+    tok = AutoTokenizer.from_pretrained(path)
+    assert tok.tokenize("He") == ["▁he"]                   # sentence-initial, lower-cased
+    lead = len(tok.tokenize("a"))
+    for word in ("men", "his", "he", "her", "woman"):
+        assert tok.tokenize(f"a {word}")[lead:] == [f"▁{word}"], word
+    assert not_single_words(path) == []
