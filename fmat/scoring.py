@@ -41,7 +41,7 @@ from .errors import InputError, ModelError
 log = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["output", "token", "prob", "token_id", "logp", "oov"]
-METHODS = ("fmat",)
+METHODS = ("fmat", "lpbs")
 
 #: FMAT's model-name rules (R FMAT_run's ``pattern.special``, plus ModernBERT from 2026.1)
 PATTERN_SPECIAL = {
@@ -265,7 +265,8 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int = 32, add_token
         progress: tqdm progress bar (sentences/s).
         threads: ``torch.set_num_threads(threads)`` when given.
         dtype: "float32" (default); "bfloat16"/"float16" only when asked (slower on most CPUs).
-        method: "fmat" (raw probabilities); "lpbs" comes later.
+        method: "fmat" (raw probabilities); "lpbs": also each option's prior, the TARGET/ATTRIB
+            phrase masked (:func:`fmat.lpbs.score_model`; columns ``prior``, ``logp_prior``).
         word_rule: "tokenizer" (derive the whole-word token from the tokenizer) or "fmat"
             (FMAT's model-name regexes, :data:`PATTERN_SPECIAL`, overridable by ``pattern_special``).
 
@@ -278,7 +279,7 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int = 32, add_token
 
     if method not in METHODS:
         raise InputError(f"unknown scoring method {method!r}",
-                         fix="use method='fmat' (log-probability with prior correction, 'lpbs', is not implemented yet)")
+                         fix="use method='fmat' or 'lpbs' (probabilities with their prior, Kurita et al. 2019)")
     if word_rule not in ("tokenizer", "fmat"):
         raise InputError(f"unknown word_rule {word_rule!r}", fix="use 'tokenizer' (default) or 'fmat'")
     _check_query_table(data)
@@ -291,7 +292,10 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int = 32, add_token
     for label, src in model_map.items():
         model, tokenizer = load_masked_lm(src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path)
         name = model_label(src) if label == src else label
-        scores = score_model(model, tokenizer, data, name=name, batch_size=batch_size, add_tokens=add_tokens,
+        scorer = score_model
+        if method == "lpbs":
+            from .lpbs import score_model as scorer
+        scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, add_tokens=add_tokens,
                              na_out=na_out, progress=progress, word_rule=word_rule,
                              pattern_special=pattern_special, weight_decay=weight_decay)
         scores.insert(0, "model", label)

@@ -1,0 +1,79 @@
+"""``fmat agreement``: subject–verb agreement check of masked LMs; ``fmat agreement-download``."""
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_output_args, emit_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "agreement", help="subject-verb agreement check of masked LMs (Goldberg 2019, Marvin & Linzen 2018)",
+        description="Score minimal pairs (the sentence with the verb masked, the correct and the incorrect "
+                    "verb) and report accuracy per model and construction: correct when P(correct verb) > "
+                    "P(incorrect verb). Pairs with a verb that is not one whole-word token of a model are "
+                    "skipped for that model and counted. Without --pairs: the project's 30-pair fixture.",
+        epilog="example: fmat agreement -m bert-base-uncased -o agreement.parquet --summary summary.csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", "-m", dest="models", action="append", required=True, metavar="M",
+                   help="hub name or local model folder; repeat for several")
+    p.add_argument("--pairs", default=None,
+                   help="minimal pairs in Goldberg's marvin_linzen_dataset.tsv format (default: the fixture)")
+    p.add_argument("--constructions", default=None,
+                   help="comma-separated constructions to keep, or 'all' (default: the subject-verb "
+                        "agreement ones)")
+    p.add_argument("--summary", default=None, help="also write the summary table here")
+    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    p.add_argument("--cache-dir", default=None)
+    add_output_args(p)
+    p.set_defaults(func=_run)
+
+    d = sub.add_parser(
+        "agreement-download", help="download Marvin & Linzen's minimal pairs (Goldberg's file)",
+        description="Fetch Goldberg's marvin_linzen_dataset.tsv (github.com/yoavg/bert-syntax), check its "
+                    "sha256 and write it (and DEST.sha256) atomically.",
+        epilog="example: fmat agreement-download resources/agreement/marvin_linzen_dataset.tsv",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("dest", help="where to write the file")
+    d.add_argument("--url", default=None, help="source URL (default: Goldberg's file)")
+    d.add_argument("--sha256", default=None, help="expected sha256 ('unverified': do not check)")
+    d.set_defaults(func=_download)
+
+
+def _constructions(value):
+    from ..agreement import SV_AGREEMENT
+
+    if value is None:
+        return SV_AGREEMENT
+    if value.strip() == "all":
+        return "all"
+    return [c.strip() for c in value.split(",") if c.strip()]
+
+
+def _run(args) -> int:
+    from ..agreement import check, read_pairs
+    from ..io import write_table
+
+    pairs = read_pairs(args.pairs, constructions=_constructions(args.constructions))
+    per_pair, summary = check(args.models, pairs, device=args.device, batch_size=args.batch_size,
+                              threads=args.threads, cache_dir=args.cache_dir)
+    if args.output:
+        emit_table(per_pair, args)
+    if args.summary:
+        write_table(summary, args.summary)
+        print(f"wrote {len(summary)} rows to {args.summary}")
+    import pandas as pd
+
+    with pd.option_context("display.max_rows", 200, "display.width", 160):
+        print(summary.to_string(index=False))
+    return 0
+
+
+def _download(args) -> int:
+    from ..agreement import MARVIN_LINZEN_SHA256, MARVIN_LINZEN_URL, download_pairs
+
+    path = download_pairs(args.dest, url=args.url or MARVIN_LINZEN_URL, sha256=args.sha256 or MARVIN_LINZEN_SHA256)
+    print(f"wrote {path}")
+    return 0

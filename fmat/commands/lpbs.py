@@ -1,0 +1,71 @@
+"""``fmat lpbs``: score a query table with priors and summarise as LPBS (Kurita et al., 2019)."""
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_output_args, emit_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "lpbs", help="log probability bias scores (Kurita et al. 2019): probabilities over their prior",
+        description="Score a query table like `fmat run`, plus each MASK word's prior: its probability in "
+                    "the same query with the TARGET/ATTRIB phrase masked (one mask per token of the phrase). "
+                    "-o writes the scores (with prior, logp_prior); --summary writes the LPBS contrasts "
+                    "(fmat summary's pairing on ln(p/prior); value column LPR, attrs measure=LPBS).",
+        epilog="example: fmat lpbs queries.parquet -m bert-base-uncased -o scores.parquet --summary lpbs.parquet",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
+    p.add_argument("--model", "-m", dest="models", action="append", required=True, metavar="M",
+                   help="hub name or local model folder; repeat for several")
+    p.add_argument("--summary", default=None, help="write the LPBS summary table here")
+    p.add_argument("--no-mask-pair", action="store_true", help="do not contrast the two MASK groups")
+    p.add_argument("--no-target-pair", action="store_true", help="do not contrast the TARGET groups")
+    p.add_argument("--no-attrib-pair", action="store_true", help="do not contrast the ATTRIB groups")
+    p.add_argument("--keep-oov", action="store_true",
+                   help="give OOV words the first piece's probability instead of NaN")
+    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    p.add_argument("--cache-dir", default=None)
+    add_output_args(p)
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    import warnings
+
+    import pandas as pd
+
+    from ..design import read_query_table
+    from ..io import write_table
+    from ..lpbs import score_model, summary
+    from ..models import _as_models, load_masked_lm
+
+    data = read_query_table(args.queries)
+    frames = []
+    models = _as_models(args.models)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+        for label, src in models.items():
+            model, tok = load_masked_lm(src, device=args.device, cache_dir=args.cache_dir)
+            s = score_model(model, tok, data, name=label, batch_size=args.batch_size, na_out=not args.keep_oov,
+                            progress=False)
+            s.insert(0, "model", label)
+            frames.append(s)
+    scores = pd.concat(frames, ignore_index=True)
+    scores["model"] = pd.Categorical(scores["model"], categories=list(models))
+    scores.attrs = dict(data.attrs)
+    if args.output or not args.summary:
+        emit_table(scores, args)
+    if args.summary:
+        out = summary(scores, mask_pair=not args.no_mask_pair, target_pair=not args.no_target_pair,
+                      attrib_pair=not args.no_attrib_pair)
+        write_table(out, args.summary)
+        print(f"wrote {len(out)} rows to {args.summary}")
+    return 0

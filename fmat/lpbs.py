@@ -1,0 +1,260 @@
+"""Log probability bias score (LPBS; Kurita et al., 2019): option probabilities over their prior.
+
+Kurita, Vyas, Pareek, Black & Tsvetkov (2019), *Measuring bias in contextualized word
+representations* (https://arxiv.org/abs/1906.07337), correct a masked LM's probability of a
+target word for how likely the model finds that word in the template anyway:
+
+    p_tgt   = P(he | "[MASK] is a nurse.")
+    p_prior = P(he | "[MASK] is a [MASK] [MASK].")     # the attribute phrase masked
+    increased log probability  = log(p_tgt / p_prior)
+    LPBS = log(p_tgt,a / p_prior,a) - log(p_tgt,b / p_prior,b)     (a = "he", b = "she")
+
+In FMAT terms the option word is the ``MASK`` word and the phrase is the ``{TARGET}`` and/or
+``{ATTRIB}`` word of the query row:
+
+* **Prior sentence.** The row's sentence (as :func:`fmat.scoring.fill_sentences` builds it),
+  with *every* token of the ``{TARGET}`` and ``{ATTRIB}`` phrase replaced by the mask token:
+  one mask token per token of the phrase in that model's tokenization ("a nurse" is two
+  tokens for BERT, so "[MASK] is [MASK] [MASK]."). The phrase's tokens are found by
+  tokenizing the sentence with the phrase and with a mask token in its place and taking the
+  tokens where the two differ (as :func:`fmat.scoring.derive_options` finds option tokens).
+* **Reading position.** The prior sentence has several masks; the option word is read at the
+  position that held ``[MASK]`` (the query's own mask), never at the phrase's masks. Since the
+  phrase's n tokens are replaced by n masks, that position does not move.
+* **Token.** The option's token id is the one scoring found in the full sentence
+  (``token_id``); out-of-vocabulary options (NaN ``prob``) get a NaN prior.
+* **Direction.** ``p_tgt / p_prior`` as Kurita et al. define it (positive: the phrase makes
+  the word *more* likely than the template alone). The seed notebook computes the inverted
+  ratio ``log(p_prior / p_tgt)``; fmat does not.
+
+:func:`score_model` adds ``prior`` and ``logp_prior`` to :func:`fmat.scoring.score_model`'s
+columns; ``fmat.run(..., method="lpbs")`` uses it. :func:`summary` turns such scores into
+LPBS contrasts with :func:`fmat.lpr.summary`'s pairing rules, on ``log(prob / prior)``.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+log = logging.getLogger(__name__)
+
+#: the columns :func:`score_model` adds after fmat.scoring's ``SCORE_COLUMNS``
+PRIOR_COLUMNS = ["prior", "logp_prior"]
+#: the name of the measure in ``attrs["measure"]`` of :func:`summary`'s table
+MEASURE = "LPBS"
+_SLOTS = (("{TARGET}", "T_word"), ("{ATTRIB}", "A_word"))
+
+
+def _slot_columns(data: pd.DataFrame) -> list[tuple[str, str]]:
+    return [(ph, col) for ph, col in _SLOTS if col in data.columns]
+
+
+def _check_lpbs_table(data: pd.DataFrame) -> None:
+    if not _slot_columns(data):
+        raise InputError("method 'lpbs' needs a {TARGET} or {ATTRIB} phrase to mask for the prior, but "
+                         "the query table has neither (type M)", where="score.method",
+                         fix="use method 'fmat' for MASK-only designs, or add TARGET/ATTRIB words "
+                             "(e.g. '[MASK] is {ATTRIB}.')")
+
+
+def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
+    """[start, end) of the tokens of ``a`` that differ from ``b`` (common head and tail removed)."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < n - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
+        j += 1
+    return i, len(a) - j
+
+
+def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.ndarray, np.ndarray, np.ndarray]:
+    """The prior sentence of every row, as token ids.
+
+    Returns ``(inputs, row_input, mask_pos, n_masked)``: the unique prior id sequences (with
+    special tokens), for each row the index of its sequence, the position of the query's own
+    mask in it, and how many phrase tokens were masked. See the module docstring.
+    """
+    from .scoring import fill_sentences
+
+    _check_lpbs_table(data)
+    mask = tokenizer.mask_token
+    mask_id = tokenizer.mask_token_id
+    slots = _slot_columns(data)
+    q = data["query"].astype(str).to_numpy()
+    words = {col: data[col].astype(str).to_numpy() for _, col in slots}
+    keys = [(q[i],) + tuple(words[col][i] for _, col in slots) for i in range(len(q))]
+    uniq = list(dict.fromkeys(keys))
+    key_index = {k: i for i, k in enumerate(uniq)}
+    # the full sentence (all slots filled) and, per slot, the sentence with that slot's phrase
+    # as one mask token (the other slots filled)
+    frame = pd.DataFrame([dict(zip(["query"] + [col for _, col in slots], k)) for k in uniq])
+    full = list(fill_sentences(frame, mask))
+
+    def with_slot_masked(k, s):
+        text = k[0]
+        for (ph, _), w in zip(slots, k[1:]):
+            text = text.replace(ph, mask if ph == s else w, 1)
+        return text.replace("[MASK]", mask)
+
+    enc_full = tokenizer(full, add_special_tokens=True)["input_ids"]
+    masked_by_slot = {}
+    for ph, _ in slots:
+        todo = [i for i, k in enumerate(uniq) if ph in k[0]]
+        enc = tokenizer([with_slot_masked(uniq[i], ph) for i in todo], add_special_tokens=True)["input_ids"] if todo else []
+        masked_by_slot[ph] = dict(zip(todo, enc))
+    inputs, pos, nmask = [], [], []
+    for i, k in enumerate(uniq):
+        ids = list(enc_full[i])
+        where = [p for p, t in enumerate(ids) if t == mask_id]
+        if len(where) != 1:
+            raise InputError(f"sentence {full[i]!r} has {len(where)} mask tokens", where="query table",
+                             fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
+        m = where[0]
+        spans = []
+        for ph, _ in slots:
+            if i in masked_by_slot[ph]:
+                spans.append(_diff_span(ids, list(masked_by_slot[ph][i])))
+        if not spans:
+            raise InputError(f"query {k[0]!r} has no {{TARGET}} or {{ATTRIB}} placeholder to mask for the prior",
+                             where="query table", fix="use method 'fmat' for this query, or add the placeholder")
+        n = 0
+        for a, b in spans:
+            if a <= m < b:  # pragma: no cover - the phrase's tokens never include the query's mask
+                raise InputError(f"cannot separate the phrase from the mask in {full[i]!r}", where="query table",
+                                 fix="put a space between [MASK] and {TARGET}/{ATTRIB}")
+            for p in range(a, b):
+                if ids[p] != mask_id:
+                    ids[p] = mask_id
+                    n += 1
+        inputs.append(ids)
+        pos.append(m)
+        nmask.append(n)
+    row_input = np.array([key_index[k] for k in keys], dtype=np.int64)
+    return inputs, row_input, np.array(pos, dtype=np.int64), np.array(nmask, dtype=np.int64)
+
+
+def prior_logp(model, tokenizer, inputs: list[list[int]], mask_pos: np.ndarray, row_input: np.ndarray,
+               token_ids: np.ndarray, batch_size: int = 32) -> np.ndarray:
+    """ln P(token_ids[r] | prior sentence of row r) at the query's mask position (natural log).
+
+    Sequences sorted by length and batched; the model's MLM head applied at ``mask_pos`` only
+    (fmat.scoring's forward pass); full-vocabulary log-softmax.
+    """
+    import torch
+
+    from .scoring import _encoder_and_head, _mask_logits
+
+    lengths = np.array([len(e) for e in inputs])
+    order = np.argsort(-lengths, kind="stable")
+    rows_by_input = np.argsort(row_input, kind="stable")
+    starts = np.searchsorted(row_input[rows_by_input], np.arange(len(inputs) + 1))
+    out = np.full(len(row_input), np.nan, dtype=np.float64)
+    device = next(model.parameters()).device
+    base, head, decoder = _encoder_and_head(model)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    with torch.inference_mode():
+        for b0 in range(0, len(order), batch_size):
+            idx = order[b0:b0 + batch_size]
+            L = int(lengths[idx].max())
+            ids = torch.full((len(idx), L), pad_id, dtype=torch.long)
+            att = torch.zeros((len(idx), L), dtype=torch.long)
+            for k, s in enumerate(idx):
+                ids[k, :lengths[s]] = torch.tensor(inputs[s])
+                att[k, :lengths[s]] = 1
+            mpos = torch.as_tensor(mask_pos[idx], dtype=torch.long)
+            logits = _mask_logits(model, base, head, decoder, ids.to(device), att.to(device), mpos.to(device))
+            lsm = torch.log_softmax(logits, dim=-1).cpu().double().numpy()
+            for k, s in enumerate(idx):
+                r = rows_by_input[starts[s]:starts[s + 1]]
+                out[r] = lsm[k, token_ids[r]]
+    return out
+
+
+def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int = 32,
+                add_tokens: bool = False, na_out: bool = True, progress: bool = True,
+                word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
+                weight_decay: float = 1.0) -> pd.DataFrame:
+    """:func:`fmat.scoring.score_model` plus each option's prior (Kurita et al., 2019).
+
+    Returns the query columns, ``output, token, prob, token_id, logp, oov`` (the ordinary
+    scores) and ``prior`` (P(option) at the query's mask with the TARGET/ATTRIB phrase's tokens
+    all masked) and ``logp_prior`` (its natural log). NaN prior where ``prob`` is NaN.
+
+    ``add_tokens`` is not supported (InputError): the prior would need the temporary tokens'
+    embeddings too.
+    """
+    from .scoring import score_model as _score
+
+    if add_tokens:
+        raise InputError("add_tokens cannot be combined with method 'lpbs'", where="score.add_tokens",
+                         fix="set add_tokens: false (out-of-vocabulary words then get NaN), or use method 'fmat'")
+    _check_lpbs_table(data)
+    out = _score(model, tokenizer, data, name=name, batch_size=batch_size, add_tokens=False, na_out=na_out,
+                 progress=progress, word_rule=word_rule, pattern_special=pattern_special, weight_decay=weight_decay)
+    inputs, row_input, mpos, _ = prior_inputs(tokenizer, data)
+    lp = prior_logp(model, tokenizer, inputs, mpos, row_input, out["token_id"].to_numpy(dtype=np.int64),
+                    batch_size=batch_size)
+    lp[np.isnan(out["logp"].to_numpy(dtype=float))] = np.nan
+    out["prior"] = np.exp(lp)
+    out["logp_prior"] = lp
+    return out
+
+
+# ----------------------------------------------------------------------------- summary
+
+def increased_logp(scores: pd.DataFrame) -> np.ndarray:
+    """ln(p_tgt / p_prior) per row (Kurita et al.'s "increased log probability"), natural log.
+
+    From ``logp - logp_prior`` when both are there (exact for tiny probabilities), else from
+    ``log(prob) - log(prior)``.
+    """
+    if {"logp", "logp_prior"} <= set(scores.columns):
+        return (pd.to_numeric(scores["logp"], errors="coerce").to_numpy(dtype=float)
+                - pd.to_numeric(scores["logp_prior"], errors="coerce").to_numpy(dtype=float))
+    if "prior" not in scores.columns:
+        raise InputError("scores have no 'prior' column, so LPBS cannot be computed", where="scores",
+                         fix="score with method 'lpbs' (study file: score: {method: lpbs}; "
+                             "Python: fmat.run(..., method='lpbs'))")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.log(pd.to_numeric(scores["prob"], errors="coerce").to_numpy(dtype=float))
+                - np.log(pd.to_numeric(scores["prior"], errors="coerce").to_numpy(dtype=float)))
+
+
+def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = True,
+            attrib_pair: bool = True, column: str = "LPR") -> pd.DataFrame:
+    """LPBS contrasts (Kurita et al., 2019) with :func:`fmat.lpr.summary`'s pairing rules.
+
+    Each row's value is ln(p_tgt / p_prior) (:func:`increased_logp`) instead of ln(p); the
+    contrasts are then formed exactly as :func:`fmat.lpr.summary` forms LPRs, so with
+    ``mask_pair=True`` (the two MASK groups, e.g. he - she) the value is Kurita et al.'s
+
+        LPBS = ln(p_a / prior_a) - ln(p_b / prior_b).
+
+    The table has :func:`fmat.lpr.summary`'s columns; the value column is named ``column``
+    (default ``"LPR"``, so the reliability and analysis stages read it unchanged) and the table
+    says what it holds in ``attrs["measure"] = "LPBS"`` (kept in parquet files). Give
+    ``column="LPBS"`` for a table whose column says so.
+    """
+    from .lpr import summary as lpr_summary
+
+    if not isinstance(scores, pd.DataFrame):
+        raise InputError("scores must be a table (DataFrame)", where="scores",
+                         fix="pass the output of fmat.run(..., method='lpbs')")
+    ratio = increased_logp(scores)
+    # fmat.lpr.summary takes ln(prob): give it exp(ln(p/prior)), whose log is the ratio again
+    # (exact to ~1e-16 relative for ratios in double range)
+    tmp = scores.copy()
+    with np.errstate(over="ignore"):
+        tmp["prob"] = np.exp(ratio)
+    out = lpr_summary(tmp, mask_pair=mask_pair, target_pair=target_pair, attrib_pair=attrib_pair)
+    if column != "LPR":
+        out = out.rename(columns={"LPR": column})
+    out.attrs["measure"] = MEASURE
+    return out
