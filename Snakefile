@@ -34,10 +34,12 @@ include: "rules/criteria.smk"
 include: "rules/analysis.smk"
 include: "rules/compare.smk"
 include: "rules/report.smk"
+include: "rules/agreement.smk"
 
 
 rule all:
     input:
         all_outputs(),
         REPORT_TARGETS,
+        "results/agreement/summary.parquet",
     default_target: True

@@ -366,3 +366,31 @@ def provenance(params: Mapping[str, object]) -> pd.DataFrame:
 
 __all__ = ["ICC_STATS", "ICC_CRITERIA", "figure_png", "icc_table", "figure2_icc", "read_figure_tables", "plot_figure_table",
            "read_scores", "oov_summary", "html_table", "package_versions", "model_lock", "provenance"]
+
+
+def model_checks(agreement: pd.DataFrame, stats: pd.DataFrame | None = None,
+                 oov: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per model: its subject-verb agreement check beside its FMAT results.
+
+    ``agreement``: :func:`fmat.agreement.summarize` output (construction ``all`` is used:
+    ``accuracy, n, skipped``); ``stats``: results rows of the studies; per-model alpha rows
+    (``statistic == "alpha"``, model not ``all``) become ``alpha <study>`` columns (mean over
+    the study's alpha conditions); ``oov``: per-model rows/oov_rows (share of rows a model's
+    vocabulary could not score). Models in the agreement table's order.
+    """
+    cols = ["model", "accuracy", "n", "skipped"]
+    a = agreement[agreement["construction"].astype(str) == "all"][cols].copy()
+    a["model"] = a["model"].astype(str)
+    a = a.rename(columns={"accuracy": "agreement accuracy", "n": "pairs scored", "skipped": "pairs skipped"})
+    if stats is not None and len(stats):
+        al = stats[(stats["statistic"] == "alpha") & (stats["model"].astype(str) != "all")]
+        if len(al):
+            wide = (al.groupby(["model", "study"], sort=False)["value"].mean().unstack("study")
+                    .add_prefix("alpha ").reset_index())
+            wide["model"] = wide["model"].astype(str)
+            a = a.merge(wide, on="model", how="left")
+    if oov is not None and len(oov):
+        o = oov.groupby(oov["model"].astype(str), sort=False)[["rows", "oov_rows"]].sum()
+        share = (o["oov_rows"] / o["rows"]).rename("OOV share").reset_index()
+        a = a.merge(share, on="model", how="left")
+    return a.reset_index(drop=True)

@@ -198,24 +198,15 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
 def check_study(path: Path, sid: str | None = None) -> None:
     """Validate one study file with :mod:`fmat.study` (schema and semantics, without criteria
     tables, which may not be downloaded yet)."""
-    from . import study as _study
+    from .study import validate_study_file
 
-    validate = getattr(_study, "validate_study_file", None)
-    if validate is not None:
-        problems = validate(path)
-        if problems:
-            more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-            raise InputError(f"study {sid or path.stem}: {problems[0]}{more}", where=str(path),
-                             fix="see docs/study-files.md")
-        return
-    try:
-        _study.load_study(path, criteria_dir=None)
-    except InputError as err:
-        # a study whose word list comes from a criterion table cannot be expanded before the
-        # criteria rule has run; everything else in the file has been checked by then
-        if study_criteria(path) and "criteri" in str(err).lower():
-            return
-        raise
+    # criterion word lists (Study 1C's names) are checked with placeholders: their tables may
+    # not be built yet
+    problems = validate_study_file(path)
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise InputError(f"study {sid or path.stem}: {problems[0]}{more}", where=str(path),
+                         fix="see docs/study-files.md")
 
 
 def _yaml_load(path: Path) -> Any:
@@ -531,11 +522,17 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
     name = marker["name"]
     source = marker.get("path") or name
     options = {sid: score_options(path) for sid, path in studies.items()}
+    scorers = {}
     for sid, opts in options.items():
         method = opts.pop("method", "fmat")
         if method not in scoring.METHODS:
             raise InputError(f"scoring method {method!r} is not available", where=f"{studies[sid]}: score.method",
                              fix=f"use one of {', '.join(scoring.METHODS)}")
+        if method == "lpbs":  # probabilities and their priors (Kurita et al. 2019)
+            from .lpbs import score_model as scorer
+        else:
+            scorer = scoring.score_model
+        scorers[sid] = scorer
     t0 = time.perf_counter()
     model, tokenizer = load_masked_lm(source, device=device, lock_path=lock)
     log.info("model %s loaded in %.2f s", name, time.perf_counter() - t0)
@@ -544,8 +541,8 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
         table = queries[sid]
         if not hasattr(table, "columns"):
             table = read_table(table)
-        scores = scoring.score_model(model, tokenizer, table, name=model_label(source), batch_size=batch_size,
-                                     progress=False, **options[sid])
+        scores = scorers[sid](model, tokenizer, table, name=model_label(source), batch_size=batch_size,
+                              progress=False, **options[sid])
         # as fmat.scoring.run: the model column first, query columns keep their levels
         scores.insert(0, "model", pd.Categorical([name] * len(scores), categories=[name]))
         for col in table.columns:
@@ -572,7 +569,10 @@ def build_demo(models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir:
     if unknown:
         raise InputError(f"unknown tiny model famil{'y' if len(unknown) == 1 else 'ies'} {unknown}",
                          where="config.models[].tiny", fix=f"use one of {', '.join(tiny.FAMILIES)}")
-    built = tiny.build_demo_models(out_dir, demo_words(tables), families=families)
+    from .agreement import fixture_words
+
+    # the agreement check's verbs and nouns too, so that the demo models can take it
+    built = tiny.build_demo_models(out_dir, demo_words(tables, extra=fixture_words()), families=families)
     records = {}
     for slug, (name, fam) in models.items():
         path = built[tiny.FAMILIES[fam][1]]
@@ -581,12 +581,21 @@ def build_demo(models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir:
     return records
 
 
-def lpr_table(study: Any, scores):
-    """LPRs of one study: :func:`fmat.lpr.summary` with the study file's ``lpr`` options."""
-    from .lpr import summary
+def summary_function(study: Any):
+    """The contrast a study's scores get: :func:`fmat.lpr.summary` (LPR), or
+    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) when its file says ``score: {method:
+    lpbs}``. Both keep the value in column ``LPR``; the LPBS table says so in
+    ``attrs["measure"]``."""
+    if study_options(study, "score").get("method", "fmat") == "lpbs":
+        from .lpbs import summary
+    else:
+        from .lpr import summary
+    return summary
 
-    opts = study_options(study, "lpr")
-    return summary(scores, **opts)
+
+def lpr_table(study: Any, scores):
+    """LPRs (or LPBS) of one study, with the study file's ``lpr`` options."""
+    return summary_function(study)(scores, **study_options(study, "lpr"))
 
 
 def reliability_tables(study: Any, scores, lpr, sid: str | None = None, icc: bool = True):
@@ -623,9 +632,8 @@ def reliability_tables(study: Any, scores, lpr, sid: str | None = None, icc: boo
     alpha_data = lpr
     lpr_opts = opts.get("lpr")
     if lpr_opts and dict(lpr_opts) != study_options(study, "lpr"):
-        from .lpr import summary  # alpha on another summary (e.g. log P before the contrast)
-
-        alpha_data = summary(scores, **lpr_opts)
+        # alpha on another summary (e.g. log P before the contrast)
+        alpha_data = summary_function(study)(scores, **lpr_opts)
     alpha_data = _item_keys(study, alpha_data, item)
     splits = [by] + ([[b for b in by if b != "model"]] if "model" in by else [])
     for split in splits:

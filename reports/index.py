@@ -131,7 +131,36 @@ if per_study:
     hit = oov[(oov["oov_rows"] > 0) | (oov["nan_prob_rows"] > 0)]
     show_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])
 else:
+    oov = pd.DataFrame()
     display(HTML("<p><em>No score tables found.</em></p>"))
+
+# %% [markdown]
+# ## Can each model be trusted? Subject–verb agreement beside its FMAT results
+#
+# Accuracy of each model on agreement minimal pairs (Marvin & Linzen 2018, scored as Goldberg
+# 2019: the verb masked, P(correct) > P(incorrect); docs/agreement.md), pairs skipped because
+# a verb is not one token of that model, the share of FMAT rows its vocabulary could not score,
+# and its alpha per study where the study computes one per model. A model that fails basic
+# syntax deserves less trust in its associations.
+
+# %%
+#| label: model-checks
+from fmat.figures import model_checks
+
+agreement_path = RES / "agreement" / "summary.parquet"
+if agreement_path.exists():
+    agreement = pd.read_parquet(agreement_path)
+    all_stats = [pd.read_parquet(RES / "analysis" / s / "stats.parquet") for s in STUDIES
+                 if (RES / "analysis" / s / "stats.parquet").exists()]
+    checks = model_checks(agreement, pd.concat(all_stats, ignore_index=True) if all_stats else None,
+                          oov if len(oov) else None)
+    show_table(checks)
+    per = agreement[agreement["construction"].astype(str) != "all"]
+    if len(per):
+        show_table(per.pivot_table(index="model", columns="construction", values="accuracy", sort=False)
+                   .reset_index())
+else:
+    display(HTML("<p><em>No agreement check found (results/agreement/summary.parquet).</em></p>"))
 
 # %% [markdown]
 # ## Provenance

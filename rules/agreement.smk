@@ -1,6 +1,6 @@
 # Model check: subject-verb agreement (Goldberg 2019 on Marvin & Linzen 2018 stimuli; fmat.agreement).
 # Per model: accuracy on minimal pairs (P(correct verb) > P(incorrect verb)), pairs skipped when a
-# verb is not one whole-word token of that model. Not part of `all`; ask for it:
+# verb is not one whole-word token of that model. Part of `all` (the overview report shows it); alone:
 #   snakemake --profile profiles/default results/agreement/summary.parquet
 # Config (all optional):
 #   agreement:
@@ -12,36 +12,27 @@
 
 
 AGREEMENT = config.get("agreement") or {}
-AGREEMENT_DEFAULT_PAIRS = "resources/agreement/marvin_linzen_dataset.tsv"
 
 
-def agreement_pairs_file():
-    """The pairs TSV the agreement rule reads, or None for the package fixture."""
-    if AGREEMENT.get("url"):
-        return AGREEMENT.get("pairs") or AGREEMENT_DEFAULT_PAIRS
-    return AGREEMENT.get("pairs")
-
-
-if AGREEMENT.get("url"):
-
-    rule agreement_download:
-        output:
-            AGREEMENT.get("pairs") or AGREEMENT_DEFAULT_PAIRS,
-        params:
-            url=AGREEMENT.get("url"),
-            sha256=AGREEMENT.get("sha256", "unverified"),
-        log:
-            "logs/agreement/download.log",
-        conda:
-            "../envs/fmat.yaml"
-        script:
-            "../scripts/agreement.py"
+# runs only when agreement.url is set (then the agreement rule needs its output)
+rule agreement_download:
+    output:
+        "resources/agreement/marvin_linzen_dataset.tsv",
+    params:
+        url=AGREEMENT.get("url") or "",
+        sha256=AGREEMENT.get("sha256", "unverified"),
+    log:
+        "logs/agreement/download.log",
+    conda:
+        "../envs/fmat.yaml"
+    script:
+        "../scripts/agreement.py"
 
 
 rule agreement:
     input:
         model=model_marker,
-        pairs=lambda wc: [agreement_pairs_file()] if agreement_pairs_file() else [],
+        pairs=lambda wc: [agreement_pairs_file(config)] if agreement_pairs_file(config) else [],
     output:
         "results/agreement/{model}.parquet",
     params:

@@ -96,10 +96,19 @@ def analysis_criteria(wildcards):
 
 
 def shell_python():
-    """The Python a `shell:` rule runs: the env's `python` with --sdm conda, else the
+    """The Python for shell commands. With --sdm conda the env's `python`, else the
     interpreter running Snakemake (a bare `python` may be another one, without fmat)."""
     from snakemake.settings.types import DeploymentMethod
 
     if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
         return "python"
     return sys.executable
+
+
+def agreement_pairs_file(config):
+    """(rule agreement) The pairs TSV to read, or None for the package fixture; with
+    ``agreement.url``, the download's target resources/agreement/marvin_linzen_dataset.tsv."""
+    spec = config.get("agreement") or {}
+    if spec.get("url"):
+        return "resources/agreement/marvin_linzen_dataset.tsv"  # rule agreement_download
+    return spec.get("pairs")

@@ -13,8 +13,12 @@
 
 CRITERIA_CFG = config.get("criteria") or {}
 CRITERIA_LOCK = "resources/criteria.lock.tsv"
-CRITERIA_WORDS = CRITERIA_CFG.get("wefat_words", "config/criteria/wefat_words.tsv")
-CRITERIA_MAPPING = CRITERIA_CFG.get("bls_mapping", "config/criteria/bls2021_occupations.tsv")
+# defaults ship with the workflow (found from any working folder); a configured path is
+# relative to the working folder, as every path in the config
+CRITERIA_WORDS = CRITERIA_CFG.get("wefat_words", os.path.join(workflow.basedir, "config/criteria/wefat_words.tsv"))
+CRITERIA_MAPPING = CRITERIA_CFG.get(
+    "bls_mapping", os.path.join(workflow.basedir, "config/criteria/bls2021_occupations.tsv")
+)
 
 
 CRITERIA_ORIGINS = criteria_origins(config)  # rules/common.smk

@@ -52,6 +52,7 @@ rule report_index:
         replication="results/replication.parquet",
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
+        agreement="results/agreement/summary.parquet",
     output:
         "results/reports/index.html",
     params:

@@ -158,3 +158,23 @@ def test_figure2_degenerate_ci_and_negative_icc():
     assert fig.axes[0].get_ylim()[0] < -0.09          # negative ICCs stay visible
     import matplotlib.pyplot as plt
     plt.close(fig)
+
+
+def test_model_checks_puts_agreement_beside_alpha_and_oov():
+    from fmat.figures import model_checks
+
+    agreement = pd.DataFrame({
+        "model": ["m1", "m1", "m2", "m2"], "construction": ["simple", "all", "simple", "all"],
+        "n": [4, 10, 3, 8], "n_correct": [3, 7, 3, 8], "accuracy": [0.75, 0.7, 1.0, 1.0],
+        "skipped": [0, 2, 1, 4], "total": [4, 12, 4, 12]})
+    stats = pd.DataFrame({
+        "study": ["1A", "1A", "1A", "1B"], "statistic": ["alpha", "alpha", "alpha", "r"],
+        "condition": ["all", "all", "all", "fmat~pct_male"], "model": ["m1", "m2", "all", "m1"],
+        "value": [0.8, 0.6, 0.9, 0.5]})
+    oov = pd.DataFrame({"model": ["m1", "m2", "m2"], "rows": [100, 50, 50], "oov_rows": [0, 10, 15]})
+    t = model_checks(agreement, stats, oov).set_index("model")
+    assert list(t.index) == ["m1", "m2"]
+    assert t.loc["m1", "agreement accuracy"] == 0.7 and t.loc["m2", "pairs skipped"] == 4
+    assert t.loc["m1", "alpha 1A"] == 0.8 and t.loc["m2", "alpha 1A"] == 0.6
+    assert "alpha 1B" not in t.columns                       # no per-model alpha there
+    assert t.loc["m2", "OOV share"] == 0.25 and t.loc["m1", "OOV share"] == 0.0
