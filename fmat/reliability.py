@@ -28,7 +28,7 @@ from .stats.alpha import cronbach_alpha
 from .stats.icc import icc
 
 #: columns that are values or per-row extras, never item keys
-NON_KEY = ("LPR", "prob", "logp", "output", "token", "token_id", "oov", "prior")
+NON_KEY = ("LPR", "prob", "logp", "output", "token", "token_id", "oov", "prior", "logp_prior")
 ITEMS = ("query", "T_word", "A_word")
 ICC_STATISTIC = {("agreement", "average"): "ICC_average", ("agreement", "single"): "ICC_single",
                  ("consistency", "average"): "ICC_consistency_average",
@@ -49,7 +49,11 @@ def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
 
 
 def _keys(df: pd.DataFrame, exclude) -> list[str]:
-    return [c for c in df.columns if c not in set(NON_KEY) | set(exclude)]
+    """Item-key columns: everything but values and per-row extras. A floating-point column is
+    a value (e.g. a scorer's extra ``prior``), never a key: as a key it would differ between
+    models and no item would line up."""
+    drop = set(NON_KEY) | set(exclude)
+    return [c for c in df.columns if c not in drop and not pd.api.types.is_float_dtype(df[c])]
 
 
 def _key_frame(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:

@@ -168,3 +168,20 @@ def test_cli(tmp_path, capsys):
     scores_table().to_csv(sc, index=False)
     assert main(["reliability", str(sc), "--alpha"]) == 2  # alpha needs LPRs
     assert "LPR" in capsys.readouterr().err
+
+
+def test_icc_ignores_numeric_extras_of_a_scorer():
+    """LPBS scores carry per-model numbers (prior, logp_prior, and maybe others): they are values,
+    not item keys, so the items still line up across models and the ICC equals the plain one."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for m in ["m1", "m2", "m3"]:
+        for i in range(8):
+            rows.append({"model": m, "query": "q", "M_word": f"w{i}", "prob": float(rng.uniform(0.01, 0.5)),
+                         "prior": float(rng.uniform(0.01, 0.5)), "logp_prior": float(rng.normal()),
+                         "extra_score": float(rng.normal())})
+    scores = pd.DataFrame(rows)
+    plain = icc_models(scores[["model", "query", "M_word", "prob"]])
+    with_extras = icc_models(scores)
+    assert with_extras["n_items"].iloc[0] == 8
+    assert with_extras["ICC"].iloc[0] == pytest.approx(plain["ICC"].iloc[0])
