@@ -5,7 +5,7 @@
 
 rule compare:
     input:
-        paper="config/paper_results.tsv",
+        paper=os.path.join(workflow.basedir, "config/paper_results.tsv"),
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         listings=expand("results/analysis/{study}/figures.json", study=STUDIES),
     output:

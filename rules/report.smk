@@ -13,7 +13,8 @@ REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
 # what the pages print as provenance
 _CONFIG_HASH = _config_hash(config)
 _REPORT_COMMON = (
-    f"-P results:results -P paper:config/paper_results.tsv -P demo:{str(DEMO).lower()} "
+    f"-P results:results -P paper:{_shlex.quote(os.path.join(workflow.basedir, 'config/paper_results.tsv'))} "
+    f"-P demo:{str(DEMO).lower()} "
     f"-P device:{_shlex.quote(str(config.get('device', '')))} -P config_hash:{_CONFIG_HASH} "
     f"-P lock:resources/models.lock.tsv"
 )
@@ -21,7 +22,7 @@ _REPORT_COMMON = (
 
 rule report_study:
     input:
-        source="reports/study.py",
+        source=os.path.join(workflow.basedir, "reports/study.py"),
         replication="results/replication.parquet",
         stats="results/analysis/{study}/stats.parquet",
         listing="results/analysis/{study}/figures.json",
@@ -31,7 +32,7 @@ rule report_study:
         "results/reports/{study}.html",
     params:
         common=_REPORT_COMMON,
-        root=workflow.basedir,
+        root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
         python=shell_python(),
         models=",".join(SLUGS),
     log:
@@ -48,7 +49,7 @@ rule report_study:
 
 rule report_index:
     input:
-        source="reports/index.py",
+        source=os.path.join(workflow.basedir, "reports/index.py"),
         replication="results/replication.parquet",
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
@@ -57,7 +58,7 @@ rule report_index:
         "results/reports/index.html",
     params:
         common=_REPORT_COMMON,
-        root=workflow.basedir,
+        root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
         python=shell_python(),
         studies=",".join(STUDIES),
         models=",".join(SLUGS),
