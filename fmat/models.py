@@ -22,7 +22,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -236,7 +236,6 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
     Raises ModelError for a missing/incomplete folder, a model absent from the cache, or a
     model that is not a masked language model.
     """
-    import torch
     from transformers import AutoConfig, AutoModelForMaskedLM
 
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)

@@ -26,11 +26,9 @@ positions; ``torch.inference_mode``. Equal to the fill-mask pipeline (tests:
 from __future__ import annotations
 
 import logging
-import math
 import re
-import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np

@@ -699,3 +699,14 @@ def config_hash(config: Mapping) -> str:
 
     digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
     return f"sha256-{digest[:12]}"
+
+
+def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
+    """Before a job loads a model: hub models load offline from their locked snapshot
+    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`)."""
+    if offline:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+    if cache_dir:
+        from .models import set_cache_folder
+
+        set_cache_folder(cache_dir)

@@ -5,13 +5,12 @@
   (config agreement.pairs, or the package fixture) -> results/agreement/{model}.parquet (per pair);
 - agreement_summary: every model's per-pair table -> results/agreement/summary.parquet
   (fmat.agreement.summarize: accuracy, n, skipped per model x construction)."""
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
 
-from fmat.workflow import run_script  # noqa: E402
+from fmat.workflow import prepare_model_env, run_script  # noqa: E402
 
 
 def download(sm):
@@ -22,12 +21,7 @@ def download(sm):
 
 def check(sm):
     p = sm.params
-    if p.offline:  # a downloaded model: its locked commit, from the cache only
-        os.environ["HF_HUB_OFFLINE"] = "1"
-    if p.cache_dir:
-        from fmat.models import set_cache_folder
-
-        set_cache_folder(p.cache_dir)
+    prepare_model_env(p.offline, p.cache_dir)  # a downloaded model: its locked commit, from the cache only
     from fmat.agreement import SV_AGREEMENT, check, read_pairs
     from fmat.io import write_table
     from fmat.workflow import read_json

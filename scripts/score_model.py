@@ -1,24 +1,18 @@
 """rule score_model (rules/score.smk): load ONE model and score every study's queries with it
 (fmat.workflow.score_studies: fmat.models.load_masked_lm once, fmat.scoring per study),
 writing results/scores/{study}/{model}.parquet for each study."""
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
 
-from fmat.workflow import read_json, run_script  # noqa: E402
+from fmat.workflow import prepare_model_env, read_json, run_script  # noqa: E402
 
 
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    if p.offline:  # a downloaded model: its locked commit, from the cache only
-        os.environ["HF_HUB_OFFLINE"] = "1"
-    if p.cache_dir:
-        from fmat.models import set_cache_folder
-
-        set_cache_folder(p.cache_dir)
+    prepare_model_env(p.offline, p.cache_dir)  # a downloaded model: its locked commit, from the cache only
     from fmat.io import write_table
     from fmat.workflow import score_studies
 

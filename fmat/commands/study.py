@@ -10,7 +10,6 @@ under ``results/`` for that study. The same functions run in both (:mod:`fmat.wo
 """
 from __future__ import annotations
 
-import argparse
 import logging
 from pathlib import Path
 
