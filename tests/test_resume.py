@@ -19,7 +19,6 @@ Marked slow (about two minutes on two cores); run: ``python -m pytest tests/test
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -30,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from test_workflow import job_counts  # the 'Job stats' table of a run: {rule: count}
 
 pytestmark = pytest.mark.slow
 
@@ -63,18 +63,6 @@ def _env() -> dict:
 def run(work: Path, *args, timeout: int = 600) -> subprocess.CompletedProcess:
     return subprocess.run(snakemake_cmd(*args), cwd=work, env=_env(), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=timeout)
-
-
-def job_counts(output: str) -> dict[str, int]:
-    """The 'Job stats' table of a run: {rule: count}."""
-    block = output.split("Job stats:", 1)[1]
-    counts = {}
-    for line in block.splitlines()[3:]:
-        m = re.match(r"^(\S+)\s+(\d+)$", line.strip())
-        if not m:
-            break
-        counts[m.group(1)] = int(m.group(2))
-    return counts
 
 
 def scores(work: Path, model: str) -> list[Path]:

@@ -25,3 +25,9 @@ def emit_table(df, args) -> None:
     else:
         with pd.option_context("display.max_rows", 40, "display.width", 160, "display.max_columns", 30):
             print(df)
+
+
+def add_models_arg(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``-m/--model M`` (repeatable) -> ``args.models``: hub names or local model folders."""
+    p.add_argument("--model", "-m", dest="models", action="append", required=required, metavar="M",
+                   help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_args, emit_table
+from ._common import add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -15,8 +15,7 @@ def register(sub) -> None:
                     "skipped for that model and counted. Without --pairs: the project's 30-pair fixture.",
         epilog="example: fmat agreement -m bert-base-uncased -o agreement.parquet --summary summary.csv",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", "-m", dest="models", action="append", required=True, metavar="M",
-                   help="hub name or local model folder; repeat for several")
+    add_models_arg(p)
     p.add_argument("--pairs", default=None,
                    help="minimal pairs in Goldberg's marvin_linzen_dataset.tsv format (default: the fixture)")
     p.add_argument("--constructions", default=None,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_args, emit_table
+from ._common import add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -16,8 +16,7 @@ def register(sub) -> None:
         epilog="example: fmat lpbs queries.parquet -m bert-base-uncased -o scores.parquet --summary lpbs.parquet",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
-    p.add_argument("--model", "-m", dest="models", action="append", required=True, metavar="M",
-                   help="hub name or local model folder; repeat for several")
+    add_models_arg(p)
     p.add_argument("--summary", default=None, help="write the LPBS summary table here")
     p.add_argument("--no-mask-pair", action="store_true", help="do not contrast the two MASK groups")
     p.add_argument("--no-target-pair", action="store_true", help="do not contrast the TARGET groups")

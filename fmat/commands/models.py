@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_args, emit_table
+from ._common import add_models_arg, add_output_args, emit_table
 
 
 def _models_arg(p, required=True):
-    p.add_argument("--model", "-m", dest="models", action="append", required=required, metavar="M",
-                   help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several")
+    add_models_arg(p, required=required)
     p.add_argument("--cache-dir", default=None, help="Hugging Face hub cache (default: $HF_HOME/hub)")
 
 

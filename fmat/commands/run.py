@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_args, emit_table
+from ._common import add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -14,8 +14,7 @@ def register(sub) -> None:
         epilog="example: fmat run queries.parquet -m bert-base-uncased -m roberta-base -o scores.parquet",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
-    p.add_argument("--model", "-m", dest="models", action="append", required=True, metavar="M",
-                   help="hub name or local model folder; repeat for several")
+    add_models_arg(p)
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--add-tokens", action="store_true", help="add OOV words temporarily as new tokens")
