@@ -12,6 +12,11 @@ FLOPs (2 × multiply-adds of every matmul on real tokens; padding not counted).
     python benchmarks/bench_scoring.py            # 2,000 sentences
     python benchmarks/bench_scoring.py --quick    # 400 sentences
     python benchmarks/bench_scoring.py --device cuda
+    python benchmarks/bench_scoring.py --lowp bfloat16,float16   # + lower precision vs fp32
+
+``--lowp`` also scores every sentence with a copy of the model in each given dtype and prints
+its sentences/s against fp32 and how far its log probabilities, and the LPRs formed from them
+(male - female option of the same sentence), are from fp32's: fmat.run's ``dtype`` option.
 """
 from __future__ import annotations
 
@@ -109,9 +114,11 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=2000, help="number of unique sentences (default 2000)")
     ap.add_argument("--quick", action="store_true", help="400 sentences")
     ap.add_argument("--chunks", type=int, default=0, help="alternation chunks (default: one per ~200 sentences)")
-    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=None, help="sentences per pass (default: automatic)")
+    ap.add_argument("--max-tokens", type=int, default=None, help="padded tokens per pass (default: automatic)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--lowp", default="", help="comma-separated dtypes to compare with fp32, e.g. bfloat16,float16")
     args = ap.parse_args(argv)
     n = 400 if args.quick else args.n
     if args.threads:
@@ -121,7 +128,7 @@ def main(argv=None) -> int:
     from transformers import pipeline
     from transformers.utils import logging as hf_logging
 
-    from fmat.scoring import fill_sentences, score_model
+    from fmat.scoring import fill_sentences, plan_batches, score_model
 
     hf_logging.set_verbosity_error()
     with tempfile.TemporaryDirectory() as tmp:
@@ -141,7 +148,8 @@ def main(argv=None) -> int:
     logp_pipe = np.full(len(data), np.nan)
     logp_fmat = np.full(len(data), np.nan)
     # warm-up both
-    score_model(model, tok, data.iloc[:8], progress=False, batch_size=args.batch_size)
+    batching = dict(batch_size=args.batch_size, max_tokens=args.max_tokens)
+    score_model(model, tok, data.iloc[:8], progress=False, **batching)
     pipe(uniq[0], targets=["man"], top_k=1)
     for ci, idx in enumerate(chunks):
         sents = [uniq[i] for i in idx]
@@ -162,13 +170,15 @@ def main(argv=None) -> int:
                 for r in rows:
                     logp_pipe[r] = math.log(got[sent_all[r]][str(data["M_word"].iloc[r])])
             else:
-                res = score_model(model, tok, data.iloc[rows], progress=False, batch_size=args.batch_size)
+                res = score_model(model, tok, data.iloc[rows], progress=False, **batching)
                 _sync(device)
                 t_fmat += time.perf_counter() - t
                 logp_fmat[rows] = res["logp"].to_numpy()
         peaks.append(matmul_peak(device, seconds=1.0))   # the peak under the same load as this chunk
         print(f"chunk {ci + 1}/{len(chunks)} done", end="\r", file=sys.stderr)
     lengths = [len(tok(s)["input_ids"]) for s in uniq]
+    plan = [len(b) for idx in chunks for b in plan_batches(np.array(lengths)[idx], args.batch_size, args.max_tokens,
+                                                           device.type)]
     flops = model_flops(lengths, model.config)
     peak = float(np.mean(peaks))
     sps_pipe, sps_fmat = n / t_pipe, n / t_fmat
@@ -177,7 +187,11 @@ def main(argv=None) -> int:
     print(f"machine: {platform.processor() or platform.machine()}, torch {torch.__version__}, "
           f"threads {torch.get_num_threads()}, device {device}")
     print(f"sentences: {n} unique ({len(data)} rows, mean {np.mean(lengths):.1f} tokens), "
-          f"{len(chunks)} alternating chunks, batch size {args.batch_size}")
+          f"{len(chunks)} alternating chunks")
+    print(f"batches: {'batch_size=%s ' % args.batch_size if args.batch_size else ''}"
+          f"{'max_tokens=%s' % args.max_tokens if args.max_tokens else ''}"
+          f"{'automatic (fmat.scoring.AUTO_BATCH)' if not (args.batch_size or args.max_tokens) else ''}: "
+          f"{len(plan)} passes of {min(plan)}-{max(plan)} sentences (mean {np.mean(plan):.0f})")
     print(f"FMAT's way (pipeline per sentence): {sps_pipe:8.1f} sentences/s  ({t_pipe:.1f} s)")
     print(f"fmat.run (batched, head at mask):   {sps_fmat:8.1f} sentences/s  ({t_fmat:.1f} s)")
     print(f"speed ratio: {sps_fmat / sps_pipe:.2f}x")
@@ -185,7 +199,60 @@ def main(argv=None) -> int:
     print(f"model FLOPs: {flops / 1e9:.1f} GFLOP; fmat.run reaches {achieved:.1f} GFLOP/s = "
           f"{100 * achieved / peak:.0f}% of the fp32 matmul peak ({peak:.1f} GFLOP/s: mean over chunks of the "
           f"peak measured right after each chunk; range {min(peaks):.1f}-{max(peaks):.1f})")
+    cpu_reference(model, tok, data, sent_all, uniq[:200], logp_fmat, device)
+    for dt in filter(None, args.lowp.split(",")):
+        lowp(model, tok, data, dt.strip(), logp_fmat, n / t_fmat, batching, device)
     return 0
+
+
+def cpu_reference(model, tok, data, sent_all, sents, logp, device) -> None:
+    """Max |Δ log p| between this run's scores and the CPU scoring one sentence a pass (no padding).
+
+    On a GPU this is the CPU↔GPU agreement; on the CPU it checks that batching changes nothing.
+    """
+    import copy
+
+    from fmat.scoring import score_model
+
+    rows = np.flatnonzero(np.isin(sent_all, sents))
+    m = model if device.type == "cpu" else copy.deepcopy(model).to("cpu")
+    ref = score_model(m, tok, data.iloc[rows], progress=False, batch_size=1)["logp"].to_numpy()
+    print(f"agreement with the CPU scoring one sentence a pass ({len(sents)} sentences, {len(rows)} rows): "
+          f"max |delta log prob| {np.max(np.abs(ref - logp[rows])):.2e}")
+
+
+def lowp(model, tok, data, dtype: str, logp32, sps32: float, batching: dict, device) -> None:
+    """Sentences/s and deviation from fp32 of the model cast to ``dtype`` (fmat.run's ``dtype``)."""
+    import copy
+
+    from fmat.lpr import summary
+    from fmat.models import resolve_dtype
+    from fmat.scoring import score_model
+
+    m = copy.deepcopy(model).to(resolve_dtype(dtype))
+    score_model(m, tok, data.iloc[:8], progress=False, **batching)
+    _sync(device)
+    t = time.perf_counter()
+    res = score_model(m, tok, data, progress=False, **batching)
+    _sync(device)
+    sec = time.perf_counter() - t
+    d = np.abs(res["logp"].to_numpy() - logp32)
+    lpr = {}
+    for label, lp in (("fp32", logp32), (dtype, res["logp"].to_numpy())):
+        s = data.assign(prob=np.exp(lp), model="m")
+        lpr[label] = summary(s, target_pair=False, attrib_pair=False)["LPR"].to_numpy()
+    dl = np.abs(lpr[dtype] - lpr["fp32"])
+    sps = n_unique(data, tok) / sec
+    print(f"{dtype}: {sps:8.1f} sentences/s ({sps / sps32:.2f}x fp32); |delta log prob| vs fp32: median "
+          f"{np.median(d):.1e}, 99th pct {np.quantile(d, .99):.1e}, max {d.max():.1e}; |delta LPR| (M - F, "
+          f"{len(dl)} contrasts): median {np.median(dl):.1e}, max {dl.max():.1e}")
+    del m
+
+
+def n_unique(data, tok) -> int:
+    from fmat.scoring import fill_sentences
+
+    return len(set(fill_sentences(data, tok.mask_token)))
 
 
 if __name__ == "__main__":

@@ -212,7 +212,7 @@ def _as_pairs(pairs, constructions) -> pd.DataFrame:
     raise InputError("pairs must be a file path, a table from read_pairs(), or None (the fixture)", where="pairs")
 
 
-def check(models, pairs=None, device=None, batch_size: int = 32, constructions=SV_AGREEMENT,
+def check(models, pairs=None, device=None, batch_size: int | None = None, constructions=SV_AGREEMENT,
           progress: bool = False, **run_kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Subject–verb agreement accuracy of each model (Goldberg, 2019).
 
@@ -220,7 +220,7 @@ def check(models, pairs=None, device=None, batch_size: int = 32, constructions=S
         models: as :func:`fmat.run` (a name/folder, a list, or ``{label: name_or_path}``).
         pairs: a Goldberg-format file, a :func:`read_pairs` table, or None (the fixture).
         device, batch_size, progress, **run_kwargs: passed to :func:`fmat.run`
-            (e.g. ``word_rule``, ``cache_dir``, ``lock_path``, ``threads``).
+            (e.g. ``max_tokens``, ``word_rule``, ``cache_dir``, ``lock_path``, ``threads``).
         constructions: which constructions to read from a file (default: verb agreement).
 
     Returns ``(per_pair, summary)``. ``per_pair``: ``model`` + :data:`PAIR_COLUMNS` +

@@ -81,7 +81,7 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     special tokens), for each row the index of its sequence, the position of the query's own
     mask in it, and how many phrase tokens were masked. See the module docstring.
     """
-    from .scoring import fill_sentences
+    from .scoring import _tokenize_many, fill_sentences
 
     _check_lpbs_table(data)
     mask = tokenizer.mask_token
@@ -103,11 +103,11 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
             text = text.replace(ph, mask if ph == s else w, 1)
         return text.replace("[MASK]", mask)
 
-    enc_full = tokenizer(full, add_special_tokens=True)["input_ids"]
+    enc_full = _tokenize_many(tokenizer, full, special=True)
     masked_by_slot = {}
     for ph, _ in slots:
         todo = [i for i, k in enumerate(uniq) if ph in k[0]]
-        enc = tokenizer([with_slot_masked(uniq[i], ph) for i in todo], add_special_tokens=True)["input_ids"] if todo else []
+        enc = _tokenize_many(tokenizer, [with_slot_masked(uniq[i], ph) for i in todo], special=True)
         masked_by_slot[ph] = dict(zip(todo, enc))
     inputs, pos, nmask = [], [], []
     for i, k in enumerate(uniq):
@@ -141,46 +141,22 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
 
 
 def prior_logp(model, tokenizer, inputs: list[list[int]], mask_pos: np.ndarray, row_input: np.ndarray,
-               token_ids: np.ndarray, batch_size: int = 32) -> np.ndarray:
+               token_ids: np.ndarray, batch_size: int | None = None, max_tokens: int | None = None) -> np.ndarray:
     """ln P(token_ids[r] | prior sentence of row r) at the query's mask position (natural log).
 
-    Sequences sorted by length and batched; the model's MLM head applied at ``mask_pos`` only
-    (fmat.scoring's forward pass); full-vocabulary log-softmax.
+    fmat.scoring's forward pass (:func:`fmat.scoring.mask_logp`): sequences sorted by length
+    and batched, the MLM head at ``mask_pos`` only, full-vocabulary log-softmax.
     """
-    import torch
+    from .scoring import mask_logp
 
-    from .scoring import _encoder_and_head, _mask_logits
-
-    lengths = np.array([len(e) for e in inputs])
-    order = np.argsort(-lengths, kind="stable")
-    rows_by_input = np.argsort(row_input, kind="stable")
-    starts = np.searchsorted(row_input[rows_by_input], np.arange(len(inputs) + 1))
-    out = np.full(len(row_input), np.nan, dtype=np.float64)
-    device = next(model.parameters()).device
-    base, head, decoder = _encoder_and_head(model)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    with torch.inference_mode():
-        for b0 in range(0, len(order), batch_size):
-            idx = order[b0:b0 + batch_size]
-            L = int(lengths[idx].max())
-            ids = torch.full((len(idx), L), pad_id, dtype=torch.long)
-            att = torch.zeros((len(idx), L), dtype=torch.long)
-            for k, s in enumerate(idx):
-                ids[k, :lengths[s]] = torch.tensor(inputs[s])
-                att[k, :lengths[s]] = 1
-            mpos = torch.as_tensor(mask_pos[idx], dtype=torch.long)
-            logits = _mask_logits(model, base, head, decoder, ids.to(device), att.to(device), mpos.to(device))
-            lsm = torch.log_softmax(logits, dim=-1).cpu().double().numpy()
-            for k, s in enumerate(idx):
-                r = rows_by_input[starts[s]:starts[s + 1]]
-                out[r] = lsm[k, token_ids[r]]
-    return out
+    return mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size=batch_size,
+                     max_tokens=max_tokens)
 
 
-def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int = 32,
+def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int | None = None,
                 add_tokens: bool = False, na_out: bool = True, progress: bool = True,
                 word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
-                weight_decay: float = 1.0) -> pd.DataFrame:
+                weight_decay: float = 1.0, max_tokens: int | None = None) -> pd.DataFrame:
     """:func:`fmat.scoring.score_model` plus each option's prior (Kurita et al., 2019).
 
     Returns the query columns, ``output, token, prob, token_id, logp, oov`` (the ordinary
@@ -196,11 +172,12 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
         raise InputError("add_tokens cannot be combined with method 'lpbs'", where="score.add_tokens",
                          fix="set add_tokens: false (out-of-vocabulary words then get NaN), or use method 'fmat'")
     _check_lpbs_table(data)
-    out = _score(model, tokenizer, data, name=name, batch_size=batch_size, add_tokens=False, na_out=na_out,
+    out = _score(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
+                 add_tokens=False, na_out=na_out,
                  progress=progress, word_rule=word_rule, pattern_special=pattern_special, weight_decay=weight_decay)
     inputs, row_input, mpos, _ = prior_inputs(tokenizer, data)
     lp = prior_logp(model, tokenizer, inputs, mpos, row_input, out["token_id"].to_numpy(dtype=np.int64),
-                    batch_size=batch_size)
+                    batch_size=batch_size, max_tokens=max_tokens)
     lp[np.isnan(out["logp"].to_numpy(dtype=float))] = np.nan
     out["prior"] = np.exp(lp)
     out["logp_prior"] = lp

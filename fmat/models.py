@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import contextlib
 import logging
 import os
 import sys
@@ -225,13 +226,30 @@ def _not_cached(name, err) -> ModelError:
                           "or give the path of a local model folder")
 
 
-def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, revision=None, lock_path=None):
+@contextlib.contextmanager
+def hf_progress(enabled: bool = True):
+    """transformers' own progress bars ("Loading weights") on or off inside the block, as before after it."""
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    if not enabled:
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was and not enabled:
+            hf_logging.enable_progress_bar()
+
+
+def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, revision=None, lock_path=None,
+                   progress: bool = True):
     """Load ``(model, tokenizer)`` for a masked LM from a folder or the local hub cache.
 
     Never runs repository code (``trust_remote_code=False``) and never goes online: a hub
     model must have been downloaded (:func:`download`); its locked commit is used when the
     lock file (``lock_path`` or $FMAT_MODELS_LOCK) lists it. The model is put in eval mode on
     ``device`` (default: CUDA when available) with ``dtype`` ("float32" default).
+    ``progress=False`` hides transformers' "Loading weights" bar.
 
     Raises ModelError for a missing/incomplete folder, a model absent from the cache, or a
     model that is not a masked language model.
@@ -249,8 +267,9 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
                          fix="use a transformers masked language model (no custom code)") from err
     torch_dtype = resolve_dtype(dtype)
     try:
-        model = AutoModelForMaskedLM.from_pretrained(path, config=config, trust_remote_code=False,
-                                                     dtype=torch_dtype, **kw)
+        with hf_progress(progress):
+            model = AutoModelForMaskedLM.from_pretrained(path, config=config, trust_remote_code=False,
+                                                         dtype=torch_dtype, **kw)
     except ValueError as err:
         raise ModelError(f"{name_or_path} ({config.model_type}) is not a masked language model: {str(err).splitlines()[0]}",
                          fix="choose a fill-mask model (https://huggingface.co/models?pipeline_tag=fill-mask)") from err
@@ -317,7 +336,7 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
     """
     rows = []
     for label, src in _as_models(models).items():
-        model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path)
+        model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path, progress=False)
         cfg = model.config
         emb = model.get_input_embeddings().weight
         rows.append({"model": label, "type": cfg.model_type,

@@ -19,9 +19,10 @@ For every model and every row of a query table (:func:`fmat.query`):
    computed directly (more precise than ``log(prob)`` for tiny probabilities).
 
 Speed: one forward pass per unique sentence, every option read from it; sentences sorted by
-length and batched; the vocabulary projection (the LM head) applied only at the mask
-positions; ``torch.inference_mode``. Equal to the fill-mask pipeline (tests:
-|Δ log p| ≤ 1e-5), 3-4× faster on a CPU (benchmarks/bench_scoring.py).
+length and batched by padded tokens (:func:`plan_batches`); the vocabulary projection (the
+LM head) applied only at the mask positions; ``torch.inference_mode``. Equal to the
+fill-mask pipeline (tests: |Δ log p| ≤ 1e-5), 8-9.5× faster on a 2-core CPU, at 65-71% of
+its fp32 matmul peak (benchmarks/bench_scoring.py, docs/scoring.md).
 """
 from __future__ import annotations
 
@@ -96,10 +97,16 @@ class Option:
         return len(self.pieces) != 1 or self.unk
 
 
-def _tokenize_many(tokenizer, texts: Sequence[str]) -> list[list[int]]:
+def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> list[list[int]]:
+    """Token ids of ``texts`` (with the model's special tokens when ``special``).
+
+    Asks for the ids only: building attention masks and token-type ids that nobody reads made
+    tokenizing 4× slower (5% of a CPU scoring run).
+    """
     if not texts:
         return []
-    return tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
+                     return_token_type_ids=False)["input_ids"]
 
 
 def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> list[Option]:
@@ -241,12 +248,94 @@ def _mask_logits(model, base, head, decoder, input_ids, attention_mask, mask_pos
     return logits
 
 
+#: automatic batches (``batch_size=None``): (padded tokens, sentences) per forward pass by
+#: device type. On a CPU the encoder's matrix products need ~1,000 rows to run near the
+#: machine's matmul peak: 32 sentences of ~9 tokens (288 rows) reach ~65% of it, 1,024 tokens
+#: ~75% (benchmarks/bench_scoring.py). On a GPU bigger passes keep the device busy; the
+#: sentence cap bounds the (sentences × vocabulary) logits (512 × 250k fp32 = 0.5 GB).
+AUTO_BATCH = {"cpu": (1024, 256), "cuda": (8192, 512)}
+
+
+def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None = None,
+                 device_type: str = "cpu") -> list[np.ndarray]:
+    """Length-sorted batches (longest first) of indices into ``lengths`` (token counts).
+
+    ``batch_size`` caps the sentences of a pass, ``max_tokens`` its padded tokens (sentences ×
+    the longest one's length; a longer sentence gets a pass of its own). Neither given: the
+    device's :data:`AUTO_BATCH`. Only ``batch_size`` given: exactly that many per pass (FMAT's
+    fixed batches). Only ``max_tokens``: the token cap with the device's sentence cap.
+    Sorting by length keeps padding small; results do not depend on the batches (tested).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    for arg, v in (("batch_size", batch_size), ("max_tokens", max_tokens)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
+            raise InputError(f"{arg} must be a whole number of at least 1 (got {v!r})",
+                             fix=f"e.g. {arg}={'64' if arg == 'batch_size' else '1024'}, or leave it unset (automatic)")
+    auto_tokens, auto_sents = AUTO_BATCH.get(device_type, AUTO_BATCH["cpu"])
+    if batch_size is None:
+        batch_size = auto_sents
+        if max_tokens is None:
+            max_tokens = auto_tokens
+    order = np.argsort(-lengths, kind="stable")
+    out, b0 = [], 0
+    while b0 < len(order):
+        n = batch_size
+        if max_tokens is not None:
+            n = min(n, max(1, max_tokens // max(1, int(lengths[order[b0]]))))
+        out.append(order[b0:b0 + n])
+        b0 += n
+    return out
+
+
+def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size: int | None = None,
+              max_tokens: int | None = None, extra_emb=None, bar=None) -> np.ndarray:
+    """ln P(``token_ids[r]`` | sequence ``inputs[row_input[r]]``) at its ``mask_pos`` (natural log), per row r.
+
+    ``inputs`` are token-id sequences with special tokens, each read at one position. One
+    forward pass per sequence however many rows read it, in :func:`plan_batches` batches; the
+    MLM head only at the read positions; the full-vocabulary log-softmax on the model's device,
+    of which only the rows' entries come back (float64). ``extra_emb``: temporary added tokens
+    (:func:`score_model`'s ``add_tokens``). ``bar``: a tqdm bar advanced by sequences.
+    """
+    import torch
+
+    lengths = np.fromiter((len(e) for e in inputs), dtype=np.int64, count=len(inputs))
+    mask_pos = np.asarray(mask_pos, dtype=np.int64)
+    row_input = np.asarray(row_input, dtype=np.int64)
+    token_ids = np.asarray(token_ids, dtype=np.int64)
+    device = next(model.parameters()).device
+    rows_by_input = np.argsort(row_input, kind="stable")
+    starts = np.searchsorted(row_input[rows_by_input], np.arange(len(inputs) + 1))
+    out = np.full(len(row_input), np.nan, dtype=np.float64)
+    base, head, decoder = _encoder_and_head(model)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    with torch.inference_mode():
+        for idx in plan_batches(lengths, batch_size, max_tokens, device.type):
+            L = int(lengths[idx].max())
+            ids = np.full((len(idx), L), pad_id, dtype=np.int64)
+            att = np.zeros((len(idx), L), dtype=np.int64)
+            for k, s in enumerate(idx):
+                ids[k, :lengths[s]] = inputs[s]
+                att[k, :lengths[s]] = 1
+            logits = _mask_logits(model, base, head, decoder, torch.from_numpy(ids).to(device),
+                                  torch.from_numpy(att).to(device), torch.from_numpy(mask_pos[idx]).to(device),
+                                  extra_emb)
+            n_rows = starts[idx + 1] - starts[idx]
+            rows = np.concatenate([rows_by_input[starts[s]:starts[s + 1]] for s in idx])
+            k = torch.from_numpy(np.repeat(np.arange(len(idx)), n_rows)).to(device)
+            lsm = torch.log_softmax(logits, dim=-1)
+            out[rows] = lsm[k, torch.from_numpy(token_ids[rows]).to(device)].double().cpu().numpy()
+            if bar is not None:
+                bar.update(len(idx))
+    return out
+
+
 # ----------------------------------------------------------------------------- run
 
-def run(models, data: pd.DataFrame, device=None, batch_size: int = 32, add_tokens: bool = False,
+def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, add_tokens: bool = False,
         na_out: bool = True, progress: bool = True, threads: int | None = None, dtype: str = "float32",
         method: str = "fmat", word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
-        weight_decay: float = 1.0, cache_dir=None, lock_path=None) -> pd.DataFrame:
+        weight_decay: float = 1.0, cache_dir=None, lock_path=None, max_tokens: int | None = None) -> pd.DataFrame:
     """Score a query table on masked LMs (R: ``FMAT_run``).
 
     Args:
@@ -254,7 +343,9 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int = 32, add_token
             is the ``model`` column and what ``word_rule="fmat"`` matches (a folder's base name).
         data: a query table (:func:`fmat.query`): query, MASK, M_pair, M_word, [TARGET...], [ATTRIB...].
         device: "cpu", "cuda", "cuda:1"...; default CUDA when available.
-        batch_size: sentences per forward pass (results do not depend on it beyond ~1e-6).
+        batch_size, max_tokens: sentences / padded tokens per forward pass (:func:`plan_batches`);
+            default automatic (~1,000 tokens a pass on a CPU, 8,192 on a GPU). Results do not
+            depend on them beyond ~1e-6 in log probability.
         add_tokens: add OOV words (several pieces) temporarily as new tokens whose input (and
             tied output) embedding is the mean of their pieces' embeddings (``weight_decay`` d:
             weights d^i / Σ d^i); the softmax then covers the enlarged vocabulary. Model files
@@ -281,21 +372,21 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int = 32, add_token
     if word_rule not in ("tokenizer", "fmat"):
         raise InputError(f"unknown word_rule {word_rule!r}", fix="use 'tokenizer' (default) or 'fmat'")
     _check_query_table(data)
-    if batch_size < 1:
-        raise InputError("batch_size must be at least 1", fix="e.g. batch_size=32")
+    plan_batches([1], batch_size, max_tokens)      # checks both before any model is loaded
     if threads:
         torch.set_num_threads(int(threads))
     model_map = _as_models(models)
     frames = []
     for label, src in model_map.items():
-        model, tokenizer = load_masked_lm(src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path)
+        model, tokenizer = load_masked_lm(src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path,
+                                          progress=progress)
         name = model_label(src) if label == src else label
         scorer = score_model
         if method == "lpbs":
             from .lpbs import score_model as scorer
-        scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, add_tokens=add_tokens,
-                             na_out=na_out, progress=progress, word_rule=word_rule,
-                             pattern_special=pattern_special, weight_decay=weight_decay)
+        scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
+                        add_tokens=add_tokens, na_out=na_out, progress=progress, word_rule=word_rule,
+                        pattern_special=pattern_special, weight_decay=weight_decay)
         scores.insert(0, "model", label)
         frames.append(scores)
         del model
@@ -318,10 +409,14 @@ def _check_query_table(data) -> None:
         raise InputError("the query table has no rows", fix="give at least one query and MASK word")
 
 
-def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int = 32,
+def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int | None = None,
                 add_tokens: bool = False, na_out: bool = True, progress: bool = True,
-                word_rule: str = "tokenizer", pattern_special=None, weight_decay: float = 1.0) -> pd.DataFrame:
-    """Score ``data`` on one loaded model; returns the query columns + :data:`SCORE_COLUMNS`."""
+                word_rule: str = "tokenizer", pattern_special=None, weight_decay: float = 1.0,
+                max_tokens: int | None = None) -> pd.DataFrame:
+    """Score ``data`` on one loaded model; returns the query columns + :data:`SCORE_COLUMNS`.
+
+    ``batch_size``/``max_tokens``: see :func:`plan_batches`.
+    """
     import torch
 
     sentences = fill_sentences(data, tokenizer.mask_token)
@@ -377,43 +472,22 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
 
     # unique sentences → forward passes
     uniq, row_sent = np.unique(sentences.astype(str), return_inverse=True)
-    enc = tokenizer(list(uniq), add_special_tokens=True)["input_ids"]
+    enc = _tokenize_many(tokenizer, list(uniq), special=True)
     mask_id = tokenizer.mask_token_id
-    lengths = np.array([len(e) for e in enc])
-    order = np.argsort(-lengths, kind="stable")
-    rows_by_sent = np.argsort(row_sent, kind="stable")
-    starts = np.searchsorted(row_sent[rows_by_sent], np.arange(len(uniq) + 1))
-    logp = np.full(len(opts), np.nan, dtype=np.float64)
-
-    device = next(model.parameters()).device
-    base, head, decoder = _encoder_and_head(model)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    mpos = np.empty(len(enc), dtype=np.int64)
+    for s, e in enumerate(enc):
+        where = [p for p, t in enumerate(e) if t == mask_id]
+        if len(where) != 1:
+            raise InputError(f"sentence {uniq[s]!r} has {len(where)} mask tokens for model {name}",
+                             fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
+        mpos[s] = where[0]
     bar = _progress(len(uniq), name) if progress else None
-    with torch.inference_mode():
-        for b0 in range(0, len(order), batch_size):
-            idx = order[b0:b0 + batch_size]
-            L = int(lengths[idx].max())
-            ids = torch.full((len(idx), L), pad_id, dtype=torch.long)
-            att = torch.zeros((len(idx), L), dtype=torch.long)
-            mpos = torch.empty(len(idx), dtype=torch.long)
-            for k, s in enumerate(idx):
-                e = enc[s]
-                ids[k, :len(e)] = torch.tensor(e)
-                att[k, :len(e)] = 1
-                where = [p for p, t in enumerate(e) if t == mask_id]
-                if len(where) != 1:
-                    raise InputError(f"sentence {uniq[s]!r} has {len(where)} mask tokens for model {name}",
-                                     fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
-                mpos[k] = where[0]
-            logits = _mask_logits(model, base, head, decoder, ids.to(device), att.to(device), mpos.to(device), extra_emb)
-            lsm = torch.log_softmax(logits, dim=-1).cpu().double().numpy()
-            for k, s in enumerate(idx):
-                r = rows_by_sent[starts[s]:starts[s + 1]]
-                logp[r] = lsm[k, row_ids[r]]
-            if bar is not None:
-                bar.update(len(idx))
-    if bar is not None:
-        bar.close()
+    try:
+        logp = mask_logp(model, tokenizer, enc, mpos, row_sent, row_ids, batch_size=batch_size,
+                         max_tokens=max_tokens, extra_emb=extra_emb, bar=bar)
+    finally:
+        if bar is not None:
+            bar.close()
 
     logp[row_nan] = np.nan
     out = data.reset_index(drop=True).copy()

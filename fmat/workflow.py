@@ -493,7 +493,8 @@ def score_options(path: str | os.PathLike) -> dict:
 
 
 def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[str, Any], *,
-                  device: str | None = None, batch_size: int = 32, threads: int | None = None,
+                  device: str | None = None, batch_size: int | None = None, max_tokens: int | None = None,
+                  threads: int | None = None,
                   lock: str | os.PathLike | None = None):
     """Score several studies on ONE model, loading it once; yields ``(study id, scores)``.
 
@@ -534,7 +535,7 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
             scorer = scoring.score_model
         scorers[sid] = scorer
     t0 = time.perf_counter()
-    model, tokenizer = load_masked_lm(source, device=device, lock_path=lock)
+    model, tokenizer = load_masked_lm(source, device=device, lock_path=lock, progress=False)  # a log, not a terminal
     log.info("model %s loaded in %.2f s", name, time.perf_counter() - t0)
     for sid in studies:
         t1 = time.perf_counter()
@@ -542,7 +543,7 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
         if not hasattr(table, "columns"):
             table = read_table(table)
         scores = scorers[sid](model, tokenizer, table, name=model_label(source), batch_size=batch_size,
-                              progress=False, **options[sid])
+                              max_tokens=max_tokens, progress=False, **options[sid])
         # as fmat.scoring.run: the model column first, query columns keep their levels
         scores.insert(0, "model", pd.Categorical([name] * len(scores), categories=[name]))
         for col in table.columns:

@@ -39,6 +39,7 @@ rule agreement:
         constructions=AGREEMENT.get("constructions"),
         device=config["device"],
         batch_size=config["batch_size"],
+        max_tokens=config["max_tokens"],
         cache_dir=config["cache_dir"],
         lock="resources/models.lock.tsv",
         offline=not DEMO,

@@ -15,6 +15,7 @@ rule score_model:
         name=lambda wc: MODELS[wc.model].name,
         device=config["device"],
         batch_size=config["batch_size"],
+        max_tokens=config["max_tokens"],
         cache_dir=config["cache_dir"],
         lock="resources/models.lock.tsv",
         offline=True,  # models come from the cache (locked commit) or a local folder

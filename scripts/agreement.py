@@ -32,7 +32,8 @@ def check(sm):
     constructions = p.constructions if p.constructions is not None else SV_AGREEMENT
     pairs = read_pairs(sm.input.pairs[0] if sm.input.pairs else None, constructions=constructions)
     device = None if p.device in (None, "auto") else p.device
-    per_pair, _ = check({name: source}, pairs, device=device, batch_size=p.batch_size, threads=sm.threads,
+    per_pair, _ = check({name: source}, pairs, device=device, batch_size=p.batch_size,
+                        max_tokens=p.max_tokens, threads=sm.threads,
                         lock_path=p.lock if Path(p.lock).exists() else None)
     write_table(per_pair, sm.output[0])
 

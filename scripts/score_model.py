@@ -21,6 +21,7 @@ def main():
     queries = dict(zip(p.studies, sm.input.queries))
     out = dict(zip(p.studies, sm.output))
     for sid, table in score_studies(marker, studies, queries, device=p.device, batch_size=p.batch_size,
+                                    max_tokens=p.max_tokens,
                                     threads=sm.threads, lock=p.lock):
         write_table(table, out[sid])
 

@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
-import sys
 import types
 from pathlib import Path
 
@@ -15,7 +13,6 @@ import torch
 
 from fmat import models as M
 from fmat.errors import ModelError
-from fmat.tiny import FAMILIES
 
 torch.set_num_threads(1)
 

@@ -225,7 +225,10 @@ def test_batch_size_invariance_and_row_order(models):
     mods = {"bert": models["bert-uncased"], "rob": models["roberta"]}
     a = run(mods, data, progress=False, batch_size=1)
     b = run(mods, data, progress=False, batch_size=64)
-    np.testing.assert_allclose(a["logp"], b["logp"], atol=1e-5, rtol=0)
+    c = run(mods, data, progress=False)                       # automatic: by tokens
+    d = run(mods, data, progress=False, max_tokens=20)        # a few sentences a pass, one for the longest
+    for other in (b, c, d):
+        np.testing.assert_allclose(a["logp"], other["logp"], atol=1e-5, rtol=0)
     # row order = model order x query-table order; query columns unchanged
     assert a["model"].astype(str).tolist() == ["bert"] * len(data) + ["rob"] * len(data)
     for c in data.columns:
@@ -233,6 +236,35 @@ def test_batch_size_invariance_and_row_order(models):
         assert isinstance(a[c].dtype, pd.CategoricalDtype)
     assert list(a.columns) == ["model"] + list(data.columns) + ["output", "token", "prob", "token_id", "logp", "oov"]
     np.testing.assert_allclose(np.exp(a["logp"]), a["prob"], rtol=1e-12)
+
+
+def test_plan_batches_caps_sentences_and_padded_tokens():
+    from fmat.scoring import AUTO_BATCH, plan_batches
+
+    lengths = np.array([5, 12, 7, 12, 30, 3, 9, 9, 9, 4])
+    # fixed sentence count (FMAT's batches), longest first, every index exactly once
+    got = plan_batches(lengths, batch_size=3)
+    assert [list(b) for b in got] == [[4, 1, 3], [6, 7, 8], [2, 0, 9], [5]]
+    # token cap: sentences x the batch's longest length <= max_tokens; a 30-token sentence alone
+    got = plan_batches(lengths, max_tokens=27)
+    assert [list(b) for b in got] == [[4], [1, 3], [6, 7, 8], [2, 0, 9], [5]]
+    for b in got[1:]:
+        assert len(b) * lengths[b].max() <= 27
+    # both caps
+    assert [len(b) for b in plan_batches(lengths, batch_size=2, max_tokens=27)] == [1, 2, 2, 2, 2, 1]
+    # automatic: the device's token and sentence caps
+    many = np.full(5000, 8)
+    tok, sent = AUTO_BATCH["cpu"]
+    auto = plan_batches(many)
+    assert max(len(b) for b in auto) == min(sent, tok // 8)
+    assert max(len(b) for b in plan_batches(many, device_type="cuda")) == min(AUTO_BATCH["cuda"][1],
+                                                                              AUTO_BATCH["cuda"][0] // 8)
+    assert sorted(np.concatenate(auto).tolist()) == list(range(5000))
+    for bad in (0, -1, 2.5, "32", True):
+        with pytest.raises(InputError, match="batch_size"):
+            plan_batches(lengths, batch_size=bad)
+    with pytest.raises(InputError, match="max_tokens"):
+        plan_batches(lengths, max_tokens=0)
 
 
 def test_method_and_inputs_are_checked(models):
@@ -250,3 +282,15 @@ def test_model_label_from_folder(models):
     res = run([models["roberta"]], data, progress=False, word_rule="fmat")
     # folder name tiny-roberta-base matches FMAT's roberta rule -> space prefix -> Ġman
     assert res["token"].tolist() == ["Ġman"]
+
+
+def test_progress_false_prints_no_bars(models, capfd):
+    data = make_query("The [MASK] is here.", MASK={"A": ["man"], "B": ["woman"]})
+    capfd.readouterr()
+    run(models["bert-uncased"], data, progress=False)
+    assert capfd.readouterr().err == ""                      # not even transformers' "Loading weights"
+    run(models["bert-uncased"], data, progress=True)
+    err = capfd.readouterr().err
+    assert "Loading weights" in err                          # the bars are there when asked for
+    from transformers.utils import logging as hf_logging
+    assert hf_logging.is_progress_bar_enabled()              # the global setting is restored

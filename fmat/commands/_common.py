@@ -31,3 +31,11 @@ def add_models_arg(p: argparse.ArgumentParser, *, required: bool = True) -> None
     """``-m/--model M`` (repeatable) -> ``args.models``: hub names or local model folders."""
     p.add_argument("--model", "-m", dest="models", action="append", required=required, metavar="M",
                    help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several")
+
+
+def add_batch_args(p: argparse.ArgumentParser) -> None:
+    """``--batch-size N`` and ``--max-tokens N`` -> ``args.batch_size``, ``args.max_tokens`` (fmat.scoring.plan_batches)."""
+    p.add_argument("--batch-size", type=int, default=None, metavar="N",
+                   help="sentences per forward pass (default: automatic, by --max-tokens)")
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help="padded tokens per forward pass (default: 1024 on a CPU, 8192 on a GPU)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_models_arg, add_output_args, emit_table
+from ._common import add_batch_args, add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -23,7 +23,7 @@ def register(sub) -> None:
                         "agreement ones)")
     p.add_argument("--summary", default=None, help="also write the summary table here")
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
-    p.add_argument("--batch-size", type=int, default=32)
+    add_batch_args(p)
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     p.add_argument("--cache-dir", default=None)
     add_output_args(p)
@@ -57,6 +57,7 @@ def _run(args) -> int:
 
     pairs = read_pairs(args.pairs, constructions=_constructions(args.constructions))
     per_pair, summary = check(args.models, pairs, device=args.device, batch_size=args.batch_size,
+                              max_tokens=args.max_tokens,
                               threads=args.threads, cache_dir=args.cache_dir)
     if args.output:
         emit_table(per_pair, args)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_models_arg, add_output_args, emit_table
+from ._common import add_batch_args, add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def register(sub) -> None:
     p.add_argument("--keep-oov", action="store_true",
                    help="give OOV words the first piece's probability instead of NaN")
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
-    p.add_argument("--batch-size", type=int, default=32)
+    add_batch_args(p)
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     p.add_argument("--cache-dir", default=None)
     add_output_args(p)
@@ -52,9 +52,9 @@ def _run(args) -> int:
         warnings.simplefilter("always")
         warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
         for label, src in models.items():
-            model, tok = load_masked_lm(src, device=args.device, cache_dir=args.cache_dir)
-            s = score_model(model, tok, data, name=label, batch_size=args.batch_size, na_out=not args.keep_oov,
-                            progress=False)
+            model, tok = load_masked_lm(src, device=args.device, cache_dir=args.cache_dir, progress=False)
+            s = score_model(model, tok, data, name=label, batch_size=args.batch_size, max_tokens=args.max_tokens,
+                            na_out=not args.keep_oov, progress=False)
             s.insert(0, "model", label)
             frames.append(s)
     scores = pd.concat(frames, ignore_index=True)

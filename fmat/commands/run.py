@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_models_arg, add_output_args, emit_table
+from ._common import add_batch_args, add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -16,7 +16,7 @@ def register(sub) -> None:
     p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
     add_models_arg(p)
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
-    p.add_argument("--batch-size", type=int, default=32)
+    add_batch_args(p)
     p.add_argument("--add-tokens", action="store_true", help="add OOV words temporarily as new tokens")
     p.add_argument("--keep-oov", action="store_true",
                    help="give OOV words the first piece's probability instead of NaN (FMAT's na.out=FALSE)")
@@ -43,6 +43,7 @@ def _run(args) -> int:
         warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
         try:
             scores = run(args.models, data, device=args.device, batch_size=args.batch_size,
+                         max_tokens=args.max_tokens,
                          add_tokens=args.add_tokens, na_out=not args.keep_oov, progress=not args.no_progress,
                          threads=args.threads, dtype=args.dtype,
                          word_rule=args.word_rule, cache_dir=args.cache_dir)

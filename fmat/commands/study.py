@@ -14,6 +14,7 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
+from ._common import add_batch_args
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def register(subparsers) -> None:
     p.add_argument("--criteria-dir", default="resources/criteria",
                    help="folder of criterion tables for word lists that read one (default: %(default)s)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: %(default)s)")
-    p.add_argument("--batch-size", type=int, default=32, help="sentences per forward pass (default: %(default)s)")
+    add_batch_args(p)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     p.add_argument("--format", choices=("parquet", "csv", "tsv"), default="parquet",
                    help="table format of the outputs (default: %(default)s)")
@@ -80,7 +81,7 @@ def run(args) -> int:
     tables = []
     for marker in markers:
         for _, scores in score_studies(marker, {sid: study_path}, {sid: queries}, device=args.device,
-                                       batch_size=args.batch_size, threads=args.threads):
+                                       batch_size=args.batch_size, max_tokens=args.max_tokens, threads=args.threads):
             tables.append(scores)
     scores = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
     if len(tables) > 1:
