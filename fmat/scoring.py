@@ -264,7 +264,9 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
     the longest one's length; a longer sentence gets a pass of its own). Neither given: the
     device's :data:`AUTO_BATCH`. Only ``batch_size`` given: exactly that many per pass (FMAT's
     fixed batches). Only ``max_tokens``: the token cap with the device's sentence cap.
-    Sorting by length keeps padding small; results do not depend on the batches (tested).
+    With a token cap, a last pass of less than half its size shares the sentences of the pass
+    before it evenly. Sorting by length keeps padding small; results do not depend on the
+    batches (tested).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     for arg, v in (("batch_size", batch_size), ("max_tokens", max_tokens)):
@@ -272,6 +274,7 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
             raise InputError(f"{arg} must be a whole number of at least 1 (got {v!r})",
                              fix=f"e.g. {arg}={'64' if arg == 'batch_size' else '1024'}, or leave it unset (automatic)")
     auto_tokens, auto_sents = AUTO_BATCH.get(device_type, AUTO_BATCH["cpu"])
+    by_tokens = batch_size is None
     if batch_size is None:
         batch_size = auto_sents
         if max_tokens is None:
@@ -284,6 +287,16 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
             n = min(n, max(1, max_tokens // max(1, int(lengths[order[b0]]))))
         out.append(order[b0:b0 + n])
         b0 += n
+    if by_tokens and len(out) >= 2:
+        # a short last pass runs the dense layers on few rows: the last two passes share their
+        # sentences evenly instead, where both halves keep within their caps
+        def cap(i):
+            return min(batch_size, max(1, max_tokens // max(1, int(lengths[i]))))
+
+        both = np.concatenate(out[-2:])
+        half = (len(both) + 1) // 2
+        if 2 * len(out[-1]) < cap(out[-1][0]) and half <= cap(both[0]) and len(both) - half <= cap(both[half]):
+            out[-2:] = [both[:half], both[half:]]
     return out
 
 

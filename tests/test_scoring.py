@@ -247,11 +247,16 @@ def test_plan_batches_caps_sentences_and_padded_tokens():
     assert [list(b) for b in got] == [[4, 1, 3], [6, 7, 8], [2, 0, 9], [5]]
     # token cap: sentences x the batch's longest length <= max_tokens; a 30-token sentence alone
     got = plan_batches(lengths, max_tokens=27)
-    assert [list(b) for b in got] == [[4], [1, 3], [6, 7, 8], [2, 0, 9], [5]]
+    # (the short last pass [5] shares the pass before it evenly)
+    assert [list(b) for b in got] == [[4], [1, 3], [6, 7, 8], [2, 0], [9, 5]]
     for b in got[1:]:
         assert len(b) * lengths[b].max() <= 27
+    # 150 sentences of 9 tokens: 113 + 37 would leave a small pass; 75 + 75 instead
+    assert [len(b) for b in plan_batches(np.full(150, 9), max_tokens=1024)] == [75, 75]
+    assert [len(b) for b in plan_batches(np.full(113 + 60, 9), max_tokens=1024)] == [113, 60]
     # both caps
     assert [len(b) for b in plan_batches(lengths, batch_size=2, max_tokens=27)] == [1, 2, 2, 2, 2, 1]
+    assert [len(b) for b in plan_batches(np.full(7, 9), batch_size=3)] == [3, 3, 1]   # fixed: no sharing
     # automatic: the device's token and sentence caps
     many = np.full(5000, 8)
     tok, sent = AUTO_BATCH["cpu"]
@@ -260,6 +265,16 @@ def test_plan_batches_caps_sentences_and_padded_tokens():
     assert max(len(b) for b in plan_batches(many, device_type="cuda")) == min(AUTO_BATCH["cuda"][1],
                                                                               AUTO_BATCH["cuda"][0] // 8)
     assert sorted(np.concatenate(auto).tolist()) == list(range(5000))
+    rng = np.random.default_rng(3)
+    for _ in range(200):                      # any lengths: every sentence once, caps kept, longest first
+        ls = rng.integers(3, 60, size=rng.integers(1, 400))
+        mt = int(rng.integers(20, 2000))
+        plan = plan_batches(ls, max_tokens=mt)
+        assert sorted(np.concatenate(plan).tolist()) == list(range(len(ls)))
+        assert all(len(b) == 1 or len(b) * ls[b].max() <= mt for b in plan)
+        assert all(len(b) <= AUTO_BATCH["cpu"][1] for b in plan)
+        firsts = [ls[b].max() for b in plan]
+        assert firsts == sorted(firsts, reverse=True)
     for bad in (0, -1, 2.5, "32", True):
         with pytest.raises(InputError, match="batch_size"):
             plan_batches(lengths, batch_size=bad)
