@@ -21,7 +21,7 @@ For every model and every row of a query table (:func:`fmat.query`):
 Speed: one forward pass per unique sentence, every option read from it; sentences sorted by
 length and batched by padded tokens (:func:`plan_batches`); the vocabulary projection (the
 LM head) applied only at the mask positions; ``torch.inference_mode``. Equal to the
-fill-mask pipeline (tests: |Δ log p| ≤ 1e-5), 8-9.5× faster on a 2-core CPU, at 65-71% of
+fill-mask pipeline (tests: |Δ log p| ≤ 1e-5), 7-9.5× faster on a 2-core CPU, at 64-71% of
 its fp32 matmul peak (benchmarks/bench_scoring.py, docs/scoring.md).
 """
 from __future__ import annotations
