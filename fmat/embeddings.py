@@ -293,7 +293,8 @@ def _vectors(w) -> pd.DataFrame:
     return w
 
 
-def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True) -> list[str]:
+def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True,
+           stacklevel: int = 3) -> list[str]:
     """sweater's ``.clean``: keep the words found in ``w``; report the others (never silently)."""
     if words is None:
         return []
@@ -305,11 +306,20 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
     if lost:
         missing[role] = lost
         warnings.warn(f"{len(lost)} of {len(words)} {role} words are not in the embeddings and were left "
-                      f"out: {', '.join(lost)}", MissingWordsWarning, stacklevel=3)
+                      f"out: {', '.join(lost)}", MissingWordsWarning, stacklevel=stacklevel)
     if required and not found:
         raise InputError(f"none of the {role} words is in the embeddings ({', '.join(words[:10])}...)",
                          where=f"{role}_words", fix="check spelling and case (GloVe 840B is cased)")
     return found
+
+
+def _clean_sets(w: pd.DataFrame, **sets) -> tuple[dict, list[list[str]]]:
+    """:func:`_clean` for several word sets, in the order given: ``(missing, [found words of each])``."""
+    missing: dict[str, list[str]] = {}
+    found = []
+    for role, words in sets.items():   # a loop, not a comprehension: stacklevel 4 = the caller's caller
+        found.append(_clean(words, w, role, missing, stacklevel=4))
+    return missing, found
 
 
 def _mat(w: pd.DataFrame, words: Sequence[str]) -> np.ndarray:
@@ -344,11 +354,7 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     Effect size: :func:`weat_es`; tests: :func:`weat_exact`, :func:`weat_resampling`.
     """
     w = _vectors(w)
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    B = _clean(B_words, w, "B", missing)
-    S = _clean(S_words, w, "S", missing)
-    T = _clean(T_words, w, "T", missing)
+    missing, (A, B, S, T) = _clean_sets(w, A=A_words, B=B_words, S=S_words, T=T_words)
     return BiasResult("weat", S, T, A, B, missing,
                       S_diff=pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff"),
                       T_diff=pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff"))
@@ -481,10 +487,7 @@ def nas(w, S_words, A_words, B_words) -> BiasResult:
     sd with ddof=1 (R ``sd``). ``raw`` holds every cos(s, x) (rows S, columns A then B).
     """
     w = _vectors(w)
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    B = _clean(B_words, w, "B", missing)
-    S = _clean(S_words, w, "S", missing)
+    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = _mat(w, S)
     ca, cb = _cos(X, _mat(w, A)), _cos(X, _mat(w, B))
     both = np.hstack([ca, cb])
@@ -500,9 +503,7 @@ def mac(w, S_words, A_words) -> BiasResult:
     (Manzini's MAC and wefe's use cosine *distance*, 1 - cos: their value is 1 - mac_es.)
     """
     w = _vectors(w)
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    S = _clean(S_words, w, "S", missing)
+    missing, (A, S) = _clean_sets(w, A=A_words, S=S_words)
     P = _cos(_mat(w, S), _mat(w, A)).mean(axis=1)
     return BiasResult("mac", S, [], A, [], missing, P=pd.Series(P, index=S, name="P"))
 
@@ -520,10 +521,7 @@ def rnd(w, S_words, A_words, B_words) -> BiasResult:
     Effect size (:func:`rnd_es`): sum of P (0 = no bias; negative = closer to A).
     """
     w = _vectors(w)
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    B = _clean(B_words, w, "B", missing)
-    S = _clean(S_words, w, "S", missing)
+    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = _mat(w, S)
     va, vb = _mat(w, A).mean(axis=0), _mat(w, B).mean(axis=0)
     P = np.linalg.norm(X - va, axis=1) - np.linalg.norm(X - vb, axis=1)
@@ -558,10 +556,7 @@ def semaxis(w, S_words, A_words, B_words, l: int = 0) -> BiasResult:
     w = _vectors(w)
     if int(l) != l or l < 0:
         raise InputError(f"l must be a non-negative integer, got {l!r}", fix="use l=0 (no augmentation)")
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    B = _clean(B_words, w, "B", missing)
-    S = _clean(S_words, w, "S", missing)
+    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     va = np.vstack([_soften(w, a, int(l)) for a in A]).mean(axis=0)
     vb = np.vstack([_soften(w, b, int(l)) for b in B]).mean(axis=0)
     V = va - vb
@@ -582,10 +577,7 @@ def rnsb(w, S_words, A_words, B_words) -> BiasResult:
     from sklearn.linear_model import LogisticRegression
 
     w = _vectors(w)
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    B = _clean(B_words, w, "B", missing)
-    S = _clean(S_words, w, "S", missing)
+    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = np.vstack([_mat(w, A), _mat(w, B)])
     y = np.r_[np.zeros(len(A), int), np.ones(len(B), int)]
     clf = LogisticRegression(C=1.0, solver="liblinear", tol=1e-4, intercept_scaling=1.0, max_iter=10_000)
@@ -609,10 +601,7 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
     Spearman correlation of u_a and u_b (1 = no bias).
     """
     w = _vectors(w)
-    missing: dict[str, list[str]] = {}
-    A = _clean(A_words, w, "A", missing)
-    B = _clean(B_words, w, "B", missing)
-    S = _clean(S_words, w, "S", missing)
+    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = _mat(w, S)
     ua = _cos(X, _mat(w, A).mean(axis=0)[None, :])[:, 0]
     ub = _cos(X, _mat(w, B).mean(axis=0)[None, :])[:, 0]
@@ -753,9 +742,7 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
     """
     w = _vectors(vectors)
     items = [str(i) for i in (items if not isinstance(items, str) else [items])]
-    missing: dict[str, list[str]] = {}
-    M = _clean(male_attrs, w, "male", missing)
-    F = _clean(female_attrs, w, "female", missing)
+    missing, (M, F) = _clean_sets(w, male=male_attrs, female=female_attrs)
     found = [i for i in dict.fromkeys(items) if i in w.index]
     lost = [i for i in dict.fromkeys(items) if i not in w.index]
     if lost:

@@ -315,3 +315,12 @@ def test_cli_weat_and_wefat(tmp_path, capsys):
     assert tab["wefat_male"][0] > 0 and bool(tab["missing"][1])
     rc = main(["weat", "--vectors", str(tmp_path / "none.txt"), "--S", "a", "--A", "b"])
     assert rc == 2
+
+
+def test_missing_word_warnings_point_at_the_callers_line():
+    w = vecs(he=(1, 0), she=(0, 1), king=(1, 0.05))
+    for call in (lambda: E.nas(w, ["king", "zzz"], ["he"], ["she"]),
+                 lambda: E.rnd(w, ["king"], ["he", "zzz"], ["she"])):
+        with pytest.warns(E.MissingWordsWarning, match="zzz") as rec:
+            call()
+        assert rec[0].filename == __file__          # the line that called nas/rnd, not fmat's internals
