@@ -201,7 +201,7 @@ def main(argv=None) -> int:
           f"peak measured right after each chunk; range {min(peaks):.1f}-{max(peaks):.1f})")
     cpu_reference(model, tok, data, sent_all, uniq[:200], logp_fmat, device)
     for dt in filter(None, args.lowp.split(",")):
-        lowp(model, tok, data, dt.strip(), logp_fmat, n / t_fmat, batching, device)
+        lowp(model, tok, data, dt.strip(), logp_fmat, n, t_fmat, batching, device)
     return 0
 
 
@@ -221,8 +221,10 @@ def cpu_reference(model, tok, data, sent_all, sents, logp, device) -> None:
           f"max |delta log prob| {np.max(np.abs(ref - logp[rows])):.2e}")
 
 
-def lowp(model, tok, data, dtype: str, logp32, sps32: float, batching: dict, device) -> None:
-    """Sentences/s and deviation from fp32 of the model cast to ``dtype`` (fmat.run's ``dtype``)."""
+def lowp(model, tok, data, dtype: str, logp32, n: int, sec32: float, batching: dict, device) -> None:
+    """Sentences/s and deviation from fp32 of the model cast to ``dtype`` (fmat.run's ``dtype``).
+
+    ``logp32``, ``sec32``: fp32's log probabilities of ``data`` and its seconds for its ``n`` sentences."""
     import copy
 
     from fmat.lpr import summary
@@ -242,17 +244,10 @@ def lowp(model, tok, data, dtype: str, logp32, sps32: float, batching: dict, dev
         s = data.assign(prob=np.exp(lp), model="m")
         lpr[label] = summary(s, target_pair=False, attrib_pair=False)["LPR"].to_numpy()
     dl = np.abs(lpr[dtype] - lpr["fp32"])
-    sps = n_unique(data, tok) / sec
-    print(f"{dtype}: {sps:8.1f} sentences/s ({sps / sps32:.2f}x fp32); |delta log prob| vs fp32: median "
+    print(f"{dtype}: {n / sec:8.1f} sentences/s ({sec32 / sec:.2f}x fp32); |delta log prob| vs fp32: median "
           f"{np.median(d):.1e}, 99th pct {np.quantile(d, .99):.1e}, max {d.max():.1e}; |delta LPR| (M - F, "
           f"{len(dl)} contrasts): median {np.median(dl):.1e}, max {dl.max():.1e}")
     del m
-
-
-def n_unique(data, tok) -> int:
-    from fmat.scoring import fill_sentences
-
-    return len(set(fill_sentences(data, tok.mask_token)))
 
 
 if __name__ == "__main__":

@@ -62,18 +62,6 @@ def _check_lpbs_table(data: pd.DataFrame) -> None:
                              "(e.g. '[MASK] is {ATTRIB}.')")
 
 
-def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
-    """[start, end) of the tokens of ``a`` that differ from ``b`` (common head and tail removed)."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    j = 0
-    while j < n - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
-        j += 1
-    return i, len(a) - j
-
-
 def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.ndarray, np.ndarray, np.ndarray]:
     """The prior sentence of every row, as token ids.
 
@@ -81,7 +69,7 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     special tokens), for each row the index of its sequence, the position of the query's own
     mask in it, and how many phrase tokens were masked. See the module docstring.
     """
-    from .scoring import _tokenize_many, fill_sentences
+    from .scoring import _diff_span, _tokenize_many, fill_sentences, mask_position
 
     _check_lpbs_table(data)
     mask = tokenizer.mask_token
@@ -112,11 +100,7 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     inputs, pos, nmask = [], [], []
     for i, k in enumerate(uniq):
         ids = list(enc_full[i])
-        where = [p for p, t in enumerate(ids) if t == mask_id]
-        if len(where) != 1:
-            raise InputError(f"sentence {full[i]!r} has {len(where)} mask tokens", where="query table",
-                             fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
-        m = where[0]
+        m = mask_position(ids, mask_id, full[i])
         spans = []
         for ph, _ in slots:
             if i in masked_by_slot[ph]:

@@ -109,6 +109,28 @@ def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> li
                      return_token_type_ids=False)["input_ids"]
 
 
+def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
+    """[start, end) of the tokens of ``a`` that differ from ``b`` (common head and tail removed)."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < n - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
+        j += 1
+    return i, len(a) - j
+
+
+def mask_position(ids: Sequence[int], mask_id: int, sentence: str, model: str | None = None) -> int:
+    """The position of the one mask token in ``ids`` (the tokens of ``sentence``); InputError otherwise."""
+    where = [p for p, t in enumerate(ids) if t == mask_id]
+    if len(where) != 1:
+        raise InputError(f"sentence {str(sentence)!r} has {len(where)} mask tokens"
+                         + (f" for model {model}" if model else ""), where="query table",
+                         fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
+    return where[0]
+
+
 def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> list[Option]:
     """Whole-word token ids of ``words[i]`` in sentence ``contexts[i]`` (mask token in place).
 
@@ -133,15 +155,9 @@ def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> 
     tok_ref = _tokenize_many(tokenizer, list(refs))
     out = []
     for f, r in zip(filled, ref_of):
-        a, b = tok_filled[f], tok_ref[r]
-        i = 0
-        n = min(len(a), len(b))
-        while i < n and a[i] == b[i]:
-            i += 1
-        j = 0
-        while j < n - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
-            j += 1
-        pieces = list(a[i:len(a) - j])
+        a = tok_filled[f]
+        start, end = _diff_span(a, tok_ref[r])
+        pieces = list(a[start:end])
         out.append(Option(pieces=pieces, unk=unk_id is not None and unk_id in pieces))
     return out
 
@@ -208,8 +224,10 @@ def _encoder_and_head(model):
     elif hasattr(model, "predictions") and name.startswith("Albert"):
         head = model.predictions
     elif name.startswith("DistilBert"):
-        def head(h, m=model):
+        def distil_head(h, m=model):
             return m.vocab_projector(m.vocab_layer_norm(m.activation(m.vocab_transform(h))))
+
+        head = distil_head
     if base is None or base is model:
         head = None
     decoder = model.get_output_embeddings()
@@ -279,20 +297,22 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
         batch_size = auto_sents
         if max_tokens is None:
             max_tokens = auto_tokens
+
+    def cap(first: int) -> int:
+        """Sentences in a pass that starts (longest first) with sentence ``first``."""
+        if max_tokens is None:
+            return batch_size
+        return min(batch_size, max(1, max_tokens // max(1, int(lengths[first]))))
+
     order = np.argsort(-lengths, kind="stable")
     out, b0 = [], 0
     while b0 < len(order):
-        n = batch_size
-        if max_tokens is not None:
-            n = min(n, max(1, max_tokens // max(1, int(lengths[order[b0]]))))
+        n = cap(order[b0])
         out.append(order[b0:b0 + n])
         b0 += n
     if by_tokens and len(out) >= 2:
         # a short last pass runs the dense layers on few rows: the last two passes share their
         # sentences evenly instead, where both halves keep within their caps
-        def cap(i):
-            return min(batch_size, max(1, max_tokens // max(1, int(lengths[i]))))
-
         both = np.concatenate(out[-2:])
         half = (len(both) + 1) // 2
         if 2 * len(out[-1]) < cap(out[-1][0]) and half <= cap(both[0]) and len(both) - half <= cap(both[half]):
@@ -487,13 +507,7 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     uniq, row_sent = np.unique(sentences.astype(str), return_inverse=True)
     enc = _tokenize_many(tokenizer, list(uniq), special=True)
     mask_id = tokenizer.mask_token_id
-    mpos = np.empty(len(enc), dtype=np.int64)
-    for s, e in enumerate(enc):
-        where = [p for p, t in enumerate(e) if t == mask_id]
-        if len(where) != 1:
-            raise InputError(f"sentence {uniq[s]!r} has {len(where)} mask tokens for model {name}",
-                             fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
-        mpos[s] = where[0]
+    mpos = np.array([mask_position(e, mask_id, uniq[s], name) for s, e in enumerate(enc)], dtype=np.int64)
     bar = _progress(len(uniq), name) if progress else None
     try:
         logp = mask_logp(model, tokenizer, enc, mpos, row_sent, row_ids, batch_size=batch_size,

@@ -393,6 +393,25 @@ def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidde
     return out
 
 
+def sharpen(path, std: float = 0.3, seed: int = 0) -> str:
+    """Redraw every weight matrix of the tiny model in ``path`` from N(0, std²) and save it.
+
+    A random tiny model's probabilities hardly depend on the context; with a large spread they
+    differ clearly (tests of agreement accuracy and of LPBS priors need that). Returns the path.
+    """
+    import torch
+    from transformers import AutoModelForMaskedLM
+
+    model = AutoModelForMaskedLM.from_pretrained(path)
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.copy_(torch.randn(p.shape, generator=gen) * std)
+    model.save_pretrained(path)
+    return str(path)
+
+
 def not_single_words(path) -> list[str]:
     """Word parts that did not become single whole-word tokens in the tiny model at ``path``."""
     return json.loads((Path(path) / META_FILE).read_text(encoding="utf-8"))["not_single"]

@@ -18,7 +18,7 @@ import torch
 
 from fmat import agreement as A
 from fmat.errors import InputError, OfflineError
-from fmat.tiny import build_tiny_model
+from fmat.tiny import build_tiny_model, sharpen
 
 torch.set_num_threads(1)
 
@@ -31,20 +31,6 @@ MID = {  # the vocabulary entry of a word in mid-sentence, by family
 }
 NOT_TAUGHT = {"smiles", "smile"}   # left out of the tiny vocabularies -> (likely) several pieces
 OOV_VERB = "zyzzogetons"           # never in any vocabulary
-
-
-def sharpen(path, std=0.3, seed=0):
-    """Redraw the weight matrices with a large spread so that verbs' probabilities differ clearly."""
-    from transformers import AutoModelForMaskedLM
-
-    model = AutoModelForMaskedLM.from_pretrained(path)
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for _, p in model.named_parameters():
-            if p.dim() == 2:
-                p.copy_(torch.randn(p.shape, generator=gen) * std)
-    model.save_pretrained(path)
-    return str(path)
 
 
 @pytest.fixture(scope="module")

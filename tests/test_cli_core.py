@@ -104,3 +104,17 @@ def test_help_teaches_with_an_example(command, capsys):
     assert exit_.value.code == 0
     text = capsys.readouterr().out
     assert "examples:" in text and f"fmat {command} " in text
+
+
+@pytest.mark.parametrize("command", [["run", "q.parquet"], ["lpbs", "q.parquet"], ["agreement"],
+                                     ["study", "s.yaml", "-o", "out"]])
+@pytest.mark.parametrize("flag, value, message", [("--batch-size", "0", "0 is less than 1"),
+                                                  ("--max-tokens", "many", "'many' is not a whole number"),
+                                                  ("--threads", "-2", "-2 is less than 1")])
+def test_scoring_commands_check_batch_and_thread_numbers_first(command, flag, value, message, capsys):
+    # the model does not exist: the error must come from the flag, before anything is loaded
+    with pytest.raises(SystemExit) as exit_:
+        main(command + ["-m", "no/such-model", flag, value])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: {message}" in err

@@ -18,7 +18,7 @@ import torch
 from fmat.design import query
 from fmat.errors import InputError
 from fmat.io import read_table, write_table
-from fmat.tiny import FAMILIES, build_tiny_model
+from fmat.tiny import FAMILIES, build_tiny_model, sharpen
 
 torch.set_num_threads(1)
 
@@ -34,21 +34,6 @@ FORMS = {
     "roberta": lambda w, start: w if start else "\u0120" + w,
     "albert": lambda w, start: "\u2581" + w.lower(),
 }
-
-
-def sharpen(path, std=0.3, seed=0):
-    """Redraw the weight matrices of a tiny model with a large spread, so that the context
-    (phrase filled vs masked) moves the probabilities by far more than the test tolerance."""
-    from transformers import AutoModelForMaskedLM
-
-    model = AutoModelForMaskedLM.from_pretrained(path)
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() == 2:
-                p.copy_(torch.randn(p.shape, generator=gen) * std)
-    model.save_pretrained(path)
-    return path
 
 
 @pytest.fixture(scope="module")

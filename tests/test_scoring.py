@@ -282,6 +282,15 @@ def test_plan_batches_caps_sentences_and_padded_tokens():
         plan_batches(lengths, max_tokens=0)
 
 
+def test_a_word_holding_the_mask_token_is_an_input_error(models):
+    # RoBERTa's mask is <mask>: a TARGET word "<mask>" passes the [MASK] count of the query but
+    # gives the sentence two mask tokens; the error names the sentence and the model
+    data = make_query("[MASK] works as {TARGET}.", MASK={"A": ["He"], "B": ["She"]}, TARGET={"T": ["<mask>"]})
+    for method in ("fmat", "lpbs"):
+        with pytest.raises(InputError, match=r"'<mask> works as <mask>\.' has 2 mask tokens for model rob"):
+            run({"rob": models["roberta"]}, data, progress=False, method=method)
+
+
 def test_method_and_inputs_are_checked(models):
     data = make_query("The [MASK] is here.", MASK={"A": ["man"]})
     with pytest.raises(InputError, match="lpbs"):

@@ -33,9 +33,27 @@ def add_models_arg(p: argparse.ArgumentParser, *, required: bool = True) -> None
                    help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several")
 
 
-def add_batch_args(p: argparse.ArgumentParser) -> None:
-    """``--batch-size N`` and ``--max-tokens N`` -> ``args.batch_size``, ``args.max_tokens`` (fmat.scoring.plan_batches)."""
-    p.add_argument("--batch-size", type=int, default=None, metavar="N",
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1 (the error names the flag, before any model loads)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def add_compute_args(p: argparse.ArgumentParser, *, cache_dir: bool = True) -> None:
+    """Where and how a scoring command runs its models: ``--device``, ``--batch-size``,
+    ``--max-tokens`` (fmat.scoring.plan_batches), ``--threads`` and, unless ``cache_dir=False``,
+    ``--cache-dir``."""
+    p.add_argument("--device", default=None,
+                   help="auto, cpu, cuda, cuda:N or mps (default: cuda when available)")
+    p.add_argument("--batch-size", type=positive_int, default=None, metavar="N",
                    help="sentences per forward pass (default: automatic, by --max-tokens)")
-    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+    p.add_argument("--max-tokens", type=positive_int, default=None, metavar="N",
                    help="padded tokens per forward pass (default: 1024 on a CPU, 8192 on a GPU)")
+    p.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads (default: torch's)")
+    if cache_dir:
+        p.add_argument("--cache-dir", default=None, help="Hugging Face hub cache (default: $HF_HOME/hub)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_batch_args, add_models_arg, add_output_args, emit_table
+from ._common import add_compute_args, add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -22,10 +22,7 @@ def register(sub) -> None:
                    help="comma-separated constructions to keep, or 'all' (default: the subject-verb "
                         "agreement ones)")
     p.add_argument("--summary", default=None, help="also write the summary table here")
-    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
-    add_batch_args(p)
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    p.add_argument("--cache-dir", default=None)
+    add_compute_args(p)
     add_output_args(p)
     p.set_defaults(func=_run)
 

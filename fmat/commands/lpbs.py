@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_batch_args, add_models_arg, add_output_args, emit_table
+from ._common import add_compute_args, add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -23,10 +23,7 @@ def register(sub) -> None:
     p.add_argument("--no-attrib-pair", action="store_true", help="do not contrast the ATTRIB groups")
     p.add_argument("--keep-oov", action="store_true",
                    help="give OOV words the first piece's probability instead of NaN")
-    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
-    add_batch_args(p)
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    p.add_argument("--cache-dir", default=None)
+    add_compute_args(p)
     add_output_args(p)
     p.set_defaults(func=_run)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_batch_args, add_models_arg, add_output_args, emit_table
+from ._common import add_compute_args, add_models_arg, add_output_args, emit_table
 
 
 def register(sub) -> None:
@@ -15,17 +15,14 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
     add_models_arg(p)
-    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)")
-    add_batch_args(p)
+    add_compute_args(p)
     p.add_argument("--add-tokens", action="store_true", help="add OOV words temporarily as new tokens")
     p.add_argument("--keep-oov", action="store_true",
                    help="give OOV words the first piece's probability instead of NaN (FMAT's na.out=FALSE)")
     p.add_argument("--word-rule", choices=["tokenizer", "fmat"], default="tokenizer",
                    help="whole-word token: derived from the tokenizer (default) or FMAT's model-name rules")
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--cache-dir", default=None)
     add_output_args(p)
     p.set_defaults(func=_run)
 

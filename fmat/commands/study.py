@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_batch_args
+from ._common import add_compute_args
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +40,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="FOLDER", help="folder for the tables")
     p.add_argument("--criteria-dir", default="resources/criteria",
                    help="folder of criterion tables for word lists that read one (default: %(default)s)")
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: %(default)s)")
-    add_batch_args(p)
-    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    add_compute_args(p, cache_dir=False)
     p.add_argument("--format", choices=("parquet", "csv", "tsv"), default="parquet",
                    help="table format of the outputs (default: %(default)s)")
     p.set_defaults(func=run)
