@@ -103,11 +103,12 @@ class Origin:
         return self.location.rstrip("/").rsplit("/", 1)[-1]
 
 
-def resolve_origin(name: str, mirror_dir: str | os.PathLike | None = None) -> Origin:
+def resolve_origin(name: str, mirror_dir: str | os.PathLike | None = None, *,
+                   where: str = "config/config.yaml: mirror_dir") -> Origin:
     """Where to get source ``name``: the first mirror file that exists, else the official URL.
 
     With ``mirror_dir`` set, the data must be there: a missing file is an
-    :class:`OfflineError` naming the paths looked for.
+    :class:`OfflineError` naming the paths looked for (``where`` names the config key's file).
     """
     if name not in SOURCES:
         raise InputError(f"unknown criterion source {name!r}", fix=f"use one of {', '.join(SOURCES)}")
@@ -121,7 +122,7 @@ def resolve_origin(name: str, mirror_dir: str | os.PathLike | None = None) -> Or
     looked = ", ".join(str(base / rel) for rel, _ in src.mirror)
     raise OfflineError(
         f"{src.title} is not in the mirror folder (looked for {looked})",
-        where="config/config.yaml: mirror_dir",
+        where=where,
         fix=f"put the file there (official source: {src.url}) or set mirror_dir: null to download",
     )
 

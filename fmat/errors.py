@@ -15,6 +15,7 @@ class FmatError(Exception):
     """A user-facing error with a message that says where, what and how to fix."""
 
     def __init__(self, message: str, *, where: str | None = None, fix: str | None = None):
+        self.message = message
         self.where = where
         self.fix = fix
         parts = []

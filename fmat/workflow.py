@@ -161,13 +161,51 @@ def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Pa
     return Path(root) / config.get("studies_dir", "config/studies") / f"{study}.yaml"
 
 
-def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True) -> dict:
+def key_source(key: str, files: Sequence[str | os.PathLike] = ()) -> str:
+    """The config file a top-level ``key`` came from: the last of ``files`` (lowest to highest
+    precedence, as Snakemake merges them) that sets it; else "the merged configuration (…)"."""
+    import yaml
+
+    for f in reversed(list(files)):
+        try:
+            with open(f, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(data, Mapping) and key in data:
+            return str(f)
+    names = ", ".join(str(f) for f in files) or "no config file"
+    return f"the merged configuration ({names}, or --config)"
+
+
+def _with_source(where: str, files: Sequence[str | os.PathLike] | None) -> str:
+    """Prefix ``config.models[3].name`` with the file that set ``models``."""
+    if files is None or not where.startswith("config"):
+        return where
+    m = re.match(r"config\.([^.\[]+)", where)
+    return f"{key_source(m.group(1), files)}: {where}" if m else where
+
+
+def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
+                    files: Sequence[str | os.PathLike] | None = None) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
     Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
     unknown keys, wrong types, a study id without a study file, a model listed twice, and (with
-    ``load_studies``) a study file that :func:`fmat.study.load_study` rejects.
+    ``load_studies``) a study file that :func:`fmat.study.load_study` rejects. With ``files``
+    (the config files in merge order), the error also names the file that set the key.
     """
+    try:
+        return _validate_config(config, root=root, load_studies=load_studies)
+    except InputError as err:
+        if err.where and files is not None:
+            where = _with_source(err.where, files)
+            if where != err.where:
+                raise InputError(err.message, where=where, fix=err.fix) from None
+        raise
+
+
+def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True) -> dict:
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]

@@ -14,13 +14,21 @@ from fmat.workflow import (
     score_resources,
     study_criteria,
     study_file,
+    key_source,
     validate_config,
 )
+
+
+def config_files():
+    """The config files in Snakemake's merge order (the Snakefile's first, --configfile after)."""
+    cli = [str(f) for f in workflow.overwrite_configfiles]
+    return [str(f) for f in workflow.configfiles if str(f) not in cli] + cli
+
 
 # Validate the merged configuration (JSON Schema + study files) before any job is planned:
 # a wrong key, type, study or model stops here with the key's name and the fix.
 try:
-    config.update(validate_config(config, root="."))
+    config.update(validate_config(config, root=".", files=config_files()))
 except FmatError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
 
@@ -73,8 +81,12 @@ def criteria_origins(config):
     """Where each criterion source comes from (official URL or mirror_dir): fmat.criteria."""
     from fmat.criteria import resolve_origin
 
+    mirror = config.get("mirror_dir")
+    if mirror and not os.path.isabs(mirror):  # relative to the repository (the Snakefile's folder)
+        mirror = os.path.join(workflow.basedir, mirror)
+    where = f"{key_source('mirror_dir', config_files())}: mirror_dir"
     try:
-        return {name: resolve_origin(name, config.get("mirror_dir")) for name in ("bls2021", "ssa", "glove")}
+        return {name: resolve_origin(name, mirror, where=where) for name in ("bls2021", "ssa", "glove")}
     except FmatError as err:
         raise WorkflowError(f"criteria: {err}") from None
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+MIRROR = REPO / "data" / "mirror"  # the criterion data the repository carries (data/mirror/README.md)
 
 
 @pytest.fixture(scope="session")
@@ -19,9 +19,7 @@ def repo() -> Path:
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The offline mirror of criterion data (../shared/data); tests skip with a reason without it."""
-    path = SHARED / "data"
-    if not path.exists():
-        pytest.skip("../shared/data (the offline criterion mirror) is not beside this checkout")
-    return path
+def mirror_data() -> Path:
+    """The criterion data the repository carries (data/mirror: BLS, SSA, Caliskan et al. 2017)."""
+    assert MIRROR.is_dir(), f"{MIRROR} is missing: it is tracked in git, so the checkout is incomplete"
+    return MIRROR

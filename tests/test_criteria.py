@@ -29,19 +29,19 @@ MAPPING = REPO / "config/criteria/bls2021_occupations.tsv"
 WORDS = REPO / "config/criteria/wefat_words.tsv"
 
 
-def _mirror_words(shared_data, study, category):
-    df = pd.read_csv(shared_data / "caliskan2017/wordlists.tsv", sep="\t")
+def _mirror_words(mirror_data, study, category):
+    df = pd.read_csv(mirror_data / "caliskan2017/wordlists.tsv", sep="\t")
     return df[(df.study == study) & (df.category == category)].word.tolist()
 
 
 # ----------------------------------------------------------------------------- word lists
 
-def test_curated_word_lists_equal_caliskan_lists(shared_data):
+def test_curated_word_lists_equal_caliskan_lists(mirror_data):
     w = C.read_wefat_words(WORDS)
-    assert w["occupations"] == _mirror_words(shared_data, "WEFAT1", "Careers")
-    assert w["names"] == _mirror_words(shared_data, "WEFAT2", "AndrogynousNames")
-    assert w["male"] == _mirror_words(shared_data, "WEFAT1", "MaleAttributes")
-    assert w["female"] == _mirror_words(shared_data, "WEFAT1", "FemaleAttributes")
+    assert w["occupations"] == _mirror_words(mirror_data, "WEFAT1", "Careers")
+    assert w["names"] == _mirror_words(mirror_data, "WEFAT2", "AndrogynousNames")
+    assert w["male"] == _mirror_words(mirror_data, "WEFAT1", "MaleAttributes")
+    assert w["female"] == _mirror_words(mirror_data, "WEFAT1", "FemaleAttributes")
     # the paper's Study 1A Method lists the gender words
     assert w["male"] == "male man boy brother he him his son".split()
     assert len(w["occupations"]) == 50 and len(w["names"]) == 50
@@ -50,8 +50,8 @@ def test_curated_word_lists_equal_caliskan_lists(shared_data):
 # ----------------------------------------------------------------------------- BLS
 
 @pytest.fixture(scope="module")
-def bls_table(shared_data):
-    return C.read_bls_table11(shared_data / "bls/cpsaat11_2021.xlsx")
+def bls_table(mirror_data):
+    return C.read_bls_table11(mirror_data / "bls/cpsaat11_2021.xlsx")
 
 
 @pytest.fixture(scope="module")
@@ -63,23 +63,23 @@ def bls_criterion(bls_table):
         return C.bls_occupation_criterion(bls_table, mapping, source="test", items=items)
 
 
-def test_bls_xlsx_and_tsv_read_the_same(shared_data, bls_table):
-    tsv = C.read_bls_table11(shared_data / "bls/cpsaat11_2021.tsv")
+def test_bls_xlsx_and_tsv_read_the_same(mirror_data, bls_table):
+    tsv = C.read_bls_table11(mirror_data / "bls/cpsaat11_2021.tsv")
     pd.testing.assert_frame_equal(tsv, bls_table)
     assert bls_table.iloc[0].tolist() == ["Total, 16 years and over", 152581.0, 47.0]
     # 'Legislators\t21\t–' is below the publication threshold
     assert math.isnan(bls_table.set_index("occupation").at["Legislators", "pct_women"])
 
 
-def test_bls_mapping_covers_the_50_words(shared_data, bls_criterion):
-    assert bls_criterion["item"].tolist() == _mirror_words(shared_data, "WEFAT1", "Careers")
+def test_bls_mapping_covers_the_50_words(mirror_data, bls_criterion):
+    assert bls_criterion["item"].tolist() == _mirror_words(mirror_data, "WEFAT1", "Careers")
     assert bls_criterion["pct_male"].between(0, 100).all()
     assert np.allclose(bls_criterion["pct_male"] + bls_criterion["pct_female"], 100)
     assert list(bls_criterion.columns) == ["item", "pct_male", "pct_female", "employed", "bls_rows", "source"]
 
 
-def test_bls_hand_checked_values(shared_data, bls_criterion):
-    raw = (shared_data / "bls/cpsaat11_2021.tsv").read_text(encoding="utf-8")
+def test_bls_hand_checked_values(mirror_data, bls_criterion):
+    raw = (mirror_data / "bls/cpsaat11_2021.tsv").read_text(encoding="utf-8")
     for line in ["Pharmacists\t352\t57.8", "Carpenters\t1230\t3.1", "Cabinetmakers and bench carpenters\t67\t5.8",
                  "Registered nurses\t3201\t86.7", "Nurse practitioners\t237\t87.4",
                  "Licensed practical and licensed vocational nurses\t533\t91.3", "Nurse anesthetists\t35\t–",
@@ -98,9 +98,9 @@ def test_bls_hand_checked_values(shared_data, bls_criterion):
     assert got.at["physician", "bls_rows"] == "Other physicians"
 
 
-def test_bls_2021_agrees_with_caliskan_2015(shared_data, bls_criterion):
+def test_bls_2021_agrees_with_caliskan_2015(mirror_data, bls_criterion):
     """Same method, six years apart: % women per word should correlate very highly."""
-    p = pd.read_csv(shared_data / "caliskan2017/professionsBLS2015.tsv", sep="\t")
+    p = pd.read_csv(mirror_data / "caliskan2017/professionsBLS2015.tsv", sep="\t")
     labels = p[[f"label{i}" for i in range(1, 6)]]
     ref = {}
     for word in bls_criterion["item"]:
@@ -131,16 +131,16 @@ def test_bls_mapping_errors(bls_table, tmp_path):
 # ----------------------------------------------------------------------------- SSA
 
 @pytest.fixture(scope="module")
-def ssa_counts(shared_data):
-    return C.read_ssa_counts(shared_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv")
+def ssa_counts(mirror_data):
+    return C.read_ssa_counts(mirror_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv")
 
 
-def test_ssa_wefat2_hand_checked(shared_data, ssa_counts):
+def test_ssa_wefat2_hand_checked(mirror_data, ssa_counts):
     names = C.read_wefat_words(WORDS)["names"]
     t = C.ssa_names_wefat2(ssa_counts, names, source="s")
     assert t["item"].tolist() == names
     assert list(t.columns) == ["item", "n_female", "n_male", "pct_male", "logit_pct_male", "source"]
-    raw = (shared_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv").read_text()
+    raw = (mirror_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv").read_text()
     # raw rows: name, n_female, n_male
     for line, f, m in [("Kelly\t470997\t81294", 470997, 81294), ("Jesse\t11730\t405290", 11730, 405290),
                        ("Pat\t40110\t26245", 40110, 26245)]:
@@ -152,7 +152,7 @@ def test_ssa_wefat2_hand_checked(shared_data, ssa_counts):
     assert t.set_index("item").at["Kelly", "pct_male"] == pytest.approx(14.7194, abs=1e-4)
     assert t["pct_male"].between(0, 100).all()
     # validity: agrees with Caliskan's 1990-census gender score of the same names
-    census = pd.read_csv(shared_data / "caliskan2017/censusNames1990.tsv", sep="\t")
+    census = pd.read_csv(mirror_data / "caliskan2017/censusNames1990.tsv", sep="\t")
     census["item"] = census["Name"].str.title()
     both = t.merge(census, on="item")
     assert len(both) >= 45
@@ -164,9 +164,9 @@ def test_ssa_unknown_name_is_an_error(ssa_counts):
         C.ssa_names_wefat2(ssa_counts, ["kelly"], source="s")
 
 
-def test_ssa_1c_names_without_glove(shared_data, ssa_counts):
+def test_ssa_1c_names_without_glove(mirror_data, ssa_counts):
     # independent count with the csv module
-    with open(shared_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv", newline="") as fh:
+    with open(mirror_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv", newline="") as fh:
         rows = list(csv.reader(fh, delimiter="\t"))[1:]
     expected = sorted(r[0] for r in rows if int(r[1]) >= 100 and int(r[2]) >= 100)
     assert len(expected) == 3832
@@ -215,10 +215,10 @@ def test_ssa_names_zip_sums_the_years(tmp_path):
 
 # ----------------------------------------------------------------------------- sources, lock, downloads
 
-def test_resolve_origin(shared_data, tmp_path):
-    o = C.resolve_origin("bls2021", shared_data)
+def test_resolve_origin(mirror_data, tmp_path):
+    o = C.resolve_origin("bls2021", mirror_data)
     assert o.kind == "mirror" and o.filename == "cpsaat11_2021.xlsx"
-    g = C.resolve_origin("glove", shared_data)
+    g = C.resolve_origin("glove", mirror_data)
     assert g.filename == "glove840B_items.txt" and g.full is False
     d = C.resolve_origin("ssa", None)
     assert d.kind == "download" and d.location == "https://www.ssa.gov/oact/babynames/names.zip"
@@ -323,21 +323,21 @@ def test_download_from_a_local_http_server(tmp_path):
         server.server_close()
 
 
-def test_fetch_copies_from_the_mirror(shared_data, tmp_path):
-    o = C.resolve_origin("bls2021", shared_data)
+def test_fetch_copies_from_the_mirror(mirror_data, tmp_path):
+    o = C.resolve_origin("bls2021", mirror_data)
     row = C.fetch(o, tmp_path / "cpsaat11_2021.xlsx", lock_path=tmp_path / "lock.tsv")
-    assert row["kind"] == "mirror" and row["sha256"] == C.sha256_file(shared_data / "bls/cpsaat11_2021.xlsx")
+    assert row["kind"] == "mirror" and row["sha256"] == C.sha256_file(mirror_data / "bls/cpsaat11_2021.xlsx")
     assert "mirror copy of" in C.source_note("bls2021", tmp_path / "cpsaat11_2021.xlsx", tmp_path / "lock.tsv")
 
 
 # ----------------------------------------------------------------------------- GloVe and WEFAT
 
-def test_read_glove_mirror_and_zip(shared_data, tmp_path):
-    g = C.read_glove(shared_data / "caliskan2017/glove840B_items.txt")
+def test_read_glove_mirror_and_zip(mirror_data, tmp_path):
+    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
     assert g.shape == (457, 300) and g.dtypes.iloc[0] == np.float32
     words = C.read_wefat_words(WORDS)
     assert all(w in g.index for k in words for w in words[k])
-    first = (shared_data / "caliskan2017/glove840B_items.txt").read_text().split("\n", 1)[0].split(" ")
+    first = (mirror_data / "caliskan2017/glove840B_items.txt").read_text().split("\n", 1)[0].split(" ")
     assert g.loc[first[0]].iloc[:3].tolist() == pytest.approx([float(x) for x in first[1:4]])
     # zip streaming, a word with a space (840B has some), and word filtering
     z = tmp_path / "glove.840B.300d.zip"
@@ -368,8 +368,8 @@ def _reference_wefat(vectors, items, male, female):
     return pd.DataFrame({"item": items, "wefat_male": out})
 
 
-def test_wefat_table_flags_missing_and_demo_items(shared_data):
-    g = C.read_glove(shared_data / "caliskan2017/glove840B_items.txt")
+def test_wefat_table_flags_missing_and_demo_items(mirror_data):
+    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
     w = C.read_wefat_words(WORDS)
     items = ["nurse", "Zyxwv", "engineer"]
     t = C.wefat_table(g, items, w["male"], w["female"], source="GloVe", criterion=_reference_wefat)
@@ -383,29 +383,23 @@ def test_wefat_table_flags_missing_and_demo_items(shared_data):
         C.wefat_table(g, items, ["notaword"], w["female"], source="GloVe", criterion=_reference_wefat)
 
 
-def test_wefat_with_the_package_criterion_matches_caliskan(shared_data):
+def test_wefat_with_the_package_criterion_matches_caliskan(mirror_data):
     """r(WEFAT_male, % men 2015) for the 50 occupations: Caliskan et al. report .90."""
-    emb = pytest.importorskip("fmat.embeddings")
-    if not hasattr(emb, "wefat_criterion"):
-        pytest.skip("fmat.embeddings.wefat_criterion not written yet")
-    g = C.read_glove(shared_data / "caliskan2017/glove840B_items.txt")
+    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
     w = C.read_wefat_words(WORDS)
     t = C.wefat_table(g, w["occupations"], w["male"], w["female"], source="GloVe")
     ref = _reference_wefat(g, w["occupations"], w["male"], w["female"])
     assert np.allclose(t["wefat_male"], ref["wefat_male"], atol=1e-5)
-    p = pd.read_csv(shared_data / "caliskan2017/professionsBLS2015.tsv", sep="\t")
+    p = pd.read_csv(mirror_data / "caliskan2017/professionsBLS2015.tsv", sep="\t")
     labels = p[[f"label{i}" for i in range(1, 6)]]
     women = [((r := p[labels.eq(o).any(axis=1)]).TotalEmployed * r.Women).sum() / r.TotalEmployed.sum()
              for o in w["occupations"]]
     assert np.corrcoef(t["wefat_male"], women)[0, 1] == pytest.approx(-0.90, abs=0.02)
 
 
-def test_wefat_against_the_paper_with_2021_and_ssa_criteria(shared_data, bls_criterion, ssa_counts):
+def test_wefat_against_the_paper_with_2021_and_ssa_criteria(mirror_data, bls_criterion, ssa_counts):
     """Bao (2024): WEFAT's correlation with % male is .89 (1A, BLS 2021) and .84 (1B, SSA)."""
-    emb = pytest.importorskip("fmat.embeddings")
-    if not hasattr(emb, "wefat_criterion"):
-        pytest.skip("fmat.embeddings.wefat_criterion not written yet")
-    g = C.read_glove(shared_data / "caliskan2017/glove840B_items.txt")
+    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
     w = C.read_wefat_words(WORDS)
     occ = C.wefat_table(g, w["occupations"], w["male"], w["female"], source="GloVe")
     r1a = np.corrcoef(occ["wefat_male"], bls_criterion["pct_male"])[0, 1]

@@ -3,7 +3,7 @@
 Published numbers (Science 356:183, Table 1 and Figures 1-2): WEAT effect sizes 1.50
 (flowers/insects), 1.53 (instruments/weapons), 1.41 (European/African American names),
 1.21 (young/old names); WEFAT correlations r = .90 (50 occupations, % women, BLS 2015) and
-r = .84 (50 androgynous names, % women, 1990 census). Data: ../shared/data/caliskan2017.
+r = .84 (50 androgynous names, % women, 1990 census). Data: data/mirror/caliskan2017 (carried by the repository).
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from fmat import embeddings as E
 
 
 @pytest.fixture(scope="module")
-def caliskan(shared_data):
-    d = shared_data / "caliskan2017"
+def caliskan(mirror_data):
+    d = mirror_data / "caliskan2017"
     lists = pd.read_csv(d / "wordlists.tsv", sep="\t")
     vectors = E.read_word2vec(d / "glove840B_items.txt", dims=300)  # all 457 words
     return d, lists, vectors

@@ -29,12 +29,12 @@ from fmat import embeddings as E
 
 @pytest.fixture(scope="module")
 def wefe():
-    pytest.importorskip("gensim")
+    import gensim  # noqa: F401 - a test dependency (pyproject [test]); wefe needs it
     # wefe 0.4.1 still names np.float_ (removed in NumPy 2) in a type hint at import time
     with pytest.MonkeyPatch.context() as mp:
         if not hasattr(np, "float_"):
             mp.setattr(np, "float_", np.float64, raising=False)
-        pytest.importorskip("wefe")
+        import wefe  # noqa: F401 - a test dependency (pyproject [test])
         from wefe import metrics, query, word_embedding_model
     return metrics, query.Query, word_embedding_model.WordEmbeddingModel
 
@@ -53,7 +53,7 @@ def case(request, wefe):
     if request.param == "random":
         vecs, sets = random_sets()
     else:
-        data = request.getfixturevalue("shared_data") / "caliskan2017"
+        data = request.getfixturevalue("mirror_data") / "caliskan2017"
         lists = pd.read_csv(data / "wordlists.tsv", sep="\t")
 
         def g(study, cat):

@@ -244,11 +244,10 @@ def test_oov_option_gets_nan_prior(models):
 
 
 def test_run_dispatches_lpbs(models):
-    """fmat.run(..., method="lpbs") adds the prior columns (after fmat.scoring learns the method)."""
+    """fmat.run(..., method="lpbs") adds the prior columns."""
     from fmat import scoring
 
-    if "lpbs" not in scoring.METHODS:
-        pytest.skip("fmat.scoring.run does not dispatch method='lpbs' yet")
+    assert "lpbs" in scoring.METHODS
     data = query(**MA)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

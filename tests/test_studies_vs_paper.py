@@ -2,8 +2,8 @@
 
 Every EXPECTED value below was typed from the paper (Table 1, the Method section of each
 study, Table 7) or, for the word lists the paper takes from Caliskan et al. (2017), is read
-from the independent offline copy of Caliskan's lists (../shared/data/caliskan2017/
-wordlists.tsv). Nothing expected is read from the study files themselves.
+from the independent copy of Caliskan's lists the repository carries (data/mirror/caliskan2017/
+wordlists.tsv, locked by sha256). Nothing expected is read from the study files themselves.
 
 Two layers are tested:
 - the raw YAML (always): templates, [MASK] options, TARGET/ATTRIB phrases, counts, the
@@ -192,9 +192,7 @@ def sentences(block: dict) -> set[str]:
 @pytest.fixture(scope="module")
 def caliskan(request):
     """Caliskan et al. (2017) lists from the offline mirror: {(study, category): [words]} (used only)."""
-    path = REPO.parent / "shared" / "data" / "caliskan2017" / "wordlists.tsv"
-    if not path.exists():
-        pytest.skip("../shared/data/caliskan2017/wordlists.tsv (offline mirror) is not beside this checkout")
+    path = REPO / "data" / "mirror" / "caliskan2017" / "wordlists.tsv"
     lists: dict = {}
     dropped: dict = {}
     with path.open(encoding="utf-8") as fh:
@@ -414,10 +412,8 @@ def test_4c_4d(sid, pairs):
 
 @pytest.fixture(scope="module")
 def load_study():
-    try:
-        from fmat.study import load_study
-    except ImportError as exc:  # pragma: no cover - depends on another part being present
-        pytest.skip(f"fmat.study.load_study is not available yet ({exc})")
+    from fmat.study import load_study
+
     return load_study
 
 
@@ -513,10 +509,8 @@ def test_study2_alpha_is_among_words_per_category(sid):
 
 @pytest.mark.parametrize("sid", IDS)
 def test_study_file_validates(sid):
-    try:
-        from fmat.study import validate_study_file
-    except ImportError as exc:  # pragma: no cover
-        pytest.skip(f"fmat.study.validate_study_file is not available yet ({exc})")
+    from fmat.study import validate_study_file
+
     assert validate_study_file(STUDIES / f"{sid}.yaml") == []
 
 

@@ -115,15 +115,11 @@ def test_offline_main_command_stops_quickly_with_how_to_run_offline(tmp_path):
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
     """The whole offline demo (config/demo.yaml: every study, tiny models of every tokenizer
-    family, the agreement check and the reports), run once. Without the criterion mirror
-    beside the checkout, Study 1 (which needs criterion tables) is left out."""
+    family, the agreement check and the reports, criteria from the repository's data/mirror),
+    run once."""
     work = tmp_path_factory.mktemp("demo")
-    mirror = REPO.parent / "shared" / "data"  # the criterion mirror, when it is beside the checkout
-    demo = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))
-    studies = demo["studies"] if mirror.exists() else [s for s in demo["studies"] if not s.startswith("1")]
     override = work / "test.yaml"
-    override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "studies": studies,
-                                        "mirror_dir": str(mirror) if mirror.exists() else None}))
+    override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR}))
     t = time.perf_counter()
     res = snakemake(["--cores", "2"], work, timeout=1500,
                     configfiles=[REPO / "config" / "demo.yaml", override])
