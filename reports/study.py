@@ -31,80 +31,152 @@ from pathlib import Path
 
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
-from IPython.display import HTML, Image, display  # noqa: E402
+from IPython.display import HTML, display  # noqa: E402
 
-from fmat.compare import format_replication, summarise  # noqa: E402
-from fmat.figures import (  # noqa: E402
-    figure_png, html_table, oov_summary, plot_figure_table, read_figure_tables, read_scores,
+from fmat.compare import format_replication  # noqa: E402
+from fmat.figures import figure2_icc, html_table, oov_summary, read_figure_tables, read_scores  # noqa: E402
+from fmat.paper import load_paper_results  # noqa: E402
+from fmat.paper_figures import (  # noqa: E402
+    FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
 )
+from fmat.paper_tables import (  # noqa: E402
+    csv_link, drop_repeated_rows, other_rows, paper_table, table_html, text_rows_html, verdict_html,
+)
+from fmat.report_design import option_rows, pair_labels, rows_html, template_rows  # noqa: E402
 
 study = str(study)
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 RES = Path(str(results))
 ADIR = RES / "analysis" / study
 SFILE = Path(str(study_file) or f"config/studies/{study}.yaml")
+raw = yaml.safe_load(SFILE.read_text(encoding="utf-8")) if SFILE.exists() else {}
+PAPER = load_paper_results(str(paper)) if Path(str(paper)).exists() else pd.DataFrame(
+    columns=["study", "statistic", "condition", "model", "value"])
+rep_path = RES / "replication.parquet"
+rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame(columns=["study"])
+rep = rep[rep["study"] == study]
+stats_path = ADIR / "stats.parquet"
+stats = pd.read_parquet(stats_path) if stats_path.exists() else pd.DataFrame(
+    columns=["study", "statistic", "condition", "model", "value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"])
+stats = drop_repeated_rows(stats)
+
+
+def show(text):
+    display(HTML(text))
 
 
 def show_table(df, max_rows=None):
     """An HTML table (fmat.figures.html_table): p as <.001, counts as integers, 3 decimals."""
-    display(HTML(html_table(df, max_rows=max_rows)))
+    show(html_table(df, max_rows=max_rows))
 
 
-display(HTML("""<style>
+show("""<style>
+body {max-width: 1100px}
 .fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
-.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left}
-.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
+.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: top}
+.paper-layout td.cell {text-align: right; white-space: nowrap}
+.paper-layout th.group {text-align: center; border-bottom: 1px solid #888}
+.paper-layout .paper, .paper-layout .ours {display: block}
+.paper-layout .ours {font-weight: bold}
+td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
 .v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
-</style>"""))
-display(HTML(f"<h1 id='study-{html.escape(study)}'>Study {html.escape(study)}</h1>"))
+.verdict-box {border: 2px solid #1f4e79; padding: 0.6em 1em; margin: 1em 0; background: #f4f8fb}
+.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
+.table-legend, .table-note, .figure-note {font-size: 0.8em; color: #444}
+img.paper-figure {display: block; margin: 0.5em 0}
+</style>""")
+show(f"<h1 id='study-{html.escape(study)}'>Study {html.escape(study)}: {html.escape(str(raw.get('title', '')))}</h1>")
 if DEMO:
-    display(HTML("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
-                 "(random weights, generated vocabularies). They show that every stage runs; they are "
-                 "not expected to match the paper.</div>"))
+    show("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
+         "(random weights, generated vocabularies). They show that every stage runs; they are "
+         "not expected to match the paper.</div>")
 
 # %% [markdown]
-# ## Design
-#
-# What the study file asks for: the query templates, the [MASK] options and the
-# TARGET / ATTRIB words, and the options of each stage.
+# ## Verdict
 
 # %%
-#| label: design
-raw = yaml.safe_load(SFILE.read_text(encoding="utf-8")) if SFILE.exists() else {}
-display(HTML(f"<h3>{html.escape(str(raw.get('title', study)))}</h3>"
-             f"<p><b>Family:</b> {html.escape(str(raw.get('family', '')))}<br>"
-             f"<b>Source:</b> {html.escape(str(raw.get('source', '')))}<br>"
-             f"<b>Study file:</b> <code>{html.escape(str(SFILE))}</code></p>"))
-if raw.get("notes"):
-    display(HTML(f"<p><b>Notes:</b> {html.escape(str(raw['notes']))}</p>"))
+#| label: verdict
+show(verdict_html(study, rep))
+
+# %% [markdown]
+# ## The paper's table, with ours
+#
+# The numbers Bao (2024) prints for this study, laid out as the paper prints them; each cell
+# holds the paper's number (top) and ours (bottom). The numbers the paper prints only in its
+# text follow. Every row, with our p, CI and the reason of each verdict, is in the CSV files.
+
+# %%
+#| label: paper-table
+layout = paper_table(study, PAPER, titles={study: str(raw.get("title", ""))}, labels=pair_labels(raw))
+if layout is not None and len(rep):
+    show(table_html(layout, rep, study=study))
+rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else rep
+if len(rest):
+    show("<h3 id='in-the-text'>Printed in the text</h3>" + text_rows_html(rest))
+if not len(rep):
+    show("<p>The paper prints no number for this study (or results/replication.parquet is missing), "
+         "so there is nothing to set beside ours.</p>")
+links = []
+if len(rep):
+    links.append(csv_link(format_replication(rep), f"{study}_paper_vs_ours.csv",
+                          f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)"))
+links.append(csv_link(stats, f"{study}_all_our_numbers.csv", f"all our numbers ({len(stats)} rows, CSV)"))
+show("<p class='downloads'>Download: " + " · ".join(links) + "</p>")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+#| label: figures
+figures = read_figure_tables(ADIR) if ADIR.exists() else {}
+drawn = 0
 
 
-def _words(spec):
-    """A word-list spec as short text: groups with their first words and counts."""
-    if isinstance(spec, dict) and ("range" in spec or "criterion" in spec):
-        return html.escape(json.dumps(spec))
-    if isinstance(spec, dict):
-        parts = []
-        for group, words in spec.items():
-            if isinstance(words, dict):
-                parts.append(f"<b>{html.escape(str(group))}</b>: {html.escape(json.dumps(words))}")
-                continue
-            shown = [w.get("phrase", w) if isinstance(w, dict) else w for w in words]
-            more = f" ... ({len(shown)} in all)" if len(shown) > 8 else ""
-            parts.append(f"<b>{html.escape(str(group))}</b>: {html.escape(', '.join(map(str, shown[:8])))}{more}")
-        return "<br>".join(parts)
-    return html.escape(str(spec))
+def draw(title, make, note=""):
+    """Draw one figure (SVG); a figure that cannot be drawn says why in words."""
+    global drawn
+    show(f"<h3 class='figure-title'>{html.escape(title)}</h3>")
+    try:
+        show(svg_img(make(), alt=title) + (f"<p class='figure-note'>{html.escape(note)}</p>" if note else ""))
+        drawn += 1
+    except FigureUnavailable as err:
+        show(f"<p class='figure-missing'><em>This figure cannot be drawn: {html.escape(str(err))}.</em></p>")
 
 
-rows = []
-for i, block in enumerate(raw.get("queries") or [], 1):
-    rows.append(f"<tr><td>Q{i}</td><td>{html.escape(str(block.get('query', '')))}</td>"
-                f"<td>{_words(block.get('MASK', ''))}</td><td>{_words(block.get('TARGET', ''))}</td>"
-                f"<td>{_words(block.get('ATTRIB', ''))}</td></tr>")
-display(HTML("<table class='fmat-table'><tr><th></th><th>query</th><th>[MASK]</th><th>TARGET</th>"
-             "<th>ATTRIB</th></tr>" + "".join(rows) + "</table>"))
-opts = {k: raw[k] for k in ("lpr", "reliability", "score", "analysis") if k in raw}
-display(HTML("<pre>" + html.escape(yaml.safe_dump(opts, sort_keys=False, allow_unicode=True)) + "</pre>"))
+if "criterion" in figures:
+    draw(f"Figure 3 (Study {study})", lambda: figure3_criterion(figures["criterion"], study),
+         "Note. Linear fitting lines (grey)" + (" and a logit-function fitting curve (black)" if study == "1C" else "")
+         + " are displayed. FMAT = LPR, listwise standardized and averaged over models and query templates. "
+         "*** p < .001, ** p < .01, * p < .05.")
+if "trend" in figures:
+    draw(f"Figure 4 (Study {study})", lambda: figure4_trend(figures["trend"], study),
+         "Note. Missing values are linearly interpolated. Time series are smoothed using a two-sided 10-year "
+         "moving average, with adaptive smoothing at the two ends using the nearest (diminishing) available "
+         "years. Thin lines: each model; bold: the mean over models; points: the yearly mean.")
+    gaps = figures.get("missing_years")
+    if gaps is not None:
+        show("<p class='figure-note'>" + ("Every model has a score for every year." if gaps.empty else
+             html.escape("Years without a score (interpolated): " + "; ".join(
+                 f"{m}: {len(g)} year(s)" for m, g in gaps.groupby("model", sort=False)))) + "</p>")
+effects = figures.get("effects")
+if effects is not None and "relation" in effects.columns:
+    draw(f"Effect sizes (Study {study})", lambda: figure_attitude_forest(effects, PAPER, study),
+         "Filled: our d with its 95% CI; open diamond: the paper's d (Table 6 and text).")
+elif effects is not None and "condition" in effects.columns:
+    draw(f"Effect sizes (Study {study})", lambda: figure_stereotype_forest(effects, PAPER, study, pair_labels(raw)),
+         "Filled: our d with its 95% CI over all models; open diamond: the paper's d (Table 7).")
+icc = stats[stats["statistic"].isin(["ICC_average", "ICC_single"])]
+if len(icc):
+    draw(f"Figure 2 (Study {study}): agreement of the models",
+         lambda: figure2_icc(stats.assign(study=study), paper=PAPER, studies=[study]),
+         "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
+         "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).")
+tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects")}
+if tables:
+    show("<p class='downloads'>The analysis' other figure tables: " + " · ".join(
+        csv_link(v, f"{study}_{k}.csv", f"{k} ({len(v)} rows, CSV)") for k, v in tables.items()) + "</p>")
+if not figures and not drawn:
+    show("<p><em>This study's analysis writes no figure table.</em></p>")
 
 # %% [markdown]
 # ## Reliability
@@ -115,72 +187,26 @@ display(HTML("<pre>" + html.escape(yaml.safe_dump(opts, sort_keys=False, allow_u
 
 # %%
 #| label: reliability
-stats_path = ADIR / "stats.parquet"
-stats = pd.read_parquet(stats_path) if stats_path.exists() else pd.DataFrame(
-    columns=["study", "statistic", "condition", "model", "value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"])
 icc = stats[stats["statistic"].str.startswith("ICC")]
 show_table(icc[["statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n"]])
 alpha = stats[stats["statistic"].isin(["alpha", "alpha_std"])]
 show_table(alpha[["statistic", "condition", "model", "value", "n"]], max_rows=60)
 
 # %% [markdown]
-# ## Paper vs ours
+# ## Design
 #
-# Each number the paper prints for this study, next to ours, with the verdict of the
-# replication rule (docs/reports.md): same sign and same significance at .05; for r, d, beta,
-# ICC, alpha and R² also |ours − paper| within a tolerance; ranges, bounds and `*` patterns
-# compared over all matched rows. "as printed": ours rounds to the printed number.
+# What the study file asks for: the query templates with their [MASK] options and word lists
+# (counts in brackets), then what each stage does.
 
 # %%
-#| label: replication
-rep_path = RES / "replication.parquet"
-rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame()
-rep = rep[rep["study"] == study] if len(rep) else rep
-if len(rep):
-    counts = summarise(rep).iloc[0]
-    display(HTML(f"<p class='replication-summary'><b>{int(counts['replicated'])}</b> replicated, "
-                 f"<b>{int(counts['not replicated'])}</b> not replicated, "
-                 f"<b>{int(counts['not computable'])}</b> not computable "
-                 f"(of {int(counts['total'])} numbers printed in the paper).</p>"))
-    t = format_replication(rep).drop(columns=["study"])
-    klass = {"replicated": "v-replicated", "not replicated": "v-not", "not computable": "v-nc"}
-
-    def _cell(col, value):
-        cls = f" class='{klass.get(value, '')}'" if col == "verdict" else ""
-        return f"<td{cls}>{html.escape(str(value))}</td>"
-
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
-    body = "".join("<tr>" + "".join(_cell(c, r[c]) for c in t.columns) + "</tr>" for r in t.to_dict("records"))
-    display(HTML(f"<table class='fmat-table replication'><tr>{head}</tr>{body}</table>"))
-else:
-    display(HTML("<p><em>No replication table for this study (results/replication.parquet missing).</em></p>"))
-
-# %% [markdown]
-# ### All our numbers
-#
-# Every row of `results/analysis/<study>/stats.parquet` (the reliability rows and the
-# analysis rows), including those the paper does not print.
-
-# %%
-#| label: all-stats
-show_table(stats.drop(columns=["study"]), max_rows=200)
-
-# %% [markdown]
-# ## Figures
-
-# %%
-#| label: figures
-figures = read_figure_tables(ADIR) if ADIR.exists() else {}
-if not figures:
-    display(HTML("<p><em>No figure tables for this study (its analysis writes none, or is not "
-                 "implemented yet).</em></p>"))
-for name, table in figures.items():
-    display(HTML(f"<h3 class='figure-title'>Figure: {html.escape(name)}</h3>"))
-    try:
-        display(Image(data=figure_png(plot_figure_table(table, name))))
-    except ValueError as err:
-        display(HTML(f"<p><em>figure_{html.escape(name)}: {html.escape(str(err))}; its first rows:</em></p>"))
-        show_table(table, max_rows=10)
+#| label: design
+show(f"<p><b>Family:</b> {html.escape(str(raw.get('family', '')))}<br>"
+     f"<b>Source:</b> {html.escape(str(raw.get('source', '')))}<br>"
+     f"<b>Study file:</b> <code>{html.escape(str(SFILE))}</code></p>")
+if raw.get("notes"):
+    show(f"<p><b>Notes:</b> {html.escape(str(raw['notes']))}</p>")
+show(rows_html(template_rows(raw)))
+show(rows_html(option_rows(raw)))
 
 # %% [markdown]
 # ## Out-of-vocabulary and dropped words
@@ -211,4 +237,4 @@ if config_hash:
     notes.append(f"configuration hash {config_hash}; device {device or 'auto'}")
 display(HTML("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes) + "</ul>" if notes
              else "<p><em>(no notes)</em></p>"))
-display(HTML("<p><a href='index.html'>Back to the overview</a></p>"))
+show("<p><a href='index.html'>Back to the overview</a></p>")
