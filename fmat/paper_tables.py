@@ -339,14 +339,26 @@ def csv_link(df: pd.DataFrame, filename: str, text: str | None = None) -> str:
             f"href='data:text/csv;base64,{data}'>{html.escape(label)}</a>")
 
 
-def drop_repeated_rows(stats: pd.DataFrame, columns: Sequence[str] = ("statistic", "model", "value", "n")) -> pd.DataFrame:
-    """Rows that repeat another row's statistic, model, value and n under another condition
-    spelling (e.g. the reliability stage's alpha 'I [MASK] {TARGET}.:like - dislike:Flowers' and
-    the analysis's 'like-dislike:personal:Flowers') kept once: the last one, which is the
-    analysis's (merged after the reliability stage's)."""
-    if stats.empty:
+def drop_repeated_rows(stats: pd.DataFrame, aliases: Mapping[str, str]) -> pd.DataFrame:
+    """Rows that repeat another row under another spelling of its condition, kept once.
+
+    The reliability stage names an alpha by its ``by`` columns (``'I [MASK] {TARGET}.:like -
+    dislike:Flowers'``); the attitude analysis writes the same alpha in the paper's words
+    (``'like-dislike:personal:Flowers'``). ``aliases`` maps a part of a condition to the
+    paper's word (``{'I [MASK] {TARGET}.': 'personal', 'like - dislike': 'like-dislike'}``,
+    :func:`fmat.report_design.condition_aliases`). A row whose condition, its ``:``-separated
+    parts translated, names the same set of parts as another row of the same statistic and
+    model, and which needed a translation to do so, is dropped."""
+    if stats.empty or not aliases:
         return stats
-    cols = [c for c in columns if c in stats.columns]
-    key = stats[cols].astype(str)
-    repeated = key.duplicated(keep="last") & stats["value"].notna()
-    return stats[~repeated]
+
+    def parts(cond: str, translate: bool) -> frozenset:
+        return frozenset(aliases.get(p, p) if translate else p for p in str(cond).split(":"))
+
+    plain = {(r.statistic, str(r.model), parts(r.condition, False))
+             for r in stats[["statistic", "model", "condition"]].itertuples(index=False)}
+    drop = []
+    for r in stats[["statistic", "model", "condition"]].itertuples(index=False):
+        translated = parts(r.condition, True)
+        drop.append(translated != parts(r.condition, False) and (r.statistic, str(r.model), translated) in plain)
+    return stats[[not d for d in drop]]

@@ -137,3 +137,17 @@ def pair_labels(raw: Mapping, slot: str = "ATTRIB") -> dict[str, str]:
             if len(a) == len(c):
                 return {f"pair{j}": f"{x} – {y}" for j, (x, y) in enumerate(zip(a, c), 1)}
     return {}
+
+
+def condition_aliases(raw: Mapping) -> dict[str, str]:
+    """How the reliability stage spells what the analysis names in the paper's words: each
+    perceiver's query template -> its name, each relation's words ``'a - b'`` -> its name
+    (from ``analysis.options.perceivers`` and ``relations``; {} when the analysis has none)."""
+    opts = ((raw.get("analysis") or {}).get("options") or {}) if isinstance(raw.get("analysis"), Mapping) else {}
+    out = {}
+    for name, template in (opts.get("perceivers") or {}).items():
+        out[str(template)] = str(name)
+    for name, words in (opts.get("relations") or {}).items():
+        if isinstance(words, (list, tuple)) and len(words) == 2:
+            out[f"{words[0]} - {words[1]}"] = str(name)
+    return out

@@ -42,7 +42,7 @@ from fmat.paper_figures import (  # noqa: E402
 from fmat.paper_tables import (  # noqa: E402
     csv_link, drop_repeated_rows, other_rows, paper_table, table_html, text_rows_html, verdict_html,
 )
-from fmat.report_design import option_rows, pair_labels, rows_html, template_rows  # noqa: E402
+from fmat.report_design import condition_aliases, option_rows, pair_labels, rows_html, template_rows  # noqa: E402
 
 study = str(study)
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
@@ -58,7 +58,7 @@ rep = rep[rep["study"] == study]
 stats_path = ADIR / "stats.parquet"
 stats = pd.read_parquet(stats_path) if stats_path.exists() else pd.DataFrame(
     columns=["study", "statistic", "condition", "model", "value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"])
-stats = drop_repeated_rows(stats)
+stats = drop_repeated_rows(stats, condition_aliases(raw))
 
 
 def show(text):

@@ -1,0 +1,268 @@
+"""Issue 18: the paper's tables in its layout (fmat.paper_tables), its figures redrawn
+(fmat.paper_figures) and the design in words (fmat.report_design), on known data."""
+from __future__ import annotations
+
+import base64
+import math
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import yaml  # noqa: E402
+from scipy import stats as sps  # noqa: E402
+
+from fmat.analyses.change import trend_table  # noqa: E402
+from fmat.compare import compare  # noqa: E402
+from fmat.paper import load_paper_results  # noqa: E402
+from fmat.paper_figures import (  # noqa: E402
+    FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
+)
+from fmat.paper_tables import (  # noqa: E402
+    HEADLINES, csv_link, drop_repeated_rows, other_rows, ours_text, paper_table, paper_text, table_attitude,
+    table_html, verdict_html,
+)
+from fmat.report_design import condition_aliases, lpr_words, option_rows, pair_labels, template_rows  # noqa: E402
+from fmat.results import results_frame  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return load_paper_results()
+
+
+@pytest.fixture(scope="module")
+def not_run(paper):
+    """The replication table of a run that computed nothing: every row not computable."""
+    from fmat.results import RESULT_COLUMNS
+
+    return compare(paper, pd.DataFrame(columns=RESULT_COLUMNS))
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_printed_number_appears_once_in_table_or_text(study, paper, not_run):
+    """The layout table and the "printed in the text" rows together hold each paper row of the
+    study exactly once, and every key of the layout is a row of the paper's file."""
+    rep = not_run[not_run["study"] == study]
+    layout = paper_table(study, paper)
+    keys = [k for _, cells in layout.rows for k in cells if k is not None]
+    assert len(keys) == len(set(keys))                                   # no cell twice
+    paper_keys = set(zip(rep["statistic"], rep["condition"], rep["model"]))
+    assert set(keys) <= paper_keys, set(keys) - paper_keys              # no invented cell
+    rest = other_rows(rep, [layout])
+    assert len(rest) + len(set(keys)) == len(rep)                        # nothing lost, nothing twice
+
+
+def test_table3_has_a_row_per_model_and_the_index_row(paper, not_run):
+    t = paper_table("1A", paper)
+    labels = [label for label, _ in t.rows]
+    assert labels[0] == "Overall" and labels[-1].startswith("Mean standardized index")
+    assert "vinai/bertweet-large" in labels and len(labels) == 14       # Overall + 12 models + index
+    assert len(t.columns) == 9 and [n for _, n in t.groups] == [1, 4, 4]
+    text = table_html(t, not_run[not_run["study"] == "1A"], study="1A")
+    # roberta-base, Q1 with % male: the paper's .80***, our number missing
+    row = re.search(r"<th class='rowlabel'>roberta-base</th>(.*?)</tr>", text).group(1)
+    cells = re.findall(r"<span class='paper'>(.*?)</span><span class='ours'>(.*?)</span>", row)
+    assert cells[0] == ("0.93", "—") and cells[1] == ("0.80***", "—")
+    assert "v-nc" in row and "title='not computable:" in row
+
+
+def test_cells_show_ours_with_stars_and_verdict_colour(paper):
+    ours = results_frame([{"study": "2A", "statistic": "d", "condition": "like-dislike:personal", "model": "all",
+                           "value": 0.4012, "p": 0.0004, "ci_low": 0.2, "ci_high": 0.6}])
+    rep = compare(paper[paper["study"] == "2A"], ours)
+    r = rep[(rep["condition"] == "like-dislike:personal") & (rep["statistic"] == "d")].iloc[0].to_dict()
+    assert paper_text(r) == "0.38***" and ours_text(r) == "0.40***"
+    assert r["verdict"] == "replicated"
+    html = table_html(table_attitude(["2A"], {"2A": "Flower–insect"}), rep)
+    assert "<td class='cell v-replicated'" in html and "Study 2A: Flower–insect" in html
+    nonsig = {**r, "ours_value": -0.051, "ours_p": 0.5}
+    assert ours_text(nonsig) == "-0.05"                                    # no stars for p >= .05
+
+
+def test_verdict_box_counts_and_headlines(paper):
+    ours = results_frame([{"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "model": "all",
+                           "value": 0.7351, "p": 1e-9, "ci_low": 0.58, "ci_high": 0.84}])
+    rep = compare(paper[paper["study"] == "1A"], ours)
+    box = verdict_html("1A", rep)
+    n = int((rep["verdict"] == "replicated").sum())
+    assert n >= 1 and f"<b>{n}</b> replicated" in box
+    assert f"of {len(rep)} numbers" in box
+    assert "paper r = 0.74***, ours r = 0.74***" in box                   # the headline claim
+    assert "docs/reports.md" in box
+    assert "nothing to replicate" in verdict_html("X1", rep)
+
+
+def test_every_headline_names_a_row_of_the_paper(paper):
+    keys = set(zip(paper["study"], paper["statistic"], paper["condition"], paper["model"]))
+    for study, lines in HEADLINES.items():
+        for stat, cond, model, _ in lines:
+            assert (study, stat, cond, model) in keys, (study, stat, cond)
+
+
+def test_csv_link_round_trips():
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y,z"]})
+    link = csv_link(df, "t.csv")
+    data = re.search(r"base64,([A-Za-z0-9+/=]+)'", link).group(1)
+    assert pd.read_csv(pd.io.common.BytesIO(base64.b64decode(data))).equals(df)
+    assert "download='t.csv'" in link and "(2 rows)" in link
+
+
+def test_drop_repeated_rows_keeps_the_papers_spelling():
+    raw = yaml.safe_load((REPO / "config" / "studies" / "2A.yaml").read_text(encoding="utf-8"))
+    aliases = condition_aliases(raw)
+    assert aliases["I [MASK] {TARGET}."] == "personal" and aliases["like - dislike"] == "like-dislike"
+    stats = results_frame([
+        {"study": "2A", "statistic": "alpha", "condition": "I [MASK] {TARGET}.:like - dislike:Flowers", "model": "all", "value": 0.9},
+        {"study": "2A", "statistic": "alpha", "condition": "I [MASK] {TARGET}.:like - dislike:Insects", "model": "all", "value": 0.9},
+        {"study": "2A", "statistic": "alpha", "condition": "Most people [MASK] {TARGET}.:like - dislike:Insects", "model": "all", "value": 0.8},
+        {"study": "2A", "statistic": "alpha", "condition": "like-dislike:personal:Flowers", "model": "all", "value": 0.9},
+        {"study": "2A", "statistic": "alpha", "condition": "like-dislike:personal:Insects", "model": "all", "value": 0.9},
+    ])
+    kept = drop_repeated_rows(stats, aliases)["condition"].tolist()
+    # the societal Insects row has no twin in the paper's words: kept; the two personal ones go
+    assert kept == ["Most people [MASK] {TARGET}.:like - dislike:Insects", "like-dislike:personal:Flowers",
+                    "like-dislike:personal:Insects"]
+    assert drop_repeated_rows(stats, {}).equals(stats)
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _line(ax, label):
+    return next(ln for ln in ax.get_lines() if ln.get_label() == label)
+
+
+def test_figure4_draws_the_two_sided_moving_average_of_a_known_series():
+    """d = year - 1800 for one model with the years 1850-1851 missing: the interpolated series
+    is the line itself, so the 10-year average (t-4 .. t+5) is t - 1800 + 0.5 inside, and the
+    adaptive ends average the nearest years (1800: mean of 0..5 = 2.5; 2019: mean of 215..219 = 217)."""
+    years = [y for y in range(1800, 2020) if y not in (1850, 1851)]
+    yearly = pd.DataFrame({"model": "m1", "year": years, "d": [float(y - 1800) for y in years]})
+    trend = trend_table(yearly, list(range(1800, 2020)))
+    fig = figure4_trend(trend, "4A")
+    ax = fig.axes[0]
+    bold = _line(ax, "mean, 10-year moving average")
+    x, y = np.asarray(bold.get_xdata(), float), np.asarray(bold.get_ydata(), float)
+    assert x[0] == 1800 and x[-1] == 2019 and len(x) == 220
+    assert y[0] == pytest.approx(2.5) and y[-1] == pytest.approx(217.0)
+    assert np.allclose(y[10:-10], x[10:-10] - 1800 + 0.5)
+    assert y[list(x).index(1850)] == pytest.approx(50.5)                # through the interpolated gap
+    assert bold.get_linewidth() > _line(ax, "m1").get_linewidth()        # average bold, model thin
+    pts = ax.collections[0].get_offsets()
+    shown = np.asarray(pts)[~np.ma.getmaskarray(pts).any(axis=1) & np.isfinite(np.asarray(pts, float)).all(axis=1)]
+    assert len(shown) == 218 and 1850 not in shown[:, 0]                 # yearly points: raw, gap not filled
+    assert ax.get_xlim()[0] < 1800 < 2019 < ax.get_xlim()[1]
+    assert "Figure 4A" in ax.get_title()
+
+
+def test_figure4_without_scores_says_why():
+    trend = pd.DataFrame({"model": ["all", "all"], "year": [1800, 1801], "d": [np.nan, np.nan],
+                          "d_interpolated": [np.nan, np.nan], "d_smooth": [np.nan, np.nan]})
+    with pytest.raises(FigureUnavailable, match="no year has scores"):
+        figure4_trend(trend)
+    with pytest.raises(FigureUnavailable, match="no rows"):
+        figure4_trend(pd.DataFrame())
+
+
+def test_figure3_fits_and_r_on_known_data():
+    rng = np.random.default_rng(3)
+    pct = np.linspace(1, 99, 40)
+    fmat = 0.02 * pct - 1 + rng.normal(0, 0.3, 40)
+    table = pd.DataFrame({"item": [f"w{i}" for i in range(40)], "fmat": fmat, "pct_male": pct,
+                          "wefat_male": fmat + rng.normal(0, 0.1, 40),
+                          "fit_logit": 0.3 * np.log(pct / (100 - pct))})
+    fig = figure3_criterion(table, "1C")
+    ax_pct, ax_wefat = fig.axes
+    lin = _line(ax_pct, "linear fit")
+    b, a = np.polyfit(pct, fmat, 1)
+    gx, gy = np.asarray(lin.get_xdata()), np.asarray(lin.get_ydata())
+    assert np.allclose(gy, a + b * gx) and lin.get_color() == "#8c8c8c"
+    logit = _line(ax_pct, "logit fit")                                   # 1C: the black logit curve
+    assert logit.get_color() == "#000000" and np.allclose(logit.get_ydata(), table["fit_logit"])
+    r = sps.pearsonr(pct, fmat).statistic
+    label = ax_pct.texts[0].get_text()
+    assert label.startswith(f"r = {r:.2f}".replace("0.", ".") + "***") and "n = 40" in label
+    assert "WEFAT" in ax_wefat.get_xlabel()
+    assert not [ln for ln in figure3_criterion(table, "1A").axes[0].get_lines() if ln.get_label() == "logit fit"]
+
+
+def test_figure3_without_criterion_says_why():
+    with pytest.raises(FigureUnavailable, match="no item has both"):
+        figure3_criterion(pd.DataFrame({"fmat": [1.0, 2.0], "pct_male": [np.nan, np.nan]}), "1A")
+
+
+def test_attitude_forest_puts_the_paper_beside_ours(paper):
+    effects = pd.DataFrame({"relation": ["like-dislike"] * 2 + ["notice-ignore"] * 2,
+                            "perceiver": ["personal", "societal"] * 2,
+                            "d": [0.3, 0.2, -0.1, 0.0], "ci_low": [0.1, 0.0, -0.3, -0.2],
+                            "ci_high": [0.5, 0.4, 0.1, 0.2]})
+    ax = figure_attitude_forest(effects, paper, "2A").axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["like-dislike, personal", "like-dislike, societal",
+                                                           "notice-ignore, personal", "notice-ignore, societal"]
+    diamonds = ax.collections[-1].get_offsets()
+    assert list(np.round(diamonds[:, 0], 2)) == [0.38, 0.37, -0.06, 0.22]  # Table 6, Study 2A
+    bars = ax.containers[0]
+    assert list(bars.lines[0].get_xdata()) == [0.3, 0.2, -0.1, 0.0]
+    seg = bars.lines[2][0].get_segments()[0]
+    assert seg[0][0] == pytest.approx(0.1) and seg[1][0] == pytest.approx(0.5)
+
+
+def test_stereotype_forest_labels_pairs_and_keeps_model_all(paper):
+    effects = pd.DataFrame({"model": ["all", "all", "m1"], "condition": ["all", "pair1", "all"],
+                            "d": [1.0, 0.9, 5.0], "ci_low": [0.8, 0.5, 4.0], "ci_high": [1.2, 1.3, 6.0]})
+    ax = figure_stereotype_forest(effects, paper, "3A", {"pair1": "lead – raise"}).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["overall", "lead – raise"]
+    assert list(np.round(ax.collections[-1].get_offsets()[:, 0], 2)) == [1.02, 1.08]
+    with pytest.raises(FigureUnavailable, match="every d is missing"):
+        figure_stereotype_forest(effects.assign(d=np.nan), paper, "3A")
+
+
+def test_svg_img_is_a_decodable_svg():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    img = svg_img(fig, alt="a 'line'")
+    data = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)'", img).group(1)).decode()
+    assert data.lstrip().startswith("<?xml") and "<svg" in data
+    assert "alt='a &#x27;line&#x27;'" in img
+
+
+# ----------------------------------------------------------------------------- design
+
+
+def test_design_in_words():
+    raw = yaml.safe_load((REPO / "config" / "studies" / "2A.yaml").read_text(encoding="utf-8"))
+    t = template_rows(raw)
+    assert list(t["query template"]) == ["I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."]
+    assert t["TARGET"][0].startswith("Flowers (25): aster, clover") and "Insects (25)" in t["TARGET"][0]
+    assert t["[MASK] options"][0] == "Positive (2): like, notice; Negative (2): dislike, ignore"
+    words = lpr_words(raw["lpr"], raw)
+    assert words.startswith("LPR = log P([MASK] = Positive word) − log P([MASK] = Negative word), per [MASK] pair")
+    assert "kept apart" in words
+    opts = dict(option_rows(raw).itertuples(index=False))
+    assert opts["analysis"] == "attitude_weat"
+    assert opts["relations"] == "like-dislike: like vs. dislike; notice-ignore: notice vs. ignore"
+    assert "yaml" not in " ".join(opts.values()).lower() and "mask_pair" not in " ".join(opts.values())
+
+
+def test_pair_labels_of_3a():
+    raw = yaml.safe_load((REPO / "config" / "studies" / "3A.yaml").read_text(encoding="utf-8"))
+    labels = pair_labels(raw)
+    assert len(labels) == 9 and labels["pair3"].replace(" ", "") in ("leadteams–raisechildren",)
