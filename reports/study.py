@@ -83,7 +83,7 @@ td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {ba
 .verdict-box {border: 2px solid #1f4e79; padding: 0.6em 1em; margin: 1em 0; background: #f4f8fb}
 .fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
 .table-legend, .table-note, .figure-note {font-size: 0.8em; color: #444}
-img.paper-figure {display: block; margin: 0.5em 0}
+img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
 </style>""")
 show(f"<h1 id='study-{html.escape(study)}'>Study {html.escape(study)}: {html.escape(str(raw.get('title', '')))}</h1>")
 if DEMO:

@@ -21,6 +21,8 @@ from fmat.results import results_frame
 STUDIES = ["1A", "2A"]
 #: an embedded output image (not the PNG inside the page's CSS)
 IMG = re.compile(r"<img[^>]+src=[\"']data:image/png;base64,[A-Za-z0-9+/=]{2000,}")
+#: an embedded SVG figure (fmat.paper_figures.svg_img)
+SVG = re.compile(r"<img[^>]*class=[\"']paper-figure[\"'][^>]*src=[\"']data:image/svg\+xml;base64,[A-Za-z0-9+/=]{2000,}")
 MODELS = ["bert-base-uncased", "roberta-base"]
 
 
@@ -55,8 +57,8 @@ def results_dir(tmp_path_factory):
         figs = {}
         if s == "2A":
             years = np.arange(1800, 1830)
-            pd.DataFrame({"x": years, "y": np.sin(years / 5.0), "group": "all models", "kind": "line",
-                          "xlabel": "Year", "ylabel": "LPR"}).to_parquet(adir / "figure_trend.parquet")
+            pd.DataFrame({"model": "all", "year": years, "d": np.sin(years / 5.0), "d_interpolated": np.sin(years / 5.0),
+                          "d_smooth": np.sin(years / 5.0)}).to_parquet(adir / "figure_trend.parquet")
             figs = {"trend": "figure_trend.parquet"}
         (adir / "figures.json").write_text(json.dumps({
             "study": s, "analysis": "factual_wefat" if s == "1A" else "attitude_weat",
@@ -109,10 +111,15 @@ def test_study_page_demo(repo, results_dir):
     assert "Study 2A" in page and "Flower" in page                       # design from the study file
     assert "I [MASK] {TARGET}." in page                                    # the query templates
     assert "ICC_average" in page and "0.950" in page                       # reliability
-    # paper vs ours: our d .41 vs the paper's .38 (p < .001) -> replicated
-    assert "like-dislike:personal" in page and "replicated" in page and "0.38 (p &lt; .001, ***)" in page
-    assert "Caliskan" in page                                              # ref: rows not computable
-    assert "Figure: trend" in page and len(IMG.findall(page)) == 1        # the figure table, embedded
+    # the verdict first, then Table 6: our d .41 vs the paper's .38*** -> replicated, in the Personal cell
+    assert page.index("replication-summary") < page.index("Table 6") < page.index("Figures")
+    assert re.search(r"<td class=[\"']cell v-replicated[\"'][^>]*><span class=[\"']paper[\"']>0.38\*\*\*</span>"
+                     r"<span class=[\"']ours[\"']>0.41\*\*\*</span>", page)
+    assert "Caliskan" in page                                              # ref: rows not computable (hover)
+    assert "Figure 4 (Study 2A)" in page and "Figure 2 (Study 2A)" in page
+    assert len(SVG.findall(page)) == 2 and not IMG.findall(page)          # vector figures, embedded
+    assert "figure_" not in page.replace("paper-figure", "")              # no internal names or messages
+    assert re.search(r"download=[\"']2A_paper_vs_ours.csv", page)           # the long table as CSV
     assert "zyzzyva" in page                                               # OOV word of roberta-base
     assert "NOTE-FROM-ANALYSIS" in page
     assert "import pandas" not in page                                     # code hidden
@@ -125,7 +132,8 @@ def test_study_page_normal_has_no_banner(repo, results_dir):
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
     assert "not implemented yet" in page                                   # 1A analysis rows not computable
-    assert "No figure tables" in page
+    assert "Table 3" in page and "bert-base-uncased" in page and "Mean standardized index" in page
+    assert "Figure 2 (Study 1A)" in page and len(SVG.findall(page)) == 1   # no figure table: Figure 2 only
     assert "0.80 to 0.98" in page                                        # Table 3's alpha range row
     assert "not computable" in page and "replicated" in page
     assert not IMG.findall(page)
