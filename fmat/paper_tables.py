@@ -312,7 +312,7 @@ def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md
     """The box a study page opens with: verdict counts, the rule, one line per headline claim."""
     rows = rep[rep["study"] == study] if len(rep) else rep
     if not len(rows):
-        return ("<div class='verdict-box'><p>The paper prints no number for this study, so there is "
+        return ("<div class='verdict-box' id='verdict'><p>The paper prints no number for this study, so there is "
                 "nothing to replicate; the sections below show our results.</p></div>")
     c = summarise(rows).iloc[0]
     counts = " · ".join(f"<span class='{VERDICT_CLASS[v]}'><b>{int(c[v])}</b> {v}</span>" for v in VERDICTS)

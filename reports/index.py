@@ -29,13 +29,16 @@ import html
 from pathlib import Path
 
 import pandas as pd  # noqa: E402
-from IPython.display import HTML, Image, display  # noqa: E402
+import yaml  # noqa: E402
+from IPython.display import HTML, display  # noqa: E402
 
 from fmat.compare import summarise  # noqa: E402
 from fmat.figures import (  # noqa: E402
-    figure2_icc, figure_png, html_table, icc_table, model_lock, oov_summary, package_versions, provenance, read_scores,
+    figure2_icc, html_table, icc_table, model_lock, oov_summary, package_versions, provenance, read_scores,
 )
 from fmat.paper import load_paper_results  # noqa: E402
+from fmat.paper_figures import svg_img  # noqa: E402
+from fmat.paper_tables import table_attitude, table_html  # noqa: E402
 
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 RES = Path(str(results))
@@ -52,6 +55,14 @@ display(HTML("""<style>
 .fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
 .fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left}
 .fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
+.paper-layout td.cell {text-align: right; white-space: nowrap}
+.paper-layout th.group {text-align: center; border-bottom: 1px solid #888}
+.paper-layout .paper, .paper-layout .ours {display: block}
+.paper-layout .ours {font-weight: bold}
+td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
+.v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
+.table-legend {font-size: 0.8em; color: #444}
+img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
 </style>"""))
 if DEMO:
     display(HTML("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
@@ -84,6 +95,13 @@ if len(rep):
                  f"<b>{int(total['not replicated'])}</b> not replicated, <b>{int(total['not computable'])}</b> "
                  f"not computable (of {int(total['total'])} printed numbers).</p>"))
     show_table(summary, escape=False)
+    attitude = [x for x in ("2A", "2B", "2C", "2D") if x in set(rep["study"])]
+    if attitude:  # Table 6 prints the four attitude studies together
+        titles = {}
+        for x in attitude:
+            f = Path(str(paper)).parent / "studies" / f"{x}.yaml"
+            titles[x] = str((yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("title", "")) if f.exists() else ""
+        display(HTML("<h3>Table 6 of the paper, with ours</h3>" + table_html(table_attitude(attitude, titles), rep)))
 else:
     display(HTML("<p><em>results/replication.parquet is missing: run the compare rule.</em></p>"))
 display(HTML("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{html.escape(s)}.html'>{html.escape(s)}</a>"
@@ -104,7 +122,7 @@ frames = [pd.read_parquet(RES / "analysis" / s / "stats.parquet") for s in STUDI
 stats = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["study", "statistic", "condition", "model"])
 paper_rows = load_paper_results(paper) if Path(str(paper)).exists() else None
 if len(icc_table(stats, STUDIES)):
-    display(Image(data=figure_png(figure2_icc(stats, paper=paper_rows, studies=STUDIES))))
+    display(HTML(svg_img(figure2_icc(stats, paper=paper_rows, studies=STUDIES), alt="Figure 2: ICCs per study")))
     show_table(icc_table(stats, STUDIES))
 else:
     display(HTML("<p><em>No ICC rows found.</em></p>"))

@@ -114,7 +114,7 @@ rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else 
 if len(rest):
     show("<h3 id='in-the-text'>Printed in the text</h3>" + text_rows_html(rest))
 if not len(rep):
-    show("<p>The paper prints no number for this study (or results/replication.parquet is missing), "
+    show("<p id='no-paper-table'>The paper prints no number for this study (or results/replication.parquet is missing), "
          "so there is nothing to set beside ours.</p>")
 links = []
 if len(rep):

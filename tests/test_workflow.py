@@ -232,3 +232,27 @@ def test_fmat_study_command_writes_the_same_tables(demo_run, tmp_path):
 
     stats = validate_results(pd.read_parquet(out / "stats.parquet"))
     assert {"ICC_average", "ICC_single", "alpha"} <= set(stats["statistic"])
+
+
+@pytest.mark.slow
+def test_demo_pages_in_a_browser(demo_run):
+    """Issue 18: every report of the demo opens in headless Chromium without console errors or
+    failed requests, every embedded image decodes, the headline sections are there. PNG
+    screenshots of the overview and one study per family go to results/browser/ (git-ignored)."""
+    from fmat.browser import check_pages
+
+    work, _ = demo_run
+    folder = work / "results" / "reports"
+    studies = sorted(p for p in folder.glob("*.html") if p.name != "index.html")
+    assert len(studies) == 17, [p.name for p in studies]
+    shots = REPO / "results" / "browser"
+    wanted = {folder / f"{p}.html": shots / f"{p}.png" for p in ("index", "1A", "2A", "3A", "4A")}
+    # a study page: the verdict, the paper's table (or why there is none), figures, the design table
+    sections = ["#verdict", ".paper-table, #no-paper-table", "img.paper-figure", "table.design"]
+    pages = check_pages(studies, expect=sections, screenshots=wanted, timeout=120)
+    pages += check_pages([folder / "index.html"], expect=["img"], screenshots=wanted, timeout=120)
+    for page in pages:
+        assert page.ok, page
+        assert page.n_images >= (1 if page.path.endswith("index.html") else 2), page
+    print("browser screenshots:", *sorted(str(p) for p in wanted.values()))
+    assert all(p.stat().st_size > 10_000 for p in wanted.values())
