@@ -53,3 +53,4 @@ def test_intercept_variance_at_zero_gives_the_two_sample_t_not_the_paired_one():
     assert res["t"] == pytest.approx(pooled.statistic, rel=1e-4)                # OLS: the pooled t
     assert abs(res["t"] - paired.statistic) > 0.1 * abs(paired.statistic)       # not the paired t
     assert res["df"] == 7                                                        # df stay the paired ones
+    assert res["singular"] and not _contrast(u + 0.1 * rng.normal(size=8), u - 0.4)["singular"]

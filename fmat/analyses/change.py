@@ -146,7 +146,7 @@ def century_contrast(yearly: pd.DataFrame, pair, subset) -> dict:
     sub["century"] = pd.Categorical(sub["century"], categories=sorted(present))
     fit = fit_lmm(sub, "d ~ C(century)", group="model")
     res = fit.compare(["century"], {"century": str(a)}, {"century": str(b)})
-    return {**res, "n": float(fit.n)}
+    return {**res, "n": float(fit.n), "singular": bool(fit.singular)}
 
 
 def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
@@ -226,6 +226,9 @@ def change_over_time(data: AnalysisInput, *, sigma: float = 1.414, year_scale: f
             notes.append(f"century contrast {a} vs {b} not computed: {err}")
             continue
         cond = f"{a}vs{b}"
+        if res.get("singular"):
+            notes.append(f"century contrast {a} vs {b}: the random-intercept variance is ~0, so its t is the "
+                         "two-sample t of the two years (OLS), not the paired t test over models")
         test = {"df": res["df"], "p": res["p"], "n": res["n"]}
         rows.append({"statistic": "d", "condition": cond, "value": res["estimate"], "se": res["se"],
                      "ci_low": res["ci_low"], "ci_high": res["ci_high"], **test})
