@@ -68,11 +68,19 @@ def _models_in(paper: pd.DataFrame, study: str, statistic: str = "alpha") -> lis
     return [x for x in dict.fromkeys(m) if x not in ("all", "*")]
 
 
-def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4) -> PaperTable:
+def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: Sequence[str] | None = None) -> PaperTable:
     """Tables 3 (1A) and 4 (1B): one row per BERT model (first ``Overall``), alpha among the
     query templates, then the correlation of each query's FMAT score with the criterion
-    (% male) and with WEFAT; a last row with the mean standardized index."""
+    (% male) and with WEFAT; a last row with the mean standardized index. ``models``: other
+    model rows (e.g. the models of a run that are not the paper's; no Overall/index rows)."""
     qs = [f"Q{i}" for i in range(1, queries + 1)]
+    if models is not None:
+        ours = [(m.replace("__", "/"), [("alpha", "all", m)] + [("r", f"fmat~pct_male:{q}", m) for q in qs]
+                 + [("r", f"fmat~wefat:{q}", m) for q in qs]) for m in models]
+        return PaperTable(title=f"Table {TABLE_NUMBER.get(study, '')}, our models".strip(),
+                          caption=f"Study {study}: the same statistics for the models of this run that the paper "
+                          "does not have", columns=["α query"] + qs + qs, rows=ours,
+                          groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)])
 
     def cells(model):
         return ([("alpha", "all", model)] + [("r", f"fmat~pct_male:{q}", model) for q in qs]
@@ -210,13 +218,15 @@ def cell_html(r: Mapping | None) -> str:
     """One cell: the paper's number over ours, coloured by the verdict, the reason on hover."""
     if r is None:
         return "<td></td>"
+    if r["verdict"] == "ours only":
+        return f"<td class='cell v-ours'><span class='ours'>{html.escape(ours_text(r))}</span></td>"
     klass = VERDICT_CLASS.get(r["verdict"], "")
     tip = html.escape(f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"]), quote=True)
     return (f"<td class='cell {klass}' title='{tip}'><span class='paper'>{html.escape(paper_text(r))}</span>"
             f"<span class='ours'>{html.escape(ours_text(r))}</span></td>")
 
 
-def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None) -> str:
+def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> str:
     """The table as HTML: each cell the paper's number (top) and ours (bottom), coloured by
     verdict. ``rep``: the replication rows (of ``study`` when given; all when the table spans
     studies, its row labels starting with "Study <id>")."""
@@ -235,10 +245,21 @@ def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None) -
     return (f"<figure class='paper-table'><figcaption><b>{html.escape(table.title)}</b> "
             f"<em>{html.escape(table.caption)}</em></figcaption>"
             f"<table class='fmat-table paper-layout'>{head}{''.join(body)}</table>{note}"
-            "<p class='table-legend'>Each cell: the paper's number (top) and ours (bottom); "
-            "<span class='v-replicated'>replicated</span>, <span class='v-not'>not replicated</span>, "
-            "<span class='v-nc'>not computable</span>; hover a cell for the reason. "
-            "*** p < .001, ** p < .01, * p < .05.</p></figure>")
+            + (LEGEND if legend else "") + "</figure>")
+
+
+def ours_only(stats: pd.DataFrame) -> pd.DataFrame:
+    """Our results rows shaped like replication rows with no paper number (verdict "ours
+    only"), for tables of numbers the paper does not print."""
+    out = stats[["study", "statistic", "condition", "model", "value", "p"]].rename(
+        columns={"value": "ours_value", "p": "ours_p"})
+    return out.assign(n_matched=1, verdict="ours only", reason="the paper prints no number for this")
+
+
+LEGEND = ("<p class='table-legend'>Each cell: the paper's number (top) and ours (bottom); "
+          "<span class='v-replicated'>replicated</span>, <span class='v-not'>not replicated</span>, "
+          "<span class='v-nc'>not computable</span>; hover a cell for the reason. "
+          "*** p < .001, ** p < .01, * p < .05.</p>")
 
 
 def other_rows(rep: pd.DataFrame, tables: Iterable[PaperTable]) -> pd.DataFrame:
@@ -258,7 +279,7 @@ def text_rows_html(rows: pd.DataFrame) -> str:
     for r in rows.to_dict("records"):
         what = STAT_NAMES.get(r["statistic"], r["statistic"])
         cond = "" if r["condition"] in ("all", "") else f" ({r['condition']})"
-        model = "" if r["model"] in ("all", "") else f", {r['model']}"
+        model = {"all": "", "": "", "*": ", range over the models"}.get(r["model"], f", {r['model']}")
         klass = VERDICT_CLASS.get(r["verdict"], "")
         tip = html.escape(str(r.get("reason") or ""), quote=True)
         body.append(f"<tr><td>{html.escape(what + cond + model)}</td><td>{html.escape(paper_text(r))}</td>"

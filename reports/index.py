@@ -53,10 +53,10 @@ def show_table(df, escape=True):
 
 display(HTML("""<style>
 .fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
-.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left}
+.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important}
 .fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
-.paper-layout td.cell {text-align: right; white-space: nowrap}
-.paper-layout th.group {text-align: center; border-bottom: 1px solid #888}
+.paper-layout td.cell {text-align: right !important; white-space: nowrap}
+.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
 .paper-layout .paper, .paper-layout .ours {display: block}
 .paper-layout .ours {font-weight: bold}
 td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}

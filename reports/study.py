@@ -40,7 +40,8 @@ from fmat.paper_figures import (  # noqa: E402
     FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
 )
 from fmat.paper_tables import (  # noqa: E402
-    csv_link, drop_repeated_rows, other_rows, paper_table, table_html, text_rows_html, verdict_html,
+    csv_link, drop_repeated_rows, other_rows, ours_only, paper_table, table_criterion, table_html, text_rows_html,
+    verdict_html,
 )
 from fmat.report_design import condition_aliases, option_rows, pair_labels, rows_html, template_rows  # noqa: E402
 
@@ -73,9 +74,9 @@ def show_table(df, max_rows=None):
 show("""<style>
 body {max-width: 1100px}
 .fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
-.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: top}
-.paper-layout td.cell {text-align: right; white-space: nowrap}
-.paper-layout th.group {text-align: center; border-bottom: 1px solid #888}
+.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important; vertical-align: top}
+.paper-layout td.cell {text-align: right !important; white-space: nowrap}
+.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
 .paper-layout .paper, .paper-layout .ours {display: block}
 .paper-layout .ours {font-weight: bold}
 td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
@@ -110,6 +111,11 @@ show(verdict_html(study, rep))
 layout = paper_table(study, PAPER, titles={study: str(raw.get("title", ""))}, labels=pair_labels(raw))
 if layout is not None and len(rep):
     show(table_html(layout, rep, study=study))
+if layout is not None and study in ("1A", "1B"):
+    mine = [m for m in dict.fromkeys(stats.loc[stats["statistic"] == "r", "model"].astype(str))
+            if m != "all" and m not in {k[2] for k in layout.keys()}]
+    if mine:
+        show(table_html(table_criterion(study, PAPER, models=mine), ours_only(stats), study=study, legend=False))
 rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else rep
 if len(rest):
     show("<h3 id='in-the-text'>Printed in the text</h3>" + text_rows_html(rest))
@@ -130,6 +136,13 @@ show("<p class='downloads'>Download: " + " · ".join(links) + "</p>")
 #| label: figures
 figures = read_figure_tables(ADIR) if ADIR.exists() else {}
 drawn = 0
+
+
+def small(fig, size=(4.8, 3.6)):
+    """A one-study Figure 2 at half width."""
+    fig.set_size_inches(*size)
+    fig.tight_layout()
+    return fig
 
 
 def draw(title, make, note=""):
@@ -168,7 +181,7 @@ elif effects is not None and "condition" in effects.columns:
 icc = stats[stats["statistic"].isin(["ICC_average", "ICC_single"])]
 if len(icc):
     draw(f"Figure 2 (Study {study}): agreement of the models",
-         lambda: figure2_icc(stats.assign(study=study), paper=PAPER, studies=[study]),
+         lambda: small(figure2_icc(stats.assign(study=study), paper=PAPER, studies=[study])),
          "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
          "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).")
 tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects")}

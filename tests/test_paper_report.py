@@ -266,3 +266,16 @@ def test_pair_labels_of_3a():
     raw = yaml.safe_load((REPO / "config" / "studies" / "3A.yaml").read_text(encoding="utf-8"))
     labels = pair_labels(raw)
     assert len(labels) == 9 and labels["pair3"].replace(" ", "") in ("leadteams–raisechildren",)
+
+
+def test_our_other_models_get_their_own_table3_rows(paper):
+    stats = results_frame([{"study": "1A", "statistic": "r", "condition": "fmat~pct_male:Q2", "model": "tiny-x",
+                            "value": 0.5012, "p": 0.0002},
+                           {"study": "1A", "statistic": "alpha", "condition": "all", "model": "tiny-x", "value": 0.9}])
+    from fmat.paper_tables import ours_only, table_criterion
+
+    t = table_criterion("1A", paper, models=["tiny-x"])
+    assert [label for label, _ in t.rows] == ["tiny-x"] and "our models" in t.title
+    html = table_html(t, ours_only(stats), study="1A", legend=False)
+    cells = re.findall(r"<td class='cell v-ours'><span class='ours'>(.*?)</span></td>", html)
+    assert cells == ["0.900", "0.501***"] and "table-legend" not in html
