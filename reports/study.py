@@ -34,7 +34,9 @@ import yaml  # noqa: E402
 from IPython.display import HTML, display  # noqa: E402
 
 from fmat.compare import format_replication  # noqa: E402
-from fmat.figures import figure2_icc, html_table, oov_summary, read_figure_tables, read_scores  # noqa: E402
+from fmat.figures import (  # noqa: E402
+    figure2_icc, html_table, oov_summary, plot_figure_table, read_figure_tables, read_scores,
+)
 from fmat.paper import load_paper_results  # noqa: E402
 from fmat.paper_figures import (  # noqa: E402
     FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
@@ -138,6 +140,14 @@ figures = read_figure_tables(ADIR) if ADIR.exists() else {}
 drawn = 0
 
 
+def plot_table(table, name):
+    """fmat.figures.plot_figure_table, its ValueError as a plain reason."""
+    try:
+        return plot_figure_table(table, name)
+    except ValueError as err:
+        raise FigureUnavailable(str(err)) from None
+
+
 def small(fig, size=(4.8, 3.6)):
     """A one-study Figure 2 at half width."""
     fig.set_size_inches(*size)
@@ -185,6 +195,10 @@ if len(icc):
          "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
          "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).")
 tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects")}
+for name, table in list(tables.items()):  # another analysis' table in the x/y convention (fmat.figures)
+    if {"x", "y"} <= set(table.columns):
+        draw(f"Figure: {name.replace('_', ' ')} (Study {study})", lambda: plot_table(table, name))
+        tables.pop(name)
 if tables:
     show("<p class='downloads'>The analysis' other figure tables: " + " · ".join(
         csv_link(v, f"{study}_{k}.csv", f"{k} ({len(v)} rows, CSV)") for k, v in tables.items()) + "</p>")

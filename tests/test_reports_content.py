@@ -151,3 +151,24 @@ def test_index_page_demo(repo, results_dir):
     assert "0.640" in page                                                 # 2A ICC_single in the ICC table
     assert "zyzzyva" in page and "roberta-base" in page                    # OOV per model
     assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
+
+
+def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path):
+    """A figure table outside the families' named ones: drawn when it has x and y (SVG), its
+    plain reason when it cannot be; never a Python message."""
+    res = tmp_path / "results"
+    adir = res / "analysis" / "X9"
+    adir.mkdir(parents=True)
+    results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]
+                  ).to_parquet(adir / "stats.parquet")
+    pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.1, 0.4, 0.2], "kind": "line"}).to_parquet(adir / "figure_shape.parquet")
+    pd.DataFrame({"x": ["a"], "y": ["not a number"]}).to_parquet(adir / "figure_broken.parquet")
+    pd.DataFrame({"term": ["a"], "F": [1.0]}).to_parquet(adir / "figure_anova.parquet")
+    (adir / "figures.json").write_text(json.dumps({"study": "X9", "analysis": "x", "implemented": True, "run": True,
+                                                   "notes": [], "figures": {n: f"figure_{n}.parquet" for n in ("shape", "broken", "anova")}}))
+    page = _render(repo, tmp_path, "study.py", "X9.html",
+                   {**_common(repo, False), "study": "X9", "study_file": str(repo / "config/studies/X1.yaml")})
+    assert "Figure: shape (Study X9)" in page and len(SVG.findall(page)) == 1
+    assert "This figure cannot be drawn" in page and "Traceback" not in page
+    assert re.search(r"download=[\"']X9_anova.csv", page)
+    assert "no-paper-table" in page                                       # X9: no paper numbers
