@@ -142,6 +142,8 @@ drawn = 0
 
 def plot_table(table, name):
     """fmat.figures.plot_figure_table, its ValueError as a plain reason."""
+    if not pd.api.types.is_numeric_dtype(table["y"]):
+        raise FigureUnavailable(f"the values of the table '{name}' to draw (its y column) are not numbers")
     try:
         return plot_figure_table(table, name)
     except ValueError as err:
