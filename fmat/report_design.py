@@ -104,6 +104,8 @@ def analysis_words(analysis: Mapping) -> list[tuple[str, str]]:
         if isinstance(value, dict):
             text = "; ".join(f"{k}: {' vs. '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
                              for k, v in value.items())
+        elif isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):
+            text = "; ".join(" vs. ".join(map(str, v)) for v in value)       # pairs: men vs. women; ...
         elif isinstance(value, (list, tuple)):
             text = ", ".join(map(str, value))
         else:

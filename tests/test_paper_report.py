@@ -265,7 +265,9 @@ def test_design_in_words():
 def test_pair_labels_of_3a():
     raw = yaml.safe_load((REPO / "config" / "studies" / "3A.yaml").read_text(encoding="utf-8"))
     labels = pair_labels(raw)
-    assert len(labels) == 9 and labels["pair3"].replace(" ", "") in ("leadteams–raisechildren",)
+    assert len(labels) == 9 and labels["pair3"] == "lead teams – raise children"
+    opts = dict(option_rows(raw).itertuples(index=False))
+    assert opts["mask wordings"] == "men vs. women; fathers vs. mothers" and "[" not in opts["mask wordings"]
 
 
 def test_our_other_models_get_their_own_table3_rows(paper):
