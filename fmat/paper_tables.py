@@ -329,13 +329,17 @@ def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
     return out
 
 
-def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md") -> str:
-    """The box a study page opens with: verdict counts, the rule, one line per headline claim."""
+def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> str:
+    """The box a study page opens with: verdict counts, the rule, one line per headline claim.
+    ``rule_href``: where ``rule_doc`` is (a link; plain text without it)."""
     rows = rep[rep["study"] == study] if len(rep) else rep
     if not len(rows):
         return ("<div class='verdict-box' id='verdict'><p>The paper prints no number for this study, so there is "
                 "nothing to replicate; the sections below show our results.</p></div>")
     c = summarise(rows).iloc[0]
+    doc = f"<code>{html.escape(rule_doc)}</code>"
+    if rule_href:
+        doc = f"<a class='rule-link' href='{html.escape(rule_href, quote=True)}'>{doc}</a>"
     counts = " · ".join(f"<span class='{VERDICT_CLASS[v]}'><b>{int(c[v])}</b> {v}</span>" for v in VERDICTS)
     lines = "".join(
         f"<li class='{VERDICT_CLASS.get(h['verdict'], '')}'>{html.escape(h['claim'])}: paper "
@@ -344,7 +348,7 @@ def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md
     return (f"<div class='verdict-box' id='verdict'><p class='replication-summary'>{counts} "
             f"(of {int(c['total'])} numbers the paper prints for Study {html.escape(study)}).</p>"
             f"<p class='rule'>Replicated = same sign, same significance at .05 and, for r, d, β, ICC, α and "
-            f"R², within a tolerance of the paper's value (the rule in full: <code>{html.escape(rule_doc)}</code>, "
+            f"R², within a tolerance of the paper's value (the rule in full: {doc}, "
             "section \u201cWhat replicated means\u201d).</p>" + (f"<ul class='headlines'>{lines}</ul>" if lines else "") + "</div>")
 
 

@@ -99,7 +99,8 @@ if DEMO:
 
 # %%
 #| label: verdict
-show(verdict_html(study, rep))
+RULES = Path(str(paper)).resolve().parent.parent / "docs" / "reports.md"  # beside config/, in the repository
+show(verdict_html(study, rep, rule_href=RULES.as_uri() + "#what-replicated-means" if RULES.exists() else ""))
 
 # %% [markdown]
 # ## The paper's table, with ours

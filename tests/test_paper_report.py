@@ -105,7 +105,8 @@ def test_verdict_box_counts_and_headlines(paper):
     assert n >= 1 and f"<b>{n}</b> replicated" in box
     assert f"of {len(rep)} numbers" in box
     assert "paper r = 0.74***, ours r = 0.74***" in box                   # the headline claim
-    assert "docs/reports.md" in box
+    assert "docs/reports.md" in box and "rule-link" not in box
+    assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_html("1A", rep, rule_href="file:///r/docs/reports.md")
     assert "nothing to replicate" in verdict_html("X1", rep)
 
 

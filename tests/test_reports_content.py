@@ -117,6 +117,7 @@ def test_study_page_demo(repo, results_dir):
     assert re.search(r"<td class=[\"']cell v-replicated[\"'][^>]*><span class=[\"']paper[\"']>0.38\*\*\*</span>"
                      r"<span class=[\"']ours[\"']>0.41\*\*\*</span>", page)
     assert "Caliskan" in page                                              # ref: rows not computable (hover)
+    assert (repo / "docs" / "reports.md").as_uri() + "#what-replicated-means" in page  # the rule, linked
     assert "Figure 4 (Study 2A)" in page and "Figure 2 (Study 2A)" in page
     assert len(SVG.findall(page)) == 2 and not IMG.findall(page)          # vector figures, embedded
     assert "figure_" not in page.replace("paper-figure", "")              # no internal names or messages
