@@ -103,7 +103,7 @@ def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool | None =
     for ax, (kind, xx) in zip(axes[0], panels):
         ok = np.isfinite(xx) & np.isfinite(y)
         ax.scatter(xx[ok], y[ok], s=4 if small else 14, alpha=0.35 if small else 0.8, color="#1f4e79",
-                   edgecolors="none")
+                   edgecolors="none", rasterized=small)  # thousands of points: one bitmap layer in the SVG
         if ok.sum() >= 2 and np.std(xx[ok]) > 0:
             b, a = np.polyfit(xx[ok], y[ok], 1)
             grid = np.linspace(np.nanmin(xx[ok]), np.nanmax(xx[ok]), 100)

@@ -281,3 +281,14 @@ def test_our_other_models_get_their_own_table3_rows(paper):
     html = table_html(t, ours_only(stats), study="1A", legend=False)
     cells = re.findall(r"<td class='cell v-ours'><span class='ours'>(.*?)</span></td>", html)
     assert cells == ["0.900", "0.501***"] and "table-legend" not in html
+
+
+def test_figure3_rasterizes_only_thousands_of_points():
+    """3,644 names (1C) as vector points would make a page of megabytes: the points become one
+    bitmap layer inside the SVG, the axes and text stay vectors; 50 occupations stay vectors."""
+    def table(n):
+        x = np.linspace(0, 100, n)
+        return pd.DataFrame({"item": range(n), "fmat": x / 100, "pct_male": x})
+
+    assert figure3_criterion(table(1000), "1C").axes[0].collections[0].get_rasterized()
+    assert not figure3_criterion(table(50), "1A").axes[0].collections[0].get_rasterized()
