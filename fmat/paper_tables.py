@@ -329,6 +329,22 @@ def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
     return out
 
 
+def headlines_html(studies: Sequence[str], rep: pd.DataFrame) -> str:
+    """The overview's table of every study's headline claims: study, claim, paper, ours, verdict."""
+    body = []
+    for s in studies:
+        for h in headline_lines(s, rep):
+            klass = VERDICT_CLASS.get(h["verdict"], "")
+            body.append(f"<tr><td><a href='{html.escape(s)}.html'>{html.escape(s)}</a></td><td>{html.escape(h['claim'])}</td>"
+                        f"<td>{html.escape(h['statistic'])} = {html.escape(h['paper'])}</td>"
+                        f"<td>{html.escape(h['statistic'])} = {html.escape(h['ours'])}</td>"
+                        f"<td class='{klass}' title='{html.escape(h['reason'], quote=True)}'>{html.escape(h['verdict'])}</td></tr>")
+    if not body:
+        return ""
+    return ("<table class='fmat-table headlines'><tr><th>study</th><th>the paper's claim</th><th>paper</th>"
+            "<th>ours</th><th>verdict</th></tr>" + "".join(body) + "</table>")
+
+
 def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> str:
     """The box a study page opens with: verdict counts, the rule, one line per headline claim.
     ``rule_href``: where ``rule_doc`` is (a link; plain text without it)."""

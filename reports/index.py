@@ -38,7 +38,7 @@ from fmat.figures import (  # noqa: E402
 )
 from fmat.paper import load_paper_results  # noqa: E402
 from fmat.paper_figures import svg_img  # noqa: E402
-from fmat.paper_tables import table_attitude, table_html  # noqa: E402
+from fmat.paper_tables import headlines_html, table_attitude, table_html  # noqa: E402
 
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 RES = Path(str(results))
@@ -95,6 +95,7 @@ if len(rep):
                  f"<b>{int(total['not replicated'])}</b> not replicated, <b>{int(total['not computable'])}</b> "
                  f"not computable (of {int(total['total'])} printed numbers).</p>"))
     show_table(summary, escape=False)
+    display(HTML("<h3>The paper's headline claims</h3>" + headlines_html(sorted(set(rep["study"])), rep)))
     attitude = [x for x in ("2A", "2B", "2C", "2D") if x in set(rep["study"])]
     if attitude:  # Table 6 prints the four attitude studies together
         titles = {}

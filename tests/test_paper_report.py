@@ -108,6 +108,11 @@ def test_verdict_box_counts_and_headlines(paper):
     assert "docs/reports.md" in box and "rule-link" not in box
     assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_html("1A", rep, rule_href="file:///r/docs/reports.md")
     assert "nothing to replicate" in verdict_html("X1", rep)
+    from fmat.paper_tables import headlines_html
+
+    table = headlines_html(["1A", "X1"], rep)
+    assert table.count("<tr>") == 1 + len(HEADLINES["1A"]) and "href='1A.html'" in table
+    assert "<td>r = 0.74***</td><td>r = 0.74***</td><td class='v-replicated'" in table
 
 
 def test_every_headline_names_a_row_of_the_paper(paper):

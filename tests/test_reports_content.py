@@ -150,6 +150,7 @@ def test_index_page_demo(repo, results_dir):
     assert "replication-total" in page and "not run" in page              # other studies listed as not run
     assert len(SVG.findall(page)) == 1 and not IMG.findall(page)          # Figure 2, embedded as SVG
     assert "Table 6 of the paper" in page and "Study 2A: Flower" in page  # the attitude studies together
+    assert "The paper's headline claims" in page and "attitude toward flowers vs. insects" in page
     assert "0.640" in page                                                 # 2A ICC_single in the ICC table
     assert "zyzzyva" in page and "roberta-base" in page                    # OOV per model
     assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
