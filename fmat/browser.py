@@ -25,7 +25,8 @@ from .errors import InputError
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-extensions", "--hide-scrollbars", "--mute-audio", "--remote-debugging-pipe")
+         "--disable-extensions", "--hide-scrollbars", "--mute-audio", "--disable-dev-shm-usage",
+         "--remote-debugging-pipe")
 
 #: JavaScript run in each loaded page: decode every image, collect the ids present
 _PAGE_SCRIPT = """(async (ids) => {
