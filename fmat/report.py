@@ -183,6 +183,26 @@ def _render_quarto(source: Path, output: Path, params: Mapping, cwd: Path, timeo
         shutil.move(str(Path(tmp) / output.name), output)
 
 
+def ipc_kernel_manager(prefix: Path):
+    """A jupyter KernelManager class whose kernel talks over Unix sockets ``prefix-1`` ...
+    instead of TCP ports on 127.0.0.1. Reports rendered in parallel (Snakemake jobs, other
+    users of the machine) then cannot collide on a port ("ZMQError: Address already in use",
+    then "Kernel didn't respond in 60 seconds"), and the kernel is not reachable over TCP."""
+    from jupyter_client.manager import KernelManager
+    from traitlets import default
+
+    class IPCKernelManager(KernelManager):
+        @default("transport")
+        def _transport_default(self):
+            return "ipc"
+
+        @default("ip")
+        def _ip_default(self):
+            return str(prefix)
+
+    return IPCKernelManager
+
+
 def _render_offline(source: Path, output: Path, params: Mapping, cwd: Path, timeout: int) -> None:
     import jupytext
     import nbformat
@@ -200,6 +220,7 @@ def _render_offline(source: Path, output: Path, params: Mapping, cwd: Path, time
         papermill.execute_notebook(
             str(src), str(out), parameters=dict(params), kernel_name="python3", language="python",
             cwd=str(cwd), progress_bar=False, execution_timeout=timeout, log_output=False,
+            kernel_manager_class=ipc_kernel_manager(Path(tmp) / "kernel"),
         )
         done = nbformat.read(out, as_version=4)
     # Quarto cell options the offline path honours: echo (hidden by default, as execute.echo
