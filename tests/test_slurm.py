@@ -202,6 +202,13 @@ def runs(cluster, tmp_path_factory):
                 proc.send_signal(signal.SIGKILL)  # the controlling snakemake dies; its SLURM jobs go on
                 proc.wait()
                 killed = time.time()
+                # and its jobs still in the queue are cancelled (as docs/cluster.md tells users to do,
+                # or as a node failure would): they stop half done, and the resume must redo them
+                in_flight = subprocess.run(["squeue", "-h", "-t", "pending,running", "-o", "%i|%k"],
+                                           capture_output=True, text=True).stdout.split()
+                for line in in_flight:
+                    subprocess.run(["scancel", line.split("|")[0]], check=False)
+                facts["in_flight"] = [line.split("|", 1) for line in in_flight]
         assert cancelled, "the cancelled model's scoring job was never seen running:\n" + first_log.read_text()[-6000:]
         assert killed, "snakemake was not killed after an lpr job:\n" + first_log.read_text()[-6000:]
     finally:
@@ -213,7 +220,7 @@ def runs(cluster, tmp_path_factory):
     done_before = _finished(first, started1)
     assert done_before, first[-4000:]
     mtimes = {p: (work / p).stat().st_mtime_ns for p in done_before}
-    # the killed run's jobs still in SLURM finish on their own (outputs Snakemake will not trust)
+    # wait until the cancelled jobs have left the node
     for _ in range(120):
         if not subprocess.run(["squeue", "-h", "-t", "pending,running"], capture_output=True, text=True).stdout.strip():
             break
@@ -224,6 +231,7 @@ def runs(cluster, tmp_path_factory):
     res = subprocess.run(_slurm_cmd("--rerun-incomplete"), cwd=work, env=env, capture_output=True, text=True,
                          timeout=600)
     second = res.stdout + res.stderr
+    (work / "second.log").write_text(second, encoding="utf-8")
     assert res.returncode == 0, second[-6000:]
     facts.update(slurm_seconds=time.perf_counter() - t1, cancelled=cancelled, first=first, second=second,
                  done_before=done_before, mtimes=mtimes, local=local, work=work)
@@ -284,6 +292,14 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
         assert (work / p).stat().st_mtime_ns == runs["mtimes"][p], f"{p} was redone after the resume"
         assert not any(p in outs for _, outs in started2.values()), p
     assert "score_model" not in {rule for rule, _ in started2.values()}
+    # ... and redid the jobs that were cancelled half done after the kill (rerun-incomplete)
+    redo = [c.removeprefix("rule_") for sid, c in runs["in_flight"] if _scontrol(sid)["JobState"] == "CANCELLED"]
+    assert redo, ("no job was in flight when snakemake was killed", runs["in_flight"])
+    resumed = sorted(started2.values())
+    for c in redo:
+        rule, _, study = c.partition("_wildcards_")
+        assert any(r == rule and any(f"/{study}" in o or f"{study}." in o for o in outs)
+                   for r, outs in started2.values()), (c, resumed)
 
     # the outputs equal those of the local run of the same configuration
     ref, got = _tables(runs["local"]), _tables(work)
@@ -293,7 +309,8 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
 
     with capsys.disabled():
         print(f"\nslurm: {n_sbatch} jobs through sbatch, outputs equal to the local run ({len(ref)} tables), "
-              f"3 faults survived (scancel, time limit, killed snakemake) in {runs['slurm_seconds']:.0f} s "
+              f"3 faults survived (scancel, time limit, killed snakemake: {len(redo)} half-done jobs redone, "
+              f"{len(runs['done_before'])} finished outputs kept) in {runs['slurm_seconds']:.0f} s "
               f"(local run {runs['local_seconds']:.0f} s)")
 
 
