@@ -349,3 +349,17 @@ def test_paper_requests_parses_local_rules():
         "localrule b:\n    resources: mem_mb=2000, runtime=30\n")
     assert jobs == [{"rule": "a", "local": False, "threads": 4, "mem_mb": 3000, "runtime": 20, "gpu": 1},
                     {"rule": "b", "local": True, "threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0}]
+
+
+def test_cluster_script_usage():
+    """The script is executable, valid bash, and says how to call it (the slow test starts it)."""
+    assert os.access(CLUSTER, os.X_OK)
+    assert subprocess.run(["bash", "-n", str(CLUSTER)]).returncode == 0
+    res = subprocess.run([str(CLUSTER)], capture_output=True, text=True)
+    assert res.returncode == 2 and "start|stop|status" in res.stderr
+    text = CLUSTER.read_text(encoding="utf-8")
+    # the settings docs/cluster.md and the slow test rely on
+    for setting in ("AccountingStorageType=accounting_storage/none", "MinJobAge=600", "OverTimeLimit=0",
+                    "SelectTypeParameters=CR_Core_Memory", "ProctrackType=proctrack/linuxproc",
+                    'PartitionName=$PARTITION', 'PARTITION="${FMAT_SLURM_PARTITION:-local}"'):
+        assert setting in text, setting
