@@ -303,12 +303,15 @@ def model_size(name: str) -> str:
     return "base"
 
 
-def score_resources(name: str, attempt: int = 1, n_studies: int = 15) -> dict[str, int]:
+def score_resources(name: str, attempt: int = 1, n_studies: int = 15,
+                    minutes: int | None = None) -> dict[str, int]:
     """Portable resources of one model's scoring job: ``mem_mb`` and ``runtime`` (minutes),
-    doubling with each retry (Snakemake's ``attempt``)."""
+    doubling with each retry (Snakemake's ``attempt``). ``minutes`` (config ``score_runtime``)
+    replaces the first attempt's runtime, which otherwise follows the model's size."""
     mem = {"large": 8000, "base": 4000, "small": 3000}[model_size(name)]
-    minutes = {"large": 60, "base": 30, "small": 20}[model_size(name)]
-    minutes = max(10, math.ceil(minutes * max(n_studies, 1) / 15))
+    if minutes is None:
+        minutes = {"large": 60, "base": 30, "small": 20}[model_size(name)]
+        minutes = max(10, math.ceil(minutes * max(n_studies, 1) / 15))
     factor = 2 ** (max(int(attempt), 1) - 1)
     return {"mem_mb": mem * factor, "runtime": minutes * factor}
 

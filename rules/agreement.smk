@@ -14,7 +14,12 @@
 AGREEMENT = config.get("agreement") or {}
 
 
-# runs only when agreement.url is set (then the agreement rule needs its output)
+# runs only when agreement.url is set (then the agreement rule needs its output); a download,
+# so on a cluster it runs on the login node (compute nodes are often offline)
+localrules:
+    agreement_download,
+
+
 rule agreement_download:
     output:
         "resources/agreement/marvin_linzen_dataset.tsv",

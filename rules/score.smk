@@ -22,8 +22,10 @@ rule score_model:
     threads: config["score_threads"]
     resources:
         gpu=score_gpus,
-        mem_mb=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, len(STUDIES))["mem_mb"],
-        runtime=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, len(STUDIES))["runtime"],
+        mem_mb=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, len(STUDIES),
+                                                   config.get("score_runtime"))["mem_mb"],
+        runtime=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, len(STUDIES),
+                                                   config.get("score_runtime"))["runtime"],
     log:
         "logs/score_model/{model}.log",
     benchmark:
