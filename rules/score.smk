@@ -1,4 +1,4 @@
-# Stage 3: score every study's queries on one model, loading the model ONCE (fmat.scoring.run).
+# Stage 3: score every study's queries on one model, loading the model ONCE (fmat.runner.run).
 # One job per model writes results/scores/{study}/{model}.parquet for every study: loading a
 # model costs more than scoring a small study (docs/workflow.md has the measurement).
 
