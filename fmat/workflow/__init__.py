@@ -18,10 +18,10 @@ The names below are re-exported, so ``from fmat.workflow import X`` works for al
 """
 from __future__ import annotations
 
-from .config import (SCHEMA_FILE, ModelSpec, apply_defaults, check_study, config_hash, key_source,
-                     model_slug, model_table, validate_config)
+from .config import (SCHEMA_FILE, ModelSpec, apply_defaults, check_model_folder, check_study, config_hash, key_source,
+                     model_folder, model_slug, model_table, score_groups, validate_config)
 from .demo import build_demo, demo_words
-from .hub import (OFFLINE_HELP, cached_snapshot, ensure_model, hub_reachable, lock_row_from_cache,
+from .hub import (OFFLINE_HELP, cached_snapshot, ensure_model, hub_reachable, local_model, lock_row_from_cache,
                   offline_error, prepare_model_env)
 from .score import model_size, score_options, score_resources, score_studies
 from .scripts import read_json, run_script, script_logging, write_json
@@ -30,10 +30,10 @@ from .tables import load_scores, lpr_table, reliability_tables, summary_function
 
 __all__ = [
     "OFFLINE_HELP", "SCHEMA_FILE", "ModelSpec", "apply_defaults", "build_demo", "cached_snapshot",
-    "check_study", "config_hash", "demo_words", "ensure_model", "hub_reachable", "key_source",
-    "load_scores", "load_study_file", "lock_row_from_cache", "lpr_table", "model_size", "model_slug",
-    "model_table", "offline_error", "prepare_model_env", "query_table", "read_json",
-    "reliability_tables", "run_script", "score_options", "score_resources", "score_studies",
+    "check_model_folder", "check_study", "config_hash", "demo_words", "ensure_model", "hub_reachable", "key_source",
+    "load_scores", "load_study_file", "local_model", "lock_row_from_cache", "lpr_table", "model_size", "model_slug",
+    "model_folder", "model_table", "offline_error", "prepare_model_env", "query_table", "read_json",
+    "reliability_tables", "run_script", "score_groups", "score_options", "score_resources", "score_studies",
     "script_logging", "study_criteria", "study_file", "study_options", "summary_function",
     "validate_config", "write_json",
 ]

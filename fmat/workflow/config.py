@@ -42,6 +42,7 @@ class ModelSpec:
     slug: str
     revision: str | None = None
     tiny: str | None = None
+    path: str | None = None  # a local model folder (as configured; relative: from the repository root)
 
 
 
@@ -52,7 +53,7 @@ def model_table(config: Mapping) -> dict[str, ModelSpec]:
         if isinstance(entry, str):
             entry = {"name": entry}
         spec = ModelSpec(name=entry["name"], slug=model_slug(entry["name"]),
-                         revision=entry.get("revision"), tiny=entry.get("tiny"))
+                         revision=entry.get("revision"), tiny=entry.get("tiny"), path=entry.get("path"))
         if spec.slug in out:
             raise InputError(f"model {spec.name!r} is listed twice (or two names give the same slug "
                              f"{spec.slug!r})", where=f"config.models[{i}]", fix="list each model once")
@@ -165,16 +166,20 @@ def _with_source(where: str, files: Sequence[str | os.PathLike] | None) -> str:
 
 
 def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
-                    files: Sequence[str | os.PathLike] | None = None) -> dict:
+                    files: Sequence[str | os.PathLike] | None = None,
+                    repo: str | os.PathLike | None = None) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
     Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
     unknown keys, wrong types, a study id without a study file, a model listed twice, and (with
-    ``load_studies``) a study file that :func:`fmat.study.load_study` rejects. With ``files``
+    ``load_studies``) a study file that :func:`fmat.study.load_study` rejects, a local model folder
+    (``path``, relative to ``repo``, default ``root``) without a model, a study in two
+    ``score_groups``. With ``files``
     (the config files in merge order), the error also names the file that set the key.
     """
     try:
-        return _validate_config(config, root=root, load_studies=load_studies)
+        return _validate_config(config, root=root, load_studies=load_studies,
+                                repo=root if repo is None else repo)
     except InputError as err:
         if err.where and files is not None:
             where = _with_source(err.where, files)
@@ -184,7 +189,8 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
 
 
 
-def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True) -> dict:
+def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
+                     repo: str | os.PathLike = ".") -> dict:
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]
@@ -205,12 +211,83 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
     if any(spec.tiny for spec in model_table(cfg).values()) and not all(
             spec.tiny for spec in model_table(cfg).values()):
         raise InputError("some models are tiny demo models and some are not", where="config.models",
-                         fix="use only tiny models (config/demo.yaml) or only hub models (config/config.yaml)")
+                         fix="use only tiny models (config/demo.yaml) or only hub models and local folders "
+                             "(config/config.yaml)")
+    for i, spec in enumerate(model_table(cfg).values()):
+        if spec.path is not None:
+            check_model_folder(spec, repo, where=f"config.models[{i}].path")
+    score_groups(cfg, root)  # a study in two groups, a group member without a study file
     if load_studies:
         for sid in cfg["studies"]:
             check_study(study_file(cfg, sid, root), sid)
     return cfg
 
+
+
+def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
+    """The local folder of a configured model (``{name: LABEL, path: FOLDER}``), a relative
+    FOLDER resolved from ``repo`` (the repository root); None for a hub or demo model."""
+    if spec.path is None:
+        return None
+    path = Path(os.path.expanduser(spec.path))
+    return path if path.is_absolute() else Path(repo) / path
+
+
+def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: str = "config.models[].path") -> Path:
+    """The folder of a local model, checked before any job runs: it exists and holds a
+    ``config.json`` and weights (:data:`fmat.models.WEIGHT_FILES`); else InputError naming it."""
+    from ..models import WEIGHT_FILES
+
+    folder = model_folder(spec, repo)
+    fix = ("give a folder written by save_pretrained (config.json, tokenizer files, model.safetensors); "
+           "a relative path is read from the repository root")
+    if spec.tiny:
+        raise InputError(f"model {spec.name!r} has both `tiny` and `path`", where=where, fix="give one of them")
+    if not folder.is_dir():
+        raise InputError(f"model {spec.name!r}: there is no folder {folder}", where=where, fix=fix)
+    missing = [f for f in ("config.json",) if not (folder / f).is_file()]
+    if not any((folder / w).is_file() for w in WEIGHT_FILES):
+        missing.append(" or ".join(WEIGHT_FILES))
+    if missing:
+        raise InputError(f"model {spec.name!r}: the folder {folder} has no {', '.join(missing)}", where=where, fix=fix)
+    return folder
+
+
+def score_groups(config: Mapping, root: str | os.PathLike | None = None) -> dict[str, list[str]]:
+    """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
+
+    Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
+    studies is configured is dropped); every configured study in no group gets a group of its own,
+    named after it. One scoring job per model and group (rules/score.smk): a new study in no group
+    adds jobs of its own and leaves the other groups' jobs (and outputs) as they are. With
+    ``root``, a group member without a study file is an error (a typo would silently make the
+    study a group of its own); a study in two groups always is.
+    """
+    studies = [str(s) for s in config.get("studies") or []]
+    groups: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for name, members in (config.get("score_groups") or {}).items():
+        for sid in map(str, members):
+            where = f"config.score_groups.{name}"
+            if sid in owner:
+                raise InputError(f"study {sid!r} is in two score groups, {owner[sid]!r} and {name!r}", where=where,
+                                 fix="put each study in one group")
+            owner[sid] = name
+            if root is not None and sid not in studies and not study_file(config, sid, root).is_file():
+                raise InputError(f"score group {name!r} names study {sid!r}, which has no study file "
+                                 f"{study_file(config, sid, root)}", where=where, fix="correct the study id")
+        chosen = [s for s in studies if owner.get(s) == name]
+        if chosen:
+            groups[str(name)] = chosen
+    for sid in studies:
+        if sid not in owner:
+            name = "study_" + re.sub(r"\W", "_", sid)
+            if name in groups:
+                raise InputError(f"study {sid!r} would be scored in a group named {name!r}, which the "
+                                 "configuration also names", where="config.score_groups",
+                                 fix=f"rename the group {name!r}")
+            groups[name] = [sid]
+    return groups
 
 
 def check_study(path: Path, sid: str | None = None) -> None:

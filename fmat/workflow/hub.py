@@ -153,3 +153,29 @@ def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
         from ..models import set_cache_folder
 
         set_cache_folder(cache_dir)
+
+
+def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike = "resources/models.lock.tsv") -> dict:
+    """A configured local model folder (``{name: LABEL, path: FOLDER}``): record it in the lock
+    file (revision ``local``, commit = the folder, sha256 of its weights) and return the marker
+    ``{name, slug, revision, commit, path, source: "local", sha256}``; the scoring jobs load it
+    from ``path`` without the network. No hub, no cache."""
+    import datetime as _dt
+
+    from ..models import WEIGHT_FILES, _sha256
+
+    folder = Path(folder).resolve()
+    weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
+    if not (folder / "config.json").is_file() or not weights:
+        from ..errors import InputError
+
+        raise InputError(f"model {name!r}: {folder} is not a model folder (config.json and "
+                         f"{' or '.join(WEIGHT_FILES)} needed)", where="config.models[].path",
+                         fix="give a folder written by save_pretrained")
+    digest = _sha256(weights[0])
+    files = sorted(p.name for p in folder.iterdir() if p.is_file())
+    _update_lock(Path(lock), {"model": name, "revision": "local", "commit": str(folder), "files": ",".join(files),
+                              "sha256": digest,
+                              "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+    return {"name": name, "slug": model_slug(name), "revision": "local", "commit": str(folder),
+            "path": str(folder), "lock": str(lock), "source": "local", "sha256": digest}
