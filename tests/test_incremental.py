@@ -3,8 +3,8 @@
 Two tiny models saved as local folders (``{name, path}`` in the config), two small studies
 (3D, 3A: the paper's score group) run to completion; then study X1 (a group of its own) is added.
 Snakemake's own dry run must list only X1's jobs and the overview-level ``compare``; the run
-must leave every output of 3D and 3A with its bytes and file time; X1's tables must equal those
-of a run made from scratch with all three studies. About 2-3 minutes on 2 CPU cores.
+must leave every output of 3D and 3A with its bytes and file time; editing X1's file must again
+list only X1's jobs; X1's tables must equal those of a run made from scratch with all three studies. About 2-3 minutes on 2 CPU cores.
 """
 from __future__ import annotations
 
@@ -33,8 +33,14 @@ def targets(studies) -> list[str]:
 
 
 def write_config(work: Path, studies, models: Path) -> None:
+    """The working folder's config (local.yaml) and its own copies of the study files."""
+    folder = work / "studies"
+    folder.mkdir(exist_ok=True)
+    for sid in [*FIRST, NEW]:
+        if not (folder / f"{sid}.yaml").exists():
+            (folder / f"{sid}.yaml").write_bytes((REPO / "config" / "studies" / f"{sid}.yaml").read_bytes())
     cfg = {
-        "studies_dir": str(REPO / "config" / "studies"),
+        "studies_dir": str(folder),
         "studies": list(studies),
         "models": [{"name": name, "path": str(models / name)} for name in FAMILIES],
         "mirror_dir": None,          # these studies read no criterion table
@@ -104,20 +110,31 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     assert f"wildcards: study={NEW}" in res.stdout
     assert not any(f"wildcards: study={s}" in res.stdout for s in FIRST)
 
+    t1 = time.perf_counter()
     res = run(work, *targets([*FIRST, NEW]))
     assert res.returncode == 0, res.stdout[-6000:]
+    print(f"the addition's run: {time.perf_counter() - t1:.1f} s")
     assert job_counts(res.stdout) == {**expected, "total": sum(expected.values())}
     for path, (mtime, data) in before.items():                    # untouched: bytes and file time
         assert path.stat().st_mtime_ns == mtime and path.read_bytes() == data, path
     res = run(work, "-n", *targets([*FIRST, NEW]))
     assert res.returncode == 0 and "Nothing to be done" in res.stdout, res.stdout[-3000:]
+    # editing the new study's file: its own jobs again, and the overview; nothing of 3D or 3A
+    with open(work / "studies" / f"{NEW}.yaml", "a", encoding="utf-8") as fh:
+        fh.write("# edited\n")
+    res = run(work, "-n", *targets([*FIRST, NEW]))
+    assert res.returncode == 0, res.stdout[-6000:]
+    assert job_counts(res.stdout) == {**expected, "total": sum(expected.values())}, res.stdout[-4000:]
+    assert not any(f"wildcards: study={s}" in res.stdout for s in FIRST)
 
     # the new study's tables equal a run made from scratch with all three studies
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     write_config(scratch, [*FIRST, NEW], local_models)
+    t1 = time.perf_counter()
     res = run(scratch, *targets([*FIRST, NEW]))
     assert res.returncode == 0, res.stdout[-6000:]
+    print(f"from scratch with the three studies: {time.perf_counter() - t1:.1f} s")
     new_files = [p.relative_to(work) for p in outputs(work, [NEW]) if p.suffix == ".parquet"]
     assert len(new_files) >= 2 + 4, new_files                     # 2 score tables, LPR, reliability x2, stats
     for rel in new_files + [Path("results/replication.parquet")]:

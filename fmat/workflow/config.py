@@ -216,7 +216,7 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
     for i, spec in enumerate(model_table(cfg).values()):
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
-    score_groups(cfg, root)  # a study in two groups, a group member without a study file
+    score_groups(cfg)  # a study in two groups
     if load_studies:
         for sid in cfg["studies"]:
             check_study(study_file(cfg, sid, root), sid)
@@ -253,15 +253,15 @@ def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: st
     return folder
 
 
-def score_groups(config: Mapping, root: str | os.PathLike | None = None) -> dict[str, list[str]]:
+def score_groups(config: Mapping) -> dict[str, list[str]]:
     """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
 
     Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
     studies is configured is dropped); every configured study in no group gets a group of its own,
     named after it. One scoring job per model and group (rules/score.smk): a new study in no group
-    adds jobs of its own and leaves the other groups' jobs (and outputs) as they are. With
-    ``root``, a group member without a study file is an error (a typo would silently make the
-    study a group of its own); a study in two groups always is.
+    adds jobs of its own and leaves the other groups' jobs (and outputs) as they are. Members
+    that are not configured are ignored (a run of a few paper studies, another studies_dir);
+    a study in two groups is an error.
     """
     studies = [str(s) for s in config.get("studies") or []]
     groups: dict[str, list[str]] = {}
@@ -273,9 +273,6 @@ def score_groups(config: Mapping, root: str | os.PathLike | None = None) -> dict
                 raise InputError(f"study {sid!r} is in two score groups, {owner[sid]!r} and {name!r}", where=where,
                                  fix="put each study in one group")
             owner[sid] = name
-            if root is not None and sid not in studies and not study_file(config, sid, root).is_file():
-                raise InputError(f"score group {name!r} names study {sid!r}, which has no study file "
-                                 f"{study_file(config, sid, root)}", where=where, fix="correct the study id")
         chosen = [s for s in studies if owner.get(s) == name]
         if chosen:
             groups[str(name)] = chosen
