@@ -36,7 +36,7 @@ except FmatError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
 
 
-MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny)
+MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny, path)
 SLUGS = list(MODELS)
 STUDIES = [str(s) for s in config["studies"]]
 SCORE_GROUPS = score_groups(config)  # {group: [study ids]}: one scoring rule each (rules/score.smk)
