@@ -173,7 +173,7 @@ def test_demo_runs_every_study_to_its_report(demo_run):
     from fmat.results import validate_results
 
     work, _ = demo_run
-    studies = yaml.safe_load((work / "test.yaml").read_text())["studies"]
+    studies = yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["studies"]  # test.yaml sets studies_dir only
     assert {"2A", "3A", "4D", "X1", "X2"} <= set(studies)
     for study in studies:
         stats = validate_results(pd.read_parquet(work / "results" / "analysis" / study / "stats.parquet"))
