@@ -7,7 +7,7 @@ R (FMAT)                    Python                        module
 ==========================  ============================  ===========================
 FMAT_query                  fmat.query                    fmat.design
 FMAT_query_bind             fmat.query_bind               fmat.design
-FMAT_run                    fmat.run                      fmat.scoring
+FMAT_run                    fmat.run                      fmat.runner
 summary.fmat                fmat.summary                  fmat.lpr
 ICC_models                  fmat.icc_models               fmat.reliability
 LPR_reliability             fmat.lpr_reliability          fmat.reliability
@@ -30,7 +30,7 @@ _EXPORTS = {
     "query": "fmat.design",
     "query_bind": "fmat.design",
     "load_study": "fmat.study",
-    "run": "fmat.scoring",
+    "run": "fmat.runner",
     "summary": "fmat.lpr",
     "icc_models": "fmat.reliability",
     "lpr_reliability": "fmat.reliability",

@@ -231,7 +231,8 @@ def check(models, pairs=None, device=None, batch_size: int | None = None, constr
     """
     import warnings
 
-    from .scoring import OOVWarning, run
+    from .runner import run
+    from .scoring import OOVWarning
 
     pairs = _as_pairs(pairs, constructions)
     if len(pairs) == 0:

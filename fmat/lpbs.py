@@ -69,7 +69,7 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     special tokens), for each row the index of its sequence, the position of the query's own
     mask in it, and how many phrase tokens were masked. See the module docstring.
     """
-    from .scoring import _diff_span, _tokenize_many, fill_sentences, mask_position
+    from .tokens import _diff_span, _tokenize_many, fill_sentences, mask_position
 
     _check_lpbs_table(data)
     mask = tokenizer.mask_token

@@ -360,7 +360,7 @@ def vocab(models, words, query: str = "It is [MASK] here.", word_rule: str = "to
     Columns: model, M_word, token (the token, or "<first piece> (out-of-vocabulary)"),
     token_id, in_vocab (False also when the word is the unknown token).
     """
-    from .scoring import derive_options, fmat_rule_options
+    from .tokens import derive_options, fmat_rule_options
 
     if isinstance(words, str):
         words = [words]

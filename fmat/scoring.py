@@ -27,29 +27,20 @@ its fp32 matmul peak (benchmarks/bench_scoring.py, docs/scoring.md).
 from __future__ import annotations
 
 import logging
-import re
 import warnings
-from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError, ModelError
+# re-exported: fmat.scoring.PATTERN_SPECIAL, Option, fmat_word_form stay where users found them
+from .tokens import (PATTERN_SPECIAL, Option, _tokenize_many, derive_options, fill_sentences,  # noqa: F401
+                     fmat_rule_options, fmat_word_form, mask_position)
 
 log = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["output", "token", "prob", "token_id", "logp", "oov"]
 METHODS = ("fmat", "lpbs")
-
-#: FMAT's model-name rules (R FMAT_run's ``pattern.special``, plus ModernBERT from 2026.1)
-PATTERN_SPECIAL = {
-    "uncased": r"uncased|albert|electra|muhtasham",
-    "prefix_u2581": r"albert|xlm-roberta|xlnet",
-    "prefix_u2581_excl": r"chinese",
-    "prefix_u0120": r"roberta|bart|deberta|bertweet-large|ModernBERT",
-    "prefix_u0120_excl": r"chinese|xlm-|kornosk/",
-}
 
 
 class OOVWarning(UserWarning):
@@ -58,150 +49,8 @@ class OOVWarning(UserWarning):
 
 # ----------------------------------------------------------------------------- sentences
 
-def fill_sentences(data: pd.DataFrame, mask_token: str = "[MASK]") -> np.ndarray:
-    """The sentence of every row: {TARGET}/{ATTRIB} filled (first occurrence), [MASK] → ``mask_token``."""
-    q = data["query"].astype(str).to_numpy()
-    t = data["T_word"].astype(str).to_numpy() if "T_word" in data else None
-    a = data["A_word"].astype(str).to_numpy() if "A_word" in data else None
-    cache: dict = {}
-    out = np.empty(len(q), dtype=object)
-    for i in range(len(q)):
-        key = (q[i], None if t is None else t[i], None if a is None else a[i])
-        s = cache.get(key)
-        if s is None:
-            s = q[i]
-            if t is not None:
-                s = s.replace("{TARGET}", t[i], 1)
-            if a is not None:
-                s = s.replace("{ATTRIB}", a[i], 1)
-            if s.count("[MASK]") != 1:
-                raise InputError(f"query {q[i]!r} must contain exactly one [MASK]", where=f"query table row {i + 1}",
-                                 fix="build the table with fmat.query(), one [MASK] per query")
-            s = s.replace("[MASK]", mask_token)
-            cache[key] = s
-        out[i] = s
-    return out
-
 
 # ----------------------------------------------------------------------------- option tokens
-
-@dataclass
-class Option:
-    """How one option word reads in one sentence context of one model."""
-
-    pieces: list[int]          # token ids of the word at the mask position
-    unk: bool = False          # (one of) the pieces is the unknown token
-
-    @property
-    def oov(self) -> bool:
-        return len(self.pieces) != 1 or self.unk
-
-
-def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> list[list[int]]:
-    """Token ids of ``texts`` (with the model's special tokens when ``special``).
-
-    Asks for the ids only: building attention masks and token-type ids that nobody reads made
-    tokenizing 4× slower (5% of a CPU scoring run).
-    """
-    if not texts:
-        return []
-    return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
-                     return_token_type_ids=False)["input_ids"]
-
-
-def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
-    """[start, end) of the tokens of ``a`` that differ from ``b`` (common head and tail removed)."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    j = 0
-    while j < n - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
-        j += 1
-    return i, len(a) - j
-
-
-def mask_position(ids: Sequence[int], mask_id: int, sentence: str, model: str | None = None) -> int:
-    """The position of the one mask token in ``ids`` (the tokens of ``sentence``); InputError otherwise."""
-    where = [p for p, t in enumerate(ids) if t == mask_id]
-    if len(where) != 1:
-        raise InputError(f"sentence {str(sentence)!r} has {len(where)} mask tokens"
-                         + (f" for model {model}" if model else ""), where="query table",
-                         fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
-    return where[0]
-
-
-def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> list[Option]:
-    """Whole-word token ids of ``words[i]`` in sentence ``contexts[i]`` (mask token in place).
-
-    Tokenizes ``prefix + word + sep + suffix`` and ``prefix + <mask> + sep + suffix`` and takes
-    the tokens where they differ (common leading and trailing tokens removed). ``sep`` is a
-    space when the suffix starts with a non-space character (e.g. ``[MASK].``), so that a
-    tokenizer that splits on whitespace only (BERTweet's fastBPE) sees the word as a word, as
-    in its training text; tokenizers that split punctuation give the same word tokens either way.
-    """
-    mask = tokenizer.mask_token
-    unk_id = tokenizer.unk_token_id
-    refs: dict[str, int] = {}
-    filled, ref_of = [], []
-    for ctx, w in zip(contexts, words):
-        pre, _, suf = ctx.partition(mask)
-        sep = " " if suf and not suf[0].isspace() else ""
-        ref = pre + mask + sep + suf
-        ref_of.append(refs.setdefault(ref, len(refs)))
-        filled.append(pre + str(w) + sep + suf)
-    uniq_filled = list(dict.fromkeys(filled))
-    tok_filled = dict(zip(uniq_filled, _tokenize_many(tokenizer, uniq_filled)))
-    tok_ref = _tokenize_many(tokenizer, list(refs))
-    out = []
-    for f, r in zip(filled, ref_of):
-        a = tok_filled[f]
-        start, end = _diff_span(a, tok_ref[r])
-        pieces = list(a[start:end])
-        out.append(Option(pieces=pieces, unk=unk_id is not None and unk_id in pieces))
-    return out
-
-
-def fmat_word_form(word: str, model_name: str, query: str, pattern_special: Mapping[str, str] | None = None) -> str:
-    """FMAT's option-word processing by model-name regex (R ``FMAT_run``'s ``pattern.special``).
-
-    names matching ``uncased`` → lower-case; ``prefix_u2581`` (not ``..._excl``) → prefix ▁;
-    ``prefix_u0120`` (not ``..._excl``) → prefix a space, unless the query starts with [MASK].
-    """
-    p = dict(PATTERN_SPECIAL, **(pattern_special or {}))
-
-    def hit(key):
-        return bool(p.get(key)) and re.search(p[key], model_name, flags=re.IGNORECASE) is not None
-
-    w = str(word)
-    if hit("uncased"):
-        w = w.lower()
-    if hit("prefix_u2581") and not hit("prefix_u2581_excl"):
-        w = "\u2581" + w
-    if hit("prefix_u0120") and not hit("prefix_u0120_excl") and not str(query).lstrip().startswith("[MASK]"):
-        w = " " + w
-    return w
-
-
-def fmat_rule_options(tokenizer, model_name: str, queries: Sequence[str], words: Sequence[str],
-                      pattern_special=None) -> list[Option]:
-    """Option ids by FMAT's rule: exact vocabulary lookup of the processed word, else its encoding."""
-    vocab = tokenizer.get_vocab()
-    unk_id = tokenizer.unk_token_id
-    cache: dict = {}
-    out = []
-    for q, w in zip(queries, words):
-        form = fmat_word_form(w, model_name, q, pattern_special)
-        if form not in cache:
-            if form in vocab:
-                ids = [vocab[form]]
-            elif form.startswith(" ") and ("Ġ" + form[1:]) in vocab:
-                ids = [vocab["Ġ" + form[1:]]]
-            else:
-                ids = _tokenize_many(tokenizer, [form])[0]
-            cache[form] = Option(pieces=list(ids), unk=unk_id is not None and unk_id in ids)
-        out.append(cache[form])
-    return out
 
 
 # ----------------------------------------------------------------------------- model head
@@ -364,72 +213,6 @@ def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_si
 
 
 # ----------------------------------------------------------------------------- run
-
-def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, add_tokens: bool = False,
-        na_out: bool = True, progress: bool = True, threads: int | None = None, dtype: str = "float32",
-        method: str = "fmat", word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
-        weight_decay: float = 1.0, cache_dir=None, lock_path=None, max_tokens: int | None = None) -> pd.DataFrame:
-    """Score a query table on masked LMs (R: ``FMAT_run``).
-
-    Args:
-        models: a model name/folder, a list of them, or ``{label: name_or_path}``; the label
-            is the ``model`` column and what ``word_rule="fmat"`` matches (a folder's base name).
-        data: a query table (:func:`fmat.query`): query, MASK, M_pair, M_word, [TARGET...], [ATTRIB...].
-        device: "cpu", "cuda", "cuda:1"...; default CUDA when available.
-        batch_size, max_tokens: sentences / padded tokens per forward pass (:func:`plan_batches`);
-            default automatic (~1,000 tokens a pass on a CPU, 8,192 on a GPU). Results do not
-            depend on them beyond ~1e-6 in log probability.
-        add_tokens: add OOV words (several pieces) temporarily as new tokens whose input (and
-            tied output) embedding is the mean of their pieces' embeddings (``weight_decay`` d:
-            weights d^i / Σ d^i); the softmax then covers the enlarged vocabulary. Model files
-            are never changed; context text keeps its original tokenization.
-        na_out: OOV words get prob NaN (default); False: the first piece's probability (FMAT's).
-        progress: tqdm progress bar (sentences/s).
-        threads: ``torch.set_num_threads(threads)`` when given.
-        dtype: "float32" (default); "bfloat16"/"float16" only when asked (slower on most CPUs).
-        method: "fmat" (raw probabilities); "lpbs": also each option's prior, the TARGET/ATTRIB
-            phrase masked (:func:`fmat.lpbs.score_model`; columns ``prior``, ``logp_prior``).
-        word_rule: "tokenizer" (derive the whole-word token from the tokenizer) or "fmat"
-            (FMAT's model-name regexes, :data:`PATTERN_SPECIAL`, overridable by ``pattern_special``).
-
-    Returns ``model`` + the query columns + ``output, token, prob, token_id, logp, oov``;
-    rows in model order × query-table order.
-    """
-    import torch
-
-    from .models import _as_models, load_masked_lm, model_label
-
-    if method not in METHODS:
-        raise InputError(f"unknown scoring method {method!r}",
-                         fix="use method='fmat' or 'lpbs' (probabilities with their prior, Kurita et al. 2019)")
-    if word_rule not in ("tokenizer", "fmat"):
-        raise InputError(f"unknown word_rule {word_rule!r}", fix="use 'tokenizer' (default) or 'fmat'")
-    _check_query_table(data)
-    plan_batches([1], batch_size, max_tokens)      # checks both before any model is loaded
-    if threads:
-        torch.set_num_threads(int(threads))
-    model_map = _as_models(models)
-    frames = []
-    for label, src in model_map.items():
-        model, tokenizer = load_masked_lm(src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path,
-                                          progress=progress)
-        name = model_label(src) if label == src else label
-        scorer = score_model
-        if method == "lpbs":
-            from .lpbs import score_model as scorer
-        scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
-                        add_tokens=add_tokens, na_out=na_out, progress=progress, word_rule=word_rule,
-                        pattern_special=pattern_special, weight_decay=weight_decay)
-        scores.insert(0, "model", label)
-        frames.append(scores)
-        del model
-    out = pd.concat(frames, ignore_index=True)
-    out["model"] = pd.Categorical(out["model"], categories=list(model_map))
-    for c in data.columns:
-        if isinstance(data[c].dtype, pd.CategoricalDtype):
-            out[c] = pd.Categorical(out[c], categories=data[c].cat.categories)
-    out.attrs = dict(data.attrs)
-    return out
 
 
 def _check_query_table(data) -> None:

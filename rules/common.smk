@@ -2,6 +2,7 @@
 import os
 import re
 import sys
+from pathlib import Path
 
 # the repository's package first (the conda envs install only its dependencies)
 sys.path.insert(0, workflow.basedir)
@@ -10,7 +11,9 @@ from snakemake.exceptions import WorkflowError
 
 from fmat.errors import FmatError
 from fmat.workflow import (
+    model_folder,
     model_table,
+    score_groups,
     score_resources,
     study_criteria,
     study_file,
@@ -28,14 +31,15 @@ def config_files():
 # Validate the merged configuration (JSON Schema + study files) before any job is planned:
 # a wrong key, type, study or model stops here with the key's name and the fix.
 try:
-    config.update(validate_config(config, root=".", files=config_files()))
+    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir))
 except FmatError as err:
     raise WorkflowError(f"invalid configuration: {err}") from None
 
 
-MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny)
+MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny, path)
 SLUGS = list(MODELS)
 STUDIES = [str(s) for s in config["studies"]]
+SCORE_GROUPS = score_groups(config)  # {group: [study ids]}: one scoring rule each (rules/score.smk)
 DEMO = any(spec.tiny for spec in MODELS.values())
 DEMO_DIR = config["demo_dir"]
 
@@ -50,6 +54,20 @@ def model_marker(wildcards):
     if DEMO:
         return f"{DEMO_DIR}/{wildcards.model}.json"
     return f"resources/models/{wildcards.model}.json"
+
+
+def local_folder(slug):
+    """The absolute folder of a local model ({name, path} in the config), else None."""
+    folder = model_folder(MODELS[slug], workflow.basedir)
+    return None if folder is None else str(folder.resolve())
+
+
+def local_model_files(wildcards):
+    """(rule download_model) A local model folder's files (a changed file reruns its marker)."""
+    folder = local_folder(wildcards.model)
+    if folder is None:
+        return []
+    return sorted(str(p) for p in Path(folder).iterdir() if p.is_file())
 
 
 def study_yaml(wildcards):

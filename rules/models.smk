@@ -1,6 +1,8 @@
 # Stage 1: download each model once into the Hugging Face cache and lock its revision.
 # Online, so it runs on the machine that starts Snakemake (localrules), never on a compute node.
 # Offline it stops within seconds and says how to run offline (make demo, or a filled cache).
+# A local folder ({name: LABEL, path: FOLDER}) needs no network: its weights are hashed into the
+# lock file, and a change of its files makes the marker (and that model's scoring) run again.
 
 
 localrules:
@@ -8,11 +10,14 @@ localrules:
 
 
 rule download_model:
+    input:
+        local_model_files,
     output:
         "resources/models/{model}.json",
     params:
         name=lambda wc: MODELS[wc.model].name,
         revision=lambda wc: MODELS[wc.model].revision,
+        path=lambda wc: local_folder(wc.model),
         cache_dir=config["cache_dir"],
         lock="resources/models.lock.tsv",
         timeout=config["hub_timeout"],

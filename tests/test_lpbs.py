@@ -245,13 +245,13 @@ def test_oov_option_gets_nan_prior(models):
 
 def test_run_dispatches_lpbs(models):
     """fmat.run(..., method="lpbs") adds the prior columns."""
-    from fmat import scoring
+    from fmat import runner, scoring
 
     assert "lpbs" in scoring.METHODS
     data = query(**MA)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        s = scoring.run({"tiny": models["albert"]}, data, device="cpu", progress=False, method="lpbs")
+        s = runner.run({"tiny": models["albert"]}, data, device="cpu", progress=False, method="lpbs")
     ref = _score(models["albert"], data)
     assert list(s.columns) == ["model"] + list(ref.columns)
     np.testing.assert_allclose(s["logp_prior"].to_numpy(float), ref["logp_prior"].to_numpy(float), atol=1e-6)

@@ -148,7 +148,7 @@ def test_killed_run_resumes_only_the_unfinished_job(runs):
     # 3. with --rerun-incomplete: only the unfinished scoring job, then the LPRs
     res = run(cut, "--rerun-incomplete", *TARGETS)
     assert res.returncode == 0, res.stdout[-6000:]
-    assert job_counts(res.stdout) == {"score_model": 1, "lpr": 2, "total": 3}, res.stdout[-3000:]
+    assert job_counts(res.stdout) == {"score_paper": 1, "lpr": 2, "total": 3}, res.stdout[-3000:]
     assert f"wildcards: model={partial}" in res.stdout
     assert f"wildcards: model={finished}" not in res.stdout
     for p, (mtime, data) in kept.items():         # not rewritten
@@ -175,9 +175,9 @@ def test_a_broken_model_fails_alone_with_keep_going(base, runs, tmp_path):
     folder.mkdir()                                 # an empty model folder (e.g. a failed copy)
     res = run(work, "--keep-going", *TARGETS)
     assert res.returncode != 0
-    assert "Error in rule score_model" in res.stdout, res.stdout[-4000:]
+    assert "Error in rule score_paper" in res.stdout, res.stdout[-4000:]
     assert f"wildcards: model={broken}" in res.stdout
-    log = (work / "logs" / "score_model" / f"{broken}.log").read_text(encoding="utf-8")
+    log = (work / "logs" / "score_paper" / f"{broken}.log").read_text(encoding="utf-8")
     assert f"model folder resources/demo_models/{broken} has no config.json" in log, log
     assert "Traceback" not in log                  # a message, not a stack trace
     # the other model's job ran to the end, and its tables are the reference's

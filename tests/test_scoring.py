@@ -16,7 +16,8 @@ import pytest
 import torch
 
 from fmat.errors import InputError
-from fmat.scoring import OOVWarning, fmat_word_form, run
+from fmat.runner import run
+from fmat.scoring import OOVWarning, fmat_word_form
 from fmat.tiny import FAMILIES, build_tiny_model
 
 torch.set_num_threads(1)

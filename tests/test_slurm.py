@@ -45,6 +45,8 @@ SMALL = {
     "studies": STUDIES,
     "models": [{"name": n, "tiny": fam} for n, fam in MODELS.items()],
     "score_threads": 1,  # two scoring jobs side by side on the 2-CPU node
+    # all three studies in one scoring job per model (rule score_paper), as the paper's studies are
+    "score_groups": {"paper": STUDIES, "examples": ["X1"]},  # (X1 is not configured here: ignored)
 }
 # what docs/cluster.md ("Trying it on one machine") tells users to add to `--profile profiles/slurm`
 # on the local cluster; test_doc_shows_the_overrides_the_test_uses keeps the two in step
@@ -52,8 +54,8 @@ SLURM_OVERRIDES = [
     "--slurm-status-command", "squeue",
     "--slurm-no-account",
     "--default-resources", "slurm_partition=local", "mem_mb=2000", "runtime=30",
-    "--set-resources", "score_model:slurm_partition=local",
-    "--set-threads", "score_model=1",
+    "--set-resources", "score_paper:slurm_partition=local",
+    "--set-threads", "score_paper=1",
 ]
 # test only: status checks every few seconds instead of the profile's 40 s (short jobs)
 FAST_CHECKS = ["--slurm-init-seconds-before-status-checks", "3", "--seconds-between-status-checks", "3"]
@@ -185,7 +187,7 @@ def runs(cluster, tmp_path_factory):
         proc = subprocess.Popen(_slurm_cmd(), cwd=work, env=env, stdout=fh, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 420
-        stamp = work / "logs" / "score_model" / f"{CANCELLED}.slowed"
+        stamp = work / "logs" / "score_paper" / f"{CANCELLED}.slowed"
         cancelled = killed = None
         while time.time() < deadline and proc.poll() is None:
             time.sleep(1)
@@ -194,7 +196,7 @@ def runs(cluster, tmp_path_factory):
                 for line in subprocess.run(["squeue", "-h", "-t", "running", "-o", "%i|%k"], capture_output=True,
                                            text=True).stdout.splitlines():
                     sid, comment = line.split("|", 1)
-                    if comment == f"rule_score_model_wildcards_{CANCELLED}":
+                    if comment == f"rule_score_paper_wildcards_{CANCELLED}":
                         subprocess.run(["scancel", sid], check=True)
                         cancelled = sid
             if cancelled and killed is None and re.search(r"Finished jobid: \d+ \(Rule: lpr\)",
@@ -269,7 +271,7 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
     attempts = {}
     for started, submitted in ((started1, submitted1), (started2, submitted2)):
         for jobid, (rule, outs) in started.items():
-            if rule == "score_model":
+            if rule == "score_paper":
                 model = Path(outs[0]).stem
                 attempts.setdefault(model, []).extend(s for s, _ in submitted[jobid])
     assert set(attempts) == set(MODELS), attempts
@@ -279,11 +281,11 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
         assert len(sids) == 2, (model, recs)
         assert recs[0]["JobState"] == state and recs[1]["JobState"] == "COMPLETED", (model, recs)
         assert (recs[0]["TimeLimit"], recs[1]["TimeLimit"]) == ("00:01:00", "00:02:00"), (model, recs)
-        kept = work / "logs" / "slurm" / "rule_score_model" / model / f"{sids[0]}.log"
+        kept = work / "logs" / "slurm" / "rule_score_paper" / model / f"{sids[0]}.log"
         assert kept.exists(), f"the failed job's SLURM log should be kept at {kept}"
         assert ("DUE TO TIME LIMIT" if state == "TIMEOUT" else "CANCELLED") in kept.read_text(), kept.read_text()
         # successful jobs' logs are deleted (slurm-keep-successful-logs: false)
-        assert not (work / "logs" / "slurm" / "rule_score_model" / model / f"{sids[1]}.log").exists()
+        assert not (work / "logs" / "slurm" / "rule_score_paper" / model / f"{sids[1]}.log").exists()
     assert sid == attempts[CANCELLED][0]
     assert "Trying to restart job" in first
 
@@ -291,7 +293,7 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
     for p in runs["done_before"]:
         assert (work / p).stat().st_mtime_ns == runs["mtimes"][p], f"{p} was redone after the resume"
         assert not any(p in outs for _, outs in started2.values()), p
-    assert "score_model" not in {rule for rule, _ in started2.values()}
+    assert "score_paper" not in {rule for rule, _ in started2.values()}
     # ... and redid the jobs that were cancelled half done after the kill (rerun-incomplete)
     redo = [c.removeprefix("rule_") for sid, c in runs["in_flight"] if _scontrol(sid)["JobState"] == "CANCELLED"]
     assert redo, ("no job was in flight when snakemake was killed", runs["in_flight"])
@@ -325,16 +327,16 @@ def test_doc_shows_what_a_paper_run_asks_of_the_cluster():
     assert shown == res.stdout.strip(), "rerun `python profiles/slurm/paper_requests.py` and paste it into docs/cluster.md"
     rows = {line.split(" | ")[0].strip("| "): line for line in shown.splitlines() if line.startswith("| ")}
     # the paper: 12 models -> 12 scoring jobs on GPUs; 15 studies -> 15 lpr jobs; downloads on the login node
-    assert rows["score_model"].split(" | ")[1:3] == ["12", "GPU"]
+    assert rows["score_paper"].split(" | ")[1:3] == ["12", "GPU"]
     assert rows["lpr"].split(" | ")[1] == "15"
     assert "login node" in rows["download_model"] and "login node" in rows["criteria_fetch"]
-    # score_resources' first-attempt walltimes of the 12 models, summed: the GPU-hours of score_model
+    # score_resources' first-attempt walltimes of the 12 models, summed: the GPU-hours of score_paper
     from fmat.workflow import score_resources
 
     models = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))["models"]
     names = [m if isinstance(m, str) else m["name"] for m in models]
     hours = sum(score_resources(n, 1, 15)["runtime"] for n in names) / 60
-    assert f"{hours:.1f} GPU-hours" in rows["score_model"], (hours, rows["score_model"])
+    assert f"{hours:.1f} GPU-hours" in rows["score_paper"], (hours, rows["score_paper"])
 
 
 def test_paper_requests_parses_local_rules():

@@ -67,7 +67,8 @@ def test_dry_run_of_the_paper_lists_every_job(tmp_path):
     n = job_counts(res.stdout)
     assert n["download_model"] == 12      # the paper's 12 models
     assert n["queries"] == 15             # 15 studies
-    assert n["score_model"] == 12         # ONE scoring job per model, all studies in it
+    assert n["score_paper"] == 12         # ONE scoring job per model, the paper's 15 studies in it
+    assert [r for r in n if r.startswith("score_")] == ["score_paper"]
     assert n["lpr"] == 15
     assert n["reliability"] == 15
     assert "demo_models" not in n
@@ -159,8 +160,9 @@ def test_demo_end_to_end(demo_run):
     stats = pd.read_parquet(work / "results" / "analysis" / "3A" / "stats.parquet")
     assert set(stats.loc[stats["statistic"] == "alpha", "condition"]) == {"Career", "Family"}
     # logs and benchmarks of every job
-    assert (work / "logs" / "score_model" / "tiny-roberta-base.log").exists()
-    assert (work / "results" / "benchmarks" / "score_model" / "tiny-roberta-base.tsv").exists()
+    assert (work / "logs" / "score_paper" / "tiny-roberta-base.log").exists()
+    assert (work / "results" / "benchmarks" / "score_paper" / "tiny-roberta-base.tsv").exists()
+    assert (work / "logs" / "score_examples" / "tiny-roberta-base.log").exists()  # X1, X2: group `examples`
     assert seconds < 1200, seconds
 
 
@@ -171,7 +173,7 @@ def test_demo_runs_every_study_to_its_report(demo_run):
     from fmat.results import validate_results
 
     work, _ = demo_run
-    studies = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))["studies"]
+    studies = yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["studies"]  # test.yaml sets studies_dir only
     assert {"2A", "3A", "4D", "X1", "X2"} <= set(studies)
     for study in studies:
         stats = validate_results(pd.read_parquet(work / "results" / "analysis" / study / "stats.parquet"))

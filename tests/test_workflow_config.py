@@ -141,8 +141,8 @@ def test_hub_unreachable_is_detected_quickly(monkeypatch):
 
 
 def test_offline_and_not_cached_says_how_to_run_offline(monkeypatch, tmp_path):
-    monkeypatch.setattr(wf, "cached_snapshot", lambda name, revision: None)
-    monkeypatch.setattr(wf, "hub_reachable", lambda timeout: False)
+    monkeypatch.setattr(wf.hub, "cached_snapshot", lambda name, revision: None)
+    monkeypatch.setattr(wf.hub, "hub_reachable", lambda timeout: False)
     with pytest.raises(OfflineError) as err:
         wf.ensure_model("bert-base-uncased", lock=tmp_path / "models.lock.tsv", timeout=1)
     msg = str(err.value)
@@ -174,7 +174,7 @@ def test_a_cached_model_is_locked_without_the_network(monkeypatch, tmp_path):
     def no_network(timeout):  # pragma: no cover - must not be called
         raise AssertionError("the hub was probed although the model is cached")
 
-    monkeypatch.setattr(wf, "hub_reachable", no_network)
+    monkeypatch.setattr(wf.hub, "hub_reachable", no_network)
     lock = tmp_path / "models.lock.tsv"
     rec = wf.ensure_model("vinai/bertweet-base", lock=lock)
     assert rec["commit"] == commit and rec["slug"] == "vinai__bertweet-base" and rec["source"] == "cache"
@@ -275,11 +275,11 @@ def test_phrases_become_item_keys_so_templates_line_up():
                           "item": ["engineer", "nurse", "engineer", "nurse"]})
     lpr = pd.DataFrame({"model": ["m"] * 4, "query": ["q1", "q1", "q2", "q2"],
                         "T_word": ["an engineer", "a nurse", "engineer", "nurse"], "LPR": [1.0, 2.0, 1.5, 2.5]})
-    out = wf._item_keys(SimpleNamespace(items=items), lpr, "query")
+    out = wf.tables._item_keys(SimpleNamespace(items=items), lpr, "query")
     assert out["T_word"].astype(str).tolist() == ["engineer", "nurse", "engineer", "nurse"]
     assert lpr["T_word"].tolist()[0] == "an engineer"  # the input is not changed
     # the item column itself is never rewritten
-    assert wf._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
+    assert wf.tables._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
 
 
 def test_config_hash_is_stable_and_sensitive():

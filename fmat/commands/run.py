@@ -31,7 +31,7 @@ def _run(args) -> int:
     import warnings
 
     from ..design import read_query_table
-    from ..scoring import run
+    from ..runner import run
 
     data = read_query_table(args.queries)
     fmt = warnings.formatwarning

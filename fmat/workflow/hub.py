@@ -1,0 +1,181 @@
+"""Models from the Hugging Face hub: is it reachable (:func:`hub_reachable`), the cache and the
+lock file (:func:`ensure_model`), and a model job's offline environment (:func:`prepare_model_env`)."""
+from __future__ import annotations
+
+import os
+import socket
+import urllib.parse
+from pathlib import Path
+from typing import Mapping
+
+from ..errors import OfflineError
+from .config import model_slug
+
+
+#: what to do when the Hugging Face hub cannot be reached (shown by the download rule)
+OFFLINE_HELP = (
+    "the workflow needs the Hugging Face hub once, to download the models, and it cannot be reached "
+    "from here.\n"
+    "  To run offline, either\n"
+    "    - run the demo on tiny local models:  make demo   "
+    "(= snakemake --profile profiles/default --configfile config/demo.yaml), or\n"
+    "    - fill the model cache on a connected machine (snakemake --profile profiles/default "
+    "--until download_model, or `fmat download MODEL`), copy the cache folder (config key cache_dir, "
+    "or $HF_HOME) and resources/models.lock.tsv here, and run again with HF_HUB_OFFLINE=1."
+)
+
+
+
+def hub_reachable(timeout: float = 5.0, endpoint: str | None = None) -> bool:
+    """Can a TCP connection to the Hugging Face hub (``$HF_ENDPOINT`` or huggingface.co:443) be
+    opened within ``timeout`` seconds? False at once when ``HF_HUB_OFFLINE`` is set."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return False
+    url = urllib.parse.urlparse(endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host = url.hostname or "huggingface.co"
+    port = url.port or (80 if url.scheme == "http" else 443)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+
+def offline_error(model: str) -> OfflineError:
+    """The error the download rule raises when ``model`` is not cached and the hub is unreachable."""
+    return OfflineError(OFFLINE_HELP, where=f"download_model: {model}",
+                        fix="make demo  (or copy a filled cache and run with HF_HUB_OFFLINE=1)")
+
+
+
+def cached_snapshot(name: str, revision: str | None) -> Path | None:
+    """The local snapshot folder of hub model ``name`` at ``revision`` (a commit, branch or tag;
+    None: main) if a config file is there -- looked up WITHOUT the network; else None."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        path = Path(snapshot_download(name, revision=revision or "main", local_files_only=True))
+    except Exception:  # noqa: BLE001 - any failure means "not cached"
+        return None
+    return path if (path / "config.json").exists() else None
+
+
+
+def _lock_guard(lock: Path):
+    """An exclusive file lock beside the lock file: download jobs run in parallel and each
+    rewrites the lock file (read, replace its row, write)."""
+    import contextlib
+    import fcntl
+
+    @contextlib.contextmanager
+    def guard():
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock.with_name(lock.name + ".lck"), "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    return guard()
+
+
+
+def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
+    """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
+    import datetime as _dt
+
+    from ..models import WEIGHT_FILES, _sha256
+
+    files = sorted(p.name for p in path.iterdir() if p.is_file())
+    weights = [path / w for w in WEIGHT_FILES if (path / w).exists()]
+    return {"model": name, "revision": revision or "main", "commit": path.name, "files": ",".join(files),
+            "sha256": _sha256(weights[0]) if weights else "",
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+
+def _update_lock(lock: Path, row: Mapping) -> None:
+    import pandas as pd
+
+    from ..io import write_table
+    from ..models import LOCK_COLUMNS, read_lock
+
+    with _lock_guard(lock):
+        old = read_lock(lock)
+        old = old[old["model"] != row["model"]]
+        new = pd.concat([old, pd.DataFrame([row]).astype(str)], ignore_index=True)
+        write_table(new[LOCK_COLUMNS].sort_values("model"), lock, "tsv")
+
+
+
+def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv",
+                 timeout: float = 5.0) -> dict:
+    """Make sure hub model ``name`` is in the cache and in the lock file; return the marker
+    ``{name, slug, revision, commit, path: None, source}`` (``path`` None: load by name, offline,
+    at the locked commit -- :func:`fmat.models.load_masked_lm`).
+
+    Which commit: the configured ``revision``, else the lock file's, else main. A snapshot
+    already in the cache is used without the network. Otherwise the hub is probed for
+    ``timeout`` seconds; unreachable -> :class:`~fmat.errors.OfflineError` (:data:`OFFLINE_HELP`);
+    reachable -> :func:`fmat.models.download`. Call :func:`fmat.models.set_cache_folder` first
+    to use another cache than ``$HF_HOME``.
+    """
+    from ..models import download, locked_commit
+
+    lock = Path(lock)
+    locked = locked_commit(name, lock)
+    path = cached_snapshot(name, revision or locked)
+    if path is not None:
+        source = "cache"
+        if locked != path.name:
+            _update_lock(lock, lock_row_from_cache(name, path, revision))
+        commit = path.name
+    else:
+        if not hub_reachable(timeout):
+            raise offline_error(name)
+        rows = download(name, revision=revision or locked, lock_path=None)
+        row = rows.iloc[0].to_dict()
+        _update_lock(lock, row)
+        commit, source = str(row["commit"]), "hub"
+    return {"name": name, "slug": model_slug(name), "revision": revision, "commit": commit,
+            "path": None, "lock": str(lock), "source": source}
+
+
+
+def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
+    """Before a job loads a model: hub models load offline from their locked snapshot
+    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`)."""
+    if offline:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+    if cache_dir:
+        from ..models import set_cache_folder
+
+        set_cache_folder(cache_dir)
+
+
+def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike = "resources/models.lock.tsv") -> dict:
+    """A configured local model folder (``{name: LABEL, path: FOLDER}``): record it in the lock
+    file (revision ``local``, commit = the folder, sha256 of its weights) and return the marker
+    ``{name, slug, revision, commit, path, source: "local", sha256}``; the scoring jobs load it
+    from ``path`` without the network. No hub, no cache."""
+    import datetime as _dt
+
+    from ..models import WEIGHT_FILES, _sha256
+
+    folder = Path(folder).resolve()
+    weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
+    if not (folder / "config.json").is_file() or not weights:
+        from ..errors import InputError
+
+        raise InputError(f"model {name!r}: {folder} is not a model folder (config.json and "
+                         f"{' or '.join(WEIGHT_FILES)} needed)", where="config.models[].path",
+                         fix="give a folder written by save_pretrained")
+    digest = _sha256(weights[0])
+    files = sorted(p.name for p in folder.iterdir() if p.is_file())
+    _update_lock(Path(lock), {"model": name, "revision": "local", "commit": str(folder), "files": ",".join(files),
+                              "sha256": digest,
+                              "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+    return {"name": name, "slug": model_slug(name), "revision": "local", "commit": str(folder),
+            "path": str(folder), "lock": str(lock), "source": "local", "sha256": digest}

@@ -1,0 +1,58 @@
+"""What every workflow script (scripts/*.py) shares: logging to the rule's log file, errors as
+messages (:func:`run_script`), JSON markers (:func:`write_json`, :func:`read_json`)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Mapping
+
+
+def script_logging(log_file: str | os.PathLike | None) -> None:
+    """Log to the rule's log file and to stderr (INFO)."""
+    import logging
+    import sys
+
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, mode="w", encoding="utf-8"))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)
+
+
+
+def run_script(main, log_file=None) -> None:
+    """Run a script's ``main()``; an :class:`~fmat.errors.FmatError` is logged as a message
+    (no traceback) to the log file and stderr, and the job fails with exit status 1."""
+    import logging
+    import sys
+
+    from ..errors import FmatError
+
+    script_logging(log_file)
+    try:
+        main()
+    except FmatError as err:
+        logging.getLogger("fmat.workflow").error("%s", err)
+        sys.exit(1)
+    except Exception:
+        logging.getLogger("fmat.workflow").exception("unexpected error")
+        raise
+
+
+
+def write_json(record: Mapping, path: str | os.PathLike) -> Path:
+    """Write a JSON marker atomically."""
+    from ..io import atomic_path
+
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    return path
+
+
+
+def read_json(path: str | os.PathLike) -> dict:
+    """Read a JSON marker written by :func:`write_json`."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))

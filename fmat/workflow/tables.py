@@ -1,0 +1,133 @@
+"""Per-study tables after scoring: the models' scores together (:func:`load_scores`), LPRs or LPBS
+(:func:`lpr_table`) and reliability (:func:`reliability_tables`)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+from .config import model_slug
+from .studies import study_options
+
+
+def load_scores(paths: Sequence[str | os.PathLike]):
+    """Concatenate per-model score tables in the given (configuration) order, keeping the query
+    columns categorical with their levels in order of first appearance."""
+    import pandas as pd
+
+    from ..io import read_table
+
+    tables = [read_table(p) for p in paths]
+    if len(tables) == 1:
+        return tables[0]
+    attrs = dict(tables[0].attrs)
+    cats = [c for c in tables[0].columns if isinstance(tables[0][c].dtype, pd.CategoricalDtype)]
+    out = pd.concat(tables, ignore_index=True)
+    for col in cats:
+        levels: dict = {}
+        for t in tables:
+            for level in t[col].cat.categories:
+                levels.setdefault(level, None)
+        out[col] = pd.Categorical(out[col].astype(object), categories=list(levels))
+    out.attrs.update(attrs)
+    return out
+
+
+
+def summary_function(study: Any):
+    """The contrast a study's scores get: :func:`fmat.lpr.summary` (LPR), or
+    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) when its file says ``score: {method:
+    lpbs}``. Both keep the value in column ``LPR``; the LPBS table says so in
+    ``attrs["measure"]``."""
+    if study_options(study, "score").get("method", "fmat") == "lpbs":
+        from ..lpbs import summary
+    else:
+        from ..lpr import summary
+    return summary
+
+
+
+def lpr_table(study: Any, scores):
+    """LPRs (or LPBS) of one study, with the study file's ``lpr`` options."""
+    return summary_function(study)(scores, **study_options(study, "lpr"))
+
+
+
+def reliability_tables(study: Any, scores, lpr, sid: str | None = None, icc: bool = True):
+    """Reliability of one study -> ``(details, stats)``.
+
+    - ICC among the models (:func:`fmat.reliability.icc_models`; agreement, average and single)
+      on the raw log probabilities (condition ``all``: the paper's ICC, footnote 1) and on the
+      LPRs (condition ``LPR``); skipped with ``icc=False`` (one model);
+    - alpha among the study file's ``reliability.item`` split by its ``by``
+      (:func:`fmat.reliability.lpr_reliability`), on the LPRs of ``reliability.lpr`` (by default
+      the study's ``lpr`` options); with ``model`` in ``by``, also pooled over the models
+      (model ``all``: the "Overall" rows of Tables 3-4). Phrases are replaced by their item
+      keys first (:func:`_item_keys`), so templates that word an item differently line up.
+
+    ``details`` stacks the raw outputs (column ``analysis`` = ICC / alpha); ``stats`` has the
+    same numbers in the :mod:`fmat.results` shape (conditions as docs/results.md; ``model`` a
+    slug, e.g. ``vinai__bertweet-base``).
+    """
+    import pandas as pd
+
+    from ..reliability import alpha_rows, icc_models, icc_rows, lpr_reliability
+
+    sid = str(sid or getattr(study, "id", "") or "")
+    parts, details = [], []
+    if icc:
+        for condition, data in (("all", scores), ("LPR", lpr)):
+            res = icc_models(data, type="agreement", unit="both")
+            parts.append(icc_rows(sid, res, condition=condition))
+            details.append(res.assign(analysis="ICC", condition=condition))
+    opts = study_options(study, "reliability")
+    item = opts.get("item", "query")
+    by = opts.get("by") or []
+    by = [by] if isinstance(by, str) else list(by)
+    alpha_data = lpr
+    lpr_opts = opts.get("lpr")
+    if lpr_opts and dict(lpr_opts) != study_options(study, "lpr"):
+        # alpha on another summary (e.g. log P before the contrast)
+        alpha_data = summary_function(study)(scores, **lpr_opts)
+    alpha_data = _item_keys(study, alpha_data, item)
+    splits = [by] + ([[b for b in by if b != "model"]] if "model" in by else [])
+    for split in splits:
+        alpha = lpr_reliability(alpha_data, item=item, by=split or None)
+        parts.append(alpha_rows(sid, alpha, by=split))
+        details.append(alpha.assign(analysis="alpha", item=item, by=",".join(split)))
+    stats = pd.concat(parts, ignore_index=True)
+    stats["model"] = [m if m == "all" else model_slug(m) for m in stats["model"]]
+    detail = pd.concat(details, ignore_index=True)
+    detail.insert(0, "study", sid)
+    for col in detail.columns:
+        if detail[col].dtype == object:
+            detail[col] = detail[col].map(lambda v: v if v is None or isinstance(v, str) else str(v)).astype("string")
+    return detail, stats
+
+
+
+_SLOT_COLUMN = {"TARGET": "T_word", "ATTRIB": "A_word"}
+
+
+
+def _item_keys(study: Any, lpr, item: str):
+    """Replace TARGET/ATTRIB phrases by their item keys (the study file's ``{phrase, item}``;
+    ``Study.items``) in the columns that identify alpha's rows, so that the same item written
+    differently in two templates ("an engineer" / "engineer", Study 1A) lines up."""
+    import pandas as pd
+
+    items = getattr(study, "items", None)
+    if not isinstance(items, pd.DataFrame) or not {"slot", "word", "item"} <= set(items.columns):
+        return lpr
+    out = lpr
+    for slot, col in _SLOT_COLUMN.items():
+        if col == item or col not in lpr.columns:
+            continue
+        pairs = items[items["slot"] == slot]
+        mapping = {str(w): str(k) for w, k in zip(pairs["word"], pairs["item"]) if str(w) != str(k)}
+        if not mapping:
+            continue
+        if out is lpr:
+            out = lpr.copy()
+        values = [mapping.get(str(v), str(v)) if pd.notna(v) else v for v in out[col].tolist()]
+        out[col] = pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if pd.notna(v))))
+    return out
