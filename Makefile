@@ -36,4 +36,5 @@ lint: env
 
 bench: env
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_paper.py --sample 0.01
 	$(BIN)/python benchmarks/bench_stats.py
