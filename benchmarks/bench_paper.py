@@ -308,7 +308,6 @@ class FmatWay:
         t0 = time.perf_counter()
         self.pipe = pipeline("fill-mask", model=str(path), device=device)
         self.load = time.perf_counter() - t0
-        self.memory = max(0, _allocated(device) - before)
         self.device = device
         self.work = {}
         for sid, (t, n, k) in samples.items():
@@ -316,7 +315,8 @@ class FmatWay:
             words = t["M_word"].astype(str).to_numpy()
             self.work[sid] = [(s, list(dict.fromkeys(words[sent == s]))) for s in dict.fromkeys(sent.tolist())]
         s, opts = next(iter(self.work.values()))[0]
-        self.pipe(s, targets=opts, top_k=len(opts))    # warm-up
+        self.pipe(s, targets=opts, top_k=len(opts))    # warm-up (pages every weight in)
+        self.memory = max(0, _allocated(device) - before)
         self.study_sec = {}
 
     def run(self, sid: str) -> None:
