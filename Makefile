@@ -36,4 +36,5 @@ lint: env
 
 bench: env
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_paper.py --sample 0.005 --least 5 --fmat-way-sample 0.001 --fmat-way-least 1
 	$(BIN)/python benchmarks/bench_stats.py

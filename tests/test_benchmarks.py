@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
+import pytest
 import torch
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import bench_paper  # noqa: E402
 import bench_scoring  # noqa: E402
 
 
@@ -50,3 +54,134 @@ def test_bench_scoring_small_run(capsys):
 def test_matmul_peak_is_positive_and_finite():
     peak = bench_scoring.matmul_peak(torch.device("cpu"), seconds=0.2)
     assert 0 < peak < float("inf")
+
+
+# ---------------------------------------------------------------- bench_paper.py (the whole paper)
+
+
+def test_paper_architectures_build_the_published_parameter_counts():
+    """ARCHS, built as transformers models, have the published models' parameter counts (hub
+    model cards / config.json: BERT-base 110M, BERT-large 335M, DistilBERT 66M, ALBERT-base 12M,
+    RoBERTa-base 125M, DistilRoBERTa 82M, BERTweet-base 135M, BERTweet-large 355M), within 1%."""
+    import transformers
+
+    published = {"bert-base-uncased": 109.5e6, "bert-base-cased": 108.3e6, "bert-large-uncased": 335.1e6,
+                 "distilbert-base-uncased": 66.4e6, "albert-base-v2": 11.7e6, "roberta-base": 124.6e6,
+                 "distilroberta-base": 82.1e6, "vinai/bertweet-base": 134.9e6, "vinai/bertweet-large": 355.4e6}
+
+    class Tok:   # the special-token ids hf_config reads
+        pad_token_id, bos_token_id, eos_token_id, cls_token_id, sep_token_id = 1, 0, 2, 2, 3
+
+        def __len__(self):
+            return 100
+
+    cls = {"bert": "BertModel", "distilbert": "DistilBertModel", "albert": "AlbertModel", "roberta": "RobertaModel"}
+    for name, n in published.items():
+        a = bench_paper.ARCHS[name]
+        with torch.device("meta"):
+            model = getattr(transformers, cls[a.kind])(bench_paper.hf_config(a, Tok()))
+        got = sum(p.numel() for p in model.parameters())
+        assert abs(got - n) / n < 0.01, (name, got, n)
+    assert set(bench_paper.ARCHS) == set(yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())["models"])
+
+
+def test_arch_flops_equals_torch_flop_counter():
+    """bench_paper.arch_flops against torch.utils.flop_counter on whole MLM forwards (head at every
+    position) of a small BERT, ALBERT (factorised embedding) and DistilBERT, eager attention."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    class Tok:
+        pad_token_id, bos_token_id, eos_token_id, cls_token_id, sep_token_id = 1, 0, 2, 2, 3
+
+        def __len__(self):
+            return 100
+
+    import transformers
+    lengths = [5, 9, 16]
+    for kind, cls in (("bert", "BertForMaskedLM"), ("albert", "AlbertForMaskedLM"),
+                      ("distilbert", "DistilBertForMaskedLM"), ("roberta", "RobertaForMaskedLM")):
+        a = bench_paper.Arch(kind, "x", 3, 64, 96, 4, 500, 40, embedding=16 if kind == "albert" else None)
+        cfg = bench_paper.hf_config(a, Tok())
+        cfg._attn_implementation = "eager"
+        torch.manual_seed(0)
+        model = getattr(transformers, cls)(cfg).eval()
+        counted = 0
+        with torch.inference_mode():
+            for L in lengths:
+                counter = FlopCounterMode(display=False)
+                with counter:
+                    model(input_ids=torch.randint(5, 100, (1, L)))
+                counted += counter.get_total_flops()
+        assert bench_paper.arch_flops(lengths, a, head_positions=lengths) == counted, kind
+
+
+def test_sample_queries_draws_a_fraction_of_each_study():
+    import pandas as pd
+
+    from fmat.design import query
+    t = query(["The [MASK] is {TARGET}."], MASK={"M": ["man"], "F": ["woman"]},
+              TARGET={"T": [f"w{i}" for i in range(50)]})
+    small = query(["A [MASK] {TARGET}."], MASK={"M": ["man"], "F": ["woman"]}, TARGET={"T": ["a", "b", "c"]})
+    got = bench_paper.sample_queries({"big": t, "small": small}, 0.1, least=2)
+    sub, n, k = got["big"]
+    assert (n, k) == (50, 5) and len(sub) == 10 and isinstance(sub, pd.DataFrame)
+    assert set(sub["M_word"].astype(str)) == {"man", "woman"}          # every row of a drawn sentence
+    assert got["small"][1:] == (3, 2) and len(got["small"][0]) == 4
+    assert bench_paper.sample_queries({"small": small}, 0.1, least=10)["small"][1:] == (3, 3)
+    assert bench_paper.extrapolate({"big": 2.0, "small": 1.0}, got) == 2.0 * 10 + 1.0 * 1.5
+
+
+def test_paper_queries_are_the_papers_work():
+    """The 15 studies' query tables: 42,860 rows and 16,208 unique sentences, as issue #21 counts."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tables = bench_paper.paper_queries(Path(tmp))
+    got = bench_paper.sample_queries(tables, 1.0)
+    assert sum(len(t) for t in tables.values()) == 42860
+    assert sum(s[1] for s in got.values()) == 16208 and got["1C"][1] == 15328
+
+
+def test_peak_memory_cpu_and_cuda(monkeypatch):
+    """CPU: the RSS seen while a block allocates ~200 MB. CUDA (no GPU here): the path resets and
+    reads torch.cuda's peak counters, checked with stand-ins."""
+    with bench_paper.PeakMemory("cpu", interval=0.005) as mem:
+        before = bench_paper.rss()
+        x = torch.ones(50_000_000)
+        time.sleep(0.1)
+    assert mem.peak >= before + 150e6
+    del x
+    calls = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: calls.append("sync"))
+    monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda d=None: calls.append(("reset", str(d))))
+    monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda d=None: 123456)
+    with bench_paper.PeakMemory("cuda:0") as mem:
+        pass
+    assert mem.peak == 123456 and ("reset", "cuda:0") in calls
+
+
+def test_bench_paper_cli_errors(capsys):
+    for argv, msg in ((["--models", "gpt2"], "unknown gpt2"), (["--sample", "0"], "fraction in (0, 1]"),
+                      (["--sample", "1.5"], "fraction in (0, 1]")):
+        with pytest.raises(SystemExit):
+            bench_paper.parse_args(argv)
+        assert msg in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit):
+            bench_paper.parse_args(["--device", "cuda"])
+        assert "CUDA is not available" in capsys.readouterr().err
+    assert bench_paper.parse_args([]).sample == 0.01
+
+
+def test_bench_paper_small_run(capsys):
+    """The whole script, --tiny, two models of the odd families (ALBERT's factorised embedding
+    and SentencePiece; BERTweet's fastBPE and 130 positions), a small sample: every figure is printed."""
+    assert bench_paper.main(["--tiny", "--models", "albert-base-v2,vinai/bertweet-base", "--sample", "0.001",
+                             "--least", "2"]) == 0
+    out = capsys.readouterr().out
+    for what in ("device: CPU", "16,208 unique sentences", "SAMPLE 0.001", "RANDOM weights", "albert-base-v2",
+                 "vinai/bertweet-base", "TOTAL 2 of the 12 models", "TOTAL FMAT's way", "matmul peak"):
+        assert what in out, what
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith(("albert-base-v2 ", "vinai/bertweet-base "))]
+    assert len(rows) == 2 and all(r[1] == "16,208" and float(r[4]) > 0 for r in rows)

@@ -1,0 +1,502 @@
+"""Benchmark: the whole paper's scoring -- the 12 models' architectures on the 15 studies' real sentences.
+
+Each of the paper's 12 models (config/config.yaml) is rebuilt with its published architecture
+(ARCHS below: layers, hidden and intermediate sizes, heads, vocabulary, positions, token types;
+ALBERT's 128-wide factorised embedding and shared layers; DistilBERT's 6 layers; BERTweet-base's
+130 positions) and RANDOM weights -- nothing is downloaded. The tokenizer is one of fmat.tiny's,
+of the model's family (WordPiece, SentencePiece unigram, byte-level BPE, fastBPE), trained on the
+studies' words, so sentence lengths are realistic; the model's vocabulary is the real size
+(it matters only at the MLM head, which fmat.run evaluates at the mask only). Each model is saved
+to a temporary folder and scored by fmat.workflow.score_studies -- the workflow's scoring job:
+one model load, all 15 studies' query tables (42,860 rows, 16,208 unique sentences a model).
+
+Per model and in total it prints unique sentences, sentences/s, wall time (load included), peak
+memory (process RSS on a CPU, torch.cuda.max_memory_allocated on a GPU) and the share of the
+device's fp32 matmul peak (FLOPs counted as benchmarks/bench_scoring.py does); and FMAT's way
+(one fill-mask pipeline call per unique sentence, all options as targets) with the same model,
+timed study by study right after fmat.run's scoring of that study (so that load from other
+processes hits both alike), on a sample (``--fmat-way-sample``, default 0.01: the same draw as
+fmat.run's when ``--sample`` is 0.01) extrapolated the same way.
+
+    python benchmarks/bench_paper.py --sample 0.01          # CPU: 1% of each study, extrapolated
+    python benchmarks/bench_paper.py --device cuda          # GPU: the whole paper (default --sample 1)
+    python benchmarks/bench_paper.py --models bert-base-uncased,roberta-base --sample 0.05
+    python benchmarks/bench_paper.py --tiny --models albert-base-v2,vinai/bertweet-base --sample 0.002
+
+``--sample F`` scores ceil(F x n) of each study's n unique sentences (seeded draw, all rows of a
+drawn sentence) and extrapolates each study's time by n / drawn; the output says so. ``--tiny``
+shrinks every architecture (2 layers, hidden 32; real vocabulary) to test the script.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import logging
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_scoring import matmul_peak  # noqa: E402
+
+STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
+
+
+@dataclass(frozen=True)
+class Arch:
+    """A model's published configuration (config.json on the Hugging Face hub)."""
+    kind: str          # bert | distilbert | albert | roberta
+    tokenizer: str     # fmat.tiny family whose tokenizer type the model uses
+    layers: int
+    hidden: int
+    intermediate: int
+    heads: int
+    vocab: int
+    positions: int
+    type_vocab: int = 2
+    embedding: int | None = None   # ALBERT's factorised embedding size (layers share one set of weights)
+    act: str = "gelu"
+
+
+#: the paper's 12 models (Bao 2024, Table 2), from their published config.json files
+ARCHS: dict[str, Arch] = {
+    "bert-base-uncased": Arch("bert", "bert-uncased", 12, 768, 3072, 12, 30522, 512),
+    "bert-base-cased": Arch("bert", "bert-cased", 12, 768, 3072, 12, 28996, 512),
+    "bert-large-uncased": Arch("bert", "bert-uncased", 24, 1024, 4096, 16, 30522, 512),
+    "bert-large-cased": Arch("bert", "bert-cased", 24, 1024, 4096, 16, 28996, 512),
+    "distilbert-base-uncased": Arch("distilbert", "bert-uncased", 6, 768, 3072, 12, 30522, 512, 0),
+    "distilbert-base-cased": Arch("distilbert", "bert-cased", 6, 768, 3072, 12, 28996, 512, 0),
+    "albert-base-v1": Arch("albert", "albert", 12, 768, 3072, 12, 30000, 512, 2, 128, "gelu"),
+    "albert-base-v2": Arch("albert", "albert", 12, 768, 3072, 12, 30000, 512, 2, 128, "gelu_new"),
+    "roberta-base": Arch("roberta", "roberta", 12, 768, 3072, 12, 50265, 514, 1),
+    "distilroberta-base": Arch("roberta", "roberta", 6, 768, 3072, 12, 50265, 514, 1),
+    "vinai/bertweet-base": Arch("roberta", "bertweet", 12, 768, 3072, 12, 64001, 130, 1),
+    "vinai/bertweet-large": Arch("roberta", "roberta", 24, 1024, 4096, 16, 50265, 514, 1),  # byte-level BPE
+}
+
+
+def tiny_arch(a: Arch) -> Arch:
+    """The same model shrunk for tests: 2 layers, hidden 32, 2 heads; vocabulary and positions kept."""
+    return replace(a, layers=min(a.layers, 2), hidden=32, intermediate=64, heads=2,
+                   embedding=16 if a.embedding else None)
+
+
+def hf_config(a: Arch, tokenizer):
+    """The transformers configuration of ``a`` (special token ids from ``tokenizer``)."""
+    from transformers import AlbertConfig, BertConfig, DistilBertConfig, RobertaConfig
+
+    if len(tokenizer) > a.vocab:
+        raise ValueError(f"tokenizer has {len(tokenizer)} tokens, more than the model's {a.vocab}")
+    common = dict(vocab_size=a.vocab, pad_token_id=tokenizer.pad_token_id, max_position_embeddings=a.positions)
+    if a.kind == "bert":
+        return BertConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
+                          intermediate_size=a.intermediate, type_vocab_size=a.type_vocab, **common)
+    if a.kind == "distilbert":
+        return DistilBertConfig(dim=a.hidden, n_layers=a.layers, n_heads=a.heads, hidden_dim=a.intermediate,
+                                **common)
+    if a.kind == "albert":
+        return AlbertConfig(embedding_size=a.embedding, hidden_size=a.hidden, num_hidden_layers=a.layers,
+                            num_attention_heads=a.heads, intermediate_size=a.intermediate, hidden_act=a.act,
+                            type_vocab_size=a.type_vocab, bos_token_id=tokenizer.cls_token_id,
+                            eos_token_id=tokenizer.sep_token_id, **common)
+    if a.kind == "roberta":
+        return RobertaConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
+                             intermediate_size=a.intermediate, type_vocab_size=a.type_vocab,
+                             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                             tokenizer_class="BertweetTokenizer" if a.tokenizer == "bertweet" else None, **common)
+    raise ValueError(f"unknown architecture kind {a.kind!r}")
+
+
+def arch_flops(lengths, a: Arch, head_positions=None) -> float:
+    """2 x multiply-adds of every matmul: the encoder on each sentence's real tokens and the MLM
+    head at ``head_positions[i]`` positions of sentence i (default 1: fmat.run's head at the mask).
+
+    Per token and layer QKVO (4H^2) + FFN (2HI), per layer QK^T and AV (2L^2H); ALBERT adds the
+    embedding projection (EH a token) and its head maps H -> E -> V instead of H -> H -> V."""
+    H, I, V = a.hidden, a.intermediate, a.vocab
+    E = a.embedding or H
+    total = 0.0
+    for i, L in enumerate(lengths):
+        heads = 1 if head_positions is None else head_positions[i]
+        total += a.layers * (L * (4 * H * H + 2 * H * I) + 2 * L * L * H)
+        if a.embedding:
+            total += L * E * H
+        total += heads * (H * E + E * V)
+    return 2.0 * total
+
+
+class PeakMemory:
+    """Peak memory of the process while in the ``with`` block: the most RSS seen by a sampling
+    thread on a CPU, ``torch.cuda.max_memory_allocated`` on a CUDA device (bytes in ``.peak``)."""
+
+    def __init__(self, device, interval: float = 0.02):
+        self.device = torch.device(device)
+        self.interval = interval
+        self.peak = 0
+
+    def __enter__(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            return self
+        self._stop = threading.Event()
+        self.peak = rss()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+        return self
+
+    def _poll(self):
+        while not self._stop.wait(self.interval):
+            self.peak = max(self.peak, rss())
+
+    def __exit__(self, *exc):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            self.peak = int(torch.cuda.max_memory_allocated(self.device))
+        else:
+            self._stop.set()
+            self._thread.join()
+            self.peak = max(self.peak, rss())
+        return False
+
+
+def rss() -> int:
+    """Resident set size of this process in bytes (Linux /proc; elsewhere psutil, else the peak so far)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        pass
+    try:
+        import psutil
+        return psutil.Process().memory_info().rss
+    except ImportError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+
+def paper_queries(folder: Path) -> dict:
+    """The 15 studies' query tables, as rule queries builds them; 1C's names from the SSA counts
+    in data/mirror (ssa_names_1c; without GloVe's filter 3,832 names give 1C's 15,328 sentences)."""
+    from fmat import criteria
+    from fmat.io import write_table
+    from fmat.workflow import query_table
+
+    counts = criteria.read_ssa_counts(ROOT / "data/mirror/ssa/ssa_national_1900_2017_by_name_sex.tsv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_table(criteria.ssa_names_1c(counts, min_each=100, source="SSA, data/mirror"),
+                    folder / "ssa_names_1c.parquet")
+        return {sid: query_table(ROOT / "config/studies" / f"{sid}.yaml", folder) for sid in STUDIES}
+
+
+def sample_queries(tables: dict, fraction: float, mask: str = "[MASK]", seed: int = 0, least: int = 20):
+    """``{study: (sampled table, unique sentences, sampled unique sentences)}``: ceil(fraction x n)
+    of a study's n unique sentences but at least ``least`` (all of a smaller study, so that a
+    study's fixed cost is not multiplied by the extrapolation), drawn with ``seed``, with every
+    row that fills them."""
+    from fmat.scoring import fill_sentences
+
+    rng = np.random.default_rng(seed)
+    out = {}
+    for sid, t in tables.items():
+        sent = fill_sentences(t, mask)
+        uniq = np.array(list(dict.fromkeys(sent.tolist())), dtype=object)
+        k = len(uniq) if fraction >= 1 else min(len(uniq), max(least, 1, math.ceil(fraction * len(uniq))))
+        pick = set(rng.choice(uniq, size=k, replace=False).tolist())
+        keep = np.fromiter((s in pick for s in sent), bool, len(sent))
+        sub = t[keep].reset_index(drop=True)
+        sub.attrs = dict(t.attrs)
+        out[sid] = (sub, len(uniq), k)
+    return out
+
+
+def build_model(name: str, a: Arch, tokenizer, folder: Path, seed: int = 0) -> Path:
+    """Save a random-weight ``a`` with ``tokenizer`` to ``folder/<model's base name>``; return the path."""
+    import transformers
+
+    cls = {"bert": "BertForMaskedLM", "distilbert": "DistilBertForMaskedLM", "albert": "AlbertForMaskedLM",
+           "roberta": "RobertaForMaskedLM"}[a.kind]
+    out = folder / name.split("/")[-1]    # the folder name is what FMAT's model-name rules see
+    torch.manual_seed(seed)
+    model = getattr(transformers, cls)(hf_config(a, tokenizer)).eval()
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    if getattr(tokenizer, "_fmat_files", None):
+        from fmat.tiny import _write_files
+        _write_files(out, tokenizer._fmat_files)
+    del model
+    gc.collect()
+    return out
+
+
+def _sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+class _LoadTime(logging.Handler):
+    """Catches score_studies' "model %s loaded in %.2f s" log line."""
+    seconds = float("nan")
+
+    def emit(self, record):
+        if record.msg.startswith("model %s loaded in"):
+            self.seconds = float(record.args[1])
+
+
+def score_paper(path: Path, samples: dict, device, batch_size=None, max_tokens=None, way=None) -> dict:
+    """Score every study's sampled table with fmat.workflow.score_studies (one load); seconds of the
+    load and of each study, peak memory. ``way``: a :class:`FmatWay` run on each study right after
+    fmat.run's (so that load from other processes hits both alike; its time is not fmat.run's, and
+    its model's memory is taken off the peak)."""
+    from fmat.workflow import score_studies
+
+    log = logging.getLogger("fmat.workflow")
+    catch = _LoadTime()
+    log.addHandler(catch)
+    log.setLevel(logging.INFO)
+    studies = {sid: ROOT / "config/studies" / f"{sid}.yaml" for sid in samples}
+    queries = {sid: s[0] for sid, s in samples.items()}
+    study_sec = {}
+    try:
+        with PeakMemory(device) as mem:
+            t = time.perf_counter()
+            for sid, scores in score_studies({"name": path.name, "path": str(path)}, studies, queries,
+                                             device=str(device), batch_size=batch_size,
+                                             max_tokens=max_tokens):
+                _sync(device)
+                study_sec[sid] = time.perf_counter() - t
+                if len(scores) != len(queries[sid]) or scores["logp"].isna().all():
+                    raise RuntimeError(f"study {sid}: {len(scores)} scores for {len(queries[sid])} rows")
+                if way is not None:
+                    way.run(sid)
+                t = time.perf_counter()
+    finally:
+        log.removeHandler(catch)
+    first = next(iter(study_sec))
+    study_sec[first] -= catch.seconds        # the load is logged apart from the first study
+    peak = mem.peak - (way.memory if way is not None else 0)
+    return {"load": catch.seconds, "study_sec": study_sec, "peak": peak}
+
+
+class FmatWay:
+    """FMAT's way: a transformers fill-mask pipeline loaded from the model's folder (timed; the
+    memory it takes is kept in ``.memory``) and called once per unique sentence of a study's
+    sample with that sentence's options as targets (:meth:`run`; seconds in ``.study_sec``)."""
+
+    def __init__(self, path: Path, samples: dict, device):
+        from transformers import pipeline
+
+        from fmat.scoring import fill_sentences
+
+        before = _allocated(device)
+        t0 = time.perf_counter()
+        self.pipe = pipeline("fill-mask", model=str(path), device=device)
+        self.load = time.perf_counter() - t0
+        self.device = device
+        self.work = {}
+        for sid, (t, n, k) in samples.items():
+            sent = fill_sentences(t, self.pipe.tokenizer.mask_token)
+            words = t["M_word"].astype(str).to_numpy()
+            self.work[sid] = [(s, list(dict.fromkeys(words[sent == s]))) for s in dict.fromkeys(sent.tolist())]
+        s, opts = next(iter(self.work.values()))[0]
+        self.pipe(s, targets=opts, top_k=len(opts))    # warm-up (pages every weight in)
+        self.memory = max(0, _allocated(device) - before)
+        self.study_sec = {}
+
+    def run(self, sid: str) -> None:
+        _sync(self.device)
+        t = time.perf_counter()
+        for s, opts in self.work[sid]:
+            self.pipe(s, targets=opts, top_k=len(opts))
+        _sync(self.device)
+        self.study_sec[sid] = time.perf_counter() - t
+
+    def close(self) -> None:
+        del self.pipe
+        gc.collect()
+
+
+def _allocated(device) -> int:
+    """Memory in use now: torch.cuda.memory_allocated on a GPU, the process RSS on a CPU."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        return int(torch.cuda.memory_allocated(device))
+    return rss()
+
+
+def extrapolate(study_sec: dict, samples: dict) -> float:
+    """Each study's seconds x (its unique sentences / those scored), summed."""
+    return float(sum(sec * samples[sid][1] / samples[sid][2] for sid, sec in study_sec.items()))
+
+
+def machine_line(device) -> str:
+    """Device name, CPU model, threads, load average, date: printed with every figure."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        cpu = next((ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), cpu)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    dev = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU {cpu}"
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    return (f"device: {dev}; torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} cores; "
+            f"load average {load}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N (default cpu)")
+    ap.add_argument("--sample", type=float, default=None,
+                    help="fraction of each study's unique sentences to score, 0 < F <= 1 (default: 1 on a GPU, "
+                         "0.01 on a CPU); the times are extrapolated to all sentences")
+    ap.add_argument("--least", type=int, default=20,
+                    help="with --sample: at least this many sentences of each study (default 20)")
+    ap.add_argument("--models", default="", help="comma-separated subset of the 12 models (default: all)")
+    ap.add_argument("--fmat-way-sample", type=float, default=0.01,
+                    help="fraction for FMAT's way (pipeline per sentence), at most --sample (default 0.01: "
+                         "the same draw as fmat.run's when --sample is 0.01)")
+    ap.add_argument("--fmat-way-least", type=int, default=None,
+                    help="with --fmat-way-sample: at least this many sentences of each study (default: --least)")
+    ap.add_argument("--no-fmat-way", action="store_true", help="skip FMAT's way (pipeline per sentence)")
+    ap.add_argument("--tiny", action="store_true", help="2 layers, hidden 32 (tests the script; real vocabularies)")
+    ap.add_argument("--batch-size", type=int, default=None, help="sentences per pass (default: fmat.scoring.AUTO_BATCH)")
+    ap.add_argument("--max-tokens", type=int, default=None, help="padded tokens per pass (default: AUTO_BATCH)")
+    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    models = [m.strip() for m in args.models.split(",") if m.strip()] or list(ARCHS)
+    unknown = [m for m in models if m not in ARCHS]
+    if unknown:
+        ap.error(f"--models: unknown {', '.join(unknown)}; use any of {', '.join(ARCHS)}")
+    args.models = models
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        ap.error(f"--device {args.device}: CUDA is not available on this machine (torch {torch.__version__}); "
+                 "use --device cpu")
+    args.device = device
+    if args.sample is None:
+        args.sample = 1.0 if device.type == "cuda" else 0.01
+    for opt in ("sample", "fmat_way_sample"):
+        if not 0 < getattr(args, opt) <= 1:
+            ap.error(f"--{opt.replace('_', '-')} {getattr(args, opt)}: use a fraction in (0, 1]")
+    args.fmat_way_sample = min(args.fmat_way_sample, args.sample)
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    device = args.device
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    warnings.filterwarnings("ignore")
+    from transformers.utils import logging as hf_logging
+
+    from fmat.scoring import fill_sentences
+    from fmat.tiny import build_tokenizer
+    from fmat.workflow import demo_words
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    print(machine_line(device), flush=True)
+    from fmat.scoring import AUTO_BATCH
+    auto = AUTO_BATCH.get(device.type, AUTO_BATCH["cpu"])
+    print(f"batches: max_tokens {args.max_tokens or auto[0]}, batch_size {args.batch_size or auto[1]}"
+          f"{'' if args.batch_size or args.max_tokens else ' (automatic: fmat.scoring.AUTO_BATCH)'}; fp32")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_paper_") as tmp:
+        tmp = Path(tmp)
+        tables = paper_queries(tmp)
+        samples = sample_queries(tables, args.sample, seed=args.seed, least=args.least)
+        way_least = args.least if args.fmat_way_least is None else args.fmat_way_least
+        way_samples = sample_queries(tables, args.fmat_way_sample, seed=args.seed, least=way_least)
+        n_rows = sum(len(t) for t in tables.values())
+        n_uniq = sum(s[1] for s in samples.values())
+        n_drawn = sum(s[2] for s in samples.values())
+        words = demo_words(list(tables.values()))
+        print(f"work: 15 studies, {n_rows:,} query rows, {n_uniq:,} unique sentences a model; "
+              f"{'all scored' if args.sample >= 1 else f'SAMPLE {args.sample:g}: {n_drawn:,} scored, times extrapolated by study (x n / drawn; at least {args.least} a study)'}")
+        print("models: published architectures, RANDOM weights" + (" shrunk by --tiny (2 layers, hidden 32)"
+              if args.tiny else "") + "; tokenizers: fmat.tiny's of each family trained on the studies' words "
+              "(the real vocabulary size is kept for the MLM head)", flush=True)
+        if not args.no_fmat_way:
+            print(f"FMAT's way: {sum(s[2] for s in way_samples.values()):,} sentences a model "
+                  f"(sample {args.fmat_way_sample:g}, at least {way_least} a study), extrapolated by study")
+        toks = {}
+        for name in args.models:
+            a = tiny_arch(ARCHS[name]) if args.tiny else ARCHS[name]
+            if a.tokenizer not in toks:
+                toks[a.tokenizer] = build_tokenizer(a.tokenizer, words, tmp / f"tok-{a.tokenizer}", seed=args.seed)
+            tok = toks[a.tokenizer]
+            path = build_model(name, a, tok, tmp / "models", seed=args.seed)
+            way = None if args.no_fmat_way else FmatWay(path, way_samples, device)
+            res = score_paper(path, samples, device, args.batch_size, args.max_tokens, way=way)
+            lengths = []
+            for t, n, k in samples.values():
+                lengths += [len(tok(s)["input_ids"]) for s in dict.fromkeys(fill_sentences(t, tok.mask_token).tolist())]
+            peak = matmul_peak(device, seconds=1.0)     # right after, under the same load
+            scored = sum(res["study_sec"].values())
+            flops = arch_flops(lengths, a)
+            full = extrapolate(res["study_sec"], samples)
+            row = dict(model=name, n=n_uniq, mean_len=float(np.mean(lengths)), load=res["load"], score=full,
+                       wall=res["load"] + full, sps=n_uniq / full, peak_mem=res["peak"],
+                       share=flops / scored / 1e9 / peak, matmul_peak=peak)
+            if way:
+                way.close()
+                way_full = extrapolate(way.study_sec, way_samples)
+                row.update(way_load=way.load, way_wall=way.load + way_full, way_sps=n_uniq / way_full)
+            rows.append(row)
+            print_row(row, len(rows) == 1)
+            shutil.rmtree(path)
+    print_total(rows, args)
+    return 0
+
+
+def _fmt_sec(s: float) -> str:
+    return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+def print_row(r: dict, header: bool) -> None:
+    if header:
+        print(f"{'model':26s} {'sentences':>9s} {'tokens':>6s} {'load':>7s} {'sent/s':>8s} {'wall':>9s} "
+              f"{'peak mem':>9s} {'matmul peak':>11s} | {'FMAT way sent/s':>15s} {'wall':>9s} {'ratio':>6s}")
+    way = (f"{r['way_sps']:15.1f} {_fmt_sec(r['way_wall']):>9s} {r['way_wall'] / r['wall']:5.1f}x"
+           if "way_sps" in r else f"{'-':>15s}")
+    print(f"{r['model']:26s} {r['n']:9,d} {r['mean_len']:6.1f} {r['load']:6.2f}s {r['sps']:8.1f} "
+          f"{_fmt_sec(r['wall']):>9s} {r['peak_mem'] / 2**30:7.2f}Gi {100 * r['share']:10.0f}% | {way}", flush=True)
+
+
+def print_total(rows: list, args) -> None:
+    n = sum(r["n"] for r in rows)
+    wall = sum(r["wall"] for r in rows)
+    score = sum(r["score"] for r in rows)
+    what = "the whole paper" if len(rows) == len(ARCHS) else f"{len(rows)} of the 12 models"
+    est = "" if args.sample >= 1 else f" (extrapolated from a {args.sample:g} sample)"
+    print(f"TOTAL {what}: {n:,} sentences, fmat.run {n / score:.1f} sentences/s, {_fmt_sec(wall)} wall "
+          f"(loads included){est}; peak memory {max(r['peak_mem'] for r in rows) / 2**30:.2f} GiB")
+    if all("way_wall" in r for r in rows):
+        way = sum(r["way_wall"] for r in rows)
+        west = "" if args.fmat_way_sample >= 1 else f" (extrapolated from a {args.fmat_way_sample:g} sample)"
+        print(f"TOTAL FMAT's way (pipeline per sentence, same models): {_fmt_sec(way)} wall{west}; "
+              f"fmat.run is {way / wall:.1f}x faster")
+    print("matmul peak: fp32 torch.matmul GFLOP/s measured right after each model "
+          f"({min(r['matmul_peak'] for r in rows):.0f}-{max(r['matmul_peak'] for r in rows):.0f})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
