@@ -55,7 +55,9 @@ SFILE = Path(str(study_file) or f"config/studies/{study}.yaml")
 raw = yaml.safe_load(SFILE.read_text(encoding="utf-8")) if SFILE.exists() else {}
 PAPER = load_paper_results(str(paper)) if Path(str(paper)).exists() else pd.DataFrame(
     columns=["study", "statistic", "condition", "model", "value"])
-rep_path = RES / "replication.parquet"
+rep_path = RES / "replication" / f"{study}.parquet"  # rule compare_study (all studies: replication.parquet)
+if not rep_path.exists():
+    rep_path = RES / "replication.parquet"
 rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame(columns=["study"])
 rep = rep[rep["study"] == study]
 stats_path = ADIR / "stats.parquet"

@@ -11,19 +11,25 @@ from fmat.workflow import config_hash as _config_hash
 REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
 
 # what the pages print as provenance
+# a study page's provenance hash leaves out the list of studies (and their scoring groups), so
+# that adding a study does not change the other pages' parameters (and re-render them)
 _CONFIG_HASH = _config_hash(config)
-_REPORT_COMMON = (
-    f"-P results:results -P paper:{_shlex.quote(os.path.join(workflow.basedir, 'config/paper_results.tsv'))} "
-    f"-P demo:{str(DEMO).lower()} "
-    f"-P device:{_shlex.quote(str(config.get('device', '')))} -P config_hash:{_CONFIG_HASH} "
-    f"-P lock:resources/models.lock.tsv"
-)
+_STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in ("studies", "score_groups")})
+
+
+def _report_common(config_hash):
+    return (
+        f"-P results:results -P paper:{_shlex.quote(os.path.join(workflow.basedir, 'config/paper_results.tsv'))} "
+        f"-P demo:{str(DEMO).lower()} "
+        f"-P device:{_shlex.quote(str(config.get('device', '')))} -P config_hash:{config_hash} "
+        f"-P lock:resources/models.lock.tsv"
+    )
 
 
 rule report_study:
     input:
         source=os.path.join(workflow.basedir, "reports/study.py"),
-        replication="results/replication.parquet",
+        replication="results/replication/{study}.parquet",
         stats="results/analysis/{study}/stats.parquet",
         listing="results/analysis/{study}/figures.json",
         scores=expand("results/scores/{{study}}/{model}.parquet", model=SLUGS),
@@ -31,7 +37,7 @@ rule report_study:
     output:
         "results/reports/{study}.html",
     params:
-        common=_REPORT_COMMON,
+        common=_report_common(_STUDY_CONFIG_HASH),
         root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
         python=shell_python(),
         models=",".join(SLUGS),
@@ -57,7 +63,7 @@ rule report_index:
     output:
         "results/reports/index.html",
     params:
-        common=_REPORT_COMMON,
+        common=_report_common(_CONFIG_HASH),
         root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
         python=shell_python(),
         studies=",".join(STUDIES),

@@ -1,6 +1,7 @@
-"""rule compare (rules/compare.smk): the paper's numbers (config/paper_results.tsv) joined with
-every study's results/analysis/{study}/stats.parquet -> results/replication.parquet (+ .csv),
-one row per paper row with a verdict (fmat.compare; the rule in docs/reports.md)."""
+"""rules compare and compare_study (rules/compare.smk): the paper's numbers
+(config/paper_results.tsv) joined with every study's results/analysis/{study}/stats.parquet ->
+results/replication.parquet (+ .csv), one row per paper row with a verdict (fmat.compare; the
+rule in docs/reports.md); compare_study: the rows of one study -> results/replication/{study}.parquet."""
 import logging
 import sys
 from pathlib import Path
@@ -20,10 +21,16 @@ def main():
     sm = snakemake  # noqa: F821
     log = logging.getLogger("fmat.compare")
     paper = load_paper_results(sm.input.paper)
-    ours = pd.concat([read_table(p)[RESULT_COLUMNS] for p in sm.input.stats], ignore_index=True)
-    table = compare(paper, ours, read_status(sm.input.listings))
+    stats = [sm.input.stats] if isinstance(sm.input.stats, str) else list(sm.input.stats)
+    listings = [sm.input.listings] if isinstance(sm.input.listings, str) else list(sm.input.listings)
+    study = getattr(sm.wildcards, "study", None)
+    if study is not None:  # compare_study: that study's paper rows only
+        paper = paper[paper["study"].astype(str) == study].reset_index(drop=True)
+    ours = pd.concat([read_table(p)[RESULT_COLUMNS] for p in stats], ignore_index=True)
+    table = compare(paper, ours, read_status(listings))
     write_table(table, sm.output.parquet)
-    write_table(table, sm.output.csv)
+    if "csv" in sm.output.keys():
+        write_table(table, sm.output.csv)
     for rec in summarise(table).to_dict("records"):
         log.info("study %s: %d replicated, %d not replicated, %d not computable", rec["study"],
                  rec["replicated"], rec["not replicated"], rec["not computable"])

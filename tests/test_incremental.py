@@ -2,7 +2,8 @@
 
 Two tiny models saved as local folders (``{name, path}`` in the config), two small studies
 (3D, 3A: the paper's score group) run to completion; then study X1 (a group of its own) is added.
-Snakemake's own dry run must list only X1's jobs and the overview-level ``compare``; the run
+Snakemake's own dry run must list only X1's jobs (its report page included) and the
+overview-level ``compare``; the run
 must leave every output of 3D and 3A with its bytes and file time; editing X1's file must again
 list only X1's jobs; X1's tables must equal those of a run made from scratch with all three studies. About 2-3 minutes on 2 CPU cores.
 """
@@ -29,7 +30,8 @@ FAMILIES = {"tiny-bert-uncased": "bert-uncased", "tiny-roberta": "roberta"}
 
 def targets(studies) -> list[str]:
     per_study = [f"results/{stage}/{s}.parquet" for s in studies for stage in ("lpr", "reliability")]
-    return per_study + [f"results/analysis/{s}/stats.parquet" for s in studies] + ["results/replication.parquet"]
+    return (per_study + [f"results/analysis/{s}/stats.parquet" for s in studies] + ["results/replication.parquet"]
+            + [f"results/reports/{s}.html" for s in studies])  # each study's page (not the overview)
 
 
 def write_config(work: Path, studies, models: Path) -> None:
@@ -79,6 +81,7 @@ def outputs(work: Path, studies) -> dict[Path, tuple[int, bytes]]:
     the models' markers: {path: (mtime_ns, bytes)}."""
     files = [p for s in studies for p in [*(work / "results").glob(f"*/{s}.parquet"),
                                           *(work / "results").glob(f"*/{s}_details.parquet"),
+                                          *(work / "results").glob(f"*/{s}.html"),
                                           *(work / "results" / "scores" / s).glob("*"),
                                           *(work / "results" / "analysis" / s).glob("*")]]
     files += list((work / "resources" / "models").glob("*.json"))
@@ -98,14 +101,15 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     assert list(lock["model"]) == sorted(FAMILIES) and set(lock["revision"]) == {"local"}
     assert all(len(h) == 64 for h in lock["sha256"])               # the weights' sha256
     before = outputs(work, FIRST)
-    assert len(before) >= 2 * 8, sorted(map(str, before))
+    assert len(before) >= 2 * 10, sorted(map(str, before))
+    assert all((work / "results" / "reports" / f"{s}.html").exists() for s in FIRST)
 
     # add the study: Snakemake's own dry run lists its jobs and compare, nothing else
     write_config(work, [*FIRST, NEW], local_models)
     res = run(work, "-n", *targets([*FIRST, NEW]))
     assert res.returncode == 0, res.stdout[-6000:]
     expected = {"queries": 1, f"score_study_{NEW}": 2, "lpr": 1, "reliability": 1, "analysis": 1,
-                "compare": 1}
+                "compare_study": 1, "report_study": 1, "compare": 1}
     assert job_counts(res.stdout) == {**expected, "total": sum(expected.values())}, res.stdout[-4000:]
     assert f"wildcards: study={NEW}" in res.stdout
     assert not any(f"wildcards: study={s}" in res.stdout for s in FIRST)
@@ -140,3 +144,10 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     for rel in new_files + [Path("results/replication.parquet")]:
         pd.testing.assert_frame_equal(pd.read_parquet(work / rel), pd.read_parquet(scratch / rel), obj=str(rel))
     print(f"incremental test: {time.perf_counter() - t0:.0f} s")
+    # a study page reads its own study's rows of the replication table: the same rows, in the
+    # same order, as the whole table (rule compare_study vs rule compare)
+    whole = pd.read_parquet(work / "results" / "replication.parquet")
+    for sid in [*FIRST, NEW]:
+        own = pd.read_parquet(work / "results" / "replication" / f"{sid}.parquet")
+        assert len(own) > 0, sid
+        pd.testing.assert_frame_equal(own, whole[whole["study"] == sid].reset_index(drop=True), obj=sid)
