@@ -9,7 +9,7 @@ BIN     := $(VENV)/bin
 CORES   ?= all
 PROFILE ?= profiles/default
 
-.PHONY: env replicate demo test lint bench clean-demo
+.PHONY: env replicate demo test test-fast test-deps lint bench clean-demo
 
 $(BIN)/fmat: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,8 +28,25 @@ replicate: env
 demo: env
 	$(BIN)/snakemake --profile $(PROFILE) --cores $(CORES) --configfile config/demo.yaml
 
-test: env
+# the whole suite, slow tier included: the demo workflow, the reports in headless Chromium
+# (installed here when run as root on Debian/Ubuntu) and a one-node SLURM cluster (the test
+# installs and starts it; needs root). Without root: `make test-fast`, or see README "Tests".
+test: env test-deps
 	$(BIN)/python -m pytest
+
+# everything but the slow tier (no demo run, no browser, no SLURM): a few minutes
+test-fast: env
+	$(BIN)/python -m pytest -m "not slow"
+
+test-deps:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make test: installing chromium (the reports' browser test)"; \
+	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "make test: the browser test needs Chromium (Debian/Ubuntu: sudo apt-get install chromium);" \
+	         "'make test-fast' runs the fast tier without it"; \
+	  fi; }
 
 lint: env
 	$(BIN)/snakemake --lint
