@@ -232,9 +232,10 @@ def load_yaml(text: str, where: str):
     global _LOADER
     if _LOADER is None:
         _LOADER = _make_loader()
-    loader = _LOADER(text)
-    loader.name = where
+    loader = None
     try:
+        loader = _LOADER(text)   # the reader checks characters here already
+        loader.name = where
         return loader.get_single_data()
     except InputError as err:
         if err.where:
@@ -250,7 +251,8 @@ def load_yaml(text: str, where: str):
     except MemoryError:
         raise InputError("the YAML does not fit in memory", where=where, fix="make the file smaller") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 # --------------------------------------------------------------------------- text
