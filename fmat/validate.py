@@ -464,3 +464,16 @@ def too_long(sentence: str, n_tokens: int, limit: int, model: str, words: dict, 
                      f"({len(word):,} characters); sentence: {sentence[:80]!r}...",
                      where=f"query table: {col}",
                      fix="shorten that word or the query (BERT would silently cut the sentence, RoBERTa fail)")
+
+
+def schema_message(err) -> str:
+    """A JSON-Schema error in words: a ``pattern`` or ``uniqueItems`` violation says what is
+    allowed (the schema's description, or the names that may be used) instead of the regex."""
+    value = err.instance
+    if err.validator == "pattern":
+        desc = err.schema.get("description") if isinstance(err.schema, dict) else None
+        allowed = desc or ("letters, digits and . _ - (and / in a model id), starting with a letter or digit")
+        return f"{value!r} is not allowed here; allowed: {allowed}"
+    if err.validator == "uniqueItems" and isinstance(value, list):
+        return f"{_listing(duplicates(map(str, value)))} is listed more than once; list each once"
+    return err.message

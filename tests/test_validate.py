@@ -222,3 +222,17 @@ def test_outputs_follow_the_umask(tmp_path, capsys):
         assert out2.stat().st_mode & 0o777 == 0o600
     finally:
         os.umask(old)
+
+
+@pytest.mark.parametrize("config,shown", [
+    ({"device": "gpu"}, "cuda:N or mps"),
+    ({"studies": ["3A", "3A"]}, "'3A' is listed more than once"),
+])
+def test_config_messages_in_words(config, shown):
+    from fmat.errors import InputError
+    from fmat.workflow import validate_config
+
+    base = {"models": ["bert-base-uncased"], "studies": ["3A"]}
+    with pytest.raises(InputError) as err:
+        validate_config({**base, **config}, load_studies=False)
+    assert shown in str(err.value) and "^(" not in str(err.value)
