@@ -24,7 +24,6 @@ from importlib import resources
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from . import design, validate
 from .errors import InputError
