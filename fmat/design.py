@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import validate
 from .errors import InputError
 
 SLOTS = ("MASK", "TARGET", "ATTRIB")
@@ -77,6 +78,7 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
         if not isinstance(q, str) or not q.strip():
             raise InputError(f"query {q!r} is not a non-empty string", where=loc,
                              fix='write the sentence in quotes, e.g. "[MASK] is a nurse."')
+        validate.check_query_text(q, loc)
         n = len(_MASK_RE.findall(q))
         if n == 0:
             raise InputError(f"query {q!r} has no [MASK]", where=loc,
@@ -133,10 +135,11 @@ def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, l
             if not w.strip():
                 raise InputError(f"word {j + 1} of group {name!r} is empty", where=gloc,
                                  fix="remove the empty word")
+            validate.check_word(w, gloc, f"word {j + 1} of group {name!r}")
             clean.append(w)
-        dups = sorted({w for w in clean if clean.count(w) > 1})
+        dups = validate.duplicates(clean)
         if dups:
-            raise InputError(f"group {name!r} lists {', '.join(map(repr, dups))} more than once",
+            raise InputError(f"group {name!r} lists {validate._listing(dups)} more than once",
                              where=gloc, fix="remove the duplicate words")
         out[name] = clean
     return out
@@ -194,6 +197,8 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
         raise InputError("no MASK groups given", where=_loc(where, "MASK"),
                          fix="give the [MASK] options, e.g. MASK: {Male: [he], Female: [she]}")
     _check_equal_sizes(mask, "MASK", where, "FMAT would pad with NA and silently drop rows")
+    for slot, groups in (("MASK", mask), ("TARGET", target), ("ATTRIB", attrib)):
+        validate.check_contrast(groups, slot, _loc(where, slot))
     for slot, groups in (("TARGET", target), ("ATTRIB", attrib)):
         ph = "{" + slot + "}"
         for i, q in enumerate(queries):
@@ -220,6 +225,9 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
     else:
         type_ = "M"
 
+    n_mask = sum(map(len, mask.values()))
+    n_t, n_a = sum(map(len, target.values())) or 1, sum(map(len, attrib.values())) or 1
+    validate.check_rows(len(queries) * n_mask * n_t * n_a, where)
     mask_rows = [(g, str(j + 1), w) for g, words in mask.items() for j, w in enumerate(words)]
 
     def paired(groups):
@@ -380,7 +388,7 @@ def read_r_table(path: str | os.PathLike) -> pd.DataFrame:
     if not path.exists():
         raise InputError(f"file not found: {path}", fix="check the path (relative to the current folder)")
     sep = "\t" if path.suffix.lower() in (".tsv", ".txt") else ","
-    text = path.read_text(encoding="utf-8")
+    text = validate.read_text(path, "table")
     return _rows_to_frame(parse_r_csv(text, sep, where=str(path)), str(path))
 
 
@@ -430,6 +438,7 @@ def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
         df = read_table(path)
     else:
         df = read_r_table(path)
+    validate.check_query_table(df, where=str(path))
     return as_query_table(df, where=str(path))
 
 

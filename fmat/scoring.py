@@ -223,6 +223,9 @@ def _check_query_table(data) -> None:
         raise InputError(f"query table lacks column(s) {missing}", fix="build it with fmat.query()")
     if len(data) == 0:
         raise InputError("the query table has no rows", fix="give at least one query and MASK word")
+    from .validate import check_query_table
+
+    check_query_table(data)
 
 
 def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int | None = None,
@@ -289,6 +292,7 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     # unique sentences → forward passes
     uniq, row_sent = np.unique(sentences.astype(str), return_inverse=True)
     enc = _tokenize_many(tokenizer, list(uniq), special=True)
+    _check_lengths(model, tokenizer, enc, uniq, row_sent, data, name)
     mask_id = tokenizer.mask_token_id
     mpos = np.array([mask_position(e, mask_id, uniq[s], name) for s, e in enumerate(enc)], dtype=np.int64)
     bar = _progress(len(uniq), name) if progress else None
@@ -308,6 +312,39 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     out["logp"] = logp
     out["oov"] = np.array([o.oov for o in opts], dtype=bool)
     return out
+
+
+def max_sequence_length(model, tokenizer) -> int | None:
+    """The most tokens (special tokens included) ``model`` reads in one sentence."""
+    limits = []
+    if 0 < (tokenizer.model_max_length or 0) < 1_000_000:
+        limits.append(int(tokenizer.model_max_length))
+    cfg = getattr(model, "config", None)
+    n = getattr(cfg, "max_position_embeddings", None)
+    if n:
+        if "roberta" in str(getattr(cfg, "model_type", "")) or getattr(cfg, "model_type", "") == "camembert":
+            n -= (getattr(cfg, "pad_token_id", None) or 0) + 1   # positions start after the padding index
+        limits.append(int(n))
+    return min(limits) if limits else None
+
+
+def _check_lengths(model, tokenizer, enc, uniq, row_sent, data: pd.DataFrame, name: str) -> None:
+    """Every sentence fits the model (BERT would silently cut it, RoBERTa crash): an InputError
+    naming the longest word of the first sentence that does not, before any forward pass."""
+    from . import validate
+
+    limit = max_sequence_length(model, tokenizer)
+    if limit is None:
+        return
+    lengths = np.fromiter((len(e) for e in enc), dtype=np.int64, count=len(enc))
+    over = np.nonzero(lengths > limit)[0]
+    if not len(over):
+        return
+    s = int(over[0])
+    row = int(np.nonzero(row_sent == s)[0][0])
+    cols = [c for c in ("T_word", "A_word", "M_word") if c in data.columns]
+    words = {c: str(data[c].iloc[row]) for c in cols}
+    validate.too_long(str(uniq[s]), int(lengths[s]), limit, name, words, len(over))
 
 
 def _outputs(tokenizer, enc, row_sent, opts, row_ids, extra_ids, mask_id) -> list[str]:

@@ -24,9 +24,8 @@ from importlib import resources
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
-from . import design
+from . import design, validate
 from .errors import InputError
 
 SCHEMA_NAME = "study.schema.json"
@@ -67,37 +66,14 @@ def schema() -> dict:
     return json.loads(text)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last)."""
-
-
-def _construct_mapping(loader, node, deep=False):
-    seen = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise InputError(f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})",
-                             fix="remove or rename one of them (YAML would silently keep the last)")
-        seen[key] = True
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def read_study_yaml(path: str | os.PathLike) -> dict:
-    """Parse a study file (YAML or JSON) into a dict; missing files and syntax errors are InputErrors."""
+    """Parse a study file (YAML or JSON) into a dict with :mod:`fmat.validate`'s loader (UTF-8,
+    duplicate keys refused, numbers keep their text, aliases capped); every failure is an InputError."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"study file not found: {path}",
                          fix="check the path; study files live in config/studies/<id>.yaml")
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except InputError as err:
-        raise InputError(str(err), where=str(path)) from None
-    except yaml.YAMLError as err:
-        raise InputError(f"not valid YAML: {err}", where=str(path),
-                         fix="check indentation and quoting (quote phrases containing ':' or '#')") from None
+    data = validate.load_yaml(validate.read_text(path, "study file"), str(path))
     if not isinstance(data, dict):
         raise InputError("a study file must be a mapping (id: ..., title: ..., queries: ...)",
                          where=str(path), fix="see docs/study-files.md for a complete example")
@@ -143,6 +119,7 @@ def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, l
     """Expand one word-list spec into (words, items)."""
     if isinstance(spec, dict) and "range" in spec:
         start, end = spec["range"]
+        validate.check_range(start, end, where)
         if start > end:
             raise InputError(f"range [{start}, {end}] is empty (start > end)", where=where,
                              fix="write {range: [start, end]} with start <= end (both included)")
@@ -172,13 +149,14 @@ def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, l
         words = [design._as_level(v) for v in values.tolist()]
         return words, list(words)
     if isinstance(spec, (str, int, float)) and not isinstance(spec, bool):
-        spec = [spec]
+        spec = [validate.as_written(spec)]
     words, items = [], []
     for w in spec:
+        w = validate.as_written(w)
         if isinstance(w, dict):
-            phrase = w["phrase"]
+            phrase = validate.as_written(w["phrase"])
             words.append(phrase)
-            items.append(design._as_level(w.get("item", phrase)))
+            items.append(design._as_level(validate.as_written(w.get("item", phrase))))
         else:
             words.append(w)
             items.append(w if not isinstance(w, (int, float)) or isinstance(w, bool) else design._as_level(w))
@@ -310,6 +288,10 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None):
         if b == item:
             raise InputError(f"reliability.by contains the item column {b!r}", where=f"{where}: reliability.by",
                              fix="split by other columns than the alpha items")
+    if analysis["name"] is not None:
+        from . import analyses
+
+        analyses.check(analysis["name"], analysis["options"], where=f"{where}: analysis")
     return queries, items, lpr, reliability, score, analysis
 
 

@@ -319,3 +319,17 @@ def test_progress_false_prints_no_bars(models, capfd):
     assert "Loading weights" in err                          # the bars are there when asked for
     from transformers.utils import logging as hf_logging
     assert hf_logging.is_progress_bar_enabled()              # the global setting is restored
+
+
+@pytest.mark.parametrize("family", ["bert-uncased", "roberta"])
+def test_too_long_word_named_before_scoring(models, family):
+    """Issue 22: a sentence longer than the model reads is an InputError naming the word
+    (BERT would cut it silently, RoBERTa crash), raised before any forward pass."""
+    from fmat.design import query
+
+    long_word = " ".join(["a"] * 200)   # under the 500-character cap, over the tiny models' 128 tokens
+    q = query("The [MASK] works as a {TARGET}.", MASK={"M": ["man"], "F": ["woman"]},
+              TARGET={"Occ": [long_word]})
+    with pytest.raises(InputError) as err:
+        run([models[family]], q, progress=False)
+    assert "T_word" in str(err.value) and "reads at most" in str(err.value)

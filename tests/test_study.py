@@ -69,7 +69,9 @@ def test_complete_example_and_defaults():
     assert study.lpr == {"mask_pair": True, "target_pair": False, "attrib_pair": True}
     assert study.reliability == {"item": "query", "by": ["model"], "lpr": study.lpr}
     assert study.score == SCORE_DEFAULTS
-    assert study.analysis == {"name": "factual_wefat", "options": {"standardize_within": ["model", "query"]}}
+    assert study.analysis == {"name": "factual_wefat", "options": {
+        "criterion": {"table": "bls2021_occupations", "item": "item", "column": "pct_male"},
+        "standardize_within": ["model", "query"]}}
     assert study.raw["id"] == "EX1" and study.path.name == "EX1.yaml"
 
 

@@ -81,6 +81,32 @@ def get(name: str) -> Callable[..., AnalysisOutput]:
                          fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}") from None
 
 
+def check(name: str, options: Mapping | None = None, where: str = "analysis") -> None:
+    """Analysis ``name`` is registered and ``options`` fit its keyword arguments (unknown and
+    missing options named); called when a study file is checked, before any model loads."""
+    import inspect
+
+    _load_all()
+    if name not in _REGISTRY:
+        raise InputError(f"unknown analysis {name!r}", where=f"{where}.name",
+                         fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
+                             "a new one (docs/adding-a-study.md)")
+    params = list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    names = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    options = dict(options or {})
+    unknown = [k for k in options if k not in names]
+    if unknown:
+        raise InputError(f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}",
+                         where=f"{where}.options", fix=f"its options are: {', '.join(names) or '(none)'}")
+    missing = [p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL
+               and p.name not in options]
+    if missing:
+        raise InputError(f"analysis {name!r} needs option(s) {', '.join(map(repr, missing))}",
+                         where=f"{where}.options", fix="add them under analysis.options (docs/study-files.md)")
+
+
 def criteria_needed(name: str, options: Mapping | None = None) -> list[str]:
     """Names of the criterion tables analysis ``name`` reads with these options."""
     _load_all()

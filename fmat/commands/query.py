@@ -94,7 +94,15 @@ def run(args) -> int:
             if problems:
                 raise InputError(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems),
                                  where=args.study, fix="see docs/study-files.md")
-            print(f"{args.study}: valid")
+            from ..workflow import study_criteria
+
+            unresolved = study_criteria(args.study) if args.criteria_dir is None else []
+            if unresolved:
+                print(f"{args.study}: valid, except that its criterion word lists "
+                      f"({', '.join(unresolved)}) were not checked: no criteria folder "
+                      "(give --criteria-dir, or build resources/criteria first)")
+            else:
+                print(f"{args.study}: valid")
             return 0
         from ..study import load_study
 

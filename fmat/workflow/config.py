@@ -123,7 +123,9 @@ def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
             expected = " or ".join(expected) if isinstance(expected, list) else expected
             found.append((_where(path), f"{leaf.instance!r} is {_kind(leaf.instance)}, expected {expected}"))
             continue
-        found.append((_where(path), leaf.message))
+        from ..validate import schema_message
+
+        found.append((_where(path), schema_message(leaf)))
     return found
 
 

@@ -1,0 +1,479 @@
+"""One validation layer for every input fmat reads (study files, query tables, configs).
+
+Every entry point (``fmat.study.load_study``/``validate_study_file``, ``fmat.design.query``
+and ``read_query_table``, ``fmat run``, ``fmat study``, ``fmat query --check`` and the
+workflow's ``validate_config``) goes through the functions here *before any model loads*. They
+are small, pure and linear in the size of the input; each raises
+:class:`~fmat.errors.InputError` naming the file, the field and the fix. The rules are listed in
+``docs/study-files.md`` ("Rules every input must follow").
+
+What is checked:
+
+* files: read as UTF-8 (errors name the byte offset), directories, missing files, sizes;
+* YAML: numbers in word lists keep the text they were written with (``010`` stays "010", not
+  8), alias expansion is capped (no "billion laughs"), recursion and memory errors are input
+  errors naming the file;
+* text of queries and words: no control, zero-width/format or unusual space characters, no
+  leading/trailing spaces, no letters of two look-alike scripts (Latin/Cyrillic/Greek) in one
+  word, bounded length, no ``[MASK]`` or ``{…}`` inside a word;
+* placeholders: only ``{TARGET}`` and ``{ATTRIB}``; wrong case and typos are named;
+* contrasts: a word may be in only one group of a slot (``he`` in Male and Female makes LPR 0);
+* caps: range sizes, query-table rows, YAML nodes; problem lists truncated with a count;
+* query tables: NA cells by row and column, [MASK] count, placeholders vs columns, duplicate
+  rows, inconsistent ``M_pair``.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import unicodedata
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .errors import InputError
+
+#: Caps (each error says which cap and how to stay under it).
+MAX_FILE_BYTES = 256 * 1024 * 1024    # a study file or CSV query table
+MAX_YAML_NODES = 5_000_000            # YAML nodes after alias expansion
+MAX_RANGE = 100_000                   # words made by one {range: [start, end]}
+MAX_ROWS = 20_000_000                 # rows of one query table
+MAX_WORD_CHARS = 500                  # characters of one word/phrase (per-model token check at scoring)
+MAX_QUERY_CHARS = 2_000               # characters of one query template
+MAX_LISTED = 10                       # problems listed before "... and N more"
+
+PLACEHOLDERS = ("TARGET", "ATTRIB")
+_BRACE_RE = re.compile(r"\{([^{}]*)\}")
+_MASK_RE = re.compile(r"\[mask\]", re.IGNORECASE)
+_CONFUSABLE = ("LATIN", "CYRILLIC", "GREEK")
+
+
+# --------------------------------------------------------------------------- problem lists
+
+def truncated(problems: Sequence[str], limit: int = MAX_LISTED) -> list[str]:
+    """The first ``limit`` problems, plus "... and N more" when there are more."""
+    problems = list(problems)
+    if len(problems) <= limit:
+        return problems
+    return problems[:limit] + [f"... and {len(problems) - limit} more"]
+
+
+def _listing(items: Iterable, limit: int = MAX_LISTED) -> str:
+    items = list(items)
+    text = ", ".join(repr(x) for x in items[:limit])
+    return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+# --------------------------------------------------------------------------- files
+
+def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of ``path`` decoded as UTF-8 (a BOM is dropped); every failure is an InputError
+    naming the file: missing, a directory, unreadable, too large, not UTF-8 (with the byte offset)."""
+    path = Path(path)
+    where = str(path)
+    if not path.exists():
+        raise InputError(f"{what} not found: {path}", where=where, fix="check the path (relative to the current folder)")
+    if path.is_dir():
+        raise InputError(f"{what} {path} is a folder, not a file", where=where, fix=f"give the path of the {what} itself")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(f"{what} is {size:,} bytes, more than the limit of {max_bytes:,}", where=where,
+                             fix="split it into smaller files")
+        data = path.read_bytes()
+    except InputError:
+        raise
+    except MemoryError:
+        raise InputError(f"{what} does not fit in memory", where=where, fix="split it into smaller files") from None
+    except OSError as err:
+        raise InputError(f"cannot read {what}: {err.strerror or err}", where=where,
+                         fix="check that the file exists and is readable") from None
+    return decode_utf8(data, where, what)
+
+
+def decode_utf8(data: bytes, where: str, what: str = "file") -> str:
+    """``data`` as UTF-8 text; UTF-16 and binary files get a message that says so."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError(f"{what} is UTF-16 text (it starts with a UTF-16 byte-order mark)", where=where,
+                         fix="save it as UTF-8 (in R: write.csv(..., fileEncoding = 'UTF-8'))")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputError(f"{what} is not UTF-8 text: byte {err.start} (line {line}) is "
+                         f"0x{data[err.start]:02x}", where=where,
+                         fix="save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8, or your editor's "
+                             "'Save with encoding'); binary files (xlsx, gz) are not accepted") from None
+    if "\x00" in text:
+        raise InputError(f"{what} contains NUL bytes at offset {text.index(chr(0))}: it is binary or UTF-16",
+                         where=where, fix="give a UTF-8 text file")
+    return text.lstrip("\ufeff")
+
+
+# --------------------------------------------------------------------------- YAML
+
+class YamlInt(int):
+    """An int read from a plain YAML scalar; ``text`` is how it was written (``010``)."""
+
+    text: str
+
+
+class YamlFloat(float):
+    """A float read from a plain YAML scalar; ``text`` is how it was written (``1e3``, ``.inf``)."""
+
+    text: str
+
+
+def as_written(value) -> object:
+    """A number read from YAML back as the text it was written with (``010`` -> "010")."""
+    text = getattr(value, "text", None)
+    return text if isinstance(text, str) else value
+
+
+def _make_loader():
+    import yaml
+
+    class StudyLoader(yaml.SafeLoader):
+        """SafeLoader: duplicate keys refused, numbers keep their text, alias expansion capped."""
+
+        def get_single_node(self):
+            node = super().get_single_node()
+            if node is not None:
+                check_yaml_size(node, self.name)
+            return node
+
+    def construct_mapping(loader, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            try:
+                dup = key in seen
+                seen.add(key)
+            except TypeError:
+                raise InputError(f"a mapping key is a list or mapping (line {key_node.start_mark.line + 1})",
+                                 where=loader.name, fix="use plain words as keys") from None
+            if dup:
+                raise InputError(f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})",
+                                 where=loader.name,
+                                 fix="remove or rename one of them (YAML would silently keep the last)")
+        return loader.construct_mapping(node, deep=deep)
+
+    def construct_int(loader, node):
+        value = yaml.SafeLoader.construct_yaml_int(loader, node)
+        out = YamlInt(value)
+        out.text = str(node.value)
+        return out
+
+    def construct_float(loader, node):
+        value = yaml.SafeLoader.construct_yaml_float(loader, node)
+        out = YamlFloat(value)
+        out.text = str(node.value)
+        return out
+
+    StudyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    StudyLoader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    StudyLoader.add_constructor("tag:yaml.org,2002:float", construct_float)
+    return StudyLoader
+
+
+_LOADER = None
+
+
+def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
+    """The number of YAML nodes after alias expansion (each alias counts its whole subtree);
+    InputError when it exceeds ``limit`` or an alias refers to a node that contains it."""
+    import yaml
+
+    size: dict[int, int] = {}
+    active: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            active.discard(key)
+            if isinstance(node, yaml.MappingNode):
+                kids = [n for pair in node.value for n in pair]
+            else:
+                kids = node.value
+            total = 1 + sum(size[id(k)] for k in kids)
+            size[key] = total
+            if total > limit:
+                raise InputError(f"the YAML expands to more than {limit:,} nodes (aliases '*name' repeat "
+                                 "what an anchor '&name' marks)", where=where,
+                                 fix="write the word lists out, or use fewer and smaller aliases")
+            continue
+        if key in size:
+            continue
+        if key in active:
+            raise InputError(f"an alias refers to a node that contains it (line {node.start_mark.line + 1})",
+                             where=where, fix="remove the recursive alias")
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1
+            continue
+        active.add(key)
+        stack.append((node, True))
+        kids = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
+        for k in kids:
+            if id(k) in active:
+                raise InputError(f"an alias refers to a node that contains it (line {k.start_mark.line + 1})",
+                                 where=where, fix="remove the recursive alias")
+            if id(k) not in size:
+                stack.append((k, False))
+    return size[id(root)]
+
+
+def load_yaml(text: str, where: str):
+    """Parse YAML ``text`` from file ``where`` with the study loader; every failure (syntax,
+    duplicate keys, alias bombs, recursion, memory) is an InputError naming the file."""
+    import yaml
+
+    global _LOADER
+    if _LOADER is None:
+        _LOADER = _make_loader()
+    loader = None
+    try:
+        loader = _LOADER(text)   # the reader checks characters here already
+        loader.name = where
+        return loader.get_single_data()
+    except InputError as err:
+        if err.where:
+            raise
+        raise InputError(err.message, where=where, fix=err.fix) from None
+    except yaml.YAMLError as err:
+        msg = str(err).replace("<unicode string>", where)
+        raise InputError(f"not valid YAML: {msg}", where=where,
+                         fix="check indentation and quoting (quote phrases containing ':' or '#')") from None
+    except RecursionError:
+        raise InputError("the YAML is nested too deeply", where=where,
+                         fix="a study file needs only a few levels (see docs/study-files.md)") from None
+    except MemoryError:
+        raise InputError("the YAML does not fit in memory", where=where, fix="make the file smaller") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+# --------------------------------------------------------------------------- text
+
+def _script(ch: str) -> str | None:
+    try:
+        return unicodedata.name(ch).split(" ", 1)[0]
+    except ValueError:
+        return None
+
+
+def text_problem(text: str, what: str, max_chars: int) -> str | None:
+    """Why ``text`` (a word or query) cannot be a stimulus as written, or None."""
+    if len(text) > max_chars:
+        return f"{what} is {len(text):,} characters long (limit {max_chars:,}): {text[:40]!r}..."
+    if text != text.strip():
+        return f"{what} {text!r} has leading or trailing spaces"
+    scripts = set()
+    for i, ch in enumerate(text):
+        if ch == " ":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or cat in ("Zs", "Zl", "Zp"):
+            name = unicodedata.name(ch, "unnamed character")
+            return f"{what} {text!r} contains U+{ord(ch):04X} ({name}) at character {i + 1}"
+        if cat.startswith("L"):
+            s = _script(ch)
+            if s in _CONFUSABLE:
+                scripts.add(s)
+    if len(scripts) > 1:
+        odd = sorted(scripts - {"LATIN"}) or sorted(scripts)
+        chars = [f"U+{ord(c):04X} ({unicodedata.name(c)})" for c in text if _script(c) == odd[0]][:3]
+        return (f"{what} {text!r} mixes {' and '.join(sorted(scripts))} letters, which look alike: "
+                f"{', '.join(chars)}")
+    if "  " in text:
+        return f"{what} {text!r} has two spaces in a row"
+    return None
+
+
+def _text_fix(problem: str) -> str:
+    if "characters long" in problem:
+        return "shorten it (a stimulus is a word or a short phrase)"
+    return ("retype it with plain characters: no tabs, newlines, zero-width or non-breaking spaces, "
+            "no letters from another alphabet that look like Latin ones")
+
+
+def check_word(word: str, where: str, what: str = "word") -> None:
+    """A MASK/TARGET/ATTRIB word as written: plain text, bounded length, no [MASK] or {…}."""
+    problem = text_problem(word, what, MAX_WORD_CHARS)
+    if problem:
+        raise InputError(problem, where=where, fix=_text_fix(problem))
+    if _MASK_RE.search(word):
+        raise InputError(f"{what} {word!r} contains [MASK]", where=where,
+                         fix="only the query holds [MASK]; remove it from the word")
+    if "{" in word or "}" in word:
+        raise InputError(f"{what} {word!r} contains a brace ({{ or }}); placeholders belong in the query",
+                         where=where, fix="remove the braces from the word")
+
+
+def placeholders(query: str, where: str) -> list[str]:
+    """The placeholders of ``query`` (each ``TARGET`` or ``ATTRIB``); any other ``{…}``, a
+    lower-case ``{target}``, a typo (``{ATRIB}``) or a stray brace is an InputError."""
+    found = []
+    for m in _BRACE_RE.finditer(query):
+        name = m.group(1)
+        if name in PLACEHOLDERS:
+            found.append(name)
+            continue
+        upper = name.strip().upper()
+        if upper in PLACEHOLDERS:
+            raise InputError(f"query {query!r} has {m.group(0)}; placeholders are written in capitals",
+                             where=where, fix=f"write {{{upper}}}")
+        close = difflib.get_close_matches(upper, PLACEHOLDERS, n=1, cutoff=0.6)
+        hint = f"did you mean {{{close[0]}}}? " if close else ""
+        raise InputError(f"query {query!r} has the unknown placeholder {m.group(0)} (it would stay in the "
+                         "sentence unfilled)", where=where,
+                         fix=f"{hint}fmat fills only {{TARGET}} and {{ATTRIB}}")
+    rest = _BRACE_RE.sub("", query)
+    if "{" in rest or "}" in rest:
+        raise InputError(f"query {query!r} has an unmatched brace", where=where,
+                         fix="write placeholders as {TARGET} or {ATTRIB}; remove other braces")
+    return found
+
+
+def check_query_text(query: str, where: str) -> list[str]:
+    """A query template: plain text, one [MASK], known placeholders; returns its placeholders."""
+    problem = text_problem(query, "query", MAX_QUERY_CHARS)
+    if problem:
+        raise InputError(problem, where=where, fix=_text_fix(problem))
+    return placeholders(query, where)
+
+
+# --------------------------------------------------------------------------- groups
+
+def duplicates(words: Iterable[str]) -> list[str]:
+    """Words listed more than once, in order of first appearance (linear time)."""
+    return [w for w, n in Counter(words).items() if n > 1]
+
+
+def check_contrast(groups: dict, slot: str, where: str) -> None:
+    """No word in two groups of one slot (``he`` in Male and Female makes the contrast 0)."""
+    owner: dict[str, str] = {}
+    shared: dict[str, list[str]] = {}
+    for g, words in groups.items():
+        for w in words:
+            first = owner.setdefault(w, g)
+            if first != g:
+                shared.setdefault(w, [first]).append(g)
+    if shared:
+        detail = "; ".join(f"{w!r} is in {' and '.join(map(repr, gs))}" for w, gs in list(shared.items())[:MAX_LISTED])
+        more = f" (and {len(shared) - MAX_LISTED} more)" if len(shared) > MAX_LISTED else ""
+        raise InputError(f"{len(shared)} word(s) appear in more than one {slot} group: {detail}{more}; "
+                         "their contrast would be exactly 0", where=where,
+                         fix=f"give each {slot} word to one group only")
+
+
+def check_range(start: int, end: int, where: str) -> None:
+    if end - start + 1 > MAX_RANGE:
+        raise InputError(f"range [{start}, {end}] makes {end - start + 1:,} words (limit {MAX_RANGE:,})",
+                         where=where, fix="use a smaller range, or list the words in a table (criterion:)")
+
+
+def check_rows(n: int, where: str | None) -> None:
+    if n > MAX_ROWS:
+        raise InputError(f"the design makes {n:,} query rows (limit {MAX_ROWS:,})", where=where,
+                         fix="use fewer queries or words, or split the study into several")
+
+
+# --------------------------------------------------------------------------- query tables
+
+_WORD_COLUMNS = ("MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")
+
+
+def check_query_table(df, where: str | None = None) -> None:
+    """A query table (read from a file, or passed to ``fmat.run``) is fit to score: no missing
+    cells, each query with one [MASK] and exactly the placeholders its columns fill, words as
+    written, no duplicate rows, ``M_pair`` consistent, no word in two MASK groups of a query."""
+    import pandas as pd
+
+    where = where or "query table"
+    if "query" not in df.columns or "M_word" not in df.columns:
+        return  # not a query table: fmat.design.as_query_table names the missing columns
+    cols = [c for c in ("qid", "query") + _WORD_COLUMNS if c in df.columns]
+    # missing cells (R writes NA for the padding of unequal groups), by row and column
+    for c in cols:
+        na = df[c].isna().to_numpy()
+        if na.any():
+            rows = [int(i) + 1 for i in na.nonzero()[0]]
+            raise InputError(f"column {c} is missing (NA/empty) in {len(rows)} row(s): row(s) "
+                             f"{', '.join(map(str, rows[:MAX_LISTED]))}"
+                             f"{' ...' if len(rows) > MAX_LISTED else ''} (row 1 = the first data row)",
+                             where=f"{where}: {c}",
+                             fix="FMAT pads unequal groups with NA: give every group the same number of "
+                                 "words, or remove those rows")
+    has = {"TARGET": "T_word" in df.columns, "ATTRIB": "A_word" in df.columns}
+    for i, q in enumerate(pd.unique(df["query"].astype(str))):
+        loc = f"{where}: query {q!r}"
+        n = len(_MASK_RE.findall(q))
+        if n != 1:
+            raise InputError(f"query {q!r} has {n} [MASK] tokens", where=f"{where}: query",
+                             fix="use exactly one [MASK] per query")
+        found = check_query_text(q, f"{where}: query")
+        for slot, present in has.items():
+            k = found.count(slot)
+            col = "T_word" if slot == "TARGET" else "A_word"
+            if present and k != 1:
+                raise InputError(f"the table has a {col} column but query {q!r} has {{{slot}}} {k} times",
+                                 where=loc, fix=f"put {{{slot}}} exactly once in every query")
+            if not present and k:
+                raise InputError(f"query {q!r} has {{{slot}}} but the table has no {col} column: the "
+                                 "placeholder would stay unfilled", where=loc,
+                                 fix=f"add {slot}/{col} columns (build the table with fmat query)")
+    for c in ("M_word", "T_word", "A_word"):
+        if c in df.columns:
+            for w in pd.unique(df[c].astype(str)):
+                check_word(w, f"{where}: {c}")
+    key = [c for c in df.columns if c in ("query", "MASK", "M_pair", "TARGET", "T_pair", "T_word",
+                                          "ATTRIB", "A_pair", "A_word")]
+    frame = df[key + ["M_word"]].astype(str)
+    dup = frame.duplicated()
+    if dup.any():
+        rows = [int(i) + 1 for i in dup.to_numpy().nonzero()[0]]
+        raise InputError(f"{len(rows)} row(s) repeat an earlier row: row(s) {', '.join(map(str, rows[:MAX_LISTED]))}",
+                         where=where, fix="remove the repeated rows (each would be scored and counted twice)")
+    if "MASK" not in key or "M_pair" not in key:
+        return
+    bad = frame.duplicated(key)
+    if bad.any():
+        r = int(bad.to_numpy().nonzero()[0][0])
+        raise InputError(f"row {r + 1}: MASK group {frame['MASK'].iloc[r]!r} pair {frame['M_pair'].iloc[r]!r} "
+                         f"has more than one word for the same query", where=f"{where}: M_pair",
+                         fix="number the words of each MASK group 1, 2, ... (M_pair), as fmat query does")
+    other = [c for c in key if c not in ("MASK", "M_pair")]
+    shared = frame.drop_duplicates(other + ["MASK", "M_word"]).duplicated(other + ["M_word"])
+    if shared.any():
+        sub = frame.drop_duplicates(other + ["MASK", "M_word"])
+        r = sub[shared].iloc[0]
+        raise InputError(f"M_word {r['M_word']!r} is in more than one MASK group of query {r['query']!r}; "
+                         "its contrast would be exactly 0", where=f"{where}: M_word",
+                         fix="give each MASK word to one group only")
+
+
+def too_long(sentence: str, n_tokens: int, limit: int, model: str, words: dict, n_over: int = 1) -> None:
+    """Raise: a filled sentence has more tokens than ``model`` reads; names its longest word."""
+    col, word = max(words.items(), key=lambda kv: len(kv[1])) if words else ("query", sentence)
+    more = f" ({n_over - 1} more sentence(s) too)" if n_over > 1 else ""
+    raise InputError(f"a sentence is {n_tokens:,} tokens long but model {model} reads at most {limit:,}{more}; "
+                     f"its longest word is {col} {word[:60]!r}{'...' if len(word) > 60 else ''} "
+                     f"({len(word):,} characters); sentence: {sentence[:80]!r}...",
+                     where=f"query table: {col}",
+                     fix="shorten that word or the query (BERT would silently cut the sentence, RoBERTa fail)")
+
+
+def schema_message(err) -> str:
+    """A JSON-Schema error in words: a ``pattern`` or ``uniqueItems`` violation says what is
+    allowed (the schema's description, or the names that may be used) instead of the regex."""
+    value = err.instance
+    if err.validator == "pattern":
+        desc = err.schema.get("description") if isinstance(err.schema, dict) else None
+        allowed = desc or ("letters, digits and . _ - (and / in a model id), starting with a letter or digit")
+        return f"{value!r} is not allowed here; allowed: {allowed}"
+    if err.validator == "uniqueItems" and isinstance(value, list):
+        return f"{_listing(duplicates(map(str, value)))} is listed more than once; list each once"
+    return err.message

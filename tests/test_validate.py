@@ -1,0 +1,238 @@
+"""Bad input (issue 22): every class is rejected with exit 2, the file and field named, before
+any model loads (no model is given a reachable path: a model load would fail differently)."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fmat.cli import main
+
+HEAD = "id: {sid}\ntitle: t\nqueries:\n"
+BLOCK = ("  - query: \"{query}\"\n    MASK: {{Male: {male}, Female: {female}}}\n"
+         "    TARGET: {{Occ: {occ}}}\n")
+
+
+def study(tmp_path, sid="S", query="The [MASK] works as a {TARGET}.", male="[man, he]",
+          female="[woman, she]", occ="[nurse, engineer]", extra="") -> Path:
+    extra = "lpr: {target_pair: false}\n" + extra
+    p = tmp_path / f"{sid}.yaml"
+    p.write_text(HEAD.format(sid=sid) + BLOCK.format(query=query, male=male, female=female, occ=occ) + extra,
+                 encoding="utf-8")
+    return p
+
+
+def fmat(argv, capsys):
+    t = time.perf_counter()
+    rc = main(argv)
+    took = time.perf_counter() - t
+    err = capsys.readouterr().err
+    assert took < 30, f"took {took:.1f} s"
+    return rc, err
+
+
+def rejected(path, capsys, *fields, check=True):
+    for args in ([["query", "--study", str(path), "--check"]] if check else []) + \
+            [["study", str(path), "-m", "no/such-model", "-o", str(Path(path).parent / "out")]]:
+        rc, err = fmat(args, capsys)
+        assert rc == 2, err
+        assert "unexpected error" not in err
+        assert str(path) in err, err
+        for f in fields:
+            assert f in err, (f, err)
+    return err
+
+
+# ---------------------------------------------------------------- class 1: accepted, then wrong numbers
+
+def test_shared_contrast_word(tmp_path, capsys):
+    err = rejected(study(tmp_path, male="[man, he]", female="[woman, he]"), capsys, "MASK", "'he'")
+    assert "more than one MASK group" in err
+
+
+def test_shared_target_phrase(tmp_path, capsys):
+    p = tmp_path / "S.yaml"
+    p.write_text(HEAD.format(sid="S") + "  - query: \"The [MASK] is {TARGET}.\"\n    MASK: {Male: [he], "
+                 "Female: [she]}\n    TARGET: {A: [kind, tall], B: [warm, kind]}\n", encoding="utf-8")
+    rejected(p, capsys, "TARGET", "'kind'")
+
+
+@pytest.mark.parametrize("query,shown", [
+    ("The [MASK] works as a {target}.", "write {TARGET}"),
+    ("The [MASK] works as a {TARGET} {ATRIB}.", "did you mean {ATTRIB}"),
+    ("The [MASK] works as a {TARGET} }.", "unmatched brace"),
+])
+def test_unfilled_placeholder(tmp_path, capsys, query, shown):
+    rejected(study(tmp_path, query=query), capsys, "query", shown)
+
+
+def test_placeholder_inside_word(tmp_path, capsys):
+    rejected(study(tmp_path, occ="['{TARGET}', nurse]"), capsys, "TARGET", "brace")
+
+
+@pytest.mark.parametrize("word", ["010", "0x1F", "1_000", ".inf", "1e3"])
+def test_yaml_numbers_stay_as_written(tmp_path, word):
+    from fmat.study import load_study
+
+    s = load_study(study(tmp_path, occ=f"[{word}, nurse]"))
+    assert word in set(s.queries["T_word"].astype(str))
+
+
+@pytest.mark.parametrize("word,code", [("nur\u200bse", "U+200B"), ("nurse\u00a0x", "U+00A0"),
+                                       ("n\tx", "U+0009"), ("\u0441at", "CYRILLIC")])
+def test_invisible_and_lookalike_characters(tmp_path, capsys, word, code):
+    import json
+    rejected(study(tmp_path, occ=json.dumps([word, "nurse"])), capsys, "TARGET", code)
+
+
+def test_leading_space(tmp_path, capsys):
+    rejected(study(tmp_path, occ="[' nurse', engineer]"), capsys, "TARGET", "leading or trailing")
+
+
+def test_very_long_word(tmp_path, capsys):
+    rejected(study(tmp_path, occ="[" + "x" * 100_000 + ", nurse]"), capsys, "TARGET", "characters long")
+
+
+def test_unknown_analysis_and_options(tmp_path, capsys):
+    rejected(study(tmp_path, extra="analysis: {name: no_such}\n"), capsys, "analysis.name", "attitude_weat")
+    rejected(study(tmp_path, extra="analysis: {name: change_over_time, options: {bogus: 1}}\n"), capsys,
+             "analysis.options", "'bogus'")
+
+
+# ---------------------------------------------------------------- class 2: escaped errors
+
+@pytest.mark.parametrize("data,shown", [
+    ("id: S\ntitle: caf\u00e9\nqueries: []\n".encode("latin-1"), "byte 16"),
+    ("id: S\n".encode("utf-16"), "UTF-16"),
+    (b"\x00\x01\x02PK\x03\x04", "binary"),
+])
+def test_not_utf8(tmp_path, capsys, data, shown):
+    p = tmp_path / "S.yaml"
+    p.write_bytes(data)
+    rejected(p, capsys, shown)
+
+
+def test_directory_and_deep_nesting(tmp_path, capsys):
+    d = tmp_path / "S.yaml"
+    d.mkdir()
+    rc, err = fmat(["query", "--study", str(d), "--check"], capsys)
+    assert rc == 2 and "folder" in err and "unexpected" not in err
+    p = tmp_path / "T.yaml"
+    p.write_text("id: T\nx: " + "[" * 5000 + "]" * 5000 + "\n")
+    rejected(p, capsys, "nested too deeply")
+
+
+@pytest.mark.parametrize("name,data,shown", [
+    ("q.xlsx", b"PK\x03\x04", ".xlsx"), ("q.csv.gz", b"\x1f\x8b", ".gz"),
+    ("q.parquet", b"PAR1\x00\x00", "truncated"), ("q.parquet", b"query,M_word\n", "not a parquet"),
+])
+def test_table_format_by_extension_and_content(tmp_path, capsys, name, data, shown):
+    p = tmp_path / name
+    p.write_bytes(data)
+    rc, err = fmat(["run", str(p), "-m", "no/such-model"], capsys)
+    assert rc == 2 and str(p) in err and shown in err and "unexpected" not in err, err
+
+
+def test_write_xlsx_is_an_error(tmp_path, capsys):
+    out = tmp_path / "q.xlsx"
+    rc, err = fmat(["query", "[MASK] is here.", "--mask", "A=he", "--mask", "B=she", "-o", str(out)], capsys)
+    assert rc == 2 and ".xlsx" in err and not out.exists()
+
+
+@pytest.mark.parametrize("cell", ["NA", ""])
+def test_r_na_in_word_column(tmp_path, capsys, cell):
+    p = tmp_path / "q.csv"
+    p.write_text('"","query","MASK","M_pair","M_word"\n"1","[MASK] is here.","A","1","he"\n'
+                 f'"2","[MASK] is here.","B","1",{cell}\n', encoding="utf-8")
+    rc, err = fmat(["run", str(p), "-m", "no/such-model"], capsys)
+    assert rc == 2 and str(p) in err and "M_word" in err and "row(s) 2" in err, err
+
+
+# ---------------------------------------------------------------- class 3: hangs and blow-ups
+
+def test_range_cap(tmp_path, capsys):
+    p = tmp_path / "S.yaml"
+    p.write_text(HEAD.format(sid="S") + "  - query: \"[MASK] was born in {TARGET}.\"\n    MASK: {A: [he], "
+                 "B: [she]}\n    TARGET: {Year: {range: [0, 200000000]}}\n")
+    rejected(p, capsys, "TARGET.Year", "limit")
+
+
+def test_alias_bomb(tmp_path, capsys):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 10):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    p = tmp_path / "S.yaml"
+    p.write_text("\n".join(lines) + "\n")
+    rejected(p, capsys, "expands to more than")
+
+
+def test_large_valid_study_checks_fast(tmp_path, capsys):
+    words = [f"w{i}" for i in range(200_000)]
+    p = tmp_path / "S.yaml"
+    p.write_text(HEAD.format(sid="S") + "  - query: \"[MASK] is here.\"\n    MASK:\n      A: ["
+                 + ", ".join(words[:100_000]) + "]\n      B: [" + ", ".join(words[100_000:]) + "]\n")
+    t = time.perf_counter()
+    rc, err = fmat(["query", "--study", str(p), "--check"], capsys)
+    took = time.perf_counter() - t
+    print(f"200,000-word study checked in {took:.1f} s")
+    assert rc == 0, err
+    assert took < 30
+
+
+# ---------------------------------------------------------------- class 4: found only after the model loads
+
+@pytest.mark.parametrize("rows,shown", [
+    ([("[MASK] is here [MASK].", "A", "1", "he"), ("[MASK] is here [MASK].", "B", "1", "she")], "2 [MASK]"),
+    ([("It is here.", "A", "1", "he"), ("It is here.", "B", "1", "she")], "0 [MASK]"),
+    ([("[MASK] is here.", "A", "1", "he"), ("[MASK] is here.", "A", "1", "he")], "repeat"),
+    ([("[MASK] is here.", "A", "1", "he"), ("[MASK] is here.", "A", "1", "him")], "M_pair"),
+    ([("[MASK] is {TARGET}.", "A", "1", "he"), ("[MASK] is {TARGET}.", "B", "1", "she")], "unfilled"),
+    ([("[MASK] is here.", "A", "1", "[MASK]"), ("[MASK] is here.", "B", "1", "she")], "contains [MASK]"),
+])
+def test_query_table_checked_before_model(tmp_path, capsys, rows, shown):
+    p = tmp_path / "q.csv"
+    pd.DataFrame(rows, columns=["query", "MASK", "M_pair", "M_word"]).to_csv(p, index=False)
+    rc, err = fmat(["run", str(p), "-m", "no/such-model"], capsys)
+    assert rc == 2 and str(p) in err and shown in err and "unexpected" not in err, err
+
+
+# ---------------------------------------------------------------- class 5: messages
+
+def test_yaml_error_names_the_path(tmp_path, capsys):
+    p = tmp_path / "S.yaml"
+    p.write_text("id: S\ntitle: [unclosed\n")
+    err = rejected(p, capsys, "not valid YAML")
+    assert "<unicode string>" not in err
+
+
+# ---------------------------------------------------------------- class 6: permissions
+
+def test_outputs_follow_the_umask(tmp_path, capsys):
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "q.csv"
+        assert main(["query", "[MASK] is here.", "--mask", "A=he", "--mask", "B=she", "-o", str(out)]) == 0
+        assert out.stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        out2 = tmp_path / "q.parquet"
+        assert main(["query", "[MASK] is here.", "--mask", "A=he", "--mask", "B=she", "-o", str(out2)]) == 0
+        assert out2.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize("config,shown", [
+    ({"device": "gpu"}, "cuda:N or mps"),
+    ({"studies": ["3A", "3A"]}, "'3A' is listed more than once"),
+])
+def test_config_messages_in_words(config, shown):
+    from fmat.errors import InputError
+    from fmat.workflow import validate_config
+
+    base = {"models": ["bert-base-uncased"], "studies": ["3A"]}
+    with pytest.raises(InputError) as err:
+        validate_config({**base, **config}, load_studies=False)
+    assert shown in str(err.value) and "^(" not in str(err.value)
