@@ -41,6 +41,24 @@ STAT_NAMES = {"alpha": "α", "alpha_std": "α (standardized)", "beta": "β", "R2
               "t_williams": "Williams' t"}
 
 
+#: The stylesheet both report pages (reports/study.py, reports/index.py) start with: tables,
+#: the paper-layout cells coloured by verdict, the demo banner, legends and figures.
+PAGE_CSS = """
+.fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
+.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important; vertical-align: top}
+.paper-layout td.cell {text-align: right !important; white-space: nowrap}
+.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
+.paper-layout .paper, .paper-layout .ours {display: block}
+.paper-layout .ours {font-weight: bold}
+td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
+.v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
+.verdict-box {border: 2px solid #1f4e79; padding: 0.6em 1em; margin: 1em 0; background: #f4f8fb}
+.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
+.table-legend, .table-note, .figure-note {font-size: 0.8em; color: #444}
+img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
+"""
+
+
 @dataclass
 class PaperTable:
     """A table as the paper lays it out: ``rows`` of (label, [key or None per column]).

@@ -38,7 +38,7 @@ from fmat.figures import (  # noqa: E402
 )
 from fmat.paper import load_paper_results  # noqa: E402
 from fmat.paper_figures import svg_img  # noqa: E402
-from fmat.paper_tables import headlines_html, table_attitude, table_html  # noqa: E402
+from fmat.paper_tables import PAGE_CSS, headlines_html, table_attitude, table_html  # noqa: E402
 
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 RES = Path(str(results))
@@ -51,19 +51,7 @@ def show_table(df, escape=True):
     display(HTML(html_table(df, escape=escape)))
 
 
-display(HTML("""<style>
-.fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
-.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important}
-.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
-.paper-layout td.cell {text-align: right !important; white-space: nowrap}
-.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
-.paper-layout .paper, .paper-layout .ours {display: block}
-.paper-layout .ours {font-weight: bold}
-td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
-.v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
-.table-legend {font-size: 0.8em; color: #444}
-img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
-</style>"""))
+display(HTML(f"<style>{PAGE_CSS}</style>"))
 if DEMO:
     display(HTML("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
                  "(random weights, generated vocabularies). They show that every stage runs; they are "

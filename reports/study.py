@@ -42,6 +42,7 @@ from fmat.paper_figures import (  # noqa: E402
     FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
 )
 from fmat.paper_tables import (  # noqa: E402
+    PAGE_CSS,
     csv_link, drop_repeated_rows, other_rows, ours_only, paper_table, table_criterion, table_html, text_rows_html,
     verdict_html,
 )
@@ -75,21 +76,7 @@ def show_table(df, max_rows=None):
     show(html_table(df, max_rows=max_rows))
 
 
-show("""<style>
-body {max-width: 1100px}
-.fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
-.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important; vertical-align: top}
-.paper-layout td.cell {text-align: right !important; white-space: nowrap}
-.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
-.paper-layout .paper, .paper-layout .ours {display: block}
-.paper-layout .ours {font-weight: bold}
-td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
-.v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
-.verdict-box {border: 2px solid #1f4e79; padding: 0.6em 1em; margin: 1em 0; background: #f4f8fb}
-.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
-.table-legend, .table-note, .figure-note {font-size: 0.8em; color: #444}
-img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
-</style>""")
+show(f"<style>body {{max-width: 1100px}}{PAGE_CSS}</style>")
 show(f"<h1 id='study-{html.escape(study)}'>Study {html.escape(study)}: {html.escape(str(raw.get('title', '')))}</h1>")
 if DEMO:
     show("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
