@@ -400,6 +400,20 @@ def parse_args(argv):
 
 
 def main(argv=None) -> int:
+    """Run the benchmark; transformers' global verbosity and progress-bar settings are restored
+    afterwards (tests call this in-process)."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    try:
+        return _main(argv)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _main(argv=None) -> int:
     args = parse_args(argv)
     device = args.device
     if args.threads:

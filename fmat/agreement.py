@@ -58,8 +58,21 @@ SV_AGREEMENT = (
     "obj_rel_no_comp_across_inanim", "obj_rel_within_anim", "obj_rel_within_inanim",
     "obj_rel_no_comp_within_anim", "obj_rel_no_comp_within_inanim",
 )
+#: the other constructions of Marvin & Linzen's file (reflexive anaphora, negative polarity items)
+ML_OTHER = (
+    "simple_reflexives", "reflexive_sent_comp", "reflexives_across",
+    "simple_npi_anim", "simple_npi_inanim", "npi_across_anim", "npi_across_inanim",
+)
 PAIR_COLUMNS = ["pair", "construction", "template", "sentence", "good", "bad"]
 SUMMARY_COLUMNS = ["model", "construction", "n", "n_correct", "accuracy", "skipped", "total"]
+
+
+def known_constructions(download: bool = False) -> list[str]:
+    """The construction names a configuration may list: those of the project's fixture, or
+    (``download``: Marvin & Linzen's file) all of Marvin & Linzen's constructions."""
+    if download:
+        return [*SV_AGREEMENT, *ML_OTHER]
+    return sorted(set(read_pairs(None, constructions=None)["construction"]))
 
 
 def fixture_path() -> Path:

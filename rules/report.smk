@@ -17,13 +17,11 @@ _CONFIG_HASH = _config_hash(config)
 _STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in ("studies", "score_groups")})
 
 
-def _report_common(config_hash):
-    return (
-        f"-P results:results -P paper:{_shlex.quote(os.path.join(workflow.basedir, 'config/paper_results.tsv'))} "
-        f"-P demo:{str(DEMO).lower()} "
-        f"-P device:{_shlex.quote(str(config.get('device', '')))} -P config_hash:{config_hash} "
-        f"-P lock:resources/models.lock.tsv"
-    )
+_REPORT_COMMON = (
+    f"-P results:results -P paper:{_shlex.quote(os.path.join(workflow.basedir, 'config/paper_results.tsv'))} "
+    f"-P demo:{str(DEMO).lower()} "
+    f"-P device:{_shlex.quote(str(config.get('device', '')))} -P lock:resources/models.lock.tsv"
+)
 
 
 rule report_study:
@@ -37,7 +35,7 @@ rule report_study:
     output:
         "results/reports/{study}.html",
     params:
-        common=_report_common(_STUDY_CONFIG_HASH),
+        common=f"{_REPORT_COMMON} -P config_hash:{_STUDY_CONFIG_HASH}",
         root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
         python=shell_python(),
         models=",".join(SLUGS),
@@ -63,7 +61,7 @@ rule report_index:
     output:
         "results/reports/index.html",
     params:
-        common=_report_common(_CONFIG_HASH),
+        common=f"{_REPORT_COMMON} -P config_hash:{_CONFIG_HASH}",
         root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
         python=shell_python(),
         studies=",".join(STUDIES),

@@ -289,3 +289,23 @@ def test_config_hash_is_stable_and_sensitive():
     assert a == config_hash({"device": "cpu", "studies": ["2A"]})  # key order does not matter
     assert a != config_hash({"studies": ["2A", "3A"], "device": "cpu"})
     assert a.startswith("sha256-") and len(a) == len("sha256-") + 12
+
+
+def test_unknown_agreement_construction_is_named_with_the_known_ones(paper_config):
+    from fmat.agreement import SV_AGREEMENT, known_constructions
+
+    def check(spec):
+        return _validate({**paper_config, "agreement": spec}, load_studies=False)
+
+    with pytest.raises(InputError) as err:
+        check({"constructions": ["simple_agrmt", "bogus"]})
+    msg = str(err.value)
+    assert "config.agreement.constructions" in msg and "unknown construction(s) 'bogus'" in msg
+    assert "simple_agrmt" in msg  # the known names are listed
+    # Marvin & Linzen's file (agreement.url) also has its reflexive and NPI constructions
+    check({"url": "https://example.org/ml.tsv", "constructions": ["simple_reflexives", "simple_agrmt"]})
+    with pytest.raises(InputError, match="Marvin & Linzen"):
+        check({"url": "https://example.org/ml.tsv", "constructions": ["simple_agrmnt"]})
+    # a user's own pairs file is checked when it is read, not here
+    check({"pairs": "my_pairs.tsv", "constructions": ["mine"]})
+    assert known_constructions() and set(known_constructions()) <= set(SV_AGREEMENT)

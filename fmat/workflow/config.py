@@ -191,6 +191,23 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
 
 
 
+def _check_agreement(spec: Mapping) -> None:
+    """agreement.constructions names constructions of the pairs file it reads (the fixture, or
+    Marvin & Linzen's file); a user's own ``pairs`` file is checked when it is read."""
+    cons = spec.get("constructions")
+    if not isinstance(cons, list) or spec.get("pairs"):
+        return
+    from ..agreement import known_constructions
+
+    known = known_constructions(download=bool(spec.get("url")))
+    bad = [c for c in cons if c not in known]
+    if bad:
+        source = "Marvin & Linzen's file" if spec.get("url") else "the project's fixture (fmat/data/agreement_fixture.tsv)"
+        raise InputError(f"unknown construction(s) {', '.join(map(repr, bad))}: {source} has "
+                         f"{', '.join(known)}", where="config.agreement.constructions",
+                         fix="list some of those, or write 'all', or null for the verb-agreement constructions")
+
+
 def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
                      repo: str | os.PathLike = ".") -> dict:
     errors = _schema_errors(config)
@@ -202,6 +219,7 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
                          fix="see fmat/schemas/config.schema.json and docs/workflow.md for the keys")
     cfg = apply_defaults(config)
     model_table(cfg)  # duplicates
+    _check_agreement(cfg.get("agreement") or {})
     studies_dir = Path(root) / cfg["studies_dir"]
     for i, sid in enumerate(cfg["studies"]):
         path = study_file(cfg, sid, root)
