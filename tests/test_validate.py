@@ -199,6 +199,17 @@ def test_query_table_checked_before_model(tmp_path, capsys, rows, shown):
     assert rc == 2 and str(p) in err and shown in err and "unexpected" not in err, err
 
 
+def test_single_mask_group_refused_by_fmat_run_before_the_model(tmp_path, capsys):
+    p = tmp_path / "q.csv"
+    pd.DataFrame([("[MASK] is here.", "A", "1", "he"), ("[MASK] is there.", "A", "1", "he")],
+                 columns=["query", "MASK", "M_pair", "M_word"]).to_csv(p, index=False)
+    rc, err = fmat(["run", str(p), "-m", "no/such-model"], capsys)
+    assert rc == 2 and f"{p}: MASK" in err and "--single-group" in err and "unexpected" not in err, err
+    # with --single-group the table passes the check and the run goes on to the (missing) model
+    rc, err = fmat(["run", str(p), "-m", "no/such-model", "--single-group"], capsys)
+    assert rc == 2 and "MASK group" not in err and "no/such-model" in err, err
+
+
 # ---------------------------------------------------------------- class 5: messages
 
 def test_yaml_error_names_the_path(tmp_path, capsys):

@@ -23,6 +23,8 @@ def register(sub) -> None:
                    help="whole-word token: derived from the tokenizer (default) or FMAT's model-name rules")
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--single-group", action="store_true",
+                   help="accept a table with one MASK group (probabilities only: an LPR needs two groups)")
     add_output_args(p)
     p.set_defaults(func=_run)
 
@@ -34,6 +36,13 @@ def _run(args) -> int:
     from ..runner import run
 
     data = read_query_table(args.queries)
+    if "MASK" in data.columns and data["MASK"].nunique() == 1 and not args.single_group:
+        from ..errors import InputError
+
+        raise InputError(f"every row has the same MASK group ({data['MASK'].iloc[0]!r}): the scores "
+                         "could not give an LPR (fmat summary needs two groups)", where=f"{args.queries}: MASK",
+                         fix="add a second MASK group (e.g. --mask Male=man --mask Female=woman in fmat query), "
+                             "or pass --single-group to score the probabilities only")
     fmt = warnings.formatwarning
     with warnings.catch_warnings():
         warnings.simplefilter("always")
