@@ -7,7 +7,6 @@ from pathlib import Path
 # the repository's package first (the conda envs install only its dependencies)
 sys.path.insert(0, workflow.basedir)
 
-from snakemake.exceptions import WorkflowError
 
 from fmat.errors import FmatError
 from fmat.workflow import (
@@ -33,7 +32,9 @@ def config_files():
 try:
     config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir))
 except FmatError as err:
-    raise WorkflowError(f"invalid configuration: {err}") from None
+    # the message names the config file, the key and the fix: no Snakemake frame around it
+    print(f"invalid configuration: {err}", file=sys.stderr)
+    sys.exit(2)
 
 
 MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny, path)
@@ -106,7 +107,8 @@ def criteria_origins(config):
     try:
         return {name: resolve_origin(name, mirror, where=where) for name in ("bls2021", "ssa", "glove")}
     except FmatError as err:
-        raise WorkflowError(f"criteria: {err}") from None
+        print(f"invalid configuration: criteria: {err}", file=sys.stderr)
+        sys.exit(2)
 
 
 def analysis_criteria(wildcards):

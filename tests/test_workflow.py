@@ -91,9 +91,19 @@ def _bad(tmp_path, content: dict) -> subprocess.CompletedProcess:
 ])
 def test_bad_config_fails_the_dry_run_naming_the_key(tmp_path, content, key):
     res = _bad(tmp_path, content)
-    assert res.returncode != 0
-    assert key in res.stdout, res.stdout
-    assert "Traceback" not in res.stdout
+    assert res.returncode == 2, res.stdout
+    # the file that set the key, the key, the fix; no Snakemake frame or rules/ file around it
+    assert f"invalid configuration: {tmp_path / 'bad.yaml'}: {key}" in res.stdout, res.stdout
+    assert "fix:" in res.stdout
+    assert "Traceback" not in res.stdout and "common.smk" not in res.stdout and 'File "' not in res.stdout
+
+
+def test_missing_mirror_names_the_config_file_that_set_it(tmp_path):
+    """Issue 17: the error names the file mirror_dir came from (here a --configfile), not config.yaml."""
+    res = _bad(tmp_path, {"mirror_dir": str(tmp_path / "no-mirror")})
+    assert res.returncode == 2, res.stdout
+    assert f"{tmp_path / 'bad.yaml'}: mirror_dir: BLS CPS 2021" in res.stdout, res.stdout
+    assert "config/config.yaml: mirror_dir" not in res.stdout and 'File "' not in res.stdout
 
 
 def test_offline_main_command_stops_quickly_with_how_to_run_offline(tmp_path):
