@@ -53,7 +53,7 @@ COLUMNS = {
 QUERY_COLUMNS = ["qid", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word",
                  "ATTRIB", "A_pair", "A_word"]
 
-_MASK_RE = re.compile(r"\[mask\]", re.IGNORECASE)
+_MASK_RE = validate.MASK_RE
 
 
 def _loc(where: str | None, field: str) -> str:

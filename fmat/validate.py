@@ -45,7 +45,7 @@ MAX_LISTED = 10                       # problems listed before "... and N more"
 
 PLACEHOLDERS = ("TARGET", "ATTRIB")
 _BRACE_RE = re.compile(r"\{([^{}]*)\}")
-_MASK_RE = re.compile(r"\[mask\]", re.IGNORECASE)
+MASK_RE = re.compile(r"\[mask\]", re.IGNORECASE)  # [MASK] in any case (fmat.design uses it too)
 _CONFUSABLE = ("LATIN", "CYRILLIC", "GREEK")
 
 
@@ -304,7 +304,7 @@ def check_word(word: str, where: str, what: str = "word") -> None:
     problem = text_problem(word, what, MAX_WORD_CHARS)
     if problem:
         raise InputError(problem, where=where, fix=_text_fix(problem))
-    if _MASK_RE.search(word):
+    if MASK_RE.search(word):
         raise InputError(f"{what} {word!r} contains [MASK]", where=where,
                          fix="only the query holds [MASK]; remove it from the word")
     if "{" in word or "}" in word:
@@ -410,7 +410,7 @@ def check_query_table(df, where: str | None = None) -> None:
     has = {"TARGET": "T_word" in df.columns, "ATTRIB": "A_word" in df.columns}
     for i, q in enumerate(pd.unique(df["query"].astype(str))):
         loc = f"{where}: query {q!r}"
-        n = len(_MASK_RE.findall(q))
+        n = len(MASK_RE.findall(q))
         if n != 1:
             raise InputError(f"query {q!r} has {n} [MASK] tokens", where=f"{where}: query",
                              fix="use exactly one [MASK] per query")
