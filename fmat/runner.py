@@ -16,6 +16,13 @@ from .models import _as_models, load_masked_lm, model_label
 from .scoring import METHODS, _check_query_table, plan_batches, score_model
 
 
+def scorer_for(method: str):
+    """The function that scores one model with ``method`` (one of :data:`fmat.scoring.METHODS`,
+    checked by the caller): :func:`fmat.scoring.score_model`, or :func:`fmat.lpbs.score_model`
+    for ``lpbs`` (probabilities and their priors, Kurita et al. 2019)."""
+    return lpbs.score_model if method == "lpbs" else score_model
+
+
 def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, add_tokens: bool = False,
         na_out: bool = True, progress: bool = True, threads: int | None = None, dtype: str = "float32",
         method: str = "fmat", word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
@@ -64,7 +71,7 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, 
         model, tokenizer = load_masked_lm(src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path,
                                           progress=progress)
         name = model_label(src) if label == src else label
-        scorer = lpbs.score_model if method == "lpbs" else score_model
+        scorer = scorer_for(method)
         scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
                         add_tokens=add_tokens, na_out=na_out, progress=progress, word_rule=word_rule,
                         pattern_special=pattern_special, weight_decay=weight_decay)

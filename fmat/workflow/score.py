@@ -67,6 +67,7 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
     from .. import scoring
     from ..io import read_table
     from ..models import load_masked_lm, model_label
+    from ..runner import scorer_for
 
     log = logging.getLogger("fmat.workflow")
     device = None if device in (None, "auto") else device
@@ -83,11 +84,7 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
         if method not in scoring.METHODS:
             raise InputError(f"scoring method {method!r} is not available", where=f"{studies[sid]}: score.method",
                              fix=f"use one of {', '.join(scoring.METHODS)}")
-        if method == "lpbs":  # probabilities and their priors (Kurita et al. 2019)
-            from ..lpbs import score_model as scorer
-        else:
-            scorer = scoring.score_model
-        scorers[sid] = scorer
+        scorers[sid] = scorer_for(method)
     t0 = time.perf_counter()
     model, tokenizer = load_masked_lm(source, device=device, lock_path=lock, progress=False)  # a log, not a terminal
     log.info("model %s loaded in %.2f s", name, time.perf_counter() - t0)
