@@ -55,3 +55,4 @@ bench: env
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_paper.py --sample 0.005 --least 5 --fmat-way-sample 0.001 --fmat-way-least 1
 	$(BIN)/python benchmarks/bench_stats.py
+	$(BIN)/python benchmarks/bench_validate.py

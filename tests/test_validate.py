@@ -26,12 +26,8 @@ def study(tmp_path, sid="S", query="The [MASK] works as a {TARGET}.", male="[man
 
 
 def fmat(argv, capsys):
-    t = time.perf_counter()
     rc = main(argv)
-    took = time.perf_counter() - t
-    err = capsys.readouterr().err
-    assert took < 30, f"took {took:.1f} s"
-    return rc, err
+    return rc, capsys.readouterr().err
 
 
 def rejected(path, capsys, *fields, check=True):
@@ -169,17 +165,28 @@ def test_alias_bomb(tmp_path, capsys):
     rejected(p, capsys, "expands to more than")
 
 
-def test_large_valid_study_checks_fast(tmp_path, capsys):
-    words = [f"w{i}" for i in range(200_000)]
-    p = tmp_path / "S.yaml"
+def _big_study(tmp_path, n: int) -> Path:
+    words = [f"w{i}" for i in range(n)]
+    p = tmp_path / f"S{n}" / "S.yaml"
+    p.parent.mkdir()
     p.write_text(HEAD.format(sid="S") + "  - query: \"[MASK] is here.\"\n    MASK:\n      A: ["
-                 + ", ".join(words[:100_000]) + "]\n      B: [" + ", ".join(words[100_000:]) + "]\n")
-    t = time.perf_counter()
-    rc, err = fmat(["query", "--study", str(p), "--check"], capsys)
-    took = time.perf_counter() - t
-    print(f"200,000-word study checked in {took:.1f} s")
-    assert rc == 0, err
-    assert took < 30
+                 + ", ".join(words[:n // 2]) + "]\n      B: [" + ", ".join(words[n // 2:]) + "]\n")
+    return p
+
+
+def test_large_valid_study_check_is_linear(tmp_path, capsys):
+    """A 200,000-word study passes the check, and the check grows linearly with the words: the
+    times of 20,000 and 200,000 words in one run (quadratic work would take ~100x longer; the
+    fixed start-up makes a linear pass under 10x). Its absolute time is benchmarks/bench_validate.py's."""
+    took = {}
+    for n in (20_000, 200_000):
+        p = _big_study(tmp_path, n)
+        t = time.perf_counter()
+        rc, err = fmat(["query", "--study", str(p), "--check"], capsys)
+        took[n] = time.perf_counter() - t
+        assert rc == 0, err
+    print(f"study check: 20,000 words {took[20_000]:.2f} s, 200,000 words {took[200_000]:.2f} s")
+    assert took[200_000] / took[20_000] < 30, took
 
 
 # ---------------------------------------------------------------- class 4: found only after the model loads
@@ -247,3 +254,16 @@ def test_config_messages_in_words(config, shown):
     with pytest.raises(InputError) as err:
         validate_config({**base, **config}, load_studies=False)
     assert shown in str(err.value) and "^(" not in str(err.value)
+
+
+def test_study_loader_parses_with_libyaml():
+    """The speed of the check above comes from libyaml's parser (PyYAML's wheels ship it): the
+    project's loader is built on CSafeLoader, and every study-file read goes through it."""
+    import yaml
+
+    from fmat import validate
+
+    assert yaml.__with_libyaml__
+    assert issubclass(validate._make_loader(), yaml.CSafeLoader)
+    data = validate.load_yaml("words: [010, 1e3, x]\n", "S.yaml")
+    assert [validate.as_written(w) for w in data["words"]] == ["010", "1e3", "x"]

@@ -3,8 +3,9 @@ tables they need (:func:`study_criteria`), their option blocks and query tables.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 
 def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Path:
@@ -14,10 +15,10 @@ def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Pa
 
 
 def _yaml_load(path: Path) -> Any:
-    import yaml
+    """A study file through the project's loader (fmat.study.read_study_yaml), as every read does."""
+    from ..study import read_study_yaml
 
-    with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return read_study_yaml(path)
 
 
 
