@@ -44,6 +44,7 @@ from ..paper import model_slug
 from ..results import results_frame
 from ..stats.mixed import fit_lmm
 from ..stats.timeseries import interpolate_years, moving_average
+from ..stats.effects import LPR_SIGMA
 from . import AnalysisInput, AnalysisOutput, register
 from .stereotype import _levels, _need, _study_id, _where
 
@@ -165,13 +166,13 @@ def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
 
 
 @register("change_over_time")
-def change_over_time(data: AnalysisInput, *, sigma: float = 1.414, year_scale: float = 100,
+def change_over_time(data: AnalysisInput, *, sigma: float = LPR_SIGMA, year_scale: float = 100,
                      average_over=None, century_contrasts=None, smoothing: Mapping | None = None,
                      century_model: str = "pairwise") -> AnalysisOutput:
     """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
 
     Options (study file ``analysis.options``):
-      sigma              population SD of an LPR (1.414)
+      sigma              population SD of an LPR (default fmat.stats.effects.LPR_SIGMA = √2; the paper prints 1.414)
       year_scale         predictor = year / year_scale (100: change per century)
       average_over       LPR columns averaged within model and year ([query] or [A_word])
       century_contrasts  [[2000, 1900], [1900, 1800]]: d of first minus second year

@@ -49,6 +49,7 @@ from ..errors import InputError
 from ..paper import model_slug
 from ..results import results_frame
 from ..stats.mixed import fit_lmm
+from ..stats.effects import LPR_SIGMA
 from . import AnalysisInput, AnalysisOutput, register
 
 #: default name of the [MASK] factor by its two groups (the condition vocabulary's names)
@@ -260,13 +261,13 @@ def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: s
 
 
 @register("stereotype_pairs")
-def stereotype_pairs(data: AnalysisInput, *, sigma: float = 1.414, mask_contrast=None,
+def stereotype_pairs(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
                      mask_wordings=None, attrib_contrast=None, factor: str | None = None,
                      anova: str = "sequential") -> AnalysisOutput:
     """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
 
     Options (study file ``analysis.options``):
-      sigma            population SD of an LPR (1.414); y = LPR / sigma
+      sigma            population SD of an LPR (default fmat.stats.effects.LPR_SIGMA = √2; the paper prints 1.414); y = LPR / sigma
       mask_contrast    [first, second] MASK groups; d = first minus second
       mask_wordings    [[men, women], [fathers, mothers]]: the wording factor (omit: none)
       attrib_contrast  [Career, Family]: the ATTRIB groups paired in the LPR (checks the label)
@@ -340,7 +341,7 @@ def domain_cells(lpr: pd.DataFrame, forms: Mapping, sigma: float, where: str) ->
 
 
 @register("stereotype_domains")
-def stereotype_domains(data: AnalysisInput, *, sigma: float = 1.414, mask_contrast=None,
+def stereotype_domains(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
                        mask_wordings=None, forms: Mapping | None = None, factor: str | None = None,
                        anova: str = "sequential") -> AnalysisOutput:
     """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
