@@ -559,67 +559,11 @@ def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[s
 
 
 # --------------------------------------------------------------------------------------
-# GloVe
+# GloVe: read with fmat.embeddings.read_word2vec(path, words=..., dims=300), which streams the
+# official zip; a few 840B tokens contain spaces, so dims must be given
 # --------------------------------------------------------------------------------------
 
-
-def iter_glove_lines(path: str | os.PathLike) -> Iterator[str]:
-    """Lines of a GloVe text file, plain or inside the official zip (streamed, not unpacked)."""
-    path = Path(path)
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            member = next((n for n in zf.namelist() if n.endswith(".txt")), None)
-            if member is None:
-                raise InputError("no .txt file inside the zip", where=str(path),
-                                 fix="use glove.840B.300d.zip from nlp.stanford.edu")
-            with zf.open(member) as fh:
-                yield from io.TextIOWrapper(fh, encoding="utf-8", errors="replace")
-    else:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            yield from fh
-
-
-def _word_of(line: str, dim: int) -> str:
-    """The word of one vector line. A few GloVe 840B words contain spaces (e.g. ``. . .``),
-    so when a line has more than ``dim`` spaces the word is everything before the last ``dim``
-    fields; otherwise the cheap split on the first space is enough."""
-    line = line.rstrip("\r\n").rstrip(" ")
-    if line.count(" ") > dim:
-        return line.rsplit(" ", dim)[0]
-    return line.split(" ", 1)[0]
-
-
-def glove_vocabulary(path: str | os.PathLike, dim: int = 300) -> set[str]:
-    """The set of words of a GloVe file (streams the whole file: minutes for 840B)."""
-    return {_word_of(line, dim) for line in iter_glove_lines(path) if line.strip()}
-
-
-def read_glove(path: str | os.PathLike, words: Iterable[str] | None = None, dim: int = 300) -> pd.DataFrame:
-    """Vectors of a GloVe / word2vec text file (no header) as a float32 DataFrame indexed by word.
-
-    Reads the official ``glove.840B.300d.zip`` by streaming its member (no 5.6 GB unpacked
-    copy; :func:`fmat.embeddings.read_word2vec` reads plain or gzipped text only). With
-    ``words``, only those are parsed and kept. The first occurrence of a word wins (840B
-    has a few duplicated tokens).
-    """
-    wanted = None if words is None else set(words)
-    index, rows = [], []
-    seen = set()
-    for line in iter_glove_lines(path):
-        if not line.strip():
-            continue
-        word = _word_of(line, dim)
-        if (wanted is not None and word not in wanted) or word in seen:
-            continue
-        parts = line.rstrip("\n").rstrip("\r").rstrip(" ").rsplit(" ", dim)
-        if len(parts) != dim + 1:
-            raise InputError(f"the vector of {word!r} has {len(parts) - 1} numbers, expected {dim}",
-                             where=str(path), fix="use a 300-d GloVe text file")
-        seen.add(word)
-        index.append(word)
-        rows.append(np.asarray(parts[1:], dtype=np.float32))
-    mat = np.vstack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
-    return pd.DataFrame(mat, index=pd.Index(index, dtype=object, name="word"))
+GLOVE_DIMS = 300
 
 
 def demo_vectors(words: Iterable[str], dim: int = 300) -> pd.DataFrame:
@@ -674,6 +618,6 @@ __all__ = [
     "SOURCES", "Source", "Origin", "resolve_origin", "download", "fetch", "record_retrieval",
     "read_lock", "sha256_file", "source_note", "CriterionChangedWarning", "read_wefat_words",
     "read_bls_table11", "read_occupation_mapping", "weighted_pct_women", "bls_occupation_criterion",
-    "read_ssa_counts", "name_gender", "ssa_names_wefat2", "ssa_names_1c", "iter_glove_lines",
-    "glove_vocabulary", "read_glove", "demo_vectors", "wefat_table", "DEMO_SOURCE",
+    "read_ssa_counts", "name_gender", "ssa_names_wefat2", "ssa_names_1c", "GLOVE_DIMS",
+    "demo_vectors", "wefat_table", "DEMO_SOURCE",
 ]

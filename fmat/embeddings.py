@@ -31,11 +31,13 @@ test warns (:class:`MissingWordsWarning`) and lists them in ``result.missing``.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import os
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -93,12 +95,30 @@ def _frame(words: list[str], rows: list[np.ndarray], dims: int) -> pd.DataFrame:
     return pd.DataFrame(mat, index=pd.Index(words, name="word", dtype="str"), columns=pd.RangeIndex(dims))
 
 
+@contextlib.contextmanager
+def _open_vectors(path: Path):
+    """The vector file as a binary stream: plain text, gzip (``.gz``), or the ``.txt`` member of
+    a zip archive such as the official ``glove.840B.300d.zip`` (streamed, never unpacked)."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            member = next((n for n in zf.namelist() if n.endswith(".txt")), None)
+            if member is None:
+                raise InputError("no .txt file inside the zip", where=str(path),
+                                 fix="use a zip holding the vectors as text, e.g. glove.840B.300d.zip")
+            with zf.open(member) as fh:
+                yield fh
+    elif path.suffix == ".gz":
+        import gzip
+
+        with gzip.open(path, "rb") as fh:
+            yield fh
+    else:
+        with open(path, "rb") as fh:
+            yield fh
+
+
 def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.DataFrame, dict]:
     """Stream ``path`` once; keep every word (``wanted=None``) or only the wanted ones."""
-    opener = open
-    if path.suffix == ".gz":
-        import gzip
-        opener = gzip.open
     words: list[str] = []
     rows: list[np.ndarray] = []
     seen: set[str] = set()
@@ -107,7 +127,7 @@ def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.Dat
     if wanted is not None:
         wanted_b = {w.encode("utf-8") for w in wanted}
         first_tokens = {w.split(b" ", 1)[0] for w in wanted_b}
-    with opener(path, "rb") as fh:
+    with _open_vectors(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if lineno == 1:
                 header = _is_header(line)
@@ -157,7 +177,8 @@ def read_word2vec(path: str | os.PathLike, words: Iterable[str] | None = None, *
 
     Parameters
     ----------
-    path : text file (``.gz`` allowed), one ``word v1 ... vd`` per line, single spaces.
+    path : text file, one ``word v1 ... vd`` per line, single spaces; gzipped (``.gz``) or
+        inside a zip (the official ``glove.840B.300d.zip``: its ``.txt`` member is streamed).
     words : keep only these words (all when None). The file is streamed once and only
         lines whose first token can start a wanted word are parsed, so picking a few
         thousand words out of GloVe 840B (5.6 GB of text) needs little memory.

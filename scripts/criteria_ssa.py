@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
 
 from fmat import criteria  # noqa: E402
+from fmat.embeddings import read_word2vec  # noqa: E402
 from fmat.io import write_table  # noqa: E402
 from fmat.workflow import run_script  # noqa: E402
 
@@ -21,8 +22,9 @@ def main():
     else:
         vocab = None
         if i.glove:
-            logging.info("reading the GloVe vocabulary from %s (minutes)", i.glove[0])
-            vocab = criteria.glove_vocabulary(i.glove[0])
+            logging.info("looking the names up in %s (minutes)", i.glove[0])
+            names = counts["name"].astype(str).unique().tolist()
+            vocab = set(read_word2vec(i.glove[0], words=names, dims=criteria.GLOVE_DIMS).index)
         else:
             logging.warning("GloVe 840B is not available (mirror has only the 457-word extract): "
                             "the 1C names are NOT filtered by GloVe")

@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
 
 from fmat import criteria  # noqa: E402
+from fmat.embeddings import read_word2vec  # noqa: E402
 from fmat.io import read_table, write_table  # noqa: E402
 from fmat.workflow import run_script  # noqa: E402
 
@@ -22,7 +23,7 @@ def main():
         items = words["names"]
     else:
         items = read_table(i.names[0])["item"].astype(str).tolist()
-    vectors = criteria.read_glove(i.glove, words=set(items) | set(words["male"]) | set(words["female"]))
+    vectors = read_word2vec(i.glove, words=[*items, *words["male"], *words["female"]], dims=criteria.GLOVE_DIMS)
     source = criteria.source_note("glove", i.glove, p.lock)
     out = criteria.wefat_table(vectors, items, words["male"], words["female"], source=source,
                                demo_missing=p.demo_embedding)

@@ -332,20 +332,35 @@ def test_fetch_copies_from_the_mirror(mirror_data, tmp_path):
 
 # ----------------------------------------------------------------------------- GloVe and WEFAT
 
+def _glove(path):
+    """GloVe as the criteria rules read it: fmat.embeddings.read_word2vec with 300 dimensions."""
+    from fmat.embeddings import read_word2vec
+
+    return read_word2vec(path, dims=C.GLOVE_DIMS)
+
+
 def test_read_glove_mirror_and_zip(mirror_data, tmp_path):
-    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
-    assert g.shape == (457, 300) and g.dtypes.iloc[0] == np.float32
+    """One GloVe reader (fmat.embeddings.read_word2vec) for the mirror's extract and the official zip."""
+    from fmat.embeddings import read_word2vec
+
+    g = _glove(mirror_data / "caliskan2017/glove840B_items.txt")
+    assert g.shape == (457, 300)
     words = C.read_wefat_words(WORDS)
     assert all(w in g.index for k in words for w in words[k])
     first = (mirror_data / "caliskan2017/glove840B_items.txt").read_text().split("\n", 1)[0].split(" ")
     assert g.loc[first[0]].iloc[:3].tolist() == pytest.approx([float(x) for x in first[1:4]])
-    # zip streaming, a word with a space (840B has some), and word filtering
+    # zip streaming (no unpacked copy), a word with a space (840B has some), and word filtering
     z = tmp_path / "glove.840B.300d.zip"
     with zipfile.ZipFile(z, "w") as zf:
-        zf.writestr("glove.840B.300d.txt", "a 1 2 3\n. . . 4 5 6\nb 7 8 9\n")
-    assert C.glove_vocabulary(z, dim=3) == {"a", ". . .", "b"}
-    sub = C.read_glove(z, words=["b", ". . ."], dim=3)
-    assert sub.index.tolist() == [". . .", "b"] and sub.loc["b"].tolist() == [7, 8, 9]
+        zf.writestr("glove.840B.300d.txt", "a 1 2 3\n. . . 4 5 6\nb 7 8 9\nb 0 0 0\n")
+    assert read_word2vec(z, dims=3).index.tolist() == ["a", ". . .", "b"]  # the first b wins
+    sub = read_word2vec(z, words=["b", ". . .", "c"], dims=3)
+    assert sub.index.tolist() == ["b", ". . ."] and sub.loc["b"].tolist() == [7, 8, 9]
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as zf:
+        zf.writestr("README", "no vectors")
+    with pytest.raises(InputError, match="no .txt file inside the zip"):
+        read_word2vec(empty, dims=3)
 
 
 def test_demo_vectors_are_seeded_by_word():
@@ -369,7 +384,7 @@ def _reference_wefat(vectors, items, male, female):
 
 
 def test_wefat_table_flags_missing_and_demo_items(mirror_data):
-    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
+    g = _glove(mirror_data / "caliskan2017/glove840B_items.txt")
     w = C.read_wefat_words(WORDS)
     items = ["nurse", "Zyxwv", "engineer"]
     t = C.wefat_table(g, items, w["male"], w["female"], source="GloVe", criterion=_reference_wefat)
@@ -385,7 +400,7 @@ def test_wefat_table_flags_missing_and_demo_items(mirror_data):
 
 def test_wefat_with_the_package_criterion_matches_caliskan(mirror_data):
     """r(WEFAT_male, % men 2015) for the 50 occupations: Caliskan et al. report .90."""
-    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
+    g = _glove(mirror_data / "caliskan2017/glove840B_items.txt")
     w = C.read_wefat_words(WORDS)
     t = C.wefat_table(g, w["occupations"], w["male"], w["female"], source="GloVe")
     ref = _reference_wefat(g, w["occupations"], w["male"], w["female"])
@@ -399,7 +414,7 @@ def test_wefat_with_the_package_criterion_matches_caliskan(mirror_data):
 
 def test_wefat_against_the_paper_with_2021_and_ssa_criteria(mirror_data, bls_criterion, ssa_counts):
     """Bao (2024): WEFAT's correlation with % male is .89 (1A, BLS 2021) and .84 (1B, SSA)."""
-    g = C.read_glove(mirror_data / "caliskan2017/glove840B_items.txt")
+    g = _glove(mirror_data / "caliskan2017/glove840B_items.txt")
     w = C.read_wefat_words(WORDS)
     occ = C.wefat_table(g, w["occupations"], w["male"], w["female"], source="GloVe")
     r1a = np.corrcoef(occ["wefat_male"], bls_criterion["pct_male"])[0, 1]
