@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import hashlib
-import io
 import math
 import os
 import re
@@ -35,7 +34,7 @@ import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
