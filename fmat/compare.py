@@ -487,22 +487,18 @@ def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
     return validate_results(results_frame(df[RESULT_COLUMNS]), where=where)
 
 
-def merge_stats(reliability: pd.DataFrame, analysis: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The reliability rows that the analysis does not compute itself, and the keys it replaced.
+def _one_producer(reliability: pd.DataFrame, analysis: pd.DataFrame, name: str, sid: str) -> None:
+    """Every statistic has one producer: an analysis must not emit a row the reliability stage
+    already made (ICC, alpha). A clash is a bug of the analysis, reported as such."""
+    from .errors import FmatError
 
-    An analysis may compute a reliability statistic with knowledge the generic stage lacks
-    (Study 1's alpha among templates joins "a nurse" and "nurse" on the item key, and pools
-    models as Tables 3-4 do); its row then wins over the reliability row with the same key
-    (study, statistic, condition, model), and the replacement is reported.
-    """
-    key = ["study", "statistic", "condition", "model"]
-    if not len(reliability) or not len(analysis):
-        return reliability, []
-    ours = pd.MultiIndex.from_frame(analysis[key].astype(str))
-    theirs = pd.MultiIndex.from_frame(reliability[key].astype(str))
-    dup = theirs.isin(ours)
-    replaced = [":".join(k[1:]) for k in theirs[dup]]
-    return reliability.loc[~dup].reset_index(drop=True), replaced
+    both = reliability[KEY].merge(analysis[KEY], on=KEY)
+    if len(both):
+        keys = ", ".join(f"{r.statistic}:{r.condition}:{r.model}" for r in both.head(6).itertuples())
+        raise FmatError(f"analysis {name!r} of study {sid} emits {len(both)} row(s) that the reliability "
+                        f"stage already produced: {keys}",
+                        fix="leave ICC and alpha to the reliability stage (the study file's reliability "
+                            "block); an analysis adds only its own statistics")
 
 
 def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: pd.DataFrame,
@@ -528,15 +524,11 @@ def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: 
     if name and name in analyses.available():
         out = analyses.run_analysis(name, analyses.AnalysisInput(study=study, scores=scores, lpr=lpr,
                                                                  criteria=dict(criteria or {})), options)
-        kept, replaced = merge_stats(reliability, out.stats)
-        parts = [kept, out.stats]
+        _one_producer(reliability, out.stats, name, sid)
+        parts = [reliability, out.stats]
         figures = dict(out.figures or {})
         status["implemented"] = True
         status["notes"] = [str(n) for n in (out.notes or [])]
-        if replaced:
-            status["notes"].append(f"{len(replaced)} reliability row(s) replaced by the analysis' own "
-                                   f"computation of the same statistic: {', '.join(replaced[:6])}"
-                                   + (" ..." if len(replaced) > 6 else ""))
     else:
         status["notes"] = [f"analysis {name!r} is not implemented yet: only the reliability rows are reported"]
     stats = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else reliability
@@ -556,5 +548,5 @@ def read_status(paths: Iterable[str]) -> dict[str, StudyStatus]:
 __all__ = ["TOLERANCES", "ALPHA_LEVEL", "VERDICTS", "REPLICATED", "NOT_REPLICATED", "NOT_COMPUTABLE",
            "REPLICATION_COLUMNS", "StudyStatus", "paper_significance", "value_bound_holds", "p_bound_holds",
            "judge", "not_computable_reason", "compare", "summarise", "format_replication", "p_text", "check_results_table",
-           "merge_stats", "analysis_stage",
+           "analysis_stage",
            "read_status"]

@@ -19,6 +19,8 @@ Differences from FMAT, on purpose:
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -201,14 +203,19 @@ def icc_rows(study: str, icc_df: pd.DataFrame, condition: str = "all") -> pd.Dat
     return results_frame(rows)
 
 
-def alpha_rows(study: str, alpha_df: pd.DataFrame, by=None, condition: str | None = None) -> pd.DataFrame:
+def alpha_rows(study: str, alpha_df: pd.DataFrame, by=None, condition: str | None = None,
+               names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Rows of :mod:`fmat.results` shape from :func:`lpr_reliability` output: statistics
     ``alpha`` and ``alpha_std`` per split; ``model`` = the split's model when "model" is in
-    ``by``; ``condition`` = the other by-values joined by ":" (prefixed by ``condition``)."""
+    ``by``; ``condition`` = the other by-values joined by ":" (prefixed by ``condition``), each
+    value replaced by its word in ``names`` when it has one (a study file's ``reliability.names``:
+    ``{"I [MASK] {TARGET}.": "personal"}`` makes ``like - dislike:I [MASK] {TARGET}.:Flowers``
+    read ``like-dislike:personal:Flowers`` with ``{"like - dislike": "like-dislike"}`` too)."""
     by = [by] if isinstance(by, str) else list(by or [])
+    names = {str(k): str(v) for k, v in (names or {}).items()}
     rows = []
     for r in alpha_df.to_dict("records"):
-        parts = [str(r[b]) for b in by if b != "model"]
+        parts = [names.get(str(r[b]), str(r[b])) for b in by if b != "model"]
         cond = ":".join(([condition] if condition else []) + parts) or "all"
         model = str(r["model"]) if "model" in by else "all"
         for stat in ("alpha", "alpha_std"):

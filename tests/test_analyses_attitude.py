@@ -1,7 +1,8 @@
 """Studies 2A-2D analysis (fmat.analyses.attitude): d fixed by construction (with model random
 intercepts), a hand check on a tiny input, t/df against an independent OLS with model dummies
-(equal to the random-intercept LMM for within-model contrasts of a balanced design), alpha
-against pingouin, and the real study files end to end."""
+(equal to the random-intercept LMM for within-model contrasts of a balanced design), the
+reliability stage's alpha among the words of each category against pingouin, and the real study
+files end to end."""
 from __future__ import annotations
 
 import math
@@ -14,7 +15,7 @@ import pytest
 import statsmodels.formula.api as smf
 
 from fmat.analyses import AnalysisInput, run_analysis
-from fmat.analyses.attitude import alpha_words, design_table, standardize_lpr
+from fmat.analyses.attitude import design_table, standardize_lpr
 from fmat.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,7 +155,7 @@ def test_hand_check_tiny_input():
                 f, i = vals[m]
                 sign = 1 if rel == "like-dislike" else -1
                 cells[(m, p, rel)] = (np.array(f) * sign, np.array(i) * sign)
-    out = run(make_lpr(cells, models, 2), alpha=False).stats
+    out = run(make_lpr(cells, models, 2)).stats
     # model a: diff 1.0, SD of [1, 2, 0, 1] = sqrt(2/3); model b: diff 2.5, SD of [3, 5, 1, 2]
     sd_a = np.std([1, 2, 0, 1.0], ddof=1)
     sd_b = np.std([3, 5, 1, 2.0], ddof=1)
@@ -198,7 +199,22 @@ def test_centering_removes_model_by_cell_offsets_from_the_error():
     assert unc["se"] > 10 * d1["se"]                        # uncentered: they inflate it
 
 
-def test_alpha_among_words_matches_pingouin():
+def _study_2a_reliability():
+    """Study 2A's reliability block, as config/studies/2A.yaml writes it."""
+    import yaml
+
+    raw = yaml.safe_load((REPO / "config" / "studies" / "2A.yaml").read_text(encoding="utf-8"))
+    return raw["reliability"]
+
+
+def test_alpha_among_words_is_the_reliability_stage_s_and_matches_pingouin():
+    """Alpha among the words of each category, per relation x perceiver (rows = models): made by
+    the reliability stage with Study 2A's reliability block, its conditions in the paper's words;
+    the analysis makes none."""
+    from types import SimpleNamespace
+
+    from fmat.workflow import reliability_tables
+
     rng = np.random.default_rng(2)
     models = [f"m{k}" for k in range(8)]
     cells = {}
@@ -208,13 +224,15 @@ def test_alpha_among_words_matches_pingouin():
             for rel in ["like-dislike", "notice-ignore"]:
                 cells[(m, p, rel)] = (lvl + rng.normal(scale=0.4, size=5), -lvl + rng.normal(scale=0.4, size=5))
     lpr = make_lpr(cells, models, 5)
-    out = run(lpr).stats
+    study = SimpleNamespace(id="2A", lpr={"mask_pair": True, "target_pair": False},
+                            reliability=_study_2a_reliability(), items=None, score={})
+    _, rel = reliability_tables(study, None, lpr, icc=False)
     wide = pd.DataFrame([cells[(m, "societal", "notice-ignore")][1] for m in models])
     ref = pg.cronbach_alpha(wide)[0]
-    assert row(out, "alpha", "notice-ignore:societal:Insects")["value"] == pytest.approx(ref, abs=1e-10)
-    assert row(out, "alpha", "notice-ignore:societal:Insects")["n"] == 8
-    al = alpha_words(design_table(lpr, **OPTS))
-    assert len(al) == 8 and (al["k_items"] == 5).all()
+    assert row(rel, "alpha", "notice-ignore:societal:Insects")["value"] == pytest.approx(ref, abs=1e-10)
+    assert row(rel, "alpha", "notice-ignore:societal:Insects")["n"] == 8
+    assert len(rel[rel.statistic == "alpha"]) == 8
+    assert not run(lpr).stats["statistic"].str.startswith("alpha").any()
 
 
 def test_bad_options_name_the_option():
@@ -257,17 +275,23 @@ def test_real_study_files_yield_every_paper_row(sid, df):
     paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC")
                   & ~paper.condition.str.startswith("ref:")]
     assert len(paper) == 15  # 20 rows - 2 ICC (reliability stage) - 3 cited criteria
-    missing = [(r.statistic, r.condition) for _, r in paper.iterrows() if len(matching_rows(r, out.stats)) == 0]
+    from fmat.workflow import reliability_tables
+
+    _, rel = reliability_tables(study, scores, lpr, sid=sid, icc=False)
+    ours = pd.concat([rel, out.stats], ignore_index=True)
+    missing = [(r.statistic, r.condition) for _, r in paper.iterrows() if len(matching_rows(r, ours)) == 0]
     assert missing == []
     # the paper's denominator df: rows - 12 models - 7 fixed effects
     assert set(out.stats.loc[out.stats.statistic == "t", "df"]) == {float(df)}
     assert {"effects", "words"} <= set(out.figures)
-    # alpha among words = the reliability stage's (fmat.lpr_reliability, an independent pivot)
+    # alpha among words: the reliability stage's rows carry the conditions the analysis options
+    # name (the study file's reliability.names agree with its perceivers and relations)
     from fmat.reliability import lpr_reliability
 
     ref = lpr_reliability(lpr, item="T_word", by=["query", "M_word", "TARGET"])
     per = {q: p for p, q in study.analysis["options"]["perceivers"].items()}
-    rel = {f"{a} - {b}": name for name, (a, b) in study.analysis["options"]["relations"].items()}
+    words = {f"{a} - {b}": name for name, (a, b) in study.analysis["options"]["relations"].items()}
     for r in ref.itertuples():
-        ours = row(out.stats, "alpha", f"{rel[r.M_word]}:{per[r.query]}:{r.TARGET}")
-        assert ours["value"] == pytest.approx(r.alpha, abs=1e-10)
+        got = row(rel, "alpha", f"{words[r.M_word]}:{per[r.query]}:{r.TARGET}")
+        assert got["value"] == pytest.approx(r.alpha, abs=1e-10)
+    assert len(rel[rel.statistic == "alpha"]) == len(ref)

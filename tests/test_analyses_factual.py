@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from fmat.analyses import AnalysisInput, criteria_needed, run_analysis
-from fmat.analyses.factual import (alpha_by_query, figure_criterion, item_lpr, logit_pct, williams_row,
+from fmat.analyses.factual import (figure_criterion, item_lpr, logit_pct, williams_row,
                                    zscore)
 from fmat.errors import InputError
 
@@ -99,22 +99,31 @@ def test_zscore_is_scale_with_ddof1_within_groups():
     np.testing.assert_allclose(z["z"].iloc[3:], stats.zscore([10, 30, 20.0], ddof=1))
 
 
-def test_alpha_by_query_matches_pingouin_per_model_and_pooled():
+def test_reliability_stage_alpha_among_templates_matches_pingouin_per_model_and_pooled():
+    """Tables 3-4's alpha among the query templates (per model and "Overall", models pooled) is
+    made by the reliability stage alone (fmat.workflow.reliability_tables with the study file's
+    reliability: {item: query, by: [model]}); pingouin computes it from the same LPRs."""
+    from types import SimpleNamespace
+
+    from fmat.workflow import reliability_tables
+
     rng = np.random.default_rng(3)
     t = rng.normal(size=30)
     rows = []
     for m in ["m1", "m2"]:
         for q in ["Q1", "Q2", "Q3"]:
             for i in range(30):
-                rows.append({"model": m, "q": q, "item": f"w{i}", "LPR": t[i] + rng.normal(scale=0.7) + (m == "m2")})
-    long = pd.DataFrame(rows)
-    out = alpha_by_query(long).set_index("model")
+                rows.append({"model": m, "query": q, "T_word": f"w{i}",
+                             "LPR": t[i] + rng.normal(scale=0.7) + (m == "m2")})
+    lpr = pd.DataFrame(rows)
+    study = SimpleNamespace(id="1A", lpr={}, reliability={"item": "query", "by": ["model"]}, items=None, score={})
+    _, stats_ = reliability_tables(study, None, lpr, icc=False)
     for m in ["m1", "m2"]:
-        wide = long[long.model == m].pivot(index="item", columns="q", values="LPR")
-        assert out.loc[m, "alpha"] == pytest.approx(pg.cronbach_alpha(wide)[0], abs=1e-10)
-    pooled = long.pivot(index=["model", "item"], columns="q", values="LPR")
-    assert out.loc["all", "alpha"] == pytest.approx(pg.cronbach_alpha(pooled)[0], abs=1e-10)
-    assert out.loc["all", "n_obs"] == 60
+        wide = lpr[lpr.model == m].pivot(index="T_word", columns="query", values="LPR")
+        assert row(stats_, "alpha", "all", m)["value"] == pytest.approx(pg.cronbach_alpha(wide)[0], abs=1e-10)
+    pooled = lpr.pivot(index=["model", "T_word"], columns="query", values="LPR")
+    assert row(stats_, "alpha", "all", "all")["value"] == pytest.approx(pg.cronbach_alpha(pooled)[0], abs=1e-10)
+    assert row(stats_, "alpha", "all", "all")["n"] == 60
 
 
 def test_williams_row_sign_and_paper_numbers_1a():
@@ -193,11 +202,8 @@ def test_fmat_score_is_mean_of_zscores_over_models_and_queries():
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)
                                 / (2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3))
     assert row(out, "t_williams", "fmat-vs-wefat~pct_male")["value"] == pytest.approx(t, abs=1e-10)
-    # alpha rows: raw LPRs, per model and pooled
-    a = row(out, "alpha", "all", "a")["value"]
-    wide = pd.DataFrame({q: values[("a", q)] for q in ["q1", "q2", "q3"]})
-    assert a == pytest.approx(pg.cronbach_alpha(wide)[0], abs=1e-10)
-    assert row(out, "alpha", "all", "all")["n"] == 2 * n
+    # no alpha here: the reliability stage is its one producer
+    assert not out["statistic"].str.startswith("alpha").any()
     # figure table: one row per item, fmat = the score
     fig = res.figures["criterion"].set_index("item")
     assert fig.loc["w3", "fmat"] == pytest.approx(score[3])
@@ -350,7 +356,7 @@ def _paper_rows_without_match(sid, stats_):
 
     paper = load_paper_results()
     paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC")
-                  & ~paper.condition.str.startswith("ref:")]
+                  & ~paper.condition.str.startswith("ref:")]   # ICC: the demo's test; cited criteria
     assert len(paper) > 0
     return [(r.statistic, r.condition, r.model) for _, r in paper.iterrows() if len(matching_rows(r, stats_)) == 0]
 
@@ -379,12 +385,17 @@ def test_real_study_files_yield_every_paper_row(sid, tmp_path):
     criteria[opts["wefat"]["table"]] = pd.DataFrame({"item": keys, "wefat_male": rng.normal(size=len(keys))})
     assert sorted(criteria) == sorted(criteria_needed(study.analysis["name"], opts))
     out = run_analysis(study.analysis["name"], AnalysisInput(study, scores, lpr, criteria), opts)
-    assert _paper_rows_without_match(sid, out.stats) == []
+    from fmat.workflow import reliability_tables
+
+    _, rel = reliability_tables(study, scores, lpr, sid=sid, icc=False)
+    assert _paper_rows_without_match(sid, pd.concat([rel, out.stats], ignore_index=True)) == []
     n_items = len(keys)
     assert row(out.stats, "r", "fmat~pct_male")["n"] == n_items
-    # 1A: all four queries line up by item key (alpha over 50 occupations per model)
-    assert row(out.stats, "alpha", "all", "roberta-base")["n"] == n_items
-    assert row(out.stats, "alpha", "all", "all")["n"] == 12 * n_items
+    # the reliability stage's alpha (Tables 3-4): all four queries line up by item key (1A: "a
+    # nurse" and "nurse"), so alpha is over every item per model, and pooled over the 12 models
+    assert row(rel, "alpha", "all", "roberta-base")["n"] == n_items
+    assert row(rel, "alpha", "all", "all")["n"] == 12 * n_items
+    assert not out.stats["statistic"].str.startswith("alpha").any()
     assert len(out.figures["criterion"]) == n_items
     if sid == "1A":  # row order of the scores does not matter (queries numbered by the study)
         shuffled = scores.sample(frac=1, random_state=3).reset_index(drop=True)
@@ -394,12 +405,12 @@ def test_real_study_files_yield_every_paper_row(sid, tmp_path):
         a = out.stats.sort_values(key).reset_index(drop=True)
         b = again.stats.sort_values(key).reset_index(drop=True)
         pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9)
-    if sid != "1A":  # 1B/1C: same words in every query, so the reliability stage's alpha agrees
+    if sid != "1A":  # 1B/1C: same words in every query: alpha is lpr_reliability's, per model and pooled
         from fmat.reliability import lpr_reliability
 
         ref = lpr_reliability(lpr, item="query", by=["model"])
         for r in ref.itertuples():
-            ours = row(out.stats, "alpha", "all", r.model.replace("/", "__"))
+            ours = row(rel, "alpha", "all", r.model.replace("/", "__"))
             assert ours["value"] == pytest.approx(r.alpha, abs=1e-10)
         pooled = lpr_reliability(lpr, item="query")
-        assert row(out.stats, "alpha", "all")["value"] == pytest.approx(pooled["alpha"].iloc[0], abs=1e-10)
+        assert row(rel, "alpha", "all")["value"] == pytest.approx(pooled["alpha"].iloc[0], abs=1e-10)

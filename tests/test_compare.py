@@ -365,12 +365,11 @@ def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monke
 
     monkeypatch.setattr(analyses, "_load_all", lambda: None)
     monkeypatch.setitem(analyses._REGISTRY, "dup_analysis_for_test", dup)
-    # the analysis' own row replaces the reliability row with the same key, and says so
-    stats, _, status = analysis_stage(_FakeStudy("dup_analysis_for_test"), pd.DataFrame(), pd.DataFrame(),
-                                      _reliability_rows())
-    hit = stats[(stats["statistic"] == "alpha") & (stats["condition"] == "Career")]
-    assert len(hit) == 1 and hit["value"].iloc[0] == pytest.approx(0.1)
-    assert any("replaced" in n for n in status["notes"])
+    # a row the reliability stage made is not made again (test_an_analysis_may_not_emit_a_reliability_row)
+    from fmat.errors import FmatError
+
+    with pytest.raises(FmatError, match="alpha:Career:all"):
+        analysis_stage(_FakeStudy("dup_analysis_for_test"), pd.DataFrame(), pd.DataFrame(), _reliability_rows())
 
     def twice(data, k):  # duplicate keys within one analysis' rows stay an error
         row = {"study": "9Z", "statistic": "r", "condition": "fmat~pct_male", "value": 0.1}
@@ -381,19 +380,33 @@ def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monke
         analysis_stage(_FakeStudy("twice_analysis_for_test"), pd.DataFrame(), pd.DataFrame(), _reliability_rows())
 
 
-def test_analysis_rows_replace_reliability_rows_with_the_same_key():
-    from fmat.compare import merge_stats
+def test_an_analysis_may_not_emit_a_reliability_row(monkeypatch):
+    """Every statistic has one producer: an analysis that emits a row the reliability stage made
+    (same study, statistic, condition, model) stops the stage, instead of replacing the row."""
+    from fmat import analyses
+    from fmat.compare import analysis_stage
+    from fmat.errors import FmatError
     from fmat.results import results_frame
 
     rel = results_frame([
-        {"study": "1A", "statistic": "alpha", "condition": "all", "model": "all", "value": float("nan")},
-        {"study": "1A", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.8},
+        {"study": "9Z", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.8},
+        {"study": "9Z", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.8},
     ])
-    ana = results_frame([
-        {"study": "1A", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9},
-        {"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "model": "all", "value": 0.7},
-    ])
-    kept, replaced = merge_stats(rel, ana)
-    assert kept["statistic"].tolist() == ["ICC_average"]
-    assert replaced == ["alpha:all:all"]
-    assert merge_stats(rel, ana.iloc[1:])[1] == []
+
+    def again(data, k):
+        return analyses.AnalysisOutput(stats=results_frame([
+            {"study": "9Z", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9},
+            {"study": "9Z", "statistic": "r", "condition": "fmat~pct_male", "model": "all", "value": 0.7}]))
+
+    def own(data, k):
+        return analyses.AnalysisOutput(stats=results_frame([
+            {"study": "9Z", "statistic": "r", "condition": "fmat~pct_male", "model": "all", "value": 0.7}]))
+
+    monkeypatch.setattr(analyses, "_load_all", lambda: None)
+    monkeypatch.setitem(analyses._REGISTRY, "again_for_test", again)
+    monkeypatch.setitem(analyses._REGISTRY, "own_for_test", own)
+    with pytest.raises(FmatError, match=r"reliability stage already produced: alpha:all:all"):
+        analysis_stage(_FakeStudy("again_for_test"), pd.DataFrame(), pd.DataFrame(), rel)
+    stats, _, status = analysis_stage(_FakeStudy("own_for_test"), pd.DataFrame(), pd.DataFrame(), rel)
+    assert sorted(stats["statistic"]) == ["ICC_average", "alpha", "r"]
+    assert stats.loc[stats.statistic == "alpha", "value"].tolist() == [0.8]   # the reliability stage's

@@ -185,3 +185,26 @@ def test_icc_ignores_numeric_extras_of_a_scorer():
     with_extras = icc_models(scores)
     assert with_extras["n_items"].iloc[0] == 8
     assert with_extras["ICC"].iloc[0] == pytest.approx(plain["ICC"].iloc[0])
+
+
+def test_reliability_names_word_the_conditions_and_unknown_names_are_errors():
+    """A study file's reliability.names gives the alpha rows' conditions in its words; a name for
+    a value the splits do not have (a typo) is an error naming the key, not a silent no-op."""
+    from types import SimpleNamespace
+
+    from fmat.errors import InputError
+    from fmat.workflow import reliability_tables
+
+    rng = np.random.default_rng(0)
+    lpr = pd.DataFrame([{"model": m, "query": q, "M_word": "like - dislike", "T_word": f"w{i}",
+                         "LPR": rng.normal()} for m in ("a", "b", "c") for q in ("I [MASK] x.", "We [MASK] x.")
+                        for i in range(4)])
+    names = {"I [MASK] x.": "personal", "like - dislike": "like-dislike"}
+    study = SimpleNamespace(id="S", lpr={}, items=None, score={},
+                            reliability={"item": "T_word", "by": ["M_word", "query"], "names": names})
+    _, stats_ = reliability_tables(study, None, lpr, icc=False)
+    conds = set(stats_.loc[stats_.statistic == "alpha", "condition"])
+    assert conds == {"like-dislike:personal", "like-dislike:We [MASK] x."}
+    study.reliability["names"] = {**names, "I [MASK]  x.": "typo"}
+    with pytest.raises(InputError, match=r"reliability.names: 'I \[MASK\]  x.'"):
+        reliability_tables(study, None, lpr, icc=False)

@@ -503,8 +503,13 @@ def test_study1_alpha_is_among_templates_per_model(sid):
 def test_study2_alpha_is_among_words_per_category(sid):
     # "the 25 items within each target category were treated as the unit of reliability
     # analysis", for each perceiver type and attribute relation type
-    rel = load_raw(sid)["reliability"]
-    assert rel["item"] == "T_word" and set(rel["by"]) == {"query", "M_word", "TARGET"}
+    raw = load_raw(sid)
+    rel = raw["reliability"]
+    assert rel["item"] == "T_word" and rel["by"] == ["M_word", "query", "TARGET"]
+    # conditions relation:perceiver:category in the paper's words, as the analysis names them
+    opts = raw["analysis"]["options"]
+    assert rel["names"] == {**{f"{a} - {b}": name for name, (a, b) in opts["relations"].items()},
+                            **{q: name for name, q in opts["perceivers"].items()}}
 
 
 @pytest.mark.parametrize("sid", IDS)

@@ -31,8 +31,8 @@ Registered analysis ``attitude_weat`` (study file ``analysis: {name: attitude_we
    design the LMM's cell means equal the raw means, so d = mean over models of the per-model
    WEAT-style differences. t, df, p (and the CI of d) are those of the same LMM contrast.
    Each contrast gives a ``d`` row and a ``t`` row (docs/results.md: "d and t").
-5. Cronbach's alpha among the words of each category (items = words, rows = models; raw LPRs),
-   per relation x perceiver (``alpha``): conditions ``relation:perceiver:category``.
+5. Cronbach's alpha among the words of each category is the reliability stage's (the study
+   file's ``reliability`` block, conditions ``relation:perceiver:category``): not computed here.
 """
 from __future__ import annotations
 
@@ -43,7 +43,6 @@ import pandas as pd
 
 from ..errors import InputError
 from ..results import results_frame
-from ..stats.alpha import cronbach_alpha
 from ..stats.effects import LPR_SIGMA
 from . import AnalysisInput, AnalysisOutput, register
 
@@ -179,26 +178,11 @@ def contrasts(fit, categories: Sequence[str], relations: Sequence[str], perceive
     return pd.DataFrame(rows)
 
 
-def alpha_words(d: pd.DataFrame) -> pd.DataFrame:
-    """Cronbach's alpha among the words of each category (columns = items, rows = models; raw
-    LPRs; listwise), per relation x perceiver x category: ``relation, perceiver, category,
-    alpha, alpha_std, k_items, n_obs`` (NaN alpha when fewer than 2 models or words)."""
-    rows = []
-    for (rel, per, cat), g in d.groupby(["relation", "perceiver", "category"], sort=False):
-        wide = g.pivot(index="model", columns="item", values="LPR")
-        wide = wide.dropna(axis=1, how="all").dropna()
-        res = {"alpha": np.nan, "alpha_std": np.nan, "k_items": wide.shape[1], "n_obs": len(wide)}
-        if wide.shape[1] >= 2 and len(wide) >= 2:
-            res = cronbach_alpha(wide)
-        rows.append({"relation": rel, "perceiver": per, "category": cat, **res})
-    return pd.DataFrame(rows)
-
-
 @register("attitude_weat")
 def attitude_weat(data: AnalysisInput, *, target_contrast: Sequence[str], relations: Mapping,
                   perceivers: Mapping, effect_size: str = "pooled_sd", sigma: float = LPR_SIGMA,
                   standardize_within: Sequence[str] = ("model", "perceiver", "relation"),
-                  center: bool = True, alpha: bool = True) -> AnalysisOutput:
+                  center: bool = True) -> AnalysisOutput:
     """Studies 2A-2D (Table 6); see the module docstring for every step and option."""
     study = str(getattr(data.study, "id", "") or "")
     d = design_table(data.lpr, target_contrast=target_contrast, relations=relations,
@@ -221,12 +205,6 @@ def attitude_weat(data: AnalysisInput, *, target_contrast: Sequence[str], relati
         rows.append({**base, "statistic": "d", "value": r["estimate"], "se": r["se"],
                      "ci_low": r["ci_low"], "ci_high": r["ci_high"]})
         rows.append({**base, "statistic": "t", "value": r["t"]})
-    if alpha:
-        for r in alpha_words(d).to_dict("records"):
-            cond = f"{r['relation']}:{r['perceiver']}:{r['category']}"
-            for stat in ("alpha", "alpha_std"):
-                rows.append({"study": study, "statistic": stat, "condition": cond, "model": "all",
-                             "value": r[stat], "n": float(r["n_obs"])})
     effects = con.rename(columns={"part": "perceiver", "estimate": "d"})
     effects = effects.assign(x=effects["perceiver"], y=effects["d"], group=effects["relation"],
                              ymin=effects["ci_low"], ymax=effects["ci_high"], kind="bar",

@@ -11,9 +11,9 @@ Two registered analyses (named in the study files' ``analysis`` key; see docs/an
     3. FMAT score of an item = mean of its z-scores over models and queries (a query's score:
        over models; a model's score: over queries). NaN z-scores (out-of-vocabulary words)
        are left out of the means.
-    4. Cronbach's alpha among the query templates (items = queries, rows = item keys) per
-       model and "Overall" (rows = model x item, all models pooled), on the raw LPRs
-       (``alpha_on``), Tables 3-4.
+    4. Cronbach's alpha among the query templates per model and "Overall" (Tables 3-4) is the
+       reliability stage's (the study file's ``reliability: {item: query, by: [model]}``): not
+       computed here.
     5. Pearson r (Fisher-z 95% CI) of the FMAT score with % male and with WEFAT_male, overall,
        per query (averaged over models) and per model x query; r(WEFAT, % male); Williams' t
        of r(FMAT, % male) vs r(WEFAT, % male) with r23 = r(FMAT, WEFAT), df = n - 3.
@@ -40,7 +40,6 @@ import pandas as pd
 from ..errors import InputError
 from ..paper import model_slug
 from ..results import results_frame
-from ..stats.alpha import cronbach_alpha
 from ..stats.correlation import pearson, williams_t
 from . import AnalysisInput, AnalysisOutput, register
 
@@ -166,28 +165,6 @@ def fmat_score(z: pd.DataFrame, value: str = "z", by: Sequence[str] = ()) -> pd.
     return z.groupby(keys, sort=False)[value].mean().rename("fmat").reset_index()
 
 
-def alpha_by_query(long: pd.DataFrame, value: str = "LPR") -> pd.DataFrame:
-    """Cronbach's alpha among the queries (columns ``q``), per model and over all models pooled.
-
-    Rows of the wide table = item keys (per model) or model x item (pooled, ``model = all``);
-    listwise deletion of rows with a missing query. Returns ``model, alpha, alpha_std,
-    k_items, n_obs``.
-    """
-    rows = []
-    for model, g in long.groupby("model", sort=False):
-        wide = g.pivot(index="item", columns="q", values=value).dropna()
-        rows.append({"model": model, **_alpha(wide)})
-    wide = long.pivot(index=["model", "item"], columns="q", values=value).dropna()
-    rows.append({"model": "all", **_alpha(wide)})
-    return pd.DataFrame(rows)
-
-
-def _alpha(wide: pd.DataFrame) -> dict:
-    if wide.shape[1] < 2 or len(wide) < 2:
-        return {"alpha": np.nan, "alpha_std": np.nan, "k_items": wide.shape[1], "n_obs": len(wide)}
-    return cronbach_alpha(wide)
-
-
 # --------------------------------------------------------------------------- rows
 def _r_row(study, condition, model, x, y) -> dict:
     """A results row for Pearson r of x and y (Fisher-z CI, df = n - 2)."""
@@ -256,17 +233,6 @@ def williams_row(study: str, fmat, wefat, pct, n: int | None = None) -> dict:
     r23 = float(np.corrcoef(f[ok], w[ok])[0, 1])
     t = williams_t(r12, r13, r23, int(n_test) if n_test else n)
     return {**base, "value": t["t"], "df": t["df"], "p": t["p"], "n": float(n)}
-
-
-def alpha_rows(study: str, long: pd.DataFrame, value: str = "LPR") -> list[dict]:
-    """alpha and alpha_std rows (condition ``all``; model = slug or ``all`` = pooled)."""
-    rows = []
-    for r in alpha_by_query(long, value=value).to_dict("records"):
-        model = "all" if r["model"] == "all" else model_slug(r["model"])
-        for stat in ("alpha", "alpha_std"):
-            rows.append({"study": study, "statistic": stat, "condition": "all", "model": model,
-                         "value": r[stat], "n": float(r["n_obs"])})
-    return rows
 
 
 def logit_pct(pct, clip: float = 0.5) -> np.ndarray:
@@ -412,16 +378,10 @@ def _prepare(data: AnalysisInput, standardize_within, criterion, wefat, logit: b
     return study, long, z, common.reset_index(drop=True), have_wefat, notes
 
 
-def _factual(data: AnalysisInput, *, standardize_within, criterion, wefat, alpha, alpha_on,
-             logit_clip, williams_n, names: bool, mixed_models: bool = True) -> AnalysisOutput:
+def _factual(data: AnalysisInput, *, standardize_within, criterion, wefat, logit_clip, williams_n,
+             names: bool, mixed_models: bool = True) -> AnalysisOutput:
     study, long, z, crit, have_wefat, notes = _prepare(data, standardize_within, criterion, wefat, names)
-    rows: list[dict] = []
-    if alpha:
-        if alpha_on not in ("raw", "standardized"):
-            raise InputError(f"alpha_on must be 'raw' or 'standardized' (got {alpha_on!r})",
-                             where="analysis.options.alpha_on", fix="use raw (the paper) or standardized")
-        rows += alpha_rows(study, z, value="LPR" if alpha_on == "raw" else "z")
-    rows += correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
+    rows: list[dict] = correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
     if williams_n:
         notes.append(f"Williams' t computed with n = {williams_n} (option williams_n), not the number of items")
     scores = fmat_score(z).merge(crit, on="item", how="inner")
@@ -449,27 +409,24 @@ def _factual(data: AnalysisInput, *, standardize_within, criterion, wefat, alpha
 
 @register("factual_wefat", criteria=_criteria_tables)
 def factual_wefat(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | None = None,
-                  standardize_within: Sequence[str] = ("model", "query"), alpha: bool = True,
-                  alpha_on: str = "raw", logit_clip: float = 0.5,
+                  standardize_within: Sequence[str] = ("model", "query"), logit_clip: float = 0.5,
                   williams_n: int | None = None) -> AnalysisOutput:
     """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
 
     Options (study file ``analysis.options``): ``criterion: {table, item, column}`` (% male),
     ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (columns of the z
-    split, default model x query), ``alpha`` (emit alpha rows), ``alpha_on`` (raw LPRs, as
-    the paper, or the z-scores), ``logit_clip`` (percentage points for the figure's logit fit),
+    split, default model x query), ``logit_clip`` (percentage points for the figure's logit fit),
     ``williams_n`` (n of Williams' t; default the number of items: the paper's 1C prints
     t(47), the df of n = 50, with 3,644 names).
     """
     return _factual(data, standardize_within=standardize_within, criterion=criterion, wefat=wefat,
-                    alpha=alpha, alpha_on=alpha_on, logit_clip=logit_clip,
+                    logit_clip=logit_clip,
                     williams_n=williams_n, names=False)
 
 
 @register("factual_names", criteria=_criteria_tables)
 def factual_names(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | None = None,
-                  standardize_within: Sequence[str] = ("model", "query"), alpha: bool = True,
-                  alpha_on: str = "raw", logit_clip: float = 0.5,
+                  standardize_within: Sequence[str] = ("model", "query"), logit_clip: float = 0.5,
                   williams_n: int | None = None, mixed_models: bool = True) -> AnalysisOutput:
     """Study 1C (Table 5, Figure 3C): :func:`factual_wefat` plus the LMMs and OLS Models 1-3
     (``mixed_models: false`` skips the two LMMs, which take ~10 s each on 175,000 rows).
@@ -478,5 +435,5 @@ def factual_names(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | N
     computed from ``column`` (clipped by ``logit_clip`` points).
     """
     return _factual(data, standardize_within=standardize_within, criterion=criterion, wefat=wefat,
-                    alpha=alpha, alpha_on=alpha_on, logit_clip=logit_clip,
+                    logit_clip=logit_clip,
                     williams_n=williams_n, names=True, mixed_models=mixed_models)

@@ -90,10 +90,21 @@ def reliability_tables(study: Any, scores, lpr, sid: str | None = None, icc: boo
         alpha_data = summary_function(study)(scores, **lpr_opts)
     alpha_data = _item_keys(study, alpha_data, item)
     splits = [by] + ([[b for b in by if b != "model"]] if "model" in by else [])
+    names = dict(opts.get("names") or {})
+    seen: set[str] = set()
     for split in splits:
         alpha = lpr_reliability(alpha_data, item=item, by=split or None)
-        parts.append(alpha_rows(sid, alpha, by=split))
+        parts.append(alpha_rows(sid, alpha, by=split, names=names))
         details.append(alpha.assign(analysis="alpha", item=item, by=",".join(split)))
+        seen.update(str(v) for b in split for v in alpha[b])
+    unknown = [k for k in names if str(k) not in seen]
+    if unknown:
+        from ..errors import InputError
+
+        raise InputError(f"reliability.names: {', '.join(map(repr, unknown))} is not a value of the by "
+                         f"columns {by}", where=f"study {sid}",
+                         fix="name values that the alpha splits have (a query template, an M_word pair "
+                             "such as 'like - dislike', a group), or remove the entry")
     stats = pd.concat(parts, ignore_index=True)
     stats["model"] = [m if m == "all" else model_slug(m) for m in stats["model"]]
     detail = pd.concat(details, ignore_index=True)
