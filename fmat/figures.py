@@ -36,7 +36,7 @@ ICC_STATS = ("ICC_average", "ICC_single")
 ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
 #: packages whose versions the provenance table lists
 PACKAGES = ("fmat", "torch", "transformers", "tokenizers", "numpy", "pandas", "scipy", "statsmodels",
-            "pingouin", "matplotlib", "snakemake")
+            "matplotlib", "snakemake")
 
 
 def _plt():

@@ -69,3 +69,32 @@ def test_every_rule_names_an_existing_env():
             used.add(m.group(1))
             assert (smk.parent / m.group(1)).resolve().exists(), f"{smk.name}: {m.group(1)} missing"
     assert used, "no conda: directives found"
+
+
+#: runtime dependencies that fmat never imports itself, and why they are needed anyway
+INDIRECT = {
+    "protobuf": "transformers reads SentencePiece tokenizers (ALBERT, XLM-R) through it",
+    "sentencepiece": "the slow-tokenizer conversion of SentencePiece models (ALBERT, XLM-R) needs it",
+    "openpyxl": "pandas.read_excel's engine for the BLS table (xlsx)",
+    "safetensors": "transformers reads model.safetensors with it (the weights format fmat prefers)",
+}
+#: distribution name -> import name, where they differ
+IMPORT_NAME = {"pyyaml": "yaml", "huggingface-hub": "huggingface_hub", "scikit-learn": "sklearn",
+               "jsonschema-rs": "jsonschema_rs"}
+
+
+def test_every_runtime_dependency_is_used_by_the_package():
+    """A runtime dependency is imported by fmat (or listed in INDIRECT with its reason): a package
+    that only the tests import belongs in the [test] extra (pingouin was one)."""
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "fmat").rglob("*.py"))
+    unused = []
+    for req in meta["dependencies"]:
+        name = _name(_REQ.match(req).group(1))
+        module = IMPORT_NAME.get(name, name.replace("-", "_"))
+        if name in INDIRECT:
+            continue
+        if not re.search(rf"^\s*(import|from)\s+{re.escape(module)}\b", source, re.M):
+            unused.append(name)
+    assert unused == [], f"runtime dependencies no module of fmat imports: {unused} (move them to [test])"
+    assert set(INDIRECT) <= {_name(_REQ.match(r).group(1)) for r in meta["dependencies"]}
