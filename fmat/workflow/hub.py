@@ -169,7 +169,7 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
 
     from ..models import WEIGHT_FILES, _sha256
 
-    folder = Path(folder).resolve()
+    folder = Path(folder)  # as given: relative to the working folder, so that the project can move
     weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
     if not (folder / "config.json").is_file() or not weights:
         from ..errors import InputError
