@@ -55,6 +55,7 @@ _OS_ERRORS = {
     "EISDIR": ("it is a folder, not a file", "give a file name (for an output: a file inside that folder)"),
     "ENOTDIR": ("a part of the path is a file, not a folder", "check the path"),
     "ENAMETOOLONG": ("the file name is too long", "use a shorter path"),
+    "ELOOP": ("too many levels of symbolic links (a link that points to itself?)", "check the links on the path"),
     "ENOENT": ("no such file or folder (or this file system takes no new files there)",
                "check the path, and write to an ordinary folder"),
     "EMFILE": ("too many files are open", "raise the limit (ulimit -n) or run fewer jobs at once"),

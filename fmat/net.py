@@ -95,8 +95,13 @@ def is_timeout(err: BaseException) -> bool:
     seen = 0
     while err is not None and seen < 10:
         name = type(err).__name__
-        if isinstance(err, TimeoutError) or name.endswith("Timeout") or "Timeout" in name:
+        if isinstance(err, TimeoutError) or "Timeout" in name:
             return True
+        reason = getattr(err, "reason", None)  # urllib's URLError wraps the socket's timeout
+        if isinstance(reason, BaseException) and reason is not err:
+            err = reason
+            seen += 1
+            continue
         err = err.__cause__ or err.__context__
         seen += 1
     return False

@@ -106,7 +106,8 @@ def test_a_model_id_that_is_a_path_stops_the_dry_run(tmp_path):
 
 def test_a_score_group_member_without_a_study_file_is_an_error(tmp_path):
     """A typo in a used group (X3 for X2) stops the dry run; a group none of whose studies runs
-    (the paper's group `paper` in a run of your own studies) is not checked."""
+    is not checked, and a member the repository ships (the paper's group with a studies_dir that
+    holds only some of its studies) is not an error."""
     res = dry_run(tmp_path, "-n", config={"studies": ["X1"], "score_groups": {"examples": ["X1", "X3"]}})
     assert res.returncode == 2, res.stdout[-3000:]
     assert (f"{tmp_path / 'extra.yaml'}: config.score_groups.examples[1]: score group 'examples' lists study "
@@ -117,4 +118,12 @@ def test_a_score_group_member_without_a_study_file_is_an_error(tmp_path):
 
     own = {"models": ["bert-base-uncased"], "studies": ["X1"], "studies_dir": STUDIES_DIR,
            "score_groups": {"paper": ["1A", "NOT-HERE"], "mine": ["X1"]}}
-    assert validate_config(own, load_studies=False)["score_groups"] == own["score_groups"]
+    assert validate_config(own, load_studies=False, repo=REPO)["score_groups"] == own["score_groups"]
+    subset = tmp_path / "subset"
+    subset.mkdir()
+    (subset / "3D.yaml").write_bytes((REPO / "config" / "studies" / "3D.yaml").read_bytes())
+    paper = {"models": ["bert-base-uncased"], "studies": ["3D"], "studies_dir": str(subset),
+             "score_groups": {"paper": ["1A", "3D"]}}
+    validate_config(paper, load_studies=False, repo=REPO)
+    with pytest.raises(InputError, match="lists study 'X3', which has no study file"):
+        validate_config({**paper, "score_groups": {"paper": ["X3", "3D"]}}, load_studies=False, repo=REPO)

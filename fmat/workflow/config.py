@@ -243,7 +243,7 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
     score_groups(cfg)  # a study in two groups
-    _check_group_members(cfg, root)
+    _check_group_members(cfg, root, repo)
     if load_studies:
         for sid in cfg["studies"]:
             check_study(study_file(cfg, sid, root), sid)
@@ -314,18 +314,21 @@ def score_groups(config: Mapping) -> dict[str, list[str]]:
     return groups
 
 
-def _check_group_members(config: Mapping, root: str | os.PathLike) -> None:
-    """Every member of a ``score_groups`` group that is used (holds a configured study) has a
-    study file: a typo there would otherwise be dropped in silence. A group none of whose
-    studies is configured is not checked (the paper's group when you run only your own studies)."""
+def _check_group_members(config: Mapping, root: str | os.PathLike, repo: str | os.PathLike = ".") -> None:
+    """Every member of a ``score_groups`` group that is used (holds a configured study) is a
+    study: it has a study file in ``studies_dir``, or is one of the studies the repository
+    ships (``<repo>/config/studies``: the paper's group stays valid with a ``studies_dir`` that
+    holds a few of them). A typo there would otherwise be dropped in silence. A group none of
+    whose studies is configured is not checked."""
     studies = {str(s) for s in config.get("studies") or []}
+    shipped = Path(repo) / "config" / "studies"
     for name, members in (config.get("score_groups") or {}).items():
         members = [str(m) for m in members]
         if not studies.intersection(members):
             continue
         for i, sid in enumerate(members):
             path = study_file(config, sid, root)
-            if sid not in studies and not path.is_file():
+            if sid not in studies and not path.is_file() and not (shipped / f"{sid}.yaml").is_file():
                 raise InputError(f"score group {name!r} lists study {sid!r}, which has no study file {path}",
                                  where=f"config.score_groups.{name}[{i}]",
                                  fix=f"correct the study id, remove it from the group, or write {path} "
