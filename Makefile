@@ -22,11 +22,12 @@ $(BIN)/fmat: pyproject.toml
 
 env: $(BIN)/fmat
 
+# (quoted: a PROFILE or CORES given on the command line reaches snakemake as one word, never the shell)
 replicate: env
-	$(BIN)/snakemake --profile $(PROFILE) --cores $(CORES)
+	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)"
 
 demo: env
-	$(BIN)/snakemake --profile $(PROFILE) --cores $(CORES) --configfile config/demo.yaml
+	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)" --configfile config/demo.yaml
 
 # the whole suite, slow tier included: the demo workflow, the reports in headless Chromium
 # (installed here when run as root on Debian/Ubuntu) and a one-node SLURM cluster (the test

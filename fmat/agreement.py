@@ -144,20 +144,23 @@ def _sha256(data: bytes) -> str:
 
 
 def download_pairs(dest, url: str = MARVIN_LINZEN_URL, sha256: str | None = MARVIN_LINZEN_SHA256,
-                   opener: Callable | None = None, timeout: float = 60.0) -> Path:
+                   opener: Callable | None = None, timeout: float | None = None) -> Path:
     """Download Goldberg's Marvin & Linzen file to ``dest`` (atomically) and check it.
 
     ``sha256``: the expected hex digest; ``"unverified"`` or None: not checked, the digest got
     is logged so that it can be recorded (config ``agreement.sha256``). The content must parse
     as pairs (:func:`parse_pairs`, all constructions). A ``dest.sha256`` file records the
     digest (``sha256sum`` format). ``opener(url, timeout=...)`` returns a file-like object
-    (default :func:`urllib.request.urlopen`; tests pass a fake).
+    (default :func:`urllib.request.urlopen`; tests pass a fake). ``timeout``: seconds to wait for
+    the server's answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`).
 
     Raises OfflineError when the URL cannot be read, InputError on a checksum mismatch or
     content that is not in the expected format.
     """
     from .io import atomic_path
+    from .net import timeout as _timeout
 
+    timeout = _timeout(timeout)
     opener = opener or urllib.request.urlopen
     try:
         with opener(url, timeout=timeout) as resp:

@@ -4,8 +4,11 @@ Subcommands live in :mod:`fmat.commands`, one module per area; each module defin
 ``register(subparsers)`` which adds its subcommand(s) and sets ``func`` on the parser
 (``func(args) -> int``). New areas add a module there and nothing here.
 
-Exit codes: 0 success, 1 unexpected error, 2 bad input (message says what to fix).
-Errors are printed without a traceback unless ``--debug`` is given.
+Exit codes: 0 success, 1 unexpected error (a bug), 2 bad input or a failure of the environment
+(a full disk, a read-only folder, no permission: :func:`fmat.errors.os_error`); the message says
+what, where and the fix. Errors are printed without a traceback unless ``--debug`` is given.
+Before a command runs, its declared outputs are checked (:func:`fmat.commands._common.check_files`):
+an output that is one of its inputs, a folder, a device or a FIFO is refused.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import pkgutil
 import sys
 
 from . import __version__
-from .errors import EXIT_ERROR, EXIT_USAGE, FmatError
+from .errors import EXIT_ERROR, EXIT_USAGE, FmatError, os_error
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        from .commands._common import check_files
+
+        check_files(args)  # outputs that would destroy an input or a special file: refused before any work
         return int(args.func(args) or 0)
     except FmatError as err:
         if args.debug:
@@ -71,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # pragma: no cover - unexpected; keep the message short
         if args.debug:
             raise
+        known = os_error(err)  # a full disk, a read-only folder, a permission: the environment, not a bug
+        if known is not None:
+            print(f"fmat {args.command}: error: {known}", file=sys.stderr)
+            return EXIT_USAGE
         print(
             f"fmat {args.command}: unexpected error: {type(err).__name__}: {err}\n"
             "  (run again with 'fmat --debug ...' for the traceback, and please report it)",

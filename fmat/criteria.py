@@ -148,13 +148,18 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def download(url: str, dest: str | os.PathLike, *, timeout: float = 120,
+def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
              opener: Callable | None = None, user_agent: str = USER_AGENT) -> Path:
     """Download ``url`` to ``dest`` atomically (a killed download leaves no file).
 
     ``opener`` defaults to :func:`urllib.request.urlopen` (tests pass a fake). A ``.zip``
-    or ``.xlsx`` that is not a zip archive (e.g. an HTML block page) is an error.
+    or ``.xlsx`` that is not a zip archive (e.g. an HTML block page) is an error. ``timeout``:
+    seconds to wait for the server's answer, the connection and each read (default:
+    $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a server that stops answering is an OfflineError.
     """
+    from .net import timeout as _timeout
+
+    timeout = _timeout(timeout)
     opener = opener or urllib.request.urlopen
     dest = Path(dest)
     req = urllib.request.Request(url, headers={"User-Agent": user_agent})
@@ -170,10 +175,15 @@ def download(url: str, dest: str | os.PathLike, *, timeout: float = 120,
                         "a folder and point mirror_dir at it",
                 )
     except (urllib.error.URLError, TimeoutError, OSError) as err:
-        if isinstance(err, FmatError):
-            raise
+        from .errors import os_error
+
+        if isinstance(err, FmatError) or (os_error(err) is not None and not isinstance(err, urllib.error.URLError)):
+            raise  # ours, or the disk (full, read-only): the message names the file
+        from .net import is_timeout
+
+        why = f"the server did not answer within {timeout:g} s" if is_timeout(err) else str(err)
         raise OfflineError(
-            f"cannot download {url}: {err}",
+            f"cannot download {url}: {why}",
             where=str(dest),
             fix="check the network (run this on a login node), or set mirror_dir in "
                 "config/config.yaml to a folder holding the file",
@@ -254,7 +264,7 @@ def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | o
 
 
 def fetch(origin: Origin, dest: str | os.PathLike, *, lock_path: str | os.PathLike | None = None,
-          opener: Callable | None = None, timeout: float = 120) -> dict | None:
+          opener: Callable | None = None, timeout: float | None = None) -> dict | None:
     """Get one source file into ``dest``: copy from the mirror or download; then lock it."""
     dest = Path(dest)
     if origin.kind == "mirror":

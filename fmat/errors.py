@@ -37,3 +37,48 @@ class ModelError(FmatError, RuntimeError):
 
 class OfflineError(FmatError, RuntimeError):
     """Something needs the network and it is not reachable (or offline mode is on)."""
+
+
+#: errno -> (what happened, how to fix it) for the failures of the environment that users meet
+#: (a full disk, a read-only or foreign folder); see :func:`os_error`
+_OS_ERRORS = {
+    "ENOSPC": ("no space left on the device",
+               "free some space there, or write to another disk (another output path, cache or working folder)"),
+    "EDQUOT": ("the disk quota is exceeded",
+               "free some space in your quota, or write to another disk"),
+    "EROFS": ("the file system is read-only",
+              "write to a folder on a writable disk (another output path, cache or working folder)"),
+    "EACCES": ("permission denied",
+               "use a file or folder you may write (and read), or ask its owner to change its permissions"),
+    "EPERM": ("operation not permitted",
+              "use a file or folder you own, or ask its owner to change its permissions"),
+    "EISDIR": ("it is a folder, not a file", "give a file name (for an output: a file inside that folder)"),
+    "ENOTDIR": ("a part of the path is a file, not a folder", "check the path"),
+    "ENAMETOOLONG": ("the file name is too long", "use a shorter path"),
+    "ELOOP": ("too many levels of symbolic links (a link that points to itself?)", "check the links on the path"),
+    "ENOENT": ("no such file or folder (or this file system takes no new files there)",
+               "check the path, and write to an ordinary folder"),
+    "EMFILE": ("too many files are open", "raise the limit (ulimit -n) or run fewer jobs at once"),
+}
+
+
+def os_error(err: BaseException) -> FmatError | None:
+    """The user-facing error for a failure of the environment, or None.
+
+    An :class:`OSError` whose errno is a full disk (ENOSPC, EDQUOT), a read-only file system
+    (EROFS), a permission (EACCES, EPERM) or a wrong kind of path (EISDIR, ENOTDIR...) becomes
+    an :class:`FmatError` naming the file and the fix; the CLI and the workflow's scripts print it
+    instead of a traceback. Any other exception: None (a bug: the caller shows the traceback).
+    """
+    import errno as _errno
+
+    if not isinstance(err, OSError) or not err.errno:
+        return None
+    name = _errno.errorcode.get(err.errno)
+    if name not in _OS_ERRORS:
+        return None
+    what, fix = _OS_ERRORS[name]
+    path = err.filename
+    if err.filename2:
+        path = f"{err.filename} -> {err.filename2}"
+    return FmatError(what, where=str(path) if path else None, fix=fix)

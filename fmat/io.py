@@ -1,13 +1,18 @@
 """Reading and writing tables: parquet by default, CSV for R users.
 
 All writes are atomic (write to a temporary file in the same folder, then rename), so a
-killed run never leaves a half-written output that looks finished.
+killed run never leaves a half-written output that looks finished. Only regular files are
+written: an existing regular file is replaced, a symbolic link is written through (its target
+gets the new content, the link stays), a folder, device, FIFO or socket is refused.
+:func:`check_output` refuses, before any work, an output that is one of the command's inputs.
 """
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 import pandas as pd
 
@@ -17,6 +22,11 @@ FORMATS = ("parquet", "csv", "tsv")
 #: File name extensions and the format each is read and written as.
 EXTENSIONS = {"parquet": "parquet", "pq": "parquet", "csv": "csv", "tsv": "tsv", "txt": "tsv"}
 PARQUET_MAGIC = b"PAR1"
+
+
+#: the fix for an fmat/workflow output that is damaged (docs/resuming.md)
+DAMAGED_FIX = ("write it again: a workflow output is rebuilt when you delete it and run the same snakemake "
+               "command again (docs/resuming.md); a table from fmat run/summary: run that command again")
 
 
 def _accepted() -> str:
@@ -59,11 +69,14 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
                 head = fh.read(4)
                 fh.seek(max(0, path.stat().st_size - 4))
                 tail = fh.read(4)
-            if head != PARQUET_MAGIC or tail != PARQUET_MAGIC:
-                raise InputError("not a parquet file (parquet files begin and end with 'PAR1'; this one "
-                                 f"begins with {head!r}{' and is truncated' if head == PARQUET_MAGIC else ''})",
-                                 where=where, fix=f"give a parquet table, or a CSV/TSV with the extension "
-                                                  f".csv/.tsv (accepted: {_accepted()})")
+            if head == PARQUET_MAGIC and tail != PARQUET_MAGIC:
+                raise InputError("the parquet file is truncated or damaged (it begins with 'PAR1' but does not "
+                                 "end with it: a killed copy, a full disk?)", where=where, fix=DAMAGED_FIX)
+            if head != PARQUET_MAGIC:
+                raise InputError(f"not a parquet file (parquet files begin and end with 'PAR1'; this one begins "
+                                 f"with {head!r})", where=where,
+                                 fix=f"if it is a CSV/TSV table, give it the extension .csv/.tsv (accepted: "
+                                     f"{_accepted()}); if fmat or the workflow wrote it, it is damaged: {DAMAGED_FIX}")
             return pd.read_parquet(path)
         import io as _io
 
@@ -75,12 +88,19 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
     except MemoryError:
         raise InputError("the table does not fit in memory", where=where, fix="use a smaller table") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as err:
+        from .errors import os_error
+
+        if os_error(err) is not None:
+            raise  # permission denied, ...: the CLI names the file and the fix
+        if kind == "parquet":  # it has parquet's marks at both ends, so it was one: it is damaged
+            raise InputError(f"cannot read the parquet table (damaged?): {type(err).__name__}: {str(err)[:300]}",
+                             where=where, fix=DAMAGED_FIX) from None
         raise InputError(f"cannot read the {kind} table: {type(err).__name__}: {str(err)[:300]}", where=where,
                          fix=f"give a {kind} table written by fmat or R (accepted: {_accepted()})") from None
     except Exception as err:  # pyarrow's errors (ArrowInvalid, ArrowIOError...) are not all ValueErrors
         if type(err).__module__.startswith("pyarrow"):
-            raise InputError(f"cannot read the parquet table: {str(err)[:300]}", where=where,
-                             fix="the file is damaged or not parquet; write it again") from None
+            raise InputError(f"cannot read the parquet table (damaged?): {str(err)[:300]}", where=where,
+                             fix=DAMAGED_FIX) from None
         raise
 
 
@@ -98,19 +118,145 @@ def umask() -> int:
     return mask
 
 
+def _kind_of(mode: int) -> str | None:
+    """What a non-regular file is ("a folder", "a device"...); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _refuse_special(path: Path, where: str | None = None) -> None:
+    """InputError when ``path`` (followed through links) exists and is not a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError:  # e.g. a path through a file (ENOTDIR): the write will say it
+        return
+    kind = _kind_of(mode)
+    if kind == "a folder":
+        raise InputError(f"{path} is a folder, not a file", where=where,
+                         fix=f"give a file name, e.g. {Path(path) / 'NAME'}.EXT")
+    if kind:
+        raise InputError(f"{path} is {kind}; fmat writes only regular files and never replaces anything else",
+                         where=where, fix="give the path of a (new or existing) regular file")
+
+
+def write_target(path: str | os.PathLike) -> Path:
+    """The file a write to ``path`` replaces: ``path`` itself, or the file a symbolic link points to
+    (outputs are written THROUGH links: the link stays, its target gets the new content)."""
+    return Path(os.path.realpath(path))
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Are ``a`` and ``b`` the same file (same inode: also through symbolic and hard links)?"""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _writable_folder(target: Path, where: str | None, *, is_folder: bool = False) -> None:
+    """InputError unless the folder ``target`` goes into (``is_folder``: ``target`` itself) exists
+    or can be made, and may be written."""
+    folder = target if is_folder else target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write {target}: {folder} is a file, not a folder", where=where,
+                         fix="check the path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        try:
+            read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        why = "its file system is read-only" if read_only else "permission denied"
+        raise InputError(f"cannot write into the folder {folder}: {why}", where=where,
+                         fix="write to a folder you may write (another output path), or change its permissions")
+
+
+def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), where: str = "-o/--output",
+                 fmt: str | None = None, table: bool = True, folder: bool = False) -> Path:
+    """Check an output path BEFORE any work: returns the file that will be written.
+
+    Refused (:class:`~fmat.errors.InputError` naming ``where``, the path and the fix):
+
+    - an existing folder, device, FIFO or socket: only regular files are written (an existing
+      regular file is replaced, atomically; a symbolic link is written through to its target);
+    - the same file as one of ``inputs`` (compared by inode: also through symbolic and hard links);
+    - with ``table``: an extension fmat does not write (:func:`table_format`, unless ``fmt``);
+    - a place that cannot be written: a read-only file system, no permission, a path through a file.
+
+    ``folder=True``: ``path`` is an output FOLDER (``fmat study -o``): it must be a folder or not
+    exist, and it must not be one of the inputs.
+    """
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise InputError("the output path is empty", where=where, fix="give a file name")
+    if folder:
+        target = write_target(path)
+        if target.exists() and not target.is_dir():
+            raise InputError(f"{path} is a file, not a folder", where=where, fix="give a folder (new or existing)")
+        for item in inputs:
+            if item and same_file(target, item):
+                raise InputError(f"{path} is the input {item}", where=where, fix="give another output folder")
+        _writable_folder(target, where, is_folder=True)
+        return target
+    _refuse_special(Path(text), where)
+    target = write_target(path)
+    for item in inputs:
+        if item and same_file(target, item):
+            raise InputError(f"{path} is the input file {item}: writing it would destroy the input",
+                             where=where, fix="write the output to another file")
+    if table:
+        try:
+            table_format(path, fmt)
+        except InputError as err:
+            raise InputError(err.message, where=f"{where} {path}", fix=err.fix) from None
+    _writable_folder(target, where)
+    return target
+
+
 def atomic_path(path: str | os.PathLike):
-    """Context manager yielding a temporary path that replaces ``path`` on success."""
+    """Context manager yielding a temporary path that replaces ``path`` on success.
+
+    A symbolic link is written through (its target is replaced; the link stays); an existing
+    folder, device, FIFO or socket is refused (InputError), never replaced. An OSError inside
+    the block (a full disk...) is raised again naming ``path`` instead of the temporary file.
+    """
     return _Atomic(Path(path))
 
 
 class _Atomic:
     def __init__(self, path: Path):
         self.path = path
+        self.target = path
         self.tmp: Path | None = None
 
+    def _named(self, err: OSError) -> OSError:
+        """``err`` naming the output instead of the temporary file (pyarrow's name no file at all)."""
+        if err.errno and err.filename in (None, str(self.tmp)):
+            return OSError(err.errno, os.strerror(err.errno), str(self.path))
+        return err
+
     def __enter__(self) -> Path:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        _refuse_special(self.path)
+        self.target = write_target(self.path)
+        try:
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp", dir=self.target.parent)
+        except OSError as err:  # the folder cannot be made or written: name the output
+            if not err.errno:
+                raise
+            raise OSError(err.errno, os.strerror(err.errno), str(self.path)) from err
         try:  # mkstemp makes 0600; outputs follow the umask as other programs' files do
             os.fchmod(fd, 0o666 & ~umask())
         finally:
@@ -121,9 +267,17 @@ class _Atomic:
     def __exit__(self, exc_type, exc, tb):
         assert self.tmp is not None
         if exc_type is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
+            try:
+                os.replace(self.tmp, self.target)
+                return False
+            except OSError as err:
+                self.tmp.unlink(missing_ok=True)
+                raise self._named(err) from err
+        self.tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            named = self._named(exc)
+            if named is not exc:
+                raise named from exc
         return False
 
 

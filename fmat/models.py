@@ -50,7 +50,11 @@ def set_cache_folder(path) -> Path:
     then only reaches functions here that pass ``cache_dir`` explicitly: all of them do).
     """
     p = Path(path).expanduser().resolve()
-    p.mkdir(parents=True, exist_ok=True)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create the model cache folder {p}: {err.strerror or err}", where=str(path),
+                         fix=CACHE_FIX) from None
     os.environ["HF_HOME"] = str(p)
     os.environ["HF_HUB_CACHE"] = str(p / "hub")
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
@@ -58,6 +62,11 @@ def set_cache_folder(path) -> Path:
                       f"functions will use {p / 'hub'}, other code may still use the old cache. Call "
                       "set_cache_folder() first thing in a session.", stacklevel=2)
     return p
+
+
+#: how to choose another model cache (in error messages)
+CACHE_FIX = ("give a folder you may write: --cache-dir (fmat commands), cache_dir (workflow configuration) "
+             "or $HF_HOME")
 
 
 def cache_dir(cache: str | os.PathLike | None = None) -> Path:
@@ -134,29 +143,71 @@ def _select_files(names: Sequence[str]) -> list[str]:
     return keep + weights[:1]
 
 
+def _writable_cache(cache=None) -> Path:
+    """The hub cache folder (:func:`cache_dir`), checked before a download: it exists or can be
+    made (no file on the way), and may be written; else InputError naming it, with the fix."""
+    from .io import check_output
+
+    folder = cache_dir(cache)
+    try:
+        check_output(folder, folder=True, where="the model cache folder")
+    except InputError as err:
+        raise InputError(err.message, where=f"the model cache folder {folder}", fix=CACHE_FIX) from None
+    return folder
+
+
+def _hub_error(model: str, err: Exception, seconds: float) -> Exception:
+    """The error a failed hub call becomes: a full or unwritable cache names the cache folder; a
+    server that does not answer, or any other network failure, is an OfflineError."""
+    from .net import TIMEOUT_ENV, is_timeout
+
+    if isinstance(err, OSError) and err.errno and not is_timeout(err):
+        return InputError(f"cannot write the model cache: {err.strerror}", where=str(err.filename or cache_dir()),
+                          fix=CACHE_FIX)
+    if is_timeout(err):
+        what = (f"the Hugging Face hub did not answer within {seconds:g} s for {model!r} "
+                "(a stalled network, proxy or firewall?)")
+    else:
+        what = f"cannot reach the Hugging Face hub for {model!r}: {type(err).__name__}: {err}"
+    return OfflineError(what, fix="check the model name and the network (HF_HUB_OFFLINE must not be set; a proxy "
+                                  f"needs HTTPS_PROXY), or wait longer: --timeout / ${TIMEOUT_ENV}. To work offline, "
+                                  "copy a model cache filled on a connected machine here and set HF_HUB_OFFLINE=1, "
+                                  "or give a local model folder (docs/models.md)")
+
+
 def download(model: str | Sequence[str], revision: str | None = None, cache_dir: str | None = None,
-             lock_path=None) -> pd.DataFrame:
+             lock_path=None, timeout: float | None = None) -> pd.DataFrame:
     """Download model(s) from the Hugging Face hub into the cache and record them in the lock.
 
     The only online function (R: ``BERT_download``). For each model: resolve ``revision``
     (default: the main branch) to a commit, download config, tokenizer files and one weights
     file (safetensors preferred) at that commit, hash the weights, and append/replace the
     model's row in the lock TSV (``lock_path`` or $FMAT_MODELS_LOCK; none: no lock written).
-    Returns the lock rows of these models.
+    Returns the lock rows of these models. Every request to the hub waits at most ``timeout``
+    seconds for an answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a hub that
+    does not answer is an OfflineError.
     """
+    from .net import hub_timeouts, timeout as _timeout
+
+    seconds = _timeout(timeout)
+    _writable_cache(cache_dir)  # before going online
     models = [model] if isinstance(model, str) else list(model)
     lock_path = lock_path or os.environ.get(LOCK_ENV)
     rows = []
     for m in models:
         try:
-            meta = _hub_model_info(m, revision)
-        except Exception as err:  # network or not found
-            raise OfflineError(f"cannot reach the Hugging Face hub for {m!r}: {type(err).__name__}: {err}",
-                               fix="check the model name and the network (HF_HUB_OFFLINE must not be set)") from err
+            with hub_timeouts(seconds):
+                meta = _hub_model_info(m, revision)
+        except Exception as err:  # network, not found, a hub that does not answer
+            raise _hub_error(m, err, seconds) from err
         commit = meta.sha
         files = _select_files([s.rfilename for s in meta.siblings])
-        folder = Path(_hub_snapshot_download(repo_id=m, revision=commit, cache_dir=cache_dir,
-                                             allow_patterns=files))
+        try:
+            with hub_timeouts(seconds):
+                folder = Path(_hub_snapshot_download(repo_id=m, revision=commit, cache_dir=cache_dir,
+                                                     allow_patterns=files))
+        except Exception as err:  # the same, or a cache that cannot be written
+            raise _hub_error(m, err, seconds) from err
         weights = next(folder / f for f in files if f in WEIGHT_FILES)
         rows.append({"model": m, "revision": revision or "main", "commit": commit, "files": ",".join(files),
                      "sha256": _sha256(weights), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
@@ -203,7 +254,7 @@ def load_tokenizer(name_or_path, cache_dir=None, revision=None, lock_path=None):
     try:
         return AutoTokenizer.from_pretrained(kw.pop("path"), trust_remote_code=False, **kw)
     except OSError as err:
-        raise _not_cached(name_or_path, err) from err
+        raise _not_cached(name_or_path, err, cache_dir) from err
 
 
 def _source_kwargs(name_or_path, cache_dir, revision, lock_path) -> dict:
@@ -219,8 +270,8 @@ def _source_kwargs(name_or_path, cache_dir, revision, lock_path) -> dict:
     return kw
 
 
-def _not_cached(name, err) -> ModelError:
-    return ModelError(f"model {name!r} is not in the local cache ({cache_dir()}), and fmat loads models offline "
+def _not_cached(name, err, cache=None) -> ModelError:
+    return ModelError(f"model {name!r} is not in the local cache ({cache_dir(cache)}), and fmat loads models offline "
                       f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
                       fix=f"run `fmat download {name}` (or the workflow's download_model rule) first, "
                           "or give the path of a local model folder")
@@ -261,7 +312,7 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
     try:
         config = AutoConfig.from_pretrained(path, trust_remote_code=False, **kw)
     except OSError as err:
-        raise _not_cached(name_or_path, err) from err
+        raise _not_cached(name_or_path, err, cache_dir) from err
     except ValueError as err:
         raise ModelError(f"cannot read the configuration of {name_or_path}: {err}",
                          fix="use a transformers masked language model (no custom code)") from err
@@ -274,7 +325,7 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
         raise ModelError(f"{name_or_path} ({config.model_type}) is not a masked language model: {str(err).splitlines()[0]}",
                          fix="choose a fill-mask model (https://huggingface.co/models?pipeline_tag=fill-mask)") from err
     except OSError as err:
-        raise _not_cached(name_or_path, err) from err
+        raise _not_cached(name_or_path, err, cache_dir) from err
     tokenizer = load_tokenizer(name_or_path, cache_dir=cache_dir, revision=revision, lock_path=lock_path)
     if tokenizer.mask_token is None:
         raise ModelError(f"the tokenizer of {name_or_path} has no mask token", fix="use a masked language model")
@@ -295,7 +346,9 @@ def resolve_device(device=None):
     except (RuntimeError, TypeError) as err:
         raise InputError(f"unknown device {device!r}", fix="use cpu, cuda or cuda:N") from err
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InputError("device cuda was asked for but no CUDA GPU is available", fix="use --device cpu")
+        raise InputError("device cuda was asked for but no CUDA GPU is available",
+                         fix="use --device cpu or auto (fmat commands), or device: cpu or auto in the workflow "
+                             "configuration")
     return dev
 
 
@@ -421,7 +474,15 @@ def remove(models, cache_dir=None) -> list[str]:
         if Path(str(m)).exists():
             raise ModelError(f"{m} is a local folder, not a cached hub model; fmat does not delete folders",
                              fix="delete the folder yourself if you mean it")
-    info_ = _scan_cache(cache_dir)
+    from huggingface_hub.errors import CacheNotFound
+
+    try:
+        info_ = _scan_cache(cache_dir)
+    except CacheNotFound:
+        where = cache_dir or cache_dir_default()
+        raise ModelError(f"there is no model cache at {where} (nothing was downloaded there yet): "
+                         f"nothing to remove", where=", ".join(map(str, names)),
+                         fix="give the cache the models were downloaded to: --cache-dir, or $HF_HOME") from None
     removed, hashes = [], []
     for repo in info_.repos:
         if repo.repo_type == "model" and repo.repo_id in names:

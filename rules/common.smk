@@ -10,6 +10,7 @@ sys.path.insert(0, workflow.basedir)
 
 from fmat.errors import FmatError
 from fmat.workflow import (
+    check_device,
     model_folder,
     model_table,
     score_groups,
@@ -27,10 +28,40 @@ def config_files():
     return [str(f) for f in workflow.configfiles if str(f) not in cli] + cli
 
 
+def cli_config_keys():
+    """The top-level keys given with --config KEY=VALUE (they win over every config file)."""
+    return [str(k) for k in (workflow.config_settings.config or {})]
+
+
+def repo_path(rel):
+    """A file of the repository (the Snakefile's folder) as a path relative to the working
+    folder: rule inputs and params hold no absolute path, so a project copied or mounted
+    elsewhere reruns nothing (docs/resuming.md, "Moving the project")."""
+    return os.path.relpath(os.path.join(workflow.basedir, rel))
+
+
+def check_cores():
+    """--cores below 1 would make Snakemake wait for ever for a free core: stop at once."""
+    try:
+        cores = workflow.global_resources["_cores"].value
+    except (KeyError, AttributeError):  # not set: Snakemake's own default applies
+        return
+    if cores is not None and cores < 1:
+        print(f"invalid command line: --cores {cores}: no job could ever start (the run would wait for ever)\n"
+              "  fix: give --cores N (N of 1 or more) or --cores all; make: CORES=N", file=sys.stderr)
+        sys.exit(2)
+
+
+check_cores()
+
 # Validate the merged configuration (JSON Schema + study files) before any job is planned:
 # a wrong key, type, study or model stops here with the key's name and the fix.
 try:
-    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir))
+    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir,
+                                  cli_keys=cli_config_keys()))
+    if not workflow.remote_exec and workflow.local_exec:  # the jobs run on this machine: its GPU
+        check_device(config["device"],
+                     where=f"{key_source('device', config_files(), cli_config_keys())}: config.device")
 except FmatError as err:
     # the message names the config file, the key and the fix: no Snakemake frame around it
     print(f"invalid configuration: {err}", file=sys.stderr)
@@ -58,9 +89,16 @@ def model_marker(wildcards):
 
 
 def local_folder(slug):
-    """The absolute folder of a local model ({name, path} in the config), else None."""
-    folder = model_folder(MODELS[slug], workflow.basedir)
-    return None if folder is None else str(folder.resolve())
+    """The folder of a local model ({name, path} in the config), else None: relative to the
+    working folder when configured relative (to the repository), so that moving the project
+    changes no rule's params; an absolute path as configured."""
+    spec = MODELS[slug]
+    folder = model_folder(spec, workflow.basedir)
+    if folder is None:
+        return None
+    if os.path.isabs(os.path.expanduser(spec.path)):
+        return str(folder)
+    return os.path.relpath(folder)
 
 
 def local_model_files(wildcards):
@@ -88,11 +126,30 @@ def score_gpus(wildcards):
 
 
 def all_outputs():
-    """The final targets: per study the LPRs, the reliability rows and the analysis' stats."""
+    """Every table of the run, intermediates included: the models' markers, the criterion tables
+    the studies read, per study the queries, every model's scores, the LPRs, the reliability
+    rows, the analysis' stats and the comparison rows, and every model's agreement check.
+
+    Snakemake rebuilds a missing file only when something asks for it; listing the
+    intermediates here (rule all) makes the plain command rebuild a deleted one, and then
+    everything after it (docs/resuming.md)."""
+    from types import SimpleNamespace
+
+    criteria = []
+    for study in STUDIES:
+        wc = SimpleNamespace(study=study)
+        criteria += [c for c in criteria_inputs(wc) + analysis_criteria(wc) if c not in criteria]
     return (
-        expand("results/lpr/{study}.parquet", study=STUDIES)
-        + expand("results/reliability/{study}.parquet", study=STUDIES)
-        + expand("results/analysis/{study}/stats.parquet", study=STUDIES)
+        [model_marker(SimpleNamespace(model=slug)) for slug in SLUGS]
+        + criteria
+        + expand("results/queries/{study}.parquet", study=STUDIES)
+        + expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS)
+        + expand("results/lpr/{study}.parquet", study=STUDIES)
+        + expand("results/reliability/{study}{part}.parquet", study=STUDIES, part=["", "_details"])
+        + expand("results/analysis/{study}/{name}", study=STUDIES, name=["stats.parquet", "figures.json"])
+        + expand("results/replication/{study}.parquet", study=STUDIES)
+        + ["results/replication.parquet", "results/replication.csv"]
+        + expand("results/agreement/{model}.parquet", model=SLUGS)
     )
 
 
@@ -101,9 +158,9 @@ def criteria_origins(config):
     from fmat.criteria import resolve_origin
 
     mirror = config.get("mirror_dir")
-    if mirror and not os.path.isabs(mirror):  # relative to the repository (the Snakefile's folder)
-        mirror = os.path.join(workflow.basedir, mirror)
-    where = f"{key_source('mirror_dir', config_files())}: mirror_dir"
+    if mirror and not os.path.isabs(mirror):  # relative to the repository (the Snakefile's folder),
+        mirror = repo_path(mirror)  # written relative to the working folder (the rule's params)
+    where = f"{key_source('mirror_dir', config_files(), cli_config_keys())}: mirror_dir"
     try:
         return {name: resolve_origin(name, mirror, where=where) for name in ("bls2021", "ssa", "glove")}
     except FmatError as err:

@@ -7,7 +7,7 @@
 
 rule compare_study:
     input:
-        paper=os.path.join(workflow.basedir, "config/paper_results.tsv"),
+        paper=repo_path("config/paper_results.tsv"),
         stats="results/analysis/{study}/stats.parquet",
         listings="results/analysis/{study}/figures.json",
     output:
@@ -24,7 +24,7 @@ rule compare_study:
 
 rule compare:
     input:
-        paper=os.path.join(workflow.basedir, "config/paper_results.tsv"),
+        paper=repo_path("config/paper_results.tsv"),
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         listings=expand("results/analysis/{study}/figures.json", study=STUDIES),
     output:

@@ -15,10 +15,9 @@ CRITERIA_CFG = config.get("criteria") or {}
 CRITERIA_LOCK = "resources/criteria.lock.tsv"
 # defaults ship with the workflow (found from any working folder); a configured path is
 # relative to the working folder, as every path in the config
-CRITERIA_WORDS = CRITERIA_CFG.get("wefat_words", os.path.join(workflow.basedir, "config/criteria/wefat_words.tsv"))
-CRITERIA_MAPPING = CRITERIA_CFG.get(
-    "bls_mapping", os.path.join(workflow.basedir, "config/criteria/bls2021_occupations.tsv")
-)
+# (repo_path: relative to the working folder, so that a moved project reruns nothing)
+CRITERIA_WORDS = CRITERIA_CFG.get("wefat_words", repo_path("config/criteria/wefat_words.tsv"))
+CRITERIA_MAPPING = CRITERIA_CFG.get("bls_mapping", repo_path("config/criteria/bls2021_occupations.tsv"))
 
 
 CRITERIA_ORIGINS = criteria_origins(config)  # rules/common.smk
@@ -52,7 +51,7 @@ rule criteria_fetch:
     params:
         origin=lambda wc: vars(CRITERIA_ORIGINS[wc.source]),
         lock=CRITERIA_LOCK,
-        timeout=CRITERIA_CFG.get("download_timeout", 600),
+        timeout=CRITERIA_CFG.get("download_timeout", 60),  # seconds without an answer (fmat.net)
     log:
         "logs/criteria/fetch_{source}_{filename}.log",
     retries: 2

@@ -2,16 +2,62 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from ..io import FORMATS
 
 
+def files(p: argparse.ArgumentParser, *, inputs=(), **outputs: str) -> None:
+    """Declare a command's files: ``inputs`` (argument names, or functions of ``args`` giving
+    paths) and its outputs (argument name -> "table", "file" or "folder"). :func:`check_files`
+    checks them (fmat.io.check_output) before the command does any work: an output that is an
+    input, a folder, a device or FIFO, in an unwritable place or with an unknown table extension
+    is refused there."""
+    old_in = p.get_default("io_inputs") or ()
+    old_out = dict(p.get_default("io_outputs") or {})
+    p.set_defaults(io_inputs=(*old_in, *inputs), io_outputs={**old_out, **outputs})
+
+
+def _flag(attr: str) -> str:
+    return "-o/--output" if attr == "output" else "--" + attr.replace("_", "-")
+
+
+def check_files(args) -> None:
+    """Refuse, before any work, the outputs declared with :func:`files` that would destroy
+    something (fmat.io.check_output); two outputs that are the same file are refused too."""
+    from ..errors import InputError
+    from ..io import check_output
+
+    inputs: list[str] = []
+    for item in getattr(args, "io_inputs", ()) or ():
+        value = item(args) if callable(item) else getattr(args, item, None)
+        if value is None:
+            continue
+        values = [value] if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") else list(value)
+        inputs.extend(str(v) for v in values if v is not None and str(v).strip() and os.path.isfile(str(v)))
+    seen: dict[Path, str] = {}
+    for attr, kind in (getattr(args, "io_outputs", None) or {}).items():
+        value = getattr(args, attr, None)
+        if value is None:
+            continue
+        flag = _flag(attr)
+        target = check_output(value, inputs=inputs, where=flag, folder=kind == "folder", table=kind == "table",
+                              fmt=getattr(args, "format", None) if attr == "output" else None)
+        if target in seen:
+            raise InputError(f"{flag} and {seen[target]} are the same file ({value})", where=flag,
+                             fix="give each output its own file")
+        seen[target] = flag
+
+
 def add_output_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
-    """``-o/--output PATH`` and ``--format {parquet,csv,tsv}`` (default from the extension)."""
+    """``-o/--output PATH`` and ``--format {parquet,csv,tsv}`` (default from the extension);
+    the output is checked before the command runs (:func:`check_files`)."""
     p.add_argument("-o", "--output", required=required, help="output file (.parquet, .csv or .tsv); "
                    "without it a preview is printed")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="table format (default: from the output's extension; csv for R users)")
+    files(p, output="table")
 
 
 def emit_table(df, args) -> None:
@@ -42,6 +88,15 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is less than 1")
     return value
+
+
+def add_timeout_arg(p: argparse.ArgumentParser) -> None:
+    """``--timeout SECONDS``: how long a download waits for a server's answer (fmat.net)."""
+    from ..net import DEFAULT_TIMEOUT, TIMEOUT_ENV
+
+    p.add_argument("--timeout", default=None, metavar="SECONDS",
+                   help=f"seconds to wait for the server's answer (connection, each read) before giving up "
+                        f"(default: ${TIMEOUT_ENV}, else {DEFAULT_TIMEOUT:g})")
 
 
 def add_compute_args(p: argparse.ArgumentParser, *, cache_dir: bool = True) -> None:

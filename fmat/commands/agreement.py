@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_compute_args, add_models_arg, add_output_args, emit_table
+from ._common import add_compute_args, add_models_arg, add_output_args, add_timeout_arg, emit_table, files
 
 
 def register(sub) -> None:
@@ -24,6 +24,7 @@ def register(sub) -> None:
     p.add_argument("--summary", default=None, help="also write the summary table here")
     add_compute_args(p)
     add_output_args(p)
+    files(p, inputs=("pairs",), summary="table")
     p.set_defaults(func=_run)
 
     d = sub.add_parser(
@@ -35,6 +36,8 @@ def register(sub) -> None:
     d.add_argument("dest", help="where to write the file")
     d.add_argument("--url", default=None, help="source URL (default: Goldberg's file)")
     d.add_argument("--sha256", default=None, help="expected sha256 ('unverified': do not check)")
+    add_timeout_arg(d)
+    files(d, dest="file")
     d.set_defaults(func=_download)
 
 
@@ -71,6 +74,7 @@ def _run(args) -> int:
 def _download(args) -> int:
     from ..agreement import MARVIN_LINZEN_SHA256, MARVIN_LINZEN_URL, download_pairs
 
-    path = download_pairs(args.dest, url=args.url or MARVIN_LINZEN_URL, sha256=args.sha256 or MARVIN_LINZEN_SHA256)
+    path = download_pairs(args.dest, url=args.url or MARVIN_LINZEN_URL, sha256=args.sha256 or MARVIN_LINZEN_SHA256,
+                          timeout=args.timeout)
     print(f"wrote {path}")
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_compute_args, add_models_arg, add_output_args, emit_table
+from ._common import add_compute_args, add_models_arg, add_output_args, emit_table, files
 
 
 def register(sub) -> None:
@@ -25,6 +25,7 @@ def register(sub) -> None:
                    help="give OOV words the first piece's probability instead of NaN")
     add_compute_args(p)
     add_output_args(p)
+    files(p, inputs=("queries",), summary="table")
     p.set_defaults(func=_run)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_models_arg, add_output_args, emit_table
+from ._common import add_models_arg, add_output_args, add_timeout_arg, emit_table, files, positive_int
 
 
 def _models_arg(p, required=True):
@@ -21,6 +21,8 @@ def register(sub) -> None:
     p.add_argument("--revision", default=None, help="branch, tag or commit (default: main)")
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--lock", default=None, help="lock file (TSV) to update (default: $FMAT_MODELS_LOCK)")
+    add_timeout_arg(p)
+    files(p, lock="file")
     p.set_defaults(func=_download)
 
     p = sub.add_parser("info", help="parameters, vocabulary, layers... of models (R: BERT_info)",
@@ -47,7 +49,8 @@ def register(sub) -> None:
                        epilog='example: fmat check "Paris is the [MASK] of France." -m bert-base-uncased --top 5')
     p.add_argument("query", help="a sentence with one [MASK]")
     _models_arg(p)
-    p.add_argument("--top", type=int, default=5)
+    p.add_argument("--top", type=positive_int, default=5, metavar="N",
+                   help="how many predictions per model (default: %(default)s)")
     p.add_argument("--device", default=None)
     add_output_args(p)
     p.set_defaults(func=_check)
@@ -56,7 +59,8 @@ def register(sub) -> None:
 def _download(args) -> int:
     from ..models import download
 
-    emit_table(download(args.names, revision=args.revision, cache_dir=args.cache_dir, lock_path=args.lock), args)
+    emit_table(download(args.names, revision=args.revision, cache_dir=args.cache_dir, lock_path=args.lock,
+                        timeout=args.timeout), args)
     return 0
 
 

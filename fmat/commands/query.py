@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_output_args, emit_table
+from ._common import add_output_args, emit_table, files
 
 EPILOG = """\
 examples:
@@ -53,6 +53,7 @@ def register(subparsers) -> None:
     p.add_argument("--check", action="store_true",
                    help="with --study: only validate the file and list its problems")
     add_output_args(p)
+    files(p, inputs=("study",))
     p.set_defaults(func=run)
 
 

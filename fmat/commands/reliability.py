@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_args, emit_table
+from ._common import add_output_args, emit_table, files
 
 EXAMPLE = """examples:
   fmat reliability results/scores/1A/all.parquet --icc
@@ -35,6 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--missing", choices=["listwise", "pairwise"], default="listwise",
                    help="alpha with missing cells: drop incomplete rows (default) or pairwise covariances")
     add_output_args(p)
+    files(p, inputs=("table",))
     p.set_defaults(func=run)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
+from ._common import files
 
 
 def _params(items: list[str]) -> dict[str, str]:
@@ -49,4 +50,6 @@ def register(sub) -> None:
     p.add_argument("--engine", choices=("auto", "quarto", "offline"), default="auto",
                    help="renderer (default: quarto when on PATH, else offline)")
     p.add_argument("--check", action="store_true", help="only check the source's structure")
+    # the source and every -P value that is a file (a study file...) are inputs: -o may be neither
+    files(p, inputs=("source", lambda args: list(_params(args.param).values())), output="file")
     p.set_defaults(func=_run)

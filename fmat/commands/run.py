@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_compute_args, add_models_arg, add_output_args, emit_table
+from ._common import add_compute_args, add_models_arg, add_output_args, emit_table, files
 
 
 def register(sub) -> None:
@@ -26,6 +26,7 @@ def register(sub) -> None:
     p.add_argument("--single-group", action="store_true",
                    help="accept a table with one MASK group (probabilities only: an LPR needs two groups)")
     add_output_args(p)
+    files(p, inputs=("queries",))
     p.set_defaults(func=_run)
 
 

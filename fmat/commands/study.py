@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_compute_args
+from ._common import add_compute_args, files
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ def register(subparsers) -> None:
     add_compute_args(p, cache_dir=False)
     p.add_argument("--format", choices=("parquet", "csv", "tsv"), default="parquet",
                    help="table format of the outputs (default: %(default)s)")
+    files(p, inputs=("study",), output="folder")
     p.set_defaults(func=run)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
-from ._common import add_output_args, emit_table
+from ._common import add_output_args, emit_table, files
 
 EPILOG = """\
 examples:
@@ -44,6 +44,7 @@ def register(subparsers) -> None:
                    help="take the pairing options from this study file's lpr: block "
                         "(a --no-* option still wins)")
     add_output_args(p)
+    files(p, inputs=("scores", "study"))
     p.set_defaults(func=run)
 
 

@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_output_args, emit_table
+from ._common import add_output_args, emit_table, files
 
 
 def _words(value: str | None, flag: str) -> list[str] | None:
@@ -112,6 +112,7 @@ def register(subparsers) -> None:
                    help="WEAT significance test (auto: exact when at most 2 million partitions)")
     p.add_argument("--n-resampling", type=int, default=9999, help="draws for the resampling test")
     p.add_argument("--seed", type=int, default=None, help="seed for the resampling test")
+    files(p, inputs=("vectors", "S", "T", "A", "B"), cache="file")
     p.set_defaults(func=run_weat)
 
     q = subparsers.add_parser(
@@ -127,4 +128,5 @@ def register(subparsers) -> None:
     q.add_argument("--male", required=True, help="male attribute words (comma list or file)")
     q.add_argument("--female", required=True, help="female attribute words (comma list or file)")
     add_output_args(q)
+    files(q, inputs=("vectors", "items", "male", "female"), cache="file")
     q.set_defaults(func=run_wefat)

@@ -140,10 +140,15 @@ def apply_defaults(config: Mapping) -> dict:
 
 
 
-def key_source(key: str, files: Sequence[str | os.PathLike] = ()) -> str:
-    """The config file a top-level ``key`` came from: the last of ``files`` (lowest to highest
-    precedence, as Snakemake merges them) that sets it; else "the merged configuration (…)"."""
+def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
+    """Where a top-level ``key`` came from: "--config" when it is one of ``cli_keys`` (given with
+    ``snakemake --config KEY=...``, which wins over every file), else the last of ``files``
+    (lowest to highest precedence, as Snakemake merges them) that sets it; else "the merged
+    configuration (…)"."""
     import yaml
+
+    if key in set(cli_keys):
+        return f"--config {key}=..."
 
     for f in reversed(list(files)):
         try:
@@ -158,33 +163,34 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = ()) -> str:
 
 
 
-def _with_source(where: str, files: Sequence[str | os.PathLike] | None) -> str:
-    """Prefix ``config.models[3].name`` with the file that set ``models``."""
+def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys: Iterable[str] = ()) -> str:
+    """Prefix ``config.models[3].name`` with the file (or the --config) that set ``models``."""
     if files is None or not where.startswith("config"):
         return where
     m = re.match(r"config\.([^.\[]+)", where)
-    return f"{key_source(m.group(1), files)}: {where}" if m else where
+    return f"{key_source(m.group(1), files, cli_keys)}: {where}" if m else where
 
 
 
 def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
                     files: Sequence[str | os.PathLike] | None = None,
-                    repo: str | os.PathLike | None = None) -> dict:
+                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = ()) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
     Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
     unknown keys, wrong types, a study id without a study file, a model listed twice, and (with
     ``load_studies``) a study file that :func:`fmat.study.load_study` rejects, a local model folder
     (``path``, relative to ``repo``, default ``root``) without a model, a study in two
-    ``score_groups``. With ``files``
-    (the config files in merge order), the error also names the file that set the key.
+    ``score_groups``, a ``score_groups`` member without a study file. With ``files`` (the config
+    files in merge order) and ``cli_keys`` (the keys given with ``--config``), the error also
+    names the file, or the --config, that set the key.
     """
     try:
         return _validate_config(config, root=root, load_studies=load_studies,
                                 repo=root if repo is None else repo)
     except InputError as err:
         if err.where and files is not None:
-            where = _with_source(err.where, files)
+            where = _with_source(err.where, files, cli_keys)
             if where != err.where:
                 raise InputError(err.message, where=where, fix=err.fix) from None
         raise
@@ -237,6 +243,7 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
     score_groups(cfg)  # a study in two groups
+    _check_group_members(cfg, root, repo)
     if load_studies:
         for sid in cfg["studies"]:
             check_study(study_file(cfg, sid, root), sid)
@@ -305,6 +312,51 @@ def score_groups(config: Mapping) -> dict[str, list[str]]:
                                  fix=f"rename the group {name!r}")
             groups[name] = [sid]
     return groups
+
+
+def _check_group_members(config: Mapping, root: str | os.PathLike, repo: str | os.PathLike = ".") -> None:
+    """Every member of a ``score_groups`` group that is used (holds a configured study) is a
+    study: it has a study file in ``studies_dir``, or is one of the studies the repository
+    ships (``<repo>/config/studies``: the paper's group stays valid with a ``studies_dir`` that
+    holds a few of them). A typo there would otherwise be dropped in silence. A group none of
+    whose studies is configured is not checked."""
+    studies = {str(s) for s in config.get("studies") or []}
+    shipped = Path(repo) / "config" / "studies"
+    for name, members in (config.get("score_groups") or {}).items():
+        members = [str(m) for m in members]
+        if not studies.intersection(members):
+            continue
+        for i, sid in enumerate(members):
+            path = study_file(config, sid, root)
+            if sid not in studies and not path.is_file() and not (shipped / f"{sid}.yaml").is_file():
+                raise InputError(f"score group {name!r} lists study {sid!r}, which has no study file {path}",
+                                 where=f"config.score_groups.{name}[{i}]",
+                                 fix=f"correct the study id, remove it from the group, or write {path} "
+                                     "(see docs/study-files.md)")
+
+
+def check_device(device: str, where: str = "config.device") -> None:
+    """A ``device`` this machine has: ``cuda``/``cuda:N`` needs a CUDA GPU (N below their
+    number), ``mps`` Apple's; else InputError naming ``where`` (the config key) and the fix.
+    ``auto`` and ``cpu`` are always fine (torch is imported only to check a GPU)."""
+    device = str(device or "auto")
+    if device in ("auto", "cpu"):
+        return
+    import torch
+
+    fix = ("set device: auto (a GPU when there is one, else the CPU) or device: cpu, or run where the GPU is "
+           "(a cluster profile sends the scoring jobs to GPU nodes)")
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(device.split(":", 1)[1]) if ":" in device else 0
+        if count == 0:
+            raise InputError(f"device {device!r}: this machine has no CUDA GPU (torch.cuda.is_available() is False)",
+                             where=where, fix=fix)
+        if index >= count:
+            raise InputError(f"device {device!r}: this machine has {count} CUDA GPU(s), numbered from 0",
+                             where=where, fix=f"use cuda:0 to cuda:{count - 1}, or {fix}")
+    elif device == "mps" and not torch.backends.mps.is_available():
+        raise InputError("device 'mps': Apple's GPU (MPS) is not available here", where=where, fix=fix)
 
 
 def check_study(path: Path, sid: str | None = None) -> None:

@@ -26,7 +26,7 @@ OFFLINE_HELP = (
 
 
 
-def hub_reachable(timeout: float = 5.0, endpoint: str | None = None) -> bool:
+def hub_reachable(timeout: float = 10.0, endpoint: str | None = None) -> bool:
     """Can a TCP connection to the Hugging Face hub (``$HF_ENDPOINT`` or huggingface.co:443) be
     opened within ``timeout`` seconds? False at once when ``HF_HUB_OFFLINE`` is set."""
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
@@ -42,9 +42,10 @@ def hub_reachable(timeout: float = 5.0, endpoint: str | None = None) -> bool:
 
 
 
-def offline_error(model: str) -> OfflineError:
-    """The error the download rule raises when ``model`` is not cached and the hub is unreachable."""
-    return OfflineError(OFFLINE_HELP, where=f"download_model: {model}",
+def offline_error(model: str, reason: str | None = None) -> OfflineError:
+    """The error the download rule raises when ``model`` is not cached and the hub is unreachable
+    (``reason``: what happened, e.g. the hub did not answer in time)."""
+    return OfflineError(f"{reason}\n  {OFFLINE_HELP}" if reason else OFFLINE_HELP, where=f"download_model: {model}",
                         fix="make demo  (or copy a filled cache and run with HF_HUB_OFFLINE=1)")
 
 
@@ -111,7 +112,7 @@ def _update_lock(lock: Path, row: Mapping) -> None:
 
 
 def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv",
-                 timeout: float = 5.0) -> dict:
+                 timeout: float = 10.0) -> dict:
     """Make sure hub model ``name`` is in the cache and in the lock file; return the marker
     ``{name, slug, revision, commit, path: None, source}`` (``path`` None: load by name, offline,
     at the locked commit -- :func:`fmat.models.load_masked_lm`).
@@ -119,8 +120,9 @@ def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathL
     Which commit: the configured ``revision``, else the lock file's, else main. A snapshot
     already in the cache is used without the network. Otherwise the hub is probed for
     ``timeout`` seconds; unreachable -> :class:`~fmat.errors.OfflineError` (:data:`OFFLINE_HELP`);
-    reachable -> :func:`fmat.models.download`. Call :func:`fmat.models.set_cache_folder` first
-    to use another cache than ``$HF_HOME``.
+    reachable -> :func:`fmat.models.download`, every request of which waits at most ``timeout``
+    seconds for an answer (a hub that accepts the connection and then stalls: the same error).
+    Call :func:`fmat.models.set_cache_folder` first to use another cache than ``$HF_HOME``.
     """
     from ..models import download, locked_commit
 
@@ -135,7 +137,10 @@ def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathL
     else:
         if not hub_reachable(timeout):
             raise offline_error(name)
-        rows = download(name, revision=revision or locked, lock_path=None)
+        try:
+            rows = download(name, revision=revision or locked, lock_path=None, timeout=timeout)
+        except OfflineError as err:
+            raise offline_error(name, err.message) from err
         row = rows.iloc[0].to_dict()
         _update_lock(lock, row)
         commit, source = str(row["commit"]), "hub"
@@ -164,7 +169,7 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
 
     from ..models import WEIGHT_FILES, _sha256
 
-    folder = Path(folder).resolve()
+    folder = Path(folder)  # as given: relative to the working folder, so that the project can move
     weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
     if not (folder / "config.json").is_file() or not weights:
         from ..errors import InputError

@@ -23,12 +23,13 @@ def script_logging(log_file: str | os.PathLike | None) -> None:
 
 
 def run_script(main, log_file=None) -> None:
-    """Run a script's ``main()``; an :class:`~fmat.errors.FmatError` is logged as a message
-    (no traceback) to the log file and stderr, and the job fails with exit status 1."""
+    """Run a script's ``main()``; an :class:`~fmat.errors.FmatError`, or a failure of the
+    environment (a full disk, a read-only folder: :func:`fmat.errors.os_error`), is logged as a
+    message (no traceback) to the log file and stderr, and the job fails with exit status 1."""
     import logging
     import sys
 
-    from ..errors import FmatError
+    from ..errors import FmatError, os_error
 
     script_logging(log_file)
     try:
@@ -36,7 +37,11 @@ def run_script(main, log_file=None) -> None:
     except FmatError as err:
         logging.getLogger("fmat.workflow").error("%s", err)
         sys.exit(1)
-    except Exception:
+    except Exception as err:
+        known = os_error(err)
+        if known is not None:
+            logging.getLogger("fmat.workflow").error("%s", known)
+            sys.exit(1)
         logging.getLogger("fmat.workflow").exception("unexpected error")
         raise
 

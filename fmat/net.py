@@ -1,0 +1,107 @@
+"""Network calls: every one has a timeout.
+
+fmat goes online only to download: models (``fmat download``, the workflow's ``download_model``
+rule), the criterion sources (:mod:`fmat.criteria`) and the agreement pairs
+(:mod:`fmat.agreement`). A server that accepts the connection and never answers (a stalled
+proxy, a half-open firewall) must not hang a run: every request waits at most
+:func:`timeout` seconds for the connection and for each read of the answer, then fails with a
+message that says how to work offline.
+
+The default is :data:`DEFAULT_TIMEOUT` seconds; ``$FMAT_NETWORK_TIMEOUT`` (seconds) changes it,
+and so do ``fmat download --timeout`` / ``fmat agreement-download --timeout``. The workflow has
+its own keys: ``hub_timeout`` (the download jobs) and ``criteria.download_timeout``
+(docs/workflow.md).
+
+It is a limit on waiting for an answer, not on the length of a download: a large file that
+keeps arriving is never cut off.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+
+from .errors import InputError
+
+#: environment variable: seconds to wait for a server's answer (connection, each read)
+TIMEOUT_ENV = "FMAT_NETWORK_TIMEOUT"
+#: seconds, when neither an argument nor $FMAT_NETWORK_TIMEOUT says otherwise
+DEFAULT_TIMEOUT = 30.0
+
+
+def timeout(value: float | str | None = None) -> float:
+    """The network timeout in seconds: ``value``, else ``$FMAT_NETWORK_TIMEOUT``, else
+    :data:`DEFAULT_TIMEOUT`. Not a positive finite number: InputError naming where it came from."""
+    where = "--timeout"
+    if value is None:
+        value, where = os.environ.get(TIMEOUT_ENV), f"${TIMEOUT_ENV}"
+        if value is None or not str(value).strip():
+            return DEFAULT_TIMEOUT
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"{value!r} is not a number of seconds above 0", where=where,
+                         fix=f"give the seconds to wait for a server's answer, e.g. {int(DEFAULT_TIMEOUT)}")
+    return seconds
+
+
+def _bound(seconds: float):
+    """An httpx request hook: every phase of the request (connect, read, write, pool) waits at
+    most ``seconds``. Requests huggingface_hub sends with ``timeout=None`` (model_info, the file
+    listing) would otherwise wait forever. ``request.extensions["timeout"]`` is httpx's
+    documented per-request timeout."""
+
+    def bound(request) -> None:
+        limits = dict(request.extensions.get("timeout") or {})
+        request.extensions["timeout"] = {
+            phase: seconds if limits.get(phase) is None else min(float(limits[phase]), seconds)
+            for phase in ("connect", "read", "write", "pool")}
+
+    bound.fmat_bound = True  # type: ignore[attr-defined]
+    return bound
+
+
+@contextlib.contextmanager
+def hub_timeouts(seconds: float | None = None):
+    """Inside the block, every HTTP request huggingface_hub makes waits at most ``seconds``
+    (:func:`timeout` by default) for the connection and for each read.
+
+    huggingface_hub 2.x bounds file downloads (``HF_HUB_DOWNLOAD_TIMEOUT``, ``HF_HUB_ETAG_TIMEOUT``)
+    but sends its API calls (``model_info``, ``list_repo_tree``) with no timeout through one
+    shared httpx client; a request hook on that client (its public ``event_hooks``) caps them
+    all, and the two download settings are set to ``seconds`` too. Both are restored after.
+    """
+    from huggingface_hub import constants, get_session
+
+    seconds = timeout(seconds)
+    client = get_session()
+    hooks = client.event_hooks
+    client.event_hooks = {"request": [*hooks["request"], _bound(seconds)], "response": hooks["response"]}
+    saved = constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT
+    constants.HF_HUB_DOWNLOAD_TIMEOUT = constants.HF_HUB_ETAG_TIMEOUT = seconds
+    try:
+        yield seconds
+    finally:
+        constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT = saved
+        hooks = client.event_hooks
+        client.event_hooks = {"request": [h for h in hooks["request"] if not getattr(h, "fmat_bound", False)],
+                              "response": hooks["response"]}
+
+
+def is_timeout(err: BaseException) -> bool:
+    """Did ``err`` (or what caused it) come from a server that did not answer in time?"""
+    seen = 0
+    while err is not None and seen < 10:
+        name = type(err).__name__
+        if isinstance(err, TimeoutError) or "Timeout" in name:
+            return True
+        reason = getattr(err, "reason", None)  # urllib's URLError wraps the socket's timeout
+        if isinstance(reason, BaseException) and reason is not err:
+            err = reason
+            seen += 1
+            continue
+        err = err.__cause__ or err.__context__
+        seen += 1
+    return False
