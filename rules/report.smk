@@ -18,7 +18,7 @@ _STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in (
 
 
 _REPORT_COMMON = (
-    f"-P results:results -P paper:{_shlex.quote(os.path.join(workflow.basedir, 'config/paper_results.tsv'))} "
+    f"-P results:results -P paper:{_shlex.quote(repo_path('config/paper_results.tsv'))} "
     f"-P demo:{str(DEMO).lower()} "
     f"-P device:{_shlex.quote(str(config.get('device', '')))} -P lock:resources/models.lock.tsv"
 )
@@ -26,7 +26,7 @@ _REPORT_COMMON = (
 
 rule report_study:
     input:
-        source=os.path.join(workflow.basedir, "reports/study.py"),
+        source=repo_path("reports/study.py"),
         replication="results/replication/{study}.parquet",
         stats="results/analysis/{study}/stats.parquet",
         listing="results/analysis/{study}/figures.json",
@@ -36,7 +36,7 @@ rule report_study:
         "results/reports/{study}.html",
     params:
         common=f"{_REPORT_COMMON} -P config_hash:{_STUDY_CONFIG_HASH}",
-        root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
+        root=repo_path("."),  # the repository
         python=shell_python(),
         models=",".join(SLUGS),
     log:
@@ -46,14 +46,14 @@ rule report_study:
     conda:
         "../envs/report.yaml"
     shell:
-        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} {params.python} -m fmat.cli report {input.source} "
-        "-P study:{wildcards.study} -P study_file:{input.study} {params.common} "
-        "-P models:{params.models} -o {output} > {log} 2>&1"
+        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} {params.python:q} -m fmat.cli report {input.source:q} "
+        "-P study:{wildcards.study} -P study_file:{input.study:q} {params.common} "
+        "-P models:{params.models} -o {output:q} > {log:q} 2>&1"
 
 
 rule report_index:
     input:
-        source=os.path.join(workflow.basedir, "reports/index.py"),
+        source=repo_path("reports/index.py"),
         replication="results/replication.parquet",
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
@@ -62,7 +62,7 @@ rule report_index:
         "results/reports/index.html",
     params:
         common=f"{_REPORT_COMMON} -P config_hash:{_CONFIG_HASH}",
-        root=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.source))),  # the repository
+        root=repo_path("."),  # the repository
         python=shell_python(),
         studies=",".join(STUDIES),
         models=",".join(SLUGS),
@@ -73,5 +73,5 @@ rule report_index:
     conda:
         "../envs/report.yaml"
     shell:
-        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} {params.python} -m fmat.cli report {input.source} "
-        "-P studies:{params.studies} {params.common} -P models:{params.models} -o {output} > {log} 2>&1"
+        "PYTHONPATH={params.root:q}${{PYTHONPATH:+:$PYTHONPATH}} {params.python:q} -m fmat.cli report {input.source:q} "
+        "-P studies:{params.studies} {params.common} -P models:{params.models} -o {output:q} > {log:q} 2>&1"
