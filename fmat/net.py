@@ -71,7 +71,9 @@ def hub_timeouts(seconds: float | None = None):
     huggingface_hub 2.x bounds file downloads (``HF_HUB_DOWNLOAD_TIMEOUT``, ``HF_HUB_ETAG_TIMEOUT``)
     but sends its API calls (``model_info``, ``list_repo_tree``) with no timeout through one
     shared httpx client; a request hook on that client (its public ``event_hooks``) caps them
-    all, and the two download settings are set to ``seconds`` too. Both are restored after.
+    all, and the two download settings are set to ``seconds`` too. hf_xet (huggingface_hub's
+    separate client for Xet storage) is switched off inside the block, so that every file comes
+    over HTTP under these limits. All are restored after.
     """
     from huggingface_hub import constants, get_session
 
@@ -79,12 +81,15 @@ def hub_timeouts(seconds: float | None = None):
     client = get_session()
     hooks = client.event_hooks
     client.event_hooks = {"request": [*hooks["request"], _bound(seconds)], "response": hooks["response"]}
-    saved = constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT
+    saved = constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT, constants.HF_HUB_DISABLE_XET
     constants.HF_HUB_DOWNLOAD_TIMEOUT = constants.HF_HUB_ETAG_TIMEOUT = seconds
+    # Xet-backed files would otherwise go through hf_xet, a separate (Rust) client that neither
+    # the hook nor the two settings reach; plain HTTP downloads of the same files do obey them
+    constants.HF_HUB_DISABLE_XET = True
     try:
         yield seconds
     finally:
-        constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT = saved
+        constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT, constants.HF_HUB_DISABLE_XET = saved
         hooks = client.event_hooks
         client.event_hooks = {"request": [h for h in hooks["request"] if not getattr(h, "fmat_bound", False)],
                               "response": hooks["response"]}

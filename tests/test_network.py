@@ -80,6 +80,7 @@ def test_hub_timeouts_bound_every_request_and_are_undone():
 
     before = (list(get_session().event_hooks["request"]), constants.HF_HUB_DOWNLOAD_TIMEOUT,
               constants.HF_HUB_ETAG_TIMEOUT)
+    xet_before = constants.HF_HUB_DISABLE_XET
     with net.hub_timeouts(4):
         request = httpx2.Request("GET", "http://127.0.0.1:9/", extensions={"timeout": dict.fromkeys(
             ("connect", "read", "write", "pool"))})
@@ -88,9 +89,13 @@ def test_hub_timeouts_bound_every_request_and_are_undone():
                 hook(request)
         assert request.extensions["timeout"] == dict.fromkeys(("connect", "read", "write", "pool"), 4)
         assert constants.HF_HUB_DOWNLOAD_TIMEOUT == 4 and constants.HF_HUB_ETAG_TIMEOUT == 4
+        # hf_xet (its own Rust client, out of reach of the hook) is not used: files come over HTTP
+        from huggingface_hub.utils._runtime import is_xet_available
+
+        assert is_xet_available() is False
     after = (list(get_session().event_hooks["request"]), constants.HF_HUB_DOWNLOAD_TIMEOUT,
              constants.HF_HUB_ETAG_TIMEOUT)
-    assert after == before
+    assert after == before and constants.HF_HUB_DISABLE_XET == xet_before
 
 
 def test_fmat_download_from_a_stalled_hub_stops_with_the_offline_fix(stalled, tmp_path):
