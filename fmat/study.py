@@ -87,10 +87,6 @@ def _json_path(parts) -> str:
     return out
 
 
-def _allowed_keys(sub_schema: dict) -> list[str]:
-    return list(sub_schema.get("properties", {}))
-
-
 @lru_cache(maxsize=1)
 def _fast_validator():
     """jsonschema-rs's compiled validator of the study schema. It answers "valid?" for a
@@ -126,23 +122,8 @@ def _schema_problems(data: dict, where: str) -> list[str]:
     if _fast_validator().is_valid(_plain(data)):
         return []
     validator = jsonschema.Draft202012Validator(schema())
-    problems = []
-    for err in sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
-        loc = f"{where}: {_json_path(err.absolute_path)}" if err.absolute_path else where
-        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            allowed = _allowed_keys(err.schema)
-            unknown = [k for k in err.instance if k not in allowed]
-            problems.append(f"{loc}: unknown key(s) {', '.join(map(repr, unknown))}; allowed keys: "
-                            f"{', '.join(allowed)}")
-            continue
-        hint = err.schema.get("description") if isinstance(err.schema, dict) else None
-        msg = err.message
-        if err.validator in ("anyOf", "oneOf") and hint:
-            msg = f"{err.instance!r} is not valid here; expected {hint}"
-        if isinstance(err.instance, bool):
-            msg += " (YAML reads yes/no/on/off/true/false as booleans: quote the word, e.g. 'yes')"
-        problems.append(f"{loc}: {msg}")
-    return problems
+    return [f"{where}: {_json_path(path)}: {msg}" if path else f"{where}: {msg}"
+            for path, msg in validate.schema_problems(validator, data)]
 
 
 def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, list]:

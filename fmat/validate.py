@@ -480,6 +480,84 @@ def too_long(sentence: str, n_tokens: int, limit: int, model: str, words: dict, 
                      fix="shorten that word or the query (BERT would silently cut the sentence, RoBERTa fail)")
 
 
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {str: "text", int: "an integer", float: "a number", dict: "a mapping",
+            list: "a list"}.get(type(value), f"a {type(value).__name__}")
+
+
+_TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
+               "number": "a number", "boolean": "true or false"}
+_JSON_TYPE = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _branch(err):
+    """For a oneOf/anyOf error: the deepest error of the branch whose ``type`` fits the value
+    (a model given as a string vs as a mapping), or None when no branch names the value's type."""
+    fits = []
+    for sub in err.context or ():
+        if not sub.schema_path:
+            continue
+        branch = err.validator_value[sub.schema_path[0]]
+        want = _JSON_TYPE.get(branch.get("type")) if isinstance(branch, dict) else None
+        if want is not None and isinstance(err.instance, want) and not (want is not bool
+                                                                       and isinstance(err.instance, bool)):
+            fits.append(sub)
+    return max(fits, key=lambda e: len(e.absolute_path)) if fits else None
+
+
+def schema_problems(validator, data) -> list[tuple[list, str]]:
+    """Every JSON-Schema violation of ``data`` in words: ``(path, message)`` pairs, sorted by path
+    (``path`` a list of keys and indexes; the caller writes it as its file's locations). The one
+    translator of jsonschema errors, for study files (:mod:`fmat.study`) and workflow configs:
+
+    - an unknown key: at the key, ``unknown key 'x'; allowed keys here: a, b`` (schema order);
+    - a missing key: at the key, ``required key 'x' is missing``;
+    - a wrong type: ``'yes please' is text, expected boolean``;
+    - one of several forms (oneOf/anyOf): the error of the form the value's type chose, else the
+      schema's description of what is allowed;
+    - a pattern or uniqueItems: what is allowed, not the regex (:func:`schema_message`);
+    - a value YAML read as a boolean (yes/no/on/off) says to quote it.
+    """
+    found: list[tuple[list, str]] = []
+    for err in validator.iter_errors(data):
+        leaf = err
+        if err.validator in ("oneOf", "anyOf") and err.context:
+            leaf = _branch(err) or err
+        path = list(leaf.absolute_path)
+        if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
+            allowed = list((leaf.schema or {}).get("properties", {}))
+            for key in [k for k in leaf.instance if k not in allowed]:
+                found.append((path + [key], f"unknown key {key!r}; allowed keys here: {', '.join(allowed)}"))
+            continue
+        if leaf.validator == "required" and isinstance(leaf.instance, dict):
+            for key in [k for k in leaf.validator_value if k not in leaf.instance]:
+                found.append((path + [key], f"required key {key!r} is missing"))
+            continue
+        if leaf.validator == "type":
+            expected = leaf.validator_value
+            expected = " or ".join(expected) if isinstance(expected, list) else expected
+            msg = f"{leaf.instance!r} is {_kind(leaf.instance)}, expected {expected}"
+        elif leaf.validator in ("oneOf", "anyOf"):
+            hint = leaf.schema.get("description") if isinstance(leaf.schema, dict) else None
+            if hint:
+                msg = f"{leaf.instance!r} is not valid here; expected {hint}"
+            else:  # no branch has the value's type: say what each branch takes
+                forms = [b.get("description") or _TYPE_WORDS.get(b.get("type"), str(b.get("type")))
+                         for b in leaf.validator_value if isinstance(b, dict)]
+                msg = f"{leaf.instance!r} is {_kind(leaf.instance)}; expected {' or '.join(forms)}"
+        else:
+            msg = schema_message(leaf)
+        if isinstance(leaf.instance, bool):
+            msg += " (YAML reads yes/no/on/off/true/false as booleans: quote the word, e.g. 'yes')"
+        found.append((path, msg))
+    found.sort(key=lambda pm: (list(map(str, pm[0])), pm[1]))
+    return found
+
+
 def schema_message(err) -> str:
     """A JSON-Schema error in words: a ``pattern`` or ``uniqueItems`` violation says what is
     allowed (the schema's description, or the names that may be used) instead of the regex."""

@@ -36,7 +36,7 @@ rule report_study:
         "results/reports/{study}.html",
     params:
         common=f"{_REPORT_COMMON} -P config_hash:{_STUDY_CONFIG_HASH}",
-        root=repo_path("."),  # the repository
+        root=lambda w, input: os.path.dirname(os.path.dirname(input.source)) or ".",  # the repository
         python=shell_python(),
         models=",".join(SLUGS),
     log:
@@ -62,7 +62,7 @@ rule report_index:
         "results/reports/index.html",
     params:
         common=f"{_REPORT_COMMON} -P config_hash:{_CONFIG_HASH}",
-        root=repo_path("."),  # the repository
+        root=lambda w, input: os.path.dirname(os.path.dirname(input.source)) or ".",  # the repository
         python=shell_python(),
         studies=",".join(STUDIES),
         models=",".join(SLUGS),

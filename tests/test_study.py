@@ -135,10 +135,11 @@ def test_criterion_word_lists(tmp_path):
 
 
 @pytest.mark.parametrize("extra, where, allowed", [
-    ("colour: red\n", "T1.yaml: unknown key(s) 'colour'", "allowed keys: id, title, family"),
-    ("lpr: {mask_pairs: true}\n", "lpr: unknown key(s) 'mask_pairs'", "allowed keys: mask_pair, target_pair, attrib_pair"),
-    ("score: {method: fmat, batch: 3}\n", "score: unknown key(s) 'batch'", "method, add_tokens, na_out"),
-    ("reliability: {item: query, split: [model]}\n", "reliability: unknown key(s) 'split'", "item, by, lpr"),
+    ("colour: red\n", "T1.yaml: colour: unknown key 'colour'", "allowed keys here: id, title, family"),
+    ("lpr: {mask_pairs: true}\n", "lpr.mask_pairs: unknown key 'mask_pairs'",
+     "allowed keys here: mask_pair, target_pair, attrib_pair"),
+    ("score: {method: fmat, batch: 3}\n", "score.batch: unknown key 'batch'", "method, add_tokens, na_out"),
+    ("reliability: {item: query, split: [model]}\n", "reliability.split: unknown key 'split'", "item, by, lpr"),
 ])
 def test_unknown_keys_are_named_with_allowed_keys(tmp_path, extra, where, allowed):
     path = write(tmp_path, BASE + extra)
@@ -152,18 +153,18 @@ def test_unknown_key_in_block_and_word(tmp_path):
                         '    TARGET: {Occ: [{phrase: a nurse, key: nurse}, engineer]}\n    MASKS: {}')
     problems = validate_study_file(write(tmp_path, text))
     joined = "\n".join(problems)
-    assert "queries[0]: unknown key(s) 'MASKS'; allowed keys: query, MASK, TARGET, ATTRIB" in joined
-    assert "queries[0].TARGET.Occ[0]: unknown key(s) 'key'; allowed keys: phrase, item" in joined
+    assert "queries[0].MASKS: unknown key 'MASKS'; allowed keys here: query, MASK, TARGET, ATTRIB" in joined
+    assert "queries[0].TARGET.Occ[0].key: unknown key 'key'; allowed keys here: phrase, item" in joined
     assert len(problems) == 2
 
 
 @pytest.mark.parametrize("text, match", [
     (BASE.replace("id: T1", "id: OTHER"), "T1.yaml: id: id 'OTHER' differs from the file name stem 'T1'"),
-    (BASE.replace("title: Test study\n", ""), "'title' is a required property"),
-    (BASE + "lpr: {mask_pair: yes please}\n", "lpr.mask_pair: 'yes please' is not of type 'boolean'"),
+    (BASE.replace("title: Test study\n", ""), "T1.yaml: title: required key 'title' is missing"),
+    (BASE + "lpr: {mask_pair: yes please}\n", "lpr.mask_pair: 'yes please' is text, expected boolean"),
     (BASE + "score: {method: magic}\n", "score.method: 'magic' is not one of"),
     (BASE.replace("[nurse, engineer]", "{range: [3, 1]}"), "queries[0].TARGET.Occ: range [3, 1] is empty"),
-    (BASE.replace("[nurse, engineer]", "{range: [1, 2], step: 2}"), "queries[0].TARGET.Occ: unknown key(s) 'step'"),
+    (BASE.replace("[nurse, engineer]", "{range: [1, 2], step: 2}"), "queries[0].TARGET.Occ.step: unknown key 'step'"),
     (BASE.replace("[nurse, engineer]", "[nurse, nurse]"), "queries[0].TARGET.Occ: group 'Occ' lists 'nurse' more than once"),
     (BASE.replace("Female: [woman]", "Female: [woman, girl]"), "queries[0].MASK: MASK groups have unequal numbers of words (Male has 1, Female has 2)"),
     (BASE.replace("is {TARGET}", "is here"), "queries[0].query: TARGET groups are given but query"),

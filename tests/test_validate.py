@@ -267,3 +267,28 @@ def test_study_loader_parses_with_libyaml():
     assert issubclass(validate._make_loader(), yaml.CSafeLoader)
     data = validate.load_yaml("words: [010, 1e3, x]\n", "S.yaml")
     assert [validate.as_written(w) for w in data["words"]] == ["010", "1e3", "x"]
+
+
+def test_one_translator_of_schema_errors_serves_study_files_and_configs():
+    """fmat.validate.schema_problems words every JSON-Schema error for both kinds of file: the same
+    error reads the same in a study file and in a workflow config."""
+    import jsonschema
+
+    from fmat import validate
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["a"],
+              "properties": {"a": {"type": "boolean"}, "b": {"type": "string", "pattern": "^x",
+                                                              "description": "text starting with x"},
+                             "c": {"oneOf": [{"type": "string", "description": "a name"},
+                                             {"type": "object", "properties": {"n": {"type": "integer"}}}]}}}
+    v = jsonschema.Draft202012Validator(schema)
+    got = dict((".".join(map(str, p)), m) for p, m in validate.schema_problems(
+        v, {"a": "yes please", "b": "y", "zz": 1, "c": {"n": "one"}}))
+    assert got["a"] == "'yes please' is text, expected boolean"
+    assert got["b"] == "'y' is not allowed here; allowed: text starting with x"
+    assert got["zz"] == "unknown key 'zz'; allowed keys here: a, b, c"
+    assert got["c.n"] == "'one' is text, expected integer"          # the mapping form's own error
+    got = dict((".".join(map(str, p)), m) for p, m in validate.schema_problems(v, {"a": True, "c": 3}))
+    assert got == {"c": "3 is an integer; expected a name or a mapping"}
+    assert validate.schema_problems(v, {}) == [(["a"], "required key 'a' is missing")]
+    assert "quote the word" in validate.schema_problems(v, {"a": True, "b": True})[0][1]

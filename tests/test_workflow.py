@@ -86,7 +86,7 @@ def _bad(tmp_path, content: dict) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("content, key", [
     ({"batch_sise": 8}, "config.batch_sise: unknown key 'batch_sise'"),
     ({"studies": ["2A", "5Z"]}, "config.studies[1]: unknown study '5Z'"),
-    ({"batch_size": "many"}, "config.batch_size: 'many' is a string, expected integer"),
+    ({"batch_size": "many"}, "config.batch_size: 'many' is text, expected integer"),
     ({"models": [{"name": "roberta-base", "revison": "main"}]}, "config.models[0].revison"),
 ])
 def test_bad_config_fails_the_dry_run_naming_the_key(tmp_path, content, key):

@@ -8,7 +8,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from ..errors import InputError
 from .studies import study_file
@@ -75,58 +75,14 @@ def _where(path: Iterable) -> str:
 
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return {str: "a string", int: "an integer", float: "a number", dict: "a mapping",
-            list: "a list"}.get(type(value), f"a {type(value).__name__}")
-
-
-
 def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
-    """(where, message) for each JSON-Schema violation, deepest first, one per location."""
+    """(where, message) for each JSON-Schema violation (fmat.validate.schema_problems)."""
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(_schema())
-    found: list[tuple[str, str]] = []
-    for err in sorted(validator.iter_errors(dict(config)), key=lambda e: list(map(str, e.absolute_path))):
-        # oneOf (a model as a string or a mapping): report the error of the matching branch
-        leaf = err
-        if err.validator == "oneOf" and err.context:
-            want = "object" if isinstance(err.instance, Mapping) else "string" if isinstance(err.instance, str) else None
-            branch = [e for e in err.context if e.schema_path and want and
-                      err.validator_value[e.schema_path[0]].get("type") == want]
-            if branch:
-                leaf = max(branch, key=lambda e: len(e.absolute_path))
-            else:
-                found.append((_where(err.absolute_path),
-                              f"{err.instance!r} is {_kind(err.instance)}; expected a model id (string) "
-                              "or a mapping {name: ..., revision: ...}"))
-                continue
-        path = list(leaf.absolute_path)
-        if leaf.validator == "additionalProperties":
-            allowed = sorted(leaf.schema.get("properties", {}))
-            extra = sorted(set(leaf.instance) - set(allowed))
-            for key in extra:
-                found.append((_where(path + [key]),
-                              f"unknown key {key!r} (allowed here: {', '.join(allowed)})"))
-            continue
-        if leaf.validator == "required":
-            missing = [k for k in leaf.validator_value if k not in leaf.instance]
-            for key in missing:
-                found.append((_where(path + [key]), f"required key {key!r} is missing"))
-            continue
-        if leaf.validator == "type":
-            expected = leaf.validator_value
-            expected = " or ".join(expected) if isinstance(expected, list) else expected
-            found.append((_where(path), f"{leaf.instance!r} is {_kind(leaf.instance)}, expected {expected}"))
-            continue
-        from ..validate import schema_message
+    from ..validate import schema_problems
 
-        found.append((_where(path), schema_message(leaf)))
-    return found
+    validator = jsonschema.Draft202012Validator(_schema())
+    return [(_where(path), msg) for path, msg in schema_problems(validator, dict(config))]
 
 
 
