@@ -42,11 +42,6 @@ STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A
 _GLOB = re.compile(r"[*?\[]")
 
 
-def model_slug(model_id: str) -> str:
-    """Hugging Face id -> the ``model`` value of a results row ("vinai/bertweet-base" -> "vinai__bertweet-base")."""
-    return str(model_id).replace("/", "__")
-
-
 def is_pattern(text: str) -> bool:
     """True when a condition or model is a glob pattern ("*", "pair*", "gender_x_*")."""
     return bool(_GLOB.search(str(text)))
@@ -133,7 +128,7 @@ def validate_paper_results(df: pd.DataFrame, *, where: str = "paper results") ->
     fail(~df["condition"].isin(vocab), "condition not in the vocabulary",
          "add it with its meaning to fmat/data/conditions.tsv and docs/results.md", "condition")
     fail(df["model"].str.contains("/", regex=False), "model with '/'",
-         "write the Hugging Face id with '/' -> '__' (fmat.paper.model_slug)", "model")
+         "write the Hugging Face id with '/' -> '__' (fmat.results.model_slug)", "model")
     fail(~df["bound"].isin(P_BOUNDS), "bad bound", f"use one of {sorted(P_BOUNDS)}", "bound")
     fail(~df["value_bound"].isin(VALUE_BOUNDS), "bad value_bound", f"use one of {sorted(VALUE_BOUNDS)}", "value_bound")
     fail(~df["stars"].isin(STARS), "bad stars", f"use one of {sorted(STARS)}", "stars")
@@ -191,4 +186,4 @@ def within_rounding(printed: float, digits: float, value: float) -> bool:
 
 __all__ = ["PAPER_FILE", "PAPER_COLUMNS", "P_BOUNDS", "VALUE_BOUNDS", "STARS", "STUDIES",
            "load_paper_results", "validate_paper_results", "to_results", "matching_rows",
-           "model_slug", "is_pattern", "stars_for", "within_rounding"]
+           "is_pattern", "stars_for", "within_rounding"]

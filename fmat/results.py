@@ -16,6 +16,7 @@ join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -23,6 +24,21 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+
+_SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def model_slug(name: str) -> str:
+    """A model's name in results and file names: a Hugging Face id with ``/`` as ``__``
+    (``vinai/bertweet-base`` -> ``vinai__bertweet-base``): the ``model`` value of a results row
+    and the model part of ``results/scores/{study}/{model}.parquet``. A name that cannot be one
+    (``..``, spaces, other characters, more than one ``/``) is an InputError."""
+    slug = str(name).strip().replace("/", "__")
+    if not _SLUG_RE.match(slug) or ".." in slug or str(name).count("/") > 1:
+        raise InputError(f"model name {name!r} cannot be made into a file name",
+                         fix="use a Hugging Face id such as 'bert-base-uncased' or 'vinai/bertweet-base'")
+    return slug
+
 
 KEY = ["study", "statistic", "condition", "model"]
 NUMERIC = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]

@@ -9,8 +9,8 @@ import pytest
 
 from fmat.errors import InputError
 from fmat.paper import (PAPER_COLUMNS, PAPER_FILE, STUDIES, is_pattern, load_paper_results,
-                        matching_rows, model_slug, stars_for, to_results, within_rounding)
-from fmat.results import KEY, RESULT_COLUMNS, STATISTICS, conditions
+                        matching_rows, stars_for, to_results, within_rounding)
+from fmat.results import KEY, RESULT_COLUMNS, STATISTICS, conditions, model_slug
 
 MODELS = ["bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-large-cased",
           "distilbert-base-uncased", "distilbert-base-cased", "albert-base-v1", "albert-base-v2",
@@ -276,6 +276,9 @@ def test_digits_follow_print(paper):
 # ----------------------------------------------------------------- helpers and bad input
 def test_helpers():
     assert model_slug("vinai/bertweet-base") == "vinai__bertweet-base"
+    for bad in ("a/../b", "a b", "", "a/b/c"):   # one validating slug (fmat.results), no second copy
+        with pytest.raises(InputError, match="cannot be made into a file name"):
+            model_slug(bad)
     assert is_pattern("pair*") and is_pattern("*") and not is_pattern("fmat~pct_male:Q1")
     assert [stars_for(p) for p in (0.0004, 0.004, 0.04, 0.4)] == ["***", "**", "*", "ns"]
     assert within_rounding(0.82, 2, 0.8249) and not within_rounding(0.82, 2, 0.8251)

@@ -40,7 +40,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ..errors import InputError
-from ..paper import model_slug
+from ..results import model_slug
 from ..results import results_frame
 from ..stats.mixed import fit_lmm
 from ..stats.timeseries import interpolate_years, moving_average

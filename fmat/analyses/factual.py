@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..paper import model_slug
+from ..results import model_slug
 from ..results import results_frame
 from ..stats.correlation import pearson, williams_t
 from . import AnalysisInput, AnalysisOutput, register

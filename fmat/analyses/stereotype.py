@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..paper import model_slug
+from ..results import model_slug
 from ..results import results_frame
 from ..stats.mixed import fit_lmm
 from ..stats.effects import LPR_SIGMA

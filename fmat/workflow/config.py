@@ -11,25 +11,11 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import InputError
+from ..results import model_slug  # noqa: F401 - re-exported: fmat.workflow.model_slug
 from .studies import study_file
 
 
 SCHEMA_FILE = Path(__file__).parent.parent / "schemas" / "config.schema.json"
-
-
-
-_SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-
-def model_slug(name: str) -> str:
-    """A filesystem-safe name for a model id: ``/`` becomes ``__`` (``vinai/bertweet-base`` ->
-    ``vinai__bertweet-base``). Used in output paths and in the ``model`` column of results."""
-    slug = str(name).strip().replace("/", "__")
-    if not _SLUG_RE.match(slug):
-        raise InputError(f"model name {name!r} cannot be made into a file name",
-                         fix="use a Hugging Face id such as 'bert-base-uncased' or 'vinai/bertweet-base'")
-    return slug
 
 
 
