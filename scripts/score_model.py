@@ -12,8 +12,6 @@ from fmat.workflow import prepare_model_env, read_json, run_script  # noqa: E402
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    from fmat.testhooks import slow_first_attempt
-    slow_first_attempt(Path(sm.log[0]).with_suffix(".slowed"))  # FMAT_TEST_SLOW_SCORING only (tests)
     prepare_model_env(p.offline, p.cache_dir)  # a downloaded model: its locked commit, from the cache only
     from fmat.io import write_table
     from fmat.workflow import score_studies

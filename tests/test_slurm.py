@@ -5,7 +5,7 @@ command), and three faults a cluster user meets, all in ONE run:
 
 - the first scoring job of one model is cancelled with ``scancel`` while it runs: retried, same outputs;
 - the first scoring job of the other model exceeds its ``runtime`` (``score_runtime: 1`` minute and
-  the test hook ``FMAT_TEST_SLOW_SCORING``, fmat/testhooks.py): SLURM kills it at its time limit and
+  the test hook ``FMAT_TEST_SLOW_SCORING``, tests/hooks/slow_scoring.py): SLURM kills it at its time limit and
   Snakemake resubmits it with the doubled runtime of ``fmat.workflow.score_resources``;
 - the controlling ``snakemake`` is killed (SIGKILL) once the first ``lpr`` job has finished; the same
   command with ``--rerun-incomplete`` (after ``--unlock``) finishes the run without redoing a
@@ -73,8 +73,15 @@ def test_doc_shows_the_overrides_the_test_uses():
     assert "local-cluster.sh start" in doc and "FMAT_TEST_SLOW_SCORING" in doc
 
 
+HOOKS = REPO / "tests" / "hooks"  # the slow-scoring hook, loaded by the jobs through sitecustomize
+
+
 def test_slow_scoring_hook(tmp_path):
-    from fmat.testhooks import SLOW_SCORING, slow_first_attempt, slow_seconds
+    sys.path.insert(0, str(HOOKS))
+    try:
+        from slow_scoring import SLOW_SCORING, slow_first_attempt, slow_seconds, slowed
+    finally:
+        sys.path.remove(str(HOOKS))
 
     slept = []
     stamp = tmp_path / "m.slowed"
@@ -87,6 +94,26 @@ def test_slow_scoring_hook(tmp_path):
     for bad in ("soon", "-1"):
         with pytest.raises(ValueError, match=SLOW_SCORING):
             slow_seconds({SLOW_SCORING: bad})
+
+    def score(marker, studies):
+        yield from studies
+
+    assert list(slowed(score, tmp_path)({"slug": "m"}, ["1A"])) == ["1A"]  # m.slowed exists: no sleep
+
+
+def test_slow_scoring_hook_reaches_the_jobs_and_only_with_its_variable():
+    """A job started with tests/hooks on PYTHONPATH (as the cluster test starts the jobs) gets the
+    workflow's scoring function wrapped; without FMAT_TEST_SLOW_SCORING nothing changes, and the
+    package itself never imports the hook."""
+    code = "import fmat.workflow as w; print(hasattr(w.score_studies, '__wrapped__'))"
+    env = _env(PYTHONPATH=str(HOOKS))
+    on = subprocess.run([sys.executable, "-c", code], env={**env, "FMAT_TEST_SLOW_SCORING": "1"},
+                        capture_output=True, text=True, timeout=120)
+    off = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert on.stdout.strip() == "True", on.stderr
+    assert off.stdout.strip() == "False", off.stderr
+    assert not (REPO / "fmat" / "testhooks.py").exists()
+    assert "slow_scoring" not in "".join(p.read_text() for p in (REPO / "fmat").rglob("*.py"))
 
 
 def test_score_runtime_replaces_the_first_attempt_and_doubles():
@@ -179,7 +206,8 @@ def runs(cluster, tmp_path_factory):
 
     # the cluster run, with a 1-minute first attempt and a slow first scoring job per model
     work = _workdir(base / "slurm", {"score_runtime": 1})
-    env = _env(FMAT_TEST_SLOW_SCORING=str(SLOW_SECONDS), PYTHONUNBUFFERED="1")  # log lines as they happen
+    env = _env(FMAT_TEST_SLOW_SCORING=str(SLOW_SECONDS), PYTHONUNBUFFERED="1",  # log lines as they happen
+               PYTHONPATH=str(HOOKS), FMAT_TEST_SLOW_STAMPS=str(work / "logs" / "score_paper"))
     first_log = work / "first.log"
     facts: dict = {"local_seconds": t_local}
     t1 = time.perf_counter()
