@@ -338,7 +338,9 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path, progress=False)
         cfg = model.config
-        emb = model.get_input_embeddings().weight
+        from .scoring import input_embedding_matrix
+
+        emb = input_embedding_matrix(model)
         rows.append({"model": label, "type": cfg.model_type,
                      "param": int(sum(p.numel() for p in model.parameters())),
                      "vocab": int(emb.shape[0]), "embed": int(emb.shape[1]),
