@@ -64,7 +64,8 @@ class OOVWarning(UserWarning):
 #: the sentences every model is checked on when it is first scored (:func:`scoring_path`)
 PROBE_SENTENCES = ("the {mask} is here .", "i think that the {mask} was there yesterday , and then we left .")
 #: largest |Δ log p| (any vocabulary entry) between two ways of computing the same sentence that
-#: still counts as the same: float32 rounding from other matrix shapes stays near 1e-6
+#: still counts as the same, per unit of the logits' standard deviation (at least 1): float32
+#: rounding from other matrix shapes stays near 1e-6 of it
 PROBE_TOL = {"float32": 1e-5, "other": 5e-2}
 
 
@@ -153,7 +154,7 @@ def _check_model_inputs(model, tokenizer) -> None:
     glyph-shape and pronunciation ids) is refused: its numbers would differ from the pipeline's."""
     enc = tokenizer(PROBE_SENTENCES[0].format(mask=tokenizer.mask_token))
     extra = [k for k in enc if k not in ("input_ids", "attention_mask")
-             and not (k == "token_type_ids" and not any(enc[k]))]
+             and not (k == "token_type_ids" and not np.any(np.asarray(enc[k])))]
     if extra:
         raise ModelError(f"{type(model).__name__}: its tokenizer gives the model more inputs than the token ids "
                          f"({', '.join(extra)}); fmat passes only the ids and the attention mask, so its "
@@ -180,8 +181,8 @@ def scoring_path(model, tokenizer) -> ScoringPath:
     Two checks on :data:`PROBE_SENTENCES` (two sentences of different lengths), both against
     the model's own forward pass on each sentence alone (what the fill-mask pipeline does):
 
-    * **padding**: the shorter sentence padded into a pass with the longer one. A difference
-      above :data:`PROBE_TOL` means the model reads its padding (MobileBERT's trigram
+    * **padding**: each sentence with 1 and 3 pad tokens after it (attention mask 0). A
+      difference above :data:`PROBE_TOL` means the model reads its padding (MobileBERT's trigram
       embeddings, ConvBERT's convolution, Funnel's pooling): it is then scored in passes of
       equal-length sentences only, so that no sentence is ever padded.
     * **fast head**: the first of :func:`_head_candidates` whose logits at the mask equal the
@@ -197,20 +198,27 @@ def scoring_path(model, tokenizer) -> ScoringPath:
     _check_model_inputs(model, tokenizer)
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
-    tol = PROBE_TOL["float32"] if dtype == torch.float32 else PROBE_TOL["other"]
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     ids, pos = _probe_inputs(tokenizer)
     with torch.inference_mode():
-        alone = []
+        alone, raw = [], []
         for x, p in zip(ids, pos):
             i, a = _pad([x], pad_id, device)
-            alone.append(torch.log_softmax(model(input_ids=i, attention_mask=a).logits[0, p].float(), -1))
-        i, a = _pad(ids, pad_id, device)
-        rows = torch.arange(len(ids), device=device)
-        mpos = torch.tensor(pos, device=device)
-        padded = torch.log_softmax(model(input_ids=i, attention_mask=a).logits[rows, mpos].float(), -1)
-        effect = max(float((padded[k] - alone[k]).abs().max()) for k in range(len(ids)))
+            out = model(input_ids=i, attention_mask=a).logits[0, p].float()
+            raw.append(out)
+            alone.append(torch.log_softmax(out, -1))
+        # float rounding grows with the logits' spread (fp32: ~1e-6 of it)
+        scale = max(1.0, max(float(r.std()) for r in raw))
+        tol = scale * (PROBE_TOL["float32"] if dtype == torch.float32 else PROBE_TOL["other"])
+        effect = 0.0
+        for x, p, ref in zip(ids, pos, alone):
+            for k in (1, 3):  # a few pads: the kernels' shapes stay, so any change is the padding's
+                i, a = _pad([x + [pad_id] * k], pad_id, device)
+                a[0, len(x):] = 0
+                got = torch.log_softmax(model(input_ids=i, attention_mask=a).logits[0, p].float(), -1)
+                effect = max(effect, float((got - ref).abs().max()))
         padding = "padded" if effect <= tol else "equal-length"
+        i, a = _pad(ids, pad_id, device)
         head, names, err = "full", (), None
         base = getattr(model, "base_model", None)
         for cand_names, fn in _head_candidates(model):

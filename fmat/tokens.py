@@ -75,8 +75,11 @@ def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> li
     """
     if not texts:
         return []
-    return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
-                     return_token_type_ids=False)["input_ids"]
+    try:
+        return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
+                         return_token_type_ids=False)["input_ids"]
+    except ValueError:  # TAPAS's tokenizer insists on building its token types
+        return tokenizer(list(texts), add_special_tokens=special)["input_ids"]
 
 
 
