@@ -611,18 +611,25 @@ def fill_mask_check(query: str, models, top: int = 5, device=None, cache_dir=Non
     ``[MASK]`` in ``query`` is replaced by each model's mask token. Columns: model, score,
     token (id), token_str, sequence — the transformers fill-mask pipeline's output.
     """
-    from transformers import pipeline
-
     if query.count("[MASK]") != 1:
         raise InputError(f"query {query!r} must contain exactly one [MASK]", fix='e.g. "Paris is the [MASK] of France."')
     rows = []
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device=device, cache_dir=cache_dir, lock_path=lock_path)
-        pipe = pipeline("fill-mask", model=model, tokenizer=tok, device=model.device)
-        for r in pipe(query.replace("[MASK]", tok.mask_token), top_k=int(top)):
-            rows.append({"model": label, "score": float(r["score"]), "token": int(r["token"]),
-                         "token_str": r["token_str"], "sequence": r["sequence"]})
+        rows.extend({"model": label, **r} for r in top_fills(model, tok, query, top))
     return pd.DataFrame(rows, columns=["model", "score", "token", "token_str", "sequence"])
+
+
+def top_fills(model, tokenizer, query: str, top: int = 5) -> list[dict]:
+    """The fill-mask pipeline's top-``top`` fills of ``query`` (one ``[MASK]``) on a loaded model:
+    ``[{score, token, token_str, sequence}]``."""
+    from transformers import pipeline
+
+    with _quiet_transformers():
+        pipe = pipeline("fill-mask", model=model, tokenizer=tokenizer, device=model.device)
+        out = pipe(query.replace("[MASK]", tokenizer.mask_token), top_k=int(top))
+    return [{"score": float(r["score"]), "token": int(r["token"]), "token_str": r["token_str"],
+             "sequence": r["sequence"]} for r in out]
 
 
 def _scan_cache(cache=None):  # patched in tests

@@ -28,3 +28,25 @@ rule download_model:
         "../envs/models.yaml"
     script:
         "../scripts/download_model.py"
+
+
+# The overview's card of each model (fmat.cards.model_card): architecture, parameters,
+# vocabulary, locked commit or local sha256, hub creation date, fast path or full head, and the
+# top-5 fills of three probe sentences, so that a broken model shows at once.
+rule model_card:
+    input:
+        model=model_marker,
+    output:
+        "results/models/{model}.json",
+    params:
+        device=config["device"],
+        cache_dir=config["cache_dir"],
+        lock="resources/models.lock.tsv",
+        offline=not DEMO,
+    threads: config["score_threads"]
+    log:
+        "logs/model_card/{model}.log",
+    conda:
+        "../envs/score.yaml"
+    script:
+        "../scripts/model_card.py"
