@@ -97,7 +97,7 @@ def _compare(res, pipe, tok):
     """Largest |Δp| against the pipeline, and the rows whose token id differs."""
     worst, bad = 0.0, []
     for r in res[~res["oov"]].itertuples():
-        sentence = str(r.query).replace("{TARGET}", str(r.T_word)).replace("[MASK]", tok.mask_token)
+        sentence = str(r.query).replace("{TARGET}", str(getattr(r, "T_word", ""))).replace("[MASK]", tok.mask_token)
         out = pipe(sentence, targets=[r.token], top_k=1)[0]
         if out["token"] != r.token_id:
             bad.append((sentence, r.token, out["token"], r.token_id))
@@ -229,3 +229,57 @@ def test_roc_bert_is_refused_because_its_numbers_would_differ(archs):
         ids_only = torch.log_softmax(model(input_ids=enc["input_ids"]).logits[0, pos], -1)
     assert float((full - ids_only).abs().max()) > 1e-3
     assert math.isfinite(float(full.max()))
+
+
+#: FMAT's model-name rules (word_rule="fmat") against the tokenizer, with the hub name of a real
+#: model of each architecture: (name, query, the tokenizer's whole-word token of "man" there,
+#: the token FMAT's rule picks). docs/scoring.md has the table.
+MID, START = ["The [MASK] is here.", "I think the [MASK] is in Paris."], ["[MASK] is here.", "[MASK] works in Paris."]
+NAME_RULE_DIFFERS = {
+    "deberta-v2": ("microsoft/deberta-v3-base", START, "▁man", "man"),   # SentencePiece under a byte-level BPE rule
+    "camembert": ("camembert-base", MID, "▁man", "man"),
+    "xmod": ("facebook/xmod-base", MID, "▁man", "man"),
+    "rembert": ("google/rembert", MID, "▁man", "man"),
+    "longformer": ("allenai/longformer-base-4096", MID, "Ġman", "man"),
+    "data2vec-text": ("facebook/data2vec-text-base", MID, "Ġman", "man"),
+    "luke": ("studio-ousia/luke-base", MID, "Ġman", "man"),
+    "eurobert": ("EuroBERT/EuroBERT-210m", MID, "Ġman", "man"),
+    "xlm": ("FacebookAI/xlm-mlm-en-2048", MID, "man</w>", "man"),
+}
+NAME_RULE_SAME = {"deberta": "microsoft/deberta-base",
+                  "modernbert": "answerdotai/ModernBERT-base", "electra": "google/electra-small-generator",
+                  "xlm-roberta": "xlm-roberta-base", "mpnet": "microsoft/mpnet-base", "bart": "facebook/bart-base"}
+
+
+@pytest.mark.parametrize("mt", list(NAME_RULE_DIFFERS))
+def test_fmat_name_rules_pick_another_token_where_the_name_says_nothing(archs, mt):
+    """No FMAT rule matches these names, so FMAT looks the bare word up; the vocabulary has it
+    as a word-INTERNAL piece ('man' of 'wo|man'), and that piece's probability is what FMAT
+    reports. fmat's default (the tokenizer's whole-word token) differs; word_rule='fmat'
+    reproduces FMAT, and both equal the pipeline for the token each names."""
+    from fmat.design import query
+
+    name, queries, word_token, rule_token = NAME_RULE_DIFFERS[mt]
+    pipe, tok = _pipeline(archs[mt])
+    assert rule_token in tok.get_vocab()                       # the word-internal piece exists
+    data = query(queries, MASK={"A": ["man"], "B": ["woman"]})
+    ours = run({name: archs[mt]}, data, progress=False)
+    fmat_rule = run({name: archs[mt]}, data, progress=False, word_rule="fmat")
+    man = ours["M_word"].astype(str) == "man"
+    assert set(ours.loc[man, "token"]) == {word_token} and set(fmat_rule.loc[man, "token"]) == {rule_token}
+    assert not fmat_rule["oov"].any()
+    for res in (ours, fmat_rule):
+        worst, bad = _compare(res, pipe, tok)
+        assert worst <= 1e-5 and not bad
+    assert (ours.loc[man, "prob"].to_numpy() != fmat_rule.loc[man, "prob"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("mt", list(NAME_RULE_SAME))
+def test_fmat_name_rules_agree_with_the_tokenizer_on_the_common_models(archs, mt):
+    from fmat.design import query
+
+    name = NAME_RULE_SAME[mt]
+    data = query(MID + START, MASK={"A": ["man", "He"], "B": ["woman", "She"]})
+    a = run({name: archs[mt]}, data, progress=False)
+    b = run({name: archs[mt]}, data, progress=False, word_rule="fmat")
+    assert a["token_id"].tolist() == b["token_id"].tolist()
