@@ -70,7 +70,7 @@ def cards_html(cards: Sequence[Mapping]) -> str:
     out = ["<style>.model-cards{display:flex;flex-wrap:wrap;gap:12px}"
            ".model-card{border:1px solid #ccc;border-radius:6px;padding:8px 12px;width:360px;font-size:90%}"
            ".model-card h4{margin:0 0 4px 0}.model-card table{border-collapse:collapse;margin:2px 0}"
-           ".model-card td{padding:1px 6px 1px 0;vertical-align:top}.model-card .fills{font-size:92%}"
+           ".model-card td{padding:1px 6px 1px 0;vertical-align:top;text-align:left !important}.model-card .fills{font-size:92%}"
            "</style><div class='model-cards'>"]
     for c in cards:
         origin = (f"local, sha256 {e(str(c.get('sha256', ''))[:16])}…" if c.get("source") == "local"
@@ -84,7 +84,7 @@ def cards_html(cards: Sequence[Mapping]) -> str:
         body = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
         probes = "".join(
             f"<tr><td>{e(str(p.get('query', '')))}</td><td class='fills'>"
-            + ", ".join(f"{e(str(f.get('token_str', '')))} ({float(f.get('score', 0)):.3f})" for f in p.get("fills", []))
+            + ", ".join(f"{e(str(f.get('token_str', '')))} ({float(f.get('score', 0)):.3g})" for f in p.get("fills", []))
             + "</td></tr>" for p in c.get("probes", []))
         out.append(f"<div class='model-card'><h4>{e(str(c.get('model', '')))}</h4><table>{body}</table>"
                    f"<p style='margin:4px 0 0 0'><b>Top-5 fills</b></p><table>{probes}</table></div>")

@@ -71,7 +71,7 @@ def test_cards_html_escapes_and_reads_cards(tmp_path):
     card.update(model="<script>alert(1)</script>", parameters=1234567, vocabulary=30522, source="local",
                 sha256="ab" * 32, probes=[{"query": "a [MASK] <b>", "fills": [{"token_str": "<i>x", "score": 0.5}]}])
     page = C.cards_html([card])
-    assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;i&gt;x (0.500)" in page
+    assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;i&gt;x (0.5)" in page
     assert "1,234,567" in page and "local, sha256 abababab" in page and page.count("class='model-card'") == 1
     assert "No model cards" in C.cards_html([])
     from fmat.workflow import write_json
