@@ -96,10 +96,20 @@ class ScoringPath:
 
 
 def input_embedding_matrix(model):
-    """The input embedding matrix (vocabulary × width) of ``model``: the weight of its embedding
-    module, or the matrix itself where the model keeps a bare parameter (Perceiver)."""
+    """The token embedding matrix (vocabulary × width) of ``model``: the weight of its input
+    embedding module. Where that is not the vocabulary's (Perceiver's ``get_input_embeddings``
+    returns its latent array), the embedding module with ``config.vocab_size`` rows."""
+    import torch.nn as nn
+
     emb = model.get_input_embeddings()
-    return getattr(emb, "weight", emb)
+    weight = getattr(emb, "weight", emb)
+    cfg = model.config
+    vocab = getattr(cfg, "vocab_size", None) or getattr(getattr(cfg, "text_config", None), "vocab_size", None)
+    if vocab and weight.shape[0] != vocab:
+        for m in model.modules():
+            if isinstance(m, nn.Embedding) and m.num_embeddings == vocab:
+                return m.weight
+    return weight
 
 
 def _first(out):
