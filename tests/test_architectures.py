@@ -199,10 +199,19 @@ def test_a_wrong_head_is_not_taken(archs, monkeypatch):
     from fmat import scoring
 
     model = AutoModelForMaskedLM.from_pretrained(archs["electra"]).eval()
-    wrong = [(("generator_lm_head",), lambda h, m=model: m.generator_lm_head(h))]   # skips the transform
+    # runs and has the right shape, but is not the model's head (its logits are scaled; a head
+    # without its final bias would be as wrong)
+    wrong = [(("generator_predictions", "generator_lm_head"),
+              lambda h, m=model: 1.01 * m.generator_lm_head(m.generator_predictions(h)))]
     monkeypatch.setattr(scoring, "_head_candidates", lambda m: wrong)
     path = scoring.scoring_path(model, AutoTokenizer.from_pretrained(archs["electra"]))
     assert path.head == "full" and path.head_modules == ()
+    # the right one is taken
+    model = AutoModelForMaskedLM.from_pretrained(archs["electra"]).eval()
+    right = [(("generator_predictions", "generator_lm_head"),
+              lambda h, m=model: m.generator_lm_head(m.generator_predictions(h)))]
+    monkeypatch.setattr(scoring, "_head_candidates", lambda m: right)
+    assert scoring.scoring_path(model, AutoTokenizer.from_pretrained(archs["electra"])).head == "fast"
 
 
 def test_reformer_has_no_mask_token():
