@@ -81,7 +81,7 @@ def read_lock(lock_path) -> pd.DataFrame:
     """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist), validated.
 
     A file that is not a lock (not a TSV, columns missing, a commit that is neither 40 hex
-    digits nor a local folder's path, a sha256 that is not 64 hex digits) is an InputError
+    digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is an InputError
     naming the file, the row and the fix; it is never used as provenance.
     """
     p = Path(lock_path)
@@ -104,8 +104,8 @@ def read_lock(lock_path) -> pd.DataFrame:
         problem = None
         if not str(r.model).strip():
             problem = "an empty model name"
-        elif r.revision == "local" and not str(r.commit).startswith("/"):
-            problem = f"commit {r.commit!r} is not the absolute path of the local folder"
+        elif r.revision == "local" and (not str(r.commit).strip() or "\n" in str(r.commit)):
+            problem = f"commit {str(r.commit)[:80]!r} is not the path of the local folder"
         elif r.revision != "local" and not _HEX40.fullmatch(str(r.commit)):
             problem = f"commit {r.commit!r} is not a 40-digit hexadecimal commit id"
         elif r.sha256 and not _HEX64.fullmatch(str(r.sha256)):
@@ -347,7 +347,7 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
     """Check the weights file ``wpath`` of ``name`` against the sha256 the lock file records.
 
     The lock row is the hub model's (``model == name``) or the local folder's (revision
-    ``local``, commit = the folder's absolute path). Returns the digest checked (None: the lock
+    ``local``, commit = the folder's path, relative to the working folder or absolute). Returns the digest checked (None: the lock
     records none). A different digest is a ModelError before any scoring: the file changed
     since it was locked (a swap that kept the old file time, ``cp -p``/``rsync -a``, included;
     a bit flip that leaves the header intact loads and gives finite nonsense, so this is the
@@ -357,8 +357,9 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
     if not lock_path or not wpath or not Path(lock_path).exists():
         return None
     df = read_lock(lock_path)
-    folder = str(Path(wpath).resolve().parent)
-    rows = df[((df["revision"] == "local") & (df["commit"] == folder)) | (df["model"] == str(name))]
+    folder = Path(wpath).resolve().parent
+    is_folder = [rev == "local" and Path(c).resolve() == folder for rev, c in zip(df["revision"], df["commit"])]
+    rows = df[pd.Series(is_folder, index=df.index, dtype=bool) | (df["model"] == str(name))]
     rows = rows[rows["sha256"] != ""]
     if not len(rows):
         return None
