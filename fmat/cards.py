@@ -36,7 +36,8 @@ def model_card(name: str, source: str | os.PathLike | None = None, lock_path=Non
     ("padded"/"equal-length"), scoring (in words), probes (``[{query, fills: [{token_str, score}]}]``).
     """
     from .models import _sha256, created_date, load_masked_lm, read_lock, top_fills, weights_path
-    from .scoring import input_embedding_matrix, scoring_path
+    from .scoring import scoring_path
+    from .tokens import input_embedding_matrix
 
     src = str(source or name)
     local = Path(src).exists()

@@ -390,7 +390,7 @@ def check_masked_lm(name, model, loading_info: Mapping, tokenizer) -> None:
       pre-training-only heads of :data:`PRETRAINING_ONLY`;
     * a tokenizer whose ids reach past the input embedding matrix.
     """
-    from .scoring import input_embedding_matrix
+    from .tokens import input_embedding_matrix
 
     def short(keys):
         keys = sorted(keys)
@@ -540,7 +540,7 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path, progress=False)
         cfg = model.config
-        from .scoring import input_embedding_matrix
+        from .tokens import input_embedding_matrix
 
         emb = input_embedding_matrix(model)
         rows.append({"model": label, "type": cfg.model_type,

@@ -41,7 +41,7 @@ import pandas as pd
 from .errors import InputError, ModelError
 # re-exported: fmat.scoring.PATTERN_SPECIAL, Option, fmat_word_form stay where users found them
 from .tokens import (PATTERN_SPECIAL, Option, _tokenize_many, derive_options, fill_sentences,  # noqa: F401
-                     fmat_rule_options, fmat_word_form, mask_position)
+                     fmat_rule_options, fmat_word_form, input_embedding_matrix, mask_position)
 
 log = logging.getLogger(__name__)
 
@@ -93,23 +93,6 @@ class ScoringPath:
         pad = ("padded batches" if self.padding == "padded"
                else f"equal-length batches (padding changes its outputs by up to {self.padding_effect:.2g} in log p)")
         return f"{head}; {pad}"
-
-
-def input_embedding_matrix(model):
-    """The token embedding matrix (vocabulary × width) of ``model``: the weight of its input
-    embedding module. Where that is not the vocabulary's (Perceiver's ``get_input_embeddings``
-    returns its latent array), the embedding module with ``config.vocab_size`` rows."""
-    import torch.nn as nn
-
-    emb = model.get_input_embeddings()
-    weight = getattr(emb, "weight", emb)
-    cfg = model.config
-    vocab = getattr(cfg, "vocab_size", None) or getattr(getattr(cfg, "text_config", None), "vocab_size", None)
-    if vocab and weight.shape[0] != vocab:
-        for m in model.modules():
-            if isinstance(m, nn.Embedding) and m.num_embeddings == vocab:
-                return m.weight
-    return weight
 
 
 def _first(out):
