@@ -13,6 +13,14 @@ FLOPs (2 × multiply-adds of every matmul on real tokens; padding not counted).
     python benchmarks/bench_scoring.py --quick    # 400 sentences
     python benchmarks/bench_scoring.py --device cuda
     python benchmarks/bench_scoring.py --lowp bfloat16,float16   # + lower precision vs fp32
+    python benchmarks/bench_scoring.py --arch modernbert --n 200  # any masked-LM architecture
+    python benchmarks/bench_scoring.py --arch all --n 100         # every one, one line each
+
+``--arch NAME`` (a transformers ``model_type`` of :data:`fmat.tiny.ARCHITECTURES`) builds that
+architecture at the size its config class defaults to (base size for most; the vocabulary
+size too) with random weights and a tokenizer of its kind (fmat.tiny), and prints how fmat
+scored it (fast path or full head, padded or equal-length batches). ``--arch all`` runs every
+architecture in turn and prints one summary line each (the table in docs/scoring.md).
 
 ``--lowp`` also scores every sentence with a copy of the model in each given dtype and prints
 its sentences/s against fp32 and how far its log probabilities, and the LPRs formed from them
@@ -72,6 +80,65 @@ def build(tmp: Path, n_sent: int, seed: int = 0):
     return model, tok, data
 
 
+#: every architecture at one size, BERT-base's (768 wide, 12 layers, 12 heads, 3,072 inner),
+#: with its config's own vocabulary size; settings where an architecture names them otherwise
+_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
+_SEQ2SEQ = {"d_model": 768, "encoder_layers": 6, "decoder_layers": 6, "encoder_attention_heads": 12,
+            "decoder_attention_heads": 12, "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072}
+_BASE_FIXES = {"xmod": {"languages": ["en_XX"], "default_language": "en_XX"},
+               "longformer": {"attention_window": 32}, "big_bird": {"attention_type": "original_full"},
+               "distilbert": {"dim": 768, "n_layers": 6, "n_heads": 12, "hidden_dim": 3072},
+               "bart": _SEQ2SEQ, "mbart": _SEQ2SEQ, "mvp": _SEQ2SEQ,
+               "flaubert": {"emb_dim": 768, "n_layers": 12, "n_heads": 12},
+               "xlm": {"emb_dim": 768, "n_layers": 12, "n_heads": 12},
+               "albert": {"embedding_size": 128}, "rembert": {"input_embedding_size": 256},
+               "nystromformer": {"num_landmarks": 64, "segment_means_seq_len": 64},
+               "neomme": {"num_key_value_heads": 4, "head_dim": 64}}
+#: architectures benchmarked at their config's own default size (no BERT-base equivalent)
+_OWN_SIZE = ("funnel", "mobilebert", "perceiver", "modernvbert", "ultravbert")
+_TRAINED: dict = {}   # tokenizers trained once per kind across an --arch all run
+#: architectures --arch all leaves out, and why
+NOT_TIMED = {"roc_bert": "fmat refuses it (its tokenizer's extra per-token inputs)",
+             "ultravbert": "building it at its default size took over 20 GB of memory here (killed)"}
+
+
+def build_arch(tmp: Path, mt: str, n_sent: int, seed: int = 0):
+    """``(model, tokenizer, data)``: architecture ``mt`` at its config's default size (random
+    weights; vocabulary at least the tokenizer's), a tokenizer of its kind, FMAT-style queries."""
+    from transformers import AutoConfig, AutoModelForMaskedLM
+
+    from fmat import tiny
+    from fmat.design import query
+
+    n_attr = math.ceil(n_sent / len(QUERIES))
+    data = query(QUERIES, MASK=MASK_WORDS, ATTRIB={"A": attribs(n_attr)})
+    words = sorted({w for q in QUERIES for w in q.replace("[MASK]", "").replace("{ATTRIB}", "").replace(".", " ")
+                    .replace(",", " ").split()} | set(sum(MASK_WORDS.values(), [])) |
+                   {w for a in attribs(n_attr) for w in a.split()})
+    if "corpus" not in _TRAINED:
+        _TRAINED["corpus"] = tiny.make_corpus(words, seed=seed)
+    tok = tiny.arch_tokenizer(mt, tmp, _TRAINED, _TRAINED["corpus"], words)
+    extra = dict(tiny.ARCHITECTURES[mt][2])
+    kw = {k: getattr(tok, f"{k.split('_')[0]}_token_id", None) for k in ("pad_token_id", "bos_token_id", "eos_token_id")}
+    fixes = {} if mt in _OWN_SIZE or mt in ("distilbert", "bart", "mbart", "mvp", "flaubert", "xlm") else dict(_BASE)
+    fixes.update(_BASE_FIXES.get(mt, {}))
+    if "text_config" in extra:   # vision-and-text: the default text model, a tiny (unused) vision tower
+        fixes = {"vision_config": tiny._TINY_VISION,
+                 "text_config": {"model_type": extra["text_config"]["model_type"], **kw}}
+    default = AutoConfig.for_model(mt, **{k: v for k, v in fixes.items() if v is not None})
+    text = getattr(default, "text_config", None)
+    vocab = max(getattr(text or default, "vocab_size", 0) or 0, len(tok))
+    if text is not None:
+        fixes["text_config"] = {**fixes["text_config"], "vocab_size": vocab}
+        config = AutoConfig.for_model(mt, **{**kw, **fixes})
+    else:
+        config = AutoConfig.for_model(mt, **{**kw, **{k: v for k, v in fixes.items() if v is not None},
+                                             "vocab_size": vocab})
+    torch.manual_seed(seed)
+    model = AutoModelForMaskedLM.from_config(config).eval()
+    return model, tok, data
+
+
 def matmul_peak(device, seconds: float = 3.0) -> float:
     """Best fp32 GFLOP/s of torch.matmul on square and encoder-shaped products."""
     best = 0.0
@@ -119,7 +186,23 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--lowp", default="", help="comma-separated dtypes to compare with fp32, e.g. bfloat16,float16")
+    ap.add_argument("--arch", default="", help="a transformers model_type (fmat.tiny.ARCHITECTURES) at its default "
+                                               "size instead of bert-base; 'all': every one, a line each")
     args = ap.parse_args(argv)
+    if args.arch == "all":
+        from fmat import tiny
+
+        rc = 0
+        for mt in tiny.ARCHITECTURES:
+            if mt in NOT_TIMED:
+                print(f"SUMMARY {mt}\tnot timed: {NOT_TIMED[mt]}")
+                continue
+            try:
+                rc |= main([*_without_arch(argv if argv is not None else sys.argv[1:]), "--arch", mt])
+            except Exception as err:  # noqa: BLE001 - one architecture's failure is reported, the rest still run
+                print(f"SUMMARY {mt}\tERROR {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+                rc = 1
+        return rc
     n = 400 if args.quick else args.n
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -132,7 +215,9 @@ def main(argv=None) -> int:
 
     hf_logging.set_verbosity_error()
     with tempfile.TemporaryDirectory() as tmp:
-        model, tok, data = build(Path(tmp), n)
+        t_build = time.perf_counter()
+        model, tok, data = build_arch(Path(tmp), args.arch, n) if args.arch else build(Path(tmp), n)
+        t_build = time.perf_counter() - t_build
     model.to(device)
     sent_all = fill_sentences(data, tok.mask_token)
     uniq = list(dict.fromkeys(sent_all.tolist()))[:n]
@@ -143,6 +228,12 @@ def main(argv=None) -> int:
     n_chunks = args.chunks or max(2, round(n / 200))
     chunks = np.array_split(np.arange(n), n_chunks)
     pipe = pipeline("fill-mask", model=model, tokenizer=tok, device=device)
+    from fmat.scoring import derive_options, scoring_path
+
+    # the pipeline's targets: each option's whole-word token (what FMAT's name rules give on the paper's models)
+    opts = derive_options(tok, list(sent_all), data["M_word"].astype(str).tolist())
+    target = np.array([tok.convert_ids_to_tokens(o.pieces[0]) for o in opts], dtype=object)
+    oov = np.array([o.oov for o in opts])
     t_pipe = t_fmat = 0.0
     peaks = []
     logp_pipe = np.full(len(data), np.nan)
@@ -150,7 +241,7 @@ def main(argv=None) -> int:
     # warm-up both
     batching = dict(batch_size=args.batch_size, max_tokens=args.max_tokens)
     score_model(model, tok, data.iloc[:8], progress=False, **batching)
-    pipe(uniq[0], targets=["man"], top_k=1)
+    pipe(uniq[0], targets=[target[0]], top_k=1)
     for ci, idx in enumerate(chunks):
         sents = [uniq[i] for i in idx]
         rows = np.flatnonzero(np.isin(sent_all, sents))
@@ -162,13 +253,15 @@ def main(argv=None) -> int:
                 got = {}
                 for s in sents:       # FMAT's way: one call per unique sentence, all options as targets
                     r_s = rows[sent_all[rows] == s]
-                    opts = data["M_word"].astype(str).to_numpy()[r_s]
-                    res = pipe(s, targets=list(dict.fromkeys(opts)), top_k=len(set(opts)))
-                    got[s] = {d["token_str"]: d["score"] for d in res}
+                    ts = list(dict.fromkeys(target[r_s]))
+                    res = pipe(s, targets=ts, top_k=len(ts))
+                    got[s] = {tok.convert_ids_to_tokens(d["token"]): d["score"] for d in res}
                 _sync(device)
                 t_pipe += time.perf_counter() - t
                 for r in rows:
-                    logp_pipe[r] = math.log(got[sent_all[r]][str(data["M_word"].iloc[r])])
+                    if not oov[r]:
+                        p = got[sent_all[r]][target[r]]
+                        logp_pipe[r] = math.log(p) if p > 0 else -math.inf   # fp32 underflow (random weights)
             else:
                 res = score_model(model, tok, data.iloc[rows], progress=False, **batching)
                 _sync(device)
@@ -179,11 +272,20 @@ def main(argv=None) -> int:
     lengths = [len(tok(s)["input_ids"]) for s in uniq]
     plan = [len(b) for idx in chunks for b in plan_batches(np.array(lengths)[idx], args.batch_size, args.max_tokens,
                                                            device.type)]
-    flops = model_flops(lengths, model.config)
+    try:
+        flops = model_flops(lengths, model.config)
+    except (AttributeError, TypeError):   # an architecture whose config names its sizes otherwise
+        flops = float("nan")
     peak = float(np.mean(peaks))
     sps_pipe, sps_fmat = n / t_pipe, n / t_fmat
     achieved = flops / t_fmat / 1e9
+    path = scoring_path(model, tok)
     print()
+    if args.arch:
+        params = sum(p.numel() for p in model.parameters())
+        print(f"architecture: {args.arch} ({type(model).__name__}, {params / 1e6:.0f}M parameters, vocabulary "
+              f"{model.get_input_embeddings().weight.shape[0] if hasattr(model.get_input_embeddings(), 'weight') else '?'},"
+              f" built in {t_build:.0f} s); fmat.run: {path.describe()}")
     print(f"machine: {platform.processor() or platform.machine()}, torch {torch.__version__}, "
           f"threads {torch.get_num_threads()}, device {device}")
     print(f"sentences: {n} unique ({len(data)} rows, mean {np.mean(lengths):.1f} tokens), "
@@ -195,7 +297,12 @@ def main(argv=None) -> int:
     print(f"FMAT's way (pipeline per sentence): {sps_pipe:8.1f} sentences/s  ({t_pipe:.1f} s)")
     print(f"fmat.run (batched, head at mask):   {sps_fmat:8.1f} sentences/s  ({t_fmat:.1f} s)")
     print(f"speed ratio: {sps_fmat / sps_pipe:.2f}x")
-    print(f"max |delta log prob|: {np.nanmax(np.abs(logp_pipe - logp_fmat)):.2e}")
+    finite = np.isfinite(logp_pipe) & np.isfinite(logp_fmat)   # options both score (not OOV, no underflow)
+    delta = float(np.max(np.abs(logp_pipe - logp_fmat)[finite])) if finite.any() else float("nan")
+    print(f"max |delta log prob|: {delta:.2e}" + (f" ({finite.sum()} of {len(finite)} rows)" if not finite.all() else ""))
+    if args.arch:
+        print(f"SUMMARY {args.arch}\t{type(model).__name__}\t{path.head}\t{path.padding}\t{sps_pipe:.1f}\t"
+              f"{sps_fmat:.1f}\t{sps_fmat / sps_pipe:.2f}\t{delta:.1e}")
     print(f"model FLOPs: {flops / 1e9:.1f} GFLOP; fmat.run reaches {achieved:.1f} GFLOP/s = "
           f"{100 * achieved / peak:.0f}% of the fp32 matmul peak ({peak:.1f} GFLOP/s: mean over chunks of the "
           f"peak measured right after each chunk; range {min(peaks):.1f}-{max(peaks):.1f})")
@@ -203,6 +310,20 @@ def main(argv=None) -> int:
     for dt in filter(None, args.lowp.split(",")):
         lowp(model, tok, data, dt.strip(), logp_fmat, n, t_fmat, batching, device)
     return 0
+
+
+def _without_arch(argv):
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "--arch":
+            skip = True
+            continue
+        if not a.startswith("--arch="):
+            out.append(a)
+    return out
 
 
 def cpu_reference(model, tok, data, sent_all, sents, logp, device) -> None:
@@ -218,7 +339,7 @@ def cpu_reference(model, tok, data, sent_all, sents, logp, device) -> None:
     m = model if device.type == "cpu" else copy.deepcopy(model).to("cpu")
     ref = score_model(m, tok, data.iloc[rows], progress=False, batch_size=1)["logp"].to_numpy()
     print(f"agreement with the CPU scoring one sentence a pass ({len(sents)} sentences, {len(rows)} rows): "
-          f"max |delta log prob| {np.max(np.abs(ref - logp[rows])):.2e}")
+          f"max |delta log prob| {np.nanmax(np.abs(ref - logp[rows])):.2e}")
 
 
 def lowp(model, tok, data, dtype: str, logp32, n: int, sec32: float, batching: dict, device) -> None:

@@ -13,6 +13,7 @@ ICC_models                  fmat.icc_models               fmat.reliability
 LPR_reliability             fmat.lpr_reliability          fmat.reliability
 BERT_download               fmat.download                 fmat.models
 BERT_info / BERT_vocab      fmat.info / fmat.vocab        fmat.models
+BERT_info_date              fmat.info_date                fmat.models
 BERT_remove                 fmat.remove                   fmat.models
 fill_mask_check             fmat.fill_mask_check          fmat.models
 set_cache_folder            fmat.set_cache_folder         fmat.models
@@ -36,6 +37,7 @@ _EXPORTS = {
     "lpr_reliability": "fmat.reliability",
     "download": "fmat.models",
     "info": "fmat.models",
+    "info_date": "fmat.models",
     "vocab": "fmat.models",
     "remove": "fmat.models",
     "fill_mask_check": "fmat.models",

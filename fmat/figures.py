@@ -352,11 +352,20 @@ def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
 
 
 def model_lock(path: str | Path) -> pd.DataFrame:
-    """The lock file of model revisions (``resources/models.lock.tsv``), or an empty table."""
+    """The lock file of model revisions (``resources/models.lock.tsv``), or an empty table.
+
+    Read and checked by :func:`fmat.models.read_lock`: a damaged lock file is not shown as
+    provenance; the table then holds one row saying what is wrong and the fix."""
+    from .errors import InputError
+    from .models import read_lock
+
     path = Path(path)
     if not path.exists():
         return pd.DataFrame(columns=["model", "revision", "files", "date"])
-    return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    try:
+        return read_lock(path)
+    except InputError as err:
+        return pd.DataFrame([{"model lock": f"not shown, the file is damaged: {err}"}])
 
 
 def provenance(params: Mapping[str, object]) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import re
 import contextlib
 import logging
 import os
@@ -31,7 +32,11 @@ from .errors import InputError, ModelError, OfflineError
 
 log = logging.getLogger(__name__)
 
-LOCK_COLUMNS = ["model", "revision", "commit", "files", "sha256", "date"]
+LOCK_COLUMNS = ["model", "revision", "commit", "files", "sha256", "date", "created"]
+#: lock columns a lock written before they existed may lack (read as empty)
+_OPTIONAL_LOCK_COLUMNS = ("created",)
+_HEX40 = re.compile(r"[0-9a-f]{40}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 #: environment variable naming the default lock file (the workflow sets it)
 LOCK_ENV = "FMAT_MODELS_LOCK"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -82,16 +87,42 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
 # ----------------------------------------------------------------------------- lock file
 
 def read_lock(lock_path) -> pd.DataFrame:
-    """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist)."""
+    """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist), validated.
+
+    A file that is not a lock (not a TSV, columns missing, a commit that is neither 40 hex
+    digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is an InputError
+    naming the file, the row and the fix; it is never used as provenance.
+    """
     p = Path(lock_path)
+    fix = ("delete it and lock the models again: `fmat download MODEL ...`, or the workflow's download step "
+           "(snakemake --profile profiles/default --forcerun download_model)")
     if not p.exists():
         return pd.DataFrame({c: pd.Series(dtype="str") for c in LOCK_COLUMNS})
-    df = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False)
+    try:
+        df = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8")
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
+        raise InputError(f"the model lock file is not a tab-separated table ({type(err).__name__}: "
+                         f"{str(err).splitlines()[0] if str(err) else ''})", where=str(p), fix=fix) from err
+    for c in _OPTIONAL_LOCK_COLUMNS:
+        if c not in df.columns:
+            df[c] = ""
     missing = [c for c in LOCK_COLUMNS if c not in df.columns]
     if missing:
-        raise InputError(f"lock file lacks column(s) {missing}", where=str(p),
-                         fix="delete it and run `fmat download` again")
-    return df
+        raise InputError(f"lock file lacks column(s) {missing}", where=str(p), fix=fix)
+    for i, r in enumerate(df.itertuples(index=False), start=2):
+        problem = None
+        if not str(r.model).strip():
+            problem = "an empty model name"
+        elif r.revision == "local" and (not str(r.commit).strip() or "\n" in str(r.commit)):
+            problem = f"commit {str(r.commit)[:80]!r} is not the path of the local folder"
+        elif r.revision != "local" and not _HEX40.fullmatch(str(r.commit)):
+            problem = f"commit {r.commit!r} is not a 40-digit hexadecimal commit id"
+        elif r.sha256 and not _HEX64.fullmatch(str(r.sha256)):
+            problem = f"sha256 {str(r.sha256)[:80]!r} is not 64 hexadecimal digits"
+        if problem:
+            raise InputError(f"the model lock file is damaged: line {i} (model {str(r.model)[:80]!r}) has {problem}",
+                             where=str(p), fix=fix)
+    return df[LOCK_COLUMNS + [c for c in df.columns if c not in LOCK_COLUMNS]]
 
 
 def _write_lock(lock_path, df: pd.DataFrame) -> None:
@@ -182,7 +213,8 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
     The only online function (R: ``BERT_download``). For each model: resolve ``revision``
     (default: the main branch) to a commit, download config, tokenizer files and one weights
     file (safetensors preferred) at that commit, hash the weights, and append/replace the
-    model's row in the lock TSV (``lock_path`` or $FMAT_MODELS_LOCK; none: no lock written).
+    model's row in the lock TSV (``lock_path`` or $FMAT_MODELS_LOCK; none: no lock written),
+    with the date the model was created on the hub (``created``; R: ``BERT_info_date``).
     Returns the lock rows of these models. Every request to the hub waits at most ``timeout``
     seconds for an answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a hub that
     does not answer is an OfflineError.
@@ -201,6 +233,7 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
         except Exception as err:  # network, not found, a hub that does not answer
             raise _hub_error(m, err, seconds) from err
         commit = meta.sha
+        created = getattr(meta, "created_at", None)
         files = _select_files([s.rfilename for s in meta.siblings])
         try:
             with hub_timeouts(seconds):
@@ -210,7 +243,8 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
             raise _hub_error(m, err, seconds) from err
         weights = next(folder / f for f in files if f in WEIGHT_FILES)
         rows.append({"model": m, "revision": revision or "main", "commit": commit, "files": ",".join(files),
-                     "sha256": _sha256(weights), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+                     "sha256": _sha256(weights), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     "created": created.strftime("%Y-%m-%d") if hasattr(created, "strftime") else str(created or "")})
         log.info("downloaded %s @ %s to %s", m, commit, folder)
     out = pd.DataFrame(rows, columns=LOCK_COLUMNS)
     if lock_path:
@@ -292,6 +326,154 @@ def hf_progress(enabled: bool = True):
             hf_logging.enable_progress_bar()
 
 
+#: checkpoint weights a masked LM may leave unused: heads used only in pre-training (BERT's
+#: pooler and next-sentence head, ALBERT's sentence-order head) and old position-id buffers.
+#: Any other checkpoint weight that the model does not use is a refusal.
+PRETRAINING_ONLY = re.compile(r"(^|\.)(pooler|seq_relationship|sop_classifier)(\.|$)|(^|\.)position_ids$")
+
+
+@contextlib.contextmanager
+def _quiet_transformers():
+    """transformers' own load report and warnings off inside the block (fmat checks the loading
+    info itself and says what matters); the verbosity as before after it."""
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            yield
+    finally:
+        hf_logging.set_verbosity(was)
+
+
+def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) -> Path | None:
+    """The weights file :func:`load_masked_lm` reads: in a local folder, or in the hub cache at
+    the locked commit (no network); None when there is none."""
+    kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
+    path = kw.pop("path")
+    if "local_files_only" not in kw:
+        folder = Path(path)
+        for w in WEIGHT_FILES:
+            if (folder / w).is_file():
+                return folder / w
+        shards = sorted(folder.glob("model-*.safetensors"))
+        return shards[0] if shards else None
+    from transformers.utils import cached_file
+
+    for w in WEIGHT_FILES:
+        try:
+            got = cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw)
+        except OSError:
+            got = None
+        if got:
+            return Path(got)
+    return None
+
+
+def _is_weights_error(err: BaseException) -> bool:
+    text = str(err)
+    return (type(err).__name__ in ("SafetensorError", "UnpicklingError", "BadZipFile", "EOFError", "HeaderTooLarge")
+            or (isinstance(err, RuntimeError) and ("PytorchStreamReader" in text or "zip archive" in text
+                                                   or "Weights only load failed" in text))
+            or "Weights only load failed" in text or "Unable to load weights" in text)
+
+
+def _weights_error(name, wpath, err) -> ModelError:
+    """A damaged or unsafe weights file: name the file and the fix (download again). The fix
+    never points at the unsafe pickle loader: a file the safe loader refuses may run code."""
+    first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    first = first.split(". ")[0] if "weights_only" in first else first   # torch's advice is not ours to give
+    where = str(wpath) if wpath else str(name)
+    return ModelError(f"the weights of model {name} cannot be read: {where} is damaged, truncated, or not a "
+                      f"weights file ({type(err).__name__}: {first[:200]})",
+                      where=where,
+                      fix="download the model again (`fmat download NAME`; in the workflow delete the file and rerun "
+                          "its download step), or save a local folder again with save_pretrained(). A file that the "
+                          "safe loader refuses may contain code: do not load it another way")
+
+
+def verify_weights(name, wpath, lock_path=None) -> str | None:
+    """Check the weights file ``wpath`` of ``name`` against the sha256 the lock file records.
+
+    The lock row is the hub model's (``model == name``) or the local folder's (revision
+    ``local``, commit = the folder's path, relative to the working folder or absolute). Returns the digest checked (None: the lock
+    records none). A different digest is a ModelError before any scoring: the file changed
+    since it was locked (a swap that kept the old file time, ``cp -p``/``rsync -a``, included;
+    a bit flip that leaves the header intact loads and gives finite nonsense, so this is the
+    check that catches it).
+    """
+    lock_path = lock_path or os.environ.get(LOCK_ENV)
+    if not lock_path or not wpath or not Path(lock_path).exists():
+        return None
+    df = read_lock(lock_path)
+    folder = Path(wpath).resolve().parent
+    is_folder = [rev == "local" and Path(c).resolve() == folder for rev, c in zip(df["revision"], df["commit"])]
+    rows = df[pd.Series(is_folder, index=df.index, dtype=bool) | (df["model"] == str(name))]
+    rows = rows[rows["sha256"] != ""]
+    if not len(rows):
+        return None
+    want = str(rows["sha256"].iloc[-1])
+    got = _sha256(Path(wpath))
+    if got != want:
+        local = str(rows["revision"].iloc[-1]) == "local"
+        raise ModelError(
+            f"the weights of model {name} are not the ones locked: {wpath} has sha256 {got[:16]}…, the lock file "
+            f"{lock_path} records {want[:16]}… (locked {rows['date'].iloc[-1]}); the file was changed or damaged "
+            "after it was locked", where=str(wpath),
+            fix=("if the new weights are meant, lock them again: rerun the workflow's download step for this model "
+                 "(snakemake --profile profiles/default --forcerun download_model), which re-hashes the folder; "
+                 "otherwise put the locked weights back" if local else
+                 f"download it again: fmat download {name} (re-locks it), or delete the cached file and rerun the "
+                 "workflow's download step"))
+    return got
+
+
+def check_masked_lm(name, model, loading_info: Mapping, tokenizer) -> None:
+    """Refuse what is not a masked LM with its head (ModelError), from transformers' loading info.
+
+    * a weight the model needs that the checkpoint lacks (``missing_keys``: transformers
+      initialised it at random; e.g. ``cls.predictions.*`` of a ``BertModel`` save or a
+      classifier fine-tune);
+    * a checkpoint weight of another size (``mismatched_keys``);
+    * a checkpoint weight the model does not use (``unexpected_keys``), except the
+      pre-training-only heads of :data:`PRETRAINING_ONLY`;
+    * a tokenizer whose ids reach past the input embedding matrix.
+    """
+    from .tokens import input_embedding_matrix
+
+    def short(keys):
+        keys = sorted(keys)
+        heads = sorted({".".join(k.split(".")[:2]) + ".*" for k in keys})
+        return ", ".join(heads[:8]) + (" ..." if len(heads) > 8 else "") + f" ({len(keys)} weight(s))"
+
+    cls = type(model).__name__
+    fix = ("use the pre-trained masked-LM checkpoint (the model as published, e.g. bert-base-uncased), "
+           "not a base model without its MLM head or a fine-tuned classifier")
+    missing = list(loading_info.get("missing_keys") or [])
+    if missing:
+        raise ModelError(f"{name} is not a masked language model with its head: the checkpoint lacks "
+                         f"{short(missing)} that {cls} needs (transformers would fill them with random numbers, "
+                         "and every probability would be noise)", fix=fix)
+    mismatched = list(loading_info.get("mismatched_keys") or [])
+    if mismatched:
+        keys = [m[0] if isinstance(m, (tuple, list)) else m for m in mismatched]
+        raise ModelError(f"{name}: checkpoint weight(s) {short(keys)} have other sizes than {cls} built from its "
+                         "config.json expects",
+                         fix="config.json and the weights must come from the same model: download it again")
+    unexpected = [k for k in (loading_info.get("unexpected_keys") or []) if not PRETRAINING_ONLY.search(k)]
+    if unexpected:
+        raise ModelError(f"{name}: checkpoint weight(s) {short(unexpected)} are not used by {cls}: the checkpoint "
+                         "is another model than its config.json says (e.g. a fine-tuned classifier)", fix=fix)
+    n_emb = int(input_embedding_matrix(model).shape[0])
+    top = max(tokenizer.get_vocab().values(), default=-1)
+    if top >= n_emb:
+        raise ModelError(f"{name}: the tokenizer has token ids up to {top}, but the model's embedding matrix has only "
+                         f"{n_emb} rows: the tokenizer belongs to another model, or the vocabulary was cut",
+                         fix="use the tokenizer saved with the model (download it again)")
+
+
 def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, revision=None, lock_path=None,
                    progress: bool = True):
     """Load ``(model, tokenizer)`` for a masked LM from a folder or the local hub cache.
@@ -302,8 +484,13 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
     ``device`` (default: CUDA when available) with ``dtype`` ("float32" default).
     ``progress=False`` hides transformers' "Loading weights" bar.
 
-    Raises ModelError for a missing/incomplete folder, a model absent from the cache, or a
-    model that is not a masked language model.
+    Before the model is returned (and so before any scoring), ModelError for: a
+    missing/incomplete folder or a model absent from the cache; a model that is not a masked
+    language model; weights that cannot be read (damaged safetensors, a pickle the safe loader
+    refuses: the error names the file and says to download it again); weights whose sha256
+    differs from the lock's (:func:`verify_weights`); a checkpoint without its MLM head, with
+    weights of other sizes or unused weights, or a tokenizer beyond the embedding matrix
+    (:func:`check_masked_lm`). A correct checkpoint loads without transformers' warnings.
     """
     from transformers import AutoConfig, AutoModelForMaskedLM
 
@@ -317,18 +504,32 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
         raise ModelError(f"cannot read the configuration of {name_or_path}: {err}",
                          fix="use a transformers masked language model (no custom code)") from err
     torch_dtype = resolve_dtype(dtype)
+    wpath = weights_path(name_or_path, cache_dir=cache_dir, revision=revision, lock_path=lock_path)
+    verify_weights(name_or_path, wpath, lock_path)
     try:
-        with hf_progress(progress):
-            model = AutoModelForMaskedLM.from_pretrained(path, config=config, trust_remote_code=False,
-                                                         dtype=torch_dtype, **kw)
-    except ValueError as err:
-        raise ModelError(f"{name_or_path} ({config.model_type}) is not a masked language model: {str(err).splitlines()[0]}",
-                         fix="choose a fill-mask model (https://huggingface.co/models?pipeline_tag=fill-mask)") from err
-    except OSError as err:
-        raise _not_cached(name_or_path, err, cache_dir) from err
-    tokenizer = load_tokenizer(name_or_path, cache_dir=cache_dir, revision=revision, lock_path=lock_path)
+        with hf_progress(progress), _quiet_transformers():
+            model, info = AutoModelForMaskedLM.from_pretrained(path, config=config, trust_remote_code=False,
+                                                               dtype=torch_dtype, output_loading_info=True,
+                                                               ignore_mismatched_sizes=True,  # listed, then refused
+                                                               **kw)
+    except Exception as err:  # noqa: BLE001 - sorted below; anything else is re-raised
+        if _is_weights_error(err):
+            raise _weights_error(name_or_path, wpath, err) from err
+        if isinstance(err, ValueError):
+            raise ModelError(f"{name_or_path} ({config.model_type}) is not a masked language model: "
+                             f"{str(err).splitlines()[0]}",
+                             fix="choose a fill-mask model (https://huggingface.co/models?pipeline_tag=fill-mask)") from err
+        if isinstance(err, OSError):
+            raise _not_cached(name_or_path, err, cache_dir) from err
+        raise
+    with _quiet_transformers():
+        tokenizer = load_tokenizer(name_or_path, cache_dir=cache_dir, revision=revision, lock_path=lock_path)
     if tokenizer.mask_token is None:
         raise ModelError(f"the tokenizer of {name_or_path} has no mask token", fix="use a masked language model")
+    check_masked_lm(name_or_path, model, info, tokenizer)
+    if info.get("unexpected_keys"):
+        log.info("%s: pre-training-only weights not used by a masked LM: %s", name_or_path,
+                 ", ".join(sorted(info["unexpected_keys"])[:10]))
     model.eval()
     model.to(resolve_device(device))
     return model, tokenizer
@@ -385,21 +586,42 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
 
     Columns: model, type (config.model_type), param (number of parameters), vocab (rows of
     the input embedding), embed (its width), layer (hidden layers), heads (attention heads),
-    mask (the mask token).
+    mask (the mask token), created (the model's creation date on the hub, recorded in the lock
+    file at download; empty for local folders and models downloaded before fmat recorded it).
     """
     rows = []
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path, progress=False)
         cfg = model.config
-        emb = model.get_input_embeddings().weight
+        from .tokens import input_embedding_matrix
+
+        emb = input_embedding_matrix(model)
         rows.append({"model": label, "type": cfg.model_type,
                      "param": int(sum(p.numel() for p in model.parameters())),
                      "vocab": int(emb.shape[0]), "embed": int(emb.shape[1]),
                      "layer": int(getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layers", 0)) or 0),
                      "heads": int(getattr(cfg, "num_attention_heads", getattr(cfg, "n_heads", 0)) or 0),
-                     "mask": tok.mask_token})
+                     "mask": tok.mask_token, "created": created_date(src, lock_path)})
         del model
-    return pd.DataFrame(rows, columns=["model", "type", "param", "vocab", "embed", "layer", "heads", "mask"])
+    return pd.DataFrame(rows, columns=["model", "type", "param", "vocab", "embed", "layer", "heads", "mask", "created"])
+
+
+def created_date(model: str, lock_path=None) -> str:
+    """The creation date on the hub of ``model`` recorded at download (lock column ``created``), or ""."""
+    lock_path = lock_path or os.environ.get(LOCK_ENV)
+    if not lock_path or not Path(lock_path).exists():
+        return ""
+    df = read_lock(lock_path)
+    hit = df[df["model"] == str(model)]
+    return str(hit["created"].iloc[-1]) if len(hit) else ""
+
+
+def info_date(models, lock_path=None) -> pd.DataFrame:
+    """The date each model was created on the hub (R: ``BERT_info_date``), as recorded in the
+    lock file when :func:`download` fetched it (no network: fmat reads the date at download).
+    Columns: model, date ("" where not recorded: local folders, models not downloaded)."""
+    names = [models] if isinstance(models, (str, os.PathLike)) else list(models)
+    return pd.DataFrame({"model": [str(m) for m in names], "date": [created_date(str(m), lock_path) for m in names]})
 
 
 def vocab(models, words, query: str = "It is [MASK] here.", word_rule: str = "tokenizer",
@@ -443,18 +665,25 @@ def fill_mask_check(query: str, models, top: int = 5, device=None, cache_dir=Non
     ``[MASK]`` in ``query`` is replaced by each model's mask token. Columns: model, score,
     token (id), token_str, sequence — the transformers fill-mask pipeline's output.
     """
-    from transformers import pipeline
-
     if query.count("[MASK]") != 1:
         raise InputError(f"query {query!r} must contain exactly one [MASK]", fix='e.g. "Paris is the [MASK] of France."')
     rows = []
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device=device, cache_dir=cache_dir, lock_path=lock_path)
-        pipe = pipeline("fill-mask", model=model, tokenizer=tok, device=model.device)
-        for r in pipe(query.replace("[MASK]", tok.mask_token), top_k=int(top)):
-            rows.append({"model": label, "score": float(r["score"]), "token": int(r["token"]),
-                         "token_str": r["token_str"], "sequence": r["sequence"]})
+        rows.extend({"model": label, **r} for r in top_fills(model, tok, query, top))
     return pd.DataFrame(rows, columns=["model", "score", "token", "token_str", "sequence"])
+
+
+def top_fills(model, tokenizer, query: str, top: int = 5) -> list[dict]:
+    """The fill-mask pipeline's top-``top`` fills of ``query`` (one ``[MASK]``) on a loaded model:
+    ``[{score, token, token_str, sequence}]``."""
+    from transformers import pipeline
+
+    with _quiet_transformers():
+        pipe = pipeline("fill-mask", model=model, tokenizer=tokenizer, device=model.device)
+        out = pipe(query.replace("[MASK]", tokenizer.mask_token), top_k=int(top))
+    return [{"score": float(r["score"]), "token": int(r["token"]), "token_str": r["token_str"],
+             "sequence": r["sequence"]} for r in out]
 
 
 def _scan_cache(cache=None):  # patched in tests

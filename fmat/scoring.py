@@ -20,14 +20,20 @@ For every model and every row of a query table (:func:`fmat.query`):
 
 Speed: one forward pass per unique sentence, every option read from it; sentences sorted by
 length and batched by padded tokens (:func:`plan_batches`); the vocabulary projection (the
-LM head) applied only at the mask positions; ``torch.inference_mode``. Equal to the
-fill-mask pipeline (tests: |Δ log p| ≤ 1e-5), 7-9.5× faster on a 2-core CPU, at 64-71% of
-its fp32 matmul peak (benchmarks/bench_scoring.py, docs/scoring.md).
+LM head) applied only at the mask positions; ``torch.inference_mode``. Whether a model takes
+the fast head and padded batches is checked on the model itself when it is first scored
+(:func:`scoring_path`): a model whose outputs depend on padding (MobileBERT, ConvBERT,
+Funnel, FNet...) is scored in passes of equal-length sentences, one whose head is not found
+runs its own full forward pass. Equal to the fill-mask pipeline on every masked-LM
+architecture transformers builds (tests/test_architectures.py: |Δp| ≤ 1e-5), 7-9.5× faster on
+a 2-core CPU for BERT, at 64-71% of its fp32 matmul peak (benchmarks/bench_scoring.py,
+docs/scoring.md).
 """
 from __future__ import annotations
 
 import logging
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -35,7 +41,7 @@ import pandas as pd
 from .errors import InputError, ModelError
 # re-exported: fmat.scoring.PATTERN_SPECIAL, Option, fmat_word_form stay where users found them
 from .tokens import (PATTERN_SPECIAL, Option, _tokenize_many, derive_options, fill_sentences,  # noqa: F401
-                     fmat_rule_options, fmat_word_form, mask_position)
+                     fmat_rule_options, fmat_word_form, input_embedding_matrix, mask_position)
 
 log = logging.getLogger(__name__)
 
@@ -53,39 +59,200 @@ class OOVWarning(UserWarning):
 # ----------------------------------------------------------------------------- option tokens
 
 
-# ----------------------------------------------------------------------------- model head
+# ----------------------------------------------------------------------------- model head and padding
 
-def _encoder_and_head(model):
-    """(encoder(input_ids, attention_mask) -> hidden, head(hidden at masks) -> logits, decoder Linear).
+#: the sentences every model is checked on when it is first scored (:func:`scoring_path`)
+PROBE_SENTENCES = ("the {mask} is here .", "i think that the {mask} was there yesterday , and then we left .")
+#: largest |Δ log p| (any vocabulary entry) between two ways of computing the same sentence that
+#: still counts as the same, per unit of the logits' standard deviation (at least 1): float32
+#: rounding from other matrix shapes stays near 1e-6 of it
+PROBE_TOL = {"float32": 1e-5, "other": 5e-2}
 
-    The head is the model's own MLM head modules applied to the mask hidden states only.
-    Unknown architectures fall back to the full forward pass (head=None).
+
+@dataclass(frozen=True)
+class ScoringPath:
+    """How :func:`mask_logp` runs a loaded model, decided on the model itself (:func:`scoring_path`).
+
+    ``head``: "fast" (the encoder, then the MLM head only at the mask: ``head_modules``) or
+    "full" (the model's own forward pass over every position). ``padding``: "padded" (sentences
+    of different lengths share a pass, padded; checked not to change a number) or
+    "equal-length" (a pass holds sentences of one length only: the model's outputs depend on
+    padding, e.g. MobileBERT, ConvBERT, Funnel). ``padding_effect``/``head_error``: the largest
+    |Δ log p| measured on :data:`PROBE_SENTENCES` (padded vs alone; fast vs full head).
+    """
+
+    head: str
+    padding: str
+    head_modules: tuple[str, ...] = ()
+    padding_effect: float = 0.0
+    head_error: float | None = None
+
+    def describe(self) -> str:
+        head = (f"fast path (MLM head {' -> '.join(self.head_modules)} at the mask only)" if self.head == "fast"
+                else "full head (the model's own forward pass)")
+        pad = ("padded batches" if self.padding == "padded"
+               else f"equal-length batches (padding changes its outputs by up to {self.padding_effect:.2g} in log p)")
+        return f"{head}; {pad}"
+
+
+def _first(out):
+    """The logits of a head module's output (a tensor, a tuple or a ModelOutput)."""
+    return out if not isinstance(out, (tuple, list)) and not hasattr(out, "to_tuple") else out[0]
+
+
+def _head_candidates(model):
+    """Ways to apply ``model``'s MLM head to hidden states: ``[(names, function)]``, most likely first.
+
+    A masked-LM class is its base model (``model.base_model``) plus head modules; the head is
+    applied to the base model's last hidden state. Candidates: DistilBERT's head (its modules
+    are registered out of order), all non-base child modules in registration order
+    (dropout and loss modules left out), then each child alone. :func:`scoring_path` keeps the
+    first one that reproduces the model's own logits.
     """
     import torch.nn as nn
 
-    name = type(model).__name__
     base = getattr(model, "base_model", None)
-    head = None
-    if hasattr(model, "cls") and hasattr(model.cls, "predictions"):            # BERT family
-        head = model.cls
-    elif hasattr(model, "lm_head") and name.startswith(("Roberta", "XLMRoberta", "Camembert")):
-        head = model.lm_head
-    elif hasattr(model, "predictions") and name.startswith("Albert"):
-        head = model.predictions
-    elif name.startswith("DistilBert"):
+    if base is None or base is model or getattr(model.config, "is_encoder_decoder", False):
+        return []
+    out = []
+    if type(model).__name__.startswith("DistilBert"):
         def distil_head(h, m=model):
             return m.vocab_projector(m.vocab_layer_norm(m.activation(m.vocab_transform(h))))
 
-        head = distil_head
-    if base is None or base is model:
-        head = None
-    decoder = model.get_output_embeddings()
-    if not isinstance(decoder, nn.Linear):
-        decoder = None
-    return base, head, decoder
+        out.append((("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"), distil_head))
+    kids = [(n, c) for n, c in model.named_children()
+            if c is not base and not isinstance(c, (nn.Dropout, nn.modules.loss._Loss)) and "loss" not in n.lower()]
+    if kids:
+        def seq_head(h, mods=tuple(c for _, c in kids)):
+            for m in mods:
+                h = _first(m(h))
+            return h
+
+        out.append((tuple(n for n, _ in kids), seq_head))
+    if len(kids) > 1:
+        for n, c in kids:
+            out.append(((n,), lambda h, m=c: _first(m(h))))
+    return out
 
 
-def _mask_logits(model, base, head, decoder, input_ids, attention_mask, mask_pos, extra_emb=None):
+def _probe_inputs(tokenizer):
+    ids = _tokenize_many(tokenizer, [s.format(mask=tokenizer.mask_token) for s in PROBE_SENTENCES], special=True)
+    pos = [mask_position(e, tokenizer.mask_token_id, s) for e, s in zip(ids, PROBE_SENTENCES)]
+    return ids, pos
+
+
+def _check_model_inputs(model, tokenizer) -> None:
+    """fmat feeds a model token ids and the attention mask (token types: all 0, as the tokenizer
+    gives for one sentence). A tokenizer that gives the model more per-token inputs (RoCBert's
+    glyph-shape and pronunciation ids) is refused: its numbers would differ from the pipeline's."""
+    enc = tokenizer(PROBE_SENTENCES[0].format(mask=tokenizer.mask_token))
+    extra = [k for k in enc if k not in ("input_ids", "attention_mask")
+             and not (k == "token_type_ids" and not np.any(np.asarray(enc[k])))]
+    if extra:
+        raise ModelError(f"{type(model).__name__}: its tokenizer gives the model more inputs than the token ids "
+                         f"({', '.join(extra)}); fmat passes only the ids and the attention mask, so its "
+                         "probabilities would differ from the fill-mask pipeline's",
+                         fix="score this model with transformers' fill-mask pipeline (fmat.fill_mask_check "
+                             "shows its raw predictions), or choose another model")
+
+
+def _pad(seqs, pad_id, device):
+    import torch
+
+    L = max(len(x) for x in seqs)
+    ids = torch.full((len(seqs), L), pad_id, dtype=torch.long)
+    att = torch.zeros((len(seqs), L), dtype=torch.long)
+    for k, x in enumerate(seqs):
+        ids[k, :len(x)] = torch.tensor(x)
+        att[k, :len(x)] = 1
+    return ids.to(device), att.to(device)
+
+
+def scoring_path(model, tokenizer) -> ScoringPath:
+    """Decide, on the loaded model, how :func:`mask_logp` runs it; cached on the model.
+
+    Two checks on :data:`PROBE_SENTENCES` (two sentences of different lengths), both against
+    the model's own forward pass on each sentence alone (what the fill-mask pipeline does):
+
+    * **padding**: each sentence with 1 and 3 pad tokens after it (attention mask 0). A
+      difference above :data:`PROBE_TOL` means the model reads its padding (MobileBERT's trigram
+      embeddings, ConvBERT's convolution, Funnel's pooling): it is then scored in passes of
+      equal-length sentences only, so that no sentence is ever padded.
+    * **fast head**: the first of :func:`_head_candidates` whose logits at the mask equal the
+      full forward pass's within :data:`PROBE_TOL`; none: the full head.
+
+    A rule, not a list of names: a new architecture falls under it too.
+    """
+    import torch
+
+    cached = getattr(model, "_fmat_scoring_path", None)
+    if cached is not None:
+        return cached
+    _check_model_inputs(model, tokenizer)
+    device = next(model.parameters()).device
+    dtype = next(model.parameters()).dtype
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    ids, pos = _probe_inputs(tokenizer)
+    with torch.inference_mode():
+        alone, raw = [], []
+        for x, p in zip(ids, pos):
+            i, a = _pad([x], pad_id, device)
+            out = model(input_ids=i, attention_mask=a).logits[0, p].float()
+            raw.append(out)
+            alone.append(torch.log_softmax(out, -1))
+        # float rounding grows with the logits' spread (fp32: ~1e-6 of it)
+        scale = max(1.0, max(float(r.std()) for r in raw))
+        tol = scale * (PROBE_TOL["float32"] if dtype == torch.float32 else PROBE_TOL["other"])
+        effect = 0.0
+        for x, p, ref in zip(ids, pos, alone):
+            for k in (1, 3):  # a few pads: the kernels' shapes stay, so any change is the padding's
+                i, a = _pad([x + [pad_id] * k], pad_id, device)
+                a[0, len(x):] = 0
+                got = torch.log_softmax(model(input_ids=i, attention_mask=a).logits[0, p].float(), -1)
+                effect = max(effect, float((got - ref).abs().max()))
+        padding = "padded" if effect <= tol else "equal-length"
+        i, a = _pad(ids, pad_id, device)
+        head, names, err = "full", (), None
+        base = getattr(model, "base_model", None)
+        for cand_names, fn in _head_candidates(model):
+            try:
+                worst = 0.0
+                batches = [([k], _pad([ids[k]], pad_id, device)) for k in range(len(ids))]
+                if padding == "padded":
+                    batches.append((list(range(len(ids))), (i, a)))
+                for ks, (bi, ba) in batches:
+                    hidden = base(input_ids=bi, attention_mask=ba)[0]
+                    r = torch.arange(len(ks), device=device)
+                    logits = fn(hidden[r, torch.tensor([pos[k] for k in ks], device=device)])
+                    if logits.shape[-1] != alone[0].shape[-1]:
+                        raise ValueError("vocabulary size differs")
+                    lsm = torch.log_softmax(logits.float(), -1)
+                    worst = max(worst, max(float((lsm[j] - alone[k]).abs().max()) for j, k in enumerate(ks)))
+            except Exception as e:  # noqa: BLE001 - a candidate that does not run is not the head
+                log.debug("%s: head candidate %s does not apply: %s", type(model).__name__, cand_names, e)
+                continue
+            if worst <= tol:
+                head, names, err = "fast", cand_names, worst
+                break
+    path = ScoringPath(head=head, padding=padding, head_modules=names, padding_effect=effect, head_error=err)
+    try:
+        model._fmat_scoring_path = path
+    except Exception:  # pragma: no cover - a model that refuses attributes is checked again next time
+        pass
+    log.info("%s: %s", type(model).__name__, path.describe())
+    return path
+
+
+def _head_fn(model, path: ScoringPath):
+    if path.head != "fast":
+        return None
+    for names, fn in _head_candidates(model):
+        if names == path.head_modules:
+            return fn
+    return None  # pragma: no cover
+
+
+def _mask_logits(model, head, decoder, input_ids, attention_mask, mask_pos, extra_emb=None):
     """Logits over the vocabulary (+ added tokens) at the mask positions, shape (n, V [+k])."""
     import torch
 
@@ -99,7 +266,7 @@ def _mask_logits(model, base, head, decoder, input_ids, attention_mask, mask_pos
         hook = decoder.register_forward_pre_hook(lambda mod, args: captured.__setitem__("x", args[0]))
     try:
         if head is not None:
-            hidden = base(input_ids=input_ids, attention_mask=attention_mask)[0]
+            hidden = model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
             logits = head(hidden[rows, mask_pos])
         else:
             logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[rows, mask_pos]
@@ -124,7 +291,7 @@ AUTO_BATCH = {"cpu": (1024, 256), "cuda": (8192, 512)}
 
 
 def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None = None,
-                 device_type: str = "cpu") -> list[np.ndarray]:
+                 device_type: str = "cpu", equal_length: bool = False) -> list[np.ndarray]:
     """Length-sorted batches (longest first) of indices into ``lengths`` (token counts).
 
     ``batch_size`` caps the sentences of a pass, ``max_tokens`` its padded tokens (sentences ×
@@ -132,8 +299,10 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
     device's :data:`AUTO_BATCH`. Only ``batch_size`` given: exactly that many per pass (FMAT's
     fixed batches). Only ``max_tokens``: the token cap with the device's sentence cap.
     With a token cap, a last pass of less than half its size shares the sentences of the pass
-    before it evenly. Sorting by length keeps padding small; results do not depend on the
-    batches (tested).
+    before it evenly. Sorting by length keeps padding small. ``equal_length``: a pass never
+    mixes lengths (no padding at all), for models whose outputs depend on padding
+    (:func:`scoring_path`); with that rule results do not depend on the batches (tested on every
+    architecture).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     for arg, v in (("batch_size", batch_size), ("max_tokens", max_tokens)):
@@ -157,9 +326,12 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
     out, b0 = [], 0
     while b0 < len(order):
         n = cap(order[b0])
+        if equal_length:  # stop at the first shorter sentence
+            same = np.nonzero(lengths[order[b0:b0 + n]] != lengths[order[b0]])[0]
+            n = int(same[0]) if len(same) else n
         out.append(order[b0:b0 + n])
         b0 += n
-    if by_tokens and len(out) >= 2:
+    if by_tokens and len(out) >= 2 and not equal_length:
         # a short last pass runs the dense layers on few rows: the last two passes share their
         # sentences evenly instead, where both halves keep within their caps
         both = np.concatenate(out[-2:])
@@ -170,7 +342,7 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
 
 
 def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size: int | None = None,
-              max_tokens: int | None = None, extra_emb=None, bar=None) -> np.ndarray:
+              max_tokens: int | None = None, extra_emb=None, bar=None, name: str | None = None) -> np.ndarray:
     """ln P(``token_ids[r]`` | sequence ``inputs[row_input[r]]``) at its ``mask_pos`` (natural log), per row r.
 
     ``inputs`` are token-id sequences with special tokens, each read at one position. One
@@ -178,6 +350,9 @@ def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_si
     MLM head only at the read positions; the full-vocabulary log-softmax on the model's device,
     of which only the rows' entries come back (float64). ``extra_emb``: temporary added tokens
     (:func:`score_model`'s ``add_tokens``). ``bar``: a tqdm bar advanced by sequences.
+    How the model runs (fast head or full, padded or equal-length passes) is
+    :func:`scoring_path`'s decision. Logits that are not finite (NaN, inf: broken weights)
+    stop with a ModelError naming the model (``name``).
     """
     import torch
 
@@ -189,19 +364,31 @@ def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_si
     rows_by_input = np.argsort(row_input, kind="stable")
     starts = np.searchsorted(row_input[rows_by_input], np.arange(len(inputs) + 1))
     out = np.full(len(row_input), np.nan, dtype=np.float64)
-    base, head, decoder = _encoder_and_head(model)
+    import torch.nn as nn
+
+    path = scoring_path(model, tokenizer)
+    head = _head_fn(model, path)
+    decoder = model.get_output_embeddings()
+    if not isinstance(decoder, nn.Linear):
+        decoder = None
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     with torch.inference_mode():
-        for idx in plan_batches(lengths, batch_size, max_tokens, device.type):
+        for idx in plan_batches(lengths, batch_size, max_tokens, device.type, equal_length=path.padding != "padded"):
             L = int(lengths[idx].max())
             ids = np.full((len(idx), L), pad_id, dtype=np.int64)
             att = np.zeros((len(idx), L), dtype=np.int64)
             for k, s in enumerate(idx):
                 ids[k, :lengths[s]] = inputs[s]
                 att[k, :lengths[s]] = 1
-            logits = _mask_logits(model, base, head, decoder, torch.from_numpy(ids).to(device),
+            logits = _mask_logits(model, head, decoder, torch.from_numpy(ids).to(device),
                                   torch.from_numpy(att).to(device), torch.from_numpy(mask_pos[idx]).to(device),
                                   extra_emb)
+            if not bool(torch.isfinite(logits).all()):
+                bad = int((~torch.isfinite(logits).all(dim=1)).sum())
+                raise ModelError(f"model {name or type(model).__name__} gives non-finite logits (NaN or inf) at the "
+                                 f"mask of {bad} of {len(idx)} sentence(s): its weights are broken",
+                                 fix="download the model again (`fmat download NAME`, or delete its folder in the "
+                                     "cache and rerun the workflow's download_model rule); a local folder: save it again")
             n_rows = starts[idx + 1] - starts[idx]
             rows = np.concatenate([rows_by_input[starts[s]:starts[s + 1]] for s in idx])
             k = torch.from_numpy(np.repeat(np.arange(len(idx)), n_rows)).to(device)
@@ -250,11 +437,11 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     unk_words = list(dict.fromkeys(w for w, o in zip(words, opts) if o.unk))
 
     # added tokens (temporary): one new id per distinct piece sequence
-    V = model.get_input_embeddings().weight.shape[0]
+    V = input_embedding_matrix(model).shape[0]
     extra_ids: dict[tuple, int] = {}
     extra_emb = None
     if add_tokens:
-        emb = model.get_input_embeddings().weight
+        emb = input_embedding_matrix(model)
         vecs = []
         for o in opts:
             if o.oov and not o.unk and len(o.pieces) > 1 and tuple(o.pieces) not in extra_ids:
@@ -298,7 +485,7 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     bar = _progress(len(uniq), name) if progress else None
     try:
         logp = mask_logp(model, tokenizer, enc, mpos, row_sent, row_ids, batch_size=batch_size,
-                         max_tokens=max_tokens, extra_emb=extra_emb, bar=bar)
+                         max_tokens=max_tokens, extra_emb=extra_emb, bar=bar, name=name)
     finally:
         if bar is not None:
             bar.close()

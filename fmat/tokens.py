@@ -3,7 +3,8 @@
 The sentence of a query row (:func:`fill_sentences`), the whole-word token derived from the
 tokenizer (:func:`derive_options`) or from FMAT's model-name rules (:func:`fmat_rule_options`,
 :data:`PATTERN_SPECIAL`), and the mask's position. Needs only a tokenizer: :mod:`fmat.models`
-(``vocab``) and :mod:`fmat.scoring` both build on it, and it imports neither.
+(``vocab``) and :mod:`fmat.scoring` both build on it, and it imports neither. Also the model's
+token embedding matrix (:func:`input_embedding_matrix`: the vocabulary's rows), which both need.
 """
 from __future__ import annotations
 
@@ -75,8 +76,11 @@ def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> li
     """
     if not texts:
         return []
-    return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
-                     return_token_type_ids=False)["input_ids"]
+    try:
+        return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
+                         return_token_type_ids=False)["input_ids"]
+    except ValueError:  # TAPAS's tokenizer insists on building its token types
+        return tokenizer(list(texts), add_special_tokens=special)["input_ids"]
 
 
 
@@ -177,3 +181,20 @@ def fmat_rule_options(tokenizer, model_name: str, queries: Sequence[str], words:
             cache[form] = Option(pieces=list(ids), unk=unk_id is not None and unk_id in ids)
         out.append(cache[form])
     return out
+
+
+def input_embedding_matrix(model):
+    """The token embedding matrix (vocabulary × width) of ``model``: the weight of its input
+    embedding module. Where that is not the vocabulary's (Perceiver's ``get_input_embeddings``
+    returns its latent array), the embedding module with ``config.vocab_size`` rows."""
+    import torch.nn as nn
+
+    emb = model.get_input_embeddings()
+    weight = getattr(emb, "weight", emb)
+    cfg = model.config
+    vocab = getattr(cfg, "vocab_size", None) or getattr(getattr(cfg, "text_config", None), "vocab_size", None)
+    if vocab and weight.shape[0] != vocab:
+        for m in model.modules():
+            if isinstance(m, nn.Embedding) and m.num_embeddings == vocab:
+                return m.weight
+    return weight

@@ -170,6 +170,21 @@ else:
     display(HTML("<p><em>No agreement check found (results/agreement/summary.parquet).</em></p>"))
 
 # %% [markdown]
+# ## The models
+#
+# One card per model: its architecture, size and vocabulary, where it came from (the locked
+# hub commit, or a local folder's weights hash) and its creation date on the hub, how fmat
+# scored it (the MLM head at the mask only, or the model's full forward pass; padded or
+# equal-length batches: docs/scoring.md), and its top-5 fills of three fixed sentences. A
+# trained model fills "Paris is the [MASK] of France." with "capital"; a broken one shows it here.
+
+# %%
+#| label: model-cards
+from fmat.cards import cards_html, read_cards
+
+display(HTML(cards_html(read_cards(RES, SLUGS))))
+
+# %% [markdown]
 # ## Provenance
 #
 # What produced these numbers: the run's settings, the models and the revisions they were

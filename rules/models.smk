@@ -28,3 +28,28 @@ rule download_model:
         "../envs/models.yaml"
     script:
         "../scripts/download_model.py"
+
+
+# The overview's card of each model (fmat.cards.model_card): architecture, parameters,
+# vocabulary, locked commit or local sha256, hub creation date, fast path or full head, and the
+# top-5 fills of three probe sentences, so that a broken model shows at once. Three sentences:
+# on the CPU (no GPU job), with the scoring job's memory.
+rule model_card:
+    input:
+        model=model_marker,
+    output:
+        "results/models/{model}.json",
+    params:
+        device="cpu",
+        cache_dir=config["cache_dir"],
+        lock="resources/models.lock.tsv",
+        offline=not DEMO,
+    threads: 2
+    resources:
+        mem_mb=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, 1)["mem_mb"],
+    log:
+        "logs/model_card/{model}.log",
+    conda:
+        "../envs/score.yaml"
+    script:
+        "../scripts/model_card.py"

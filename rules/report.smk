@@ -58,6 +58,7 @@ rule report_index:
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
         agreement="results/agreement/summary.parquet",
+        cards=expand("results/models/{model}.json", model=SLUGS),
     output:
         "results/reports/index.html",
     params:

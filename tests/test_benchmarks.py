@@ -51,6 +51,19 @@ def test_bench_scoring_small_run(capsys):
     assert agree <= 1e-5
 
 
+def test_bench_scoring_any_architecture(capsys):
+    """--arch times another architecture at BERT-base's size (vocabulary of its own config),
+    says how fmat ran it, and fmat.run agrees with FMAT's way on it."""
+    assert bench_scoring.main(["--arch", "distilbert", "--n", "20", "--chunks", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "architecture: distilbert (DistilBertForMaskedLM, 67M parameters, vocabulary 30522" in out
+    line = next(x for x in out.splitlines() if x.startswith("SUMMARY distilbert"))
+    name, cls, head, padding, fmat_way, ours, ratio, delta = line.split("\t")
+    assert (cls, head, padding) == ("DistilBertForMaskedLM", "fast", "padded")
+    assert float(ratio) == pytest.approx(float(ours) / float(fmat_way), rel=0.02) and float(delta) <= 1e-5
+    assert bench_scoring._without_arch(["--n", "5", "--arch", "all", "--arch=x", "--quick"]) == ["--n", "5", "--quick"]
+
+
 def test_matmul_peak_is_positive_and_finite():
     peak = bench_scoring.matmul_peak(torch.device("cpu"), seconds=0.2)
     assert 0 < peak < float("inf")

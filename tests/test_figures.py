@@ -124,8 +124,13 @@ def test_provenance_helpers(tmp_path):
     v = package_versions(["pandas", "surely-not-a-package-xyz"]).set_index("package")["version"]
     assert v["pandas"] == pd.__version__ and v["surely-not-a-package-xyz"] == "not installed"
     assert model_lock(tmp_path / "missing.tsv").empty
-    (tmp_path / "lock.tsv").write_text("model\trevision\tfiles\tdate\nbert-base-uncased\tabc123\t5\t2026-11-21\n")
+    (tmp_path / "lock.tsv").write_text("model\trevision\tcommit\tfiles\tsha256\tdate\n"
+                                      f"bert-base-uncased\tabc123\t{'a' * 40}\t5\t{'b' * 64}\t2026-11-21\n")
     assert model_lock(tmp_path / "lock.tsv")["revision"].tolist() == ["abc123"]
+    # a damaged lock is not shown as provenance: one row saying so, with the fix
+    (tmp_path / "lock.tsv").write_bytes(b"\x00\xff garbage \x80\n\x01\x02")
+    shown = model_lock(tmp_path / "lock.tsv")
+    assert list(shown.columns) == ["model lock"] and "damaged" in shown.iloc[0, 0] and "fmat download" in shown.iloc[0, 0]
 
 
 def test_html_table_formats_p_counts_and_missing():

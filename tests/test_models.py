@@ -52,7 +52,7 @@ def test_hub_model_absent_offline(tmp_path):
 
 def test_info(tiny):
     df = M.info({"bert": tiny["bert-uncased"], "albert": tiny["albert"]})
-    assert list(df.columns) == ["model", "type", "param", "vocab", "embed", "layer", "heads", "mask"]
+    assert list(df.columns) == ["model", "type", "param", "vocab", "embed", "layer", "heads", "mask", "created"]
     from transformers import AutoModelForMaskedLM
 
     ref = AutoModelForMaskedLM.from_pretrained(tiny["albert"])

@@ -77,7 +77,8 @@ def results_dir(tmp_path_factory):
     status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False),
               "2A": StudyStatus(analysis="attitude_weat")}
     compare(load_paper_results(), ours, status).to_parquet(res / "replication.parquet")
-    (root / "models.lock.tsv").write_text("model\trevision\tfiles\tdate\nbert-base-uncased\tLOCKEDSHA123\t4\t2026\n")
+    (root / "models.lock.tsv").write_text("model\trevision\tcommit\tfiles\tsha256\tdate\n"
+                                          f"bert-base-uncased\tLOCKEDSHA123\t{'a' * 40}\t4\t\t2026\n")
     return root
 
 

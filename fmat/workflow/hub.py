@@ -106,7 +106,8 @@ def _update_lock(lock: Path, row: Mapping) -> None:
     with _lock_guard(lock):
         old = read_lock(lock)
         old = old[old["model"] != row["model"]]
-        new = pd.concat([old, pd.DataFrame([row]).astype(str)], ignore_index=True)
+        new = pd.concat([old, pd.DataFrame([row]).reindex(columns=LOCK_COLUMNS, fill_value="").astype(str)],
+                        ignore_index=True)
         write_table(new[LOCK_COLUMNS].sort_values("model"), lock, "tsv")
 
 

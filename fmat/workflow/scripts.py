@@ -59,5 +59,23 @@ def write_json(record: Mapping, path: str | os.PathLike) -> Path:
 
 
 def read_json(path: str | os.PathLike) -> dict:
-    """Read a JSON marker written by :func:`write_json`."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """Read a model marker written by :func:`write_json` (``resources/models/{model}.json``, the
+    demo's ``{demo_dir}/{model}.json``), checked: a JSON object with a ``name`` (text) and a
+    ``path`` (a folder, or null for a cached hub model). A truncated or edited marker is an
+    InputError naming the file and the fix (delete it: its rule writes it again)."""
+    from ..errors import InputError
+
+    p = Path(path)
+    fix = (f"delete {p} and run the workflow again: its rule (download_model, or demo_models in the demo) "
+           "writes it again")
+    try:
+        record = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(f"the model marker is not valid JSON ({err})", where=str(p), fix=fix) from err
+    if not isinstance(record, dict):
+        raise InputError(f"the model marker holds a {type(record).__name__}, not a JSON object", where=str(p), fix=fix)
+    if not isinstance(record.get("name"), str) or not record["name"].strip():
+        raise InputError("the model marker has no model name (key 'name')", where=str(p), fix=fix)
+    if record.get("path") is not None and (not isinstance(record["path"], str) or not record["path"].strip()):
+        raise InputError(f"the model marker's 'path' is {record['path']!r}, not a folder or null", where=str(p), fix=fix)
+    return record
