@@ -37,3 +37,7 @@ class ModelError(FmatError, RuntimeError):
 
 class OfflineError(FmatError, RuntimeError):
     """Something needs the network and it is not reachable (or offline mode is on)."""
+
+
+class RenderError(FmatError, RuntimeError):
+    """A report page that could not be rendered (the renderer's own words in the message)."""
