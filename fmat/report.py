@@ -332,8 +332,9 @@ def render(source: str | Path, output: str | Path, params: Mapping[str, object] 
 
     ``params`` are the report's parameters (strings; Quarto ``--execute-params``, papermill
     offline). ``cwd`` is the folder the report runs in (relative paths in parameters resolve
-    there). ``log_file``: where the renderer's own output also goes (a Quarto failure names
-    it); without it a failed Quarto render leaves its output in ``<output>.quarto.log``.
+    there). The renderer's own output is logged line by line (logger ``fmat.report``);
+    ``log_file`` is the file the caller's logging writes it to (the rule's log), which a Quarto
+    failure names; without it a failed Quarto render leaves its output in ``<output>.quarto.log``.
     The page is written atomically: a failure (or Ctrl-C, or a full disk) leaves no page,
     or the previous one.
     """
