@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import needs_quarto
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
@@ -298,27 +299,8 @@ def test_demo_pages_in_a_browser(demo_run):
     assert all(p.stat().st_size > 10_000 for p in wanted.values())
 
 
-from fmat.report import QUARTO_TESTED  # noqa: E402
-
-QUARTO = shutil.which("quarto")
-#: set by .ci/run: CI has Quarto, so this test must run there (and .ci/run checks that it passed)
-REQUIRE_QUARTO = os.environ.get("FMAT_REQUIRE_QUARTO") == "1"
-
-
-@pytest.fixture(scope="module")
-def quarto() -> str:
-    """The quarto executable; with FMAT_REQUIRE_QUARTO=1 (CI) its absence fails the test before
-    the demo runs (without it, the test is skipped: see its skipif)."""
-    if not QUARTO:
-        pytest.fail("FMAT_REQUIRE_QUARTO=1 but quarto is not on PATH (.ci/run installs it from the "
-                    "Quarto kit beside the checkout when that kit is there)")
-    return QUARTO
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not QUARTO and not REQUIRE_QUARTO,
-                    reason=f"quarto is not on PATH: install Quarto (quarto.org; tested with {QUARTO_TESTED}) to render "
-                           "the demo's pages with it; CI has it and runs this test")
+@needs_quarto
 def test_demo_pages_with_quarto(quarto, demo_run, tmp_path):
     """Issue 25: the workflow's report rules render the demo's 18 pages with a real Quarto
     (config report_engine: quarto), called from Snakemake without an activated venv (PATH without
