@@ -30,8 +30,10 @@ demo: env
 	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)" --configfile config/demo.yaml
 
 # the whole suite, slow tier included: the demo workflow, the reports in headless Chromium
-# (installed here when run as root on Debian/Ubuntu) and a one-node SLURM cluster (the test
-# installs and starts it; needs root). Without root: `make test-fast`, or see README "Tests".
+# (installed here when run as root on Debian/Ubuntu; driven by Playwright, never its own browser
+# download), the reports rendered with Quarto (when `quarto` is on PATH; skipped, and said so,
+# without it) and a one-node SLURM cluster (the test installs and starts it; needs root).
+# Without root: `make test-fast`, or see README "Tests".
 test: env test-deps
 	$(BIN)/python -m pytest
 
@@ -48,6 +50,8 @@ test-deps:
 	    echo "make test: the browser test needs Chromium (Debian/Ubuntu: sudo apt-get install chromium);" \
 	         "'make test-fast' runs the fast tier without it"; \
 	  fi; }
+	@command -v quarto >/dev/null 2>&1 || echo "make test: quarto is not on PATH: the test that renders the" \
+	  "reports with Quarto is skipped (install Quarto from quarto.org to run it; CI runs it)"
 
 lint: env
 	$(BIN)/snakemake --lint

@@ -82,3 +82,7 @@ def os_error(err: BaseException) -> FmatError | None:
     if err.filename2:
         path = f"{err.filename} -> {err.filename2}"
     return FmatError(what, where=str(path) if path else None, fix=fix)
+
+
+class RenderError(FmatError, RuntimeError):
+    """A report page that could not be rendered (the renderer's own words in the message)."""

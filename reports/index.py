@@ -5,12 +5,17 @@
 #   html:
 #     embed-resources: true
 #     toc: true
+#     toc-location: body
+#     page-layout: full
+#     html-table-processing: none
+# jupyter: python3
 # execute:
 #   echo: false
 #   warning: false
 # ---
 
-# %% tags=["parameters"]
+# %%
+#| tags: [parameters]
 # Parameters (quarto render reports/index.py -P studies:1A,2A ...; fmat report ... -P key:value)
 studies = ""                          # study ids, comma-separated (default: every stats.parquet found)
 results = "results"                   # the workflow's results folder
@@ -23,14 +28,13 @@ config_hash = ""
 lock = "resources/models.lock.tsv"
 
 # %%
-#| label: setup
+#| label: cell-setup
 import datetime
 import html
 from pathlib import Path
 
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
-from IPython.display import HTML, display  # noqa: E402
 
 from fmat.compare import summarise  # noqa: E402
 from fmat.figures import (  # noqa: E402
@@ -39,6 +43,7 @@ from fmat.figures import (  # noqa: E402
 from fmat.paper import load_paper_results  # noqa: E402
 from fmat.paper_figures import svg_img  # noqa: E402
 from fmat.paper_tables import PAGE_CSS, headlines_html, table_attitude, table_html  # noqa: E402
+from fmat.report import show  # noqa: E402
 
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 RES = Path(str(results))
@@ -48,14 +53,14 @@ SLUGS = [m for m in str(models).split(",") if m]
 
 def show_table(df, escape=True):
     """An HTML table (fmat.figures.html_table): p as <.001, counts as integers, 3 decimals."""
-    display(HTML(html_table(df, escape=escape)))
+    show(html_table(df, escape=escape))
 
 
-display(HTML(f"<style>{PAGE_CSS}</style>"))
+show(f"<style>body {{max-width: 1100px}}{PAGE_CSS}</style>")
 if DEMO:
-    display(HTML("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
+    show("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
                  "(random weights, generated vocabularies). They show that every stage runs; they are "
-                 "not expected to match the paper.</div>"))
+                 "not expected to match the paper.</div>")
 
 # %% [markdown]
 # This page summarises the replication of the 15 studies of Bao (2024, *JPSP*), *The
@@ -71,7 +76,7 @@ if DEMO:
 # a criterion the paper cites).
 
 # %%
-#| label: summary
+#| label: cell-summary
 rep_path = RES / "replication.parquet"
 rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame()
 if len(rep):
@@ -79,22 +84,22 @@ if len(rep):
     summary["page"] = [f"<a href='{html.escape(s)}.html'>{html.escape(s)}</a>" if s in STUDIES else "not run"
                        for s in summary["study"]]
     total = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
-    display(HTML(f"<p class='replication-total'>All studies: <b>{int(total['replicated'])}</b> replicated, "
+    show(f"<p class='replication-total'>All studies: <b>{int(total['replicated'])}</b> replicated, "
                  f"<b>{int(total['not replicated'])}</b> not replicated, <b>{int(total['not computable'])}</b> "
-                 f"not computable (of {int(total['total'])} printed numbers).</p>"))
+                 f"not computable (of {int(total['total'])} printed numbers).</p>")
     show_table(summary, escape=False)
-    display(HTML("<h3>The paper's headline claims</h3>" + headlines_html(sorted(set(rep["study"])), rep)))
+    show("<h3>The paper's headline claims</h3>" + headlines_html(sorted(set(rep["study"])), rep))
     attitude = [x for x in ("2A", "2B", "2C", "2D") if x in set(rep["study"])]
     if attitude:  # Table 6 prints the four attitude studies together
         titles = {}
         for x in attitude:
             f = Path(str(paper)).parent / "studies" / f"{x}.yaml"
             titles[x] = str((yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("title", "")) if f.exists() else ""
-        display(HTML("<h3>Table 6 of the paper, with ours</h3>" + table_html(table_attitude(attitude, titles), rep)))
+        show("<h3>Table 6 of the paper, with ours</h3>" + table_html(table_attitude(attitude, titles), rep))
 else:
-    display(HTML("<p><em>results/replication.parquet is missing: run the compare rule.</em></p>"))
-display(HTML("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{html.escape(s)}.html'>{html.escape(s)}</a>"
-                                             for s in STUDIES) + "</p>"))
+    show("<p><em>results/replication.parquet is missing: run the compare rule.</em></p>")
+show("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{html.escape(s)}.html'>{html.escape(s)}</a>"
+                                             for s in STUDIES) + "</p>")
 
 # %% [markdown]
 # ## Figure 2: agreement among the models
@@ -105,16 +110,16 @@ display(HTML("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{htm
 # lines the criteria good (.60) and excellent (.75) (Cicchetti, 1994).
 
 # %%
-#| label: fig-icc
+#| label: cell-icc
 frames = [pd.read_parquet(RES / "analysis" / s / "stats.parquet") for s in STUDIES
           if (RES / "analysis" / s / "stats.parquet").exists()]
 stats = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["study", "statistic", "condition", "model"])
 paper_rows = load_paper_results(paper) if Path(str(paper)).exists() else None
 if len(icc_table(stats, STUDIES)):
-    display(HTML(svg_img(figure2_icc(stats, paper=paper_rows, studies=STUDIES), alt="Figure 2: ICCs per study")))
+    show(svg_img(figure2_icc(stats, paper=paper_rows, studies=STUDIES), alt="Figure 2: ICCs per study"))
     show_table(icc_table(stats, STUDIES))
 else:
-    display(HTML("<p><em>No ICC rows found.</em></p>"))
+    show("<p><em>No ICC rows found.</em></p>")
 
 # %% [markdown]
 # ## Out-of-vocabulary and dropped words, per model
@@ -123,7 +128,7 @@ else:
 # (NaN, dropped from the LPRs), per model over all studies; then per study where any.
 
 # %%
-#| label: oov
+#| label: cell-oov
 per_study = []
 for s in STUDIES:
     d = RES / "scores" / s
@@ -139,7 +144,7 @@ if per_study:
     show_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])
 else:
     oov = pd.DataFrame()
-    display(HTML("<p><em>No score tables found.</em></p>"))
+    show("<p><em>No score tables found.</em></p>")
 
 # %% [markdown]
 # ## Can each model be trusted? Subject–verb agreement beside its FMAT results
@@ -151,7 +156,7 @@ else:
 # syntax deserves less trust in its associations.
 
 # %%
-#| label: model-checks
+#| label: cell-model-checks
 from fmat.figures import model_checks
 
 agreement_path = RES / "agreement" / "summary.parquet"
@@ -167,7 +172,7 @@ if agreement_path.exists():
         show_table(per.pivot_table(index="model", columns="construction", values="accuracy", sort=False)
                    .reset_index())
 else:
-    display(HTML("<p><em>No agreement check found (results/agreement/summary.parquet).</em></p>"))
+    show("<p><em>No agreement check found (results/agreement/summary.parquet).</em></p>")
 
 # %% [markdown]
 # ## The models
@@ -182,7 +187,7 @@ else:
 #| label: model-cards
 from fmat.cards import cards_html, read_cards
 
-display(HTML(cards_html(read_cards(RES, SLUGS))))
+show(cards_html(read_cards(RES, SLUGS)))
 
 # %% [markdown]
 # ## Provenance
@@ -191,7 +196,7 @@ display(HTML(cards_html(read_cards(RES, SLUGS))))
 # locked at (`resources/models.lock.tsv`), and the package versions.
 
 # %%
-#| label: provenance
+#| label: cell-provenance
 show_table(provenance({
     "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     "studies": ", ".join(STUDIES),

@@ -5,12 +5,17 @@
 #   html:
 #     embed-resources: true
 #     toc: true
+#     toc-location: body
+#     page-layout: full
+#     html-table-processing: none
+# jupyter: python3
 # execute:
 #   echo: false
 #   warning: false
 # ---
 
-# %% tags=["parameters"]
+# %%
+#| tags: [parameters]
 # Parameters (quarto render reports/study.py -P study:2A ...; fmat report ... -P key:value)
 study = "1A"                          # study id
 results = "results"                   # the workflow's results folder
@@ -24,14 +29,13 @@ config_hash = ""
 lock = "resources/models.lock.tsv"
 
 # %%
-#| label: setup
+#| label: cell-setup
 import html
 import json
 from pathlib import Path
 
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
-from IPython.display import HTML, display  # noqa: E402
 
 from fmat.compare import format_replication  # noqa: E402
 from fmat.figures import (  # noqa: E402
@@ -46,6 +50,7 @@ from fmat.paper_tables import (  # noqa: E402
     csv_link, drop_repeated_rows, other_rows, ours_only, paper_table, table_criterion, table_html, text_rows_html,
     verdict_html,
 )
+from fmat.report import page_path, show  # noqa: E402
 from fmat.report_design import condition_aliases, option_rows, pair_labels, rows_html, template_rows  # noqa: E402
 
 study = str(study)
@@ -67,10 +72,6 @@ stats = pd.read_parquet(stats_path) if stats_path.exists() else pd.DataFrame(
 stats = drop_repeated_rows(stats, condition_aliases(raw))
 
 
-def show(text):
-    display(HTML(text))
-
-
 def show_table(df, max_rows=None):
     """An HTML table (fmat.figures.html_table): p as <.001, counts as integers, 3 decimals."""
     show(html_table(df, max_rows=max_rows))
@@ -84,12 +85,11 @@ if DEMO:
          "not expected to match the paper.</div>")
 
 # %% [markdown]
-# ## Verdict
+# ## The verdict
 
 # %%
-#| label: verdict
-RULES = Path(str(paper)).resolve().parent.parent / "docs" / "reports.md"  # beside config/, in the repository
-show(verdict_html(study, rep, rule_href=RULES.as_uri() + "#what-replicated-means" if RULES.exists() else ""))
+#| label: cell-verdict
+show(verdict_html(study, rep))  # the rule named as docs/reports.md, no link: a page holds no local path
 
 # %% [markdown]
 # ## The paper's table, with ours
@@ -99,7 +99,7 @@ show(verdict_html(study, rep, rule_href=RULES.as_uri() + "#what-replicated-means
 # text follow. Every row, with our p, CI and the reason of each verdict, is in the CSV files.
 
 # %%
-#| label: paper-table
+#| label: cell-paper-table
 layout = paper_table(study, PAPER, titles={study: str(raw.get("title", ""))}, labels=pair_labels(raw))
 if layout is not None and len(rep):
     show(table_html(layout, rep, study=study))
@@ -125,7 +125,7 @@ show("<p class='downloads'>Download: " + " · ".join(links) + "</p>")
 # ## Figures
 
 # %%
-#| label: figures
+#| label: cell-figures
 figures = read_figure_tables(ADIR) if ADIR.exists() else {}
 drawn = 0
 
@@ -205,7 +205,7 @@ if not figures and not drawn:
 # LPRs). Alpha: internal consistency of the items the study file's `reliability` names.
 
 # %%
-#| label: reliability
+#| label: cell-reliability
 icc = stats[stats["statistic"].str.startswith("ICC")]
 show_table(icc[["statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n"]])
 alpha = stats[stats["statistic"].isin(["alpha", "alpha_std"])]
@@ -218,10 +218,10 @@ show_table(alpha[["statistic", "condition", "model", "value", "n"]], max_rows=60
 # (counts in brackets), then what each stage does.
 
 # %%
-#| label: design
+#| label: cell-design
 show(f"<p><b>Family:</b> {html.escape(str(raw.get('family', '')))}<br>"
      f"<b>Source:</b> {html.escape(str(raw.get('source', '')))}<br>"
-     f"<b>Study file:</b> <code>{html.escape(str(SFILE))}</code></p>")
+     f"<b>Study file:</b> <code>{html.escape(page_path(SFILE))}</code></p>")
 if raw.get("notes"):
     show(f"<p><b>Notes:</b> {html.escape(str(raw['notes']))}</p>")
 show(rows_html(template_rows(raw)))
@@ -234,7 +234,7 @@ show(rows_html(option_rows(raw)))
 # rows with no probability (NaN, dropped from the LPRs), and the words concerned.
 
 # %%
-#| label: oov
+#| label: cell-oov
 slugs = [m for m in str(models).split(",") if m]
 score_dir = RES / "scores" / study
 paths = [score_dir / f"{m}.parquet" for m in slugs] if slugs else sorted(score_dir.glob("*.parquet"))
@@ -245,7 +245,7 @@ show_table(oov_summary(read_scores(paths)) if paths else None)
 # ## Notes
 
 # %%
-#| label: notes
+#| label: cell-notes
 listing = ADIR / "figures.json"
 status = json.loads(listing.read_text(encoding="utf-8")) if listing.exists() else {}
 notes = list(status.get("notes") or [])
@@ -254,6 +254,6 @@ if status:
                     f"({'implemented' if status.get('implemented') else 'not implemented yet'})")
 if config_hash:
     notes.append(f"configuration hash {config_hash}; device {device or 'auto'}")
-display(HTML("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes) + "</ul>" if notes
-             else "<p><em>(no notes)</em></p>"))
+show("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes) + "</ul>" if notes
+             else "<p><em>(no notes)</em></p>")
 show("<p><a href='index.html'>Back to the overview</a></p>")

@@ -5,6 +5,8 @@ Tiny models are built once per session by :mod:`fmat.tiny` into a temporary fold
 """
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,25 @@ def mirror_data() -> Path:
     """The criterion data the repository carries (data/mirror: BLS, SSA, Caliskan et al. 2017)."""
     assert MIRROR.is_dir(), f"{MIRROR} is missing: it is tracked in git, so the checkout is incomplete"
     return MIRROR
+
+
+#: a real Quarto, for the tests that render with it (tests/test_quarto.py, test_workflow's
+#: test_demo_pages_with_quarto). Without one they are skipped and say why; .ci/run sets
+#: FMAT_REQUIRE_QUARTO=1 (CI has Quarto), and then they fail instead.
+from fmat.report import QUARTO_TESTED  # noqa: E402
+
+QUARTO = shutil.which("quarto")
+REQUIRE_QUARTO = os.environ.get("FMAT_REQUIRE_QUARTO") == "1"
+needs_quarto = pytest.mark.skipif(
+    not QUARTO and not REQUIRE_QUARTO,
+    reason=f"quarto is not on PATH: install Quarto (quarto.org; tested with {QUARTO_TESTED}) to run this test; CI has it")
+
+
+@pytest.fixture(scope="session")
+def quarto() -> str:
+    """The quarto executable. Under FMAT_REQUIRE_QUARTO=1 its absence fails the test (before
+    any other fixture of the test is built)."""
+    if not QUARTO:
+        pytest.fail("FMAT_REQUIRE_QUARTO=1 but quarto is not on PATH (.ci/run installs it from the "
+                    "Quarto kit beside the checkout when that kit is there)")
+    return QUARTO

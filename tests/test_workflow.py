@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import needs_quarto
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
@@ -133,7 +135,9 @@ def demo_run(tmp_path_factory):
     run once."""
     work = tmp_path_factory.mktemp("demo")
     override = work / "test.yaml"
-    override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR}))
+    # the offline renderer, also where quarto is on PATH (CI): test_demo_pages_with_quarto renders
+    # the same pages with Quarto
+    override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "report_engine": "offline"}))
     t = time.perf_counter()
     res = snakemake(["--cores", "2"], work, timeout=1500,
                     configfiles=[REPO / "config" / "demo.yaml", override])
@@ -249,25 +253,84 @@ def test_fmat_study_command_writes_the_same_tables(demo_run, tmp_path):
     assert {"ICC_average", "ICC_single", "alpha"} <= set(stats["statistic"])
 
 
-@pytest.mark.slow
-def test_demo_pages_in_a_browser(demo_run):
-    """Issue 18: every report of the demo opens in headless Chromium without console errors or
-    failed requests, every embedded image decodes, the headline sections are there. PNG
-    screenshots of the overview and one study per family go to results/browser/ (git-ignored)."""
-    from fmat.browser import check_pages
+#: what every study page shows (the verdict, the paper's table or why there is none, figures,
+#: the design table), checked in the browser
+STUDY_SECTIONS = ["#verdict", ".paper-table, #no-paper-table", "img.paper-figure", "table.design", "nav#TOC"]
 
-    work, _ = demo_run
-    folder = work / "results" / "reports"
+
+def browse_demo_pages(folder: Path, shots: dict | None = None) -> dict:
+    """Open the demo's 18 pages in headless Chromium (tests/browser_pages.py) and check what a
+    reader sees: no console error, no failed or external request, no external resource, every
+    image decodes, no duplicate id, the headline sections; returns {page name: PageReport}."""
+    from browser_pages import check_pages
+
     studies = sorted(p for p in folder.glob("*.html") if p.name != "index.html")
     assert len(studies) == 17, [p.name for p in studies]
-    shots = REPO / "results" / "browser"
-    wanted = {folder / f"{p}.html": shots / f"{p}.png" for p in ("index", "1A", "2A", "3A", "4A")}
-    # a study page: the verdict, the paper's table (or why there is none), figures, the design table
-    sections = ["#verdict", ".paper-table, #no-paper-table", "img.paper-figure", "table.design"]
-    pages = check_pages(studies, expect=sections, screenshots=wanted, timeout=120)
-    pages += check_pages([folder / "index.html"], expect=["img"], screenshots=wanted, timeout=120)
+    pages = check_pages(studies, expect=STUDY_SECTIONS, screenshots=shots, timeout=120)
+    pages += check_pages([folder / "index.html"], expect=["img.paper-figure", "nav#TOC"], screenshots=shots, timeout=120)
     for page in pages:
         assert page.ok, page
         assert page.n_images >= (1 if page.path.endswith("index.html") else 2), page
+        assert page.outline["banner"] == 1, page.path                       # the demo's banner
+    return {Path(p.path).stem: p for p in pages}
+
+
+def no_local_paths(folder: Path, *roots: Path) -> None:
+    """No page holds an absolute local path (file:// links, the checkout, the run folder)."""
+    for page in sorted(folder.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        assert "file://" not in text, page.name
+        for root in roots:
+            assert str(root) not in text, (page.name, str(root))
+
+
+@pytest.mark.slow
+def test_demo_pages_in_a_browser(demo_run):
+    """Issue 18: every report of the demo (offline renderer) opens in headless Chromium without
+    console errors or failed requests, loads nothing from outside the page, every embedded image
+    decodes, the headline sections are there. PNG screenshots of the overview and one study per
+    family go to results/browser/ (git-ignored)."""
+    work, _ = demo_run
+    folder = work / "results" / "reports"
+    shots = REPO / "results" / "browser"
+    wanted = {folder / f"{p}.html": shots / f"{p}.png" for p in ("index", "1A", "2A", "3A", "4A")}
+    browse_demo_pages(folder, wanted)
+    no_local_paths(folder, REPO, work)
+    for log in (work / "logs" / "report").glob("*.log"):
+        assert "with offline ->" in log.read_text(), log.name
     print("browser screenshots:", *sorted(str(p) for p in wanted.values()))
     assert all(p.stat().st_size > 10_000 for p in wanted.values())
+
+
+@pytest.mark.slow
+@needs_quarto
+def test_demo_pages_with_quarto(quarto, demo_run, tmp_path):
+    """Issue 25: the workflow's report rules render the demo's 18 pages with a real Quarto
+    (config report_engine: quarto), called from Snakemake without an activated venv (PATH without
+    the venv: QUARTO_PYTHON must lead Quarto to this Python). The pages pass the same browser
+    checks as the offline ones, and each has the offline page's outline: the same headings,
+    table of contents, tables, figures, captions and verdict cells."""
+    work, _ = demo_run
+    copy = tmp_path / "demo"
+    shutil.copytree(work, copy, symlinks=True)          # mtimes kept: only the reports run again
+    override = copy / "test.yaml"
+    override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "report_engine": "quarto"}))
+    bare_path = os.pathsep.join([str(Path(quarto).parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    res = snakemake(["--cores", "2", "--rerun-triggers", "mtime", "--forcerun", "report_study", "report_index"],
+                    copy, env={"PATH": bare_path, "VIRTUAL_ENV": ""}, timeout=1500,
+                    configfiles=[REPO / "config" / "demo.yaml", override])
+    assert res.returncode == 0, res.stdout[-6000:]
+    ran = job_counts(res.stdout)
+    assert ran == {"report_study": 17, "report_index": 1, "all": 1, "total": 19}, ran
+    for log in (copy / "logs" / "report").glob("*.log"):
+        text = log.read_text()
+        assert "with quarto ->" in text and f"QUARTO_PYTHON={sys.executable}" in text, log.name
+    folder = copy / "results" / "reports"
+    shots = {folder / f"{p}.html": REPO / "results" / "browser" / f"quarto-{p}.png" for p in ("index", "2A")}
+    quarto_pages = browse_demo_pages(folder, shots)
+    no_local_paths(folder, REPO, work, copy)
+    offline_pages = browse_demo_pages(work / "results" / "reports")
+    for name, page in quarto_pages.items():
+        assert page.outline == offline_pages[name].outline, name
+        assert not [c for c in page.outline["captions"] if re.fullmatch(r"(Figure \d+.*|\([a-z]\))", c)], name
+        assert page.outline["toc"] and page.outline["tables"] >= 2, name

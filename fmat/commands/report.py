@@ -36,9 +36,11 @@ def register(sub) -> None:
     p = sub.add_parser(
         "report",
         help="render a report source (Quarto if installed, else offline) to one HTML file",
-        description="Render a Quarto percent-format report source (reports/*.py) to one "
-                    "self-contained HTML file. Uses 'quarto render' when quarto is on PATH, and "
-                    "otherwise jupytext + papermill + nbconvert (offline).",
+        description="Render a Quarto percent-format report source (reports/*.py; cell options as "
+                    "'#| key: value' lines, '#| tags: [parameters]' on the parameters cell) to one "
+                    "self-contained HTML file, written atomically. Uses 'quarto render' when quarto "
+                    "is on PATH (QUARTO_PYTHON set to this Python), and otherwise jupytext + papermill "
+                    "+ nbconvert (offline); both give the same page (docs/reports.md).",
         epilog="example:\n  fmat report reports/study.py -P study:2A -P results:results -o results/reports/2A.html\n"
                "  fmat report reports/study.py --check     # structural check only",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -49,7 +51,8 @@ def register(sub) -> None:
                    help="report parameter (repeatable), as quarto's -P")
     p.add_argument("--engine", choices=("auto", "quarto", "offline"), default="auto",
                    help="renderer (default: quarto when on PATH, else offline)")
-    p.add_argument("--check", action="store_true", help="only check the source's structure")
+    p.add_argument("--check", action="store_true",
+                   help="only check the source's structure and cell options (both renderers')")
     # the source and every -P value that is a file (a study file...) are inputs: -o may be neither
     files(p, inputs=("source", lambda args: list(_params(args.param).values())), output="file")
     p.set_defaults(func=_run)
