@@ -35,7 +35,8 @@ def model_card(name: str, source: str | os.PathLike | None = None, lock_path=Non
     created (the hub creation date recorded at download, or ""), head ("fast"/"full"), padding
     ("padded"/"equal-length"), scoring (in words), probes (``[{query, fills: [{token_str, score}]}]``).
     """
-    from .models import _sha256, created_date, load_masked_lm, read_lock, top_fills, weights_path
+    from .lockfile import sha256_file
+    from .models import created_date, load_masked_lm, read_lock, top_fills, weights_path
     from .scoring import scoring_path
     from .tokens import input_embedding_matrix
 
@@ -55,7 +56,7 @@ def model_card(name: str, source: str | os.PathLike | None = None, lock_path=Non
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "vocabulary": int(input_embedding_matrix(model).shape[0]),
         "source": "local" if local else "hub", "revision": revision, "commit": commit,
-        "sha256": _sha256(wpath) if wpath else "", "created": "" if local else created_date(name, lock_path),
+        "sha256": sha256_file(wpath) if wpath else "", "created": "" if local else created_date(name, lock_path),
         "head": path.head, "padding": path.padding, "scoring": path.describe(),
         "probes": [{"query": q, "fills": [{"token_str": f["token_str"], "score": f["score"]}
                                           for f in top_fills(model, tok, q, top)]} for q in probes],

@@ -21,7 +21,6 @@ local mirror folder (``mirror_dir``), for offline machines.
 """
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import hashlib
 import math
@@ -40,7 +39,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import FmatError, InputError, OfflineError
-from .io import atomic_path, read_table, write_table
+from . import lockfile
+from .io import atomic_path, read_table
+from .lockfile import sha256_file
 
 # --------------------------------------------------------------------------------------
 # Sources
@@ -139,15 +140,6 @@ class CriterionChangedWarning(UserWarning):
     """A source file differs from the one recorded in the lock (the publisher republished)."""
 
 
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(chunk), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
              opener: Callable | None = None, user_agent: str = USER_AGENT) -> Path:
     """Download ``url`` to ``dest`` atomically (a killed download leaves no file).
@@ -195,31 +187,20 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    """Exclusive lock on ``path`` + '.lck' so parallel fetch jobs do not lose lock rows."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(str(path) + ".lck", "a+") as fh:
-        try:
-            import fcntl
-
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - Windows
-            pass
-        yield
-
-
 def read_lock(lock_path: str | os.PathLike) -> pd.DataFrame:
-    """The lock table (empty with :data:`LOCK_COLUMNS` when there is none yet)."""
-    lock_path = Path(lock_path)
-    if not lock_path.exists():
-        return pd.DataFrame({c: pd.Series(dtype="str") for c in LOCK_COLUMNS})
-    df = pd.read_csv(lock_path, sep="\t", dtype=str, keep_default_na=False)
-    missing = [c for c in LOCK_COLUMNS if c not in df.columns]
-    if missing:
-        raise InputError(f"lock table lacks columns {missing}", where=str(lock_path),
-                         fix="delete the file; the next retrieval writes a new one")
-    return df[LOCK_COLUMNS]
+    """The criterion sources' lock table (empty with :data:`LOCK_COLUMNS` when there is none
+    yet), checked by :func:`fmat.lockfile.read` (every row needs a name, a location and a
+    64-digit sha256)."""
+    return lockfile.read(lock_path, LOCK_COLUMNS, what="criteria lock file",
+                         fix="delete the file; the next retrieval writes a new one", check_row=_lock_row_problem)
+
+
+def _lock_row_problem(r) -> str | None:
+    if not str(r["name"]).strip() or not str(r["location"]).strip():
+        return "an empty name or location"
+    if not re.fullmatch(r"[0-9a-f]{64}", str(r["sha256"])):
+        return f"(source {str(r['name'])[:40]!r}) sha256 {str(r['sha256'])[:80]!r} that is not 64 hexadecimal digits"
+    return None
 
 
 def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | os.PathLike,
@@ -235,7 +216,7 @@ def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | o
     now = now or _now()
     digest = sha256_file(path)
     size = str(Path(path).stat().st_size)
-    with _locked(lock_path):
+    with lockfile.exclusive(lock_path):
         df = read_lock(lock_path)
         hit = (df["name"] == origin.name) & (df["location"] == origin.location)
         if hit.any():
@@ -259,7 +240,7 @@ def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | o
                        last_retrieved=now, previous_sha256="")
             df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)
         df = df.sort_values(["name", "location"], kind="stable")
-        write_table(df, lock_path, fmt="tsv")
+        lockfile.write(lock_path, df, LOCK_COLUMNS)
         return df[(df["name"] == origin.name) & (df["location"] == origin.location)].iloc[0].to_dict()
 
 

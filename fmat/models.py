@@ -16,7 +16,6 @@ weights come from safetensors, or from PyTorch files read with ``weights_only`` 
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import re
 import contextlib
 import logging
@@ -28,7 +27,9 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from . import lockfile
 from .errors import InputError, ModelError, OfflineError
+from .lockfile import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -86,49 +87,43 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
 
 # ----------------------------------------------------------------------------- lock file
 
+_LOCK_FIX = ("delete it and lock the models again: `fmat download MODEL ...`, or the workflow's download step "
+             "(snakemake --profile profiles/default --forcerun download_model)")
+
+
+def _lock_row_problem(r) -> str | None:
+    """What is wrong with one row of the models' lock, or None."""
+    model = str(r["model"])
+    if not model.strip():
+        return "an empty model name"
+    if r["revision"] == "local" and (not str(r["commit"]).strip() or "\n" in str(r["commit"])):
+        return f"(model {model[:80]!r}) commit {str(r['commit'])[:80]!r} is not the path of the local folder"
+    if r["revision"] != "local" and not _HEX40.fullmatch(str(r["commit"])):
+        return f"(model {model[:80]!r}) commit {r['commit']!r} is not a 40-digit hexadecimal commit id"
+    if r["sha256"] and not _HEX64.fullmatch(str(r["sha256"])):
+        return f"(model {model[:80]!r}) sha256 {str(r['sha256'])[:80]!r} is not 64 hexadecimal digits"
+    return None
+
+
 def read_lock(lock_path) -> pd.DataFrame:
-    """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist), validated.
+    """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist), validated
+    (:func:`fmat.lockfile.read`).
 
     A file that is not a lock (not a TSV, columns missing, a commit that is neither 40 hex
     digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is an InputError
     naming the file, the row and the fix; it is never used as provenance.
     """
-    p = Path(lock_path)
-    fix = ("delete it and lock the models again: `fmat download MODEL ...`, or the workflow's download step "
-           "(snakemake --profile profiles/default --forcerun download_model)")
-    if not p.exists():
-        return pd.DataFrame({c: pd.Series(dtype="str") for c in LOCK_COLUMNS})
-    try:
-        df = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8")
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
-        raise InputError(f"the model lock file is not a tab-separated table ({type(err).__name__}: "
-                         f"{str(err).splitlines()[0] if str(err) else ''})", where=str(p), fix=fix) from err
-    for c in _OPTIONAL_LOCK_COLUMNS:
-        if c not in df.columns:
-            df[c] = ""
-    missing = [c for c in LOCK_COLUMNS if c not in df.columns]
-    if missing:
-        raise InputError(f"lock file lacks column(s) {missing}", where=str(p), fix=fix)
-    for i, r in enumerate(df.itertuples(index=False), start=2):
-        problem = None
-        if not str(r.model).strip():
-            problem = "an empty model name"
-        elif r.revision == "local" and (not str(r.commit).strip() or "\n" in str(r.commit)):
-            problem = f"commit {str(r.commit)[:80]!r} is not the path of the local folder"
-        elif r.revision != "local" and not _HEX40.fullmatch(str(r.commit)):
-            problem = f"commit {r.commit!r} is not a 40-digit hexadecimal commit id"
-        elif r.sha256 and not _HEX64.fullmatch(str(r.sha256)):
-            problem = f"sha256 {str(r.sha256)[:80]!r} is not 64 hexadecimal digits"
-        if problem:
-            raise InputError(f"the model lock file is damaged: line {i} (model {str(r.model)[:80]!r}) has {problem}",
-                             where=str(p), fix=fix)
-    return df[LOCK_COLUMNS + [c for c in df.columns if c not in LOCK_COLUMNS]]
+    return lockfile.read(lock_path, LOCK_COLUMNS, what="model lock file", fix=_LOCK_FIX,
+                         optional=_OPTIONAL_LOCK_COLUMNS, check_row=_lock_row_problem)
 
 
-def _write_lock(lock_path, df: pd.DataFrame) -> None:
-    from .io import write_table
-
-    write_table(df[LOCK_COLUMNS], lock_path, "tsv")
+def update_lock(lock_path, rows: pd.DataFrame) -> None:
+    """Put ``rows`` (:data:`LOCK_COLUMNS`) in the lock file in place of the models' old rows,
+    sorted by model; under :func:`fmat.lockfile.exclusive` (parallel download jobs)."""
+    with lockfile.exclusive(lock_path):
+        new = lockfile.replace_rows(read_lock(lock_path), rows.reindex(columns=LOCK_COLUMNS, fill_value=""),
+                                    ["model"])
+        lockfile.write(lock_path, new.sort_values("model", kind="stable"), LOCK_COLUMNS)
 
 
 def locked_commit(model: str, lock_path=None) -> str | None:
@@ -139,14 +134,6 @@ def locked_commit(model: str, lock_path=None) -> str | None:
     df = read_lock(lock_path)
     hit = df[df["model"] == model]
     return str(hit["commit"].iloc[-1]) if len(hit) else None
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 # ----------------------------------------------------------------------------- download
@@ -243,14 +230,12 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
             raise _hub_error(m, err, seconds) from err
         weights = next(folder / f for f in files if f in WEIGHT_FILES)
         rows.append({"model": m, "revision": revision or "main", "commit": commit, "files": ",".join(files),
-                     "sha256": _sha256(weights), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     "sha256": sha256_file(weights), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                      "created": created.strftime("%Y-%m-%d") if hasattr(created, "strftime") else str(created or "")})
         log.info("downloaded %s @ %s to %s", m, commit, folder)
     out = pd.DataFrame(rows, columns=LOCK_COLUMNS)
     if lock_path:
-        old = read_lock(lock_path)
-        old = old[~old["model"].isin(models)]
-        _write_lock(lock_path, pd.concat([old, out], ignore_index=True))
+        update_lock(lock_path, out)
     return out
 
 
@@ -415,7 +400,7 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
     if not len(rows):
         return None
     want = str(rows["sha256"].iloc[-1])
-    got = _sha256(Path(wpath))
+    got = sha256_file(Path(wpath))
     if got != want:
         local = str(rows["revision"].iloc[-1]) == "local"
         raise ModelError(

@@ -63,36 +63,17 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
 
 
 
-def _lock_guard(lock: Path):
-    """An exclusive file lock beside the lock file: download jobs run in parallel and each
-    rewrites the lock file (read, replace its row, write)."""
-    import contextlib
-    import fcntl
-
-    @contextlib.contextmanager
-    def guard():
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        with open(lock.with_name(lock.name + ".lck"), "w") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-
-    return guard()
-
-
-
 def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
     """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
     import datetime as _dt
 
-    from ..models import WEIGHT_FILES, _sha256
+    from ..lockfile import sha256_file
+    from ..models import WEIGHT_FILES
 
     files = sorted(p.name for p in path.iterdir() if p.is_file())
     weights = [path / w for w in WEIGHT_FILES if (path / w).exists()]
     return {"model": name, "revision": revision or "main", "commit": path.name, "files": ",".join(files),
-            "sha256": _sha256(weights[0]) if weights else "",
+            "sha256": sha256_file(weights[0]) if weights else "",
             "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
@@ -100,15 +81,9 @@ def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
 def _update_lock(lock: Path, row: Mapping) -> None:
     import pandas as pd
 
-    from ..io import write_table
-    from ..models import LOCK_COLUMNS, read_lock
+    from ..models import update_lock
 
-    with _lock_guard(lock):
-        old = read_lock(lock)
-        old = old[old["model"] != row["model"]]
-        new = pd.concat([old, pd.DataFrame([row]).reindex(columns=LOCK_COLUMNS, fill_value="").astype(str)],
-                        ignore_index=True)
-        write_table(new[LOCK_COLUMNS].sort_values("model"), lock, "tsv")
+    update_lock(lock, pd.DataFrame([row]).astype(str))
 
 
 
@@ -168,7 +143,8 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
     from ``path`` without the network. No hub, no cache."""
     import datetime as _dt
 
-    from ..models import WEIGHT_FILES, _sha256
+    from ..lockfile import sha256_file
+    from ..models import WEIGHT_FILES
 
     folder = Path(folder)  # as given: relative to the working folder, so that the project can move
     weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
@@ -178,7 +154,7 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
         raise InputError(f"model {name!r}: {folder} is not a model folder (config.json and "
                          f"{' or '.join(WEIGHT_FILES)} needed)", where="config.models[].path",
                          fix="give a folder written by save_pretrained")
-    digest = _sha256(weights[0])
+    digest = sha256_file(weights[0])
     files = sorted(p.name for p in folder.iterdir() if p.is_file())
     _update_lock(Path(lock), {"model": name, "revision": "local", "commit": str(folder), "files": ",".join(files),
                               "sha256": digest,

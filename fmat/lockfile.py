@@ -1,0 +1,100 @@
+"""Lock files: small tab-separated tables that pin what a run used, one mechanism for all of them.
+
+The models' lock (``resources/models.lock.tsv``: :mod:`fmat.models`, the workflow's download
+step) and the criterion sources' lock (the replication's ``resources/criteria/lock.tsv``) are
+both read with :func:`read` (the columns and every row checked: a damaged lock is an
+InputError naming the file, the line and the fix, never used as provenance), changed only
+inside :func:`exclusive` (parallel jobs rewrite the same file) and written atomically with
+:func:`write`. :func:`sha256_file` is the digest every lock records.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import pandas as pd
+
+from .errors import InputError
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def exclusive(path: str | os.PathLike):
+    """An exclusive lock on ``path`` + ``.lck`` for the block: read, change and write the lock
+    file inside it, so that parallel jobs do not lose each other's rows."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lck"), "a+") as fh:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no parallel jobs to guard against
+            yield
+            return
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def empty(columns: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="str") for c in columns})
+
+
+def read(path: str | os.PathLike, columns: Sequence[str], *, what: str, fix: str,
+         optional: Iterable[str] = (), check_row: Callable[[pd.Series], str | None] | None = None) -> pd.DataFrame:
+    """The lock table at ``path`` (empty with ``columns`` when there is none yet), checked.
+
+    ``optional`` columns may be missing from an older lock (read as empty text); any other
+    missing column, a file that is not a tab-separated table, or a row for which ``check_row``
+    returns a problem (text) is an InputError: ``what`` names the file's kind, ``fix`` says
+    what to do. Columns come back in the order of ``columns``, other columns after them.
+    """
+    p = Path(path)
+    if not p.exists():
+        return empty(columns)
+    try:
+        df = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8")
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
+        first = str(err).splitlines()[0] if str(err) else ""
+        raise InputError(f"the {what} is not a tab-separated table ({type(err).__name__}: {first})",
+                         where=str(p), fix=fix) from err
+    for c in optional:
+        if c not in df.columns:
+            df[c] = ""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"the {what} lacks column(s) {missing}", where=str(p), fix=fix)
+    if check_row is not None:
+        for line, (_, row) in enumerate(df.iterrows(), start=2):
+            problem = check_row(row)
+            if problem:
+                raise InputError(f"the {what} is damaged: line {line} has {problem}", where=str(p), fix=fix)
+    return df[list(columns) + [c for c in df.columns if c not in columns]]
+
+
+def write(path: str | os.PathLike, df: pd.DataFrame, columns: Sequence[str]) -> Path:
+    """Write the lock table atomically (a killed job leaves the old file), ``columns`` first."""
+    from .io import write_table
+
+    return write_table(df[list(columns) + [c for c in df.columns if c not in columns]], path, "tsv")
+
+
+def replace_rows(df: pd.DataFrame, rows: pd.DataFrame, key: Sequence[str]) -> pd.DataFrame:
+    """``df`` with the rows whose ``key`` appears in ``rows`` replaced by ``rows`` (appended)."""
+    if not len(rows):
+        return df
+    keys = set(map(tuple, rows[list(key)].astype(str).to_numpy()))
+    keep = [tuple(r) not in keys for r in df[list(key)].astype(str).to_numpy()]
+    return pd.concat([df[keep], rows], ignore_index=True)
