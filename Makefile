@@ -54,6 +54,8 @@ test-deps:
 	  "reports with Quarto is skipped (install Quarto from quarto.org to run it; CI runs it)"
 
 lint: env
+	$(BIN)/ruff check .
+	$(BIN)/snakefmt --check Snakefile rules/
 	$(BIN)/snakemake --lint
 
 bench: env

@@ -16,6 +16,8 @@ configfile: "config/config.yaml"
 
 
 include: "rules/common.smk"
+
+
 # wildcards only take configured values (a model slug such as vinai__bertweet-base, a study id)
 wildcard_constraints:
     model=alternatives(SLUGS),
@@ -28,8 +30,6 @@ include: "rules/queries.smk"
 include: "rules/score.smk"
 include: "rules/lpr.smk"
 include: "rules/reliability.smk"
-
-
 include: "rules/criteria.smk"
 include: "rules/analysis.smk"
 include: "rules/compare.smk"
@@ -38,8 +38,8 @@ include: "rules/agreement.smk"
 
 
 rule all:
+    default_target: True
     input:
         all_outputs(),
         REPORT_TARGETS,
         "results/agreement/summary.parquet",
-    default_target: True

@@ -7,7 +7,7 @@ ALBERT's 128-wide factorised embedding and shared layers; DistilBERT's 6 layers;
 of the model's family (WordPiece, SentencePiece unigram, byte-level BPE, fastBPE), trained on the
 studies' words, so sentence lengths are realistic; the model's vocabulary is the real size
 (it matters only at the MLM head, which fmat.run evaluates at the mask only). Each model is saved
-to a temporary folder and scored by fmat.workflow.score_studies -- the workflow's scoring job:
+to a temporary folder and scored by fmat_replication.score.score_studies -- the workflow's scoring job:
 one model load, all 15 studies' query tables (42,860 rows, 16,208 unique sentences a model).
 
 Per model and in total it prints unique sentences, sentences/s, wall time (load included), peak
@@ -193,9 +193,9 @@ def rss() -> int:
 def paper_queries(folder: Path) -> dict:
     """The 15 studies' query tables, as rule queries builds them; 1C's names from the SSA counts
     in data/mirror (ssa_names_1c; without GloVe's filter 3,832 names give 1C's 15,328 sentences)."""
-    from fmat import criteria
+    from fmat_replication import criteria
     from fmat.io import write_table
-    from fmat.workflow import query_table
+    from fmat_replication.queries import query_table
 
     counts = criteria.read_ssa_counts(ROOT / "data/mirror/ssa/ssa_national_1900_2017_by_name_sex.tsv")
     with warnings.catch_warnings():
@@ -251,7 +251,7 @@ def _sync(device):
 
 
 class _LoadTime(logging.Handler):
-    """Catches score_studies' "model %s loaded in %.2f s" log line."""
+    """Catches the "model %s loaded in %.2f s" log line of :func:`fmat.runner.score_tables`."""
     seconds = float("nan")
 
     def emit(self, record):
@@ -260,13 +260,13 @@ class _LoadTime(logging.Handler):
 
 
 def score_paper(path: Path, samples: dict, device, batch_size=None, max_tokens=None, way=None) -> dict:
-    """Score every study's sampled table with fmat.workflow.score_studies (one load); seconds of the
+    """Score every study's sampled table with fmat_replication.score.score_studies (one load); seconds of the
     load and of each study, peak memory. ``way``: a :class:`FmatWay` run on each study right after
     fmat.run's (so that load from other processes hits both alike; its time is not fmat.run's, and
     its model's memory is taken off the peak)."""
-    from fmat.workflow import score_studies
+    from fmat_replication.score import score_studies
 
-    log = logging.getLogger("fmat.workflow")
+    log = logging.getLogger("fmat.runner")  # score_studies loads through fmat.runner.score_tables
     catch = _LoadTime()
     log.addHandler(catch)
     log.setLevel(logging.INFO)
@@ -310,7 +310,7 @@ class FmatWay:
         self.load = time.perf_counter() - t0
         self.device = device
         self.work = {}
-        for sid, (t, n, k) in samples.items():
+        for sid, (t, _n, _k) in samples.items():
             sent = fill_sentences(t, self.pipe.tokenizer.mask_token)
             words = t["M_word"].astype(str).to_numpy()
             self.work[sid] = [(s, list(dict.fromkeys(words[sent == s]))) for s in dict.fromkeys(sent.tolist())]
@@ -423,7 +423,7 @@ def _main(argv=None) -> int:
 
     from fmat.scoring import fill_sentences
     from fmat.tiny import build_tokenizer
-    from fmat.workflow import demo_words
+    from fmat_replication.demo import demo_words
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
@@ -444,7 +444,9 @@ def _main(argv=None) -> int:
         n_drawn = sum(s[2] for s in samples.values())
         words = demo_words(list(tables.values()))
         print(f"work: 15 studies, {n_rows:,} query rows, {n_uniq:,} unique sentences a model; "
-              f"{'all scored' if args.sample >= 1 else f'SAMPLE {args.sample:g}: {n_drawn:,} scored, times extrapolated by study (x n / drawn; at least {args.least} a study)'}")
+              + ("all scored" if args.sample >= 1 else
+                 f"SAMPLE {args.sample:g}: {n_drawn:,} scored, times extrapolated by study "
+                 f"(x n / drawn; at least {args.least} a study)"))
         print("models: published architectures, RANDOM weights" + (" shrunk by --tiny (2 layers, hidden 32)"
               if args.tiny else "") + "; tokenizers: fmat.tiny's of each family trained on the studies' words "
               "(the real vocabulary size is kept for the MLM head)", flush=True)
@@ -461,7 +463,7 @@ def _main(argv=None) -> int:
             way = None if args.no_fmat_way else FmatWay(path, way_samples, device)
             res = score_paper(path, samples, device, args.batch_size, args.max_tokens, way=way)
             lengths = []
-            for t, n, k in samples.values():
+            for t, _n, _k in samples.values():
                 lengths += [len(tok(s)["input_ids"]) for s in dict.fromkeys(fill_sentences(t, tok.mask_token).tolist())]
             peak = matmul_peak(device, seconds=1.0)     # right after, under the same load
             scored = sum(res["study_sec"].values())

@@ -8,14 +8,13 @@ at download), how fmat scored it (the fast path or the full head; padded or equa
 batches: :func:`fmat.scoring.scoring_path`), and its top-5 fills of three fixed probe
 sentences (:data:`PROBES`, the fill-mask pipeline as :func:`fmat.fill_mask_check`): a trained
 model fills "Paris is the [MASK] of France." with "capital"; a broken one does not.
-:func:`cards_html` renders the cards for the report (every value escaped).
+The overview shows them (``fmat_replication.pages.cards``).
 """
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Sequence
 
 #: the fixed probe sentences of every card (one [MASK] each)
 PROBES = ("Paris is the [MASK] of France.", "The doctor asked the nurse to [MASK] the patient.",
@@ -62,45 +61,3 @@ def model_card(name: str, source: str | os.PathLike | None = None, lock_path=Non
                                           for f in top_fills(model, tok, q, top)]} for q in probes],
     }
     return card
-
-
-def cards_html(cards: Sequence[Mapping]) -> str:
-    """The cards as HTML (one ``<div class="model-card">`` each, every value escaped)."""
-    if not cards:
-        return "<p><em>No model cards found (results/models/*.json): run the model_card rule.</em></p>"
-    e = html.escape
-    out = ["<style>.model-cards{display:flex;flex-wrap:wrap;gap:12px}"
-           ".model-card{border:1px solid #ccc;border-radius:6px;padding:8px 12px;width:360px;font-size:90%}"
-           ".model-card h4{margin:0 0 4px 0}.model-card table{border-collapse:collapse;margin:2px 0}"
-           ".model-card td{padding:1px 6px 1px 0;vertical-align:top;text-align:left !important}.model-card .fills{font-size:92%}"
-           "</style><div class='model-cards'>"]
-    for c in cards:
-        origin = (f"local, sha256 {e(str(c.get('sha256', ''))[:16])}…" if c.get("source") == "local"
-                  else f"{e(str(c.get('revision', '')))} @ {e(str(c.get('commit', ''))[:12])}")
-        rows = [("architecture", f"{e(str(c.get('architecture', '')))} ({e(str(c.get('model_type', '')))})"),
-                ("parameters", f"{int(c.get('parameters', 0)):,}"),
-                ("vocabulary", f"{int(c.get('vocabulary', 0)):,} tokens"),
-                ("source", origin),
-                ("created on the hub", e(str(c.get("created") or "not recorded"))),
-                ("scoring", e(str(c.get("scoring", ""))))]
-        body = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
-        probes = "".join(
-            f"<tr><td>{e(str(p.get('query', '')))}</td><td class='fills'>"
-            + ", ".join(f"{e(str(f.get('token_str', '')))} ({float(f.get('score', 0)):.3g})" for f in p.get("fills", []))
-            + "</td></tr>" for p in c.get("probes", []))
-        out.append(f"<div class='model-card'><h4>{e(str(c.get('model', '')))}</h4><table>{body}</table>"
-                   f"<p style='margin:4px 0 0 0'><b>Top-5 fills</b></p><table>{probes}</table></div>")
-    out.append("</div>")
-    return "".join(out)
-
-
-def read_cards(results: str | os.PathLike, slugs: Sequence[str]) -> list[dict]:
-    """The cards ``results/models/{slug}.json`` of ``slugs`` that exist, in that order."""
-    import json
-
-    out = []
-    for s in slugs:
-        p = Path(results) / "models" / f"{s}.json"
-        if p.exists():
-            out.append(json.loads(p.read_text(encoding="utf-8")))
-    return out

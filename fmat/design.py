@@ -88,7 +88,7 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
                              fix="use exactly one [MASK] per query (FMAT scores one masked position)")
         out.append(_MASK_RE.sub("[MASK]", q))
     seen = set()
-    for i, q in enumerate(out):
+    for q in out:
         if q in seen:
             raise InputError(f"query {q!r} is listed twice", where=_loc(where, "query"),
                              fix="remove the duplicate (it would duplicate every row)")

@@ -1,7 +1,7 @@
 """Network calls: every one has a timeout.
 
 fmat goes online only to download: models (``fmat download``, the workflow's ``download_model``
-rule), the criterion sources (:mod:`fmat.criteria`) and the agreement pairs
+rule), the criterion sources (:mod:`fmat_replication.criteria`) and the agreement pairs
 (:mod:`fmat.agreement`). A server that accepts the connection and never answers (a stalled
 proxy, a half-open firewall) must not hang a run: every request waits at most
 :func:`timeout` seconds for the connection and for each read of the answer, then fails with a

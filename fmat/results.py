@@ -7,7 +7,8 @@ join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
 - ``study``      study id, e.g. "1A", "2C", "4D"
 - ``statistic``  what the number is: see :data:`STATISTICS`
 - ``condition``  which part of the design: a value of the documented vocabulary
-                 (``fmat/data/conditions.tsv``), or several joined by ":" (e.g. "like-dislike:personal")
+                 (the replication's ``fmat_replication/data/conditions.tsv``), or several joined by ":"
+                 (e.g. "like-dislike:personal")
 - ``model``      a model slug (e.g. "bert-base-uncased", "vinai__bertweet-base") or "all"
 - ``value``      the estimate
 - ``se, df, df2, p, ci_low, ci_high, n``  its standard error, degrees of freedom
@@ -17,7 +18,6 @@ join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -67,16 +67,6 @@ STATISTICS = {
     "mean": "a mean (e.g. of LPRs)",
     "accuracy": "share correct (subject-verb agreement check)",
 }
-
-CONDITIONS_FILE = Path(__file__).with_name("data") / "conditions.tsv"
-
-
-def conditions() -> pd.DataFrame:
-    """The documented condition vocabulary (``condition``, ``meaning``)."""
-    if not CONDITIONS_FILE.exists():  # pragma: no cover - shipped with the package
-        return pd.DataFrame({"condition": ["all"], "meaning": ["the whole study"]})
-    return pd.read_csv(CONDITIONS_FILE, sep="\t", dtype=str, keep_default_na=False)
-
 
 def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
     """Rows (dicts or a DataFrame) -> a results table with exactly :data:`RESULT_COLUMNS`.

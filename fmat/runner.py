@@ -6,7 +6,7 @@ so that none of those three imports another in a circle.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -75,13 +75,90 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, 
         scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
                         add_tokens=add_tokens, na_out=na_out, progress=progress, word_rule=word_rule,
                         pattern_special=pattern_special, weight_decay=weight_decay)
-        scores.insert(0, "model", label)
-        frames.append(scores)
+        frames.append(label_scores(scores, label, data))
         del model
-    out = pd.concat(frames, ignore_index=True)
-    out["model"] = pd.Categorical(out["model"], categories=list(model_map))
-    for c in data.columns:
-        if isinstance(data[c].dtype, pd.CategoricalDtype):
-            out[c] = pd.Categorical(out[c], categories=data[c].cat.categories)
-    out.attrs = dict(data.attrs)
+    return concat_scores(frames, models=list(model_map))
+
+
+def label_scores(scores: pd.DataFrame, model: str, queries: pd.DataFrame) -> pd.DataFrame:
+    """One model's scores as :func:`run` returns them: ``model`` first (categorical), the query
+    columns with the query table's levels, and its ``attrs`` (the design type)."""
+    scores = scores.copy()
+    scores.insert(0, "model", pd.Categorical([model] * len(scores), categories=[model]))
+    for col in queries.columns:
+        if isinstance(queries[col].dtype, pd.CategoricalDtype) and col in scores:
+            scores[col] = pd.Categorical(scores[col], categories=queries[col].cat.categories)
+    scores.attrs = dict(queries.attrs)
+    return scores
+
+
+def concat_scores(tables: Sequence[pd.DataFrame], models: Sequence[str] | None = None) -> pd.DataFrame:
+    """Several models' score tables as one, as :func:`run` would have returned them: rows in the
+    given order, ``model`` categorical in ``models`` order (default: order of appearance), every
+    categorical column with the union of the tables' levels in order of first appearance."""
+    tables = list(tables)
+    if not tables:
+        raise InputError("no score tables to combine", fix="score at least one model")
+    out = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0].copy()
+    for col in tables[0].columns:
+        if col != "model" and isinstance(tables[0][col].dtype, pd.CategoricalDtype):
+            levels: dict = {}
+            for t in tables:
+                for level in t[col].cat.categories:
+                    levels.setdefault(level, None)
+            out[col] = pd.Categorical(out[col].astype(object), categories=list(levels))
+    names = list(models) if models is not None else list(dict.fromkeys(out["model"].astype(str)))
+    out["model"] = pd.Categorical(out["model"].astype(str), categories=names)
+    out.attrs = dict(tables[0].attrs)
     return out
+
+
+def read_scores(paths: Sequence) -> pd.DataFrame:
+    """Score tables of several models written one per model (``fmat run -o``, the workflow's
+    ``results/scores/{study}/{model}.parquet``), read and combined with :func:`concat_scores`."""
+    from .io import read_table
+
+    return concat_scores([read_table(p) for p in paths])
+
+
+def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[str, Mapping] | None = None, *,
+                 name: str | None = None, device=None, batch_size: int | None = None,
+                 max_tokens: int | None = None, threads: int | None = None, lock_path=None):
+    """Score several query tables on ONE model, loaded once; yields ``(key, scores)``.
+
+    ``source``: a model folder or a cached hub model; ``tables``: ``{key: query table}``;
+    ``options``: ``{key: {method, add_tokens, na_out}}`` (a study file's ``score:`` block:
+    :func:`fmat.study.score_options`); ``name``: the ``model`` column (default ``source``).
+    Each table is what :func:`run` returns for that model; the load and each table's time are
+    logged (logger ``fmat.runner``).
+    """
+    import logging
+    import time
+
+    from .scoring import METHODS
+
+    log = logging.getLogger(__name__)
+    device = None if device in (None, "auto") else device
+    options = {key: dict((options or {}).get(key) or {}) for key in tables}
+    scorers = {}
+    for key, opts in options.items():
+        method = opts.pop("method", "fmat")
+        if method not in METHODS:
+            raise InputError(f"scoring method {method!r} is not available", where=f"{key}: score.method",
+                             fix=f"use one of {', '.join(METHODS)}")
+        scorers[key] = scorer_for(method)
+    if threads:
+        import torch
+
+        torch.set_num_threads(int(threads))
+    name = str(name or source)
+    t0 = time.perf_counter()
+    model, tokenizer = load_masked_lm(source, device=device, lock_path=lock_path, progress=False)  # a log
+    log.info("model %s loaded in %.2f s", name, time.perf_counter() - t0)
+    for key, table in tables.items():
+        t1 = time.perf_counter()
+        scores = scorers[key](model, tokenizer, table, name=model_label(source), batch_size=batch_size,
+                              max_tokens=max_tokens, progress=False, **options[key])
+        log.info("%s: %d rows scored in %.2f s", key, len(table), time.perf_counter() - t1)
+        yield key, label_scores(scores, name, table)
+    log.info("model %s: %d table(s) in %.2f s (load included)", name, len(tables), time.perf_counter() - t0)

@@ -278,7 +278,7 @@ def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
     return lpr, reliability, score, analysis
 
 
-def _check_semantics(data: dict, path: Path, criteria_dir: Path | None):
+def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_analysis=None):
     where = str(path)
     queries, items = _build(data, path, criteria_dir)
     lpr, reliability, score, analysis = _with_defaults(data)
@@ -299,18 +299,20 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None):
         if b == item:
             raise InputError(f"reliability.by contains the item column {b!r}", where=f"{where}: reliability.by",
                              fix="split by other columns than the alpha items")
-    if analysis["name"] is not None:
-        from . import analyses
-
-        analyses.check(analysis["name"], analysis["options"], where=f"{where}: analysis")
+    if analysis["name"] is not None and check_analysis is not None:
+        check_analysis(analysis["name"], analysis["options"], where=f"{where}: analysis")
     return queries, items, lpr, reliability, score, analysis
 
 
-def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None) -> Study:
+def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None,
+               check_analysis=None) -> Study:
     """Load and validate a study file; raise :class:`InputError` naming the first problem(s).
 
     ``criteria_dir`` is the folder of criterion tables (``resources/criteria``) used by word
     lists written ``{criterion: NAME, column: COL}``; it is needed only by such studies.
+    ``check_analysis(name, options, where=...)`` checks the ``analysis`` block (the library
+    reads its name and options; which analyses exist is the replication's business:
+    ``fmat_replication.analyses.check``).
     """
     path = Path(path)
     data = read_study_yaml(path)
@@ -321,7 +323,7 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
         raise InputError(problems[0] + more,
                          fix="see docs/study-files.md for every key and its allowed values")
     queries, items, lpr, reliability, score, analysis = _check_semantics(
-        data, path, Path(criteria_dir) if criteria_dir is not None else None)
+        data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
     return Study(id=data["id"], title=data["title"], family=data.get("family"),
                  source=data.get("source", ""), notes=data.get("notes", ""), queries=queries,
                  items=items, lpr=lpr, reliability=reliability, score=score, analysis=analysis,
@@ -338,7 +340,36 @@ def study_lpr_options(path: str | os.PathLike) -> dict:
     return _with_defaults(data)[0]
 
 
-def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None) -> list[str]:
+def score_options(path: str | os.PathLike) -> dict:
+    """The ``score:`` block of a study file with its defaults (``method, add_tokens, na_out``),
+    read without expanding the word lists (no criterion tables needed)."""
+    data = read_study_yaml(Path(path))
+    opts = {**SCORE_DEFAULTS, **(data.get("score") or {})}
+    return {k: opts[k] for k in ("method", "add_tokens", "na_out") if k in opts}
+
+
+def study_criteria(path: str | os.PathLike) -> list[str]:
+    """Names of the criterion tables a study file's word lists read (``{criterion: NAME, ...}``),
+    in order of first appearance (each one ``<criteria_dir>/<NAME>.parquet``)."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            name = node.get("criterion")
+            if isinstance(name, str) and name not in found:
+                found.append(name)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(read_study_yaml(Path(path)).get("queries"))
+    return found
+
+
+def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None,
+                        check_analysis=None) -> list[str]:
     """All schema problems of a study file, or else its first semantic problem ([] when valid).
 
     Criterion word lists are only resolved when ``criteria_dir`` is given; otherwise such lists
@@ -355,7 +386,7 @@ def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike
     if criteria_dir is None:
         data = _stub_criteria(data)
     try:
-        _check_semantics(data, path, Path(criteria_dir) if criteria_dir is not None else None)
+        _check_semantics(data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
     except InputError as err:
         return [str(err)]
     return []

@@ -422,7 +422,7 @@ def check_query_table(df, where: str | None = None) -> None:
                              fix="FMAT pads unequal groups with NA: give every group the same number of "
                                  "words, or remove those rows")
     has = {"TARGET": "T_word" in df.columns, "ATTRIB": "A_word" in df.columns}
-    for i, q in enumerate(pd.unique(df["query"].astype(str))):
+    for q in pd.unique(df["query"].astype(str)):
         loc = f"{where}: query {q!r}"
         n = len(MASK_RE.findall(q))
         if n != 1:

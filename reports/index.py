@@ -17,42 +17,48 @@
 # %%
 #| tags: [parameters]
 # Parameters (quarto render reports/index.py -P studies:1A,2A ...; fmat report ... -P key:value)
-studies = ""                          # study ids, comma-separated (default: every stats.parquet found)
-results = "results"                   # the workflow's results folder
-paper = "config/paper_results.tsv"    # the paper's numbers
+studies = ""                          # study ids, comma-separated, in configuration order
+# the page's inputs: the report rule passes its input files (fmat_replication.report.render_page);
+# by hand: every one with -P NAME:PATH (docs/reports.md). A missing one is an error.
+paper = ""                            # config/paper_results.tsv: the paper's numbers
+replication = ""                      # results/replication.parquet
+stats = ""                            # results/analysis/{study}/stats.parquet, comma-joined, in study order
+study_files = ""                      # config/studies/{study}.yaml, comma-joined, in study order
+scores = ""                           # results/scores/{study}/{model}.parquet, comma-joined
+agreement = ""                        # results/agreement/summary.parquet
+cards = ""                            # results/models/{model}.json, comma-joined, config order
 models = ""                           # model slugs, comma-separated, in configuration order
 demo = "false"                        # true: numbers from tiny demo models (banner)
 device = ""
 dtype = "float32"
 config_hash = ""
-lock = "resources/models.lock.tsv"
+lock = ""                             # resources/models.lock.tsv (provenance; none in the demo)
 
 # %%
 #| label: cell-setup
 import datetime
 import html
-from pathlib import Path
 
 import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
 
-from fmat.compare import summarise  # noqa: E402
-from fmat.figures import (  # noqa: E402
+from fmat_replication.compare import summarise  # noqa: E402
+from fmat_replication.pages.figures import (  # noqa: E402
     figure2_icc, html_table, icc_table, model_lock, oov_summary, package_versions, provenance, read_scores,
 )
-from fmat.paper import load_paper_results  # noqa: E402
-from fmat.paper_figures import svg_img  # noqa: E402
-from fmat.paper_tables import PAGE_CSS, headlines_html, table_attitude, table_html  # noqa: E402
+from fmat_replication.pages.inputs import index_page  # noqa: E402
+from fmat_replication.pages.paper_figures import svg_img  # noqa: E402
+from fmat_replication.pages.tables import PAGE_CSS, headlines_html, table_attitude, table_html  # noqa: E402
 from fmat.report import show  # noqa: E402
 
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
-RES = Path(str(results))
-STUDIES = [s for s in str(studies).split(",") if s] or sorted(p.parent.name for p in RES.glob("analysis/*/stats.parquet"))
+PAGE = index_page(studies, paper=paper, replication=replication, stats=stats, study_files=study_files,
+                  scores=scores, agreement=agreement, cards=cards)
+STUDIES = PAGE.studies
 SLUGS = [m for m in str(models).split(",") if m]
 
 
 def show_table(df, escape=True):
-    """An HTML table (fmat.figures.html_table): p as <.001, counts as integers, 3 decimals."""
+    """An HTML table (fmat_replication.pages.figures.html_table): p as <.001, counts as integers, 3 decimals."""
     show(html_table(df, escape=escape))
 
 
@@ -77,8 +83,7 @@ if DEMO:
 
 # %%
 #| label: cell-summary
-rep_path = RES / "replication.parquet"
-rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame()
+rep = PAGE.replication
 if len(rep):
     summary = summarise(rep)
     summary["page"] = [f"<a href='{html.escape(s)}.html'>{html.escape(s)}</a>" if s in STUDIES else "not run"
@@ -91,13 +96,9 @@ if len(rep):
     show("<h3>The paper's headline claims</h3>" + headlines_html(sorted(set(rep["study"])), rep))
     attitude = [x for x in ("2A", "2B", "2C", "2D") if x in set(rep["study"])]
     if attitude:  # Table 6 prints the four attitude studies together
-        titles = {}
-        for x in attitude:
-            f = Path(str(paper)).parent / "studies" / f"{x}.yaml"
-            titles[x] = str((yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("title", "")) if f.exists() else ""
-        show("<h3>Table 6 of the paper, with ours</h3>" + table_html(table_attitude(attitude, titles), rep))
+        show("<h3>Table 6 of the paper, with ours</h3>" + table_html(table_attitude(attitude, PAGE.titles), rep))
 else:
-    show("<p><em>results/replication.parquet is missing: run the compare rule.</em></p>")
+    show("<p><em>The paper prints no number for the studies run.</em></p>")
 show("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{html.escape(s)}.html'>{html.escape(s)}</a>"
                                              for s in STUDIES) + "</p>")
 
@@ -111,10 +112,8 @@ show("<p>Study pages: " + " · ".join(f"<a class='study-link' href='{html.escape
 
 # %%
 #| label: cell-icc
-frames = [pd.read_parquet(RES / "analysis" / s / "stats.parquet") for s in STUDIES
-          if (RES / "analysis" / s / "stats.parquet").exists()]
-stats = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["study", "statistic", "condition", "model"])
-paper_rows = load_paper_results(paper) if Path(str(paper)).exists() else None
+stats = PAGE.stats
+paper_rows = PAGE.paper
 if len(icc_table(stats, STUDIES)):
     show(svg_img(figure2_icc(stats, paper=paper_rows, studies=STUDIES), alt="Figure 2: ICCs per study"))
     show_table(icc_table(stats, STUDIES))
@@ -131,11 +130,8 @@ else:
 #| label: cell-oov
 per_study = []
 for s in STUDIES:
-    d = RES / "scores" / s
-    paths = [d / f"{m}.parquet" for m in SLUGS] if SLUGS else sorted(d.glob("*.parquet"))
-    paths = [p for p in paths if p.exists()]
-    if paths:
-        per_study.append(oov_summary(read_scores(paths)).assign(study=s))
+    if PAGE.scores.get(s):
+        per_study.append(oov_summary(read_scores(PAGE.scores[s])).assign(study=s))
 if per_study:
     oov = pd.concat(per_study, ignore_index=True)
     by_model = oov.groupby("model", sort=False)[["rows", "oov_rows", "nan_prob_rows"]].sum().reset_index()
@@ -157,22 +153,15 @@ else:
 
 # %%
 #| label: cell-model-checks
-from fmat.figures import model_checks
+from fmat_replication.pages.figures import model_checks
 
-agreement_path = RES / "agreement" / "summary.parquet"
-if agreement_path.exists():
-    agreement = pd.read_parquet(agreement_path)
-    all_stats = [pd.read_parquet(RES / "analysis" / s / "stats.parquet") for s in STUDIES
-                 if (RES / "analysis" / s / "stats.parquet").exists()]
-    checks = model_checks(agreement, pd.concat(all_stats, ignore_index=True) if all_stats else None,
-                          oov if len(oov) else None)
-    show_table(checks)
-    per = agreement[agreement["construction"].astype(str) != "all"]
-    if len(per):
-        show_table(per.pivot_table(index="model", columns="construction", values="accuracy", sort=False)
-                   .reset_index())
-else:
-    show("<p><em>No agreement check found (results/agreement/summary.parquet).</em></p>")
+agreement = PAGE.agreement
+checks = model_checks(agreement, PAGE.stats, oov if len(oov) else None)
+show_table(checks)
+per = agreement[agreement["construction"].astype(str) != "all"]
+if len(per):
+    show_table(per.pivot_table(index="model", columns="construction", values="accuracy", sort=False)
+               .reset_index())
 
 # %% [markdown]
 # ## The models
@@ -185,9 +174,9 @@ else:
 
 # %%
 #| label: model-cards
-from fmat.cards import cards_html, read_cards
+from fmat_replication.pages.cards import cards_html
 
-show(cards_html(read_cards(RES, SLUGS)))
+show(cards_html(PAGE.cards))
 
 # %% [markdown]
 # ## Provenance
@@ -206,6 +195,6 @@ show_table(provenance({
     "configuration hash": config_hash,
     "demo (tiny models)": "yes" if DEMO else "no",
 }))
-locked = model_lock(lock)
-show_table(locked if len(locked) else None)
+locked = model_lock(lock) if lock else None
+show_table(locked if locked is not None and len(locked) else None)
 show_table(package_versions())

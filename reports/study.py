@@ -18,62 +18,52 @@
 #| tags: [parameters]
 # Parameters (quarto render reports/study.py -P study:2A ...; fmat report ... -P key:value)
 study = "1A"                          # study id
-results = "results"                   # the workflow's results folder
-study_file = ""                       # default: config/studies/{study}.yaml
-paper = "config/paper_results.tsv"    # the paper's numbers
-criteria = "resources/criteria"       # criterion tables (for studies whose words come from one)
-models = ""                           # model slugs, comma-separated, in configuration order
+# the page's inputs: the report rule passes its input files (fmat_replication.report.render_page);
+# by hand: every one with -P NAME:PATH (docs/reports.md). A missing one is an error.
+study_file = ""                       # config/studies/{study}.yaml
+paper = ""                            # config/paper_results.tsv: the paper's numbers
+replication = ""                      # results/replication/{study}.parquet
+stats = ""                            # results/analysis/{study}/stats.parquet
+status = ""                           # results/analysis/{study}/status.json
+figures = ""                          # results/analysis/{study}/figures (folder of figure tables)
+scores = ""                           # results/scores/{study}/{model}.parquet, comma-joined, config order
 demo = "false"                        # true: numbers from tiny demo models (banner)
 device = ""
 config_hash = ""
-lock = "resources/models.lock.tsv"
+models = ""                           # model slugs, comma-separated, in configuration order
+lock = ""
 
 # %%
 #| label: cell-setup
 import html
-import json
-from pathlib import Path
 
 import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
 
-from fmat.compare import format_replication  # noqa: E402
-from fmat.figures import (  # noqa: E402
-    figure2_icc, html_table, oov_summary, plot_figure_table, read_figure_tables, read_scores,
+from fmat_replication.compare import format_replication  # noqa: E402
+from fmat_replication.pages.figures import (  # noqa: E402
+    figure2_icc, html_table, oov_summary, plot_figure_table, read_scores,
 )
-from fmat.paper import load_paper_results  # noqa: E402
-from fmat.paper_figures import (  # noqa: E402
+from fmat_replication.pages.paper_figures import (  # noqa: E402
     FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
 )
-from fmat.paper_tables import (  # noqa: E402
-    PAGE_CSS,
-    csv_link, drop_repeated_rows, other_rows, ours_only, paper_table, table_criterion, table_html, text_rows_html,
-    verdict_html,
+from fmat_replication.pages.tables import (  # noqa: E402
+    PAGE_CSS, csv_link, other_rows, ours_only, paper_table, table_criterion, table_html, text_rows_html, verdict_html,
 )
 from fmat.report import page_path, show  # noqa: E402
-from fmat.report_design import condition_aliases, option_rows, pair_labels, rows_html, template_rows  # noqa: E402
+from fmat_replication.pages.design import option_rows, pair_labels, rows_html, template_rows  # noqa: E402
+from fmat_replication.pages.inputs import study_page  # noqa: E402
 
-study = str(study)
+PAGE = study_page(study, study_file=study_file, paper=paper, replication=replication, stats=stats,
+                  status=status, figures=figures, scores=scores)
+study = PAGE.study
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
-RES = Path(str(results))
-ADIR = RES / "analysis" / study
-SFILE = Path(str(study_file) or f"config/studies/{study}.yaml")
-raw = yaml.safe_load(SFILE.read_text(encoding="utf-8")) if SFILE.exists() else {}
-PAPER = load_paper_results(str(paper)) if Path(str(paper)).exists() else pd.DataFrame(
-    columns=["study", "statistic", "condition", "model", "value"])
-rep_path = RES / "replication" / f"{study}.parquet"  # rule compare_study (all studies: replication.parquet)
-if not rep_path.exists():
-    rep_path = RES / "replication.parquet"
-rep = pd.read_parquet(rep_path) if rep_path.exists() else pd.DataFrame(columns=["study"])
-rep = rep[rep["study"] == study]
-stats_path = ADIR / "stats.parquet"
-stats = pd.read_parquet(stats_path) if stats_path.exists() else pd.DataFrame(
-    columns=["study", "statistic", "condition", "model", "value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"])
-stats = drop_repeated_rows(stats, condition_aliases(raw))
-
+raw = PAGE.raw
+PAPER = PAGE.paper
+rep = PAGE.replication
+stats = PAGE.stats
 
 def show_table(df, max_rows=None):
-    """An HTML table (fmat.figures.html_table): p as <.001, counts as integers, 3 decimals."""
+    """An HTML table (fmat_replication.pages.figures.html_table): p as <.001, counts as integers, 3 decimals."""
     show(html_table(df, max_rows=max_rows))
 
 
@@ -112,7 +102,7 @@ rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else 
 if len(rest):
     show("<h3 id='in-the-text'>Printed in the text</h3>" + text_rows_html(rest))
 if not len(rep):
-    show("<p id='no-paper-table'>The paper prints no number for this study (or results/replication.parquet is missing), "
+    show("<p id='no-paper-table'>The paper prints no number for this study, "
          "so there is nothing to set beside ours.</p>")
 links = []
 if len(rep):
@@ -126,12 +116,12 @@ show("<p class='downloads'>Download: " + " · ".join(links) + "</p>")
 
 # %%
 #| label: cell-figures
-figures = read_figure_tables(ADIR) if ADIR.exists() else {}
+figures = PAGE.figures
 drawn = 0
 
 
 def plot_table(table, name):
-    """fmat.figures.plot_figure_table, its ValueError as a plain reason."""
+    """fmat_replication.pages.figures.plot_figure_table, its ValueError as a plain reason."""
     if not pd.api.types.is_numeric_dtype(table["y"]):
         raise FigureUnavailable(f"the values of the table '{name}' to draw (its y column) are not numbers")
     try:
@@ -187,9 +177,9 @@ if len(icc):
          "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
          "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).")
 tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects")}
-for name, table in list(tables.items()):  # another analysis' table in the x/y convention (fmat.figures)
+for name, table in list(tables.items()):  # another analysis' table in the x/y convention (fmat_replication.pages.figures)
     if {"x", "y"} <= set(table.columns):
-        draw(f"Figure: {name.replace('_', ' ')} (Study {study})", lambda: plot_table(table, name))
+        draw(f"Figure: {name.replace('_', ' ')} (Study {study})", lambda table=table, name=name: plot_table(table, name))
         tables.pop(name)
 if tables:
     show("<p class='downloads'>The analysis' other figure tables: " + " · ".join(
@@ -221,7 +211,7 @@ show_table(alpha[["statistic", "condition", "model", "value", "n"]], max_rows=60
 #| label: cell-design
 show(f"<p><b>Family:</b> {html.escape(str(raw.get('family', '')))}<br>"
      f"<b>Source:</b> {html.escape(str(raw.get('source', '')))}<br>"
-     f"<b>Study file:</b> <code>{html.escape(page_path(SFILE))}</code></p>")
+     f"<b>Study file:</b> <code>{html.escape(page_path(PAGE.study_file))}</code></p>")
 if raw.get("notes"):
     show(f"<p><b>Notes:</b> {html.escape(str(raw['notes']))}</p>")
 show(rows_html(template_rows(raw)))
@@ -235,23 +225,16 @@ show(rows_html(option_rows(raw)))
 
 # %%
 #| label: cell-oov
-slugs = [m for m in str(models).split(",") if m]
-score_dir = RES / "scores" / study
-paths = [score_dir / f"{m}.parquet" for m in slugs] if slugs else sorted(score_dir.glob("*.parquet"))
-paths = [p for p in paths if p.exists()]
-show_table(oov_summary(read_scores(paths)) if paths else None)
+show_table(oov_summary(read_scores(PAGE.scores)) if PAGE.scores else None)
 
 # %% [markdown]
 # ## Notes
 
 # %%
 #| label: cell-notes
-listing = ADIR / "figures.json"
-status = json.loads(listing.read_text(encoding="utf-8")) if listing.exists() else {}
-notes = list(status.get("notes") or [])
-if status:
-    notes.insert(0, f"analysis: {status.get('analysis')!r} "
-                    f"({'implemented' if status.get('implemented') else 'not implemented yet'})")
+notes = list(PAGE.status.get("notes") or [])
+notes.insert(0, f"analysis: {PAGE.status.get('analysis')!r} "
+                f"({'implemented' if PAGE.status.get('implemented') else 'not implemented yet'})")
 if config_hash:
     notes.append(f"configuration hash {config_hash}; device {device or 'auto'}")
 show("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes) + "</ul>" if notes

@@ -23,15 +23,15 @@ localrules:
 rule agreement_download:
     output:
         "resources/agreement/marvin_linzen_dataset.tsv",
-    params:
-        url=AGREEMENT.get("url") or "",
-        sha256=AGREEMENT.get("sha256", "unverified"),
     log:
         "logs/agreement/download.log",
     conda:
         "../envs/fmat.yaml"
+    params:
+        url=AGREEMENT.get("url") or "",
+        sha256=AGREEMENT.get("sha256", "unverified"),
     script:
-        "../scripts/agreement.py"
+        "../scripts/agreement_download.py"
 
 
 rule agreement:
@@ -40,6 +40,15 @@ rule agreement:
         pairs=lambda wc: [agreement_pairs_file(config)] if agreement_pairs_file(config) else [],
     output:
         "results/agreement/{model}.parquet",
+    log:
+        "logs/agreement/{model}.log",
+    benchmark:
+        "results/benchmarks/agreement/{model}.tsv"
+    conda:
+        "../envs/score.yaml"
+    threads: config["score_threads"]
+    resources:
+        gpu=score_gpus,
     params:
         constructions=AGREEMENT.get("constructions"),
         device=config["device"],
@@ -48,15 +57,6 @@ rule agreement:
         cache_dir=config["cache_dir"],
         lock="resources/models.lock.tsv",
         offline=not DEMO,
-    threads: config["score_threads"]
-    resources:
-        gpu=score_gpus,
-    log:
-        "logs/agreement/{model}.log",
-    benchmark:
-        "results/benchmarks/agreement/{model}.tsv"
-    conda:
-        "../envs/score.yaml"
     script:
         "../scripts/agreement.py"
 
@@ -71,4 +71,4 @@ rule agreement_summary:
     conda:
         "../envs/fmat.yaml"
     script:
-        "../scripts/agreement.py"
+        "../scripts/agreement_summary.py"

@@ -1,9 +1,11 @@
-# Stage 6: the study's analysis (fmat.analyses, the study file's `analysis: {name, options}`).
+# Stage 6: the study's analysis (fmat_replication.analyses, the study file's `analysis: {name, options}`).
 # Reads the LPRs, every model's scores, the reliability rows and the criterion tables the
-# analysis asks for (fmat.analyses.criteria_needed); an analysis that is not registered yet
+# analysis asks for (fmat_replication.analyses.criteria_needed); an analysis that is not registered yet
 # is logged, and stats.parquet then holds the reliability rows only.
-# Outputs: results/analysis/{study}/stats.parquet (results shape), figures.json (the figure
-# tables figure_<name>.parquet written beside it, whether the analysis ran, its notes).
+# Outputs (fmat_replication.analysis): results/analysis/{study}/stats.parquet (results shape),
+# status.json (whether the analysis ran, its notes, its figure tables) and the folder figures/
+# with one <name>.parquet per figure table.
+
 
 rule analysis:
     input:
@@ -15,14 +17,15 @@ rule analysis:
         criteria=analysis_criteria,
     output:
         stats="results/analysis/{study}/stats.parquet",
-        listing="results/analysis/{study}/figures.json",
-    params:
-        criteria_dir="resources/criteria",
+        status="results/analysis/{study}/status.json",
+        figures=directory("results/analysis/{study}/figures"),
     log:
         "logs/analysis/{study}.log",
     benchmark:
         "results/benchmarks/analysis/{study}.tsv"
     conda:
         "../envs/fmat.yaml"
+    params:
+        criteria_dir="resources/criteria",
     script:
         "../scripts/analysis.py"

@@ -1,4 +1,4 @@
-# Configuration checks and helpers shared by the rules. The logic is in fmat.workflow.
+# Configuration checks and helpers shared by the rules. The logic is in fmat_replication (one module per stage).
 import os
 import re
 import sys
@@ -9,17 +9,11 @@ sys.path.insert(0, workflow.basedir)
 
 
 from fmat.errors import FmatError
-from fmat.workflow import (
-    check_device,
-    model_folder,
-    model_table,
-    score_groups,
-    score_resources,
-    study_criteria,
-    study_file,
-    key_source,
-    validate_config,
-)
+from fmat_replication.config import check_device
+from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config
+from fmat_replication.score import score_resources
+from fmat.study import study_criteria
+from fmat_replication.queries import study_file
 
 
 def config_files():
@@ -47,8 +41,11 @@ def check_cores():
     except (KeyError, AttributeError):  # not set: Snakemake's own default applies
         return
     if cores is not None and cores < 1:
-        print(f"invalid command line: --cores {cores}: no job could ever start (the run would wait for ever)\n"
-              "  fix: give --cores N (N of 1 or more) or --cores all; make: CORES=N", file=sys.stderr)
+        print(
+            f"invalid command line: --cores {cores}: no job could ever start (the run would wait for ever)\n"
+            "  fix: give --cores N (N of 1 or more) or --cores all; make: CORES=N",
+            file=sys.stderr,
+        )
         sys.exit(2)
 
 
@@ -57,11 +54,9 @@ check_cores()
 # Validate the merged configuration (JSON Schema + study files) before any job is planned:
 # a wrong key, type, study or model stops here with the key's name and the fix.
 try:
-    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir,
-                                  cli_keys=cli_config_keys()))
+    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir, cli_keys=cli_config_keys()))
     if not workflow.remote_exec and workflow.local_exec:  # the jobs run on this machine: its GPU
-        check_device(config["device"],
-                     where=f"{key_source('device', config_files(), cli_config_keys())}: config.device")
+        check_device(config["device"], where=f"{key_source('device', config_files(), cli_config_keys())}: config.device")
 except FmatError as err:
     # the message names the config file, the key and the fix: no Snakemake frame around it
     print(f"invalid configuration: {err}", file=sys.stderr)
@@ -115,10 +110,7 @@ def study_yaml(wildcards):
 
 def criteria_inputs(wildcards):
     """Criterion tables a study's word lists read (built by rules/criteria.smk)."""
-    return [
-        f"resources/criteria/{name}.parquet"
-        for name in study_criteria(study_file(config, wildcards.study))
-    ]
+    return [f"resources/criteria/{name}.parquet" for name in study_criteria(study_file(config, wildcards.study))]
 
 
 def score_gpus(wildcards):
@@ -146,7 +138,7 @@ def all_outputs():
         + expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS)
         + expand("results/lpr/{study}.parquet", study=STUDIES)
         + expand("results/reliability/{study}{part}.parquet", study=STUDIES, part=["", "_details"])
-        + expand("results/analysis/{study}/{name}", study=STUDIES, name=["stats.parquet", "figures.json"])
+        + expand("results/analysis/{study}/{name}", study=STUDIES, name=["stats.parquet", "status.json"])
         + expand("results/replication/{study}.parquet", study=STUDIES)
         + ["results/replication.parquet", "results/replication.csv"]
         + expand("results/agreement/{model}.parquet", model=SLUGS)
@@ -154,8 +146,8 @@ def all_outputs():
 
 
 def criteria_origins(config):
-    """Where each criterion source comes from (official URL or mirror_dir): fmat.criteria."""
-    from fmat.criteria import resolve_origin
+    """Where each criterion source comes from (official URL or mirror_dir): fmat_replication.criteria."""
+    from fmat_replication.criteria import resolve_origin
 
     mirror = config.get("mirror_dir")
     if mirror and not os.path.isabs(mirror):  # relative to the repository (the Snakefile's folder),
@@ -172,26 +164,14 @@ def analysis_criteria(wildcards):
     """(rule analysis) Criterion tables the study's analysis reads (none when it is not registered yet).
     Reads only the study file's `analysis` block: its word lists may need criterion tables
     that do not exist yet when the DAG is built."""
-    import yaml as _yaml
+    from fmat.study import read_study_yaml
+    from fmat_replication import analyses as _analyses
 
-    from fmat import analyses as _analyses
-
-    with open(study_file(config, wildcards.study), encoding="utf-8") as fh:
-        spec = dict((_yaml.safe_load(fh) or {}).get("analysis") or {})
+    spec = dict(read_study_yaml(study_file(config, wildcards.study)).get("analysis") or {})
     name = spec.get("name")
     if not name or name not in _analyses.available():
         return []
     return [f"resources/criteria/{n}.parquet" for n in _analyses.criteria_needed(name, spec.get("options"))]
-
-
-def shell_python():
-    """The Python for shell commands. With --sdm conda the env's `python`, else the
-    interpreter running Snakemake (a bare `python` may be another one, without fmat)."""
-    from snakemake.settings.types import DeploymentMethod
-
-    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
-        return "python"
-    return sys.executable
 
 
 def agreement_pairs_file(config):

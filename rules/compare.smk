@@ -1,6 +1,6 @@
 # Stage 7: paper vs ours. config/paper_results.tsv (every number Bao, 2024 prints) joined with
 # every study's stats.parquet on (study, statistic, condition, model); one row per paper row
-# with a verdict: replicated / not replicated / not computable (fmat.compare, docs/reports.md).
+# with a verdict: replicated / not replicated / not computable (fmat_replication.compare, docs/reports.md).
 # compare_study writes one study's rows (results/replication/{study}.parquet), which its report
 # reads: adding or editing one study then re-renders only that study's page (and the overview).
 
@@ -9,7 +9,7 @@ rule compare_study:
     input:
         paper=repo_path("config/paper_results.tsv"),
         stats="results/analysis/{study}/stats.parquet",
-        listings="results/analysis/{study}/figures.json",
+        status="results/analysis/{study}/status.json",
     output:
         parquet="results/replication/{study}.parquet",
     log:
@@ -26,7 +26,7 @@ rule compare:
     input:
         paper=repo_path("config/paper_results.tsv"),
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
-        listings=expand("results/analysis/{study}/figures.json", study=STUDIES),
+        status=expand("results/analysis/{study}/status.json", study=STUDIES),
     output:
         parquet="results/replication.parquet",
         csv="results/replication.csv",

@@ -8,7 +8,7 @@
 # Raw files come from the official URLs (downloads: localrules, i.e. on the login node) or,
 # with `mirror_dir` set, are copied from that folder. Each retrieval is recorded in
 # resources/criteria.lock.tsv (sha256, date); a later retrieval that differs is warned about
-# in the fetch rule's log. Logic: fmat.criteria; scripts/criteria_*.py only call it.
+# in the fetch rule's log. Logic: fmat_replication.criteria; scripts/criteria_*.py only call it.
 
 
 CRITERIA_CFG = config.get("criteria") or {}
@@ -27,8 +27,7 @@ CRITERIA_RAW = {n: f"resources/criteria/raw/{n}/{o.filename}" for n, o in CRITER
 # False with the mirror's 457-word extract: no GloVe filter for 1C, demo vectors for WEFAT
 GLOVE_FULL = CRITERIA_ORIGINS["glove"].full
 CRITERIA_ENV = "../envs/criteria.yaml"
-CRITERIA_TABLES = ["bls2021_occupations", "ssa_names_wefat2", "ssa_names_1c",
-                   "wefat_1A", "wefat_1B", "wefat_1C"]
+CRITERIA_TABLES = ["bls2021_occupations", "ssa_names_wefat2", "ssa_names_1c", "wefat_1A", "wefat_1B", "wefat_1C"]
 
 
 localrules:
@@ -46,17 +45,17 @@ rule criteria_fetch:
     """Download one source file (login node) or copy it from mirror_dir; lock its sha256."""
     output:
         "resources/criteria/raw/{source}/{filename}",
+    log:
+        "logs/criteria/fetch_{source}_{filename}.log",
     wildcard_constraints:
         source="bls2021|ssa|glove",
+    retries: 2
+    conda:
+        CRITERIA_ENV
     params:
         origin=lambda wc: vars(CRITERIA_ORIGINS[wc.source]),
         lock=CRITERIA_LOCK,
         timeout=CRITERIA_CFG.get("download_timeout", 60),  # seconds without an answer (fmat.net)
-    log:
-        "logs/criteria/fetch_{source}_{filename}.log",
-    retries: 2
-    conda:
-        CRITERIA_ENV
     script:
         "../scripts/criteria_fetch.py"
 
@@ -68,12 +67,12 @@ rule criteria_bls2021_occupations:
         words=CRITERIA_WORDS,
     output:
         "resources/criteria/bls2021_occupations.parquet",
-    params:
-        lock=CRITERIA_LOCK,
     log:
         "logs/criteria/bls2021_occupations.log",
     conda:
         CRITERIA_ENV
+    params:
+        lock=CRITERIA_LOCK,
     script:
         "../scripts/criteria_bls.py"
 
@@ -84,14 +83,14 @@ rule criteria_ssa_names_wefat2:
         words=CRITERIA_WORDS,
     output:
         "resources/criteria/ssa_names_wefat2.parquet",
-    params:
-        table="wefat2",
-        lock=CRITERIA_LOCK,
-        years=CRITERIA_CFG.get("ssa_years", [1900, 2017]),
     log:
         "logs/criteria/ssa_names_wefat2.log",
     conda:
         CRITERIA_ENV
+    params:
+        table="wefat2",
+        lock=CRITERIA_LOCK,
+        years=CRITERIA_CFG.get("ssa_years", [1900, 2017]),
     script:
         "../scripts/criteria_ssa.py"
 
@@ -103,18 +102,18 @@ rule criteria_ssa_names_1c:
         glove=[CRITERIA_RAW["glove"]] if GLOVE_FULL else [],
     output:
         "resources/criteria/ssa_names_1c.parquet",
+    log:
+        "logs/criteria/ssa_names_1c.log",
+    conda:
+        CRITERIA_ENV
+    resources:
+        mem_mb=4000,
+        runtime=60,
     params:
         table="1c",
         lock=CRITERIA_LOCK,
         years=CRITERIA_CFG.get("ssa_years", [1900, 2017]),
         min_each=CRITERIA_CFG.get("min_births_each_sex", 100),
-    log:
-        "logs/criteria/ssa_names_1c.log",
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    conda:
-        CRITERIA_ENV
     script:
         "../scripts/criteria_ssa.py"
 
@@ -127,18 +126,18 @@ rule criteria_wefat:
         names=lambda wc: ["resources/criteria/ssa_names_1c.parquet"] if wc.wefat_study == "1C" else [],
     output:
         "resources/criteria/wefat_{wefat_study}.parquet",
+    log:
+        "logs/criteria/wefat_{wefat_study}.log",
     wildcard_constraints:
         wefat_study="1A|1B|1C",
+    conda:
+        CRITERIA_ENV
+    resources:
+        mem_mb=4000,
+        runtime=60,
     params:
         lock=CRITERIA_LOCK,
         glove_full=GLOVE_FULL,
         demo_embedding=bool(CRITERIA_CFG.get("demo_embedding", False)),
-    log:
-        "logs/criteria/wefat_{wefat_study}.log",
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    conda:
-        CRITERIA_ENV
     script:
         "../scripts/criteria_wefat.py"

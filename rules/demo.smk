@@ -8,15 +8,15 @@ rule demo_models:
         queries=expand("results/queries/{study}.parquet", study=STUDIES),
     output:
         expand(f"{DEMO_DIR}/{{model}}.json", model=SLUGS),
-    params:
-        models={slug: (spec.name, spec.tiny) for slug, spec in MODELS.items()},
-        out_dir=lambda wildcards, output: os.path.dirname(output[0]),
-    threads: 2
     log:
         "logs/demo_models/demo_models.log",
     benchmark:
         "results/benchmarks/demo_models/demo_models.tsv"
     conda:
         "../envs/score.yaml"
+    threads: 2
+    params:
+        models={slug: (spec.name, spec.tiny) for slug, spec in MODELS.items()},
+        out_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../scripts/demo_models.py"

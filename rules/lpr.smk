@@ -8,13 +8,13 @@ rule lpr:
         criteria=criteria_inputs,
     output:
         "results/lpr/{study}.parquet",
-    params:
-        criteria_dir="resources/criteria",
     log:
         "logs/lpr/{study}.log",
     benchmark:
         "results/benchmarks/lpr/{study}.tsv"
     conda:
         "../envs/fmat.yaml"
+    params:
+        criteria_dir="resources/criteria",
     script:
         "../scripts/lpr.py"

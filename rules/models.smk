@@ -14,6 +14,11 @@ rule download_model:
         local_model_files,
     output:
         "resources/models/{model}.json",
+    log:
+        "logs/download_model/{model}.log",
+    priority: 100
+    conda:
+        "../envs/models.yaml"
     params:
         name=lambda wc: MODELS[wc.model].name,
         revision=lambda wc: MODELS[wc.model].revision,
@@ -21,11 +26,6 @@ rule download_model:
         cache_dir=config["cache_dir"],
         lock="resources/models.lock.tsv",
         timeout=config["hub_timeout"],
-    log:
-        "logs/download_model/{model}.log",
-    priority: 100
-    conda:
-        "../envs/models.yaml"
     script:
         "../scripts/download_model.py"
 
@@ -39,17 +39,17 @@ rule model_card:
         model=model_marker,
     output:
         "results/models/{model}.json",
+    log:
+        "logs/model_card/{model}.log",
+    conda:
+        "../envs/score.yaml"
+    threads: 2
+    resources:
+        mem_mb=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, 1)["mem_mb"],
     params:
         device="cpu",
         cache_dir=config["cache_dir"],
         lock="resources/models.lock.tsv",
         offline=not DEMO,
-    threads: 2
-    resources:
-        mem_mb=lambda wc, attempt: score_resources(MODELS[wc.model].name, attempt, 1)["mem_mb"],
-    log:
-        "logs/model_card/{model}.log",
-    conda:
-        "../envs/score.yaml"
     script:
         "../scripts/model_card.py"

@@ -7,13 +7,13 @@ rule queries:
         criteria=criteria_inputs,
     output:
         "results/queries/{study}.parquet",
-    params:
-        criteria_dir="resources/criteria",
     log:
         "logs/queries/{study}.log",
     benchmark:
         "results/benchmarks/queries/{study}.tsv"
     conda:
         "../envs/fmat.yaml"
+    params:
+        criteria_dir="resources/criteria",
     script:
         "../scripts/queries.py"

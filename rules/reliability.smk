@@ -14,13 +14,13 @@ rule reliability:
     output:
         stats="results/reliability/{study}.parquet",
         details="results/reliability/{study}_details.parquet",
-    params:
-        criteria_dir="resources/criteria",
     log:
         "logs/reliability/{study}.log",
     benchmark:
         "results/benchmarks/reliability/{study}.tsv"
     conda:
         "../envs/fmat.yaml"
+    params:
+        criteria_dir="resources/criteria",
     script:
         "../scripts/reliability.py"

@@ -7,7 +7,7 @@
 # In the demo (tiny models) every page carries a banner: its numbers are not the paper's.
 # The Snakefile's `rule all` adds REPORT_TARGETS.
 
-from fmat.workflow import config_hash as _config_hash
+from fmat_replication.config import config_hash as _config_hash
 
 REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
 
@@ -20,7 +20,6 @@ _STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in (
 # the pages' parameters that are not input files (strings; no absolute path, so that moving the
 # project folder changes no parameter)
 _REPORT_COMMON = {
-    "results": "results",
     "demo": str(DEMO).lower(),
     "device": str(config.get("device", "")),
     "lock": "resources/models.lock.tsv",
@@ -35,19 +34,20 @@ rule report_study:
         study_file=study_yaml,
         replication="results/replication/{study}.parquet",
         stats="results/analysis/{study}/stats.parquet",
-        listing="results/analysis/{study}/figures.json",
+        status="results/analysis/{study}/status.json",
+        figures="results/analysis/{study}/figures",
         scores=expand("results/scores/{{study}}/{model}.parquet", model=SLUGS),
     output:
         "results/reports/{study}.html",
-    params:
-        page=lambda w: {**_REPORT_COMMON, "study": w.study, "config_hash": _STUDY_CONFIG_HASH},
-        engine=config.get("report_engine", "auto"),
     log:
         "logs/report/{study}.log",
     benchmark:
         "results/benchmarks/report/{study}.tsv"
     conda:
         "../envs/report.yaml"
+    params:
+        page=lambda w: {**_REPORT_COMMON, "study": w.study, "config_hash": _STUDY_CONFIG_HASH},
+        engine=config.get("report_engine", "auto"),
     script:
         "../scripts/report.py"
 
@@ -58,19 +58,20 @@ rule report_index:
         paper=repo_path("config/paper_results.tsv"),
         replication="results/replication.parquet",
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
+        study_files=[str(study_file(config, s)) for s in STUDIES],
         scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
         agreement="results/agreement/summary.parquet",
         cards=expand("results/models/{model}.json", model=SLUGS),
     output:
         "results/reports/index.html",
-    params:
-        page={**_REPORT_COMMON, "studies": ",".join(STUDIES), "config_hash": _CONFIG_HASH},
-        engine=config.get("report_engine", "auto"),
     log:
         "logs/report/index.log",
     benchmark:
         "results/benchmarks/report/index.tsv"
     conda:
         "../envs/report.yaml"
+    params:
+        page={**_REPORT_COMMON, "studies": ",".join(STUDIES), "config_hash": _CONFIG_HASH},
+        engine=config.get("report_engine", "auto"),
     script:
         "../scripts/report.py"

@@ -1,22 +1,18 @@
-"""rule criteria_fetch (rules/criteria.smk): download one criterion source (or copy it from
-mirror_dir) to resources/criteria/raw/{source}/{filename}; record it in the lock table."""
-import logging
+"""rule criteria_fetch (rules/criteria.smk): one source file, copied from mirror_dir or downloaded,
+and locked.
+Thin: it calls fmat_replication.criteria.fetch_source."""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
 
-from fmat.criteria import Origin, fetch  # noqa: E402
-from fmat.workflow import run_script  # noqa: E402
+from fmat_replication.criteria import fetch_source  # noqa: E402
+from fmat_replication.scripts import run_script  # noqa: E402
 
 
 def main():
-    logging.captureWarnings(True)  # CriterionChangedWarning -> the log
-    origin = Origin(**snakemake.params.origin)  # noqa: F821
-    logging.info("%s %s", "copying" if origin.kind == "mirror" else "downloading", origin.location)
-    row = fetch(origin, snakemake.output[0], lock_path=snakemake.params.lock,  # noqa: F821
-                timeout=float(snakemake.params.timeout))  # noqa: F821
-    logging.info("sha256 %s, %s bytes, first retrieved %s", row["sha256"], row["bytes"], row["first_retrieved"])
+    sm = snakemake  # noqa: F821
+    fetch_source(sm.params.origin, sm.output[0], lock=sm.params.lock, timeout=sm.params.timeout)
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

@@ -1,28 +1,19 @@
-"""rule model_card (rules/models.smk): one model's card for the overview (fmat.cards.model_card)
--> results/models/{model}.json."""
+"""rule model_card (rules/models.smk): one model's card -> results/models/{model}.json.
+Thin: it calls fmat_replication.models.model_card."""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
 
-from fmat.workflow import prepare_model_env, read_json, run_script, write_json  # noqa: E402
+from fmat_replication.models import model_card  # noqa: E402
+from fmat_replication.scripts import run_script  # noqa: E402
 
 
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    prepare_model_env(p.offline, p.cache_dir)  # a downloaded model: its locked commit, from the cache only
-    if sm.threads:
-        import torch
-
-        torch.set_num_threads(int(sm.threads))
-    from fmat.cards import model_card
-
-    marker = read_json(sm.input.model)
-    device = None if p.device in (None, "auto") else p.device
-    card = model_card(marker["name"], marker.get("path") or marker["name"], device=device,
-                      lock_path=p.lock if Path(p.lock).exists() else None)
-    write_json(card, sm.output[0])
+    model_card(sm.input.model, sm.output[0], offline=p.offline, cache_dir=p.cache_dir, lock=p.lock,
+               device=p.device, threads=sm.threads)
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

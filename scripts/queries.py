@@ -1,16 +1,17 @@
-"""rule queries (rules/queries.smk): a study file -> results/queries/{study}.parquet (fmat.study)."""
+"""rule queries (rules/queries.smk): a study file -> results/queries/{study}.parquet.
+Thin: it calls fmat_replication.queries.queries."""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
 
-from fmat.workflow import query_table, run_script  # noqa: E402
-from fmat.io import write_table  # noqa: E402
+from fmat_replication.queries import queries  # noqa: E402
+from fmat_replication.scripts import run_script  # noqa: E402
 
 
 def main():
-    table = query_table(snakemake.input.study, snakemake.params.criteria_dir)  # noqa: F821
-    write_table(table, snakemake.output[0])  # noqa: F821
+    sm = snakemake  # noqa: F821
+    queries(sm.input.study, sm.params.criteria_dir, sm.output[0])
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

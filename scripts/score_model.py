@@ -1,29 +1,21 @@
-"""rule score_model (rules/score.smk): load ONE model and score every study's queries with it
-(fmat.workflow.score_studies: fmat.models.load_masked_lm once, fmat.scoring per study),
-writing results/scores/{study}/{model}.parquet for each study."""
+"""rules score_<group> (rules/score.smk): ONE model, loaded once, scores every study of the group
+-> results/scores/{study}/{model}.parquet.
+Thin: it calls fmat_replication.score.score_group."""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's fmat
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
 
-from fmat.workflow import prepare_model_env, read_json, run_script  # noqa: E402
+from fmat_replication.score import score_group  # noqa: E402
+from fmat_replication.scripts import run_script  # noqa: E402
 
 
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    prepare_model_env(p.offline, p.cache_dir)  # a downloaded model: its locked commit, from the cache only
-    from fmat.io import write_table
-    from fmat.workflow import score_studies
-
-    marker = read_json(sm.input.model)
-    studies = dict(zip(p.studies, sm.input.studies))
-    queries = dict(zip(p.studies, sm.input.queries))
-    out = dict(zip(p.studies, sm.output))
-    for sid, table in score_studies(marker, studies, queries, device=p.device, batch_size=p.batch_size,
-                                    max_tokens=p.max_tokens,
-                                    threads=sm.threads, lock=p.lock):
-        write_table(table, out[sid])
+    score_group(sm.input.model, p.studies, sm.input.studies, sm.input.queries, sm.output, device=p.device,
+                batch_size=p.batch_size, max_tokens=p.max_tokens, threads=sm.threads, lock=p.lock,
+                offline=p.offline, cache_dir=p.cache_dir)
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

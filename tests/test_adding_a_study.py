@@ -22,8 +22,8 @@ import yaml
 from scipy import stats as sps
 
 import fmat
-import fmat.analyses as analyses
-from fmat.analyses import AnalysisInput, run_analysis
+import fmat_replication.analyses as analyses
+from fmat_replication.analyses import AnalysisInput, run_analysis
 from fmat.results import RESULT_COLUMNS, validate_results
 from fmat.study import load_study, validate_study_file
 
@@ -172,8 +172,8 @@ def test_x1_analysis_gives_results_rows_with_the_known_d(x1_run):
 
 def test_x1_reliability_and_analysis_stage(x1_run):
     """What the workflow's reliability and analysis rules compute for X1 (no Snakemake)."""
-    from fmat.compare import analysis_stage
-    from fmat.workflow import reliability_tables
+    from fmat_replication.analysis import analysis_stage
+    from fmat.pipeline import reliability_tables
 
     study, scores, _, lpr, _ = x1_run
     details, rel = reliability_tables(study, scores, lpr, sid="X1")

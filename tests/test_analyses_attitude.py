@@ -1,4 +1,4 @@
-"""Studies 2A-2D analysis (fmat.analyses.attitude): d fixed by construction (with model random
+"""Studies 2A-2D analysis (fmat_replication.analyses.attitude): d fixed by construction (with model random
 intercepts), a hand check on a tiny input, t/df against an independent OLS with model dummies
 (equal to the random-intercept LMM for within-model contrasts of a balanced design), the
 reliability stage's alpha among the words of each category against pingouin, and the real study
@@ -14,8 +14,8 @@ import pingouin as pg
 import pytest
 import statsmodels.formula.api as smf
 
-from fmat.analyses import AnalysisInput, run_analysis
-from fmat.analyses.attitude import design_table, standardize_lpr
+from fmat_replication.analyses import AnalysisInput, run_analysis
+from fmat_replication.analyses.attitude import design_table, standardize_lpr
 from fmat.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +52,7 @@ def exact_d_cells(deltas: dict, models, n: int, seed=0):
     the SD (ddof = 1) of all 2n values is exactly 1: WEAT d = delta exactly, in every model."""
     rng = np.random.default_rng(seed)
     cells = {}
-    for k, m in enumerate(models):
+    for m in models:
         u = rng.normal(scale=3)                          # model random intercept
         for p in ["personal", "societal"]:
             for rel in ["like-dislike", "notice-ignore"]:
@@ -213,7 +213,7 @@ def test_alpha_among_words_is_the_reliability_stage_s_and_matches_pingouin():
     the analysis makes none."""
     from types import SimpleNamespace
 
-    from fmat.workflow import reliability_tables
+    from fmat.pipeline import reliability_tables
 
     rng = np.random.default_rng(2)
     models = [f"m{k}" for k in range(8)]
@@ -257,7 +257,7 @@ MODELS = ["bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-la
 @pytest.mark.parametrize("sid, df", [("2A", 2381), ("2B", 2381), ("2C", 3053), ("2D", 749)])
 def test_real_study_files_yield_every_paper_row(sid, df):
     from fmat.lpr import summary
-    from fmat.paper import load_paper_results, matching_rows
+    from fmat_replication.paper import load_paper_results, matching_rows
     from fmat.study import load_study
 
     study = load_study(REPO / "config" / "studies" / f"{sid}.yaml")
@@ -275,7 +275,7 @@ def test_real_study_files_yield_every_paper_row(sid, df):
     paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC")
                   & ~paper.condition.str.startswith("ref:")]
     assert len(paper) == 15  # 20 rows - 2 ICC (reliability stage) - 3 cited criteria
-    from fmat.workflow import reliability_tables
+    from fmat.pipeline import reliability_tables
 
     _, rel = reliability_tables(study, scores, lpr, sid=sid, icc=False)
     ours = pd.concat([rel, out.stats], ignore_index=True)

@@ -1,4 +1,4 @@
-"""Studies 1A-1C analyses (fmat.analyses.factual): known answers on synthetic data, hand checks
+"""Studies 1A-1C analyses (fmat_replication.analyses.factual): known answers on synthetic data, hand checks
 on tiny inputs, independent references (pingouin, numpy least squares, statsmodels), and the
 real study files end to end (every paper row but ICC has a computed row)."""
 from __future__ import annotations
@@ -12,9 +12,8 @@ import pingouin as pg
 import pytest
 from scipy import stats
 
-from fmat.analyses import AnalysisInput, criteria_needed, run_analysis
-from fmat.analyses.factual import (figure_criterion, item_lpr, logit_pct, williams_row,
-                                   zscore)
+from fmat_replication.analyses import AnalysisInput, criteria_needed, run_analysis
+from fmat_replication.analyses.factual import figure_criterion, item_lpr, logit_pct, williams_row, zscore
 from fmat.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,11 +100,11 @@ def test_zscore_is_scale_with_ddof1_within_groups():
 
 def test_reliability_stage_alpha_among_templates_matches_pingouin_per_model_and_pooled():
     """Tables 3-4's alpha among the query templates (per model and "Overall", models pooled) is
-    made by the reliability stage alone (fmat.workflow.reliability_tables with the study file's
+    made by the reliability stage alone (fmat.pipeline.reliability_tables with the study file's
     reliability: {item: query, by: [model]}); pingouin computes it from the same LPRs."""
     from types import SimpleNamespace
 
-    from fmat.workflow import reliability_tables
+    from fmat.pipeline import reliability_tables
 
     rng = np.random.default_rng(3)
     t = rng.normal(size=30)
@@ -352,7 +351,7 @@ def _scores_for(study, seed=0, models=MODELS):
 
 
 def _paper_rows_without_match(sid, stats_):
-    from fmat.paper import load_paper_results, matching_rows
+    from fmat_replication.paper import load_paper_results, matching_rows
 
     paper = load_paper_results()
     paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC")
@@ -385,7 +384,7 @@ def test_real_study_files_yield_every_paper_row(sid, tmp_path):
     criteria[opts["wefat"]["table"]] = pd.DataFrame({"item": keys, "wefat_male": rng.normal(size=len(keys))})
     assert sorted(criteria) == sorted(criteria_needed(study.analysis["name"], opts))
     out = run_analysis(study.analysis["name"], AnalysisInput(study, scores, lpr, criteria), opts)
-    from fmat.workflow import reliability_tables
+    from fmat.pipeline import reliability_tables
 
     _, rel = reliability_tables(study, scores, lpr, sid=sid, icc=False)
     assert _paper_rows_without_match(sid, pd.concat([rel, out.stats], ignore_index=True)) == []

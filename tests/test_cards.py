@@ -4,12 +4,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import torch
 
 from fmat import cards as C
 from fmat import models as M
+from fmat_replication.pages import cards as P
 
 torch.set_num_threads(1)
 
@@ -62,7 +62,7 @@ def test_card_of_a_hub_model_shows_the_locked_commit_and_creation_date(tiny, tmp
     assert card["source"] == "hub" and card["commit"] == "a" * 40 and card["revision"] == "main"
     assert card["created"] == "2018-11-14"
     assert card["sha256"] == M.read_lock(lock)["sha256"].iloc[0]
-    page = C.cards_html([card])
+    page = P.cards_html([card])
     assert "2018-11-14" in page and "main @ aaaaaaaaaaaa" in page and "BertForMaskedLM" in page
 
 
@@ -70,11 +70,11 @@ def test_cards_html_escapes_and_reads_cards(tmp_path):
     card = {k: "" for k in C.CARD_KEYS}
     card.update(model="<script>alert(1)</script>", parameters=1234567, vocabulary=30522, source="local",
                 sha256="ab" * 32, probes=[{"query": "a [MASK] <b>", "fills": [{"token_str": "<i>x", "score": 0.5}]}])
-    page = C.cards_html([card])
+    page = P.cards_html([card])
     assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;i&gt;x (0.5)" in page
     assert "1,234,567" in page and "local, sha256 abababab" in page and page.count("class='model-card'") == 1
-    assert "No model cards" in C.cards_html([])
-    from fmat.workflow import write_json
+    assert "No model cards" in P.cards_html([])
+    from fmat_replication.scripts import write_json
 
     write_json(card, tmp_path / "models" / "m1.json")
-    assert C.read_cards(tmp_path, ["m1", "missing"]) == [card]
+    assert P.read_cards([tmp_path / "models" / "m1.json"]) == [card]

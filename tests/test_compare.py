@@ -1,4 +1,4 @@
-"""Paper vs ours (fmat.compare): each verdict type on small hand-made tables.
+"""Paper vs ours (fmat_replication.compare): each verdict type on small hand-made tables.
 
 Expected verdicts are worked out by hand from the rule in docs/reports.md (sign, significance
 at .05, tolerance, bounds, ranges, patterns), never by the code under test.
@@ -11,11 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat.compare import (
-    NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED, REPLICATION_COLUMNS, StudyStatus, compare,
-    paper_significance, summarise,
+from fmat_replication.compare import (
+    NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED, REPLICATION_COLUMNS, StudyStatus, compare, paper_significance, summarise,
 )
-from fmat.paper import load_paper_results
+from fmat_replication.paper import load_paper_results
 from fmat.results import results_frame
 
 NAN = math.nan
@@ -287,7 +286,7 @@ def test_real_paper_file_one_row_per_paper_row():
 
 
 def test_format_replication_texts():
-    from fmat.compare import format_replication, p_text
+    from fmat_replication.compare import format_replication, p_text
     assert p_text(0.001, "<") == "p < .001" and p_text(0.44) == "p = .44" and p_text(0.33, ">") == "p > .33"
     assert p_text(0.007) == "p = .007" and p_text(1e-9) == "p < .001"
     paper = paper_frame([
@@ -321,7 +320,7 @@ def _reliability_rows():
 
 
 def test_analysis_stage_without_registered_analysis_keeps_reliability_rows():
-    from fmat.compare import analysis_stage
+    from fmat_replication.analysis import analysis_stage
     stats, figures, status = analysis_stage(_FakeStudy("no_such_analysis_xyz"), pd.DataFrame(), pd.DataFrame(),
                                             _reliability_rows())
     assert len(stats) == 2 and figures == {}
@@ -330,8 +329,8 @@ def test_analysis_stage_without_registered_analysis_keeps_reliability_rows():
 
 
 def test_analysis_stage_runs_registered_analysis(monkeypatch):
-    from fmat import analyses
-    from fmat.compare import analysis_stage
+    from fmat_replication import analyses
+    from fmat_replication.analysis import analysis_stage
 
     seen = {}
 
@@ -351,8 +350,8 @@ def test_analysis_stage_runs_registered_analysis(monkeypatch):
 
 
 def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monkeypatch):
-    from fmat import analyses
-    from fmat.compare import analysis_stage
+    from fmat_replication import analyses
+    from fmat_replication.analysis import analysis_stage
     from fmat.errors import InputError
 
     details = pd.DataFrame({"study": ["9Z"], "condition": ["raw"], "ICC": [0.9]})
@@ -383,8 +382,8 @@ def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monke
 def test_an_analysis_may_not_emit_a_reliability_row(monkeypatch):
     """Every statistic has one producer: an analysis that emits a row the reliability stage made
     (same study, statistic, condition, model) stops the stage, instead of replacing the row."""
-    from fmat import analyses
-    from fmat.compare import analysis_stage
+    from fmat_replication import analyses
+    from fmat_replication.analysis import analysis_stage
     from fmat.errors import FmatError
     from fmat.results import results_frame
 
@@ -410,3 +409,24 @@ def test_an_analysis_may_not_emit_a_reliability_row(monkeypatch):
     stats, _, status = analysis_stage(_FakeStudy("own_for_test"), pd.DataFrame(), pd.DataFrame(), rel)
     assert sorted(stats["statistic"]) == ["ICC_average", "alpha", "r"]
     assert stats.loc[stats.statistic == "alpha", "value"].tolist() == [0.8]   # the reliability stage's
+
+
+def test_compare_studies_takes_one_file_or_a_list(tmp_path):
+    """Rule compare_study passes one stats file and one status file (strings), rule compare lists
+    of them: both give the same rows for that study (a string is never read letter by letter)."""
+    import json
+
+    from fmat.results import results_frame
+    from fmat_replication.compare import compare_studies
+    from fmat_replication.paper import PAPER_FILE
+
+    stats = tmp_path / "stats.parquet"
+    results_frame([{"study": "2A", "statistic": "ICC_average", "condition": "all", "model": "all",
+                    "value": 0.9}]).to_parquet(stats)
+    status = tmp_path / "status.json"
+    status.write_text(json.dumps({"study": "2A", "analysis": "attitude_weat", "implemented": True, "run": True,
+                                  "notes": [], "figures": {}}))
+    one = compare_studies(PAPER_FILE, str(stats), str(status), tmp_path / "one.parquet", study="2A")
+    many = compare_studies(PAPER_FILE, [str(stats)], [str(status)], tmp_path / "many.parquet", study="2A")
+    assert len(one) and set(one["study"]) == {"2A"}
+    pd.testing.assert_frame_equal(one, many)

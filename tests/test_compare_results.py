@@ -34,3 +34,16 @@ def test_equal_tables_pass_and_every_kind_of_difference_is_named(tmp_path, capsy
     assert f"only in {old}: analysis/1A/stats.parquet" in problems
     assert compare(old, new, rtol=1e-3) != []            # tables still differ in files
     assert main([str(old), str(new)]) == 1
+
+
+def test_a_moved_table_is_paired_by_rename(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    t = pd.DataFrame({"year": [1900, 1901], "d": [0.1, 0.2]})
+    _write(old, "analysis/4A/figure_trend.parquet", t)
+    _write(new, "analysis/4A/figures/trend.parquet", t)
+    assert len(compare(old, new)) == 2                                     # gone + new
+    rename = [(r"analysis/(\w+)/figure_(\w+)\.parquet", r"analysis/\1/figures/\2.parquet")]
+    assert compare(old, new, rename=rename) == []
+    _write(new, "analysis/4A/figures/trend.parquet", t.assign(d=[0.1, 0.3]))
+    assert [p.split(":")[0] for p in compare(old, new, rename=rename)] == ["analysis/4A/figures/trend.parquet"]
+    assert main([str(old), str(new), "--rename", r"analysis/(\w+)/figure_(\w+)\.parquet=analysis/\1/figures/\2.parquet"]) == 1

@@ -1,4 +1,4 @@
-"""Criterion data (fmat.criteria): BLS occupations, SSA names, GloVe, the lock, downloads.
+"""Criterion data (fmat_replication.criteria): BLS occupations, SSA names, GloVe, the lock, downloads.
 
 Reference values are hand-copied from the raw published rows (quoted in comments) and
 recomputed here by plain arithmetic, not by the code under test. No real network: the
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat import criteria as C
+from fmat_replication import criteria as C
 from fmat.errors import FmatError, InputError, OfflineError
 from fmat.io import write_table
 

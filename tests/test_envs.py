@@ -77,6 +77,7 @@ INDIRECT = {
     "sentencepiece": "the slow-tokenizer conversion of SentencePiece models (ALBERT, XLM-R) needs it",
     "openpyxl": "pandas.read_excel's engine for the BLS table (xlsx)",
     "safetensors": "transformers reads model.safetensors with it (the weights format fmat prefers)",
+    "pyarrow": "pandas' parquet engine: fmat.io reads and writes every parquet table with it",
 }
 #: distribution name -> import name, where they differ
 IMPORT_NAME = {"pyyaml": "yaml", "huggingface-hub": "huggingface_hub", "scikit-learn": "sklearn",

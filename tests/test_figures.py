@@ -1,15 +1,13 @@
-"""Report figures and tables (fmat.figures) on small hand-made data."""
+"""Report figures and tables (fmat_replication.pages.figures) on small hand-made data."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from fmat.figures import (
-    figure2_icc, icc_table, model_lock, oov_summary, package_versions, plot_figure_table,
-    read_figure_tables, read_scores,
+from fmat_replication.pages.figures import (
+    figure2_icc, icc_table, model_lock, oov_summary, package_versions, plot_figure_table, read_scores,
 )
 from fmat.results import results_frame
 
@@ -93,16 +91,6 @@ def test_bars_of_groups_are_dodged():
     plt.close("all")
 
 
-def test_read_figure_tables_from_listing(tmp_path):
-    pd.DataFrame({"x": [1, 2], "y": [3, 4]}).to_parquet(tmp_path / "figure_trend.parquet")
-    pd.DataFrame({"x": [1], "y": [1]}).to_parquet(tmp_path / "figure_other.parquet")
-    (tmp_path / "figures.json").write_text(json.dumps({"figures": {"trend": "figure_trend.parquet"}}))
-    tables = read_figure_tables(tmp_path)
-    assert list(tables) == ["trend"] and tables["trend"]["y"].tolist() == [3, 4]
-    (tmp_path / "figures.json").unlink()
-    assert sorted(read_figure_tables(tmp_path)) == ["other", "trend"]
-
-
 def test_oov_summary_counts(tmp_path):
     scores = pd.DataFrame({
         "model": ["m1"] * 4 + ["m2"] * 4,
@@ -134,7 +122,7 @@ def test_provenance_helpers(tmp_path):
 
 
 def test_html_table_formats_p_counts_and_missing():
-    from fmat.figures import html_table
+    from fmat_replication.pages.figures import html_table
     df = pd.DataFrame({"statistic": ["r", "d<"], "value": [0.7412, np.nan], "p": [2e-9, 0.0441],
                        "n": [50.0, 2383.0], "exact": [True, False]})
     out = html_table(df)
@@ -147,7 +135,7 @@ def test_html_table_formats_p_counts_and_missing():
 
 
 def test_figure_png_bytes(stats):
-    from fmat.figures import figure_png
+    from fmat_replication.pages.figures import figure_png
     png = figure_png(figure2_icc(stats))
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
 
@@ -166,7 +154,7 @@ def test_figure2_degenerate_ci_and_negative_icc():
 
 
 def test_model_checks_puts_agreement_beside_alpha_and_oov():
-    from fmat.figures import model_checks
+    from fmat_replication.pages.figures import model_checks
 
     agreement = pd.DataFrame({
         "model": ["m1", "m1", "m2", "m2"], "construction": ["simple", "all", "simple", "all"],

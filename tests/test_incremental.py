@@ -5,7 +5,8 @@ Two tiny models saved as local folders (``{name, path}`` in the config), two sma
 Snakemake's own dry run must list only X1's jobs (its report page included) and the
 overview-level ``compare``; the run
 must leave every output of 3D and 3A with its bytes and file time; editing X1's file must again
-list only X1's jobs; X1's tables must equal those of a run made from scratch with all three studies. About 2-3 minutes on 2 CPU cores.
+list only X1's jobs; X1's tables must equal those of a run made from scratch with all three studies.
+About 2-3 minutes on 2 CPU cores.
 """
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def local_models(tmp_path_factory) -> Path:
     """Tiny models of two tokenizer families that know the three studies' words, saved as folders."""
     from fmat.agreement import fixture_words
     from fmat.tiny import build_tiny_model
-    from fmat.workflow import demo_words, query_table
+    from fmat_replication.demo import demo_words
+    from fmat_replication.queries import query_table
 
     out = tmp_path_factory.mktemp("models")
     words = demo_words([query_table(REPO / "config" / "studies" / f"{s}.yaml") for s in [*FIRST, NEW]],

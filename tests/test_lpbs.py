@@ -289,7 +289,7 @@ def test_study_file_with_lpbs(tmp_path, repo):
     ratio = s["logp"] - s["logp_prior"]
     for r in out.sample(5, random_state=0).itertuples():
         career, family = str(r.A_word).split(" - ")
-        pick = lambda a: float(ratio[(s["M_word"].astype(str) == str(r.M_word)) & (s["A_word"].astype(str) == a)].iloc[0])
+        pick = lambda a, r=r: float(ratio[(s["M_word"].astype(str) == str(r.M_word)) & (s["A_word"].astype(str) == a)].iloc[0])
         assert r.LPR == pytest.approx(pick(career) - pick(family), abs=1e-9)
 
 
@@ -307,7 +307,8 @@ def test_cli_lpbs(models, tmp_path):
     he = s[s["M_word"].astype(str) == "He"].set_index("A_word")
     she = s[s["M_word"].astype(str) == "She"].set_index("A_word")
     for r in out.itertuples():
-        want = (he.loc[r.A_word, "logp"] - he.loc[r.A_word, "logp_prior"]) - (she.loc[r.A_word, "logp"] - she.loc[r.A_word, "logp_prior"])
+        want = ((he.loc[r.A_word, "logp"] - he.loc[r.A_word, "logp_prior"])
+                - (she.loc[r.A_word, "logp"] - she.loc[r.A_word, "logp_prior"]))
         assert r.LPR == pytest.approx(want, abs=1e-9)
     # a MASK-only design cannot have a prior: a clear error, exit status 2
     write_table(query("[MASK] is here.", MASK={"M": ["He"], "F": ["She"]}), q)

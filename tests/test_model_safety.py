@@ -14,10 +14,8 @@ import json
 import logging
 import os
 import shutil
-import types
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import torch
 
@@ -174,7 +172,7 @@ def test_non_finite_logits_stop_with_the_model_name(tiny, tmp_path, data):
 # ----------------------------------------------------------------------------- the lock's sha256
 
 def test_a_locked_local_folder_whose_weights_changed_stops_before_scoring(tiny, tmp_path, data, monkeypatch):
-    from fmat.workflow import local_model
+    from fmat_replication.models import local_model
 
     folder = _copy(tiny["bert-uncased"], tmp_path / "local")
     lock = tmp_path / "models.lock.tsv"
@@ -224,7 +222,7 @@ def test_a_cached_hub_model_whose_weights_changed_is_refused(tiny, tmp_path, mon
 @pytest.mark.parametrize("content", [b'{"name": "bert-base-uncased", "slug": "bert', b"\x00\x01binary", b"[1, 2]",
                                      b'{"slug": "x", "path": null}'])
 def test_a_damaged_model_marker_names_the_file_and_the_fix(tmp_path, content):
-    from fmat.workflow import read_json
+    from fmat_replication.scripts import read_json
 
     marker = tmp_path / "resources" / "models" / "bert-base-uncased.json"
     marker.parent.mkdir(parents=True)

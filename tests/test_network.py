@@ -59,7 +59,7 @@ def _env(**extra) -> dict:
 
 
 def test_the_default_timeout_is_at_most_a_minute_and_configurable(monkeypatch):
-    from fmat.workflow.config import _schema
+    from fmat_replication.config import _schema
 
     monkeypatch.delenv(net.TIMEOUT_ENV, raising=False)
     assert 0 < net.timeout() <= 60
@@ -113,7 +113,7 @@ def test_fmat_download_from_a_stalled_hub_stops_with_the_offline_fix(stalled, tm
 
 def test_criteria_and_agreement_downloads_from_a_stalled_server(stalled, tmp_path):
     from fmat.agreement import download_pairs
-    from fmat.criteria import download
+    from fmat_replication.criteria import download
 
     dest = tmp_path / "raw" / "table.xlsx"
     with pytest.raises(OfflineError, match="the server did not answer within 1 s") as caught:

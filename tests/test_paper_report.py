@@ -1,5 +1,5 @@
-"""Issue 18: the paper's tables in its layout (fmat.paper_tables), its figures redrawn
-(fmat.paper_figures) and the design in words (fmat.report_design), on known data."""
+"""Issue 18: the paper's tables in its layout (fmat_replication.pages.tables), its figures redrawn
+(fmat_replication.pages.paper_figures) and the design in words (fmat_replication.pages.design), on known data."""
 from __future__ import annotations
 
 import base64
@@ -16,17 +16,16 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
-from fmat.analyses.change import trend_table  # noqa: E402
-from fmat.compare import compare  # noqa: E402
-from fmat.paper import load_paper_results  # noqa: E402
-from fmat.paper_figures import (  # noqa: E402
+from fmat_replication.analyses.change import trend_table  # noqa: E402
+from fmat_replication.compare import compare  # noqa: E402
+from fmat_replication.paper import load_paper_results  # noqa: E402
+from fmat_replication.pages.paper_figures import (  # noqa: E402
     FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
 )
-from fmat.paper_tables import (  # noqa: E402
-    HEADLINES, csv_link, drop_repeated_rows, other_rows, ours_text, paper_table, paper_text, table_attitude,
-    table_html, verdict_html,
+from fmat_replication.pages.tables import (  # noqa: E402
+    HEADLINES, csv_link, other_rows, ours_text, paper_table, paper_text, table_attitude, table_html, verdict_html,
 )
-from fmat.report_design import condition_aliases, lpr_words, option_rows, pair_labels, template_rows  # noqa: E402
+from fmat_replication.pages.design import lpr_words, option_rows, pair_labels, template_rows  # noqa: E402
 from fmat.results import results_frame  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,7 +107,7 @@ def test_verdict_box_counts_and_headlines(paper):
     assert "docs/reports.md" in box and "rule-link" not in box
     assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_html("1A", rep, rule_href="file:///r/docs/reports.md")
     assert "nothing to replicate" in verdict_html("X1", rep)
-    from fmat.paper_tables import headlines_html
+    from fmat_replication.pages.tables import headlines_html
 
     table = headlines_html(["1A", "X1"], rep)
     assert table.count("<tr>") == 1 + len(HEADLINES["1A"]) and "href='1A.html'" in table
@@ -128,24 +127,6 @@ def test_csv_link_round_trips():
     data = re.search(r"base64,([A-Za-z0-9+/=]+)'", link).group(1)
     assert pd.read_csv(pd.io.common.BytesIO(base64.b64decode(data))).equals(df)
     assert "download='t.csv'" in link and "(2 rows)" in link
-
-
-def test_drop_repeated_rows_keeps_the_papers_spelling():
-    raw = yaml.safe_load((REPO / "config" / "studies" / "2A.yaml").read_text(encoding="utf-8"))
-    aliases = condition_aliases(raw)
-    assert aliases["I [MASK] {TARGET}."] == "personal" and aliases["like - dislike"] == "like-dislike"
-    stats = results_frame([
-        {"study": "2A", "statistic": "alpha", "condition": "I [MASK] {TARGET}.:like - dislike:Flowers", "model": "all", "value": 0.9},
-        {"study": "2A", "statistic": "alpha", "condition": "I [MASK] {TARGET}.:like - dislike:Insects", "model": "all", "value": 0.9},
-        {"study": "2A", "statistic": "alpha", "condition": "Most people [MASK] {TARGET}.:like - dislike:Insects", "model": "all", "value": 0.8},
-        {"study": "2A", "statistic": "alpha", "condition": "like-dislike:personal:Flowers", "model": "all", "value": 0.9},
-        {"study": "2A", "statistic": "alpha", "condition": "like-dislike:personal:Insects", "model": "all", "value": 0.9},
-    ])
-    kept = drop_repeated_rows(stats, aliases)["condition"].tolist()
-    # the societal Insects row has no twin in the paper's words: kept; the two personal ones go
-    assert kept == ["Most people [MASK] {TARGET}.:like - dislike:Insects", "like-dislike:personal:Flowers",
-                    "like-dislike:personal:Insects"]
-    assert drop_repeated_rows(stats, {}).equals(stats)
 
 
 # ----------------------------------------------------------------------------- figures
@@ -279,7 +260,7 @@ def test_our_other_models_get_their_own_table3_rows(paper):
     stats = results_frame([{"study": "1A", "statistic": "r", "condition": "fmat~pct_male:Q2", "model": "tiny-x",
                             "value": 0.5012, "p": 0.0002},
                            {"study": "1A", "statistic": "alpha", "condition": "all", "model": "tiny-x", "value": 0.9}])
-    from fmat.paper_tables import ours_only, table_criterion
+    from fmat_replication.pages.tables import ours_only, table_criterion
 
     t = table_criterion("1A", paper, models=["tiny-x"])
     assert [label for label, _ in t.rows] == ["tiny-x"] and "our models" in t.title

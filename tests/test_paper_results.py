@@ -8,9 +8,12 @@ import pandas as pd
 import pytest
 
 from fmat.errors import InputError
-from fmat.paper import (PAPER_COLUMNS, PAPER_FILE, STUDIES, is_pattern, load_paper_results,
-                        matching_rows, stars_for, to_results, within_rounding)
-from fmat.results import KEY, RESULT_COLUMNS, STATISTICS, conditions, model_slug
+from fmat_replication.paper import (
+    PAPER_COLUMNS, PAPER_FILE, STUDIES, is_pattern, load_paper_results, matching_rows, stars_for, to_results,
+    within_rounding,
+)
+from fmat.results import KEY, RESULT_COLUMNS, STATISTICS, model_slug
+from fmat_replication.paper import conditions
 
 MODELS = ["bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-large-cased",
           "distilbert-base-uncased", "distilbert-base-cased", "albert-base-v1", "albert-base-v2",

@@ -193,7 +193,7 @@ def test_reliability_names_word_the_conditions_and_unknown_names_are_errors():
     from types import SimpleNamespace
 
     from fmat.errors import InputError
-    from fmat.workflow import reliability_tables
+    from fmat.pipeline import reliability_tables
 
     rng = np.random.default_rng(0)
     lpr = pd.DataFrame([{"model": m, "query": q, "M_word": "like - dislike", "T_word": f"w{i}",

@@ -20,8 +20,7 @@ import pytest
 import fmat.report as report
 from fmat.cli import main
 from fmat.errors import FmatError, InputError, RenderError
-from fmat.report import (_RAW_HTML, cell_options, check_source, choose_engine, front_matter, page_path, raw_html,
-                         render)
+from fmat.report import _RAW_HTML, cell_options, check_source, choose_engine, front_matter, page_path, raw_html, render
 
 GOOD = textwrap.dedent('''\
     # %% [markdown]

@@ -14,29 +14,34 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat.compare import StudyStatus, compare
-from fmat.paper import load_paper_results
+from fmat_replication.compare import StudyStatus, compare
+from fmat_replication.paper import load_paper_results
 from fmat.report import check_source, render
 from fmat.results import results_frame
 
 STUDIES = ["1A", "2A"]
 #: an embedded output image (not the PNG inside the page's CSS)
 IMG = re.compile(r"<img[^>]+src=[\"']data:image/png;base64,[A-Za-z0-9+/=]{2000,}")
-#: an embedded SVG figure (fmat.paper_figures.svg_img)
+#: an embedded SVG figure (fmat_replication.pages.paper_figures.svg_img)
 SVG = re.compile(r"<img[^>]*class=[\"']paper-figure[\"'][^>]*src=[\"']data:image/svg\+xml;base64,[A-Za-z0-9+/=]{2000,}")
 MODELS = ["bert-base-uncased", "roberta-base"]
 
 
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory):
-    """results/ with stats.parquet, figures.json (+ a figure table), scores and replication."""
+    """results/ as the workflow writes it: per study stats.parquet, status.json and figures/
+    (+ a figure table), scores, the replication tables (whole and per study), the agreement
+    summary and the model cards."""
+    from fmat.agreement import SUMMARY_COLUMNS
+    from fmat_replication.scripts import write_json
+
     root = tmp_path_factory.mktemp("reports")
     res = root / "results"
     icc = {"1A": (0.81, 0.30), "2A": (0.95, 0.64)}
     all_rows = []
     for s in STUDIES:
         adir = res / "analysis" / s
-        adir.mkdir(parents=True)
+        (adir / "figures").mkdir(parents=True)
         avg, single = icc[s]
         rows = [
             {"study": s, "statistic": "ICC_average", "condition": "all", "model": "all", "value": avg,
@@ -59,9 +64,9 @@ def results_dir(tmp_path_factory):
         if s == "2A":
             years = np.arange(1800, 1830)
             pd.DataFrame({"model": "all", "year": years, "d": np.sin(years / 5.0), "d_interpolated": np.sin(years / 5.0),
-                          "d_smooth": np.sin(years / 5.0)}).to_parquet(adir / "figure_trend.parquet")
-            figs = {"trend": "figure_trend.parquet"}
-        (adir / "figures.json").write_text(json.dumps({
+                          "d_smooth": np.sin(years / 5.0)}).to_parquet(adir / "figures" / "trend.parquet")
+            figs = {"trend": "trend.parquet"}
+        (adir / "status.json").write_text(json.dumps({
             "study": s, "analysis": "factual_wefat" if s == "1A" else "attitude_weat",
             "implemented": s == "2A", "run": True,
             "notes": ["NOTE-FROM-ANALYSIS"] if s == "2A" else ["analysis 'factual_wefat' is not implemented yet"],
@@ -76,7 +81,17 @@ def results_dir(tmp_path_factory):
     ours = pd.concat(all_rows, ignore_index=True)
     status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False),
               "2A": StudyStatus(analysis="attitude_weat")}
-    compare(load_paper_results(), ours, status).to_parquet(res / "replication.parquet")
+    replication = compare(load_paper_results(), ours, status)
+    replication.to_parquet(res / "replication.parquet")
+    (res / "replication").mkdir()
+    for s in STUDIES:
+        replication[replication["study"] == s].to_parquet(res / "replication" / f"{s}.parquet")
+    (res / "agreement").mkdir()
+    pd.DataFrame(columns=SUMMARY_COLUMNS).to_parquet(res / "agreement" / "summary.parquet")
+    for m in MODELS:
+        write_json({"model": m, "architecture": "BertForMaskedLM", "parameters": 1000, "vocabulary": 50,
+                    "source": "hub", "revision": "main", "commit": "a" * 40, "probes": []},
+                   res / "models" / f"{m}.json")
     (root / "models.lock.tsv").write_text("model\trevision\tcommit\tfiles\tsha256\tdate\n"
                                           f"bert-base-uncased\tLOCKEDSHA123\t{'a' * 40}\t4\t\t2026\n")
     return root
@@ -90,9 +105,28 @@ def _render(repo, root, source, out_name, params):
 
 
 def _common(repo, demo):
-    return {"results": "results", "paper": str(repo / "config" / "paper_results.tsv"),
+    return {"paper": str(repo / "config" / "paper_results.tsv"),
             "models": ",".join(MODELS), "demo": "true" if demo else "false", "lock": "models.lock.tsv",
             "config_hash": "HASH42", "device": "cpu"}
+
+
+def _study(repo, study, study_file=None):
+    """A study page's inputs, as rule report_study passes them (relative to the working folder)."""
+    a = f"results/analysis/{study}"
+    return {"study": study, "study_file": str(study_file or repo / f"config/studies/{study}.yaml"),
+            "replication": f"results/replication/{study}.parquet", "stats": f"{a}/stats.parquet",
+            "status": f"{a}/status.json", "figures": f"{a}/figures",
+            "scores": ",".join(f"results/scores/{study}/{m}.parquet" for m in MODELS)}
+
+
+def _index(repo):
+    """The overview's inputs, as rule report_index passes them."""
+    return {"studies": ",".join(STUDIES), "replication": "results/replication.parquet",
+            "stats": ",".join(f"results/analysis/{s}/stats.parquet" for s in STUDIES),
+            "study_files": ",".join(str(repo / f"config/studies/{s}.yaml") for s in STUDIES),
+            "scores": ",".join(f"results/scores/{s}/{m}.parquet" for s in STUDIES for m in MODELS),
+            "agreement": "results/agreement/summary.parquet",
+            "cards": ",".join(f"results/models/{m}.json" for m in MODELS)}
 
 
 def _no_external_scripts(page):
@@ -108,7 +142,7 @@ def test_sources_pass_the_quarto_check(repo):
 
 def test_study_page_demo(repo, results_dir):
     page = _render(repo, results_dir, "study.py", "2A.html",
-                   {**_common(repo, True), "study": "2A", "study_file": str(repo / "config/studies/2A.yaml")})
+                   {**_common(repo, True), **_study(repo, "2A")})
     _no_external_scripts(page)
     assert "demo-banner" in page and "not expected to match the paper" in page
     assert "Study 2A" in page and "Flower" in page                       # design from the study file
@@ -133,7 +167,7 @@ def test_study_page_demo(repo, results_dir):
 
 def test_study_page_normal_has_no_banner(repo, results_dir):
     page = _render(repo, results_dir, "study.py", "1A.html",
-                   {**_common(repo, False), "study": "1A", "study_file": str(repo / "config/studies/1A.yaml")})
+                   {**_common(repo, False), **_study(repo, "1A")})
     _no_external_scripts(page)
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
@@ -146,7 +180,7 @@ def test_study_page_normal_has_no_banner(repo, results_dir):
 
 
 def test_index_page_demo(repo, results_dir):
-    page = _render(repo, results_dir, "index.py", "index.html", {**_common(repo, True), "studies": ",".join(STUDIES)})
+    page = _render(repo, results_dir, "index.py", "index.html", {**_common(repo, True), **_index(repo)})
     _no_external_scripts(page)
     assert "demo-banner" in page
     for s in STUDIES:
@@ -165,16 +199,23 @@ def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path):
     plain reason when it cannot be; never a Python message."""
     res = tmp_path / "results"
     adir = res / "analysis" / "X9"
-    adir.mkdir(parents=True)
+    (adir / "figures").mkdir(parents=True)
     results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]
                   ).to_parquet(adir / "stats.parquet")
-    pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.1, 0.4, 0.2], "kind": "line"}).to_parquet(adir / "figure_shape.parquet")
-    pd.DataFrame({"x": ["a"], "y": ["not a number"]}).to_parquet(adir / "figure_broken.parquet")
-    pd.DataFrame({"term": ["a"], "F": [1.0]}).to_parquet(adir / "figure_anova.parquet")
-    (adir / "figures.json").write_text(json.dumps({"study": "X9", "analysis": "x", "implemented": True, "run": True,
-                                                   "notes": [], "figures": {n: f"figure_{n}.parquet" for n in ("shape", "broken", "anova")}}))
+    pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.1, 0.4, 0.2], "kind": "line"}).to_parquet(adir / "figures/shape.parquet")
+    pd.DataFrame({"x": ["a"], "y": ["not a number"]}).to_parquet(adir / "figures/broken.parquet")
+    pd.DataFrame({"term": ["a"], "F": [1.0]}).to_parquet(adir / "figures/anova.parquet")
+    (adir / "status.json").write_text(json.dumps({"study": "X9", "analysis": "x", "implemented": True, "run": True,
+                                                  "notes": [],
+                                                  "figures": {n: f"{n}.parquet" for n in ("shape", "broken", "anova")}}))
+    (res / "replication").mkdir()
+    pd.DataFrame({"study": pd.Series([], dtype=str)}).to_parquet(res / "replication" / "X9.parquet")
+    for m in MODELS:
+        (res / "scores" / "X9").mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"model": [m], "M_word": ["he"], "prob": [0.1], "oov": [False]}).to_parquet(
+            res / "scores" / "X9" / f"{m}.parquet")
     page = _render(repo, tmp_path, "study.py", "X9.html",
-                   {**_common(repo, False), "study": "X9", "study_file": str(repo / "config/studies/X1.yaml")})
+                   {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")})
     assert "Figure: shape (Study X9)" in page and len(SVG.findall(page)) == 1
     plain = html.unescape(page)
     assert "This figure cannot be drawn: the values of the table 'broken' to draw (its y column) are not numbers" \

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from fmat.errors import InputError
-from fmat.results import RESULT_COLUMNS, STATISTICS, conditions, results_frame, validate_results
+from fmat.results import RESULT_COLUMNS, STATISTICS, results_frame, validate_results
+from fmat_replication.paper import conditions
 
 
 def test_defaults_fill_condition_and_model_per_row():

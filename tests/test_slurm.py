@@ -6,7 +6,7 @@ command), and three faults a cluster user meets, all in ONE run:
 - the first scoring job of one model is cancelled with ``scancel`` while it runs: retried, same outputs;
 - the first scoring job of the other model exceeds its ``runtime`` (``score_runtime: 1`` minute and
   the test hook ``FMAT_TEST_SLOW_SCORING``, tests/hooks/slow_scoring.py): SLURM kills it at its time limit and
-  Snakemake resubmits it with the doubled runtime of ``fmat.workflow.score_resources``;
+  Snakemake resubmits it with the doubled runtime of ``fmat_replication.score.score_resources``;
 - the controlling ``snakemake`` is killed (SIGKILL) once the first ``lpr`` job has finished; the same
   command with ``--rerun-incomplete`` (after ``--unlock``) finishes the run without redoing a
   finished job.
@@ -105,7 +105,7 @@ def test_slow_scoring_hook_reaches_the_jobs_and_only_with_its_variable():
     """A job started with tests/hooks on PYTHONPATH (as the cluster test starts the jobs) gets the
     workflow's scoring function wrapped; without FMAT_TEST_SLOW_SCORING nothing changes, and the
     package itself never imports the hook."""
-    code = "import fmat.workflow as w; print(hasattr(w.score_studies, '__wrapped__'))"
+    code = "import fmat_replication.score as s; print(hasattr(s.score_studies, '__wrapped__'))"
     env = _env(PYTHONPATH=str(HOOKS))
     on = subprocess.run([sys.executable, "-c", code], env={**env, "FMAT_TEST_SLOW_SCORING": "1"},
                         capture_output=True, text=True, timeout=120)
@@ -117,7 +117,7 @@ def test_slow_scoring_hook_reaches_the_jobs_and_only_with_its_variable():
 
 
 def test_score_runtime_replaces_the_first_attempt_and_doubles():
-    from fmat.workflow import score_resources
+    from fmat_replication.score import score_resources
 
     assert [score_resources("bert-base-cased", a, 15, minutes=1)["runtime"] for a in (1, 2, 3)] == [1, 2, 4]
     assert score_resources("bert-base-cased", 1, 15, minutes=None)["runtime"] == 30
@@ -359,7 +359,7 @@ def test_doc_shows_what_a_paper_run_asks_of_the_cluster():
     assert rows["lpr"].split(" | ")[1] == "15"
     assert "login node" in rows["download_model"] and "login node" in rows["criteria_fetch"]
     # score_resources' first-attempt walltimes of the 12 models, summed: the GPU-hours of score_paper
-    from fmat.workflow import score_resources
+    from fmat_replication.score import score_resources
 
     models = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))["models"]
     names = [m if isinstance(m, str) else m["name"] for m in models]

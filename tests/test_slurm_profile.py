@@ -41,7 +41,7 @@ def test_set_resources_name_existing_rules(profile):
     for smk in (REPO / "rules").glob("*.smk"):
         rules |= set(re.findall(r"^rule (\w+):", smk.read_text(), flags=re.M))
     # the scoring rules are generated per score group of config/config.yaml (rules/score.smk)
-    from fmat.workflow import score_groups
+    from fmat_replication.config import score_groups
 
     rules |= {f"score_{g}" for g in score_groups(yaml.safe_load((REPO / "config/config.yaml").read_text()))}
     if not rules:

@@ -92,10 +92,26 @@ def test_very_long_word(tmp_path, capsys):
     rejected(study(tmp_path, occ="[" + "x" * 100_000 + ", nurse]"), capsys, "TARGET", "characters long")
 
 
-def test_unknown_analysis_and_options(tmp_path, capsys):
-    rejected(study(tmp_path, extra="analysis: {name: no_such}\n"), capsys, "analysis.name", "attitude_weat")
-    rejected(study(tmp_path, extra="analysis: {name: change_over_time, options: {bogus: 1}}\n"), capsys,
-             "analysis.options", "'bogus'")
+def test_unknown_analysis_and_options(tmp_path):
+    """Which analyses exist is the replication's business: the workflow's study check (run by the
+    configuration check before any job) refuses an unknown name or option, naming the file."""
+    from fmat.errors import InputError
+    from fmat_replication.config import check_study
+
+    for extra, fields in (("analysis: {name: no_such}\n", ("analysis.name", "attitude_weat")),
+                          ("analysis: {name: change_over_time, options: {bogus: 1}}\n", ("analysis.options", "'bogus'"))):
+        path = study(tmp_path, extra=extra)
+        with pytest.raises(InputError) as err:
+            check_study(path)
+        assert str(path) in str(err.value) and all(f in str(err.value) for f in fields), err.value
+
+
+def test_the_library_reads_an_analysis_block_without_knowing_the_analyses(tmp_path, capsys):
+    """fmat (the library) checks the analysis block's shape, not its name: fmat query --check
+    passes a name only the replication would know, and refuses a block of the wrong shape."""
+    assert fmat(["query", "--study", str(study(tmp_path, extra="analysis: {name: my_own}\n")), "--check"],
+                capsys)[0] == 0
+    rejected(study(tmp_path, extra="analysis: {name: 3, options: []}\n"), capsys, "analysis")
 
 
 # ---------------------------------------------------------------- class 2: escaped errors
@@ -248,7 +264,7 @@ def test_outputs_follow_the_umask(tmp_path, capsys):
 ])
 def test_config_messages_in_words(config, shown):
     from fmat.errors import InputError
-    from fmat.workflow import validate_config
+    from fmat_replication.config import validate_config
 
     base = {"models": ["bert-base-uncased"], "studies": ["3A"]}
     with pytest.raises(InputError) as err:

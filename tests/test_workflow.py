@@ -195,7 +195,7 @@ def test_demo_runs_every_study_to_its_report(demo_run):
     for study in studies:
         stats = validate_results(pd.read_parquet(work / "results" / "analysis" / study / "stats.parquet"))
         assert {"ICC_average", "ICC_single"} <= set(stats["statistic"]), study
-        status = json.loads((work / "results" / "analysis" / study / "figures.json").read_text())
+        status = json.loads((work / "results" / "analysis" / study / "status.json").read_text())
         assert status["implemented"] and status["run"], (study, status["notes"])
         assert (work / "results" / "reports" / f"{study}.html").stat().st_size > 10_000
     lpbs = pd.read_parquet(work / "results" / "lpr" / "X2.parquet")

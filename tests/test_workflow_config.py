@@ -1,4 +1,5 @@
-"""Unit tests of fmat.workflow: names, configuration validation, the model lock, reliability rows.
+"""Unit tests of the workflow's logic (fmat_replication and the study pipeline in fmat): names,
+configuration validation, the model lock, reliability rows.
 
 Fast (no Snakemake, no models). The workflow itself is tested in tests/test_workflow.py.
 """
@@ -12,7 +13,17 @@ import pandas as pd
 import pytest
 import yaml
 
-from fmat import workflow as wf
+from types import SimpleNamespace
+
+import fmat.pipeline
+import fmat.runner
+import fmat.study
+import fmat_replication.config
+import fmat_replication.demo
+import fmat_replication.models
+import fmat_replication.score
+import fmat_replication.scripts
+from fmat.results import model_slug
 from fmat.errors import InputError, OfflineError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,25 +41,25 @@ def paper_config() -> dict:
 
 
 def _validate(cfg, **kw):
-    return wf.validate_config(cfg, root=REPO, **kw)
+    return fmat_replication.config.validate_config(cfg, root=REPO, **kw)
 
 
 # ----------------------------------------------------------------------------- names
 
 def test_model_slug_is_filesystem_safe_and_reversible_through_the_config():
-    assert wf.model_slug("vinai/bertweet-base") == "vinai__bertweet-base"
-    assert wf.model_slug("bert-base-uncased") == "bert-base-uncased"
-    table = wf.model_table({"models": ["vinai/bertweet-base", {"name": "roberta-base", "revision": "abc"}]})
+    assert model_slug("vinai/bertweet-base") == "vinai__bertweet-base"
+    assert model_slug("bert-base-uncased") == "bert-base-uncased"
+    table = fmat_replication.config.model_table({"models": ["vinai/bertweet-base", {"name": "roberta-base", "revision": "abc"}]})
     assert list(table) == ["vinai__bertweet-base", "roberta-base"]
     assert table["vinai__bertweet-base"].name == "vinai/bertweet-base"
     assert table["roberta-base"].revision == "abc"
     with pytest.raises(InputError, match="file name"):
-        wf.model_slug("bad name")
+        model_slug("bad name")
 
 
 def test_duplicate_model_is_an_error_naming_the_entry():
     with pytest.raises(InputError) as err:
-        wf.model_table({"models": ["roberta-base", {"name": "roberta-base"}]})
+        fmat_replication.config.model_table({"models": ["roberta-base", {"name": "roberta-base"}]})
     assert "config.models[1]" in str(err.value)
 
 
@@ -56,7 +67,7 @@ def test_duplicate_model_is_an_error_naming_the_entry():
 
 def test_paper_config_has_the_12_models_and_15_studies_and_validates(paper_config):
     cfg = _validate(paper_config)
-    assert [s.name for s in wf.model_table(cfg).values()] == PAPER_MODELS
+    assert [s.name for s in fmat_replication.config.model_table(cfg).values()] == PAPER_MODELS
     assert cfg["studies"] == STUDIES
     assert cfg["mirror_dir"] is None and cfg["device"] == "auto"
     assert cfg["batch_size"] is None and cfg["max_tokens"] is None      # automatic batches
@@ -67,7 +78,7 @@ def test_demo_config_is_tiny_models_of_every_family(paper_config):
 
     demo = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))
     cfg = _validate({**paper_config, **demo}, load_studies=False)
-    specs = list(wf.model_table(cfg).values())
+    specs = list(fmat_replication.config.model_table(cfg).values())
     assert {s.tiny for s in specs} == set(FAMILIES)
     assert all(s.name == FAMILIES[s.tiny][1] for s in specs)  # folder names drive FMAT's name rules
     assert {"2A", "3A"} <= set(cfg["studies"])
@@ -104,22 +115,22 @@ def test_a_broken_study_file_fails_validation(tmp_path):
     (tmp_path / "2A.yaml").write_text(src.replace("item: T_word", "item: X_word"), encoding="utf-8")
     cfg = {"models": ["roberta-base"], "studies": ["2A"], "studies_dir": str(tmp_path)}
     with pytest.raises(InputError) as err:
-        wf.validate_config(cfg)
+        fmat_replication.config.validate_config(cfg)
     assert "2A.yaml" in str(err.value)
 
 
 def test_study_criteria_lists_the_criterion_tables_a_study_reads():
-    assert wf.study_criteria(REPO / "config" / "studies" / "1C.yaml") == ["ssa_names_1c"]
-    assert wf.study_criteria(REPO / "config" / "studies" / "2A.yaml") == []
+    assert fmat.study.study_criteria(REPO / "config" / "studies" / "1C.yaml") == ["ssa_names_1c"]
+    assert fmat.study.study_criteria(REPO / "config" / "studies" / "2A.yaml") == []
 
 
 # ----------------------------------------------------------------------------- resources
 
 def test_score_resources_grow_with_attempt():
-    a1 = wf.score_resources("bert-large-cased", 1)
-    a2 = wf.score_resources("bert-large-cased", 2)
+    a1 = fmat_replication.score.score_resources("bert-large-cased", 1)
+    a2 = fmat_replication.score.score_resources("bert-large-cased", 2)
     assert a2["mem_mb"] == 2 * a1["mem_mb"] and a2["runtime"] == 2 * a1["runtime"]
-    assert wf.score_resources("bert-base-cased")["mem_mb"] < a1["mem_mb"]
+    assert fmat_replication.score.score_resources("bert-base-cased")["mem_mb"] < a1["mem_mb"]
 
 
 # ----------------------------------------------------------------------------- network, lock
@@ -135,21 +146,21 @@ def test_hub_unreachable_is_detected_without_waiting(monkeypatch):
 
     with monkeypatch.context() as m:
         m.setattr(socket, "create_connection", no_connection)
-        assert wf.hub_reachable(5) is False
+        assert fmat_replication.models.hub_reachable(5) is False
     monkeypatch.delenv("HF_HUB_OFFLINE")
     # a closed local port: refused at once
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    assert wf.hub_reachable(2, endpoint=f"http://127.0.0.1:{port}") is False
+    assert fmat_replication.models.hub_reachable(2, endpoint=f"http://127.0.0.1:{port}") is False
 
 
 def test_offline_and_not_cached_says_how_to_run_offline(monkeypatch, tmp_path):
-    monkeypatch.setattr(wf.hub, "cached_snapshot", lambda name, revision: None)
-    monkeypatch.setattr(wf.hub, "hub_reachable", lambda timeout: False)
+    monkeypatch.setattr(fmat_replication.models, "cached_snapshot", lambda name, revision: None)
+    monkeypatch.setattr(fmat_replication.models, "hub_reachable", lambda timeout: False)
     with pytest.raises(OfflineError) as err:
-        wf.ensure_model("bert-base-uncased", lock=tmp_path / "models.lock.tsv", timeout=1)
+        fmat_replication.models.ensure_model("bert-base-uncased", lock=tmp_path / "models.lock.tsv", timeout=1)
     msg = str(err.value)
     assert "make demo" in msg and "HF_HUB_OFFLINE=1" in msg
     assert not (tmp_path / "models.lock.tsv").exists()
@@ -179,9 +190,9 @@ def test_a_cached_model_is_locked_without_the_network(monkeypatch, tmp_path):
     def no_network(timeout):  # pragma: no cover - must not be called
         raise AssertionError("the hub was probed although the model is cached")
 
-    monkeypatch.setattr(wf.hub, "hub_reachable", no_network)
+    monkeypatch.setattr(fmat_replication.models, "hub_reachable", no_network)
     lock = tmp_path / "models.lock.tsv"
-    rec = wf.ensure_model("vinai/bertweet-base", lock=lock)
+    rec = fmat_replication.models.ensure_model("vinai/bertweet-base", lock=lock)
     assert rec["commit"] == commit and rec["slug"] == "vinai__bertweet-base" and rec["source"] == "cache"
     rows = pd.read_csv(lock, sep="\t", dtype=str)
     assert rows["model"].tolist() == ["vinai/bertweet-base"]
@@ -190,14 +201,14 @@ def test_a_cached_model_is_locked_without_the_network(monkeypatch, tmp_path):
     assert "model.safetensors" in rows["files"].iloc[0]
     # the second model is added, the first kept
     _fake_hub_cache(hub, "roberta-base", "f" * 40)
-    wf.ensure_model("roberta-base", lock=lock)
+    fmat_replication.models.ensure_model("roberta-base", lock=lock)
     assert sorted(pd.read_csv(lock, sep="\t", dtype=str)["model"]) == ["roberta-base", "vinai/bertweet-base"]
 
 
 def test_json_marker_roundtrip(tmp_path):
     rec = {"name": "vinai/bertweet-base", "path": None, "files": ["a", "b"]}
-    wf.write_json(rec, tmp_path / "m" / "x.json")
-    assert wf.read_json(tmp_path / "m" / "x.json") == rec
+    fmat_replication.scripts.write_json(rec, tmp_path / "m" / "x.json")
+    assert fmat_replication.scripts.read_json(tmp_path / "m" / "x.json") == rec
 
 
 # ----------------------------------------------------------------------------- tables
@@ -228,8 +239,8 @@ def test_load_scores_keeps_model_order_and_levels(tmp_path):
     for m in s["model"].cat.categories:
         part = s[s["model"] == m].copy()
         part["model"] = pd.Categorical([m] * len(part), categories=[m])
-        paths.append(write_table(part, tmp_path / f"{wf.model_slug(m)}.parquet"))
-    back = wf.load_scores(paths)
+        paths.append(write_table(part, tmp_path / f"{model_slug(m)}.parquet"))
+    back = fmat.runner.read_scores(paths)
     assert list(back["model"].cat.categories) == ["m/one", "two", "three"]
     assert list(back["T_word"].cat.categories) == list(s["T_word"].cat.categories)
     np.testing.assert_allclose(back["prob"], s["prob"])
@@ -243,8 +254,8 @@ def test_reliability_rows_match_pingouin_and_the_results_shape():
     scores = _scores()
     study = {"lpr": {"mask_pair": True, "target_pair": False},
              "reliability": {"item": "query", "by": ["model"]}}
-    lpr = wf.lpr_table(study, scores)
-    details, stats = wf.reliability_tables(study, scores, lpr, sid="XX")
+    lpr = fmat.pipeline.lpr_table(study, scores)
+    details, stats = fmat.pipeline.reliability_tables(study, scores, lpr, sid="XX")
     validate_results(stats)
     # ICC(A,k) / ICC(A,1) on log(prob): items = rows within each model, raters = models
     long = scores.assign(item=scores.groupby("model", observed=True).cumcount(), logp=np.log(scores["prob"]))
@@ -268,27 +279,26 @@ def test_reliability_rows_match_pingouin_and_the_results_shape():
 def test_demo_words_collects_words_and_phrase_parts():
     t = pd.DataFrame({"M_word": ["He", "She"], "A_word": ["lead teams", "raise children"]})
     years = pd.DataFrame({"M_word": ["1800", "1801"], "T_word": ["men", "women"]})
-    words = wf.demo_words([t, years])
+    words = fmat_replication.demo.demo_words([t, years])
     assert {"He", "She", "lead teams", "lead", "teams", "raise", "children", "1800", "1801", "men"} <= set(words)
 
 
 def test_phrases_become_item_keys_so_templates_line_up():
     """Study 1A words an item "an engineer" in three templates and "engineer" in the fourth."""
-    from types import SimpleNamespace
 
     items = pd.DataFrame({"slot": ["TARGET"] * 4, "word": ["an engineer", "a nurse", "engineer", "nurse"],
                           "item": ["engineer", "nurse", "engineer", "nurse"]})
     lpr = pd.DataFrame({"model": ["m"] * 4, "query": ["q1", "q1", "q2", "q2"],
                         "T_word": ["an engineer", "a nurse", "engineer", "nurse"], "LPR": [1.0, 2.0, 1.5, 2.5]})
-    out = wf.tables._item_keys(SimpleNamespace(items=items), lpr, "query")
+    out = fmat.pipeline._item_keys(SimpleNamespace(items=items), lpr, "query")
     assert out["T_word"].astype(str).tolist() == ["engineer", "nurse", "engineer", "nurse"]
     assert lpr["T_word"].tolist()[0] == "an engineer"  # the input is not changed
     # the item column itself is never rewritten
-    assert wf.tables._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
+    assert fmat.pipeline._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
 
 
 def test_config_hash_is_stable_and_sensitive():
-    from fmat.workflow import config_hash
+    from fmat_replication.config import config_hash
 
     a = config_hash({"studies": ["2A"], "device": "cpu"})
     assert a == config_hash({"device": "cpu", "studies": ["2A"]})  # key order does not matter

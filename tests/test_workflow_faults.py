@@ -63,7 +63,7 @@ def test_cuda_without_a_gpu_fails_at_the_config_check_naming_the_key(tmp_path):
 def test_check_device_names_the_gpus_there_are(monkeypatch):
     import torch
 
-    from fmat.workflow import check_device
+    from fmat_replication.config import check_device
 
     check_device("auto")
     check_device("cpu")
@@ -86,7 +86,7 @@ def test_a_config_error_from_the_command_line_is_blamed_on_config(tmp_path):
 
 @pytest.mark.parametrize("name", ["a/../../tmp/evil", "../evil", "a/b/c", "a//b", "/abs"])
 def test_a_model_id_that_is_a_path_is_refused_by_the_schema(name):
-    from fmat.workflow import validate_config
+    from fmat_replication.config import validate_config
 
     for entry in (name, {"name": name}):
         with pytest.raises(InputError, match="not allowed here") as caught:
@@ -114,7 +114,7 @@ def test_a_score_group_member_without_a_study_file_is_an_error(tmp_path):
             f"'X3', which has no study file") in res.stdout, res.stdout
     assert "fix: correct the study id" in res.stdout
     _clean(res.stdout)
-    from fmat.workflow import validate_config
+    from fmat_replication.config import validate_config
 
     own = {"models": ["bert-base-uncased"], "studies": ["X1"], "studies_dir": STUDIES_DIR,
            "score_groups": {"paper": ["1A", "NOT-HERE"], "mine": ["X1"]}}

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from fmat.errors import InputError
-from fmat.workflow import (check_model_folder, local_model, model_folder, model_table, score_groups,
-                           validate_config)
+from fmat_replication.config import check_model_folder, model_folder, model_table, score_groups, validate_config
+from fmat_replication.models import local_model
 
 REPO = Path(__file__).resolve().parents[1]
 STUDIES_DIR = str(REPO / "config" / "studies")

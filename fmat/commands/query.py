@@ -95,7 +95,7 @@ def run(args) -> int:
             if problems:
                 raise InputError(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems),
                                  where=args.study, fix="see docs/study-files.md")
-            from ..workflow import study_criteria
+            from ..study import study_criteria
 
             unresolved = study_criteria(args.study) if args.criteria_dir is None else []
             if unresolved:

@@ -6,7 +6,8 @@ Example::
 
 writes ``out/3A/queries.parquet``, ``scores.parquet``, ``lpr.parquet``, ``reliability.parquet``
 and ``stats.parquet`` (the :mod:`fmat.results` shape) -- the same tables the workflow writes
-under ``results/`` for that study. The same functions run in both (:mod:`fmat.workflow`).
+under ``results/`` for that study. The same library functions run in both
+(:func:`fmat.runner.score_tables`, :mod:`fmat.pipeline`).
 """
 from __future__ import annotations
 
@@ -47,48 +48,48 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _marker(model: str) -> dict:
-    from ..workflow import model_slug
+def _model(model: str) -> tuple[str, str]:
+    """``(name, slug)`` of a ``--model``: a local folder is named by its folder name."""
+    from ..results import model_slug
 
     path = Path(model)
-    if path.is_dir():
-        return {"name": path.name, "slug": model_slug(path.name), "path": str(path)}
-    return {"name": model, "slug": model_slug(model), "path": None}
+    name = path.name if path.is_dir() else model
+    return name, model_slug(name)
 
 
 def run(args) -> int:
-    import pandas as pd
-
     from ..io import write_table
-    from ..workflow import load_study_file, lpr_table, reliability_tables, score_studies
+    from ..pipeline import lpr_table, reliability_tables
+    from ..runner import concat_scores, score_tables
+    from ..study import load_study
 
     study_path = Path(args.study)
     if not study_path.is_file():
         raise InputError(f"study file not found: {study_path}",
                          fix="give a study file such as config/studies/3A.yaml")
-    markers = [_marker(m) for m in args.model]
-    slugs = [m["slug"] for m in markers]
+    models = [(m, *_model(m)) for m in args.model]
+    slugs = [slug for _, _, slug in models]
     if len(set(slugs)) != len(slugs):
         raise InputError("a model is given twice", where="--model", fix="give each model once")
-    study = load_study_file(study_path, args.criteria_dir)
+    criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
+    study = load_study(study_path, criteria_dir=criteria_dir)
     sid = str(getattr(study, "id", None) or study_path.stem)
     queries = study.queries
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     ext = args.format
 
+    options = {sid: dict(getattr(study, "score", None) or {})}
     tables = []
-    for marker in markers:
-        for _, scores in score_studies(marker, {sid: study_path}, {sid: queries}, device=args.device,
-                                       batch_size=args.batch_size, max_tokens=args.max_tokens, threads=args.threads):
+    for source, name, _ in models:
+        for _, scores in score_tables(source, {sid: queries}, options, name=name, device=args.device,
+                                      batch_size=args.batch_size, max_tokens=args.max_tokens,
+                                      threads=args.threads):
             tables.append(scores)
-    scores = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
-    if len(tables) > 1:
-        names = [m["name"] for m in markers]
-        scores["model"] = pd.Categorical(scores["model"].astype(str), categories=names)
+    scores = concat_scores(tables, models=[name for _, name, _ in models])
     lpr = lpr_table(study, scores)
-    details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(markers) > 1)
-    if len(markers) < 2:
+    details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(models) > 1)
+    if len(models) < 2:
         log.warning("one model: no ICC among models (give two or more --model for it)")
     for name, table in (("queries", queries), ("scores", scores), ("lpr", lpr),
                         ("reliability", details), ("stats", stats)):

@@ -1,5 +1,5 @@
 """What a full paper run asks of a SLURM cluster: jobs, memory, walltime and GPU-hours, as the
-rules' own resource functions give them (fmat.workflow.score_resources etc.), read from a dry run
+rules' own resource functions give them (fmat_replication.score.score_resources etc.), read from a dry run
 of the paper configuration with this profile's default-resources and set-resources.
 
     python profiles/slurm/paper_requests.py        (prints the Markdown table of docs/cluster.md)
@@ -42,7 +42,8 @@ def local_rules(repo: Path = REPO) -> set[str]:
     """Rules named in a ``localrules:`` directive (they run on the login node, not through sbatch)."""
     names: set[str] = set()
     for smk in [repo / "Snakefile", *sorted((repo / "rules").glob("*.smk"))]:
-        for block in re.findall(r"^localrules:((?:[ \t]*\w+,?)*[ \t]*\n(?:[ \t]+\w+,?[ \t]*\n)*)", smk.read_text(encoding="utf-8"), re.M):
+        pattern = r"^localrules:((?:[ \t]*\w+,?)*[ \t]*\n(?:[ \t]+\w+,?[ \t]*\n)*)"
+        for block in re.findall(pattern, smk.read_text(encoding="utf-8"), re.M):
             names |= set(re.findall(r"\w+", block))
     return names
 
@@ -56,7 +57,8 @@ def parse_jobs(dry_run: str, local: set[str] = frozenset()) -> list[dict]:
             continue
         res = dict(re.findall(r"(\w+)=([^,\s]+)", (re.search(r"resources: (.*)", body) or [None, ""])[1]))
         threads = re.search(r"threads: (\d+)", body)
-        jobs.append({"rule": rule, "local": kind == "localrule" or rule in local, "threads": int(threads.group(1)) if threads else 1,
+        jobs.append({"rule": rule, "local": kind == "localrule" or rule in local,
+                     "threads": int(threads.group(1)) if threads else 1,
                      "mem_mb": int(res.get("mem_mb", 0)), "runtime": int(res.get("runtime", 0)),
                      "gpu": int(res.get("gpu", 0))})
     return jobs

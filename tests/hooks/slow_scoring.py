@@ -22,7 +22,7 @@ from pathlib import Path
 SLOW_SCORING = "FMAT_TEST_SLOW_SCORING"
 STAMPS = "FMAT_TEST_SLOW_STAMPS"
 #: the module whose scoring function the hook wraps, and the function
-TARGET = ("fmat.workflow", "score_studies")
+TARGET = ("fmat_replication.score", "score_studies")
 
 
 def slow_seconds(env: dict | None = None) -> float:

@@ -1,16 +1,21 @@
 """Compare every table under two ``results/`` folders: the same files, and table-equal contents.
 
-    python tests/tools/compare_results.py OLD/results NEW/results [--rtol 1e-9]
+    python tests/tools/compare_results.py OLD/results NEW/results [--rtol 1e-9] [--rename OLD=NEW ...]
 
 Used to show that a refactoring leaves the workflow's outputs as they were (issue 27: the demo's
 outputs before and after the split of the library from the replication). Parquet tables are
 compared with pandas (same columns, dtypes, row order; numbers equal within ``rtol``, NaN equal to
 NaN); other files (HTML pages, JSON, logs, benchmarks) are not compared: pages carry timestamps
 and provenance. Exit status 0 when equal, 1 with one line per difference.
+
+``--rename OLD=NEW`` (a regular expression and its replacement, applied to OLD's relative paths)
+pairs a table that the change moved, e.g. the figure tables of issue 27:
+``--rename 'analysis/(\w+)/figure_(\w+)\.parquet=analysis/\1/figures/\2.parquet'``.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -25,9 +30,12 @@ def tables(root: Path) -> dict[str, Path]:
             if p.relative_to(root).parts[0] not in IGNORED}
 
 
-def compare(old: Path, new: Path, rtol: float = 1e-9) -> list[str]:
-    """One line per difference between the tables of ``old`` and ``new`` ([] when equal)."""
+def compare(old: Path, new: Path, rtol: float = 1e-9, rename: list[tuple[str, str]] = ()) -> list[str]:
+    """One line per difference between the tables of ``old`` and ``new`` ([] when equal);
+    ``rename``: ``(pattern, replacement)`` pairs applied to the old tables' relative paths."""
     a, b = tables(Path(old)), tables(Path(new))
+    for pattern, replacement in rename:
+        a = {re.sub(pattern, replacement, k): v for k, v in a.items()}
     problems = [f"only in {old}: {k}" for k in sorted(set(a) - set(b))]
     problems += [f"only in {new}: {k}" for k in sorted(set(b) - set(a))]
     for key in sorted(set(a) & set(b)):
@@ -45,8 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("old", type=Path)
     ap.add_argument("new", type=Path)
     ap.add_argument("--rtol", type=float, default=1e-9)
+    ap.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
+                    help="a table moved: regular expression over OLD's relative paths = its replacement")
     args = ap.parse_args(argv)
-    problems = compare(args.old, args.new, args.rtol)
+    rename = [tuple(r.split("=", 1)) for r in args.rename]
+    if any(len(r) != 2 for r in rename):
+        ap.error("--rename takes OLD=NEW")
+    problems = compare(args.old, args.new, args.rtol, rename)
     for line in problems:
         print(line)
     n = len(tables(args.old))

@@ -1,0 +1,136 @@
+"""What a study file asks for after scoring: its LPR table and its reliability, for several
+models together. ``fmat study`` (one study, no Snakemake) and the replication's lpr and
+reliability stages call these same functions.
+
+- :func:`lpr_table`: the LPRs (or LPBS, Kurita et al. 2019) with the file's ``lpr:`` options;
+- :func:`reliability_tables`: ICC among the models and alpha among the items of its
+  ``reliability:`` block, in the :mod:`fmat.results` shape.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+
+def study_options(study: Any, key: str) -> dict:
+    """The study's ``lpr`` / ``reliability`` / ``score`` block as a dict ({} when absent): from a
+    :class:`fmat.study.Study`, or anything with that attribute, or a mapping."""
+    from collections.abc import Mapping
+
+    value = getattr(study, key, None)
+    if value is None and isinstance(study, Mapping):
+        value = study.get(key)
+    if value is None:
+        return {}
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        value = asdict(value)
+    return dict(value)
+
+
+def summary_function(study: Any):
+    """The contrast a study's scores get: :func:`fmat.lpr.summary` (LPR), or
+    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) when its file says ``score: {method:
+    lpbs}``. Both keep the value in column ``LPR``; the LPBS table says so in
+    ``attrs["measure"]``."""
+    if study_options(study, "score").get("method", "fmat") == "lpbs":
+        from .lpbs import summary
+    else:
+        from .lpr import summary
+    return summary
+
+
+def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
+    """LPRs (or LPBS) of one study, with the study file's ``lpr`` options."""
+    return summary_function(study)(scores, **study_options(study, "lpr"))
+
+
+def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFrame, sid: str | None = None,
+                       icc: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Reliability of one study -> ``(details, stats)``.
+
+    - ICC among the models (:func:`fmat.reliability.icc_models`; agreement, average and single)
+      on the raw log probabilities (condition ``all``: the paper's ICC, footnote 1) and on the
+      LPRs (condition ``LPR``); skipped with ``icc=False`` (one model);
+    - alpha among the study file's ``reliability.item`` split by its ``by``
+      (:func:`fmat.reliability.lpr_reliability`), on the LPRs of ``reliability.lpr`` (by default
+      the study's ``lpr`` options); with ``model`` in ``by``, also pooled over the models
+      (model ``all``: the "Overall" rows of Tables 3-4). Phrases are replaced by their item
+      keys first (:func:`_item_keys`), so templates that word an item differently line up;
+      ``reliability.names`` gives the conditions' words (Studies 2A-2D: personal, like-dislike).
+      This is the only producer of alpha rows: no analysis computes them again.
+
+    ``details`` stacks the raw outputs (column ``analysis`` = ICC / alpha); ``stats`` has the
+    same numbers in the :mod:`fmat.results` shape (conditions as docs/results.md; ``model`` a
+    slug, e.g. ``vinai__bertweet-base``).
+    """
+    from .errors import InputError
+    from .reliability import alpha_rows, icc_models, icc_rows, lpr_reliability
+    from .results import model_slug
+
+    sid = str(sid or getattr(study, "id", "") or "")
+    parts, details = [], []
+    if icc:
+        for condition, data in (("all", scores), ("LPR", lpr)):
+            res = icc_models(data, type="agreement", unit="both")
+            parts.append(icc_rows(sid, res, condition=condition))
+            details.append(res.assign(analysis="ICC", condition=condition))
+    opts = study_options(study, "reliability")
+    item = opts.get("item", "query")
+    by = opts.get("by") or []
+    by = [by] if isinstance(by, str) else list(by)
+    alpha_data = lpr
+    lpr_opts = opts.get("lpr")
+    if lpr_opts and dict(lpr_opts) != study_options(study, "lpr"):
+        # alpha on another summary (e.g. log P before the contrast)
+        alpha_data = summary_function(study)(scores, **lpr_opts)
+    alpha_data = _item_keys(study, alpha_data, item)
+    splits = [by] + ([[b for b in by if b != "model"]] if "model" in by else [])
+    names = dict(opts.get("names") or {})
+    seen: set[str] = set()
+    for split in splits:
+        alpha = lpr_reliability(alpha_data, item=item, by=split or None)
+        parts.append(alpha_rows(sid, alpha, by=split, names=names))
+        details.append(alpha.assign(analysis="alpha", item=item, by=",".join(split)))
+        seen.update(str(v) for b in split for v in alpha[b])
+    unknown = [k for k in names if str(k) not in seen]
+    if unknown:
+        raise InputError(f"reliability.names: {', '.join(map(repr, unknown))} is not a value of the by "
+                         f"columns {by}", where=f"study {sid}",
+                         fix="name values that the alpha splits have (a query template, an M_word pair "
+                             "such as 'like - dislike', a group), or remove the entry")
+    stats = pd.concat(parts, ignore_index=True)
+    stats["model"] = [m if m == "all" else model_slug(m) for m in stats["model"]]
+    detail = pd.concat(details, ignore_index=True)
+    detail.insert(0, "study", sid)
+    for col in detail.columns:
+        if detail[col].dtype == object:
+            detail[col] = detail[col].map(lambda v: v if v is None or isinstance(v, str) else str(v)).astype("string")
+    return detail, stats
+
+
+_SLOT_COLUMN = {"TARGET": "T_word", "ATTRIB": "A_word"}
+
+
+def _item_keys(study: Any, lpr: pd.DataFrame, item: str) -> pd.DataFrame:
+    """Replace TARGET/ATTRIB phrases by their item keys (the study file's ``{phrase, item}``;
+    ``Study.items``) in the columns that identify alpha's rows, so that the same item written
+    differently in two templates ("an engineer" / "engineer", Study 1A) lines up."""
+    items = getattr(study, "items", None)
+    if not isinstance(items, pd.DataFrame) or not {"slot", "word", "item"} <= set(items.columns):
+        return lpr
+    out = lpr
+    for slot, col in _SLOT_COLUMN.items():
+        if col == item or col not in lpr.columns:
+            continue
+        pairs = items[items["slot"] == slot]
+        mapping = {str(w): str(k) for w, k in zip(pairs["word"], pairs["item"]) if str(w) != str(k)}
+        if not mapping:
+            continue
+        if out is lpr:
+            out = lpr.copy()
+        values = [mapping.get(str(v), str(v)) if pd.notna(v) else v for v in out[col].tolist()]
+        out[col] = pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if pd.notna(v))))
+    return out

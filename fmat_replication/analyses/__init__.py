@@ -1,0 +1,123 @@
+"""Study analyses, registered by name and named in each study file's ``analysis`` key.
+
+An analysis is a function ``fn(data: AnalysisInput, **options) -> AnalysisOutput``:
+
+- ``data.study``     the loaded :class:`fmat.study.Study` (id, queries, options, ...)
+- ``data.scores``    all models' scores for the study (``fmat.run`` output, ``model`` column)
+- ``data.lpr``       the LPR table (``fmat.summary`` output with the study's options)
+- ``data.criteria``  criterion tables by name (``resources/criteria/<name>.parquet``)
+
+It returns rows in the results shape (:mod:`fmat.results`) and named figure tables that the
+reports draw (written to ``results/analysis/{study}/figures/<name>.parquet``). Adding a kind
+of analysis is one function decorated with :func:`register`; no rule changes.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import pandas as pd
+
+from fmat.errors import InputError
+from fmat.results import results_frame, validate_results
+
+
+@dataclass
+class AnalysisInput:
+    study: object
+    scores: pd.DataFrame
+    lpr: pd.DataFrame
+    criteria: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+
+
+@dataclass
+class AnalysisOutput:
+    stats: pd.DataFrame
+    figures: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+_REGISTRY: dict[str, Callable[..., AnalysisOutput]] = {}
+_CRITERIA: dict[str, Callable[[Mapping], list[str]]] = {}
+
+
+def register(name: str, *, criteria: Callable[[Mapping], list[str]] | None = None):
+    """Register ``fn`` as analysis ``name``.
+
+    ``criteria(options) -> [table names]`` tells the workflow which criterion tables the
+    analysis reads (so the rule can declare them as inputs).
+    """
+
+    def deco(fn):
+        if name in _REGISTRY and _REGISTRY[name] is not fn:
+            raise ValueError(f"analysis {name!r} registered twice")
+        _REGISTRY[name] = fn
+        if criteria is not None:
+            _CRITERIA[name] = criteria
+        return fn
+
+    return deco
+
+
+def _load_all() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+def available() -> list[str]:
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Callable[..., AnalysisOutput]:
+    _load_all()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown analysis {name!r}", where="analysis.name",
+                         fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}") from None
+
+
+def check(name: str, options: Mapping | None = None, where: str = "analysis") -> None:
+    """Analysis ``name`` is registered and ``options`` fit its keyword arguments (unknown and
+    missing options named); called when a study file is checked, before any model loads."""
+    import inspect
+
+    _load_all()
+    if name not in _REGISTRY:
+        raise InputError(f"unknown analysis {name!r}", where=f"{where}.name",
+                         fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
+                             "a new one (docs/adding-a-study.md)")
+    params = list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    names = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    options = dict(options or {})
+    unknown = [k for k in options if k not in names]
+    if unknown:
+        raise InputError(f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}",
+                         where=f"{where}.options", fix=f"its options are: {', '.join(names) or '(none)'}")
+    missing = [p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL
+               and p.name not in options]
+    if missing:
+        raise InputError(f"analysis {name!r} needs option(s) {', '.join(map(repr, missing))}",
+                         where=f"{where}.options", fix="add them under analysis.options (docs/study-files.md)")
+
+
+def criteria_needed(name: str, options: Mapping | None = None) -> list[str]:
+    """Names of the criterion tables analysis ``name`` reads with these options."""
+    _load_all()
+    if name not in _REGISTRY:
+        get(name)  # raises the clear error
+    fn = _CRITERIA.get(name)
+    return list(fn(options or {})) if fn else []
+
+
+def run_analysis(name: str, data: AnalysisInput, options: Mapping | None = None) -> AnalysisOutput:
+    """Run analysis ``name`` and check that its rows have the results shape."""
+    out = get(name)(data, **dict(options or {}))
+    out.stats = validate_results(results_frame(out.stats), where=f"analysis {name!r}")
+    return out

@@ -1,0 +1,242 @@
+"""Studies 4A-4D (Bao, 2024): perceived change over time, 1800-2019.
+
+Registered analysis ``change_over_time`` (reference: ``docs/analyses-3-4.md``).
+
+The [MASK] options are year tokens (``M_word`` = "1800" ... "2019").  The LPR table is paired
+over the TARGET (4A/4B: ``ln P(year | men) - ln P(year | women)``) or ATTRIB groups (4C/4D:
+individualism - collectivism phrase j).  As the paper's Method:
+
+1. missing values are dropped: a year a model lacks (out of vocabulary: NaN probability, or no
+   row) is left out for that model and listed (figure ``missing_years``, notes);
+2. the LPRs of each (model, year) are averaged over ``average_over`` (the three query templates
+   in 4A/4B, the phrase pairs in 4C/4D; missing ones left out of the mean) and divided by
+   ``sigma`` = 1.414: ``d = mean LPR / sigma``, the yearly effect size;
+3. LMM ``d ~ year / year_scale`` with models as random intercepts (:func:`fmat.stats.fit_lmm`):
+   rows ``b`` (slope per century with SE, df, p, 95% CI), ``t``, ``beta`` (standardized slope,
+   b * sd(x) / sd(d)), ``R2m``, ``R2c``, all with condition ``year``;
+4. robustness check on the century tokens (``century_contrasts: [[2000, 1900], [1900, 1800]]``):
+   for each pair, by default (``century_model: pairwise``) an LMM ``d ~ century`` on the subset of
+   the two years (the paper's "corresponding subset of data"); ``joint`` fits one LMM on all the
+   century years named and takes each contrast from it.  The contrast of the estimated means,
+   first minus second year, is a d (d is already in LPR / sigma units): rows ``d`` and ``t``
+   with condition ``2000vs1900`` etc.
+5. per model, the OLS slope of d on year / year_scale (rows ``b``, condition ``year``, model =
+   slug; not in the paper).
+
+Figure 4 table ``trend`` (columns model, year, d, d_interpolated, d_smooth): per model and for
+``all`` (the mean of the models' d in each year, over the models that have it): the yearly d,
+missing years filled by linear interpolation (:func:`fmat.stats.interpolate_years`; no
+extrapolation before a model's first / after its last year), and the two-sided moving average
+with partial windows at the ends (:func:`fmat.stats.moving_average`; ``smoothing: {window: 10,
+even: right}``: the window of year t is t-4 ... t+5, zoo's centre alignment).  ``d_smooth`` is
+NaN where ``d_interpolated`` is (a window does not reach into years the model lacks at the ends).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from fmat.errors import InputError
+from fmat.results import model_slug
+from fmat.results import results_frame
+from fmat.stats.mixed import fit_lmm
+from fmat.stats.timeseries import interpolate_years, moving_average
+from fmat.stats.effects import LPR_SIGMA
+from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
+from fmat_replication.analyses.stereotype import _levels, _need, _study_id, _where
+
+#: label columns of an LPR table (everything but the value)
+LABELS = ("query", "MASK", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")
+
+
+def _years(words: pd.Series, where: str) -> pd.Series:
+    y = pd.to_numeric(words.astype(str), errors="coerce")
+    if y.isna().any():
+        bad = sorted(set(words.astype(str)[y.isna()]))[:5]
+        raise InputError(f"[MASK] words {bad} are not years", where=where,
+                         fix="give the year tokens as MASK words ({range: [1800, 2019]})")
+    return y.astype(int)
+
+
+def expected_years(data: AnalysisInput, lpr: pd.DataFrame) -> list[int]:
+    """All year tokens of the design: the study's query table's M_word, else the LPR's."""
+    q = getattr(data.study, "queries", None)
+    words = q["M_word"] if isinstance(q, pd.DataFrame) and "M_word" in q.columns else lpr["M_word"]
+    return sorted(set(_years(pd.Series(words), "study queries: MASK").tolist()))
+
+
+def yearly_effects(lpr: pd.DataFrame, average_over, sigma: float, where: str) -> pd.DataFrame:
+    """``d`` per (model, year) = mean over ``average_over`` of the finite LPRs / sigma.
+
+    Columns model, year, d, n_items (the items averaged).  Years whose LPRs are all missing
+    are left out.  Other label columns must not vary within (model, year)."""
+    average_over = [average_over] if isinstance(average_over, str) else list(average_over or [])
+    _need(lpr, ["model", "M_word", "LPR", *average_over], where=where)
+    df = lpr.copy()
+    df["year"] = _years(df["M_word"], where="data.lpr: M_word").to_numpy()
+    df["model"] = df["model"].astype(str)
+    others = [c for c in LABELS if c in df.columns and c not in average_over and c != "M_word"]
+    for c in others:
+        n = df.groupby(["model", "year"])[c].nunique(dropna=False)
+        if (n > 1).any():
+            raise InputError(f"column {c!r} varies within a model and year but is not averaged over",
+                             where=where.replace("data.lpr", "analysis.options.average_over"),
+                             fix=f"add {c} to average_over, or make the LPR with the study's lpr "
+                                 "options (the two TARGET/ATTRIB groups paired)")
+    df["LPR"] = pd.to_numeric(df["LPR"], errors="coerce").astype(float)
+    ok = df[np.isfinite(df["LPR"])]
+    out = ok.groupby(["model", "year"], sort=False).agg(d=("LPR", "mean"), n_items=("LPR", "size")).reset_index()
+    out["d"] = out["d"] / float(sigma)
+    out["model"] = pd.Categorical(out["model"], categories=list(dict.fromkeys(df["model"])))
+    return out.sort_values(["model", "year"]).reset_index(drop=True)
+
+
+def missing_years(yearly: pd.DataFrame, models: list[str], years: list[int]) -> pd.DataFrame:
+    """Years of the design each model has no d for: columns model (slug), year."""
+    rows = []
+    for m in models:
+        have = set(yearly.loc[yearly["model"].astype(str) == m, "year"].tolist())
+        rows += [{"model": model_slug(m), "year": y} for y in years if y not in have]
+    return pd.DataFrame(rows, columns=["model", "year"]).astype({"model": object, "year": "int64"})
+
+
+def _ranges(years) -> str:
+    """[1800, 1801, 1802, 1805] -> '1800-1802, 1805'."""
+    years = sorted(years)
+    parts, start = [], None
+    for i, y in enumerate(years):
+        if start is None:
+            start = y
+        if i + 1 == len(years) or years[i + 1] != y + 1:
+            parts.append(f"{start}" if start == y else f"{start}-{y}")
+            start = None
+    return ", ".join(parts)
+
+
+def trend_table(yearly: pd.DataFrame, years: list[int], window: int = 10, even: str = "right") -> pd.DataFrame:
+    """Figure 4 series: per model and ``all`` (mean over models per year): d, linearly
+    interpolated d over ``years`` (no extrapolation), moving average (partial end windows)
+    of the interpolated series, NaN where the interpolated value is NaN."""
+    parts = []
+    series = [(model_slug(str(m)), g) for m, g in yearly.groupby("model", observed=True, sort=False)]
+    mean = yearly.groupby("year")["d"].mean()
+    series.append(("all", mean.rename("d").reset_index()))
+    for name, g in series:
+        raw = pd.Series(g["d"].to_numpy(float), index=g["year"].to_numpy(int))
+        interp = interpolate_years(raw, years=years)
+        smooth = moving_average(interp.to_numpy(), width=window, even=even)
+        smooth[~np.isfinite(interp.to_numpy())] = np.nan
+        parts.append(pd.DataFrame({"model": name, "year": np.asarray(years, dtype="int64"),
+                                   "d": raw.reindex(years).to_numpy(float),
+                                   "d_interpolated": interp.to_numpy(float), "d_smooth": smooth}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def century_contrast(yearly: pd.DataFrame, pair, subset) -> dict:
+    """LMM ``d ~ C(century)`` (random intercept per model) on the years ``subset``; the
+    contrast of the estimated means of year pair[0] minus year pair[1] (a d)."""
+    a, b = int(pair[0]), int(pair[1])
+    sub = yearly[yearly["year"].isin([int(y) for y in subset])].copy()
+    sub["century"] = sub["year"].astype(str)
+    present = set(sub["century"])
+    if not {str(a), str(b)} <= present or sub["model"].nunique() < 2:
+        raise InputError(f"years {a} and {b} are not both in the data of 2+ models", where="century_contrasts")
+    sub["century"] = pd.Categorical(sub["century"], categories=sorted(present))
+    fit = fit_lmm(sub, "d ~ C(century)", group="model")
+    res = fit.compare(["century"], {"century": str(a)}, {"century": str(b)})
+    return {**res, "n": float(fit.n), "singular": bool(fit.singular)}
+
+
+def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
+    """OLS slope of d on year / year_scale within each model (scipy.stats.linregress)."""
+    rows = []
+    for m, g in yearly.groupby("model", observed=True, sort=False):
+        if len(g) < 3:
+            continue
+        r = sps.linregress(g["year"].to_numpy(float) / year_scale, g["d"].to_numpy(float))
+        df = len(g) - 2
+        q = sps.t.ppf(0.975, df)
+        rows.append({"model": model_slug(str(m)), "value": r.slope, "se": r.stderr, "df": df,
+                     "p": r.pvalue, "ci_low": r.slope - q * r.stderr, "ci_high": r.slope + q * r.stderr,
+                     "n": len(g)})
+    return rows
+
+
+@register("change_over_time")
+def change_over_time(data: AnalysisInput, *, sigma: float = LPR_SIGMA, year_scale: float = 100,
+                     average_over=None, century_contrasts=None, smoothing: Mapping | None = None,
+                     century_model: str = "pairwise") -> AnalysisOutput:
+    """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
+
+    Options (study file ``analysis.options``):
+      sigma              population SD of an LPR (default fmat.stats.effects.LPR_SIGMA = √2; the paper prints 1.414)
+      year_scale         predictor = year / year_scale (100: change per century)
+      average_over       LPR columns averaged within model and year ([query] or [A_word])
+      century_contrasts  [[2000, 1900], [1900, 1800]]: d of first minus second year
+      century_model      pairwise (an LMM on the two years of each contrast; default) or joint
+                         (one LMM on all century years named)
+      smoothing          {window: 10, even: right} for the figure's moving average
+    """
+    study = _study_id(data)
+    lpr = data.lpr
+    where = "data.lpr (change_over_time)"
+    _need(lpr, ["model", "M_word", "LPR"], where=where)
+    if century_model not in ("pairwise", "joint"):
+        raise InputError(f"unknown century_model {century_model!r}", where=_where(data, "century_model"),
+                         fix="use pairwise or joint")
+    smoothing = dict(smoothing or {})
+    unknown = set(smoothing) - {"window", "even"}
+    if unknown:
+        raise InputError(f"unknown smoothing option(s) {sorted(unknown)}", where=_where(data, "smoothing"),
+                         fix="use window (years) and even (right | left)")
+    window, even = int(smoothing.get("window", 10)), str(smoothing.get("even", "right"))
+    yearly = yearly_effects(lpr, average_over, sigma, where)
+    if yearly["model"].nunique() < 2:
+        raise InputError("the LMM needs the LPRs of 2 or more models", where=where,
+                         fix="score the study with several models")
+    years = expected_years(data, lpr)
+    models = _levels(lpr["model"].astype(str))
+    missing = missing_years(yearly, models, years)
+
+    df = yearly.assign(time=yearly["year"] / float(year_scale))
+    fit = fit_lmm(df, "d ~ time", group="model")
+    c = fit.coefs.set_index("term").loc["time"]
+    rows = [
+        {"statistic": "b", "condition": "year", "value": c["b"], "se": c["se"], "df": c["df"], "p": c["p"],
+         "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n": fit.n},
+        {"statistic": "t", "condition": "year", "value": c["t"], "df": c["df"], "p": c["p"], "n": fit.n},
+        {"statistic": "beta", "condition": "year", "value": c["beta"], "n": fit.n},
+        {"statistic": "R2m", "condition": "year", "value": fit.r2m, "n": fit.n},
+        {"statistic": "R2c", "condition": "year", "value": fit.r2c, "n": fit.n},
+    ]
+    rows += [{"statistic": "b", "condition": "year", **r} for r in per_model_slopes(yearly, float(year_scale))]
+    notes = [f"LMM d ~ year/{year_scale:g} (random intercept per model): N = {fit.n} model-years, "
+             f"{fit.n_groups} models, tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"]
+    if fit.singular:
+        notes.append("singular fit: the random-intercept variance is ~0 (estimates equal OLS)")
+    contrasts = [[int(a), int(b)] for a, b in (century_contrasts or [])]
+    all_century = sorted({y for pair in contrasts for y in pair})
+    for a, b in contrasts:
+        subset = [a, b] if century_model == "pairwise" else all_century
+        try:
+            res = century_contrast(yearly, (a, b), subset)
+        except InputError as err:
+            notes.append(f"century contrast {a} vs {b} not computed: {err}")
+            continue
+        cond = f"{a}vs{b}"
+        if res.get("singular"):
+            notes.append(f"century contrast {a} vs {b}: the random-intercept variance is ~0, so its t is the "
+                         "two-sample t of the two years (OLS), not the paired t test over models")
+        test = {"df": res["df"], "p": res["p"], "n": res["n"]}
+        rows.append({"statistic": "d", "condition": cond, "value": res["estimate"], "se": res["se"],
+                     "ci_low": res["ci_low"], "ci_high": res["ci_high"], **test})
+        rows.append({"statistic": "t", "condition": cond, "value": res["t"], **test})
+    for m, g in missing.groupby("model", sort=False):
+        notes.append(f"{m}: {len(g)} year(s) missing (dropped): {_ranges(g['year'].tolist())}")
+    out = results_frame([{"study": study, "model": "all", **r} for r in rows])
+    figures = {"trend": trend_table(yearly, years, window, even), "missing_years": missing,
+               "yearly": yearly.assign(model=yearly["model"].astype(str).map(model_slug))}
+    return AnalysisOutput(stats=out, figures=figures, notes=notes)

@@ -1,0 +1,439 @@
+"""Studies 1A-1C: factual associations (occupation-gender, name-gender) of Bao (2024).
+
+Two registered analyses (named in the study files' ``analysis`` key; see docs/analyses-1-2.md):
+
+``factual_wefat`` (Studies 1A, 1B; Tables 3-4, Figure 3A/3B)
+    1. LPR = ln P(male word) - ln P(female word) per item and query (the study's ``lpr``
+       options: ``mask_pair: true``); each query's ``T_word`` is mapped to its item key with
+       ``Study.items`` ("a nurse" and "nurse" -> ``nurse``).
+    2. The LPRs are z-standardized listwise within model x query (``standardize_within``;
+       ``(x - mean) / sd``, sd with ddof = 1 as R ``scale``; Bao, 2024, Study 1A Method).
+    3. FMAT score of an item = mean of its z-scores over models and queries (a query's score:
+       over models; a model's score: over queries). NaN z-scores (out-of-vocabulary words)
+       are left out of the means.
+    4. Cronbach's alpha among the query templates per model and "Overall" (Tables 3-4) is the
+       reliability stage's (the study file's ``reliability: {item: query, by: [model]}``): not
+       computed here.
+    5. Pearson r (Fisher-z 95% CI) of the FMAT score with % male and with WEFAT_male, overall,
+       per query (averaged over models) and per model x query; r(WEFAT, % male); Williams' t
+       of r(FMAT, % male) vs r(WEFAT, % male) with r23 = r(FMAT, WEFAT), df = n - 3.
+    6. Figure 3A/3B: ``figure_criterion``.
+
+``factual_names`` (Study 1C; Table 5, Figure 3C): everything above, plus the logit of % male
+(``logit_column`` of the criterion table, ln(m/f); else computed from % male), two mixed
+models over all model x query x item z-scores with a random intercept per model
+(``logit_male ~ fmat`` and ``wefat ~ fmat``: b, SE, df, p, CI, R2m, R2c) and the OLS Models 1-3
+of Table 5 on the item-level FMAT score (b, SE, R2, Delta R2 of each predictor entering last,
+and the F test that the two coefficients are equal).
+
+Items: the analysis uses the items present in the FMAT scores, the % male table and (when
+given) the WEFAT table; the numbers of items left out are in ``notes`` and every row's ``n``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from fmat.errors import InputError
+from fmat.results import model_slug
+from fmat.results import results_frame
+from fmat.stats.correlation import pearson, williams_t
+from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
+
+#: the study file's option blocks that name a criterion table
+_TABLE_OPTIONS = ("criterion", "wefat")
+
+
+# --------------------------------------------------------------------------- options
+def _criteria_tables(options: Mapping) -> list[str]:
+    """Criterion tables read with these options (``criterion.table``, ``wefat.table``)."""
+    out = []
+    for key in _TABLE_OPTIONS:
+        spec = (options or {}).get(key)
+        if isinstance(spec, Mapping) and spec.get("table"):
+            out.append(str(spec["table"]))
+    return out
+
+
+def _spec(options_value, key: str, required: bool) -> dict | None:
+    where = f"analysis.options.{key}"
+    if options_value is None:
+        if required:
+            raise InputError(f"option {key!r} is missing", where=where,
+                             fix=f"give {key}: {{table: NAME, item: item, column: COLUMN}}")
+        return None
+    if not isinstance(options_value, Mapping) or "table" not in options_value:
+        raise InputError(f"{key} must be a mapping with table, item, column (got {options_value!r})",
+                         where=where, fix=f"write {key}: {{table: NAME, item: item, column: COLUMN}}")
+    spec = {"item": "item", **dict(options_value)}
+    spec.setdefault("column", "pct_male" if key == "criterion" else "wefat_male")
+    return spec
+
+
+def _criterion_column(criteria: Mapping[str, pd.DataFrame], spec: dict, key: str,
+                      columns: Sequence[str]) -> pd.DataFrame | None:
+    """``item`` + the asked columns of a criterion table (renamed to ``columns``' targets)."""
+    name = spec["table"]
+    if name not in criteria:
+        return None
+    table = criteria[name]
+    want = [spec["item"]] + [spec[c] for c in columns]
+    missing = [c for c in want if c not in table.columns]
+    if missing:
+        raise InputError(f"criterion table {name!r} has no column(s) {missing} (it has {list(table.columns)})",
+                         where=f"analysis.options.{key}", fix="name existing columns in item:/column:")
+    out = pd.DataFrame({"item": table[spec["item"]].astype(str).to_numpy()})
+    for c in columns:
+        out[c] = pd.to_numeric(table[spec[c]], errors="coerce").to_numpy(dtype=float)
+    dup = out["item"].duplicated()
+    if dup.any():
+        raise InputError(f"criterion table {name!r} lists {int(dup.sum())} item(s) twice, e.g. "
+                         f"{out.loc[dup, 'item'].iloc[0]!r}", where=f"analysis.options.{key}",
+                         fix="rebuild the criterion table with one row per item")
+    return out
+
+
+# --------------------------------------------------------------------------- LPR steps
+def item_lpr(lpr: pd.DataFrame, items: pd.DataFrame | None = None, slot: str = "TARGET",
+             query_order: Sequence[str] | None = None) -> pd.DataFrame:
+    """LPR table -> ``model, query, q, item, LPR`` (one row per model x query x item).
+
+    ``q`` is the query's number in design order (``Q1``, ``Q2``...): the order of
+    ``query_order`` (the study's query table: its blocks), else of the LPR table's ``query``
+    categories. ``item``: the ``T_word`` mapped through ``items`` (``Study.items``: slot,
+    word, item), or the word itself when it has no key.
+    """
+    word_col = {"TARGET": "T_word", "ATTRIB": "A_word"}[slot]
+    need = ["model", "query", word_col, "LPR"]
+    missing = [c for c in need if c not in lpr.columns]
+    if missing:
+        raise InputError(f"the LPR table lacks column(s) {missing}", where="lpr",
+                         fix="give the output of fmat.summary for a study with {TARGET} words")
+    q = lpr["query"]
+    levels = list(q.cat.categories) if isinstance(q.dtype, pd.CategoricalDtype) else list(dict.fromkeys(q.astype(str)))
+    if query_order is not None:
+        levels = list(dict.fromkeys([str(x) for x in query_order] + [str(x) for x in levels]))
+    present = set(q.astype(str))
+    levels = [str(x) for x in levels if str(x) in present]
+    qnum = {lv: f"Q{k + 1}" for k, lv in enumerate(levels)}
+    words = lpr[word_col].astype(str)
+    mapping = {}
+    if items is not None and len(items):
+        sub = items[items["slot"].astype(str) == slot]
+        mapping = dict(zip(sub["word"].astype(str), sub["item"].astype(str)))
+    out = pd.DataFrame({
+        "model": lpr["model"].astype(str).to_numpy(),
+        "query": q.astype(str).to_numpy(),
+        "q": q.astype(str).map(qnum).to_numpy(),
+        "item": words.map(lambda w: mapping.get(w, w)).to_numpy(),
+        "LPR": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(dtype=float),
+    })
+    out["LPR"] = out["LPR"].where(np.isfinite(out["LPR"]))
+    dup = out.duplicated(["model", "query", "item"], keep=False)
+    if dup.any():
+        ex = out.loc[dup, ["model", "query", "item"]].head(2).to_dict("records")
+        raise InputError(f"{int(dup.sum())} LPR rows share model, query and item key, e.g. {ex}",
+                         where="lpr", fix="each item must appear once per query (check the study's item keys)")
+    return out
+
+
+def zscore(df: pd.DataFrame, value: str = "LPR", within: Sequence[str] = ("model", "query"),
+           out: str = "z") -> pd.DataFrame:
+    """Add ``out`` = (value - mean) / sd within each ``within`` group (sd: ddof = 1, as R
+    ``scale``; NaNs ignored). Bao (2024), Study 1A: "standardized listwise within each BERT
+    model and each query template"."""
+    within = list(within)
+    bad = [c for c in within if c not in df.columns]
+    if bad:
+        raise InputError(f"cannot standardize within {bad}: no such column(s)",
+                         where="analysis.options.standardize_within",
+                         fix=f"use some of {[c for c in df.columns if c not in (value,)]}")
+    d = df.copy()
+    g = d.groupby(within, sort=False)[value] if within else None
+    mean = g.transform("mean") if within else d[value].mean()
+    sd = g.transform(lambda s: s.std(ddof=1)) if within else d[value].std(ddof=1)
+    d[out] = (d[value] - mean) / sd
+    return d
+
+
+def fmat_score(z: pd.DataFrame, value: str = "z", by: Sequence[str] = ()) -> pd.DataFrame:
+    """Mean of ``value`` per item (and per ``by``), NaNs left out: the FMAT score."""
+    keys = list(by) + ["item"]
+    return z.groupby(keys, sort=False)[value].mean().rename("fmat").reset_index()
+
+
+# --------------------------------------------------------------------------- rows
+def _r_row(study, condition, model, x, y) -> dict:
+    """A results row for Pearson r of x and y (Fisher-z CI, df = n - 2)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    base = {"study": study, "statistic": "r", "condition": condition, "model": model}
+    if ok.sum() < 4 or np.nanstd(x[ok]) == 0 or np.nanstd(y[ok]) == 0:
+        return {**base, "value": np.nan, "n": float(ok.sum())}
+    r = pearson(x, y)
+    return {**base, "value": r["r"], "df": r["df"], "p": r["p"], "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"], "n": r["n"]}
+
+
+def correlation_rows(study: str, z: pd.DataFrame, crit: pd.DataFrame, *, wefat: bool,
+                     williams_n: int | None = None) -> list[dict]:
+    """r rows of Tables 3-4 and the text: overall, per query (over models), per model x query,
+    per model (over queries), WEFAT validity and Williams' t. ``crit``: item, pct_male[, wefat]."""
+    rows = []
+    targets = [("pct_male", "pct_male")] + ([("wefat", "wefat")] if wefat else [])
+    # join once: an item's FMAT score depends only on its own z-scores
+    zc = z.merge(crit, on="item", how="inner")
+    ccols = [c for _, c in targets]
+    first = zc.groupby("item", sort=False)[ccols].first()
+
+    def scored(g, by=()):
+        s = g.groupby(list(by) + ["item"], sort=False)["z"].mean().rename("fmat").reset_index()
+        return s.join(first, on="item")
+
+    # overall (all models and queries)
+    overall = scored(zc)
+    for var, col in targets:
+        rows.append(_r_row(study, f"fmat~{var}", "all", overall["fmat"], overall[col]))
+    # per query, averaged over models
+    for q, m in scored(zc, ["q"]).groupby("q", sort=False):
+        for var, col in targets:
+            rows.append(_r_row(study, f"fmat~{var}:{q}", "all", m["fmat"], m[col]))
+    # per model x query, and per model over queries
+    for model, g in zc.groupby("model", sort=False):
+        slug = model_slug(model)
+        for q, m in g.groupby("q", sort=False):
+            for var, col in targets:
+                rows.append(_r_row(study, f"fmat~{var}:{q}", slug, m["z"], m[col]))
+        m = scored(g)
+        for var, col in targets:
+            rows.append(_r_row(study, f"fmat~{var}", slug, m["fmat"], m[col]))
+    if wefat:
+        rows.append(_r_row(study, "wefat~pct_male", "all", overall["wefat"], overall["pct_male"]))
+        rows.append(williams_row(study, overall["fmat"], overall["wefat"], overall["pct_male"], n=williams_n))
+    return rows
+
+
+def williams_row(study: str, fmat, wefat, pct, n: int | None = None) -> dict:
+    """Williams' t of r(FMAT, % male) vs r(WEFAT, % male) (shared variable % male; r23 =
+    r(FMAT, WEFAT)); positive = FMAT larger; df = n - 3 (complete items only). ``n``
+    overrides the number of items in the test (option ``williams_n``; the row's ``n`` stays
+    the items used for the r's)."""
+    f, w, p = (np.asarray(v, dtype=float) for v in (fmat, wefat, pct))
+    ok = np.isfinite(f) & np.isfinite(w) & np.isfinite(p)
+    base = {"study": study, "statistic": "t_williams", "condition": "fmat-vs-wefat~pct_male", "model": "all"}
+    n_test, n = n, int(ok.sum())
+    if n < 5:
+        return {**base, "value": np.nan, "n": float(n)}
+    r12 = float(np.corrcoef(p[ok], f[ok])[0, 1])
+    r13 = float(np.corrcoef(p[ok], w[ok])[0, 1])
+    r23 = float(np.corrcoef(f[ok], w[ok])[0, 1])
+    t = williams_t(r12, r13, r23, int(n_test) if n_test else n)
+    return {**base, "value": t["t"], "df": t["df"], "p": t["p"], "n": float(n)}
+
+
+def logit_pct(pct, clip: float = 0.5) -> np.ndarray:
+    """ln(p / (100 - p)) of a percentage, p clipped to [clip, 100 - clip] so that 0 % and
+    100 % stay finite (``clip`` in percentage points)."""
+    p = np.clip(np.asarray(pct, dtype=float), clip, 100 - clip)
+    return np.log(p / (100 - p))
+
+
+def figure_criterion(scores: pd.DataFrame, *, clip: float = 0.5) -> pd.DataFrame:
+    """Figure 3: one row per item with ``item, fmat, pct_male, wefat_male`` and two fits of the
+    FMAT score on % male (x = % male, y = FMAT score, as Figure 3): ``fit_linear`` = OLS
+    a + b * pct_male, ``fit_logit`` = OLS a + b * logit(pct_male / 100) (the "logit-function
+    fitting curve"; % clipped by ``clip`` points). Also the plot convention columns
+    ``x, y, xlabel, ylabel``."""
+    d = scores.copy()
+    if "wefat" in d.columns:
+        d = d.rename(columns={"wefat": "wefat_male"})
+    if "wefat_male" not in d.columns:
+        d["wefat_male"] = np.nan
+    ok = np.isfinite(d["fmat"].to_numpy(float)) & np.isfinite(d["pct_male"].to_numpy(float))
+    x = d["pct_male"].to_numpy(float)
+    lx = logit_pct(x, clip)
+    d["fit_linear"] = np.nan
+    d["fit_logit"] = np.nan
+    if ok.sum() >= 2:
+        y = d["fmat"].to_numpy(float)
+        for col, xx in (("fit_linear", x), ("fit_logit", lx)):
+            b, a = np.polyfit(xx[ok], y[ok], 1)
+            d[col] = a + b * xx
+    out = d[["item", "fmat", "pct_male", "wefat_male", "fit_linear", "fit_logit"]].copy()
+    out["x"] = out["pct_male"]
+    out["y"] = out["fmat"]
+    out["xlabel"] = "% male"
+    out["ylabel"] = "FMAT score (standardized LPR, averaged)"
+    return out.sort_values("pct_male", kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- 1C models
+def lmm_rows(study: str, z: pd.DataFrame, outcome: str, label: str) -> tuple[list[dict], list[str]]:
+    """Mixed model ``outcome ~ fmat`` over all model x query x item z-scores (``fmat`` = the
+    standardized LPR), random intercept per model (Bao, 2024, Study 1C: "standardized LPRs
+    strongly predicted the logit of gender percentage"). Rows: ``b`` of fmat, ``R2m``, ``R2c``."""
+    from fmat.stats.mixed import SingularFitWarning, fit_lmm
+
+    d = z[["model", "z", outcome]].rename(columns={"z": "fmat"}).dropna()
+    notes = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SingularFitWarning)
+        fit = fit_lmm(d, f"{outcome} ~ fmat", group="model")
+    if any(issubclass(w.category, SingularFitWarning) for w in caught):
+        notes.append(f"lmm:{label}~fmat: the random-intercept variance of the models is ~0 (singular "
+                     "fit; z-scores are centered within model, so estimates equal OLS)")
+    c = fit.coefs.set_index("term").loc["fmat"]
+    cond = f"lmm:{label}~fmat"
+    base = {"study": study, "model": "all", "n": float(fit.n)}
+    rows = [{**base, "statistic": "b", "condition": f"{cond}:fmat", "value": c["b"], "se": c["se"],
+             "df": c["df"], "p": c["p"], "ci_low": c["ci_low"], "ci_high": c["ci_high"]},
+            {**base, "statistic": "beta", "condition": f"{cond}:fmat", "value": c["beta"]},
+            {**base, "statistic": "R2m", "condition": cond, "value": fit.r2m},
+            {**base, "statistic": "R2c", "condition": cond, "value": fit.r2c}]
+    return rows, notes
+
+
+def ols_rows(study: str, items: pd.DataFrame) -> list[dict]:
+    """Table 5: OLS Models 1-3 of ``logit_male`` on ``wefat`` and/or ``fmat`` (item level):
+    b rows (intercept and slopes; se, df = residual df, p, 95% CI), R2 rows (F test of the
+    model: df, df2, p), R2_delta of each predictor entering last (F(1, n - 3)), and the F test
+    that the two coefficients of Model 3 are equal."""
+    from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
+
+    d = items[["logit_male", "wefat", "fmat"]].replace([np.inf, -np.inf], np.nan).dropna()
+    n = float(len(d))
+    rows = []
+    for preds in (["wefat"], ["fmat"], ["wefat", "fmat"]):
+        cond = "logit_male~" + "+".join(preds)
+        fit = fit_ols(d, cond)
+        ci = fit.conf_int()
+        for term in ["Intercept", *preds]:
+            name = "intercept" if term == "Intercept" else term
+            rows.append({"study": study, "statistic": "b", "condition": f"{cond}:{name}", "model": "all",
+                         "value": fit.params[term], "se": fit.bse[term], "df": fit.df_resid,
+                         "p": fit.pvalues[term], "ci_low": ci.loc[term, 0], "ci_high": ci.loc[term, 1], "n": n})
+        rows.append({"study": study, "statistic": "R2", "condition": cond, "model": "all",
+                     "value": fit.rsquared, "df": fit.df_model, "df2": fit.df_resid,
+                     "p": float(fit.f_pvalue), "n": n})
+        if len(preds) == 2:
+            for r in delta_r2(d, "logit_male", preds).to_dict("records"):
+                rows.append({"study": study, "statistic": "R2_delta", "condition": f"{cond}:{r['predictor']}",
+                             "model": "all", "value": r["delta_R2"], "df": r["df1"], "df2": r["df2"],
+                             "p": r["p"], "n": n})
+            test = coef_difference_test(fit, "fmat", "wefat")
+            rows.append({"study": study, "statistic": "F", "condition": f"{cond}:fmat=wefat", "model": "all",
+                         "value": test["F"], "df": test["df1"], "df2": test["df2"], "p": test["p"], "n": n})
+    return rows
+
+
+# --------------------------------------------------------------------------- the analyses
+def _prepare(data: AnalysisInput, standardize_within, criterion, wefat, logit: bool):
+    study = str(getattr(data.study, "id", "") or "")
+    items = getattr(data.study, "items", None)
+    queries = getattr(data.study, "queries", None)
+    order = None
+    if isinstance(queries, pd.DataFrame) and "query" in queries.columns:
+        qcol = queries["query"]
+        order = list(qcol.cat.categories) if isinstance(qcol.dtype, pd.CategoricalDtype) else list(dict.fromkeys(qcol))
+    long = item_lpr(data.lpr, items, query_order=order)
+    z = zscore(long, "LPR", standardize_within)
+    notes = []
+    cspec = _spec(criterion, "criterion", required=True)
+    wspec = _spec(wefat, "wefat", required=False)
+    cols = ["column"] + (["logit_column"] if logit and cspec.get("logit_column") else [])
+    crit = _criterion_column(data.criteria, cspec, "criterion", cols)
+    if crit is None:
+        raise InputError(f"criterion table {cspec['table']!r} was not given to the analysis",
+                         where="analysis.options.criterion",
+                         fix="build it (snakemake criteria) and pass it in AnalysisInput.criteria")
+    crit = crit.rename(columns={"column": "pct_male", "logit_column": "logit_male"})
+    have_wefat = False
+    if wspec is not None:
+        wtab = _criterion_column(data.criteria, wspec, "wefat", ["column"])
+        if wtab is None:
+            notes.append(f"WEFAT table {wspec['table']!r} not available: WEFAT rows skipped")
+        else:
+            wtab = wtab.rename(columns={"column": "wefat"})
+            crit = crit.merge(wtab, on="item", how="left")
+            have_wefat = True
+    fmat_items = set(long.loc[long["LPR"].notna(), "item"])
+    need = ["pct_male"] + (["wefat"] if have_wefat else [])
+    complete = crit.dropna(subset=need)
+    common = complete[complete["item"].isin(fmat_items)]
+    n_missing_crit = len(fmat_items - set(crit["item"]))
+    n_missing_pct = len(fmat_items & set(crit.loc[crit["pct_male"].isna(), "item"]))
+    n_missing_wefat = (len(fmat_items & set(crit.loc[crit["wefat"].isna(), "item"])) if have_wefat else 0)
+    if n_missing_crit or n_missing_pct or n_missing_wefat:
+        notes.append(f"{len(fmat_items)} items with FMAT scores; {len(common)} with every criterion "
+                     f"({n_missing_crit} not in {cspec['table']!r}, {n_missing_pct} without % male"
+                     + (f", {n_missing_wefat} without WEFAT" if have_wefat else "") + ")")
+    if len(common) < 4:
+        raise InputError(f"only {len(common)} items have an FMAT score and every criterion",
+                         where="analysis.options.criterion",
+                         fix="check that the criterion tables' item keys match the study's items")
+    return study, long, z, common.reset_index(drop=True), have_wefat, notes
+
+
+def _factual(data: AnalysisInput, *, standardize_within, criterion, wefat, logit_clip, williams_n,
+             names: bool, mixed_models: bool = True) -> AnalysisOutput:
+    study, long, z, crit, have_wefat, notes = _prepare(data, standardize_within, criterion, wefat, names)
+    rows: list[dict] = correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
+    if williams_n:
+        notes.append(f"Williams' t computed with n = {williams_n} (option williams_n), not the number of items")
+    scores = fmat_score(z).merge(crit, on="item", how="inner")
+    figures = {"criterion": figure_criterion(scores, clip=logit_clip)}
+    if names:
+        if "logit_male" not in crit.columns:
+            crit = crit.assign(logit_male=logit_pct(crit["pct_male"], logit_clip))
+            notes.append(f"logit of % male computed from % male (clipped at {logit_clip} points)")
+        scores = fmat_score(z).merge(crit, on="item", how="inner")
+        zc = z.merge(crit, on="item", how="inner")
+        if mixed_models:
+            lr, ln = lmm_rows(study, zc, "logit_male", "logit_male")
+            rows += lr
+            notes += ln
+        if have_wefat:
+            if mixed_models:
+                wr, wn = lmm_rows(study, zc, "wefat", "wefat")
+                rows += wr
+                notes += wn
+            rows += ols_rows(study, scores)
+        else:
+            notes.append("no WEFAT table: Table 5 regressions skipped")
+    return AnalysisOutput(stats=results_frame(rows), figures=figures, notes=notes)
+
+
+@register("factual_wefat", criteria=_criteria_tables)
+def factual_wefat(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | None = None,
+                  standardize_within: Sequence[str] = ("model", "query"), logit_clip: float = 0.5,
+                  williams_n: int | None = None) -> AnalysisOutput:
+    """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
+
+    Options (study file ``analysis.options``): ``criterion: {table, item, column}`` (% male),
+    ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (columns of the z
+    split, default model x query), ``logit_clip`` (percentage points for the figure's logit fit),
+    ``williams_n`` (n of Williams' t; default the number of items: the paper's 1C prints
+    t(47), the df of n = 50, with 3,644 names).
+    """
+    return _factual(data, standardize_within=standardize_within, criterion=criterion, wefat=wefat,
+                    logit_clip=logit_clip,
+                    williams_n=williams_n, names=False)
+
+
+@register("factual_names", criteria=_criteria_tables)
+def factual_names(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | None = None,
+                  standardize_within: Sequence[str] = ("model", "query"), logit_clip: float = 0.5,
+                  williams_n: int | None = None, mixed_models: bool = True) -> AnalysisOutput:
+    """Study 1C (Table 5, Figure 3C): :func:`factual_wefat` plus the LMMs and OLS Models 1-3
+    (``mixed_models: false`` skips the two LMMs, which take ~10 s each on 175,000 rows).
+
+    ``criterion.logit_column`` names the logit of % male (ln(m/f)); without it the logit is
+    computed from ``column`` (clipped by ``logit_clip`` points).
+    """
+    return _factual(data, standardize_within=standardize_within, criterion=criterion, wefat=wefat,
+                    logit_clip=logit_clip,
+                    williams_n=williams_n, names=True, mixed_models=mixed_models)

@@ -1,0 +1,378 @@
+"""Studies 3A-3D (Bao, 2024): stereotypes as a factorial mixed model of LPR / sigma.
+
+Two registered analyses (reference: ``docs/analyses-3-4.md``):
+
+``stereotype_pairs`` (3A, 3D)
+    The LPR table is attribute-paired (study file ``lpr: {mask_pair: false, attrib_pair: true}``):
+    one row per model x [MASK] word x attribute pair j, ``LPR = ln P(w | attrib1_j) -
+    ln P(w | attrib2_j)`` (Eq. 1).  ``y = LPR / sigma`` (sigma = 1.414, the population SD of an
+    LPR) and the LMM ``y ~ mask * wording * pair`` (full factorial, sum-to-zero coding; models
+    as random intercepts) is fitted.  3A: 2 gender x 2 wording x 9 pairs, N = 12 x 36 = 432,
+    level-1 df = 432 - 12 - 35 = 385; 3D: 2 race x 5 pairs, N = 120, df = 120 - 12 - 9 = 99.
+
+``stereotype_domains`` (3B, 3C)
+    The LPR table holds ``ln P(w | phrase)`` (``attrib_pair: false``).  As the paper's Method:
+    (1) divide by sigma, (2) average the six items of each ATTRIB group (Math/Arts x
+    Interest/Talent) per model and [MASK] word, (3) focal minus reference domain per form
+    (``forms: {interest: [MathInterest, ArtsInterest], talent: [...]}``); then the LMM
+    ``y ~ gender * wording * form``: N = 12 x 4 x 2 = 96, df = 96 - 12 - 7 = 77.
+
+d and its t come from the fitted model (not from a separate t test): d is the estimated
+marginal mean (emmeans-style, equal weights over the cells of the other factors) of the
+first [MASK] group minus that of the second, ``L @ beta`` with ``L`` the difference of the two
+groups' averaged design rows; its SE is ``sqrt(L' Cov(beta) L)``, t = d / SE with the level-1
+df of nlme (the df printed by the paper).  Per pair (3A/3D) or per form (3B/3C) the same
+contrast is taken within that level.  Because y is already LPR / sigma, that difference *is*
+the effect size d.  In a balanced design d equals the plain difference of the two groups'
+mean y, and F(gender) = t(all)^2.
+
+Rows (results shape): ``F`` per model term that involves the [MASK] factor (conditions
+``gender``, ``gender_x_wording``, ``gender_x_pair``, ``gender_x_wording_x_pair``,
+``gender_x_form``, ``gender_x_wording_x_form``; ``race``, ``race_x_pair`` for 3D); ``d`` and
+``t`` for ``all`` and each pair (``pair1``... in the study file's ATTRIB order) or form
+(``interest``, ``talent``); ``R2m`` and ``R2c`` (condition ``all``); and one ``d`` per model
+(condition ``all``, model = slug: the plain cell-mean contrast within that model, no test).
+Figure tables: ``effects`` (every d: model, condition, d, se, t, df, p, ci_low, ci_high, n;
+including ``wording:<men/women>`` contrasts that have no results condition), ``anova`` (every
+term of the LMM: term, condition, num_df, den_df, F, p) and ``cells`` (the modelled data:
+model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word).
+"""
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from fmat.errors import InputError
+from fmat.results import model_slug
+from fmat.results import results_frame
+from fmat.stats.mixed import fit_lmm
+from fmat.stats.effects import LPR_SIGMA
+from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
+
+#: default name of the [MASK] factor by its two groups (the condition vocabulary's names)
+FACTOR_NAMES = {frozenset({"Male", "Female"}): "gender", frozenset({"Black", "Asian"}): "race",
+                frozenset({"White", "Black"}): "race", frozenset({"White", "Asian"}): "race"}
+
+
+# ----------------------------------------------------------------------------- helpers
+def _study_id(data: AnalysisInput) -> str:
+    return str(getattr(data.study, "id", "") or "")
+
+
+def _where(data: AnalysisInput, field: str) -> str:
+    path = getattr(data.study, "path", None)
+    return f"{path or 'study file'}: analysis.options.{field}"
+
+
+def _levels(s: pd.Series) -> list[str]:
+    """Levels in category order (a categorical) or order of first appearance."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        present = set(s.dropna().astype(str))
+        return [str(c) for c in s.cat.categories if str(c) in present]
+    return list(dict.fromkeys(str(v) for v in s.dropna()))
+
+
+def _need(lpr: pd.DataFrame, cols, where: str) -> None:
+    if not isinstance(lpr, pd.DataFrame):
+        raise InputError("the LPR table is missing", where=where, fix="pass fmat.summary() output as data.lpr")
+    missing = [c for c in cols if c not in lpr.columns]
+    if missing:
+        raise InputError(f"the LPR table lacks columns {missing}", where=where,
+                         fix="give the fmat.summary() output made with the study file's lpr options")
+
+
+def mask_groups(lpr: pd.DataFrame, mask_contrast, where: str) -> list[str]:
+    """The two [MASK] groups to contrast (first minus second): ``mask_contrast`` or the first
+    two MASK levels."""
+    levels = _levels(lpr["MASK"])
+    groups = [str(g) for g in (mask_contrast or levels[:2])]
+    if len(groups) != 2:
+        raise InputError(f"mask_contrast needs two MASK groups, got {groups}", where=where,
+                         fix="write mask_contrast: [first, second] (d = first minus second)")
+    unknown = [g for g in groups if g not in levels]
+    if unknown:
+        raise InputError(f"MASK group(s) {unknown} not in the LPR table (it has {levels})", where=where,
+                         fix="name MASK groups of the study file's queries; the LPR must be made "
+                             "with mask_pair: false")
+    return groups
+
+
+def factor_name(groups, factor: str | None) -> str:
+    """Name of the [MASK] factor in the model terms / conditions (``gender``, ``race``)."""
+    if factor:
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", str(factor)) or factor in ("y", "model", "wording", "pair", "form"):
+            raise InputError(f"factor name {factor!r} is not usable", where="analysis.options.factor",
+                             fix="use a plain identifier such as gender or race")
+        return str(factor)
+    return FACTOR_NAMES.get(frozenset(groups), "mask")
+
+
+def wording_of(words: pd.Series, mask_wordings, groups, where: str) -> pd.Series:
+    """Wording level of each [MASK] word: ``"men/women"`` for the pair containing it, from
+    ``mask_wordings: [[men, women], [fathers, mothers]]`` (one word per MASK group, in the
+    order of ``mask_contrast``).  Without ``mask_wordings`` every word has one wording."""
+    if not mask_wordings:
+        return pd.Series("all", index=words.index, dtype=object)
+    lookup = {}
+    for pair in mask_wordings:
+        pair = [str(w) for w in pair]
+        if len(pair) != len(groups):
+            raise InputError(f"wording {pair} must name one word per MASK group {groups}", where=where,
+                             fix="write mask_wordings: [[men, women], [fathers, mothers]]")
+        for w in pair:
+            lookup[w] = lookup[w.casefold()] = "/".join(pair)
+    w = words.astype(str)
+    out = w.map(lambda x: lookup.get(x, lookup.get(x.casefold())))
+    if out.isna().any():
+        bad = sorted(set(w[out.isna()]))
+        raise InputError(f"[MASK] word(s) {bad} are in no wording of mask_wordings", where=where,
+                         fix="list every [MASK] word of the contrasted groups in mask_wordings")
+    return out.astype(object)
+
+
+def _term_condition(term: str) -> str:
+    """Patsy term ``C(gender, Sum):C(pair, Sum)`` -> condition ``gender_x_pair``."""
+    names = [re.sub(r"^C\(\s*([^,)]+).*\)$", r"\1", part.strip()) for part in term.split(":")]
+    return "_x_".join(names)
+
+
+def fit_factorial(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str],
+                  anova: str = "sequential"):
+    """Full-factorial LMM of ``y`` on ``factor`` x ``others`` (sum-to-zero coding), models as
+    random intercepts (:func:`fmat.stats.fit_lmm`).  Factors with a single level are left
+    out.  Returns (fit, used other factors, anova table with a ``condition`` column)."""
+    used = [f for f in others if cells[f].nunique() > 1]
+    df = cells.copy()
+    df[factor] = pd.Categorical(df[factor].astype(str), categories=groups)
+    for f in used:
+        df[f] = pd.Categorical(df[f].astype(str), categories=_levels(cells[f]))
+    rhs = " * ".join(f"C({f}, Sum)" for f in [factor, *used])
+    fit = fit_lmm(df, f"y ~ {rhs}", group="model")
+    tab = fit.anova(type=anova)
+    tab = tab[tab["term"] != "Intercept"].copy()
+    tab.insert(1, "condition", [_term_condition(t) for t in tab["term"]])
+    return fit, used, tab.reset_index(drop=True)
+
+
+def _contrast_row(res: Mapping, n: float) -> dict:
+    return {"d": res["estimate"], "se": res["se"], "t": res["t"], "df": res["df"], "p": res["p"],
+            "ci_low": res["ci_low"], "ci_high": res["ci_high"], "n": n}
+
+
+def model_effects(fit, factor: str, groups: list[str], per: str | None, wording: bool) -> list[dict]:
+    """The LMM's d contrasts: overall (``all``), within each level of ``per``, and (figure
+    only) within each wording.  Each: d = EMM(first group) - EMM(second group), SE, t, df, p, CI."""
+    a, b = {factor: groups[0]}, {factor: groups[1]}
+    out = [{"model": "all", "condition": "all", **_contrast_row(fit.compare([factor], a, b), fit.n)}]
+    for col, show in ((per, True), ("wording", wording)):
+        if col is None or not show or col not in fit.data.columns:
+            continue
+        for lev in _levels(fit.data[col]):
+            res = fit.compare([factor, col], {**a, col: lev}, {**b, col: lev})
+            cond = lev if col == per else f"wording:{lev}"
+            n = float((fit.data[col].astype(str) == lev).sum())
+            out.append({"model": "all", "condition": cond, **_contrast_row(res, n)})
+    return out
+
+
+def per_model_d(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str]) -> list[dict]:
+    """d within each model: the mean over the cells of ``others`` of (mean y of the first group
+    - mean y of the second group), i.e. the same equal-weight contrast as the LMM's, without a
+    test (one model has no replication to test against)."""
+    rows = []
+    for model, g in cells.groupby("model", observed=True, sort=False):
+        keys = [f for f in others if f in g.columns]
+        m = g.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor) if keys else \
+            g.groupby(factor, observed=True)["y"].mean().to_frame().T
+        if groups[0] not in m or groups[1] not in m:
+            continue
+        diff = (m[groups[0]] - m[groups[1]]).dropna()
+        if len(diff):
+            rows.append({"model": model_slug(str(model)), "condition": "all", "d": float(diff.mean()),
+                         "n": float(g["y"].notna().sum())})
+    return rows
+
+
+def _rows(study: str, fit, anova_tab: pd.DataFrame, factor: str, effects: list[dict]) -> pd.DataFrame:
+    rows = []
+    for r in anova_tab.itertuples():
+        if r.condition == factor or r.condition.startswith(f"{factor}_x_"):
+            rows.append({"study": study, "statistic": "F", "condition": r.condition, "model": "all",
+                         "value": r.F, "df": r.num_df, "df2": r.den_df, "p": r.p, "n": fit.n})
+    for e in effects:
+        if e["condition"].startswith("wording:"):
+            continue  # not in the condition vocabulary: figure table only
+        base = {"study": study, "condition": e["condition"], "model": e["model"], "n": e.get("n")}
+        if e["model"] == "all":
+            test = {k: e[k] for k in ("df", "p")}
+            rows.append({**base, **test, "statistic": "d", "value": e["d"], "se": e["se"],
+                         "ci_low": e["ci_low"], "ci_high": e["ci_high"]})
+            rows.append({**base, **test, "statistic": "t", "value": e["t"]})
+        else:
+            rows.append({**base, "statistic": "d", "value": e["d"]})
+    for stat, val in (("R2m", fit.r2m), ("R2c", fit.r2c)):
+        rows.append({"study": study, "statistic": stat, "condition": "all", "model": "all",
+                     "value": val, "n": fit.n})
+    return results_frame(rows)
+
+
+def _effects_table(effects: list[dict]) -> pd.DataFrame:
+    cols = ["model", "condition", "d", "se", "t", "df", "p", "ci_low", "ci_high", "n"]
+    df = pd.DataFrame(effects).reindex(columns=cols)
+    for c in cols[2:]:
+        df[c] = pd.to_numeric(df[c]).astype(float)
+    return df
+
+
+def _notes(fit, cells: pd.DataFrame, dropped: int) -> list[str]:
+    notes = [f"LMM {fit.formula} (random intercept per model): N = {fit.n}, {fit.n_groups} models, "
+             f"tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"]
+    if dropped:
+        notes.append(f"{dropped} row(s) with a missing LPR dropped (out-of-vocabulary [MASK] word)")
+    if fit.singular:
+        notes.append("singular fit: the random-intercept variance is ~0 (estimates equal OLS)")
+    return notes
+
+
+# --------------------------------------------------------------------------- 3A / 3D
+def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: str) -> dict:
+    """Map each attribute-pair label of the LPR table (``"a_j - b_j"``) to ``pair<j>``, j in the
+    study file's order (from the study's query table when there is one, else the LPR's)."""
+    labels = _levels(lpr["A_word"])
+    q = getattr(data.study, "queries", None)
+    order: list[str] = []
+    if isinstance(q, pd.DataFrame) and {"ATTRIB", "A_word"} <= set(q.columns):
+        groups = [str(g) for g in (attrib_contrast or _levels(q["ATTRIB"])[:2])]
+        sides = []
+        for g in groups:
+            sub = q[q["ATTRIB"].astype(str) == g]
+            sort_cols = [c for c in ("A_pair",) if c in sub.columns]
+            if sort_cols and isinstance(sub["A_pair"].dtype, pd.CategoricalDtype):
+                sub = sub.sort_values("A_pair", kind="stable")
+            sides.append(list(dict.fromkeys(sub["A_word"].astype(str))))
+        if len(sides) == 2 and len(sides[0]) == len(sides[1]) and sides[0]:
+            order = [f"{x} - {y}" for x, y in zip(*sides)]
+    if not order or not set(labels) <= set(order):
+        order = labels
+    return {lab: f"pair{j + 1}" for j, lab in enumerate(order) if lab in set(labels)}
+
+
+@register("stereotype_pairs")
+def stereotype_pairs(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
+                     mask_wordings=None, attrib_contrast=None, factor: str | None = None,
+                     anova: str = "sequential") -> AnalysisOutput:
+    """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
+
+    Options (study file ``analysis.options``):
+      sigma            population SD of an LPR (default fmat.stats.effects.LPR_SIGMA = √2; the paper
+                       prints 1.414); y = LPR / sigma
+      mask_contrast    [first, second] MASK groups; d = first minus second
+      mask_wordings    [[men, women], [fathers, mothers]]: the wording factor (omit: none)
+      attrib_contrast  [Career, Family]: the ATTRIB groups paired in the LPR (checks the label)
+      factor           name of the MASK factor in conditions (default: gender for Male/Female,
+                       race for Black/Asian...)
+      anova            "sequential" (nlme's anova default) or "marginal" F tests
+    """
+    where = _where(data, "mask_contrast")
+    lpr = data.lpr
+    _need(lpr, ["model", "MASK", "M_word", "ATTRIB", "A_word", "LPR"], where="data.lpr (stereotype_pairs)")
+    if attrib_contrast:
+        label = f"{attrib_contrast[0]} - {attrib_contrast[1]}"
+        found = _levels(lpr["ATTRIB"])
+        if label not in found:
+            raise InputError(f"the LPR table has ATTRIB {found}, not the paired {label!r}",
+                             where=_where(data, "attrib_contrast"),
+                             fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}")
+        lpr = lpr[lpr["ATTRIB"].astype(str) == label]
+    elif any(" - " not in a for a in _levels(lpr["ATTRIB"])):
+        raise InputError("the LPR table is not attribute-paired", where="data.lpr (stereotype_pairs)",
+                         fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}")
+    groups = mask_groups(lpr, mask_contrast, where)
+    name = factor_name(groups, factor)
+    lpr = lpr[lpr["MASK"].astype(str).isin(groups)]
+    pairs = pair_index(data, lpr, attrib_contrast, where)
+    cells = pd.DataFrame({
+        "model": lpr["model"].astype(str).to_numpy(),
+        name: lpr["MASK"].astype(str).to_numpy(),
+        "wording": wording_of(lpr["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy(),
+        "pair": lpr["A_word"].astype(str).map(pairs).to_numpy(),
+        "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),
+    })
+    cells["pair"] = pd.Categorical(cells["pair"], categories=list(dict.fromkeys(pairs.values())))
+    dropped = int((~np.isfinite(cells["y"])).sum())
+    cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
+    fit, used, tab = fit_factorial(cells, name, groups, ["wording", "pair"], anova)
+    per = "pair" if "pair" in used else None
+    effects = model_effects(fit, name, groups, per, "wording" in used)
+    effects += per_model_d(cells, name, groups, used)
+    study = _study_id(data)
+    return AnalysisOutput(stats=_rows(study, fit, tab, name, effects),
+                          figures={"effects": _effects_table(effects), "anova": tab,
+                                   "cells": cells.assign(model=cells["model"].map(model_slug),
+                                                         pair=cells["pair"].astype(str))},
+                          notes=_notes(fit, cells, dropped))
+
+
+# --------------------------------------------------------------------------- 3B / 3C
+def domain_cells(lpr: pd.DataFrame, forms: Mapping, sigma: float, where: str) -> pd.DataFrame:
+    """Per model, [MASK] word and form: mean(y of the focal group's items) - mean(y of the
+    reference group's items), y = LPR / sigma (items with a missing LPR are left out of the
+    means).  Columns model, MASK, M_word, form, y."""
+    groups = set(_levels(lpr["ATTRIB"]))
+    rows = []
+    y = lpr.assign(y=lpr["LPR"].to_numpy(dtype=float) / float(sigma))
+    keys = ["model", "MASK", "M_word"]
+    for c in keys:
+        y[c] = y[c].astype(str)
+    y["ATTRIB"] = y["ATTRIB"].astype(str)
+    means = y.groupby(keys + ["ATTRIB"], sort=False)["y"].mean().unstack("ATTRIB")
+    for form, pair in forms.items():
+        pair = [str(p) for p in pair]
+        if len(pair) != 2 or not set(pair) <= groups:
+            raise InputError(f"form {form!r}: {pair} must be two ATTRIB groups of the LPR table "
+                             f"({sorted(groups)})", where=where,
+                             fix="write forms: {interest: [MathInterest, ArtsInterest], ...} and make "
+                                 "the LPR with attrib_pair: false")
+        diff = (means[pair[0]] - means[pair[1]]).rename("y").reset_index()
+        rows.append(diff.assign(form=str(form)))
+    return pd.concat(rows, ignore_index=True)
+
+
+@register("stereotype_domains")
+def stereotype_domains(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
+                       mask_wordings=None, forms: Mapping | None = None, factor: str | None = None,
+                       anova: str = "sequential") -> AnalysisOutput:
+    """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
+    LPR / sigma.
+
+    Options: sigma, mask_contrast, mask_wordings, factor, anova as :func:`stereotype_pairs`;
+    ``forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}``
+    (form name -> [focal, reference] ATTRIB groups; the names are the per-form conditions).
+    """
+    where = _where(data, "forms")
+    lpr = data.lpr
+    _need(lpr, ["model", "MASK", "M_word", "ATTRIB", "LPR"], where="data.lpr (stereotype_domains)")
+    if not forms:
+        raise InputError("stereotype_domains needs forms", where=where,
+                         fix="write forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}")
+    groups = mask_groups(lpr, mask_contrast, _where(data, "mask_contrast"))
+    name = factor_name(groups, factor)
+    lpr = lpr[lpr["MASK"].astype(str).isin(groups)]
+    cells = domain_cells(lpr, forms, sigma, where)
+    cells = cells.rename(columns={"MASK": name})
+    cells["wording"] = wording_of(cells["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy()
+    cells["form"] = pd.Categorical(cells["form"], categories=[str(f) for f in forms])
+    dropped = int((~np.isfinite(cells["y"])).sum())
+    cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
+    fit, used, tab = fit_factorial(cells, name, groups, ["wording", "form"], anova)
+    effects = model_effects(fit, name, groups, "form" if "form" in used else None, "wording" in used)
+    effects += per_model_d(cells, name, groups, used)
+    study = _study_id(data)
+    return AnalysisOutput(stats=_rows(study, fit, tab, name, effects),
+                          figures={"effects": _effects_table(effects), "anova": tab,
+                                   "cells": cells.assign(model=cells["model"].map(model_slug),
+                                                         form=cells["form"].astype(str))},
+                          notes=_notes(fit, cells, dropped))

@@ -1,0 +1,520 @@
+"""Paper vs ours: every number of Bao (2024) next to the number this workflow computed.
+
+:func:`compare` joins the paper's file (:func:`fmat_replication.paper.load_paper_results`) with the
+results rows of every study (``results/analysis/{study}/stats.parquet``) on the key
+``(study, statistic, condition, model)`` and gives each paper row a verdict:
+
+``replicated``
+    every check that applies to the row holds (below);
+``not replicated``
+    at least one check fails (the ``reason`` names which, with the numbers);
+``not computable``
+    there is no computed row to compare with, or nothing comparable in it (``reason`` says why:
+    the study was not run, its analysis is not implemented yet, a cited criterion, ...).
+
+The checks (documented for readers in ``docs/reports.md``):
+
+1. **sign** -- ours has the paper's sign. Skipped when the paper's number is 0 at its printed
+   precision, for ranges that span 0, for ``abs<`` bounds, and when the paper reports the
+   effect as *not significant* (the sign of a null is not a finding).
+2. **significance at .05** -- where the paper prints a p (with its ``bound``) or table stars,
+   ours (``p`` column) is significant at .05 exactly when the paper's is. "p < .01" is
+   significant, "p > .33" and "ns" are not; "p > .01" says nothing and is skipped. Skipped,
+   with a note, when our row has no p.
+3. **closeness** -- for the statistics in :data:`TOLERANCES` (r, d, beta, ICC, alpha, R²),
+   ``|ours - paper| <= tolerance``; for a range row, min and max of the matched rows are each
+   within the tolerance of ``value_low`` / ``value_high``.
+4. **value bound** -- a printed bound (``value_bound``: "α > .96", "|t| < 1") must hold for
+   ours as printed, for every matched row.
+
+Pattern rows (condition or model with ``*``) are compared with every computed row
+:func:`fmat_replication.paper.matching_rows` returns; a check holds when it holds for all of them.
+Besides the verdict, ``exact`` says whether ours equals the paper *as printed*: the value
+rounds to the printed number (:func:`fmat_replication.paper.within_rounding`), a range's ends round to
+the printed ends, a p bound holds as printed ("p < .001" needs ours < .001), stars agree.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from fmat_replication.paper import is_pattern, matching_rows, stars_for, within_rounding
+from fmat.results import KEY, RESULT_COLUMNS
+
+#: verdict values
+REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE = "replicated", "not replicated", "not computable"
+VERDICTS = [REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE]
+
+#: |ours - paper| allowed, per statistic. Why these: the paper prints 2 decimals (3 for
+#: R²m/b/beta of Studies 1C and 4); model revisions, library versions and float precision move
+#: an r or an alpha by a few hundredths, a d (a ratio to an SD) by more. A difference larger
+#: than these changes how the number reads (e.g. r = .74 vs .68), which is what "not
+#: replicated" should flag.
+TOLERANCES: dict[str, float] = {
+    "r": 0.05,
+    "d": 0.10,
+    "beta": 0.05,
+    "ICC_average": 0.05,
+    "ICC_single": 0.05,
+    "ICC_consistency_average": 0.05,
+    "ICC_consistency_single": 0.05,
+    "alpha": 0.05,
+    "alpha_std": 0.05,
+    "R2": 0.05,
+    "R2m": 0.05,
+    "R2c": 0.05,
+    "R2_delta": 0.05,
+}
+
+#: significance level of the "same significance" check
+ALPHA_LEVEL = 0.05
+
+#: why a cited criterion (condition ``ref:...``) is not computed here
+REF_REASONS = {
+    "ref:iat": "criterion cited by the paper (IAT d from Caliskan et al., 2017), not an FMAT result",
+    "ref:weat_word2vec": "criterion cited by the paper (WEAT d with word2vec, Caliskan et al., 2017), "
+                         "not an FMAT result",
+    "ref:weat_glove": "criterion cited by the paper (WEAT d with GloVe, Caliskan et al., 2017); "
+                      "reproducible with fmat.embeddings only where GloVe vectors are available",
+    "ref:explicit": "criterion cited by the paper (Galinsky et al., 2013), not an FMAT result",
+    "ref:implicit_masculine": "criterion cited by the paper (Galinsky et al., 2013), not an FMAT result",
+    "ref:implicit_feminine": "criterion cited by the paper (Galinsky et al., 2013), not an FMAT result",
+}
+
+PAPER_OUT = ["value", "value_low", "value_high", "value_bound", "se", "df", "p", "bound", "stars",
+             "ci_low", "ci_high", "n", "digits"]
+OURS_OUT = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]
+#: the columns of the replication table, in order
+REPLICATION_COLUMNS = (KEY + [f"paper_{c}" for c in PAPER_OUT] + [f"ours_{c}" for c in OURS_OUT]
+                       + ["ours_min", "ours_max", "n_matched", "diff", "tolerance", "exact",
+                          "verdict", "reason", "source"])
+
+
+@dataclass
+class StudyStatus:
+    """What the workflow did for a study (from ``results/analysis/{study}/status.json``).
+
+    ``run``: the study was in this run (its stats exist); ``analysis``: the study file's
+    analysis name; ``implemented``: that analysis is registered (``fmat_replication.analyses.available()``);
+    ``notes``: the analysis's notes (e.g. "GloVe vectors not available: WEFAT skipped").
+    """
+
+    run: bool = True
+    analysis: str = ""
+    implemented: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_mapping(cls, rec: Mapping) -> "StudyStatus":
+        return cls(run=bool(rec.get("run", True)), analysis=str(rec.get("analysis") or ""),
+                   implemented=bool(rec.get("implemented", True)), notes=list(rec.get("notes") or []))
+
+
+# ---------------------------------------------------------------------------------------
+# small pure helpers
+# ---------------------------------------------------------------------------------------
+
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, (float, np.floating)) and math.isnan(x)) or x is pd.NA
+
+
+def _text(x) -> str:
+    return "" if _nan(x) else str(x)
+
+
+def paper_significance(p: float, bound: str = "", stars: str = "", level: float = ALPHA_LEVEL) -> bool | None:
+    """Is the paper's effect significant at ``level``? True / False / None (cannot tell).
+
+    The printed p with its bound decides first: "p = .007" (bound "") -> p < level;
+    "p < .01" (bound "<") -> True when .01 <= level; "p > .33" (bound ">") -> False when
+    .33 >= level (else unknown). Without p, table stars decide: "*", "**", "***" -> True,
+    "ns" -> False. Nothing printed -> None.
+    """
+    bound, stars = _text(bound), _text(stars)
+    if not _nan(p):
+        if bound == "<":
+            return True if p <= level else None
+        if bound == ">":
+            return False if p >= level else None
+        return bool(p < level)
+    if stars in ("*", "**", "***"):
+        return True
+    if stars == "ns":
+        return False
+    return None
+
+
+def _sign(x: float, digits: float = math.nan) -> int:
+    """Sign of a number; 0 when it is 0 at its printed precision (or NaN)."""
+    if _nan(x):
+        return 0
+    if not _nan(digits) and abs(x) < 0.5 * 10 ** (-int(digits)):
+        return 0
+    return int(np.sign(x))
+
+
+def _decimals_of(x: float) -> int:
+    """Decimals of a printed p as stored (0.44 -> 2, 0.007 -> 3)."""
+    text = repr(float(x))
+    if "e" in text:
+        return 3
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def _fmt(x: float) -> str:
+    if _nan(x):
+        return "NA"
+    if x != 0 and abs(x) < 0.001:
+        return f"{x:.2g}"
+    return f"{x:.3f}".rstrip("0").rstrip(".") if abs(x) < 1000 else f"{x:.1f}"
+
+
+def value_bound_holds(value: float, relation: str, limit: float) -> bool:
+    """``value`` satisfies the printed bound: ">" value > limit, "<" value < limit, "abs<" |value| < limit."""
+    if _nan(value):
+        return False
+    if relation == ">":
+        return value > limit
+    if relation == "<":
+        return value < limit
+    if relation == "abs<":
+        return abs(value) < limit
+    raise ValueError(f"unknown value bound {relation!r}")
+
+
+def p_bound_holds(p: float, bound: str, printed: float) -> bool:
+    """Our p satisfies the paper's printed p: "<" p < printed, ">" p > printed, "" rounds to it."""
+    if _nan(p):
+        return False
+    if bound == "<":
+        return p < printed
+    if bound == ">":
+        return p > printed
+    return within_rounding(printed, float(_decimals_of(printed)), p)
+
+
+# ---------------------------------------------------------------------------------------
+# one paper row
+# ---------------------------------------------------------------------------------------
+
+def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, float] | None = None) -> dict:
+    """Verdict of one paper row against its matched computed rows (``matched``: results shape).
+
+    Returns ``{"verdict", "reason", "diff", "tolerance", "exact", "ours_min", "ours_max"}``.
+    ``matched`` must be non-empty (rows without a counterpart are :func:`not_computable_reason`).
+    """
+    tolerances = TOLERANCES if tolerances is None else tolerances
+    stat = str(paper_row["statistic"])
+    value, digits = paper_row.get("value", math.nan), paper_row.get("digits", math.nan)
+    low, high = paper_row.get("value_low", math.nan), paper_row.get("value_high", math.nan)
+    vbound, pbound = _text(paper_row.get("value_bound")), _text(paper_row.get("bound"))
+    stars, p_paper = _text(paper_row.get("stars")), paper_row.get("p", math.nan)
+    tol = tolerances.get(stat, math.nan)
+    ours = pd.to_numeric(matched["value"], errors="coerce").to_numpy(dtype=float)
+    ours_p = pd.to_numeric(matched["p"], errors="coerce").to_numpy(dtype=float)
+    is_range = not _nan(low) and not _nan(high)
+    plain = not is_range and vbound == "" and not _nan(value)
+    out = {"diff": math.nan, "tolerance": tol if (plain or is_range) else math.nan, "exact": pd.NA,
+           "ours_min": float(np.nanmin(ours)) if np.isfinite(ours).any() else math.nan,
+           "ours_max": float(np.nanmax(ours)) if np.isfinite(ours).any() else math.nan}
+    passed, failed, skipped = [], [], []
+    exact = []
+
+    sig = paper_significance(p_paper, pbound, stars)
+    # 1. sign
+    if is_range:
+        want = int(np.sign(low)) if np.sign(low) == np.sign(high) else 0
+    elif vbound == "abs<" or _nan(value):
+        want = 0
+    elif vbound == ">" and value >= 0:
+        want = 1
+    elif vbound == "<" and value <= 0:
+        want = -1
+    elif vbound:
+        want = 0
+    else:
+        want = _sign(value, digits)
+    if want != 0 and sig is not False:
+        if np.isnan(ours).any():
+            failed.append("sign: ours has no value")
+        elif all(np.sign(v) == want for v in ours):
+            passed.append("same sign")
+        else:
+            bad = [v for v in ours if np.sign(v) != want]
+            failed.append(f"sign: paper {'+' if want > 0 else '-'}, ours {_fmt(bad[0])}"
+                          + (f" ({len(bad)} of {len(ours)} rows)" if len(ours) > 1 else ""))
+    # 2. significance at .05
+    if sig is not None:
+        if np.isnan(ours_p).all():
+            skipped.append("significance not checked: our row has no p")
+        else:
+            ours_sig = ours_p < ALPHA_LEVEL
+            ok = bool(np.all(ours_sig == sig) and not np.isnan(ours_p).any())
+            word = "significant" if sig else "not significant"
+            if ok:
+                passed.append(f"both {word} at .05")
+            else:
+                bad = [q for q, s in zip(ours_p, ours_sig) if s != sig or np.isnan(q)]
+                failed.append(f"significance: paper {word} at .05, ours p = {_fmt(bad[0])}")
+    # 3. closeness
+    if not _nan(tol):
+        if plain:
+            diff = float(ours[0] - value) if len(ours) == 1 else math.nan
+            out["diff"] = diff
+            if len(ours) != 1:
+                skipped.append("closeness not checked: several rows matched")
+            elif math.isnan(diff):
+                failed.append("closeness: ours has no value")
+            elif abs(diff) <= tol + 1e-12:
+                passed.append(f"|ours - paper| = {_fmt(abs(diff))} <= {_fmt(tol)}")
+            else:
+                failed.append(f"closeness: ours {_fmt(ours[0])} vs paper {_fmt(value)}, "
+                              f"|diff| = {_fmt(abs(diff))} > {_fmt(tol)}")
+        elif is_range:
+            lo, hi = out["ours_min"], out["ours_max"]
+            if math.isnan(lo):
+                failed.append("range: ours has no value")
+            elif abs(lo - low) <= tol + 1e-12 and abs(hi - high) <= tol + 1e-12:
+                passed.append(f"range {_fmt(lo)}-{_fmt(hi)} within {_fmt(tol)} of {_fmt(low)}-{_fmt(high)}")
+            else:
+                failed.append(f"range: ours {_fmt(lo)}-{_fmt(hi)} vs paper {_fmt(low)}-{_fmt(high)} "
+                              f"(tolerance {_fmt(tol)})")
+    # 4. value bound
+    if vbound:
+        holds = [value_bound_holds(v, vbound, value) for v in ours]
+        shown = {"abs<": "|x| <"}.get(vbound, vbound)
+        if all(holds):
+            passed.append(f"bound {shown} {_fmt(value)} holds")
+        else:
+            bad = [v for v, h in zip(ours, holds) if not h]
+            failed.append(f"bound: paper {shown} {_fmt(value)}, ours {_fmt(bad[0])}"
+                          + (f" ({len(bad)} of {len(ours)} rows)" if len(ours) > 1 else ""))
+
+    # as printed
+    if plain and len(ours) == 1:
+        exact.append(within_rounding(float(value), float(digits), float(ours[0])))
+    if is_range and not math.isnan(out["ours_min"]):
+        exact.append(within_rounding(float(low), float(digits), out["ours_min"])
+                     and within_rounding(float(high), float(digits), out["ours_max"]))
+    if vbound:
+        exact.append(all(value_bound_holds(v, vbound, value) for v in ours))
+    if not _nan(p_paper) and not np.isnan(ours_p).all():
+        exact.append(all(p_bound_holds(q, pbound, p_paper) for q in ours_p))
+    if stars and not np.isnan(ours_p).all():
+        exact.append(all(stars_for(float(q)) == stars for q in ours_p))
+    if exact:
+        out["exact"] = bool(all(exact))
+
+    notes = "; ".join(skipped)
+    if failed:
+        out["verdict"] = NOT_REPLICATED
+        out["reason"] = "; ".join(failed + passed + skipped)
+    elif passed:
+        out["verdict"] = REPLICATED
+        out["reason"] = "; ".join(passed + skipped)
+    else:
+        out["verdict"] = NOT_COMPUTABLE
+        out["reason"] = "nothing comparable" + (f" ({notes})" if notes else
+                                                 ": the paper prints no p, stars, sign or bound for this statistic")
+    return out
+
+
+def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, computed_here: bool) -> str:
+    """Why a paper row has no computed counterpart.
+
+    ``status``: what the workflow did for the row's study (None = the study was not run);
+    ``computed_here``: the study's results hold some row of this statistic.
+    """
+    cond = str(paper_row["condition"])
+    if cond in REF_REASONS:
+        return REF_REASONS[cond]
+    if status is None or not status.run:
+        return "study not run (not in config 'studies', or its results are missing)"
+    if not status.implemented:
+        return f"analysis {status.analysis!r} is not implemented yet (only the reliability rows exist)"
+    if "wefat" in cond:
+        hint = [n for n in status.notes if "glove" in n.lower() or "wefat" in n.lower()]
+        return "needs WEFAT scores (GloVe vectors), not produced in this run" + (f": {hint[0]}" if hint else "")
+    stat = str(paper_row["statistic"])
+    if stat.startswith("ICC"):
+        return "the reliability stage emitted no such ICC row (condition 'all' = raw log probabilities)"
+    what = "this statistic" if not computed_here else "this condition/model"
+    return f"the analysis {status.analysis!r} emitted no row for {what}"
+
+
+# ---------------------------------------------------------------------------------------
+# the whole table
+# ---------------------------------------------------------------------------------------
+
+def compare(paper: pd.DataFrame, ours: pd.DataFrame, status: Mapping[str, StudyStatus | Mapping] | None = None,
+            *, tolerances: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Paper rows (``load_paper_results()``) joined with our results rows -> the replication table.
+
+    ``ours``: every study's results rows stacked (results shape). ``status``: per study id, what
+    the workflow did (:class:`StudyStatus` or a mapping; a study missing from it counts as run
+    when ``ours`` has rows for it, else as not run). One output row per paper row, in the
+    paper file's order, with :data:`REPLICATION_COLUMNS`.
+    """
+    ours = ours[RESULT_COLUMNS] if len(ours) else pd.DataFrame(columns=RESULT_COLUMNS)
+    status = {str(k): (v if isinstance(v, StudyStatus) else StudyStatus.from_mapping(v))
+              for k, v in (status or {}).items()}
+    studies_with_rows = set(ours["study"].astype(str))
+    index = {tuple(r): i for i, r in enumerate(ours[KEY].astype(str).itertuples(index=False, name=None))}
+    rows = []
+    for rec in paper.to_dict("records"):
+        st = status.get(str(rec["study"]))
+        if st is None and str(rec["study"]) in studies_with_rows:
+            st = StudyStatus()
+        pattern = is_pattern(rec["condition"]) or is_pattern(rec["model"])
+        if pattern:
+            matched = matching_rows(pd.Series(rec), ours)
+        else:
+            i = index.get(tuple(str(rec[k]) for k in KEY))
+            matched = ours.iloc[[i]] if i is not None else ours.iloc[0:0]
+        row = {k: rec[k] for k in KEY}
+        for c in PAPER_OUT:
+            row[f"paper_{c}"] = rec.get(c, math.nan)
+        for c in OURS_OUT:
+            row[f"ours_{c}"] = float(matched[c].iloc[0]) if len(matched) == 1 and not pattern else math.nan
+        row["n_matched"] = len(matched)
+        row["source"] = rec.get("source", "")
+        if len(matched):
+            row.update(judge(rec, matched, tolerances))
+        else:
+            has_stat = bool(((ours["study"] == rec["study"]) & (ours["statistic"] == rec["statistic"])).any())
+            row.update({"verdict": NOT_COMPUTABLE, "reason": not_computable_reason(rec, st, has_stat),
+                        "diff": math.nan, "exact": pd.NA, "ours_min": math.nan, "ours_max": math.nan,
+                        "tolerance": (TOLERANCES if tolerances is None else tolerances).get(
+                            str(rec["statistic"]), math.nan)})
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=REPLICATION_COLUMNS)
+    for c in KEY + ["paper_value_bound", "paper_bound", "paper_stars", "verdict", "reason", "source"]:
+        out[c] = out[c].fillna("").astype(str)
+    out["exact"] = out["exact"].astype("boolean")
+    out["n_matched"] = out["n_matched"].astype(int)
+    return out
+
+
+def summarise(replication: pd.DataFrame, by: Iterable[str] = ("study",)) -> pd.DataFrame:
+    """Counts of each verdict per ``by`` group (columns: by..., replicated, not replicated,
+    not computable, total, and ``share_replicated`` among the computable rows)."""
+    by = list(by)
+    counts = (replication.groupby(by + ["verdict"], sort=False).size().unstack("verdict", fill_value=0)
+              .reindex(columns=VERDICTS, fill_value=0))
+    counts.columns.name = None
+    counts["total"] = counts[VERDICTS].sum(axis=1)
+    judged = counts[REPLICATED] + counts[NOT_REPLICATED]
+    counts["share_replicated"] = np.where(judged > 0, counts[REPLICATED] / judged.where(judged > 0, 1), np.nan)
+    return counts.reset_index()
+
+
+def _num(x: float, digits: float = math.nan) -> str:
+    """A number as text: at ``digits`` decimals (the paper's printed precision) when given, else 3."""
+    if _nan(x):
+        return ""
+    x = float(x)
+    if not _nan(digits):
+        return f"{x:.{int(digits)}f}"
+    if x != 0 and abs(x) < 0.001:
+        return f"{x:.1e}"
+    return f"{x:.3f}" if abs(x) < 10 else f"{x:.2f}"
+
+
+def p_text(p: float, bound: str = "") -> str:
+    """"p < .001", "p = .44", "p > .33" ("" without p)."""
+    if _nan(p):
+        return ""
+    rel = {"<": "<", ">": ">"}.get(_text(bound), "=")
+    if rel == "=" and p < 0.001:
+        return "p < .001"
+    text = f"{p:.3f}".rstrip("0") if p < 0.01 else f"{p:.2f}"
+    return f"p {rel} {text.lstrip('0') or '0'}"
+
+
+def format_replication(replication: pd.DataFrame) -> pd.DataFrame:
+    """The replication table as text for a report: paper (value, range or bound; p; stars),
+    ours (value or min-max; p; 95% CI), verdict, reason."""
+    rows = []
+    for r in replication.to_dict("records"):
+        dg = r.get("paper_digits", math.nan)
+        if not _nan(r["paper_value_low"]):
+            paper = f"{_num(r['paper_value_low'], dg)} to {_num(r['paper_value_high'], dg)}"
+        elif r["paper_value_bound"]:
+            paper = {"abs<": "|x| < ", ">": "> ", "<": "< "}[r["paper_value_bound"]] + _num(r["paper_value"], dg)
+        else:
+            paper = _num(r["paper_value"], dg)
+        extra = [t for t in (p_text(r["paper_p"], r["paper_bound"]), r["paper_stars"]) if t]
+        if extra:
+            paper = f"{paper} ({', '.join(extra)})" if paper else ", ".join(extra)
+        if r["n_matched"] > 1 or (_nan(r["ours_value"]) and not _nan(r["ours_min"])):
+            n = r["n_matched"]
+            ours = f"{_num(r['ours_min'])} to {_num(r['ours_max'])} ({n} row{'s' if n != 1 else ''})"
+        else:
+            ours = _num(r["ours_value"])
+            bits = [p_text(r["ours_p"])] if not _nan(r["ours_p"]) else []
+            if not _nan(r["ours_ci_low"]):
+                bits.append(f"95% CI [{_num(r['ours_ci_low'])}, {_num(r['ours_ci_high'])}]")
+            if bits and ours:
+                ours = f"{ours} ({', '.join(bits)})"
+        rows.append({"study": r["study"], "statistic": r["statistic"], "condition": r["condition"],
+                     "model": r["model"], "paper": paper, "ours": ours, "verdict": r["verdict"],
+                     "as printed": "" if pd.isna(r["exact"]) else ("yes" if r["exact"] else "no"),
+                     "reason": r["reason"]})
+    return pd.DataFrame(rows, columns=["study", "statistic", "condition", "model", "paper", "ours", "verdict",
+                                       "as printed", "reason"])
+
+
+# ---------------------------------------------------------------------------------------
+# the analysis stage's bookkeeping (rule analysis) and the status the compare rule reads
+# ---------------------------------------------------------------------------------------
+
+def read_status(paths: Iterable[str]) -> dict[str, StudyStatus]:
+    """``{study: StudyStatus}`` from the analysis stage's ``status.json`` files."""
+    out = {}
+    for path in paths:
+        rec = json.loads(Path(path).read_text(encoding="utf-8"))
+        out[str(rec.get("study") or Path(path).parent.name)] = StudyStatus.from_mapping(rec)
+    return out
+
+
+__all__ = ["TOLERANCES", "ALPHA_LEVEL", "VERDICTS", "REPLICATED", "NOT_REPLICATED", "NOT_COMPUTABLE",
+           "REPLICATION_COLUMNS", "StudyStatus", "paper_significance", "value_bound_holds", "p_bound_holds",
+           "judge", "not_computable_reason", "compare", "summarise", "format_replication", "p_text",
+           "read_status", "compare_studies"]
+
+
+def compare_studies(paper_path, stats_paths: Iterable, status_paths: Iterable, out, *, csv=None,
+                    study: str | None = None) -> pd.DataFrame:
+    """Rules compare / compare_study: the paper's numbers (``paper_path``) beside every study's
+    ``stats.parquet`` -> the replication table ``out`` (and ``csv``); with ``study``, that study's
+    paper rows only (``results/replication/{study}.parquet``, which its page reads). Logs each
+    study's counts of verdicts."""
+    import logging
+
+    from fmat.io import read_table, write_table
+
+    from .paper import load_paper_results
+
+    log = logging.getLogger(__name__)
+    # one study's rule gives one file (a string), the whole table's a list
+    stats_paths = [stats_paths] if isinstance(stats_paths, (str, os.PathLike)) else list(stats_paths)
+    status_paths = [status_paths] if isinstance(status_paths, (str, os.PathLike)) else list(status_paths)
+    paper = load_paper_results(paper_path)
+    if study is not None:
+        paper = paper[paper["study"].astype(str) == study].reset_index(drop=True)
+    ours = pd.concat([read_table(p)[RESULT_COLUMNS] for p in stats_paths], ignore_index=True)
+    table = compare(paper, ours, read_status(status_paths))
+    write_table(table, out)
+    if csv:
+        write_table(table, csv)
+    for rec in summarise(table).to_dict("records"):
+        log.info("study %s: %d replicated, %d not replicated, %d not computable", rec["study"],
+                 rec["replicated"], rec["not replicated"], rec["not computable"])
+    return table

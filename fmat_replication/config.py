@@ -1,0 +1,328 @@
+"""The workflow configuration: model names (:func:`model_slug`, :func:`model_table`), the
+JSON-Schema check of ``config/*.yaml`` with errors that name the key and the file that set it
+(:func:`validate_config`), and the run's fingerprint (:func:`config_hash`)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from fmat.errors import InputError
+from fmat.results import model_slug  # noqa: F401 - re-exported: fmat.results.model_slug
+from fmat_replication.queries import study_file
+
+
+SCHEMA_FILE = Path(__file__).with_name("config.schema.json")
+
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One configured model: its Hugging Face id (``name``), file-safe ``slug``, requested
+    ``revision`` (None: the lock file's, else main) and, for the demo, the ``tiny`` family."""
+
+    name: str
+    slug: str
+    revision: str | None = None
+    tiny: str | None = None
+    path: str | None = None  # a local model folder (as configured; relative: from the repository root)
+
+
+
+def model_table(config: Mapping) -> dict[str, ModelSpec]:
+    """``config["models"]`` -> ``{slug: ModelSpec}`` in configuration order."""
+    out: dict[str, ModelSpec] = {}
+    for i, entry in enumerate(config.get("models") or []):
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        spec = ModelSpec(name=entry["name"], slug=model_slug(entry["name"]),
+                         revision=entry.get("revision"), tiny=entry.get("tiny"), path=entry.get("path"))
+        if spec.slug in out:
+            raise InputError(f"model {spec.name!r} is listed twice (or two names give the same slug "
+                             f"{spec.slug!r})", where=f"config.models[{i}]", fix="list each model once")
+        out[spec.slug] = spec
+    return out
+
+
+
+def _schema() -> dict:
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+
+def _where(path: Iterable) -> str:
+    out = "config"
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+
+def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
+    """(where, message) for each JSON-Schema violation (fmat.validate.schema_problems)."""
+    import jsonschema
+
+    from fmat.validate import schema_problems
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    return [(_where(path), msg) for path, msg in schema_problems(validator, dict(config))]
+
+
+
+def apply_defaults(config: Mapping) -> dict:
+    """A copy of ``config`` with the schema's top-level defaults filled in."""
+    out = dict(config)
+    for key, prop in _schema()["properties"].items():
+        if key not in out and "default" in prop:
+            out[key] = prop["default"]
+    return out
+
+
+
+def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
+    """Where a top-level ``key`` came from: "--config" when it is one of ``cli_keys`` (given with
+    ``snakemake --config KEY=...``, which wins over every file), else the last of ``files``
+    (lowest to highest precedence, as Snakemake merges them) that sets it; else "the merged
+    configuration (…)"."""
+    import yaml
+
+    if key in set(cli_keys):
+        return f"--config {key}=..."
+
+    for f in reversed(list(files)):
+        try:
+            with open(f, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(data, Mapping) and key in data:
+            return str(f)
+    names = ", ".join(str(f) for f in files) or "no config file"
+    return f"the merged configuration ({names}, or --config)"
+
+
+
+def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys: Iterable[str] = ()) -> str:
+    """Prefix ``config.models[3].name`` with the file (or the --config) that set ``models``."""
+    if files is None or not where.startswith("config"):
+        return where
+    m = re.match(r"config\.([^.\[]+)", where)
+    return f"{key_source(m.group(1), files, cli_keys)}: {where}" if m else where
+
+
+
+def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
+                    files: Sequence[str | os.PathLike] | None = None,
+                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = ()) -> dict:
+    """Check the workflow configuration and return it with defaults filled in.
+
+    Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
+    unknown keys, wrong types, a study id without a study file, a model listed twice, and (with
+    ``load_studies``) a study file that :func:`fmat.study.load_study` rejects, a local model folder
+    (``path``, relative to ``repo``, default ``root``) without a model, a study in two
+    ``score_groups``, a ``score_groups`` member without a study file. With ``files`` (the config
+    files in merge order) and ``cli_keys`` (the keys given with ``--config``), the error also
+    names the file, or the --config, that set the key.
+    """
+    try:
+        return _validate_config(config, root=root, load_studies=load_studies,
+                                repo=root if repo is None else repo)
+    except InputError as err:
+        if err.where and files is not None:
+            where = _with_source(err.where, files, cli_keys)
+            if where != err.where:
+                raise InputError(err.message, where=where, fix=err.fix) from None
+        raise
+
+
+
+def _check_agreement(spec: Mapping) -> None:
+    """agreement.constructions names constructions of the pairs file it reads (the fixture, or
+    Marvin & Linzen's file); a user's own ``pairs`` file is checked when it is read."""
+    cons = spec.get("constructions")
+    if not isinstance(cons, list) or spec.get("pairs"):
+        return
+    from fmat.agreement import known_constructions
+
+    known = known_constructions(download=bool(spec.get("url")))
+    bad = [c for c in cons if c not in known]
+    if bad:
+        source = "Marvin & Linzen's file" if spec.get("url") else "the project's fixture (fmat/data/agreement_fixture.tsv)"
+        raise InputError(f"unknown construction(s) {', '.join(map(repr, bad))}: {source} has "
+                         f"{', '.join(known)}", where="config.agreement.constructions",
+                         fix="list some of those, or write 'all', or null for the verb-agreement constructions")
+
+
+def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
+                     repo: str | os.PathLike = ".") -> dict:
+    errors = _schema_errors(config)
+    if errors:
+        where, msg = errors[0]
+        more = f" (and {len(errors) - 1} more problem(s): " + "; ".join(
+            f"{w}: {m}" for w, m in errors[1:4]) + ")" if len(errors) > 1 else ""
+        raise InputError(msg + more, where=where,
+                         fix="see fmat_replication/config.schema.json and docs/workflow.md for the keys")
+    cfg = apply_defaults(config)
+    model_table(cfg)  # duplicates
+    _check_agreement(cfg.get("agreement") or {})
+    studies_dir = Path(root) / cfg["studies_dir"]
+    for i, sid in enumerate(cfg["studies"]):
+        path = study_file(cfg, sid, root)
+        if not path.is_file():
+            known = sorted(p.stem for p in studies_dir.glob("*.yaml")) if studies_dir.is_dir() else []
+            raise InputError(f"unknown study {sid!r}: there is no {path}", where=f"config.studies[{i}]",
+                             fix=f"use one of {', '.join(known) or '(no study files found)'}, "
+                                 f"or write {path} (see docs/study-files.md)")
+    if any(spec.tiny for spec in model_table(cfg).values()) and not all(
+            spec.tiny for spec in model_table(cfg).values()):
+        raise InputError("some models are tiny demo models and some are not", where="config.models",
+                         fix="use only tiny models (config/demo.yaml) or only hub models and local folders "
+                             "(config/config.yaml)")
+    for i, spec in enumerate(model_table(cfg).values()):
+        if spec.path is not None:
+            check_model_folder(spec, repo, where=f"config.models[{i}].path")
+    score_groups(cfg)  # a study in two groups
+    _check_group_members(cfg, root, repo)
+    if load_studies:
+        for sid in cfg["studies"]:
+            check_study(study_file(cfg, sid, root), sid)
+    return cfg
+
+
+
+def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
+    """The local folder of a configured model (``{name: LABEL, path: FOLDER}``), a relative
+    FOLDER resolved from ``repo`` (the repository root); None for a hub or demo model."""
+    if spec.path is None:
+        return None
+    path = Path(os.path.expanduser(spec.path))
+    return path if path.is_absolute() else Path(repo) / path
+
+
+def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: str = "config.models[].path") -> Path:
+    """The folder of a local model, checked before any job runs: it exists and holds a
+    ``config.json`` and weights (:data:`fmat.models.WEIGHT_FILES`); else InputError naming it."""
+    from fmat.models import WEIGHT_FILES
+
+    folder = model_folder(spec, repo)
+    fix = ("give a folder written by save_pretrained (config.json, tokenizer files, model.safetensors); "
+           "a relative path is read from the repository root")
+    if spec.tiny:
+        raise InputError(f"model {spec.name!r} has both `tiny` and `path`", where=where, fix="give one of them")
+    if not folder.is_dir():
+        raise InputError(f"model {spec.name!r}: there is no folder {folder}", where=where, fix=fix)
+    missing = [f for f in ("config.json",) if not (folder / f).is_file()]
+    if not any((folder / w).is_file() for w in WEIGHT_FILES):
+        missing.append(" or ".join(WEIGHT_FILES))
+    if missing:
+        raise InputError(f"model {spec.name!r}: the folder {folder} has no {', '.join(missing)}", where=where, fix=fix)
+    return folder
+
+
+def score_groups(config: Mapping) -> dict[str, list[str]]:
+    """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
+
+    Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
+    studies is configured is dropped); every configured study in no group gets a group of its own,
+    named after it. One scoring job per model and group (rules/score.smk): a new study in no group
+    adds jobs of its own and leaves the other groups' jobs (and outputs) as they are. Members
+    that are not configured are ignored (a run of a few paper studies, another studies_dir);
+    a study in two groups is an error.
+    """
+    studies = [str(s) for s in config.get("studies") or []]
+    groups: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for name, members in (config.get("score_groups") or {}).items():
+        for sid in map(str, members):
+            where = f"config.score_groups.{name}"
+            if sid in owner:
+                raise InputError(f"study {sid!r} is in two score groups, {owner[sid]!r} and {name!r}", where=where,
+                                 fix="put each study in one group")
+            owner[sid] = name
+        chosen = [s for s in studies if owner.get(s) == name]
+        if chosen:
+            groups[str(name)] = chosen
+    for sid in studies:
+        if sid not in owner:
+            name = "study_" + re.sub(r"\W", "_", sid)
+            if name in groups:
+                raise InputError(f"study {sid!r} would be scored in a group named {name!r}, which the "
+                                 "configuration also names", where="config.score_groups",
+                                 fix=f"rename the group {name!r}")
+            groups[name] = [sid]
+    return groups
+
+
+def _check_group_members(config: Mapping, root: str | os.PathLike, repo: str | os.PathLike = ".") -> None:
+    """Every member of a ``score_groups`` group that is used (holds a configured study) is a
+    study: it has a study file in ``studies_dir``, or is one of the studies the repository
+    ships (``<repo>/config/studies``: the paper's group stays valid with a ``studies_dir`` that
+    holds a few of them). A typo there would otherwise be dropped in silence. A group none of
+    whose studies is configured is not checked."""
+    studies = {str(s) for s in config.get("studies") or []}
+    shipped = Path(repo) / "config" / "studies"
+    for name, members in (config.get("score_groups") or {}).items():
+        members = [str(m) for m in members]
+        if not studies.intersection(members):
+            continue
+        for i, sid in enumerate(members):
+            path = study_file(config, sid, root)
+            if sid not in studies and not path.is_file() and not (shipped / f"{sid}.yaml").is_file():
+                raise InputError(f"score group {name!r} lists study {sid!r}, which has no study file {path}",
+                                 where=f"config.score_groups.{name}[{i}]",
+                                 fix=f"correct the study id, remove it from the group, or write {path} "
+                                     "(see docs/study-files.md)")
+
+
+def check_device(device: str, where: str = "config.device") -> None:
+    """A ``device`` this machine has: ``cuda``/``cuda:N`` needs a CUDA GPU (N below their
+    number), ``mps`` Apple's; else InputError naming ``where`` (the config key) and the fix.
+    ``auto`` and ``cpu`` are always fine (torch is imported only to check a GPU)."""
+    device = str(device or "auto")
+    if device in ("auto", "cpu"):
+        return
+    import torch
+
+    fix = ("set device: auto (a GPU when there is one, else the CPU) or device: cpu, or run where the GPU is "
+           "(a cluster profile sends the scoring jobs to GPU nodes)")
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(device.split(":", 1)[1]) if ":" in device else 0
+        if count == 0:
+            raise InputError(f"device {device!r}: this machine has no CUDA GPU (torch.cuda.is_available() is False)",
+                             where=where, fix=fix)
+        if index >= count:
+            raise InputError(f"device {device!r}: this machine has {count} CUDA GPU(s), numbered from 0",
+                             where=where, fix=f"use cuda:0 to cuda:{count - 1}, or {fix}")
+    elif device == "mps" and not torch.backends.mps.is_available():
+        raise InputError("device 'mps': Apple's GPU (MPS) is not available here", where=where, fix=fix)
+
+
+def check_study(path: Path, sid: str | None = None) -> None:
+    """Validate one study file with :mod:`fmat.study` (schema and semantics, without criteria
+    tables, which may not be downloaded yet), and its analysis (:func:`.analyses.check`)."""
+    from fmat.study import validate_study_file
+
+    from .analyses import check
+
+    # criterion word lists (Study 1C's names) are checked with placeholders: their tables may
+    # not be built yet; the analysis against the registered analyses
+    problems = validate_study_file(path, check_analysis=check)
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise InputError(f"study {sid or path.stem}: {problems[0]}{more}", where=str(path),
+                         fix="see docs/study-files.md")
+
+
+
+def config_hash(config: Mapping) -> str:
+    """A short, stable fingerprint of the run's configuration, printed in the reports'
+    provenance: ``sha256-`` + the first 12 hex digits of the sorted JSON of ``config``
+    (the prefix keeps it a string when Quarto reads ``-P`` values as YAML)."""
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
+    return f"sha256-{digest[:12]}"

@@ -1,0 +1,202 @@
+"""Stage ``models`` (rules download_model, model_card): each configured model in the Hugging Face
+cache with its commit locked, or a local folder hashed into the lock (:func:`download_model`);
+its card for the overview (:func:`model_card`). Also: is the hub reachable
+(:func:`hub_reachable`), and a model job's offline environment (:func:`prepare_model_env`)."""
+from __future__ import annotations
+
+import os
+import socket
+import urllib.parse
+from pathlib import Path
+from typing import Mapping
+
+from fmat.errors import OfflineError
+from fmat.results import model_slug
+
+
+#: what to do when the Hugging Face hub cannot be reached (shown by the download rule)
+OFFLINE_HELP = (
+    "the workflow needs the Hugging Face hub once, to download the models, and it cannot be reached "
+    "from here.\n"
+    "  To run offline, either\n"
+    "    - run the demo on tiny local models:  make demo   "
+    "(= snakemake --profile profiles/default --configfile config/demo.yaml), or\n"
+    "    - fill the model cache on a connected machine (snakemake --profile profiles/default "
+    "--until download_model, or `fmat download MODEL`), copy the cache folder (config key cache_dir, "
+    "or $HF_HOME) and resources/models.lock.tsv here, and run again with HF_HUB_OFFLINE=1."
+)
+
+
+
+def hub_reachable(timeout: float = 10.0, endpoint: str | None = None) -> bool:
+    """Can a TCP connection to the Hugging Face hub (``$HF_ENDPOINT`` or huggingface.co:443) be
+    opened within ``timeout`` seconds? False at once when ``HF_HUB_OFFLINE`` is set."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return False
+    url = urllib.parse.urlparse(endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host = url.hostname or "huggingface.co"
+    port = url.port or (80 if url.scheme == "http" else 443)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+
+def offline_error(model: str, reason: str | None = None) -> OfflineError:
+    """The error the download rule raises when ``model`` is not cached and the hub is unreachable
+    (``reason``: what happened, e.g. the hub did not answer in time)."""
+    return OfflineError(f"{reason}\n  {OFFLINE_HELP}" if reason else OFFLINE_HELP, where=f"download_model: {model}",
+                        fix="make demo  (or copy a filled cache and run with HF_HUB_OFFLINE=1)")
+
+
+
+def cached_snapshot(name: str, revision: str | None) -> Path | None:
+    """The local snapshot folder of hub model ``name`` at ``revision`` (a commit, branch or tag;
+    None: main) if a config file is there -- looked up WITHOUT the network; else None."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        path = Path(snapshot_download(name, revision=revision or "main", local_files_only=True))
+    except Exception:  # noqa: BLE001 - any failure means "not cached"
+        return None
+    return path if (path / "config.json").exists() else None
+
+
+
+def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
+    """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
+    import datetime as _dt
+
+    from fmat.lockfile import sha256_file
+    from fmat.models import WEIGHT_FILES
+
+    files = sorted(p.name for p in path.iterdir() if p.is_file())
+    weights = [path / w for w in WEIGHT_FILES if (path / w).exists()]
+    return {"model": name, "revision": revision or "main", "commit": path.name, "files": ",".join(files),
+            "sha256": sha256_file(weights[0]) if weights else "",
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+
+def _update_lock(lock: Path, row: Mapping) -> None:
+    import pandas as pd
+
+    from fmat.models import update_lock
+
+    update_lock(lock, pd.DataFrame([row]).astype(str))
+
+
+
+def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv",
+                 timeout: float = 10.0) -> dict:
+    """Make sure hub model ``name`` is in the cache and in the lock file; return the marker
+    ``{name, slug, revision, commit, path: None, source}`` (``path`` None: load by name, offline,
+    at the locked commit -- :func:`fmat.models.load_masked_lm`).
+
+    Which commit: the configured ``revision``, else the lock file's, else main. A snapshot
+    already in the cache is used without the network. Otherwise the hub is probed for
+    ``timeout`` seconds; unreachable -> :class:`~fmat.errors.OfflineError` (:data:`OFFLINE_HELP`);
+    reachable -> :func:`fmat.models.download`, every request of which waits at most ``timeout``
+    seconds for an answer (a hub that accepts the connection and then stalls: the same error).
+    Call :func:`fmat.models.set_cache_folder` first to use another cache than ``$HF_HOME``.
+    """
+    from fmat.models import download, locked_commit
+
+    lock = Path(lock)
+    locked = locked_commit(name, lock)
+    path = cached_snapshot(name, revision or locked)
+    if path is not None:
+        source = "cache"
+        if locked != path.name:
+            _update_lock(lock, lock_row_from_cache(name, path, revision))
+        commit = path.name
+    else:
+        if not hub_reachable(timeout):
+            raise offline_error(name)
+        try:
+            rows = download(name, revision=revision or locked, lock_path=None, timeout=timeout)
+        except OfflineError as err:
+            raise offline_error(name, err.message) from err
+        row = rows.iloc[0].to_dict()
+        _update_lock(lock, row)
+        commit, source = str(row["commit"]), "hub"
+    return {"name": name, "slug": model_slug(name), "revision": revision, "commit": commit,
+            "path": None, "lock": str(lock), "source": source}
+
+
+
+def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
+    """Before a job loads a model: hub models load offline from their locked snapshot
+    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`)."""
+    if offline:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+    if cache_dir:
+        from fmat.models import set_cache_folder
+
+        set_cache_folder(cache_dir)
+
+
+def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike = "resources/models.lock.tsv") -> dict:
+    """A configured local model folder (``{name: LABEL, path: FOLDER}``): record it in the lock
+    file (revision ``local``, commit = the folder, sha256 of its weights) and return the marker
+    ``{name, slug, revision, commit, path, source: "local", sha256}``; the scoring jobs load it
+    from ``path`` without the network. No hub, no cache."""
+    import datetime as _dt
+
+    from fmat.lockfile import sha256_file
+    from fmat.models import WEIGHT_FILES
+
+    folder = Path(folder)  # as given: relative to the working folder, so that the project can move
+    weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
+    if not (folder / "config.json").is_file() or not weights:
+        from fmat.errors import InputError
+
+        raise InputError(f"model {name!r}: {folder} is not a model folder (config.json and "
+                         f"{' or '.join(WEIGHT_FILES)} needed)", where="config.models[].path",
+                         fix="give a folder written by save_pretrained")
+    digest = sha256_file(weights[0])
+    files = sorted(p.name for p in folder.iterdir() if p.is_file())
+    _update_lock(Path(lock), {"model": name, "revision": "local", "commit": str(folder), "files": ",".join(files),
+                              "sha256": digest,
+                              "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+    return {"name": name, "slug": model_slug(name), "revision": "local", "commit": str(folder),
+            "path": str(folder), "lock": str(lock), "source": "local", "sha256": digest}
+
+
+# ----------------------------------------------------------------------------- stage functions
+
+def download_model(out, *, name: str, revision: str | None, path: str | None, cache_dir: str | None,
+                   lock: str | os.PathLike, timeout: float) -> None:
+    """Rule download_model: a local folder is hashed into the lock file (no hub, no cache); a hub
+    model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``."""
+    from .scripts import write_json
+
+    if path:
+        write_json(local_model(name, path, lock=lock), out)
+        return
+    if cache_dir:
+        from fmat.models import set_cache_folder
+
+        set_cache_folder(cache_dir)
+    write_json(ensure_model(name, revision=revision, lock=lock, timeout=float(timeout)), out)
+
+
+def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None, threads: int | None = None) -> None:
+    """Rule model_card: load the model of the marker (offline, at its locked commit) and write its
+    card (:func:`fmat.cards.model_card`) as JSON to ``out``, for the overview."""
+    from fmat.cards import model_card as card_of
+
+    from .scripts import read_json, write_json
+
+    prepare_model_env(offline, cache_dir)
+    if threads:
+        import torch
+
+        torch.set_num_threads(int(threads))
+    marker = read_json(marker_path)
+    device = None if device in (None, "auto") else device
+    card = card_of(marker["name"], marker.get("path") or marker["name"], device=device,
+                   lock_path=lock if Path(lock).exists() else None)
+    write_json(card, out)

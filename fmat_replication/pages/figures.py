@@ -1,0 +1,387 @@
+"""Figures and small tables that the report sources (``reports/*.py``) draw.
+
+Everything here reads result tables and returns a matplotlib Figure (Agg backend, no display)
+or a DataFrame, so a report cell is one call. See ``docs/reports.md``.
+
+Figure tables (``results/analysis/{study}/figures/<name>.parquet``, written by an analysis) are
+drawn by :func:`plot_figure_table` following this convention (all columns but x and y optional):
+
+=========== ===========================================================================
+``x``       horizontal value (number, year, or category)
+``y``       vertical value
+``group``   one series (colour) per value, with a legend
+``panel``   one subplot per value
+``ymin``    lower end of an error bar / band (with ``ymax``)
+``ymax``    upper end
+``kind``    ``scatter`` (default for numeric x with one point per x), ``line``, ``bar``
+``xlabel``, ``ylabel``, ``title``   axis labels and title (first value used)
+=========== ===========================================================================
+
+A table without ``x``/``y`` is drawn only when it has a numeric ``year`` column (lines of the
+first other numeric column over the years); otherwise the report shows its first rows.
+"""
+from __future__ import annotations
+
+import math
+from importlib import metadata
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+ICC_STATS = ("ICC_average", "ICC_single")
+#: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
+ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
+#: packages whose versions the provenance table lists
+PACKAGES = ("fmat", "torch", "transformers", "tokenizers", "numpy", "pandas", "scipy", "statsmodels",
+            "matplotlib", "snakemake")
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def figure_png(fig, dpi: int = 110, close: bool = True) -> bytes:
+    """The figure as PNG bytes (for ``IPython.display.Image``: a report embeds it whatever the
+    kernel's matplotlib backend; ``plt.show()`` shows nothing under Agg)."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    if close:
+        _plt().close(fig)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 2: ICC per study
+# ---------------------------------------------------------------------------------------
+
+def icc_table(stats: pd.DataFrame, studies: Iterable[str] | None = None) -> pd.DataFrame:
+    """ICC_average and ICC_single per study from results rows (the reliability rows).
+
+    Uses condition ``all`` (the paper's ICC on raw log probabilities); a study without it
+    falls back to ``raw`` (an older name of the same rows). Columns: study, statistic,
+    value, ci_low, ci_high, n (items). ``studies`` fixes the order (default: as found).
+    """
+    sel = stats[stats["statistic"].isin(ICC_STATS) & (stats["model"] == "all")]
+    parts = []
+    for _key, grp in sel.groupby(["study", "statistic"], sort=False):
+        pick = grp[grp["condition"] == "all"]
+        if pick.empty:
+            pick = grp[grp["condition"] == "raw"]
+        if not pick.empty:
+            parts.append(pick.iloc[[0]])
+    cols = ["study", "statistic", "value", "ci_low", "ci_high", "n"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(parts, ignore_index=True)[cols]
+    order = list(studies) if studies is not None else list(dict.fromkeys(out["study"]))
+    out = out[out["study"].isin(order)].copy()
+    out["_o"] = out["study"].map({s: i for i, s in enumerate(order)})
+    out["_s"] = out["statistic"].map({s: i for i, s in enumerate(ICC_STATS)})
+    return out.sort_values(["_o", "_s"]).drop(columns=["_o", "_s"]).reset_index(drop=True)
+
+
+def figure2_icc(stats: pd.DataFrame, paper: pd.DataFrame | None = None, studies: Iterable[str] | None = None,
+                title: str = "Interrater agreement of the models per study"):
+    """Figure 2 of Bao (2024): ICC_average and ICC_single with 95% CIs for every study.
+
+    ``stats``: results rows of all studies (at least the reliability rows). ``paper``: the
+    paper's rows (``load_paper_results()``), drawn as open markers for comparison. Dashed
+    lines: the criteria good (.60) and excellent (.75). Returns the Figure.
+    """
+    plt = _plt()
+    icc = icc_table(stats, studies)
+    order = list(studies) if studies is not None else list(dict.fromkeys(icc["study"]))
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(order) + 2), 4.0))
+    xs = {s: i for i, s in enumerate(order)}
+    colours = {"ICC_average": "#1f77b4", "ICC_single": "#d62728"}
+    offset = {"ICC_average": -0.12, "ICC_single": 0.12}
+    for stat in ICC_STATS:
+        d = icc[icc["statistic"] == stat]
+        if d.empty:
+            continue
+        x = np.array([xs[s] for s in d["study"]], dtype=float) + offset[stat]
+        y = d["value"].to_numpy(dtype=float)
+        lo = d["ci_low"].to_numpy(dtype=float)
+        hi = d["ci_high"].to_numpy(dtype=float)
+        # a value a hair outside its own CI (float rounding of a degenerate interval) draws no bar
+        err = np.vstack([np.where(np.isnan(lo), 0, np.clip(y - lo, 0, None)),
+                         np.where(np.isnan(hi), 0, np.clip(hi - y, 0, None))])
+        ax.errorbar(x, y, yerr=err, fmt="o", color=colours[stat], capsize=3, label=f"{stat} (ours, 95% CI)")
+    if paper is not None and len(paper):
+        pp = paper[paper["statistic"].isin(ICC_STATS) & paper["study"].isin(order)]
+        for stat in ICC_STATS:
+            d = pp[pp["statistic"] == stat]
+            if len(d):
+                x = np.array([xs[s] for s in d["study"]], dtype=float) + offset[stat]
+                ax.scatter(x, d["value"].to_numpy(dtype=float), marker="D", facecolors="none",
+                           edgecolors=colours[stat], s=36, label=f"{stat} (paper)")
+    for name, level in ICC_CRITERIA.items():
+        ax.axhline(level, ls="--", lw=0.8, color="grey")
+        ax.text(len(order) - 0.5 if order else 0, level, f" {name}", va="bottom", ha="right", fontsize=7,
+                color="grey")
+    ax.set_xticks(range(len(order)))
+    ax.set_xticklabels(order)
+    ax.set_xlim(-0.6, max(len(order) - 0.4, 0.6))
+    ax.set_ylim(min(0.0, float(np.nanmin(icc["ci_low"].to_numpy(dtype=float), initial=0.0))), 1.0)
+    ax.set_xlabel("Study")
+    ax.set_ylabel("ICC (absolute agreement, two-way random)")
+    ax.set_title(title)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# per-study figure tables
+# ---------------------------------------------------------------------------------------
+
+def _first(df: pd.DataFrame, col: str, default: str = "") -> str:
+    if col in df.columns and len(df) and pd.notna(df[col].iloc[0]):
+        return str(df[col].iloc[0])
+    return default
+
+
+def _xy(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The table with x/y columns (convention), and the kind of plot.
+
+    Without ``x``/``y``, a table with a numeric ``year`` column is drawn as lines of the first
+    other numeric column over the years; any other table raises ValueError (the report then
+    shows its first rows instead of guessing a meaningless plot).
+    """
+    if {"x", "y"} <= set(df.columns):
+        d = df
+    else:
+        num = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+        year = next((c for c in num if c.lower() == "year"), None)
+        others = [c for c in num if c != year]
+        if year is None or not others:
+            raise ValueError("not drawn: a figure table needs columns x and y (docs/reports.md)")
+        d = df.rename(columns={year: "x", others[0]: "y"})
+        d = d.assign(xlabel=d["xlabel"] if "xlabel" in d.columns else year,
+                     ylabel=d["ylabel"] if "ylabel" in d.columns else others[0])
+        if "kind" not in d.columns:
+            d = d.assign(kind="line")
+    kind = _first(d, "kind")
+    if not kind:
+        numeric_x = pd.api.types.is_numeric_dtype(d["x"])
+        kind = "scatter" if numeric_x else "bar"
+    return d, kind
+
+
+def plot_figure_table(df: pd.DataFrame, name: str = ""):
+    """Draw one figure table (convention in the module docstring); returns the Figure."""
+    plt = _plt()
+    d, kind = _xy(df)
+    panels = list(dict.fromkeys(d["panel"])) if "panel" in d.columns else [None]
+    ncol = min(len(panels), 2)
+    nrow = math.ceil(len(panels) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.6 * nrow), squeeze=False)
+    for k, panel in enumerate(panels):
+        ax = axes[k // ncol][k % ncol]
+        dp = d if panel is None else d[d["panel"] == panel]
+        groups = list(dict.fromkeys(dp["group"])) if "group" in dp.columns else [None]
+        for g in groups:
+            dg = dp if g is None else dp[dp["group"] == g]
+            label = None if g is None else str(g)
+            if kind == "line":
+                dg = dg.sort_values("x")
+                ax.plot(dg["x"], dg["y"], label=label, lw=1.2)
+                if {"ymin", "ymax"} <= set(dg.columns):
+                    ax.fill_between(dg["x"].to_numpy(dtype=float), dg["ymin"].to_numpy(dtype=float),
+                                    dg["ymax"].to_numpy(dtype=float), alpha=0.2)
+            elif kind == "bar":
+                # bars of several groups side by side at each category (dodged)
+                cats = list(dict.fromkeys(dp["x"].astype(str)))
+                width = 0.8 / len(groups)
+                shift = (groups.index(g) - (len(groups) - 1) / 2) * width
+                pos = np.array([cats.index(c) for c in dg["x"].astype(str)], dtype=float) + shift
+                y = dg["y"].to_numpy(dtype=float)
+                ax.bar(pos, y, width=width, label=label, alpha=0.8)
+                if {"ymin", "ymax"} <= set(dg.columns):
+                    ax.errorbar(pos, y, yerr=[np.clip(y - dg["ymin"].to_numpy(dtype=float), 0, None),
+                                              np.clip(dg["ymax"].to_numpy(dtype=float) - y, 0, None)],
+                                fmt="none", color="black", capsize=3)
+                ax.set_xticks(range(len(cats)))
+                ax.set_xticklabels(cats)
+            else:
+                ax.scatter(dg["x"], dg["y"], s=12, alpha=0.7, label=label)
+                if {"ymin", "ymax"} <= set(dg.columns):
+                    y = dg["y"].to_numpy(dtype=float)
+                    ax.errorbar(dg["x"], y, yerr=[y - dg["ymin"].to_numpy(dtype=float),
+                                                  dg["ymax"].to_numpy(dtype=float) - y],
+                                fmt="none", color="grey", lw=0.8)
+        ax.set_xlabel(_first(d, "xlabel", "x"))
+        ax.set_ylabel(_first(d, "ylabel", "y"))
+        if panel is not None:
+            ax.set_title(str(panel), fontsize=9)
+        if groups != [None] and len(groups) <= 15:
+            ax.legend(fontsize=7)
+    for k in range(len(panels), nrow * ncol):
+        axes[k // ncol][k % ncol].set_visible(False)
+    fig.suptitle(_first(d, "title", name))
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# out-of-vocabulary words per model
+# ---------------------------------------------------------------------------------------
+
+def read_scores(paths: Iterable[str | Path], columns: Iterable[str] = ("model", "M_word", "prob", "oov")) -> pd.DataFrame:
+    """Score tables stacked, reading only ``columns`` (those present) -- enough for OOV tables."""
+    parts = []
+    for path in paths:
+        import pyarrow.parquet as pq
+
+        names = set(pq.read_schema(path).names)
+        cols = [c for c in columns if c in names]
+        parts.append(pd.read_parquet(path, columns=cols))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
+
+
+def oov_summary(scores: pd.DataFrame, word: str = "M_word") -> pd.DataFrame:
+    """Per model: rows scored, out-of-vocabulary rows (``oov`` column), rows with NaN ``prob``
+    (dropped from the LPRs), and the distinct [MASK] words affected (``oov_words``)."""
+    if scores.empty:
+        return pd.DataFrame(columns=["model", "rows", "oov_rows", "nan_prob_rows", "oov_words"])
+    d = scores.copy()
+    d["model"] = d["model"].astype(str)
+    oov = d["oov"].astype(bool) if "oov" in d.columns else pd.Series(False, index=d.index)
+    nan_prob = d["prob"].isna() if "prob" in d.columns else pd.Series(False, index=d.index)
+    d["_oov"], d["_nan"] = oov.to_numpy(), nan_prob.to_numpy()
+    rows = []
+    for model, g in d.groupby("model", sort=False):
+        bad = g[g["_oov"] | g["_nan"]]
+        words = sorted(set(bad[word].astype(str))) if word in g.columns else []
+        rows.append({"model": model, "rows": len(g), "oov_rows": int(g["_oov"].sum()),
+                     "nan_prob_rows": int(g["_nan"].sum()),
+                     "oov_words": ", ".join(words[:30]) + (f" ... (+{len(words) - 30})" if len(words) > 30 else "")})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# tables as HTML
+# ---------------------------------------------------------------------------------------
+
+#: columns shown as whole numbers when every value is whole
+COUNT_COLUMNS = ("n", "df", "df2", "num_df", "den_df", "rows", "oov_rows", "nan_prob_rows", "n_matched", "total", "replicated",
+                 "not replicated", "not computable")
+
+
+def _cell(col: str, x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
+        return ""
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        if col == "p":
+            return "<.001" if x < 0.001 else f"{x:.3f}".lstrip("0")
+        if col in COUNT_COLUMNS and float(x).is_integer():
+            return str(int(x))
+        if col == "share_replicated":
+            return f"{100 * x:.0f}%"
+        if x != 0 and abs(x) < 0.001:
+            return f"{x:.2g}"           # tiny values (demo models) stay visible
+        return f"{x:.3f}"
+    return str(x)
+
+
+def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True,
+               cls: str = "fmat-table") -> str:
+    """A results-like table as HTML: p as "<.001"/".044", counts as integers, other numbers at 3
+    decimals, empty cells for missing values; "(none)" for an empty table (template
+    ``results_table.html.j2``). ``escape=False``: the cells are HTML already (the headers are
+    escaped all the same)."""
+    from markupsafe import Markup
+
+    from fmat_replication.pages.html import render
+
+    if df is None or len(df) == 0:
+        return render("results_table.html.j2", rows=None)
+    d = df.head(max_rows) if max_rows else df
+    as_html = (lambda t: t) if escape else Markup
+    rows = [[as_html(_cell(str(c), v)) for c, v in zip(d.columns, rec)] for rec in d.itertuples(index=False, name=None)]
+    return render("results_table.html.j2", cls=cls, columns=[str(c) for c in d.columns], rows=rows,
+                  more=len(df) - max_rows if max_rows and len(df) > max_rows else 0)
+
+
+# ---------------------------------------------------------------------------------------
+# provenance
+# ---------------------------------------------------------------------------------------
+
+def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
+    """Installed versions of ``packages`` ("not installed" when absent)."""
+    rows = []
+    for name in packages:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "not installed"
+        rows.append({"package": name, "version": version})
+    return pd.DataFrame(rows)
+
+
+def model_lock(path: str | Path) -> pd.DataFrame:
+    """The lock file of model revisions (``resources/models.lock.tsv``), or an empty table.
+
+    Read and checked by :func:`fmat.models.read_lock`: a damaged lock file is not shown as
+    provenance; the table then holds one row saying what is wrong and the fix."""
+    from fmat.errors import InputError
+    from fmat.models import read_lock
+
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=["model", "revision", "files", "date"])
+    try:
+        return read_lock(path)
+    except InputError as err:
+        return pd.DataFrame([{"model lock": f"not shown, the file is damaged: {err}"}])
+
+
+def provenance(params: Mapping[str, object]) -> pd.DataFrame:
+    """Key/value table of the run: whatever ``params`` holds (device, dtype, date, config hash...)."""
+    return pd.DataFrame([{"item": k, "value": str(v)} for k, v in params.items() if str(v) != ""])
+
+
+__all__ = ["ICC_STATS", "ICC_CRITERIA", "figure_png", "icc_table", "figure2_icc", "plot_figure_table",
+           "read_scores", "oov_summary", "html_table", "package_versions", "model_lock", "provenance"]
+
+
+def model_checks(agreement: pd.DataFrame, stats: pd.DataFrame | None = None,
+                 oov: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per model: its subject-verb agreement check beside its FMAT results.
+
+    ``agreement``: :func:`fmat.agreement.summarize` output (construction ``all`` is used:
+    ``accuracy, n, skipped``); ``stats``: results rows of the studies; per-model alpha rows
+    (``statistic == "alpha"``, model not ``all``) become ``alpha <study>`` columns (mean over
+    the study's alpha conditions); ``oov``: per-model rows/oov_rows (share of rows a model's
+    vocabulary could not score). Models in the agreement table's order.
+    """
+    cols = ["model", "accuracy", "n", "skipped"]
+    a = agreement[agreement["construction"].astype(str) == "all"][cols].copy()
+    a["model"] = a["model"].astype(str)
+    a = a.rename(columns={"accuracy": "agreement accuracy", "n": "pairs scored", "skipped": "pairs skipped"})
+    if stats is not None and len(stats):
+        al = stats[(stats["statistic"] == "alpha") & (stats["model"].astype(str) != "all")]
+        if len(al):
+            wide = (al.groupby(["model", "study"], sort=False)["value"].mean().unstack("study")
+                    .add_prefix("alpha ").reset_index())
+            wide["model"] = wide["model"].astype(str)
+            a = a.merge(wide, on="model", how="left")
+    if oov is not None and len(oov):
+        o = oov.groupby(oov["model"].astype(str), sort=False)[["rows", "oov_rows"]].sum()
+        share = (o["oov_rows"] / o["rows"]).rename("OOV share").reset_index()
+        a = a.merge(share, on="model", how="left")
+    return a.reset_index(drop=True)

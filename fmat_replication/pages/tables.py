@@ -1,0 +1,372 @@
+"""The paper's tables in the paper's layout, each cell the paper's number and ours.
+
+A report shows every number Bao (2024) prints for a study where the paper prints it: Table 3
+(1A) and Table 4 (1B) as one row per BERT model with alpha and the Q1-Q4 correlations, Table 5
+(1C) as the three regression models, Table 6 (2A-2D) as personal / societal / difference per
+relation, Table 7 (3A-3D) as the overall d and the d per attribute pair or form, and the Study 4
+statistics the text prints. The rest of the study's printed numbers (ICCs, t, F, the cited
+criteria, ...) go to a short "also in the text" table, so that each of the paper's rows appears
+exactly once.
+
+Everything here reads the replication table (:func:`fmat_replication.compare.compare`) and returns plain
+data (:class:`PaperTable`) or HTML text; the report sources only display it.
+"""
+from __future__ import annotations
+
+import base64
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from fmat_replication.compare import NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED, VERDICTS, _num, p_text, summarise
+from fmat_replication.paper import stars_for
+from fmat_replication.pages.html import render
+
+#: (statistic, condition, model): one row of the paper's file
+Key = tuple[str, str, str]
+
+#: CSS class of a cell per verdict
+VERDICT_CLASS = {REPLICATED: "v-replicated", NOT_REPLICATED: "v-not", NOT_COMPUTABLE: "v-nc"}
+
+#: the paper's table number per study
+TABLE_NUMBER = {"1A": 3, "1B": 4, "1C": 5, **{s: 6 for s in ("2A", "2B", "2C", "2D")},
+                **{s: 7 for s in ("3A", "3B", "3C", "3D")}}
+
+#: statistics shown with their Greek / typographic name
+STAT_NAMES = {"alpha": "α", "alpha_std": "α (standardized)", "beta": "β", "R2": "R²", "R2m": "R²marginal",
+              "R2_delta": "ΔR²", "ICC_average": "ICC average", "ICC_single": "ICC single",
+              "t_williams": "Williams' t"}
+
+
+#: The stylesheet both report pages (reports/study.py, reports/index.py) start with: tables,
+#: the paper-layout cells coloured by verdict, the demo banner, legends and figures.
+PAGE_CSS = """
+.fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
+.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important; vertical-align: top}
+.paper-layout td.cell {text-align: right !important; white-space: nowrap}
+.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
+.paper-layout .paper, .paper-layout .ours {display: block}
+.paper-layout .ours {font-weight: bold}
+td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
+.v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
+.verdict-box {border: 2px solid #1f4e79; padding: 0.6em 1em; margin: 1em 0; background: #f4f8fb}
+.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
+.table-legend, .table-note, .figure-note {font-size: 0.8em; color: #444}
+img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
+"""
+
+
+@dataclass
+class PaperTable:
+    """A table as the paper lays it out: ``rows`` of (label, [key or None per column]).
+
+    ``groups``: spanning headers over the columns, as (text, number of columns)."""
+
+    title: str
+    caption: str
+    columns: list[str]
+    rows: list[tuple[str, list[Key | None]]]
+    groups: list[tuple[str, int]] = field(default_factory=list)
+    note: str = ""
+
+    def keys(self) -> set[Key]:
+        return {k for _, cells in self.rows for k in cells if k is not None}
+
+
+# ---------------------------------------------------------------------------------------
+# the layouts
+# ---------------------------------------------------------------------------------------
+
+def _models_in(paper: pd.DataFrame, study: str, statistic: str = "alpha") -> list[str]:
+    """The models of a study's per-model rows, in the paper file's order ('all', '*' left out)."""
+    m = paper.loc[(paper["study"] == study) & (paper["statistic"] == statistic), "model"].astype(str)
+    return [x for x in dict.fromkeys(m) if x not in ("all", "*")]
+
+
+def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: Sequence[str] | None = None) -> PaperTable:
+    """Tables 3 (1A) and 4 (1B): one row per BERT model (first ``Overall``), alpha among the
+    query templates, then the correlation of each query's FMAT score with the criterion
+    (% male) and with WEFAT; a last row with the mean standardized index. ``models``: other
+    model rows (e.g. the models of a run that are not the paper's; no Overall/index rows)."""
+    qs = [f"Q{i}" for i in range(1, queries + 1)]
+    if models is not None:
+        ours = [(m.replace("__", "/"), [("alpha", "all", m)] + [("r", f"fmat~pct_male:{q}", m) for q in qs]
+                 + [("r", f"fmat~wefat:{q}", m) for q in qs]) for m in models]
+        return PaperTable(title=f"Table {TABLE_NUMBER.get(study, '')}, our models".strip(),
+                          caption=f"Study {study}: the same statistics for the models of this run that the paper "
+                          "does not have", columns=["α query"] + qs + qs, rows=ours,
+                          groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)])
+
+    def cells(model):
+        return ([("alpha", "all", model)] + [("r", f"fmat~pct_male:{q}", model) for q in qs]
+                + [("r", f"fmat~wefat:{q}", model) for q in qs])
+
+    rows = [("Overall", cells("all"))] + [(m.replace("__", "/"), cells(m)) for m in _models_in(paper, study)]
+    index = [None] * (1 + 2 * queries)
+    index[1], index[1 + queries] = ("r", "fmat~pct_male", "all"), ("r", "fmat~wefat", "all")
+    rows.append(("Mean standardized index (models × queries)", index))
+    what = "occupation" if study == "1A" else "name"
+    return PaperTable(
+        title=f"Table {TABLE_NUMBER.get(study, '')}".strip(),
+        caption=f"Study {study}: internal consistency, criterion-related and convergent validity of the FMAT",
+        columns=["α query"] + qs + qs, rows=rows,
+        groups=[("", 1), (f"r with % male of the {what}", queries), (f"r with WEFAT male of the {what}", queries)],
+        note="Model rows are the paper's 12 BERT models; a run on other models has no number for them.")
+
+
+def table_regression(study: str = "1C") -> PaperTable:
+    """Table 5 (1C): the logit of the male percentage regressed on WEFAT (Model 1), FMAT
+    (Model 2) and both (Model 3): b per predictor, R² per model, ΔR² of each predictor."""
+    m1, m2, m3 = "logit_male~wefat", "logit_male~fmat", "logit_male~wefat+fmat"
+    rows = [
+        ("Intercept", [("b", f"{m}:intercept", "all") for m in (m1, m2, m3)]),
+        ("WEFAT male", [("b", f"{m1}:wefat", "all"), None, ("b", f"{m3}:wefat", "all")]),
+        ("FMAT male", [None, ("b", f"{m2}:fmat", "all"), ("b", f"{m3}:fmat", "all")]),
+        ("R² (generalizability and criterion-related validity)", [("R2", m, "all") for m in (m1, m2, m3)]),
+        ("ΔR² (incremental validity) of WEFAT", [None, None, ("R2_delta", f"{m3}:wefat", "all")]),
+        ("ΔR² (incremental validity) of FMAT", [None, None, ("R2_delta", f"{m3}:fmat", "all")]),
+    ]
+    return PaperTable(title="Table 5", caption=f"Study {study}: generalizability, criterion-related and "
+                      "incremental validity of the FMAT (unstandardized b)",
+                      columns=["Model 1", "Model 2", "Model 3"], rows=rows,
+                      groups=[("Logit of male percentage of name", 3)])
+
+
+#: Table 6's relations: (condition prefix, header)
+RELATIONS = (("like-dislike", "Attitudinal [MASK] contrast (like vs. dislike)"),
+             ("notice-ignore", "Nonattitudinal [MASK] contrast (notice vs. ignore)"))
+
+
+def table_attitude(studies: Sequence[str], titles: Mapping[str, str] | None = None) -> PaperTable:
+    """Table 6 (2A-2D): one row per study, d of the personal and the societal perceiver and
+    their difference, for the attitudinal and the nonattitudinal relation."""
+    titles = titles or {}
+    parts = ("personal", "societal", "personal-societal")
+    rows = [(f"Study {s}: {titles.get(s, '')}".rstrip(": "),
+             [("d", f"{rel}:{p}", "all") for rel, _ in RELATIONS for p in parts]) for s in studies]
+    return PaperTable(title="Table 6", caption="Studies 2A–2D: FMAT effect sizes (d)",
+                      columns=["Personal", "Societal", "Difference (personal – societal)"] * 2, rows=rows,
+                      groups=[(h, 3) for _, h in RELATIONS])
+
+
+def table_stereotype(study: str, paper: pd.DataFrame, labels: Mapping[str, str] | None = None) -> PaperTable:
+    """Table 7 (3A-3D): the overall d, then the d of each attribute pair (3A, 3D) or
+    stereotype form (3B, 3C), in the paper file's order."""
+    labels = labels or {}
+    conds = paper.loc[(paper["study"] == study) & (paper["statistic"] == "d"), "condition"].astype(str)
+    parts = [c for c in dict.fromkeys(conds) if c != "all" and not c.startswith("ref:") and "*" not in c]
+    rows = [("Overall", [("d", "all", "all")])] + [(labels.get(c, c), [("d", c, "all")]) for c in parts]
+    return PaperTable(title="Table 7", caption=f"Study {study}: FMAT effect sizes (d)", columns=["FMAT d"], rows=rows)
+
+
+def table_change(study: str) -> PaperTable:
+    """Study 4 (no table in the paper): the statistics its text prints, one row each."""
+    rows = [("Change per century, b (LMM)", [("b", "year", "all")]),
+            ("Standardized β", [("beta", "year", "all")]),
+            ("R² marginal", [("R2m", "year", "all")]),
+            ("d 2000 vs. 1900", [("d", "2000vs1900", "all")]),
+            ("d 1900 vs. 1800", [("d", "1900vs1800", "all")])]
+    return PaperTable(title="Study 4 statistics", caption=f"Study {study}: change from 1800 to 2019 "
+                      "(as printed in the text)", columns=["value"], rows=rows)
+
+
+def paper_table(study: str, paper: pd.DataFrame, titles: Mapping[str, str] | None = None,
+                labels: Mapping[str, str] | None = None) -> PaperTable | None:
+    """The layout of a study's table (None for a study the paper has no numbers for)."""
+    if study in ("1A", "1B"):
+        return table_criterion(study, paper)
+    if study == "1C":
+        return table_regression(study)
+    if re.fullmatch(r"2[A-D]", study):
+        return table_attitude([study], titles)
+    if re.fullmatch(r"3[A-D]", study):
+        return table_stereotype(study, paper, labels)
+    if re.fullmatch(r"4[A-D]", study):
+        return table_change(study)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# cells
+# ---------------------------------------------------------------------------------------
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA or x == ""
+
+
+def paper_text(r: Mapping) -> str:
+    """The paper's number as a table cell prints it: value (or range / bound) with its stars,
+    else its p bound."""
+    dg = r.get("paper_digits", math.nan)
+    if not _missing(r.get("paper_value_low")):
+        text = f"{_num(r['paper_value_low'], dg)} to {_num(r['paper_value_high'], dg)}"
+    elif not _missing(r.get("paper_value_bound")):
+        text = {"abs<": "|x| < ", ">": "> ", "<": "< "}[r["paper_value_bound"]] + _num(r["paper_value"], dg)
+    else:
+        text = _num(r.get("paper_value"), dg)
+    stars = "" if _missing(r.get("paper_stars")) else str(r["paper_stars"])
+    if stars and stars != "ns":
+        return text + stars
+    p = p_text(r.get("paper_p", math.nan), "" if _missing(r.get("paper_bound")) else r["paper_bound"])
+    return f"{text} ({p})" if p and text else (text or p or stars)
+
+
+def ours_text(r: Mapping) -> str:
+    """Our number as a cell prints it: value with stars of our p (range over matched rows for a
+    pattern row), '—' when there is none."""
+    n = r.get("n_matched", 0) or 0
+    if n > 1 or (_missing(r.get("ours_value")) and not _missing(r.get("ours_min"))):
+        return f"{_num(r['ours_min'])} to {_num(r['ours_max'])}"
+    if _missing(r.get("ours_value")):
+        return "—"
+    dg = r.get("paper_digits", math.nan)
+    text = _num(r["ours_value"], dg if not _missing(dg) else math.nan)
+    stars = stars_for(r.get("ours_p", math.nan))
+    return text + (stars if stars not in ("", "ns") else "")
+
+
+def _index(rep: pd.DataFrame) -> dict[Key, dict]:
+    return {(str(r["statistic"]), str(r["condition"]), str(r["model"])): r for r in rep.to_dict("records")}
+
+
+def _cell_text(r: Mapping | None) -> dict | None:
+    """What a cell shows, as text (None for an empty cell)."""
+    if r is None:
+        return None
+    if r["verdict"] == "ours only":
+        return {"ours_only": True, "ours": ours_text(r)}
+    return {"ours_only": False, "klass": VERDICT_CLASS.get(r["verdict"], ""), "paper": paper_text(r),
+            "ours": ours_text(r), "tip": f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"])}
+
+
+def cell_html(r: Mapping | None) -> str:
+    """One cell: the paper's number over ours, coloured by the verdict, the reason on hover
+    (template ``paper_cell.html.j2``)."""
+    return render("paper_cell.html.j2", cell=_cell_text(r))
+
+
+def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> str:
+    """The table as HTML: each cell the paper's number (top) and ours (bottom), coloured by
+    verdict (template ``paper_table.html.j2``). ``rep``: the replication rows (of ``study`` when
+    given; all when the table spans studies, its row labels starting with "Study <id>")."""
+    rows = []
+    for label, keys in table.rows:
+        s = study or (label.split(":")[0].replace("Study ", "").strip())
+        idx = _index(rep[rep["study"] == s]) if "study" in rep.columns else _index(rep)
+        rows.append({"label": label, "cells": [_cell_text(idx.get(k) if k else None) for k in keys]})
+    groups = table.groups if table.groups and any(g for g, _ in table.groups) else []
+    return render("paper_table.html.j2", title=table.title, caption=table.caption, groups=groups,
+                  columns=table.columns, rows=rows, note=table.note, legend=legend)
+
+
+def ours_only(stats: pd.DataFrame) -> pd.DataFrame:
+    """Our results rows shaped like replication rows with no paper number (verdict "ours
+    only"), for tables of numbers the paper does not print."""
+    out = stats[["study", "statistic", "condition", "model", "value", "p"]].rename(
+        columns={"value": "ours_value", "p": "ours_p"})
+    return out.assign(n_matched=1, verdict="ours only", reason="the paper prints no number for this")
+
+
+#: the legend under a paper-layout table (template ``table_legend.html.j2``)
+LEGEND = render("table_legend.html.j2")
+
+
+def other_rows(rep: pd.DataFrame, tables: Iterable[PaperTable]) -> pd.DataFrame:
+    """The replication rows no table shows (printed in the text), in the paper file's order."""
+    shown: set[Key] = set()
+    for t in tables:
+        shown |= t.keys()
+    keys = list(zip(rep["statistic"].astype(str), rep["condition"].astype(str), rep["model"].astype(str)))
+    return rep[[k not in shown for k in keys]]
+
+
+def text_rows_html(rows: pd.DataFrame) -> str:
+    """The numbers printed in the text as a short table: what, paper, ours, verdict (reason on
+    hover; template ``text_numbers.html.j2``)."""
+    if rows.empty:
+        return ""
+    lines = []
+    for r in rows.to_dict("records"):
+        what = STAT_NAMES.get(r["statistic"], r["statistic"])
+        cond = "" if r["condition"] in ("all", "") else f" ({r['condition']})"
+        model = {"all": "", "": "", "*": ", range over the models"}.get(r["model"], f", {r['model']}")
+        lines.append({"what": what + cond + model, "paper": paper_text(r), "ours": ours_text(r),
+                      "klass": VERDICT_CLASS.get(r["verdict"], ""), "reason": str(r.get("reason") or ""),
+                      "verdict": r["verdict"]})
+    return render("text_numbers.html.j2", rows=lines)
+
+
+# ---------------------------------------------------------------------------------------
+# the verdict header
+# ---------------------------------------------------------------------------------------
+
+#: each study's headline claims: (statistic, condition, model, what the paper claims)
+HEADLINES: dict[str, list[tuple[str, str, str, str]]] = {
+    "1A": [("r", "fmat~pct_male", "all", "FMAT gender scores of occupations correlate with % male workers"),
+           ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores")],
+    "1B": [("r", "fmat~pct_male", "all", "FMAT gender scores of names correlate with % male"),
+           ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores")],
+    "1C": [("r", "fmat~pct_male", "all", "FMAT gender scores of 3,644 names correlate with % male"),
+           ("R2_delta", "logit_male~wefat+fmat:fmat", "all", "FMAT adds to WEFAT in predicting the logit of % male")],
+    **{s: [("d", "like-dislike:average", "all", f"attitude toward {t} (like vs. dislike)"),
+           ("d", "notice-ignore:average", "all", "attention (notice vs. ignore), not an attitude")]
+       for s, t in (("2A", "flowers vs. insects"), ("2B", "instruments vs. weapons"),
+                    ("2C", "European vs. African American names"), ("2D", "young vs. old names"))},
+    "3A": [("d", "all", "all", "men (vs. women) associated with career (vs. family)")],
+    "3B": [("d", "all", "all", "men (vs. women) associated with math (vs. arts)")],
+    "3C": [("d", "all", "all", "men (vs. women) associated with science (vs. arts)")],
+    "3D": [("d", "all", "all", "Black (vs. Asian) people associated with masculine (vs. feminine)")],
+    **{s: [("b", "year", "all", f"{w} from 1800 to 2019 (change per century)"),
+           ("d", "2000vs1900", "all", "the change happens in the 20th century")]
+       for s, w in (("4A", "gender bias in occupations decreases"), ("4B", "racial bias in occupations decreases"),
+                    ("4C", "individualism increases"), ("4D", "looseness increases"))},
+}
+
+
+def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
+    """One line per headline claim of the study: claim, statistic, paper's and our text, verdict."""
+    idx = _index(rep[rep["study"] == study]) if len(rep) else {}
+    out = []
+    for stat, cond, model, claim in HEADLINES.get(study, []):
+        r = idx.get((stat, cond, model))
+        if r is None:
+            continue
+        out.append({"claim": claim, "statistic": STAT_NAMES.get(stat, stat), "paper": paper_text(r),
+                    "ours": ours_text(r), "verdict": r["verdict"], "reason": r.get("reason") or ""})
+    return out
+
+
+def headlines_html(studies: Sequence[str], rep: pd.DataFrame) -> str:
+    """The overview's table of every study's headline claims: study, claim, paper, ours, verdict
+    (template ``headlines.html.j2``)."""
+    lines = [{**h, "study": s, "klass": VERDICT_CLASS.get(h["verdict"], "")}
+             for s in studies for h in headline_lines(s, rep)]
+    return render("headlines.html.j2", rows=lines) if lines else ""
+
+
+def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> str:
+    """The box a study page opens with: verdict counts, the rule, one line per headline claim
+    (template ``verdict_box.html.j2``). ``rule_href``: where ``rule_doc`` is (a link; plain text
+    without it)."""
+    rows = rep[rep["study"] == study] if len(rep) else rep
+    if not len(rows):
+        return render("verdict_box.html.j2", counts=[])
+    c = summarise(rows).iloc[0]
+    counts = [{"klass": VERDICT_CLASS[v], "n": int(c[v]), "verdict": v} for v in VERDICTS]
+    lines = [{**h, "klass": VERDICT_CLASS.get(h["verdict"], "")} for h in headline_lines(study, rep)]
+    return render("verdict_box.html.j2", counts=counts, total=int(c["total"]), study=study, rule_doc=rule_doc,
+                  rule_href=rule_href, lines=lines)
+
+
+# ---------------------------------------------------------------------------------------
+# downloads and de-duplication
+# ---------------------------------------------------------------------------------------
+
+def csv_link(df: pd.DataFrame, filename: str, text: str | None = None) -> str:
+    """A download link holding ``df`` as CSV in a data URI (the page stays one file; template
+    ``csv_link.html.j2``)."""
+    data = base64.b64encode(df.to_csv(index=False).encode("utf-8")).decode("ascii")
+    return render("csv_link.html.j2", filename=filename, data=data, label=text or f"{filename} ({len(df)} rows)")

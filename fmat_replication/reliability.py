@@ -1,0 +1,23 @@
+"""Stage ``reliability`` (rule reliability): ICC among the models (raw log probabilities and
+LPRs) and alpha among the study's items (its ``reliability:`` block), in the results shape ->
+``results/reliability/{study}.parquet``, and the detailed tables -> ``{study}_details.parquet``
+(:func:`fmat.pipeline.reliability_tables`: the one producer of every ICC and alpha row)."""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+
+def reliability(study_path: str | os.PathLike, criteria_dir, score_paths: Sequence, lpr_path, *, sid: str,
+                out_stats: str | os.PathLike, out_details: str | os.PathLike) -> None:
+    """Rule reliability: one study's reliability rows -> ``out_stats``, details -> ``out_details``."""
+    from fmat.io import read_table, write_table
+    from fmat.pipeline import reliability_tables
+    from fmat.runner import read_scores
+
+    from .queries import load_study_file
+
+    details, stats = reliability_tables(load_study_file(study_path, criteria_dir), read_scores(score_paths),
+                                        read_table(lpr_path), sid=sid)
+    write_table(details, out_details)
+    write_table(stats, out_stats)

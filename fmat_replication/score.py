@@ -1,0 +1,75 @@
+"""Stage ``score`` (rules score_<group>): one model loaded once scores every study of its group
+(:func:`score_group`, :func:`score_studies`); a job's portable resources (:func:`score_resources`)."""
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Mapping, Sequence
+
+
+
+def model_size(name: str) -> str:
+    """"large", "base" or "small" from the model id (for memory and runtime estimates)."""
+    low = name.lower()
+    if "large" in low:
+        return "large"
+    if any(k in low for k in ("distil", "tiny", "small", "mini", "albert")):
+        return "small"
+    return "base"
+
+
+
+def score_resources(name: str, attempt: int = 1, n_studies: int = 15,
+                    minutes: int | None = None) -> dict[str, int]:
+    """Portable resources of one model's scoring job: ``mem_mb`` and ``runtime`` (minutes),
+    doubling with each retry (Snakemake's ``attempt``). ``minutes`` (config ``score_runtime``)
+    replaces the first attempt's runtime, which otherwise follows the model's size."""
+    mem = {"large": 8000, "base": 4000, "small": 3000}[model_size(name)]
+    if minutes is None:
+        minutes = {"large": 60, "base": 30, "small": 20}[model_size(name)]
+        minutes = max(10, math.ceil(minutes * max(n_studies, 1) / 15))
+    factor = 2 ** (max(int(attempt), 1) - 1)
+    return {"mem_mb": mem * factor, "runtime": minutes * factor}
+
+
+
+def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[str, Any], *,
+                  device: str | None = None, batch_size: int | None = None, max_tokens: int | None = None,
+                  threads: int | None = None, lock: str | os.PathLike | None = None):
+    """Score several studies on ONE model, loading it once (:func:`fmat.runner.score_tables`);
+    yields ``(study id, scores)``.
+
+    ``marker``: a download or demo marker (``name``; ``path`` of a local folder, or None for a
+    cached hub model loaded offline at its locked commit). ``studies`` maps study ids to study
+    files (their ``score:`` options, :func:`fmat.study.score_options`), ``queries`` to query
+    tables or their paths. The load and per-study scoring times are logged (docs/workflow.md).
+    """
+    from fmat.io import read_table
+    from fmat.runner import score_tables
+    from fmat.study import score_options
+
+    tables = {sid: q if hasattr(q, "columns") else read_table(q) for sid, q in queries.items()}
+    options = {sid: score_options(path) for sid, path in studies.items()}
+    yield from score_tables(marker.get("path") or marker["name"], {sid: tables[sid] for sid in studies}, options,
+                            name=marker["name"], device=device, batch_size=batch_size, max_tokens=max_tokens,
+                            threads=threads, lock_path=lock)
+
+
+def score_group(marker_path, studies: Sequence[str], study_files: Sequence, query_files: Sequence,
+                outputs: Sequence, *, device=None, batch_size=None, max_tokens=None, threads=None,
+                lock=None, offline: bool = True, cache_dir=None) -> None:
+    """Rule score_<group>: ONE model (its marker) scores every study of the group, each table
+    written to its output ``results/scores/{study}/{model}.parquet``. A downloaded model loads
+    offline, at its locked commit, from the cache only."""
+    from fmat.io import write_table
+
+    from .models import prepare_model_env
+    from .scripts import read_json
+
+    prepare_model_env(offline, cache_dir)
+
+    out = dict(zip(studies, outputs))
+    for sid, table in score_studies(read_json(marker_path), dict(zip(studies, study_files)),
+                                    dict(zip(studies, query_files)), device=device, batch_size=batch_size,
+                                    max_tokens=max_tokens, threads=threads, lock=lock):
+        write_table(table, out[sid])

@@ -1,0 +1,81 @@
+"""What every workflow script (scripts/*.py) shares: logging to the rule's log file, errors as
+messages (:func:`run_script`), JSON markers (:func:`write_json`, :func:`read_json`)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Mapping
+
+
+def script_logging(log_file: str | os.PathLike | None) -> None:
+    """Log to the rule's log file and to stderr (INFO)."""
+    import logging
+    import sys
+
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, mode="w", encoding="utf-8"))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)
+
+
+
+def run_script(main, log_file=None) -> None:
+    """Run a script's ``main()``; an :class:`~fmat.errors.FmatError`, or a failure of the
+    environment (a full disk, a read-only folder: :func:`fmat.errors.os_error`), is logged as a
+    message (no traceback) to the log file and stderr, and the job fails with exit status 1."""
+    import logging
+    import sys
+
+    from fmat.errors import FmatError, os_error
+
+    script_logging(log_file)
+    try:
+        main()
+    except FmatError as err:
+        logging.getLogger("fmat_replication").error("%s", err)
+        sys.exit(1)
+    except Exception as err:
+        known = os_error(err)
+        if known is not None:
+            logging.getLogger("fmat_replication").error("%s", known)
+            sys.exit(1)
+        logging.getLogger("fmat_replication").exception("unexpected error")
+        raise
+
+
+
+def write_json(record: Mapping, path: str | os.PathLike) -> Path:
+    """Write a JSON marker atomically."""
+    from fmat.io import atomic_path
+
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    return path
+
+
+
+def read_json(path: str | os.PathLike) -> dict:
+    """Read a model marker written by :func:`write_json` (``resources/models/{model}.json``, the
+    demo's ``{demo_dir}/{model}.json``), checked: a JSON object with a ``name`` (text) and a
+    ``path`` (a folder, or null for a cached hub model). A truncated or edited marker is an
+    InputError naming the file and the fix (delete it: its rule writes it again)."""
+    from fmat.errors import InputError
+
+    p = Path(path)
+    fix = (f"delete {p} and run the workflow again: its rule (download_model, or demo_models in the demo) "
+           "writes it again")
+    try:
+        record = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(f"the model marker is not valid JSON ({err})", where=str(p), fix=fix) from err
+    if not isinstance(record, dict):
+        raise InputError(f"the model marker holds a {type(record).__name__}, not a JSON object", where=str(p), fix=fix)
+    if not isinstance(record.get("name"), str) or not record["name"].strip():
+        raise InputError("the model marker has no model name (key 'name')", where=str(p), fix=fix)
+    if record.get("path") is not None and (not isinstance(record["path"], str) or not record["path"].strip()):
+        raise InputError(f"the model marker's 'path' is {record['path']!r}, not a folder or null", where=str(p), fix=fix)
+    return record

@@ -1,0 +1,185 @@
+"""The report pages' HTML goes through one templating path (fmat_replication.pages.html: Jinja2,
+autoescaped): every converted function escapes a hostile word in text and in attributes, and
+no module of fmat_replication/pages builds table markup in a string literal."""
+from __future__ import annotations
+
+import ast
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fmat.results import RESULT_COLUMNS, results_frame
+from fmat_replication.compare import compare
+from fmat_replication.paper import load_paper_results
+from fmat_replication.pages import cards, design, figures, tables
+from fmat_replication.pages.html import TEMPLATES, environment, render
+
+PAGES = Path(__file__).resolve().parents[1] / "fmat_replication" / "pages"
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+class _Parsed(HTMLParser):
+    """The elements (tag, attributes) and the text of an HTML fragment, entities decoded."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def assert_escaped(page: str, *, text: bool = True, attribute: str | None = None) -> _Parsed:
+    """``HOSTILE`` in ``page`` is text, never an element: escaped (once) in the text when
+    ``text``, and the whole value of some element's ``attribute`` when given."""
+    assert HOSTILE not in page and "<img" not in page
+    parsed = _Parsed(page)
+    assert "img" not in [tag for tag, _ in parsed.elements]
+    if text:
+        assert "&lt;img src=x onerror=alert(1)&gt;" in page
+        assert HOSTILE in "".join(parsed.text)                     # escaped once, not twice
+    if attribute:
+        values = [a.get(attribute) or "" for _, a in parsed.elements]
+        assert any(HOSTILE in v for v in values), (attribute, values)
+    return parsed
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return load_paper_results()
+
+
+@pytest.fixture(scope="module")
+def rep(paper):
+    """A replication table (Studies 1A and 2A, nothing computed) whose reasons and some of whose
+    verdicts are the hostile word."""
+    out = compare(paper[paper["study"].isin(["1A", "2A"])], pd.DataFrame(columns=RESULT_COLUMNS))
+    out["reason"] = f"because {HOSTILE}"
+    return out
+
+
+# ----------------------------------------------------------------------------- escaping
+
+
+def test_design_rows_html_escapes(paper):
+    raw = {"queries": [{"query": f"The [MASK] {HOSTILE}.", "MASK": {"male": [HOSTILE, "he"], "female": ["she", "her"]},
+                        "TARGET": [HOSTILE]}],
+           "analysis": {"name": HOSTILE, "options": {HOSTILE: HOSTILE}}}
+    assert_escaped(design.rows_html(design.template_rows(raw)))
+    assert_escaped(design.rows_html(design.option_rows(raw), klass=HOSTILE), attribute="class")
+    assert_escaped(design.rows_html(pd.DataFrame({HOSTILE: [1]})))              # a header
+
+
+def test_cards_html_escapes():
+    card = {"model": HOSTILE, "architecture": HOSTILE, "model_type": "bert", "parameters": 1234567, "vocabulary": 3,
+            "source": "hub", "revision": HOSTILE, "commit": "a" * 40, "created": HOSTILE, "scoring": HOSTILE,
+            "probes": [{"query": f"a [MASK] {HOSTILE}", "fills": [{"token_str": HOSTILE, "score": 0.5}]}]}
+    page = cards.cards_html([card])
+    parsed = assert_escaped(page)
+    assert "".join(parsed.text).count(HOSTILE) == 7 and "1,234,567" in page
+    assert [a.get("class") for tag, a in parsed.elements if tag == "div"] == ["model-cards", "model-card"]
+    assert "No model cards" in cards.cards_html([])
+
+
+def test_html_table_escapes_unless_told_the_cells_are_html():
+    df = pd.DataFrame({HOSTILE: ["x"], "word": [HOSTILE], "p": [0.0004]})
+    page = figures.html_table(df, cls=HOSTILE)
+    assert_escaped(page, attribute="class")
+    assert "<td>&lt;.001</td>" in page
+    raw = figures.html_table(pd.DataFrame({"link": ["<a href='x.html'>x</a>"], HOSTILE: [1]}), escape=False)
+    assert "<td><a href='x.html'>x</a></td>" in raw                           # cells: HTML already
+    assert_escaped(raw)                                                        # headers: escaped all the same
+
+
+def test_cell_html_escapes_text_and_title(rep):
+    r = rep.iloc[0].to_dict()                                              # the cell's text: numbers only
+    assert_escaped(tables.cell_html(r), text=False, attribute="title")
+    assert_escaped(tables.cell_html({**r, "verdict": HOSTILE}), text=False, attribute="title")
+    assert tables.cell_html(None) == "<td></td>"
+
+
+def test_table_html_escapes_labels_headers_and_titles(paper, rep):
+    t = tables.PaperTable(title=HOSTILE, caption=HOSTILE, columns=[HOSTILE],
+                          rows=[(HOSTILE, [("alpha", "all", "all")])], groups=[(HOSTILE, 1)], note=HOSTILE)
+    parsed = assert_escaped(tables.table_html(t, rep, study="1A"), attribute="title")
+    assert "".join(parsed.text).count(HOSTILE) == 6                       # title, caption, group, column, label, note
+    page = tables.table_html(tables.table_attitude(["2A"], {"2A": HOSTILE}), rep)
+    assert_escaped(page, attribute="title")
+    assert re.search(r"<td class='cell v-nc' title='[^'<>]*&lt;img src=x onerror=alert\(1\)&gt;'>"
+                     r"<span class='paper'>", page)
+
+
+def test_text_rows_html_escapes_text_and_title(paper, rep):
+    rows = tables.other_rows(rep[rep["study"] == "1A"], [tables.paper_table("1A", paper)]).copy()
+    rows["condition"] = HOSTILE
+    rows.loc[rows.index[0], "verdict"] = HOSTILE
+    assert_escaped(tables.text_rows_html(rows), attribute="title")
+
+
+def test_headlines_and_verdict_box_escape(rep):
+    hostile = rep.copy()
+    hostile["verdict"] = HOSTILE
+    assert_escaped(tables.headlines_html(["1A"], hostile), attribute="title")
+    box = tables.verdict_html("1A", hostile, rule_doc=HOSTILE, rule_href=HOSTILE)
+    assert_escaped(box, attribute="href")
+    assert "rule-link" in box
+
+
+def test_csv_link_escapes():
+    link = tables.csv_link(pd.DataFrame({"a": [1]}), HOSTILE, HOSTILE)
+    assert_escaped(link, attribute="download")
+    assert re.search(r"href='data:text/csv;base64,[A-Za-z0-9+/=]+'", link)
+
+
+def test_ours_only_cells_still_show_numbers(paper):
+    stats = results_frame([{"study": "1A", "statistic": "alpha", "condition": "all", "model": HOSTILE, "value": 0.9}])
+    t = tables.table_criterion("1A", paper, models=[HOSTILE])
+    page = tables.table_html(t, tables.ours_only(stats), study="1A", legend=False)
+    assert_escaped(page)
+    assert "<td class='cell v-ours'><span class='ours'>0.900</span></td>" in page
+
+
+# ----------------------------------------------------------------------------- one templating path
+
+
+def test_the_environment_autoescapes_every_template():
+    env = environment()
+    assert env.autoescape is True and env.loader.searchpath == [str(TEMPLATES)]
+    names = env.list_templates()
+    assert "paper_table.html.j2" in names and all(n.endswith(".html.j2") for n in names)
+    for name in names:
+        env.get_template(name)                                             # each one parses
+    assert render("csv_link.html.j2", filename="'", data="", label="<") == (
+        "<a class='csv-download' download='&#39;' href='data:text/csv;base64,'>&lt;</a>")
+
+
+TABLE_MARKUP = re.compile(r"<\s*/?\s*(table|tr|td|th)\b", re.IGNORECASE)
+
+
+def _literals(tree: ast.AST):
+    """Every string constant of a module (docstrings and f-string parts included), with its line."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+
+
+def test_no_module_of_the_pages_writes_table_markup():
+    """Table markup lives in templates/*.html.j2 only: no string literal (f-string parts
+    included) of a module under fmat_replication/pages holds <table>, <tr>, <td> or <th>."""
+    modules = sorted(PAGES.rglob("*.py"))
+    assert {"tables.py", "design.py", "cards.py", "figures.py", "html.py"} <= {p.name for p in modules}
+    found = [f"{p.relative_to(PAGES)}:{line}: {text.strip()[:80]!r}"
+             for p in modules for line, text in _literals(ast.parse(p.read_text(encoding="utf-8")))
+             if TABLE_MARKUP.search(text)]
+    assert not found, "table markup built in Python (put it in a template):\n" + "\n".join(found)
+    sample = ast.parse('row = f"<tr><td>{value}</td></tr>"')                     # the check would see one
+    assert [line for line, text in _literals(sample) if TABLE_MARKUP.search(text)] == [1, 1]   # both parts
