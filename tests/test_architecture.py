@@ -132,3 +132,19 @@ def test_the_check_can_fail(tmp_path, monkeypatch):
     wrong = dict(next(r for r in ROWS if r["rule"] == "analysis"), statistics=["no_such_statistic"])
     with pytest.raises(AssertionError, match="does not write"):
         test_each_row_is_true(wrong)
+
+
+def test_each_rule_script_calls_one_function_of_its_stage():
+    """scripts/*.py are thin: besides run_script, each imports exactly one function, from one
+    stage module of fmat_replication, and calls it; nothing of the library directly."""
+    for script in sorted((REPO / "scripts").glob("*.py")):
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+        imports = [(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names
+                   if (n.module or "").startswith("fmat")
+                   and not (n.module == "fmat_replication.scripts" and a.name == "run_script")]
+        assert len(imports) == 1, (script.name, imports)
+        module, name = imports[0]
+        assert module.startswith("fmat_replication.") and module.count(".") == 1, (script.name, module)
+        called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert name in called, (script.name, name)
+        assert callable(resolve(f"{module}.{name}"))

@@ -85,9 +85,9 @@ def outputs(work: Path, studies) -> dict[Path, tuple[int, bytes]]:
                                           *(work / "results").glob(f"*/{s}_details.parquet"),
                                           *(work / "results").glob(f"*/{s}.html"),
                                           *(work / "results" / "scores" / s).glob("*"),
-                                          *(work / "results" / "analysis" / s).glob("*")]]
+                                          *(work / "results" / "analysis" / s).rglob("*")]]
     files += list((work / "resources" / "models").glob("*.json"))
-    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files}
+    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files if p.is_file()}
 
 
 def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):

@@ -1,4 +1,4 @@
-"""Compare every table under two ``results/`` folders: the same files, and table-equal contents.
+r"""Compare every table under two ``results/`` folders: the same files, and table-equal contents.
 
     python tests/tools/compare_results.py OLD/results NEW/results [--rtol 1e-9] [--rename OLD=NEW ...]
 
