@@ -217,20 +217,18 @@ def _unigram(corpus, words, lowercase: bool = True):
                            mask_token=AddedToken("[MASK]", lstrip=True, rstrip=False, normalized=False))
 
 
-def _fastbpe(corpus, words, folder: Path):
-    """BERTweet's fastBPE files, learned with the ``tokenizers`` BPE trainer (``</w>`` suffix).
+def _end_marked_bpe(corpus, words, lowercase: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
+    """A BPE learned with the ``tokenizers`` trainer whose word-final pieces carry ``</w>``
+    (fastBPE's and XLM's convention) -> (pieces in id order, merges in rank order).
 
-    vocab.txt: ``token count`` lines (fairseq dictionary; <s> <pad> </s> <unk> are implicit
-    ids 0-3); a non-final piece is written with ``@@``. bpe.codes: ``a b count`` merges in rank
-    order, word-final symbols carrying ``</w>``, as BertweetTokenizer.bpe expects.
+    A word's last character c is written as its own symbol chr(_FINAL + ord(c)) ("c</w>") while
+    training: the trainer's end_of_word_suffix would number such symbols in hash order
+    (non-deterministic merges); plain characters get sorted, stable ids.
     """
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import BertweetTokenizer
 
-    # A word's last character c is written as its own symbol chr(_FINAL + ord(c)) (fastBPE's
-    # "c</w>"). The tokenizers trainer's end_of_word_suffix would number such symbols in hash
-    # order (non-deterministic merges); plain characters get sorted, stable ids.
     def mark(line):
+        line = line.lower() if lowercase else line
         return " ".join(w[:-1] + chr(_FINAL + ord(w[-1])) for w in line.split() if ord(w[-1]) < 0xFFFE)
 
     def unmark(sym):
@@ -245,12 +243,23 @@ def _fastbpe(corpus, words, folder: Path):
                                   special_tokens=[], initial_alphabet=sorted({c for x in marked for c in x if c != " "}))
     tok.train_from_iterator(marked, trainer=trainer)
     data = json.loads(tok.to_str())
-    vocab_items = sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])
+    pieces = [unmark(p) for p, _ in sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])]
     merges = [m if isinstance(m, list) else m.split(" ") for m in data["model"]["merges"]]
-    merges = [(unmark(a), unmark(b)) for a, b in merges]
+    return pieces, [(unmark(a), unmark(b)) for a, b in merges]
+
+
+def _fastbpe(corpus, words, folder: Path):
+    """BERTweet's fastBPE files, learned with the ``tokenizers`` BPE trainer (``</w>`` suffix).
+
+    vocab.txt: ``token count`` lines (fairseq dictionary; <s> <pad> </s> <unk> are implicit
+    ids 0-3); a non-final piece is written with ``@@``. bpe.codes: ``a b count`` merges in rank
+    order, word-final symbols carrying ``</w>``, as BertweetTokenizer.bpe expects.
+    """
+    from transformers import BertweetTokenizer
+
+    pieces, merges = _end_marked_bpe(corpus, words)
     lines, seen = [], set()
-    for piece, _ in vocab_items:
-        piece = unmark(piece)
+    for piece in pieces:
         t = piece[:-4] if piece.endswith("</w>") else piece + "@@"
         if t in seen or t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>") or " " in t or not t:
             continue
@@ -579,30 +588,11 @@ def _plain_bytelevel(pieces, merges):
 
 def _xlm_files(corpus, words, lowercase: bool) -> dict[str, str]:
     """XLM/FlauBERT's BPE files: vocab.json and merges.txt with ``</w>`` word ends."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    def mark(line):
-        line = line.lower() if lowercase else line
-        return " ".join(w[:-1] + chr(_FINAL + ord(w[-1])) for w in line.split() if ord(w[-1]) < 0xFFFE)
-
-    def unmark(sym):
-        if sym and ord(sym[-1]) >= _FINAL:
-            return sym[:-1] + chr(ord(sym[-1]) - _FINAL) + "</w>"
-        return sym
-
-    marked = [mark(x) for x in corpus]
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
-                                  special_tokens=[], initial_alphabet=sorted({c for x in marked for c in x if c != " "}))
-    tok.train_from_iterator(marked, trainer=trainer)
-    data = json.loads(tok.to_str())
+    pieces, merges = _end_marked_bpe(corpus, words, lowercase=lowercase)
     specials = ["<s>", "</s>", "<pad>", "<unk>"] + [f"<special{i}>" for i in range(10)]
-    pieces = [unmark(p) for p, _ in sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])]
     vocab = {p: i for i, p in enumerate(dict.fromkeys(specials + pieces))}
-    merges = [m if isinstance(m, list) else m.split(" ") for m in data["model"]["merges"]]
     return {"vocab.json": json.dumps(vocab, ensure_ascii=False),
-            "merges.txt": "".join(f"{unmark(a)} {unmark(b)}\n" for a, b in merges)}
+            "merges.txt": "".join(f"{a} {b}\n" for a, b in merges)}
 
 
 def arch_tokenizer(model_type: str, folder, trained: dict, corpus, words):

@@ -260,6 +260,23 @@ def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: s
     return {lab: f"pair{j + 1}" for j, lab in enumerate(order) if lab in set(labels)}
 
 
+def _fit_and_report(data: AnalysisInput, cells: pd.DataFrame, name: str, groups: list[str], level: str,
+                    anova: str) -> AnalysisOutput:
+    """What 3A/3D (``level`` = "pair") and 3B/3C (``level`` = "form") share once their cells are
+    built: drop non-finite y, fit ``y ~ mask * wording * level``, the effects overall, per
+    ``level`` and per model, and the output (rows, figure tables, notes)."""
+    dropped = int((~np.isfinite(cells["y"])).sum())
+    cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
+    fit, used, tab = fit_factorial(cells, name, groups, ["wording", level], anova)
+    effects = model_effects(fit, name, groups, level if level in used else None, "wording" in used)
+    effects += per_model_d(cells, name, groups, used)
+    return AnalysisOutput(stats=_rows(_study_id(data), fit, tab, name, effects),
+                          figures={"effects": _effects_table(effects), "anova": tab,
+                                   "cells": cells.assign(model=cells["model"].map(model_slug),
+                                                         **{level: cells[level].astype(str)})},
+                          notes=_notes(fit, cells, dropped))
+
+
 @register("stereotype_pairs")
 def stereotype_pairs(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
                      mask_wordings=None, attrib_contrast=None, factor: str | None = None,
@@ -302,18 +319,7 @@ def stereotype_pairs(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_cont
         "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),
     })
     cells["pair"] = pd.Categorical(cells["pair"], categories=list(dict.fromkeys(pairs.values())))
-    dropped = int((~np.isfinite(cells["y"])).sum())
-    cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
-    fit, used, tab = fit_factorial(cells, name, groups, ["wording", "pair"], anova)
-    per = "pair" if "pair" in used else None
-    effects = model_effects(fit, name, groups, per, "wording" in used)
-    effects += per_model_d(cells, name, groups, used)
-    study = _study_id(data)
-    return AnalysisOutput(stats=_rows(study, fit, tab, name, effects),
-                          figures={"effects": _effects_table(effects), "anova": tab,
-                                   "cells": cells.assign(model=cells["model"].map(model_slug),
-                                                         pair=cells["pair"].astype(str))},
-                          notes=_notes(fit, cells, dropped))
+    return _fit_and_report(data, cells, name, groups, "pair", anova)
 
 
 # --------------------------------------------------------------------------- 3B / 3C
@@ -365,14 +371,4 @@ def stereotype_domains(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_co
     cells = cells.rename(columns={"MASK": name})
     cells["wording"] = wording_of(cells["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy()
     cells["form"] = pd.Categorical(cells["form"], categories=[str(f) for f in forms])
-    dropped = int((~np.isfinite(cells["y"])).sum())
-    cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
-    fit, used, tab = fit_factorial(cells, name, groups, ["wording", "form"], anova)
-    effects = model_effects(fit, name, groups, "form" if "form" in used else None, "wording" in used)
-    effects += per_model_d(cells, name, groups, used)
-    study = _study_id(data)
-    return AnalysisOutput(stats=_rows(study, fit, tab, name, effects),
-                          figures={"effects": _effects_table(effects), "anova": tab,
-                                   "cells": cells.assign(model=cells["model"].map(model_slug),
-                                                         form=cells["form"].astype(str))},
-                          notes=_notes(fit, cells, dropped))
+    return _fit_and_report(data, cells, name, groups, "form", anova)

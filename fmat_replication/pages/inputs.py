@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from fmat.errors import InputError
+from fmat.study import read_study_yaml
 
 #: the fix of a missing or unreadable page input
 _FIX = ("render the page through the workflow (snakemake results/reports/<page>.html), which builds "
@@ -41,12 +42,6 @@ def existing(name: str, paths: list[Path]) -> list[Path]:
     if missing:
         raise InputError(f"page input {name!r}: {', '.join(missing[:5])} not found", where=name, fix=_FIX)
     return paths
-
-
-def read_study_file(path: Path) -> dict:
-    from fmat.study import read_study_yaml
-
-    return read_study_yaml(path)
 
 
 @dataclass
@@ -76,7 +71,7 @@ def study_page(study: str, *, study_file, paper, replication, stats, status, fig
     for name, file in (status_rec.get("figures") or {}).items():
         tables[name] = pd.read_parquet(existing("figures", [folder / Path(file).name])[0])
     rep = pd.read_parquet(required("replication", replication))
-    return StudyPage(study=study, raw=read_study_file(sfile), study_file=sfile,
+    return StudyPage(study=study, raw=read_study_yaml(sfile), study_file=sfile,
                      paper=load_paper_results(required("paper", paper)),
                      replication=rep[rep["study"].astype(str) == study].reset_index(drop=True),
                      stats=pd.read_parquet(required("stats", stats)), status=status_rec, figures=tables,
@@ -116,6 +111,6 @@ def index_page(studies, *, paper, replication, stats, study_files, scores, agree
     return IndexPage(studies=ids, paper=load_paper_results(required("paper", paper)),
                      replication=pd.read_parquet(required("replication", replication)),
                      stats=pd.concat(frames, ignore_index=True),
-                     titles={s: str(read_study_file(f).get("title", "")) for s, f in zip(ids, files)},
+                     titles={s: str(read_study_yaml(f).get("title", "")) for s, f in zip(ids, files)},
                      scores=by_study, agreement=pd.read_parquet(required("agreement", agreement)),
                      cards=read_cards(existing("cards", path_list(cards))))
