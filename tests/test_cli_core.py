@@ -118,3 +118,20 @@ def test_scoring_commands_check_batch_and_thread_numbers_first(command, flag, va
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {flag}: {message}" in err
+
+
+def test_study_command_checks_the_study_file_then_the_models_before_loading(tmp_path, capsys, monkeypatch):
+    """fmat study: a bad study file is named first (before any model is looked at), a model path
+    that is no folder is named as such, and neither reaches the model loader."""
+    import fmat.runner
+
+    monkeypatch.setattr(fmat.runner, "load_masked_lm", lambda *a, **k: pytest.fail("a model was loaded"))
+    bad = tmp_path / "S.yaml"
+    bad.write_text('id: S\ntitle: t\nqueries:\n  - query: "[MASK] is here."\n    MASK: {A: [he], B: [she, her]}\n')
+    assert main(["study", str(bad), "-m", str(tmp_path / "no-model"), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "unequal numbers of words" in err and "no model folder" not in err
+    bad.write_text('id: S\ntitle: t\nqueries:\n  - query: "[MASK] is here."\n    MASK: {A: [he], B: [she]}\n')
+    assert main(["study", str(bad), "-m", str(tmp_path / "no-model"), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "--model" in err and f"there is no model folder {tmp_path / 'no-model'}" in err and "fix:" in err

@@ -53,6 +53,9 @@ def _model(model: str) -> tuple[str, str]:
     from ..results import model_slug
 
     path = Path(model)
+    if not path.is_dir() and (model.startswith((".", "/", "~")) or model.count("/") > 1):
+        raise InputError(f"there is no model folder {model}", where="--model",
+                         fix="give an existing local model folder, or a Hugging Face id such as 'bert-base-uncased'")
     name = path.name if path.is_dir() else model
     return name, model_slug(name)
 
@@ -67,12 +70,12 @@ def run(args) -> int:
     if not study_path.is_file():
         raise InputError(f"study file not found: {study_path}",
                          fix="give a study file such as config/studies/3A.yaml")
+    criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
+    study = load_study(study_path, criteria_dir=criteria_dir)     # the study file first: its errors name it
     models = [(m, *_model(m)) for m in args.model]
     slugs = [slug for _, _, slug in models]
     if len(set(slugs)) != len(slugs):
         raise InputError("a model is given twice", where="--model", fix="give each model once")
-    criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
-    study = load_study(study_path, criteria_dir=criteria_dir)
     sid = str(getattr(study, "id", None) or study_path.stem)
     queries = study.queries
     out = Path(args.output)
