@@ -35,6 +35,7 @@ include: "rules/analysis.smk"
 include: "rules/compare.smk"
 include: "rules/report.smk"
 include: "rules/agreement.smk"
+include: "rules/recovery.smk"
 
 
 rule all:
