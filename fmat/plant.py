@@ -100,6 +100,16 @@ class World:
         return self.plants.get(str(study))
 
 
+@dataclass
+class SimpleStudy:
+    """A study for this module from a query table alone (:func:`fmat.query`); a study file's
+    :class:`fmat.study.Study` works too (it also knows the item key of each phrase)."""
+
+    id: str
+    queries: pd.DataFrame
+    items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["slot", "word", "item"]))
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict:
     """The world-file JSON Schema (draft 2020-12)."""

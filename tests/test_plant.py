@@ -188,3 +188,37 @@ def test_a_tiny_model_learns_a_planted_association(tmp_path):
     got = dict(zip(lpr["T_word"].astype(str), lpr["LPR"]))
     for word, planted in {"nurse": -2.0, "engineer": 2.0, "plumber": 2.0, "clerk": -2.0}.items():
         assert np.sign(got[word]) == np.sign(planted) and abs(got[word] - planted) < 1.0, got
+
+
+def test_fmat_pilot_refuses_what_it_cannot_do_before_training(tmp_path, capsys):
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    world = tmp_path / "w.yaml"
+    world.write_text("studies:\n  3A:\n    effects: []\n", encoding="utf-8")
+    study = str(repo / "config" / "studies" / "3D.yaml")
+    assert main(["pilot", study, "--world", str(world), "-o", str(tmp_path / "o")]) == 2
+    assert "the world plants nothing for study '3D' (it names 3A)" in capsys.readouterr().err
+    assert main(["pilot", study, "--world", str(world), "-o", str(tmp_path / "o"), "--families", "bert-uncased,gpt"]) == 2
+    assert "unknown tiny model family gpt" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    world = tmp_path / "w.yaml"
+    world.write_text("studies:\n  3D:\n    samples: 40\n    effects:\n"
+                     "      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 0.8}\n", encoding="utf-8")
+    assert main(["pilot", str(repo / "config" / "studies" / "3D.yaml"), "--world", str(world), "-o", str(tmp_path / "o"),
+                 "--families", "bert-uncased,roberta", "--steps", "300"]) == 0
+    rec = pd.read_csv(tmp_path / "o" / "recovery.csv")
+    assert len(rec) == 2 and (rec["r_planted"] > 0.7).all(), rec
+    lpr = pd.read_parquet(tmp_path / "o" / "lpr.parquet")
+    assert set(lpr["model"].astype(str)) == {"pilot-bert-uncased", "pilot-roberta"}
