@@ -65,9 +65,11 @@ class Effect:
 
     @property
     def key(self) -> str:
-        """A text that identifies the effect (seeds each model's shift of it)."""
-        return json.dumps([sorted(self.contrast.items()), self.lpr, self.per_item, self.trend, sorted(self.where.items())],
-                          sort_keys=True)
+        """A text that seeds each model's shift of the effect: its size and form, not the groups
+        it contrasts, so that two studies planting the same size over shared sentences (3B and
+        3C share their arts phrases; 1B and 1C their names, from two tables) plant those sentences alike."""
+        form = {k: v for k, v in (self.per_item or {}).items() if k != "table"}
+        return json.dumps([len(self.contrast), round(self.lpr, 9), form, self.trend], sort_keys=True)
 
 
 @dataclass
@@ -370,8 +372,11 @@ def training_sentences(plants: Sequence[tuple[Any, Plant]], model: str,
     each ``(study, plant)``, ``samples x options`` sentences with the options drawn from
     ``P(w | c)`` (multinomial; seeded by ``seed`` and the model's name). A context that two
     studies share (the same template and words) is planted once, by the first study."""
+    import logging
+
     rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(str(model).encode("utf-8"))])
-    seen: set[str] = set()
+    seen: dict[str, tuple[str, dict]] = {}
+    clashes: list[str] = []
     out = Sentences([], [], [])
     for study, plant in plants:
         q = study.queries
@@ -379,15 +384,23 @@ def training_sentences(plants: Sequence[tuple[Any, Plant]], model: str,
         frame = pd.DataFrame({"c": context_of(q).to_numpy(), "w": q["M_word"].astype(str).to_numpy(), "lp": logp})
         frame = frame.drop_duplicates(["c", "w"])
         for c, sub in frame.groupby("c", sort=False):
+            here = dict(zip(sub["w"], sub["lp"]))
             if c in seen:
+                first, there = seen[c]
+                if set(here) != set(there) or any(abs(here[w] - there[w]) > 1e-9 for w in here):
+                    clashes.append(f"{c!r} ({first} and {study.id})")
                 continue
-            seen.add(c)
+            seen[c] = (str(study.id), here)
             p = np.exp(sub["lp"].to_numpy())
             p = p / p.sum()
             n = int(plant.samples) * len(p)
             out.contexts.append(str(c))
             out.options.append(sub["w"].tolist())
             out.counts.append(rng.multinomial(n, p))
+    if clashes:
+        logging.getLogger(__name__).warning(
+            "%d context(s) are planted differently by two studies; the first study's plant is used: %s",
+            len(clashes), "; ".join(clashes[:3]) + (" ..." if len(clashes) > 3 else ""))
     return out
 
 
