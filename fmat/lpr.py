@@ -221,4 +221,6 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
         if c != "LPR":
             out[c] = _first_appearance(out[c])
     out.attrs["type"] = type_
+    if "item_keys" in scores.attrs:  # a study's phrase -> item key map (fmat.reliability.with_item_keys)
+        out.attrs["item_keys"] = scores.attrs["item_keys"]
     return out

@@ -324,6 +324,11 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
                          fix="see docs/study-files.md for every key and its allowed values")
     queries, items, lpr, reliability, score, analysis = _check_semantics(
         data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
+    from .reliability import ITEM_KEYS, item_key_map
+
+    keys = item_key_map(items)
+    if keys:     # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
+        queries.attrs[ITEM_KEYS] = keys
     return Study(id=data["id"], title=data["title"], family=data.get("family"),
                  source=data.get("source", ""), notes=data.get("notes", ""), queries=queries,
                  items=items, lpr=lpr, reliability=reliability, score=score, analysis=analysis,
