@@ -53,7 +53,7 @@ def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log(p.where(p > 0)), "log(prob)"
     raise InputError("the table has neither an 'LPR' nor a 'prob' column", where=where,
-                     fix="give raw scores (fmat run) or an LPR table (fmat lpr)")
+                     fix="give raw scores (fmat run) or an LPR table (fmat summary)")
 
 
 def _keys(df: pd.DataFrame, exclude) -> list[str]:
@@ -80,7 +80,7 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
     """
     if "model" not in data.columns:
         raise InputError("the table has no 'model' column", where=where,
-                         fix="give the output of fmat run / fmat lpr for several models")
+                         fix="give the output of fmat run / fmat summary for several models")
     values, name = _values(data, where)
     keys = _keys(data, ["model"])
     if not keys:
@@ -105,7 +105,7 @@ def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average
     """ICC of the models as raters (R FMAT ``ICC_models``; irr::icc two-way model).
 
     ``data``: raw scores (``fmat run``: columns model, query columns, prob -> log(prob)) or an
-    LPR table (``fmat lpr``: column LPR).  Items = rows identified by all query columns,
+    LPR table (``fmat summary``: column LPR).  Items = rows identified by all query columns,
     aligned across models by key.  ``type``: "agreement" | "consistency" | "both";
     ``unit``: "average" | "single" | "both"; ``method``: "irr" (as the paper) | "mcgraw-wong"
     (see :func:`fmat.stats.icc`).
@@ -224,7 +224,7 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
     """
     where = "lpr_reliability(lpr)"
     if "LPR" not in lpr.columns:
-        raise InputError("the table has no 'LPR' column", where=where, fix="give the output of fmat lpr")
+        raise InputError("the table has no 'LPR' column", where=where, fix="give the output of fmat summary (an LPR table)")
     if item not in lpr.columns:
         raise InputError(f"item column {item!r} not in the LPR table", where=f"lpr_reliability(item={item!r})",
                          fix=f"use one of {[c for c in ITEMS if c in lpr.columns]}")

@@ -138,3 +138,13 @@ def test_cli_warnings_name_the_command_not_fmats_source(tiny, tmp_path):
     assert res.returncode == 0, res.stderr
     assert "fmat run: warning: model" in res.stderr and "womanly" in res.stderr, res.stderr
     assert "fmat/" not in res.stderr.replace("fmat run:", ""), res.stderr
+
+
+def test_identical_raters_are_an_input_error_not_a_crash():
+    """The same model given twice (two folders): ICC is undefined; said so (exit 2), no ZeroDivisionError."""
+    import numpy as np
+
+    from fmat.stats.icc import icc
+
+    with pytest.raises(InputError, match="given twice"):
+        icc(np.array([[1.0, 1.0], [2.0, 2.0], [3.5, 3.5]]))

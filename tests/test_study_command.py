@@ -43,6 +43,12 @@ def tiny(tmp_path_factory):
     return str(a), str(b)
 
 
+@pytest.fixture(scope="module")
+def other(tmp_path_factory):
+    """A second model that scores every word (another tokenizer family)."""
+    return str(build_tiny_model(tmp_path_factory.mktemp("study_other") / "tiny-d", "roberta", WORDS, seed=3))
+
+
 @pytest.fixture()
 def study(tmp_path):
     path = tmp_path / "S1.yaml"
@@ -105,3 +111,26 @@ def test_fmat_study_shows_progress_as_fmat_run(tiny, study, tmp_path, capsys):
     assert main(["study", str(study), "-m", a, "-o", str(tmp_path / "out"), "--device", "cpu"]) == 0
     err = capsys.readouterr().err
     assert "tiny-a:" in err and "/6 [" in err and "sent/s" in err, err   # the tqdm bar of fmat run
+
+
+def test_report_writes_one_self_contained_page_of_ones_own_study(tiny, other, study, tmp_path, capsys):
+    """fmat study --report: the study's own title (escaped), its design, LPRs, reliability and a
+    figure inside the file; nothing about the paper, nothing fetched."""
+    import re
+
+    study.write_text(STUDY.replace("title: Gender and occupations", "title: Gender <and> occupations"), encoding="utf-8")
+    a, _ = tiny
+    out = tmp_path / "out"
+    assert main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--no-progress",
+                 "--report"]) == 0, capsys.readouterr().err
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<title>Gender &lt;and&gt; occupations</title>" in page
+    for section in ('id="design"', 'id="lpr"', 'id="reliability"', 'id="models"'):
+        assert section in page
+    assert "The [MASK] works as {TARGET}." in page and "tiny-d" in page
+    assert re.search(r'<img class="lpr-figure" src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', page)
+    stats = pd.read_parquet(out / "stats.parquet")
+    alpha = stats[(stats["statistic"] == "alpha") & (stats["model"] == "tiny-a")]["value"].item()
+    assert f"{alpha:.3f}" in page
+    assert not re.search(r"Bao|paper|replicat", page, re.I)
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)          # self-contained

@@ -5,7 +5,8 @@ Example::
     fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A
 
 writes ``out/3A/queries.parquet``, ``scores.parquet``, ``lpr.parquet``, ``reliability.parquet``
-and ``stats.parquet`` (the :mod:`fmat.results` shape) -- the same tables the workflow writes
+and ``stats.parquet`` (the :mod:`fmat.results` shape), and with ``--report`` ``report.html``
+(:mod:`fmat.study_page`: one self-contained page of the study) -- the same tables the workflow writes
 under ``results/`` for that study. The same library functions run in both
 (:func:`fmat.runner.score_tables`, :mod:`fmat.pipeline`).
 
@@ -54,6 +55,9 @@ def register(subparsers) -> None:
                    help="reuse the scores a previous run left in the output folder (models whose rows "
                         "are those of this study's queries); score only the others")
     p.add_argument("--no-progress", action="store_true", help="no progress bar while scoring")
+    p.add_argument("--report", action="store_true",
+                   help="also write FOLDER/report.html: one self-contained page of this study (design, "
+                        "LPRs, reliability, a figure), titled with the study's title")
     files(p, inputs=("study",), output="folder")
     p.set_defaults(func=run)
 
@@ -112,7 +116,7 @@ def run(args) -> int:
         return InputError(
             f"the {step} step failed: {err.message}" + (f"\n  caused by: {cause}" if cause else "")
             + f"\n  kept: {kept}", where=f"fmat study {study_path}",
-            fix=(fix + "; " if fix else "") + (err.fix + "; " if err.fix and not cause else "")
+            fix=(fix + "; " if fix else "") + (err.fix + "; " if err.fix and not (cause and fix) else "")
             + f"then run again, reusing the scores already computed: {resume}")
 
     write("queries", queries)
@@ -152,12 +156,18 @@ def run(args) -> int:
     try:
         details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(models) > 1)
     except FmatError as err:
-        raise failed("reliability", err, cause=_missing_values(scores, lpr),
-                     fix="drop the models or words named above (or give models that score them)") from err
+        cause = _missing_values(scores, lpr)
+        raise failed("reliability", err, cause=cause,
+                     fix="drop the models or words named above (or give models that score them)" if cause else "") from err
     if len(models) < 2:
         log.warning("one model: no ICC among models (give two or more --model for it)")
     write("reliability", details)
     write("stats", stats)
+    if args.report:
+        from ..study_page import write_study_page
+
+        page = write_study_page(out / "report.html", study, queries, lpr, stats, models=names)
+        print(f"wrote {page}: open it in a browser", flush=True)
     return 0
 
 
@@ -185,6 +195,8 @@ def _resume_command(args) -> str:
             parts += ["--" + flag.replace("_", "-"), str(value)]
     if args.criteria_dir != "resources/criteria":
         parts += ["--criteria-dir", args.criteria_dir]
+    if getattr(args, "report", False):
+        parts.append("--report")
     return " ".join(shlex.quote(p) for p in parts + ["--resume"])
 
 
