@@ -148,3 +148,20 @@ def test_identical_raters_are_an_input_error_not_a_crash():
 
     with pytest.raises(InputError, match="given twice"):
         icc(np.array([[1.0, 1.0], [2.0, 2.0], [3.5, 3.5]]))
+
+
+def test_fmat_study_check_checks_the_study_file_alone(tmp_path, capsys):
+    """fmat study STUDY --check: the study file only (no model, no output folder); a misspelt
+    analysis name is refused there with the nearest name."""
+    from conftest import REPO
+
+    assert main(["study", str(REPO / "tests" / "data" / "studies" / "EX1.yaml"), "--check"]) == 0
+    assert "valid" in capsys.readouterr().out
+    bad = tmp_path / "EX9.yaml"
+    bad.write_text((REPO / "tests" / "data" / "studies" / "EX1.yaml").read_text(encoding="utf-8")
+                   .replace("id: EX1", "id: EX9").replace("name: factual_wefat ", "name: factual_wefta "), encoding="utf-8")
+    assert main(["study", str(bad), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "did you mean 'factual_wefat'" in err, err
+    assert main(["study", str(REPO / "tests" / "data" / "studies" / "EX1.yaml")]) == 2   # without --check:
+    assert "-m/--model and -o/--output are required" in capsys.readouterr().err          # models and folder needed

@@ -42,10 +42,12 @@ def register(subparsers) -> None:
                "--model roberta-base -o out/3A",
     )
     p.add_argument("study", help="the study file (config/studies/<id>.yaml)")
-    p.add_argument("-m", "--model", action="append", required=True, metavar="MODEL",
+    p.add_argument("-m", "--model", action="append", metavar="MODEL",
                    help="a Hugging Face model id or a local model folder; repeat for several models "
                         "(ICC needs at least two)")
-    p.add_argument("-o", "--output", required=True, metavar="FOLDER", help="folder for the tables")
+    p.add_argument("-o", "--output", metavar="FOLDER", help="folder for the tables")
+    p.add_argument("--check", action="store_true",
+                   help="only check the study file (as 'fmat query --study FILE --check'): no model, no output")
     p.add_argument("--criteria-dir", default="resources/criteria",
                    help="folder of criterion tables for word lists that read one (default: %(default)s)")
     add_compute_args(p, cache_dir=False)
@@ -86,6 +88,20 @@ def run(args) -> int:
         raise InputError(f"study file not found: {study_path}",
                          fix="give a study file such as config/studies/3A.yaml")
     criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
+    if args.check:
+        from ..study import validate_study_file
+
+        problems = validate_study_file(study_path, criteria_dir)
+        if problems:
+            raise InputError(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path),
+                             fix="see docs/study-files.md")
+        print(f"{study_path}: valid")
+        return 0
+    missing = [flag for flag, value in (("-m/--model", args.model), ("-o/--output", args.output)) if not value]
+    if missing:
+        raise InputError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required", where="fmat study",
+                         fix="give the models and the output folder, e.g. fmat study STUDY.yaml -m bert-base-uncased "
+                             "-m roberta-base -o out/STUDY (or --check to check the study file only)")
     study = load_study(study_path, criteria_dir=criteria_dir)     # the study file first: its errors name it
     models = [(m, *_model(m)) for m in args.model]
     slugs = [slug for _, _, slug in models]
