@@ -142,7 +142,20 @@ def demo_run(tmp_path_factory):
     res = snakemake(["--cores", "2"], work, timeout=1500,
                     configfiles=[REPO / "config" / "demo.yaml", override])
     assert res.returncode == 0, res.stdout[-6000:]
+    (work / "snakemake.out").write_text(res.stdout, encoding="utf-8")
     return work, time.perf_counter() - t
+
+
+@pytest.mark.slow
+def test_demo_ends_by_naming_the_page_to_open(demo_run):
+    """After Snakemake's (long) job list, the last line names the overview page (Snakefile onsuccess)."""
+    work, _ = demo_run
+    lines = [line for line in (work / "snakemake.out").read_text(encoding="utf-8").splitlines() if line.strip()]
+    done = max(i for i, line in enumerate(lines) if "steps (100%) done" in line)
+    page = [i for i, line in enumerate(lines) if "Open results/reports/index.html in a browser" in line]
+    # after the job list, among the last lines (Snakemake adds only its log's path and the time)
+    assert page and page[-1] > done and page[-1] >= len(lines) - 3, lines[-6:]
+    assert (work / "results" / "reports" / "index.html").resolve().as_uri() in lines[page[-1]]
 
 
 @pytest.mark.slow
