@@ -35,12 +35,12 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
     null = plant.Plant("N0", effects=[], variation=dict(demo.variation), samples=demo.samples, seed=seed,
                        expect=[e for e in demo.expect if e.get("absent")])
     words = sorted({w for c in ("M_word", "A_word") for w in study.queries[c].astype(str)})
-    paths = []
+    paths = {}
     for k, fam in enumerate(families):
         name = f"null-{seed}-{fam}"
         sentences = plant.training_sentences([(study, null)], name, seed=seed)
-        paths.append(str(tiny.build_trained_model(folder / name, fam, words, sentences, seed=seed * 100 + k,
-                                                  steps=steps, filler=300)))
+        paths[name] = str(tiny.build_trained_model(folder / name, fam, words, sentences, seed=seed * 100 + k,
+                                                   steps=steps, filler=300))
     scores = fmat.run(paths, study.queries, progress=False)
     lpr = lpr_table(study, scores)
     _, rel = reliability_tables(study, scores, lpr, sid="N0")

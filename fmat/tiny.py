@@ -240,7 +240,8 @@ def _unigram(corpus, words, lowercase: bool = True):
     # A word piece the trainer kept with a low score is raised to that score too: otherwise
     # "▁" + "he" (two well-scored pieces) can still beat "▁he".
     top = max(s for p, s in vocab[5:]) if len(vocab) > 5 else -1.0
-    wanted = {"\u2581" + (w.lower() if lowercase else w) for w in _word_parts(words)}
+    # (the filler text's function words too: whole words in any English SentencePiece vocabulary)
+    wanted = {"\u2581" + (w.lower() if lowercase else w) for w in [*_word_parts(words), *_FUNCTION_WORDS]}
     vocab = vocab[:5] + [(p, top if p in wanted else sc) for p, sc in vocab[5:]]
     have = {p for p, _ in vocab}
     for piece in sorted(wanted - have):
@@ -764,24 +765,28 @@ def build_tiny_arch(out_dir, model_type: str, words: Sequence, seed: int = 0, hi
 # ----------------------------------------------------------------------------- trained models (known truth)
 
 def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[list[int]], list[int], list[int], list[str]]:
-    """Token ids with one mask, its position and the label: each context once (its options'
-    labels found by tokenizing the sentence with the word in the mask's place, as the scorer
-    derives an option's token), each filler line once with one random token masked.
-    Returns ``(inputs, positions, labels per context option, skipped words)`` where labels is
-    a list of lists aligned with ``sentences.options``."""
+    """Token ids with one mask, its position and the label: each context once, tokenized as the
+    scorer tokenizes it, with its options' tokens derived as the scorer derives them
+    (:func:`fmat.tokens.derive_options`: the same whole-word token that is scored later; an
+    option that is not one token gets no label), and each filler line once with one random
+    token masked. Returns ``(inputs, positions, labels per row, skipped words)``, the labels of
+    a context aligned with ``sentences.options``."""
+    from .tokens import derive_options, mask_position
+
     mask_id = tokenizer.mask_token_id
     texts = [c.replace("[MASK]", tokenizer.mask_token, 1) for c in sentences.contexts]
     ids = tokenizer(texts)["input_ids"] if texts else []
-    pos = [x.index(mask_id) for x in ids]
+    pos = [mask_position(x, mask_id, t) for x, t in zip(ids, texts)]
+    flat_ctx = [t for t, opts in zip(texts, sentences.options) for _ in opts]
+    flat_words = [w for opts in sentences.options for w in opts]
+    options = iter(derive_options(tokenizer, flat_ctx, flat_words))
     labels, skipped = [], []
-    for k, (c, opts) in enumerate(zip(sentences.contexts, sentences.options)):
-        filled = tokenizer([c.replace("[MASK]", w, 1) for w in opts])["input_ids"]
+    for opts in sentences.options:
         lab = []
-        for w, f in zip(opts, filled):
-            if len(f) == len(ids[k]):
-                lab.append(f[pos[k]])
-            else:
-                lab.append(-1)
+        for w in opts:
+            o = next(options)
+            lab.append(-1 if o.oov else o.pieces[0])
+            if o.oov:
                 skipped.append(w)
         labels.append(lab)
     fill_ids = tokenizer(list(filler))["input_ids"] if len(filler) else []
@@ -848,10 +853,12 @@ def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, 
 
         bar = tqdm(total=steps, desc="training", unit="step", leave=False)
     for _ in range(steps):
-        rows = torch.from_numpy(rng.choice(len(inputs), size=batch_size, p=draw))
+        # a context drawn twice is scored once, its loss counted twice (the same sum)
+        picked, times = np.unique(rng.choice(len(inputs), size=batch_size, p=draw), return_counts=True)
+        rows, times = torch.from_numpy(picked), torch.from_numpy(times).float()
         L = int(lengths[rows].max())
         logits = _mask_logits(model, head, None, all_ids[rows, :L], all_att[rows, :L], all_pos[rows])
-        loss = -(torch.log_softmax(logits, -1).gather(1, lab[rows]) * share[rows]).sum(1).mean()
+        loss = -((torch.log_softmax(logits, -1).gather(1, lab[rows]) * share[rows]).sum(1) * times).sum() / batch_size
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()

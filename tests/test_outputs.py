@@ -56,7 +56,7 @@ def _bytes(paths):
 
 OUTPUT_DESTS = {"output", "summary", "dest", "cache", "lock"}
 INPUT_DESTS = {"queries", "scores", "table", "source", "study", "pairs", "vectors", "items", "male", "female",
-               "S", "T", "A", "B"}
+               "S", "T", "A", "B", "world"}
 
 
 def test_every_command_declares_the_files_it_reads_and_writes():

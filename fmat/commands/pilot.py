@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import files
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -19,12 +21,13 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
     p.add_argument("--world", required=True, help="world file that plants associations for the study's id")
-    p.add_argument("-o", "--out", required=True, help="output folder (created)")
+    p.add_argument("-o", "--output", required=True, help="output folder (created)")
     p.add_argument("--families", default="bert-uncased,roberta,albert",
                    help="tokenizer families of the tiny models, comma-separated (default: %(default)s)")
     p.add_argument("--steps", type=int, default=600, help="training steps per model (default: %(default)s)")
     p.add_argument("--criteria", default="resources/criteria",
                    help="folder of criterion tables the study or the world names (default: %(default)s)")
+    files(p, inputs=("study", "world"), output="folder")
     p.set_defaults(func=_run)
 
 
@@ -64,7 +67,7 @@ def _run(args) -> int:
                              fix="give the folder that holds it with --criteria")
         criteria[name] = read_table(path)
     plant.check_plant(planted, study, criteria, where=str(args.world))
-    out = Path(args.out)
+    out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     words = sorted({w for c in ("M_word", "T_word", "A_word") if c in study.queries
                     for w in study.queries[c].astype(str)})
