@@ -213,6 +213,21 @@ def _hub_error(model: str, err: Exception, seconds: float) -> Exception:
                                   "or give a local model folder (docs/models.md)")
 
 
+def _check_repo_id(model: str) -> None:
+    """InputError unless ``model`` can be a Hugging Face model id (``NAME`` or ``ORG/NAME``),
+    checked without the network (huggingface_hub's own rule)."""
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(str(model))
+    except HFValidationError as err:
+        first = str(err).strip().splitlines()[0]
+        raise InputError(f"{model!r} is not a Hugging Face model id: {first}", where=str(model),
+                         fix="give a hub id such as bert-base-uncased or vinai/bertweet-base; a local model folder "
+                             "needs no download: give its path to -m/--model (fmat run, info, ...)") from None
+
+
 def download(model: str | Sequence[str], revision: str | None = None, cache_dir: str | None = None,
              lock_path=None, timeout: float | None = None) -> pd.DataFrame:
     """Download model(s) from the Hugging Face hub into the cache and record them in the lock.
@@ -229,8 +244,10 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
     from .net import hub_timeouts, timeout as _timeout
 
     seconds = _timeout(timeout)
-    _writable_cache(cache_dir)  # before going online
     models = [model] if isinstance(model, str) else list(model)
+    for m in models:  # before going online
+        _check_repo_id(m)
+    _writable_cache(cache_dir)
     lock_path = lock_path or os.environ.get(LOCK_ENV)
     rows = []
     for m in models:
@@ -288,10 +305,13 @@ def load_tokenizer(name_or_path, cache_dir=None, revision=None, lock_path=None):
     """The tokenizer of a local folder or a cached hub model (offline, locked revision)."""
     from transformers import AutoTokenizer
 
+    from .net import hub_offline
+
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
     logging.getLogger("transformers.models.bertweet.tokenization_bertweet").setLevel(logging.ERROR)
     try:
-        return AutoTokenizer.from_pretrained(kw.pop("path"), trust_remote_code=False, **kw)
+        with hub_offline():
+            return AutoTokenizer.from_pretrained(kw.pop("path"), trust_remote_code=False, **kw)
     except OSError as err:
         raise _not_cached(name_or_path, err, cache_dir) from err
 
@@ -310,10 +330,22 @@ def _source_kwargs(name_or_path, cache_dir, revision, lock_path) -> dict:
 
 
 def _not_cached(name, err, cache=None) -> ModelError:
-    return ModelError(f"model {name!r} is not in the local cache ({cache_dir(cache)}), and fmat loads models offline "
-                      f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
-                      fix=f"run `fmat download {name}` (or the workflow's download_model rule) first, "
-                          "or give the path of a local model folder")
+    """The error of a failed offline load: a local folder whose files cannot be read (an invalid
+    config.json...) names the folder; a hub model absent from the cache says so, and, for a name
+    that could be a folder (``models/my-bert``), that there is no such folder either."""
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    p = Path(str(name)).expanduser()
+    if p.exists() or not _looks_like_hub_id(str(name)):
+        return ModelError(f"cannot read the model folder {name}: {first}", where=str(p),
+                          fix=f"check the files in {p} (config.json must be the JSON file save_pretrained() wrote); "
+                              "copy the folder again from where it came from, or save the model there again")
+    if "couldn't connect to" in first:  # transformers' words for "not cached" with local_files_only: fmat did not connect
+        first = "no such model in the cache"
+    folder = (f"; there is no folder {name} either (relative to {Path.cwd()})" if "/" in str(name) else "")
+    return ModelError(f"model {name!r} is not in the local model cache ({cache_dir(cache)}), and fmat loads models "
+                      f"offline ({first}){folder}",
+                      fix=f"run `fmat download {name}` first (in the workflow: its download job), or, for a local "
+                          "model folder, check its path")
 
 
 @contextlib.contextmanager
@@ -367,9 +399,12 @@ def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) ->
         return shards[0] if shards else None
     from transformers.utils import cached_file
 
+    from .net import hub_offline
+
     for w in WEIGHT_FILES:
         try:
-            got = cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw)
+            with hub_offline():
+                got = cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw)
         except OSError:
             got = None
         if got:
@@ -508,6 +543,13 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
     weights of other sizes or unused weights, or a tokenizer beyond the embedding matrix
     (:func:`check_masked_lm`). A correct checkpoint loads without transformers' warnings.
     """
+    from .net import hub_offline
+
+    with hub_offline():
+        return _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress)
+
+
+def _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress):
     from transformers import AutoConfig, AutoModelForMaskedLM
 
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)

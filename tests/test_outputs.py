@@ -245,7 +245,7 @@ def test_no_model_cache_yet(tmp_path, capsys, monkeypatch):
     assert f"there is no model cache at {empty}" in err and "fix:" in err and "unexpected" not in err
     assert main(["info", "-m", "bert-base-uncased", "--cache-dir", str(empty)]) == 2
     err = capsys.readouterr().err
-    assert f"is not in the local cache ({empty})" in err and "fmat download bert-base-uncased" in err
+    assert f"is not in the local model cache ({empty})" in err and "fmat download bert-base-uncased" in err
 
 
 def test_a_cache_folder_that_cannot_be_made(tmp_path, capsys):
