@@ -327,7 +327,7 @@ def ipc_kernel_manager(prefix: Path, jupyter_path: Path | None = None):
 
 def render(source: str | Path, output: str | Path, params: Mapping[str, object] | None = None,
            *, engine: str = "auto", cwd: str | Path | None = None, timeout: int = 1200,
-           log_file: str | Path | None = None) -> str:
+           log_file: str | Path | None = None, output_fix: str | None = None) -> str:
     """Render ``source`` to the self-contained HTML file ``output``; returns the engine used.
 
     ``params`` are the report's parameters (strings; Quarto ``--execute-params``, papermill
@@ -336,7 +336,8 @@ def render(source: str | Path, output: str | Path, params: Mapping[str, object] 
     ``log_file`` is the file the caller's logging writes it to (the rule's log), which a Quarto
     failure names; without it a failed Quarto render leaves its output in ``<output>.quarto.log``.
     The page is written atomically: a failure (or Ctrl-C, or a full disk) leaves no page,
-    or the previous one.
+    or the previous one. ``output_fix``: what to do when the page cannot be written (default:
+    the ``fmat report`` command's words, ``-o``; the workflow gives its own).
     """
     from .io import atomic_path
 
@@ -364,8 +365,8 @@ def render(source: str | Path, output: str | Path, params: Mapping[str, object] 
                 shutil.copyfile(page, part)
         except OSError as err:
             raise FmatError(f"cannot write the page: {err.strerror or err}", where=str(output),
-                            fix="free disk space or choose a writable folder with -o; no page was written "
-                                "(a previous one is kept)") from None
+                            fix=(output_fix or "free disk space or choose a writable folder with -o")
+                            + "; no page was written (a previous one is kept)") from None
     log.info("rendered %s with %s -> %s", source.name, used, output)
     return used
 

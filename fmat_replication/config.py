@@ -105,6 +105,25 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iter
 
 
 
+def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
+    """Which file (or --config) set the score group ``name``: Snakemake merges ``score_groups``
+    of every config file, so a group can come from a file the user never wrote (``paper``, from
+    config/config.yaml)."""
+    import yaml
+
+    if "score_groups" in set(cli_keys):
+        return "--config score_groups=..."
+    for f in reversed(list(files)):
+        try:
+            with open(f, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(data, Mapping) and isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]:
+            return str(f)
+    return "the merged configuration"
+
+
 def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys: Iterable[str] = ()) -> str:
     """Prefix ``config.models[3].name`` with the file (or the --config) that set ``models``."""
     if files is None or not where.startswith("config"):
@@ -127,9 +146,13 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
     files in merge order) and ``cli_keys`` (the keys given with ``--config``), the error also
     names the file, or the --config, that set the key.
     """
+    sources = None
+    if files is not None:
+        sources = {str(name): group_source(str(name), files, cli_keys)
+                   for name in (config.get("score_groups") or {}) if isinstance(config.get("score_groups"), Mapping)}
     try:
         return _validate_config(config, root=root, load_studies=load_studies,
-                                repo=root if repo is None else repo)
+                                repo=root if repo is None else repo, group_sources=sources)
     except InputError as err:
         if err.where and files is not None:
             where = _with_source(err.where, files, cli_keys)
@@ -157,7 +180,7 @@ def _check_agreement(spec: Mapping) -> None:
 
 
 def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
-                     repo: str | os.PathLike = ".") -> dict:
+                     repo: str | os.PathLike = ".", group_sources: Mapping[str, str] | None = None) -> dict:
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]
@@ -184,7 +207,7 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
     for i, spec in enumerate(model_table(cfg).values()):
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
-    score_groups(cfg)  # a study in two groups
+    score_groups(cfg, group_sources)  # a study in two groups
     _check_group_members(cfg, root, repo)
     if load_studies:
         for sid in cfg["studies"]:
@@ -222,7 +245,7 @@ def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: st
     return folder
 
 
-def score_groups(config: Mapping) -> dict[str, list[str]]:
+def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> dict[str, list[str]]:
     """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
 
     Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
@@ -239,7 +262,16 @@ def score_groups(config: Mapping) -> dict[str, list[str]]:
         for sid in map(str, members):
             where = f"config.score_groups.{name}"
             if sid in owner:
-                raise InputError(f"study {sid!r} is in two score groups, {owner[sid]!r} and {name!r}", where=where,
+                first, second = owner[sid], str(name)
+                if sources:
+                    a, b = sources.get(first, "?"), sources.get(second, "?")
+                    raise InputError(
+                        f"study {sid!r} is in two score groups: {first!r} (from {a}) and {second!r} (from {b}); "
+                        "Snakemake merges the score_groups of every config file", where=where,
+                        fix=f"put each study in one group: take {sid!r} out of {second!r}, or take it out of "
+                            f"{first!r} by giving that group again in {b} without it (a list in a later config "
+                            "file replaces the earlier one)")
+                raise InputError(f"study {sid!r} is in two score groups, {first!r} and {second!r}", where=where,
                                  fix="put each study in one group")
             owner[sid] = name
         chosen = [s for s in studies if owner.get(s) == name]

@@ -1,0 +1,59 @@
+"""Issue 35: the workflow's messages fit where they are shown, and faults that came late (in a
+job, or in Snakemake's words) are stopped by the configuration check before any job.
+
+Dry runs in a temporary working folder (nothing is written into the repository).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fmat.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+STUDIES_DIR = str(REPO / "config" / "studies")
+
+
+def snakemake(tmp_path: Path, *args, config: dict | None = None) -> subprocess.CompletedProcess:
+    files = [str(REPO / "config" / "config.yaml")]
+    if config is not None:
+        extra = tmp_path / "extra.yaml"
+        extra.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, **config}), encoding="utf-8")
+        files.append(str(extra))
+    return subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", *files,
+                           *args], cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+
+
+def _clean(out: str) -> None:
+    assert "Traceback" not in out and 'File "' not in out and "common.smk" not in out, out
+
+
+# ----------------------------------------------------------------------------- score groups
+
+def test_a_clash_with_the_paper_group_says_where_paper_comes_from(tmp_path):
+    """The user never wrote `paper`: config/config.yaml did, and Snakemake merged it in."""
+    res = snakemake(tmp_path, "-n", config={"studies": ["2A", "X1"], "score_groups": {"mine": ["2A"]}})
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert (f"study '2A' is in two score groups: 'paper' (from {REPO / 'config' / 'config.yaml'}) and 'mine' "
+            f"(from {tmp_path / 'extra.yaml'})") in res.stdout, res.stdout
+    assert "take it out of 'paper' by giving that group again" in res.stdout
+    _clean(res.stdout)
+
+
+def test_a_group_name_with_a_dash_is_allowed_and_the_message_says_what_is(tmp_path):
+    """`my-group` was refused while the message said `-` is allowed; a rule score_my-group runs
+    (the name reaches only the rule's name and its log folder)."""
+    res = snakemake(tmp_path, "-n", config={"studies": ["X1"], "score_groups": {"my-group": ["X1"]}})
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert "score_my-group" in res.stdout
+    res = snakemake(tmp_path, "-n", config={"studies": ["X1"], "score_groups": {"my.group": ["X1"]}})
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert "'my.group' is not allowed here; allowed: a group name of letters, digits, _ and -" in res.stdout
+    assert ". _ -" not in res.stdout
+    _clean(res.stdout)
