@@ -135,7 +135,7 @@ def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys
 
 def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
                     files: Sequence[str | os.PathLike] | None = None,
-                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = ()) -> dict:
+                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = (), min_models: int = 1) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
     Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
@@ -144,15 +144,18 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
     (``path``, relative to ``repo``, default ``root``) without a model, a study in two
     ``score_groups``, a ``score_groups`` member without a study file. With ``files`` (the config
     files in merge order) and ``cli_keys`` (the keys given with ``--config``), the error also
-    names the file, or the --config, that set the key.
+    names the file, or the --config, that set the key. ``min_models``: fewer models is an error
+    (the workflow asks for 2: its reliability and analyses compare models).
     """
     sources = None
     if files is not None:
         sources = {str(name): group_source(str(name), files, cli_keys)
                    for name in (config.get("score_groups") or {}) if isinstance(config.get("score_groups"), Mapping)}
     try:
-        return _validate_config(config, root=root, load_studies=load_studies,
-                                repo=root if repo is None else repo, group_sources=sources)
+        cfg = _validate_config(config, root=root, load_studies=load_studies,
+                               repo=root if repo is None else repo, group_sources=sources)
+        check_model_count(cfg, min_models)
+        return cfg
     except InputError as err:
         if err.where and files is not None:
             where = _with_source(err.where, files, cli_keys)
@@ -214,6 +217,22 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
             check_study(study_file(cfg, sid, root), sid)
     return cfg
 
+
+
+def check_model_count(config: Mapping, least: int = 2) -> None:
+    """Fewer than ``least`` models is an InputError naming ``config.models``: the workflow's
+    reliability (ICC among models) and analyses (models as random intercepts) need two or more,
+    and would otherwise fail late, in the reliability job, after every model was scored."""
+    names = [spec.name for spec in model_table(config).values()]
+    if len(names) >= least:
+        return
+    listed = f"{len(names)} model ({names[0]})" if len(names) == 1 else f"{len(names)} models"
+    raise InputError(f"the configuration lists {listed}; the workflow needs at least {least}: its reliability "
+                     "(ICC among models) and its analyses (models as random intercepts) compare models",
+                     where="config.models",
+                     fix="list two or more models under models: (hub ids, or local folders: {name: NAME, path: "
+                         "FOLDER}); to score one model alone, use fmat run and fmat summary (README, 'On the "
+                         "command line')")
 
 
 def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:

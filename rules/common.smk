@@ -54,7 +54,9 @@ check_cores()
 # Validate the merged configuration (JSON Schema + study files) before any job is planned:
 # a wrong key, type, study or model stops here with the key's name and the fix.
 try:
-    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir, cli_keys=cli_config_keys()))
+    config.update(
+        validate_config(config, root=".", files=config_files(), repo=workflow.basedir, cli_keys=cli_config_keys(), min_models=2)
+    )
     if not workflow.remote_exec and workflow.local_exec:  # the jobs run on this machine: its GPU
         check_device(config["device"], where=f"{key_source('device', config_files(), cli_config_keys())}: config.device")
 except FmatError as err:

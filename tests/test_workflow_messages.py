@@ -57,3 +57,23 @@ def test_a_group_name_with_a_dash_is_allowed_and_the_message_says_what_is(tmp_pa
     assert "'my.group' is not allowed here; allowed: a group name of letters, digits, _ and -" in res.stdout
     assert ". _ -" not in res.stdout
     _clean(res.stdout)
+
+
+# ----------------------------------------------------------------------------- faults that came late
+
+def test_one_model_is_refused_at_the_configuration_check(tmp_path):
+    """One model ran scoring, agreement and the model cards, then failed in the reliability job
+    ("ICC needs at least 2 raters"); now the dry run stops, naming the file and the key."""
+    res = snakemake(tmp_path, "-n", config={"models": ["bert-base-uncased"], "studies": ["2A"]})
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert (f"invalid configuration: {tmp_path / 'extra.yaml'}: config.models: the configuration lists 1 model "
+            "(bert-base-uncased); the workflow needs at least 2") in res.stdout, res.stdout
+    assert "fix: list two or more models" in res.stdout and "fmat run" in res.stdout
+    _clean(res.stdout)
+    from fmat_replication.config import validate_config
+
+    with pytest.raises(InputError, match="needs at least 2"):
+        validate_config({"models": ["bert-base-uncased"], "studies": ["2A"], "studies_dir": STUDIES_DIR},
+                        load_studies=False, min_models=2)
+    assert snakemake(tmp_path, "-n", config={"models": ["bert-base-uncased", "roberta-base"],
+                                             "studies": ["2A"]}).returncode == 0
