@@ -377,3 +377,95 @@ def config_hash(config: Mapping) -> str:
 
     digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
     return f"sha256-{digest[:12]}"
+
+
+# ----------------------------------------------------------------------------- the command line and the folders
+
+_TRUE_FALSE = ("true", "false", "yes", "no", "on", "off", "1", "0")
+
+
+def _snakemake_parser():
+    """Snakemake's own command-line parser (built once: it registers every plugin's options)."""
+    global _PARSER
+    if _PARSER is None:
+        from snakemake.cli import get_argument_parser
+
+        _PARSER = get_argument_parser()
+    return _PARSER
+
+
+_PARSER = None
+
+
+def profile_files(argv: Sequence[str], snakefile: str | os.PathLike | None = None) -> list[Path]:
+    """The profile files a ``snakemake ARGV`` run reads, as Snakemake finds them: each
+    ``--profile`` (or ``$SNAKEMAKE_PROFILE``), then the workflow profile (``--workflow-profile``,
+    else ``profiles/default`` in the working folder or beside the Snakefile)."""
+    from snakemake.cli import get_profile_dir
+
+    args, _ = _snakemake_parser().parse_known_args(list(argv))
+    found: list[Path] = []
+    for profile in args.profile or []:
+        if str(profile) != "none":
+            entry = get_profile_dir(str(profile))
+            if entry is not None:
+                found.append(Path(entry[1]))
+    if args.workflow_profile != "none":
+        name = Path(args.workflow_profile) if args.workflow_profile else Path("default")
+        candidates = [name, Path("profiles") / name]
+        if snakefile is not None:
+            candidates.append(Path(snakefile).parent / "profiles" / name)
+        for candidate in candidates:
+            if candidate.exists():
+                entry = get_profile_dir(str(candidate))
+                if entry is not None:
+                    found.append(Path(entry[1]))
+                break
+    return found
+
+
+def check_profile(path: str | os.PathLike) -> None:
+    """A profile's switches (``keep-going``, ``printshellcmds``...: Snakemake's options without a
+    value) are true or false; anything else (``keep-going: maybe``) Snakemake takes without a
+    word. InputError naming the file, the line and the key."""
+    import yaml
+
+    path = Path(path)
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return  # Snakemake has read it already and says what is wrong with it
+    if not isinstance(root, yaml.MappingNode):
+        return
+    switches = {opt[2:] for action in _snakemake_parser()._actions if action.nargs == 0
+                for opt in action.option_strings if opt.startswith("--")}
+    for key_node, value_node in root.value:
+        key = str(key_node.value)
+        if key not in switches or not isinstance(value_node, yaml.ScalarNode):
+            continue
+        value = yaml.safe_load(yaml.serialize(value_node))
+        if isinstance(value, bool) or value is None or str(value).strip().lower() in _TRUE_FALSE:
+            continue
+        raise InputError(f"{key}: {value!r} is neither true nor false (Snakemake would take it without a word)",
+                         where=f"{path}: line {key_node.start_mark.line + 1}",
+                         fix=f"write {key}: true or {key}: false")
+
+
+def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathLike = ".") -> None:
+    """The workflow's output folders (results/, logs/, resources/ ...) can be written: each that
+    exists, or else the working folder it would be made in. A read-only one is an InputError
+    naming it, before any job (Snakemake would fail in the first job that writes there)."""
+    for folder in folders:
+        path = Path(working) / folder
+        target = path if path.exists() else Path(working)
+        if not target.is_dir() or os.access(target, os.W_OK | os.X_OK):
+            continue
+        try:
+            read_only = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        why = "its file system is read-only" if read_only else "permission denied"
+        raise InputError(f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
+                         where=f"{target.resolve()}",
+                         fix="run the workflow in a working folder you may write (a copy of the project, or "
+                             "snakemake --directory DIR), or make that folder writable; nothing was run")

@@ -9,7 +9,7 @@ sys.path.insert(0, workflow.basedir)
 
 
 from fmat.errors import FmatError
-from fmat_replication.config import check_device
+from fmat_replication.config import check_device, check_profile, check_writable, profile_files
 from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config
 from fmat_replication.score import score_resources
 from fmat.study import study_criteria
@@ -63,6 +63,22 @@ except FmatError as err:
     # the message names the config file, the key and the fix: no Snakemake frame around it
     print(f"invalid configuration: {err}", file=sys.stderr)
     sys.exit(2)
+
+# The profile's switches and the folders the jobs write, checked in the snakemake command itself
+# (not again in each job): a profile value Snakemake would take silently, a read-only results/.
+if workflow.is_main_process and not workflow.remote_exec:
+    try:
+        for _profile in profile_files(sys.argv[1:], workflow.main_snakefile):
+            check_profile(_profile)
+    except FmatError as err:
+        print(f"invalid profile: {err}", file=sys.stderr)
+        sys.exit(2)
+    if not workflow.dryrun:
+        try:
+            check_writable(["results", "logs", "resources", ".snakemake"])
+        except FmatError as err:
+            print(f"invalid working folder: {err}", file=sys.stderr)
+            sys.exit(2)
 
 
 MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny, path)

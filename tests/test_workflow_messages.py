@@ -6,6 +6,7 @@ Dry runs in a temporary working folder (nothing is written into the repository).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,43 @@ def test_one_model_is_refused_at_the_configuration_check(tmp_path):
                         load_studies=False, min_models=2)
     assert snakemake(tmp_path, "-n", config={"models": ["bert-base-uncased", "roberta-base"],
                                              "studies": ["2A"]}).returncode == 0
+
+
+def test_a_profile_switch_that_is_neither_true_nor_false_is_refused(tmp_path):
+    """`keep-going: maybe` was taken without a word; now the file, its line and the key are named."""
+    profile = tmp_path / "myprofile"
+    profile.mkdir()
+    (profile / "config.yaml").write_text("cores: 1\nprintshellcmds: true\nkeep-going: maybe\n", encoding="utf-8")
+    res = snakemake(tmp_path, "-n", "--profile", str(profile), config={"studies": ["X1"]})
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert (f"invalid profile: {profile / 'config.yaml'}: line 3: keep-going: 'maybe' is neither true nor "
+            "false") in res.stdout, res.stdout
+    assert "fix: write keep-going: true or keep-going: false" in res.stdout
+    _clean(res.stdout)
+    (profile / "config.yaml").write_text("cores: 1\nkeep-going: yes\n", encoding="utf-8")
+    assert snakemake(tmp_path, "-n", "--profile", str(profile), config={"studies": ["X1"]}).returncode == 0
+    from fmat_replication.config import check_profile
+
+    for shipped in sorted((REPO / "profiles").glob("*/config.yaml")):
+        check_profile(shipped)
+
+
+def test_a_read_only_results_folder_is_named_before_any_job(tmp_path):
+    """results/ on a read-only file system (a private tmpfs, remounted read-only): Snakemake failed
+    in the first job; now the snakemake command says which folder and what to do, exit 2."""
+    assert shutil.which("unshare"), "the test needs unshare (util-linux)"
+    (tmp_path / "results").mkdir()
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "studies": ["X1"]}), encoding="utf-8")
+    script = 'mount -t tmpfs -o size=64k tmpfs results && mount -o remount,ro results && "$@"'
+    res = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
+                          sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile",
+                          str(REPO / "config" / "config.yaml"), str(REPO / "config" / "demo.yaml"), str(extra),
+                          "--cores", "1"], cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert (f"invalid working folder: {tmp_path / 'results'}: the workflow writes into results/, and "
+            f"{tmp_path / 'results'} cannot be written: its file system is read-only") in res.stdout, res.stdout
+    assert "fix: run the workflow in a working folder you may write" in res.stdout
+    _clean(res.stdout)
+    assert not (tmp_path / "logs").exists()
