@@ -11,7 +11,7 @@ sys.path.insert(0, workflow.basedir)
 from fmat.errors import FmatError
 from fmat_replication.config import check_device, check_profile, check_writable, profile_files
 from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config
-from fmat_replication.score import score_resources
+from fmat_replication.score import lost_tables, lost_tables_notice, score_resources
 from fmat.study import study_criteria
 from fmat_replication.queries import study_file
 
@@ -87,6 +87,11 @@ STUDIES = [str(s) for s in config["studies"]]
 SCORE_GROUPS = score_groups(config)  # {group: [study ids]}: one scoring rule each (rules/score.smk)
 DEMO = any(spec.tiny for spec in MODELS.values())
 DEMO_DIR = config["demo_dir"]
+
+if workflow.is_main_process and not workflow.remote_exec:
+    _lost = lost_tables(SCORE_GROUPS, SLUGS)  # a table deleted from a finished run: say what it costs
+    if _lost:
+        print(lost_tables_notice(_lost), file=sys.stderr)
 
 
 def alternatives(values):
