@@ -96,7 +96,8 @@ def lost_tables_notice(lost: Sequence[tuple]) -> str:
     return (f"note: {len(files)} score table(s) of a finished run are missing: {', '.join(files[:5])}"
             + (" ..." if len(files) > 5 else "") + f".\n  This command would rerun {', '.join(jobs[:5])} for every "
             "study of the group, and every step after them. To rescore only what is missing, first run the same "
-            "command with the missing file(s) as its target(s), e.g.\n"
-            "    snakemake --profile profiles/default [--configfile ...] "
-            + " ".join(files[:5]) + "\n  (the group's other tables come back byte-identical), then the command "
+            "command with the missing file(s) as its target(s), named first (after --configfile they would be "
+            "read as config files), e.g.\n    snakemake " + " ".join(files[:5])
+            + " --profile profiles/default [--configfile ...]\n  (the group's other tables come back byte-identical), "
+            "then the command "
             "again: Snakemake compares their checksums and reruns nothing else (docs/resuming.md, 'A lost table').")
