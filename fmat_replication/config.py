@@ -469,3 +469,38 @@ def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathL
                          where=f"{target.resolve()}",
                          fix="run the workflow in a working folder you may write (a copy of the project, or "
                              "snakemake --directory DIR), or make that folder writable; nothing was run")
+
+
+def check_config_file(path: str | os.PathLike) -> None:
+    """A workflow config file as Snakemake will read it: it exists, is valid YAML (a tab in the
+    indentation is not) and is a mapping of keys. Else InputError naming the file and the line
+    (Snakemake's own message names neither)."""
+    import yaml
+
+    path = Path(path)
+    fix = "a workflow configuration is a YAML mapping of keys (models:, studies:, ...) indented with spaces; see " \
+          "config/config.yaml and docs/workflow.md"
+    if not path.is_file():
+        raise InputError(f"there is no config file {path} (relative to the working folder {Path.cwd()})",
+                         where=str(path), fix="run snakemake in the project's folder (or give --directory), or "
+                                              "restore config/config.yaml from git")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"the config file is not UTF-8 text ({err.reason} at byte {err.start})", where=str(path),
+                         fix=fix) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        lines = text.splitlines()
+        line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
+        where = f"{path}: line {mark.line + 1}" if mark is not None else str(path)
+        if "\t" in line:
+            raise InputError("a tab on this line: YAML indents (and, here, separates) with spaces only", where=where,
+                             fix="replace the tab by spaces") from None
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise InputError(f"not valid YAML: {problem}", where=where, fix=fix) from None
+    if data is not None and not isinstance(data, dict):
+        raise InputError(f"the config file is {type(data).__name__ if not isinstance(data, list) else 'a list'}, "
+                         "not a mapping of keys", where=f"{path}: line 1", fix=fix)

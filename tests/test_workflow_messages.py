@@ -118,3 +118,24 @@ def test_a_read_only_results_folder_is_named_before_any_job(tmp_path):
     assert "fix: run the workflow in a working folder you may write" in res.stdout
     _clean(res.stdout)
     assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize("content, said", [
+    ("- models\n- studies\n", "config/config.yaml: line 1: the config file is a list, not a mapping of keys"),
+    ("studies:\n\t- 2A\n", "config/config.yaml: line 2: a tab on this line"),
+    (None, "config/config.yaml: there is no config file config/config.yaml"),
+])
+def test_the_workflows_own_config_file_is_checked_first(tmp_path, content, said):
+    """Snakemake's own words named no file or line ('Config file must be given as JSON or YAML
+    with keys at top level'), or none at all for a missing file; the workflow checks its
+    config/config.yaml first. (A --configfile is read by Snakemake before the workflow runs:
+    docs/workflow.md says so.)"""
+    if content is not None:
+        (tmp_path / "config").mkdir()
+        (tmp_path / "config" / "config.yaml").write_text(content, encoding="utf-8")
+    res = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n"], cwd=tmp_path,
+                         env={**os.environ, "PYTHONWARNINGS": "ignore"}, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert f"invalid configuration: {said}" in res.stdout and "fix:" in res.stdout, res.stdout[-3000:]
+    _clean(res.stdout)
