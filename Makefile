@@ -33,7 +33,7 @@ demo: env
 # (installed here when run as root on Debian/Ubuntu; driven by Playwright, never its own browser
 # download), the reports rendered with Quarto (when `quarto` is on PATH; skipped, and said so,
 # without it) and a one-node SLURM cluster (the test installs and starts it; needs root).
-# Without root: `make test-fast`, or see README "Tests".
+# Without root: `make test-fast`, or see README "Development".
 test: env test-deps
 	$(BIN)/python -m pytest
 

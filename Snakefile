@@ -51,6 +51,7 @@ include: "rules/analysis.smk"
 include: "rules/compare.smk"
 include: "rules/report.smk"
 include: "rules/agreement.smk"
+include: "rules/recovery.smk"
 
 
 rule all:
@@ -59,3 +60,12 @@ rule all:
         all_outputs(),
         REPORT_TARGETS,
         "results/agreement/summary.parquet",
+
+
+# the last line of a run: the page to open (after Snakemake's job list, which can be long)
+onsuccess:
+    index = Path("results/reports/index.html")
+    if index.exists():
+        print(
+            f"\nfmat: done. Open {index} in a browser ({index.resolve().as_uri()}): the overview, linking each study's page."
+        )

@@ -44,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
+    seen: set[int] = set()
+    for command in sub.choices.values():   # --debug anywhere on the line: 'fmat run ... --debug' too
+        if id(command) not in seen:
+            seen.add(id(command))
+            command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                 help="show tracebacks and debug logs")
     return parser
 
 
@@ -57,11 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    import warnings
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        # on the command line a warning names the command, not a line of fmat's source
+        print(f"fmat {args.command}: warning: {message}", file=sys.stderr if file is None else file)
+
     try:
         from .commands._common import check_files
 
-        check_files(args)  # outputs that would destroy an input or a special file: refused before any work
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = show_warning
+            check_files(args)  # outputs that would destroy an input or a special file: refused before any work
+            return int(args.func(args) or 0)
     except FmatError as err:
         if args.debug:
             raise

@@ -78,6 +78,7 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
         if not isinstance(q, str) or not q.strip():
             raise InputError(f"query {q!r} is not a non-empty string", where=loc,
                              fix='write the sentence in quotes, e.g. "[MASK] is a nurse."')
+        q = validate.nfc(q)
         validate.check_query_text(q, loc)
         n = len(_MASK_RE.findall(q))
         if n == 0:
@@ -131,7 +132,7 @@ def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, l
                                  fix="write every word as a string (quote it in YAML)")
             if isinstance(w, float):
                 w = str(int(w)) if w.is_integer() else str(w)
-            w = str(w)
+            w = validate.nfc(str(w))
             if not w.strip():
                 raise InputError(f"word {j + 1} of group {name!r} is empty", where=gloc,
                                  fix="remove the empty word")
@@ -389,6 +390,7 @@ def read_r_table(path: str | os.PathLike) -> pd.DataFrame:
         raise InputError(f"file not found: {path}", fix="check the path (relative to the current folder)")
     sep = "\t" if path.suffix.lower() in (".tsv", ".txt") else ","
     text = validate.read_text(path, "table")
+    validate.check_separator(text, sep, str(path))
     return _rows_to_frame(parse_r_csv(text, sep, where=str(path)), str(path))
 
 
@@ -420,7 +422,7 @@ def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
 def _as_level(v) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
-    return str(v)
+    return validate.nfc(str(v))
 
 
 def read_query_table(path: str | os.PathLike) -> pd.DataFrame:

@@ -45,7 +45,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from .errors import InputError, user_stacklevel
 
 __all__ = [
     "BiasResult", "WeatTest", "MissingWordsWarning",
@@ -327,7 +327,7 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
     if lost:
         missing[role] = lost
         warnings.warn(f"{len(lost)} of {len(words)} {role} words are not in the embeddings and were left "
-                      f"out: {', '.join(lost)}", MissingWordsWarning, stacklevel=stacklevel)
+                      f"out: {', '.join(lost)}", MissingWordsWarning, stacklevel=user_stacklevel())
     if required and not found:
         raise InputError(f"none of the {role} words is in the embeddings ({', '.join(words[:10])}...)",
                          where=f"{role}_words", fix="check spelling and case (GloVe 840B is cased)")
@@ -768,7 +768,7 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
     lost = [i for i in dict.fromkeys(items) if i not in w.index]
     if lost:
         warnings.warn(f"{len(lost)} of {len(set(items))} items are not in the embeddings (wefat_male is NaN, "
-                      f"missing=True): {', '.join(lost)}", MissingWordsWarning, stacklevel=2)
+                      f"missing=True): {', '.join(lost)}", MissingWordsWarning, stacklevel=user_stacklevel())
     scores: dict[str, float] = {}
     if found:
         X = _mat(w, found)

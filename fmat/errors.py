@@ -27,6 +27,27 @@ class FmatError(Exception):
         super().__init__("".join(parts))
 
 
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes :func:`warnings.warn` point at the caller's own code: the
+    first frame outside the ``fmat`` package (so a warning shows the user's ``fmat.run(...)``
+    line, not a line of fmat's source)."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """:func:`warnings.warn` pointed at the user's call (:func:`user_stacklevel`)."""
+    import warnings
+
+    warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
 class InputError(FmatError, ValueError):
     """Bad user input (query design, study file, table, option)."""
 

@@ -54,7 +54,7 @@ def table_format(path: str | os.PathLike, fmt: str | None = None) -> str:
 def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
     """Read a parquet/CSV/TSV table; a missing, mislabelled or broken file is an InputError
     naming the file (parquet is checked by its PAR1 magic bytes, text as UTF-8)."""
-    from .validate import read_text
+    from .validate import check_separator, read_text
 
     path = Path(path)
     where = str(path)
@@ -82,6 +82,7 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
 
         text = read_text(path, "table")
         sep = "," if kind == "csv" else "\t"
+        check_separator(text, sep, where)
         return pd.read_csv(_io.StringIO(text), sep=sep, keep_default_na=True)
     except InputError:
         raise

@@ -72,6 +72,12 @@ def _ranks(df: pd.DataFrame, by: list[str], col: str) -> np.ndarray:
     return out
 
 
+def _off(option: str) -> str:
+    """How to turn a pairing option off, in Python, on the command line and in a study file."""
+    return (f"{option}=False (command line: --no-{option.replace('_', '-')}; study file: "
+            f"lpr: {{{option}: false}})")
+
+
 def _check_groups(df: pd.DataFrame, slot: str, even: bool) -> None:
     option = _OPTION[slot]
     for q, sub in df.groupby("query", observed=True, sort=False):
@@ -81,18 +87,18 @@ def _check_groups(df: pd.DataFrame, slot: str, even: bool) -> None:
             raise InputError(
                 f"query {q!r} has a single {slot} group ({groups[0]!r}); {option} needs two groups "
                 "to contrast (FMAT would return all NA)", where=option,
-                fix=f"set {option}=False (study file: lpr: {{{option}: false}}), or add a second "
+                fix=f"set {_off(option)}, or add a second "
                     f"{slot} group to the design")
         if even and n % 2:
             raise InputError(
                 f"query {q!r} has {n} {slot} groups ({', '.join(groups)}); MTA pairing contrasts "
                 "groups (1, 2), (3, 4)… so it needs an even number", where=option,
-                fix=f"add or remove a {slot} group, or set {option}=False")
+                fix=f"add or remove a {slot} group, or set {_off(option)}")
         if not even and n > 2:
             raise InputError(
                 f"query {q!r} has {n} {slot} groups ({', '.join(groups)}); {option} contrasts "
                 "exactly two (FMAT would silently use the first two)", where=option,
-                fix=f"set {option}=False and contrast the groups yourself, or split the design into "
+                fix=f"set {_off(option)} and contrast the groups yourself, or split the design into "
                     f"query blocks with two {slot} groups each")
 
 
@@ -121,7 +127,7 @@ def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> 
                         f"{names[i + 1]!r} ({counts[i + 1]} words) are paired but differ in size",
                         where=_OPTION[slot],
                         fix=f"give paired {slot} groups the same number of words, or set "
-                            f"{_OPTION[slot]}=False")
+                            f"{_off(_OPTION[slot])}")
         keys = key + ["_pi", "_pj"]
     else:
         _check_groups(df, slot, even=False)
@@ -221,4 +227,6 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
         if c != "LPR":
             out[c] = _first_appearance(out[c])
     out.attrs["type"] = type_
+    if "item_keys" in scores.attrs:  # a study's phrase -> item key map (fmat.reliability.with_item_keys)
+        out.attrs["item_keys"] = scores.attrs["item_keys"]
     return out

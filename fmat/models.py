@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from . import lockfile
-from .errors import InputError, ModelError, OfflineError
+from .errors import InputError, ModelError, OfflineError, user_stacklevel
 from .lockfile import sha256_file
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def set_cache_folder(path) -> Path:
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
         warnings.warn("set_cache_folder: transformers/huggingface_hub were already imported; fmat "
                       f"functions will use {p / 'hub'}, other code may still use the old cache. Call "
-                      "set_cache_folder() first thing in a session.", stacklevel=2)
+                      "set_cache_folder() first thing in a session.", stacklevel=user_stacklevel())
     return p
 
 
@@ -344,8 +344,20 @@ def _not_cached(name, err, cache=None) -> ModelError:
     folder = (f"; there is no folder {name} either (relative to {Path.cwd()})" if "/" in str(name) else "")
     return ModelError(f"model {name!r} is not in the local model cache ({cache_dir(cache)}), and fmat loads models "
                       f"offline ({first}){folder}",
-                      fix=f"run `fmat download {name}` first (in the workflow: its download job), or, for a local "
-                          "model folder, check its path")
+                      fix=_did_you_mean(name, cache) + f"run `fmat download {name}` first (in the workflow: its "
+                          "download job), or, for a local model folder, check its path")
+
+
+def _did_you_mean(name, cache=None) -> str:
+    """"did you mean 'bert-base-uncased'? " when cached model names are close to ``name`` (a typo)."""
+    import difflib
+
+    cached = cached_models(cache)
+    close = difflib.get_close_matches(str(name), cached, n=3, cutoff=0.6)
+    if not close:   # 'bert-base-uncase' for 'google-bert/bert-base-uncased': compare the names after the owner
+        tails = {c.rsplit("/", 1)[-1]: c for c in cached}
+        close = [tails[t] for t in difflib.get_close_matches(str(name).rsplit("/", 1)[-1], list(tails), n=3, cutoff=0.6)]
+    return f"did you mean {' or '.join(map(repr, close))} (in the cache)? Else " if close else ""
 
 
 @contextlib.contextmanager
@@ -855,7 +867,7 @@ def remove(models, cache_dir=None) -> list[str]:
             removed.append(repo.repo_id)
     for m in names:
         if m not in removed:
-            warnings.warn(f"{m} is not in the cache {cache_dir or cache_dir_default()}", stacklevel=2)
+            warnings.warn(f"{m} is not in the cache {cache_dir or cache_dir_default()}", stacklevel=user_stacklevel())
     if hashes:
         info_.delete_revisions(*hashes).execute()
     return removed

@@ -43,8 +43,16 @@ def summary_function(study: Any):
 
 
 def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
-    """LPRs (or LPBS) of one study, with the study file's ``lpr`` options."""
-    return summary_function(study)(scores, **study_options(study, "lpr"))
+    """LPRs (or LPBS) of one study, with the study file's ``lpr`` options; its phrases' item keys
+    in ``attrs["item_keys"]`` (kept in parquet files), so that ``fmat reliability`` on the written
+    table keys items as the workflow does (:func:`fmat.reliability.with_item_keys`)."""
+    from .reliability import ITEM_KEYS, item_key_map
+
+    out = summary_function(study)(scores, **study_options(study, "lpr"))
+    keys = item_key_map(_items(study))
+    if keys:
+        out.attrs[ITEM_KEYS] = keys
+    return out
 
 
 def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFrame, sid: str | None = None,
@@ -86,12 +94,12 @@ def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFram
     if lpr_opts and dict(lpr_opts) != study_options(study, "lpr"):
         # alpha on another summary (e.g. log P before the contrast)
         alpha_data = summary_function(study)(scores, **lpr_opts)
-    alpha_data = _item_keys(study, alpha_data, item)
+    items = _items(study)
     splits = [by] + ([[b for b in by if b != "model"]] if "model" in by else [])
     names = dict(opts.get("names") or {})
     seen: set[str] = set()
     for split in splits:
-        alpha = lpr_reliability(alpha_data, item=item, by=split or None)
+        alpha = lpr_reliability(alpha_data, item=item, by=split or None, items=items)
         parts.append(alpha_rows(sid, alpha, by=split, names=names))
         details.append(alpha.assign(analysis="alpha", item=item, by=",".join(split)))
         seen.update(str(v) for b in split for v in alpha[b])
@@ -111,26 +119,15 @@ def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFram
     return detail, stats
 
 
-_SLOT_COLUMN = {"TARGET": "T_word", "ATTRIB": "A_word"}
-
-
 def _item_keys(study: Any, lpr: pd.DataFrame, item: str) -> pd.DataFrame:
     """Replace TARGET/ATTRIB phrases by their item keys (the study file's ``{phrase, item}``;
-    ``Study.items``) in the columns that identify alpha's rows, so that the same item written
-    differently in two templates ("an engineer" / "engineer", Study 1A) lines up."""
+    ``Study.items``): :func:`fmat.reliability.with_item_keys`, the one way items are keyed."""
+    from .reliability import with_item_keys
+
+    return with_item_keys(lpr, _items(study), item)
+
+
+def _items(study: Any) -> pd.DataFrame | None:
+    """A study's items table (slot, word, item), or None (a study given as a plain mapping)."""
     items = getattr(study, "items", None)
-    if not isinstance(items, pd.DataFrame) or not {"slot", "word", "item"} <= set(items.columns):
-        return lpr
-    out = lpr
-    for slot, col in _SLOT_COLUMN.items():
-        if col == item or col not in lpr.columns:
-            continue
-        pairs = items[items["slot"] == slot]
-        mapping = {str(w): str(k) for w, k in zip(pairs["word"], pairs["item"]) if str(w) != str(k)}
-        if not mapping:
-            continue
-        if out is lpr:
-            out = lpr.copy()
-        values = [mapping.get(str(v), str(v)) if pd.notna(v) else v for v in out[col].tolist()]
-        out[col] = pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if pd.notna(v))))
-    return out
+    return items if isinstance(items, pd.DataFrame) else None

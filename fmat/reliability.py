@@ -16,6 +16,12 @@ Differences from FMAT, on purpose:
 * columns attached to the item (one value per item, e.g. ``qid`` or the query's ``M_word``
   "He - She" when the items are queries; ``TARGET``/``T_pair`` when the items are target words)
   are not used to identify rows, so rows line up across items.
+* phrases are keyed by their item keys first (a study file's ``{phrase: "an engineer", item:
+  engineer}``): "an engineer" in one template and "engineer" in another are one row. The keys
+  travel with the tables (``attrs["item_keys"]``: set by :func:`fmat.study.load_study` on the
+  query table, kept by :func:`fmat.run`, :func:`fmat.summary` and parquet files) or are given
+  (``items=``; ``fmat reliability --study FILE``). The workflow's reliability stage does the same
+  (:func:`fmat.pipeline.reliability_tables` calls :func:`lpr_reliability` with the study's items).
 """
 from __future__ import annotations
 
@@ -47,7 +53,7 @@ def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log(p.where(p > 0)), "log(prob)"
     raise InputError("the table has neither an 'LPR' nor a 'prob' column", where=where,
-                     fix="give raw scores (fmat run) or an LPR table (fmat lpr)")
+                     fix="give raw scores (fmat run) or an LPR table (fmat summary)")
 
 
 def _keys(df: pd.DataFrame, exclude) -> list[str]:
@@ -74,7 +80,7 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
     """
     if "model" not in data.columns:
         raise InputError("the table has no 'model' column", where=where,
-                         fix="give the output of fmat run / fmat lpr for several models")
+                         fix="give the output of fmat run / fmat summary for several models")
     values, name = _values(data, where)
     keys = _keys(data, ["model"])
     if not keys:
@@ -99,7 +105,7 @@ def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average
     """ICC of the models as raters (R FMAT ``ICC_models``; irr::icc two-way model).
 
     ``data``: raw scores (``fmat run``: columns model, query columns, prob -> log(prob)) or an
-    LPR table (``fmat lpr``: column LPR).  Items = rows identified by all query columns,
+    LPR table (``fmat summary``: column LPR).  Items = rows identified by all query columns,
     aligned across models by key.  ``type``: "agreement" | "consistency" | "both";
     ``unit``: "average" | "single" | "both"; ``method``: "irr" (as the paper) | "mcgraw-wong"
     (see :func:`fmat.stats.icc`).
@@ -160,18 +166,65 @@ def _alpha_split(d: pd.DataFrame, item: str, by: list[str], missing: str) -> dic
     return res
 
 
-def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: str = "listwise") -> pd.DataFrame:
+#: ``attrs`` key of a query, scores or LPR table: ``{"T_word": {phrase: item key}, "A_word": {...}}``
+ITEM_KEYS = "item_keys"
+_SLOT_COLUMN = {"TARGET": "T_word", "ATTRIB": "A_word"}
+
+
+def item_key_map(items) -> dict[str, dict[str, str]]:
+    """``{"T_word": {phrase: key}, "A_word": {...}}`` (only phrases that differ from their key) of
+    a study's items: a :class:`fmat.study.Study`'s ``items`` table (slot, word, item), or a
+    mapping already in this shape. ``{}`` when there is nothing to key."""
+    from collections.abc import Mapping as _Mapping
+
+    if isinstance(items, pd.DataFrame):
+        if not {"slot", "word", "item"} <= set(items.columns):
+            return {}
+        out: dict[str, dict[str, str]] = {}
+        for slot, col in _SLOT_COLUMN.items():
+            rows = items[items["slot"] == slot]
+            mapping = {str(w): str(k) for w, k in zip(rows["word"], rows["item"]) if str(w) != str(k)}
+            if mapping:
+                out[col] = mapping
+        return out
+    if not isinstance(items, _Mapping):
+        return {}
+    return {str(col): {str(w): str(k) for w, k in dict(m).items()} for col, m in items.items() if m}
+
+
+def with_item_keys(lpr: pd.DataFrame, items=None, item: str = "query") -> pd.DataFrame:
+    """``lpr`` with TARGET/ATTRIB phrases replaced by their item keys in the columns that
+    identify alpha's rows (never the ``item`` column itself), so that the same item written
+    differently in two templates ("an engineer" / "engineer", Study 1A) lines up. ``items``: as
+    :func:`item_key_map`; by default the table's own ``attrs["item_keys"]``. The input is not
+    changed; without keys it is returned as is."""
+    keys = item_key_map(items if items is not None else lpr.attrs.get(ITEM_KEYS))
+    out = lpr
+    for col, mapping in keys.items():
+        if col == item or col not in lpr.columns or not mapping:
+            continue
+        if out is lpr:
+            out = lpr.copy()
+        values = [mapping.get(str(v), str(v)) if pd.notna(v) else v for v in out[col].tolist()]
+        out[col] = pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if pd.notna(v))))
+    return out
+
+
+def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: str = "listwise",
+                    items=None) -> pd.DataFrame:
     """Cronbach's alpha of LPRs among items (R FMAT ``LPR_reliability``).
 
     Within each split of ``by`` (e.g. "model", "TARGET", ["ATTRIB", "MASK"]) the ``item``
     column (query, T_word or A_word) is spread wide; the remaining identifying columns (minus
-    those attached to the item) define the rows.  Returns the by-columns, ``n_obs, k_items,
-    alpha, alpha_std, n_dropped_rows, dropped_items`` (see the module docstring for the
+    those attached to the item) define the rows, TARGET/ATTRIB phrases keyed by their item keys
+    first (``items``: a study's ``items`` table or ``{"T_word": {phrase: key}}``; by default the
+    table's ``attrs["item_keys"]``, see :func:`with_item_keys`).  Returns the by-columns, ``n_obs,
+    k_items, alpha, alpha_std, n_dropped_rows, dropped_items`` (see the module docstring for the
     missing-value rule; ``missing``: "listwise" | "pairwise").
     """
     where = "lpr_reliability(lpr)"
     if "LPR" not in lpr.columns:
-        raise InputError("the table has no 'LPR' column", where=where, fix="give the output of fmat lpr")
+        raise InputError("the table has no 'LPR' column", where=where, fix="give the output of fmat summary (an LPR table)")
     if item not in lpr.columns:
         raise InputError(f"item column {item!r} not in the LPR table", where=f"lpr_reliability(item={item!r})",
                          fix=f"use one of {[c for c in ITEMS if c in lpr.columns]}")
@@ -183,6 +236,7 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
     if bad:
         raise InputError(f"by column(s) {bad} not usable", where=f"lpr_reliability(by={by})",
                          fix=f"use columns of the LPR table other than the item: {list(lpr.columns)}")
+    lpr = with_item_keys(lpr, items, item)
     if not by:
         return pd.DataFrame([_alpha_split(lpr, item, [], missing)])
     rows = []

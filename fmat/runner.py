@@ -124,14 +124,16 @@ def read_scores(paths: Sequence) -> pd.DataFrame:
 
 def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[str, Mapping] | None = None, *,
                  name: str | None = None, device=None, batch_size: int | None = None,
-                 max_tokens: int | None = None, threads: int | None = None, lock_path=None):
+                 max_tokens: int | None = None, threads: int | None = None, lock_path=None,
+                 progress: bool = False):
     """Score several query tables on ONE model, loaded once; yields ``(key, scores)``.
 
     ``source``: a model folder or a cached hub model; ``tables``: ``{key: query table}``;
     ``options``: ``{key: {method, add_tokens, na_out}}`` (a study file's ``score:`` block:
     :func:`fmat.study.score_options`); ``name``: the ``model`` column (default ``source``).
     Each table is what :func:`run` returns for that model; the load and each table's time are
-    logged (logger ``fmat.runner``).
+    logged (logger ``fmat.runner``); ``progress``: a tqdm bar per table (``fmat study``; the
+    workflow's jobs log instead).
     """
     import logging
     import time
@@ -159,7 +161,7 @@ def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[st
     for key, table in tables.items():
         t1 = time.perf_counter()
         scores = scorers[key](model, tokenizer, table, name=model_label(source), batch_size=batch_size,
-                              max_tokens=max_tokens, progress=False, **options[key])
+                              max_tokens=max_tokens, progress=progress, **options[key])
         check_scores(source, scores)
         log.info("%s: %d rows scored in %.2f s", key, len(table), time.perf_counter() - t1)
         yield key, label_scores(scores, name, table)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .errors import InputError, ModelError
+from .errors import InputError, ModelError, user_stacklevel
 # re-exported: fmat.scoring.PATTERN_SPECIAL, Option, fmat_word_form stay where users found them
 from .tokens import (PATTERN_SPECIAL, Option, _tokenize_many, derive_options, fill_sentences,  # noqa: F401
                      fmat_rule_options, fmat_word_form, input_embedding_matrix, mask_position)
@@ -456,6 +456,9 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
                  + ", ".join(oov_words[:30]) + (" ..." if len(oov_words) > 30 else "")]
         if unk_words:
             parts.append(f"(the unknown token for: {', '.join(unk_words[:30])})")
+        alike = look_alikes(tokenizer, oov_words)
+        if alike:
+            parts.append("(" + "; ".join(alike) + ": a different text that only looks the same)")
         if add_tokens:
             parts.append(f"-> added temporarily as {len(extra_ids)} new token(s)"
                          + ("; unknown-token words stay NaN" if unk_words else ""))
@@ -463,7 +466,7 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
             parts.append("-> prob NaN (na_out=True); consider add_tokens=True or other words")
         else:
             parts.append("-> prob of the FIRST piece (na_out=False)")
-        warnings.warn(" ".join(parts), OOVWarning, stacklevel=3)
+        warnings.warn(" ".join(parts), OOVWarning, stacklevel=user_stacklevel())
 
     row_ids = np.empty(len(opts), dtype=np.int64)
     row_nan = np.zeros(len(opts), dtype=bool)
@@ -561,6 +564,39 @@ def _token_labels(tokenizer, opts, row_ids, extra_ids, add_tokens) -> list[str]:
         else:
             first = tokenizer.convert_ids_to_tokens(o.pieces[0]) if o.pieces else str(tokenizer.unk_token)
             out.append(f"{first} (out-of-vocabulary)")
+    return out
+
+
+def code_points(text: str) -> str:
+    """``U+006E U+0061 ...``: the characters of ``text``, to tell look-alikes apart."""
+    return " ".join(f"U+{ord(c):04X}" for c in text)
+
+
+def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
+    """For out-of-vocabulary ``words`` that only LOOK like a vocabulary entry (equal once both
+    are in Unicode form NFKC, whole-word markers Ġ ▁ ## aside: a decomposed accent, a
+    full-width letter, a ligature), a note with the code points of both."""
+    import unicodedata
+
+    try:
+        vocab = tokenizer.get_vocab()
+    except Exception:  # pragma: no cover - a tokenizer without a vocabulary
+        return []
+
+    def bare(token: str) -> str:
+        return token[2:] if token.startswith("##") else token.lstrip("\u0120\u2581")
+
+    folded: dict[str, str] = {}
+    for token in vocab:
+        folded.setdefault(unicodedata.normalize("NFKC", bare(str(token))), str(token))
+    out = []
+    for w in words:
+        token = folded.get(unicodedata.normalize("NFKC", str(w)))
+        if token is not None and bare(token) != str(w):
+            out.append(f"{w!r} is {code_points(str(w))} but the vocabulary's {token!r} is "
+                       f"{code_points(bare(token))}")
+            if len(out) >= limit:
+                break
     return out
 
 

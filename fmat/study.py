@@ -73,7 +73,8 @@ def read_study_yaml(path: str | os.PathLike) -> dict:
     if not path.exists():
         raise InputError(f"study file not found: {path}",
                          fix="check the path; study files live in config/studies/<id>.yaml")
-    data = validate.load_yaml(validate.read_text(path, "study file"), str(path))
+    # NFC first: a decomposed "naïve" is the vocabulary's composed one (fmat.validate.nfc)
+    data = validate.load_yaml(validate.nfc(validate.read_text(path, "study file")), str(path))
     if not isinstance(data, dict):
         raise InputError("a study file must be a mapping (id: ..., title: ..., queries: ...)",
                          where=str(path), fix="see docs/study-files.md for a complete example")
@@ -278,6 +279,32 @@ def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
     return lpr, reliability, score, analysis
 
 
+#: The analyses the replication workflow of this repository registers
+#: (``fmat_replication.analyses``). The library runs none of them and does not import the
+#: replication; it knows their names from this list, so that a misspelt ``analysis.name`` is
+#: caught where the study file is checked (``fmat query --study FILE --check``, ``fmat study``,
+#: :func:`load_study`). A new analysis registered in the replication is added here too
+#: (docs/adding-a-study.md); tests/test_study_checks.py keeps the two equal. The workflow checks
+#: the options as well (``fmat_replication.analyses.check``).
+WORKFLOW_ANALYSES = ("attitude_weat", "change_over_time", "factual_names", "factual_wefat",
+                     "stereotype_domains", "stereotype_pairs")
+
+
+def check_analysis_name(name: str, options=None, where: str = "analysis") -> None:
+    """``name`` is one of :data:`WORKFLOW_ANALYSES` (the default ``check_analysis`` of
+    :func:`load_study` and :func:`validate_study_file`); else an InputError listing them."""
+    import difflib
+
+    if name in WORKFLOW_ANALYSES:
+        return
+    close = difflib.get_close_matches(str(name), WORKFLOW_ANALYSES, n=1, cutoff=0.6)
+    raise InputError(f"unknown analysis {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
+                     where=f"{where}.name",
+                     fix=f"use one of {', '.join(WORKFLOW_ANALYSES)} (the replication workflow's analyses), or "
+                         "remove the analysis block (fmat study does not run it); a new analysis is registered in "
+                         "fmat_replication.analyses and listed in fmat.study.WORKFLOW_ANALYSES (docs/adding-a-study.md)")
+
+
 def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_analysis=None):
     where = str(path)
     queries, items = _build(data, path, criteria_dir)
@@ -299,8 +326,8 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
         if b == item:
             raise InputError(f"reliability.by contains the item column {b!r}", where=f"{where}: reliability.by",
                              fix="split by other columns than the alpha items")
-    if analysis["name"] is not None and check_analysis is not None:
-        check_analysis(analysis["name"], analysis["options"], where=f"{where}: analysis")
+    if analysis["name"] is not None:
+        (check_analysis or check_analysis_name)(analysis["name"], analysis["options"], where=f"{where}: analysis")
     return queries, items, lpr, reliability, score, analysis
 
 
@@ -310,9 +337,9 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
 
     ``criteria_dir`` is the folder of criterion tables (``resources/criteria``) used by word
     lists written ``{criterion: NAME, column: COL}``; it is needed only by such studies.
-    ``check_analysis(name, options, where=...)`` checks the ``analysis`` block (the library
-    reads its name and options; which analyses exist is the replication's business:
-    ``fmat_replication.analyses.check``).
+    ``check_analysis(name, options, where=...)`` checks the ``analysis`` block: by default its
+    name must be one of :data:`WORKFLOW_ANALYSES` (:func:`check_analysis_name`); the workflow
+    passes ``fmat_replication.analyses.check``, which checks the options too.
     """
     path = Path(path)
     data = read_study_yaml(path)
@@ -324,6 +351,11 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
                          fix="see docs/study-files.md for every key and its allowed values")
     queries, items, lpr, reliability, score, analysis = _check_semantics(
         data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
+    from .reliability import ITEM_KEYS, item_key_map
+
+    keys = item_key_map(items)
+    if keys:     # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
+        queries.attrs[ITEM_KEYS] = keys
     return Study(id=data["id"], title=data["title"], family=data.get("family"),
                  source=data.get("source", ""), notes=data.get("notes", ""), queries=queries,
                  items=items, lpr=lpr, reliability=reliability, score=score, analysis=analysis,

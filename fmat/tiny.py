@@ -25,8 +25,8 @@ bertweet        fastBPE, ``@@`` continuations          ``man`` (pieces ``ma@@ n`
 ==============  =====================================  ==========================================
 
 The corpus puts every word (and every space-separated part of a phrase) in varied template
-sentences, at the start and in the middle of sentences, plus the licence texts under
-/usr/share/common-licenses, so that the given words come out as single whole-word tokens
+sentences, at the start and in the middle of sentences, plus generated filler text
+(:func:`filler_lines`; no file of the machine is read), so that the given words come out as single whole-word tokens
 and other words (e.g. "zyzzogeton") are split into several pieces (out-of-vocabulary).
 Words that did not become single tokens are listed in ``fmat_tiny.json`` in the model
 folder (key ``not_single``) and logged as a warning; :func:`not_single_words` reads it.
@@ -35,6 +35,7 @@ Everything is deterministic for a given ``seed`` (same files, same weights).
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import random
@@ -54,7 +55,6 @@ FAMILIES: dict[str, tuple[str, str]] = {
 }
 
 META_FILE = "fmat_tiny.json"
-_LICENSES = Path("/usr/share/common-licenses")
 _MAX_POS = 128
 _FINAL = 0xF0000  # Supplementary Private Use Area-A: word-final characters for fastBPE training
 
@@ -87,15 +87,47 @@ def _word_parts(words: Iterable) -> list[str]:
     return list(seen)
 
 
-def _extra_text(extra_corpus: Iterable[str] | None) -> list[str]:
-    lines: list[str] = []
-    if _LICENSES.is_dir():
-        for f in sorted(_LICENSES.iterdir()):
-            if f.is_file():
-                try:
-                    lines.extend(x.strip() for x in f.read_text(encoding="utf-8", errors="ignore").splitlines())
-                except OSError:  # pragma: no cover
-                    continue
+_FUNCTION_WORDS = ("the a an this that these those some many most few all every each no one two three four "
+                   "and or but so then because while when where if as of in on at to from with by for about "
+                   "into over under after before between through during without i you we they it he she "
+                   "is was are were be been has have had do did will would can could may might should must "
+                   "not very often never always here there today yesterday now again also only just still").split()
+_ONSETS = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "y", "z",
+           "bl", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gl", "gr", "pl", "pr", "sc", "sh", "sk", "sl", "sm",
+           "sn", "sp", "st", "str", "sw", "th", "tr", "wh", "qu"]
+_NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "ie", "oa", "oo", "ou", "y"]
+_CODAS = ["", "", "b", "ck", "d", "ft", "g", "l", "ll", "m", "n", "nd", "ng", "nk", "nt", "p", "r", "rd", "rk",
+          "rn", "s", "ss", "st", "t", "th", "x"]
+
+
+def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> list[str]:
+    """``n`` lines of ordinary-looking filler text, generated here (no file of the machine is read).
+
+    The words are English function words, ``words`` (e.g. the studies' words) and pseudo-words
+    of one to four syllables built from English onsets, vowels and codas, drawn with a Zipf-like
+    frequency. Tokenizers trained on it learn the sub-word pieces of English-looking text, so a
+    word that is not in the vocabulary splits into several pieces; models trained on it see
+    ordinary sentences besides the planted ones. The same seed gives the same lines.
+    """
+    rng = random.Random(seed)
+    lexicon = list(dict.fromkeys(
+        "".join(rng.choice(_ONSETS) + rng.choice(_NUCLEI) + rng.choice(_CODAS)
+                for _ in range(rng.choice((1, 1, 1, 2, 2, 2, 3)))) for _ in range(3000)))
+    content = lexicon + [p for w in words for p in str(w).split()]
+    cum = list(itertools.accumulate(1.0 / (k + 10) for k in range(len(content))))
+    lines = []
+    for _ in range(n):
+        k = rng.randint(4, 14)
+        out = []
+        for j in range(k):
+            w = rng.choice(_FUNCTION_WORDS) if rng.random() < 0.45 else rng.choices(content, cum_weights=cum)[0]
+            out.append(w[:1].upper() + w[1:] if j == 0 else w)
+        lines.append(" ".join(out) + rng.choice((" .", " .", " .", " ?", " !", " , and so on .")))
+    return lines
+
+
+def _extra_text(extra_corpus: Iterable[str] | None, words: Sequence[str] = (), seed: int = 0) -> list[str]:
+    lines = filler_lines(words=_word_parts(words), seed=seed)
     if extra_corpus:
         lines.extend(str(x).strip() for x in extra_corpus)
     return [x for x in lines if x]
@@ -116,7 +148,7 @@ def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | No
             lines.append(rng.choice(_TEMPLATES_START).format(w=w))
             lines.append(rng.choice(_TEMPLATES_START).format(w=cap))
             lines.append(rng.choice(_TEMPLATES_MID).format(w=w))
-    lines.extend(_extra_text(extra_corpus))
+    lines.extend(_extra_text(extra_corpus, words, seed))
     rng.shuffle(lines)
     return lines
 
@@ -366,7 +398,7 @@ def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidde
             part of a phrase is made a token).
         seed: seeds the corpus order and the random weights (same seed, same model).
         hidden, layers: model size (attention heads: 2).
-        extra_corpus: more training lines (the licence texts are always added).
+        extra_corpus: more training lines (generated filler text is always added).
 
     Returns the folder path. Loads with ``AutoModelForMaskedLM.from_pretrained(path)`` and
     ``AutoTokenizer.from_pretrained(path)``. ``fmat_tiny.json`` in the folder records the
@@ -421,9 +453,15 @@ def sharpen(path, std: float = 0.3, seed: int = 0) -> str:
     return str(path)
 
 
+def read_meta(path) -> dict:
+    """The record ``fmat_tiny.json`` of the tiny model at ``path`` (family, sizes, ``not_single``,
+    and ``trained`` for a trained model)."""
+    return json.loads((Path(path) / META_FILE).read_text(encoding="utf-8"))
+
+
 def not_single_words(path) -> list[str]:
     """Word parts that did not become single whole-word tokens in the tiny model at ``path``."""
-    return json.loads((Path(path) / META_FILE).read_text(encoding="utf-8"))["not_single"]
+    return read_meta(path)["not_single"]
 
 
 def build_demo_models(out_dir, words: Sequence, families: Iterable[str] | Mapping = FAMILIES,
@@ -720,4 +758,158 @@ def build_tiny_arch(out_dir, model_type: str, words: Sequence, seed: int = 0, hi
             "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)), "not_single": not_single,
             "transformers": transformers.__version__}
     (out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+    return out
+
+
+# ----------------------------------------------------------------------------- trained models (known truth)
+
+def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[list[int]], list[int], list[int], list[str]]:
+    """Token ids with one mask, its position and the label: each context once (its options'
+    labels found by tokenizing the sentence with the word in the mask's place, as the scorer
+    derives an option's token), each filler line once with one random token masked.
+    Returns ``(inputs, positions, labels per context option, skipped words)`` where labels is
+    a list of lists aligned with ``sentences.options``."""
+    mask_id = tokenizer.mask_token_id
+    texts = [c.replace("[MASK]", tokenizer.mask_token, 1) for c in sentences.contexts]
+    ids = tokenizer(texts)["input_ids"] if texts else []
+    pos = [x.index(mask_id) for x in ids]
+    labels, skipped = [], []
+    for k, (c, opts) in enumerate(zip(sentences.contexts, sentences.options)):
+        filled = tokenizer([c.replace("[MASK]", w, 1) for w in opts])["input_ids"]
+        lab = []
+        for w, f in zip(opts, filled):
+            if len(f) == len(ids[k]):
+                lab.append(f[pos[k]])
+            else:
+                lab.append(-1)
+                skipped.append(w)
+        labels.append(lab)
+    fill_ids = tokenizer(list(filler))["input_ids"] if len(filler) else []
+    special = set(tokenizer.all_special_ids)
+    f_in, f_pos, f_lab = [], [], []
+    for x in fill_ids:
+        cand = [j for j, t in enumerate(x) if t not in special]
+        if not cand:
+            continue
+        j = cand[int(rng.integers(len(cand)))]
+        f_in.append(x[:j] + [mask_id] + x[j + 1:])
+        f_pos.append(j)
+        f_lab.append(x[j])
+    return ids + f_in, pos + f_pos, labels + [[t] for t in f_lab], sorted(set(skipped))
+
+
+def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, steps: int = 1200, lr: float = 3e-3,
+                    batch_size: int = 256, seed: int = 0, progress: bool = False) -> dict:
+    """Train ``model`` with the masked-LM objective on ``sentences`` (:class:`fmat.plant.Sentences`:
+    each context's sentences, the option word masked) and ``filler`` lines (one random token
+    masked each): cross-entropy over the whole vocabulary at the mask, AdamW, linear decay.
+
+    Stochastic gradient descent over the corpus, with identical sentences grouped: a step draws
+    ``batch_size`` sentences of the corpus at random (so a context is drawn in proportion to its
+    number of sentences) and, for each, scores the mask once against the counts of all the
+    options its context has in the corpus. That is the same expected loss as drawing single
+    sentences, with less noise and one forward pass per distinct context. Returns a record:
+    sentences, contexts, steps, the last 100 steps' mean loss, options that are not one token.
+    """
+    import numpy as np
+    import torch
+
+    from .scoring import _head_fn, _mask_logits, _pad, scoring_path
+
+    rng = np.random.default_rng(seed)
+    inputs, pos, labels, skipped = _examples(tokenizer, sentences, filler, rng)
+    n_ctx = len(sentences.contexts)
+    counts = [np.asarray(c, dtype=float) for c in sentences.counts] + [np.ones(1)] * (len(inputs) - n_ctx)
+    width = max(len(x) for x in labels)
+    lab = torch.zeros((len(inputs), width), dtype=torch.long)
+    share = torch.zeros((len(inputs), width))
+    size = np.zeros(len(inputs))
+    for k, (ls, cs) in enumerate(zip(labels, counts)):
+        keep = [(t, c) for t, c in zip(ls, cs) if t >= 0 and c > 0]
+        size[k] = sum(c for _, c in keep)
+        for j, (t, c) in enumerate(keep):
+            lab[k, j], share[k, j] = t, c / size[k]
+    draw = size / size.sum()
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    all_ids, all_att = _pad(inputs, pad_id, "cpu")
+    all_pos = torch.tensor(pos)
+    lengths = all_att.sum(1)
+    model.eval()
+    head = _head_fn(model, scoring_path(model, tokenizer))
+    model.train()
+    torch.manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min((i + 1) / warm, max(0.02, 1.0 - i / steps)))
+    losses = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=steps, desc="training", unit="step", leave=False)
+    for _ in range(steps):
+        rows = torch.from_numpy(rng.choice(len(inputs), size=batch_size, p=draw))
+        L = int(lengths[rows].max())
+        logits = _mask_logits(model, head, None, all_ids[rows, :L], all_att[rows, :L], all_pos[rows])
+        loss = -(torch.log_softmax(logits, -1).gather(1, lab[rows]) * share[rows]).sum(1).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    model.eval()
+    try:
+        del model._fmat_scoring_path  # decided again on the trained weights when it is scored
+    except AttributeError:
+        pass
+    return {"sentences": int(size.sum()), "contexts": n_ctx, "steps": int(steps),
+            "loss": round(float(np.mean(losses[-100:])), 4) if losses else None, "not_one_token": skipped}
+
+
+def build_trained_model(out_dir, family: str, words: Sequence, sentences, seed: int = 0, hidden: int = 64,
+                        layers: int = 2, steps: int = 1200, filler: int = 2000, progress: bool = False) -> Path:
+    """A tiny masked LM of ``family`` *trained* on ``sentences`` (:func:`fmat.plant.training_sentences`)
+    plus ``filler`` generated lines: its tokenizer learns the studies' words and the filler
+    text, its weights learn the planted probabilities. Saved like :func:`build_tiny_model`;
+    ``fmat_tiny.json`` records the training too (``trained``)."""
+    import torch
+    import transformers
+
+    if family not in FAMILIES:
+        raise ValueError(f"unknown tiny model family {family!r}; use one of {', '.join(FAMILIES)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    fill = filler_lines(filler, seed=seed, words=_word_parts(words))
+    corpus = make_corpus(words, seed=seed, extra_corpus=None)
+    rng = random.Random(seed)
+    lines = list(sentences.lines())
+    corpus += rng.sample(lines, min(len(lines), 20000))
+    tokenizer = build_tokenizer(family, words, out, seed=seed, corpus=corpus)
+    config = _config(family, tokenizer, hidden, layers)
+    for key in ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout", "attention_dropout",
+                "classifier_dropout_prob", "qa_dropout", "seq_classif_dropout"):
+        if hasattr(config, key):
+            setattr(config, key, 0.0)
+    model_cls = getattr(transformers, FAMILIES[family][0])
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        config.initializer_range = 0.1   # larger initial weights: the tiny model learns the contexts in fewer steps
+        model = model_cls(config)
+        record = train_masked_lm(model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress)
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    if getattr(tokenizer, "_fmat_files", None):
+        _write_files(out, tokenizer._fmat_files)
+    not_single = [w for w in _word_parts(words) if not _is_single_token(tokenizer, family, w)]
+    meta = {"family": family, "seed": seed, "hidden": hidden, "layers": layers, "vocab_size": len(tokenizer),
+            "n_words": len(_word_parts(words)), "not_single": not_single, "trained": record,
+            "transformers": transformers.__version__}
+    (out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+    if not_single:
+        log.warning("trained tiny %s model: %d word(s) are not single whole-word tokens: %s", family,
+                    len(not_single), ", ".join(not_single[:20]) + (" ..." if len(not_single) > 20 else ""))
     return out

@@ -125,6 +125,27 @@ class YamlFloat(float):
     text: str
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode normal form C: a word pasted decomposed (macOS, a PDF: "nai" + U+0308
+    COMBINING DIAERESIS + "ve") becomes the composed form tokenizers' vocabularies hold
+    ("na" + U+00EF + "ve"). Study files, query tables and :func:`fmat.query`'s words and
+    queries all go through it."""
+    return unicodedata.normalize("NFC", text) if isinstance(text, str) and not text.isascii() else text
+
+
+def check_separator(text: str, sep: str, where: str) -> None:
+    """A table whose header line has no ``sep`` but semicolons is a semicolon-separated CSV
+    (European Excel, R ``write.csv2``): named, with the fix, instead of a parse error."""
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    if sep not in header and header.count(";") >= 1:
+        kind = "comma" if sep == "," else "tab"
+        raise InputError(f"the header line has no {kind} but {header.count(';')} semicolon(s): this is a "
+                         "semicolon-separated table", where=where,
+                         fix="save it comma-separated (R: write.csv, not write.csv2; Excel: 'CSV UTF-8 (Comma "
+                             "delimited)'), or with tabs as .tsv; in Python: "
+                             "pd.read_csv(path, sep=';').to_csv(path, index=False)")
+
+
 def as_written(value) -> object:
     """A number read from YAML back as the text it was written with (``010`` -> "010")."""
     text = getattr(value, "text", None)

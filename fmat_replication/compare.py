@@ -326,11 +326,13 @@ def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, fl
     return out
 
 
-def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, computed_here: bool) -> str:
+def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, computed_here: bool,
+                          models_here: Iterable[str] | None = None) -> str:
     """Why a paper row has no computed counterpart.
 
     ``status``: what the workflow did for the row's study (None = the study was not run);
-    ``computed_here``: the study's results hold some row of this statistic.
+    ``computed_here``: the study's results hold some row of this statistic; ``models_here``:
+    the models of the study's results (a paper row of another model is not computable here).
     """
     cond = str(paper_row["condition"])
     if cond in REF_REASONS:
@@ -339,6 +341,11 @@ def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, comput
         return "study not run (not in config 'studies', or its results are missing)"
     if not status.implemented:
         return f"analysis {status.analysis!r} is not implemented yet (only the reliability rows exist)"
+    model = str(paper_row.get("model", "all"))
+    here = sorted({str(m) for m in (models_here if models_here is not None else [])} - {"all"})
+    if models_here is not None and model != "all" and not is_pattern(model) and model not in here:
+        return (f"the paper's model {model} is not in this run (its models: {', '.join(here) or 'none'}); "
+                "the rows for all models together are compared")
     if "wefat" in cond:
         hint = [n for n in status.notes if "glove" in n.lower() or "wefat" in n.lower()]
         return "needs WEFAT scores (GloVe vectors), not produced in this run" + (f": {hint[0]}" if hint else "")
@@ -389,7 +396,8 @@ def compare(paper: pd.DataFrame, ours: pd.DataFrame, status: Mapping[str, StudyS
             row.update(judge(rec, matched, tolerances))
         else:
             has_stat = bool(((ours["study"] == rec["study"]) & (ours["statistic"] == rec["statistic"])).any())
-            row.update({"verdict": NOT_COMPUTABLE, "reason": not_computable_reason(rec, st, has_stat),
+            models = ours.loc[ours["study"].astype(str) == str(rec["study"]), "model"]
+            row.update({"verdict": NOT_COMPUTABLE, "reason": not_computable_reason(rec, st, has_stat, models),
                         "diff": math.nan, "exact": pd.NA, "ours_min": math.nan, "ours_max": math.nan,
                         "tolerance": (TOLERANCES if tolerances is None else tolerances).get(
                             str(rec["statistic"]), math.nan)})

@@ -215,7 +215,43 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
     if load_studies:
         for sid in cfg["studies"]:
             check_study(study_file(cfg, sid, root), sid)
+    if cfg.get("world"):
+        check_world(cfg, root, repo, load_studies=load_studies)
     return cfg
+
+
+def world_path(cfg: Mapping, repo: str | os.PathLike = ".") -> Path | None:
+    """The configured world file (``world``, relative to the repository), or None."""
+    if not cfg.get("world"):
+        return None
+    path = Path(os.path.expanduser(str(cfg["world"])))
+    return path if path.is_absolute() else Path(repo) / path
+
+
+def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.PathLike = ".",
+                load_studies: bool = True) -> None:
+    """``world`` (the demo's planted associations) is checked before any job: the file follows
+    its schema, only tiny demo models learn it, and each plant names groups, slots and words its
+    configured study has (the criterion tables it names are checked when they exist)."""
+    from fmat.plant import check_plant, load_world
+
+    if not all(spec.tiny for spec in model_table(cfg).values()):
+        raise InputError("a world is planted only in tiny demo models (they are trained on it)", where="config.world",
+                         fix="remove `world` from this configuration, or use the demo's tiny models (config/demo.yaml)")
+    path = world_path(cfg, repo)
+    if not path.is_file():
+        raise InputError(f"the world file {cfg['world']} does not exist", where="config.world",
+                         fix="give a world file (config/world.yaml is the demo's; docs/planting.md), or null "
+                             "for untrained tiny models")
+    world = load_world(path)
+    if load_studies:
+        from fmat.study import load_study, study_criteria
+
+        for sid in cfg["studies"]:
+            plant, path = world.plant(sid), study_file(cfg, sid, root)
+            # a study whose words come from criterion tables (1C) is checked in its job, once they exist
+            if plant is not None and not study_criteria(path):
+                check_plant(plant, load_study(path), None, where=f"{cfg['world']}")
 
 
 

@@ -33,6 +33,7 @@ device = ""
 dtype = "float32"
 config_hash = ""
 lock = ""                             # resources/models.lock.tsv (provenance; none in the demo)
+recovery = ""                         # results/recovery.parquet (the demo's world), empty: none
 
 # %%
 #| label: cell-setup
@@ -52,7 +53,7 @@ from fmat.report import show  # noqa: E402
 
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 PAGE = index_page(studies, paper=paper, replication=replication, stats=stats, study_files=study_files,
-                  scores=scores, agreement=agreement, cards=cards)
+                  scores=scores, agreement=agreement, cards=cards, recovery=recovery)
 STUDIES = PAGE.studies
 SLUGS = [m for m in str(models).split(",") if m]
 
@@ -65,8 +66,27 @@ def show_table(df, escape=True):
 show(f"<style>body {{max-width: 1100px}}{PAGE_CSS}</style>")
 if DEMO:
     show("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
-                 "(random weights, generated vocabularies). They show that every stage runs; they are "
-                 "not expected to match the paper.</div>")
+         + ("trained on generated text in which associations were planted (docs/planting.md): they show "
+            "that the pipeline finds what is there, and not what is not. They say nothing about real BERT "
+            "models, and are not expected to match the paper." if PAGE.recovery is not None else
+            "with random weights: they show that every stage runs, and nothing else.") + "</div>")
+
+# %% [markdown]
+# ## Known truth: planted and recovered
+#
+# Demo only: per study, how many of the numbers the world file planted (config/world.yaml)
+# the workflow recovered (same sign, p < .05, size within the tolerance; the null control N0:
+# nothing found). docs/planting.md says how the models were trained and the rule.
+
+# %%
+#| label: cell-recovery
+if PAGE.recovery is not None:
+    from fmat_replication.pages.recovery import recovery_by_study, recovery_summary
+
+    show(recovery_summary(PAGE.recovery))
+    show_table(recovery_by_study(PAGE.recovery))
+else:
+    show("<p id='no-recovery'>Nothing was planted: these models were not trained on a world file.</p>")
 
 # %% [markdown]
 # This page summarises the replication of the 15 studies of Bao (2024, *JPSP*), *The

@@ -27,6 +27,7 @@ stats = ""                            # results/analysis/{study}/stats.parquet
 status = ""                           # results/analysis/{study}/status.json
 figures = ""                          # results/analysis/{study}/figures (folder of figure tables)
 scores = ""                           # results/scores/{study}/{model}.parquet, comma-joined, config order
+recovery = ""                         # results/recovery/{study}.parquet (the demo's world), empty: none
 demo = "false"                        # true: numbers from tiny demo models (banner)
 device = ""
 config_hash = ""
@@ -54,7 +55,7 @@ from fmat_replication.pages.design import option_rows, pair_labels, rows_html, t
 from fmat_replication.pages.inputs import study_page  # noqa: E402
 
 PAGE = study_page(study, study_file=study_file, paper=paper, replication=replication, stats=stats,
-                  status=status, figures=figures, scores=scores)
+                  status=status, figures=figures, scores=scores, recovery=recovery)
 study = PAGE.study
 DEMO = str(demo).strip().lower() in ("1", "true", "yes", "on")
 raw = PAGE.raw
@@ -71,8 +72,10 @@ show(f"<style>body {{max-width: 1100px}}{PAGE_CSS}</style>")
 show(f"<h1 id='study-{html.escape(study)}'>Study {html.escape(study)}: {html.escape(str(raw.get('title', '')))}</h1>")
 if DEMO:
     show("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
-         "(random weights, generated vocabularies). They show that every stage runs; they are "
-         "not expected to match the paper.</div>")
+         + ("trained on generated text in which associations were planted (docs/planting.md): they show "
+            "that the pipeline finds what is there, and not what is not. They say nothing about real BERT "
+            "models, and are not expected to match the paper." if PAGE.recovery is not None else
+            "with random weights: they show that every stage runs, and nothing else.") + "</div>")
 
 # %% [markdown]
 # ## The verdict
@@ -80,6 +83,23 @@ if DEMO:
 # %%
 #| label: cell-verdict
 show(verdict_html(study, rep))  # the rule named as docs/reports.md, no link: a page holds no local path
+
+# %% [markdown]
+# ## Planted and recovered
+#
+# Demo only: what the world file planted for this study, the paper's number, ours, and whether
+# the planted number was recovered (same sign, p < .05 and the size within the tolerance; for
+# nothing planted, p >= .05: docs/planting.md, "The recovery rule").
+
+# %%
+#| label: cell-recovery
+if PAGE.recovery is not None:
+    from fmat_replication.pages.recovery import recovery_rows, recovery_summary
+
+    show(recovery_summary(PAGE.recovery))
+    show_table(recovery_rows(PAGE.recovery, rep))
+else:
+    show("<p id='no-recovery'>Nothing was planted: these models were not trained on a world file.</p>")
 
 # %% [markdown]
 # ## The paper's table, with ours

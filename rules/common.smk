@@ -10,7 +10,7 @@ sys.path.insert(0, workflow.basedir)
 
 from fmat.errors import FmatError
 from fmat_replication.config import check_device, check_profile, check_writable, profile_files
-from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config
+from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config, world_path
 from fmat_replication.score import lost_tables, lost_tables_notice, score_resources
 from fmat.study import study_criteria
 from fmat_replication.queries import study_file
@@ -87,6 +87,8 @@ STUDIES = [str(s) for s in config["studies"]]
 SCORE_GROUPS = score_groups(config)  # {group: [study ids]}: one scoring rule each (rules/score.smk)
 DEMO = any(spec.tiny for spec in MODELS.values())
 DEMO_DIR = config["demo_dir"]
+# the demo's planted world (docs/planting.md): the tiny models learn it, rule recovery checks it
+WORLD_FILE = repo_path(str(world_path(config, workflow.basedir))) if config.get("world") else None
 
 if workflow.is_main_process and not workflow.remote_exec:
     _lost = lost_tables(SCORE_GROUPS, SLUGS)  # a table deleted from a finished run: say what it costs
@@ -165,7 +167,28 @@ def all_outputs():
         + expand("results/replication/{study}.parquet", study=STUDIES)
         + ["results/replication.parquet", "results/replication.csv"]
         + expand("results/agreement/{model}.parquet", model=SLUGS)
+        + (expand("results/recovery/{study}.parquet", study=STUDIES) + ["results/recovery.parquet"] if WORLD_FILE else [])
     )
+
+
+def demo_criteria(wildcards):
+    """(rule demo_model) The criterion tables the training sentences need: those the studies'
+    word lists read (Study 1C's names) and those the world's plants name (per_item tables)."""
+    from types import SimpleNamespace
+
+    tables = []
+    for study in STUDIES:
+        tables += criteria_inputs(SimpleNamespace(study=study))
+    if WORLD_FILE:
+        from fmat.plant import load_world
+
+        world = load_world(WORLD_FILE)
+        for study in STUDIES:
+            plant = world.plant(study)
+            for effect in plant.effects if plant else []:
+                if effect.per_item:
+                    tables.append(f"resources/criteria/{effect.per_item['table']}.parquet")
+    return list(dict.fromkeys(tables))
 
 
 def criteria_origins(config):

@@ -37,6 +37,7 @@ rule report_study:
         status="results/analysis/{study}/status.json",
         figures="results/analysis/{study}/figures",
         scores=expand("results/scores/{{study}}/{model}.parquet", model=SLUGS),
+        recovery=lambda w: f"results/recovery/{w.study}.parquet" if WORLD_FILE else [],
     output:
         "results/reports/{study}.html",
     log:
@@ -62,6 +63,7 @@ rule report_index:
         scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
         agreement="results/agreement/summary.parquet",
         cards=expand("results/models/{model}.json", model=SLUGS),
+        recovery="results/recovery.parquet" if WORLD_FILE else [],
     output:
         "results/reports/index.html",
     log:

@@ -33,7 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 WEIRD = "a b$(touch pwned)c"  # a space and a command substitution, as a folder name
 STUDIES_DIR = "config/s $(touch pwned)"
 MODELS = [{"name": "tiny-bert-base-uncased", "tiny": "bert-uncased"}, {"name": "tiny-roberta-base", "tiny": "roberta"}]
-SMALL = {"studies": ["1A", "3D"], "models": MODELS, "studies_dir": STUDIES_DIR}
+SMALL = {"studies": ["1A", "3D"], "models": MODELS, "studies_dir": STUDIES_DIR,
+         "world": None}  # untrained tiny models: this test is about paths, not the science
 SCORE = "results/scores/3D/tiny-roberta-base.parquet"
 
 

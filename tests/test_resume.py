@@ -45,6 +45,7 @@ SMALL = {
     "mirror_dir": None,          # the queries of 3D and 1B read no criterion table
     "batch_size": 4,             # small batches: a wider window to interrupt the scoring of 1B
     "score_threads": 2,          # with --cores 2: one scoring job at a time
+    "world": None,               # untrained tiny models: these tests are about the jobs, not the science
 }
 
 

@@ -45,6 +45,7 @@ SMALL = {
     "studies": STUDIES,
     "models": [{"name": n, "tiny": fam} for n, fam in MODELS.items()],
     "score_threads": 1,  # two scoring jobs side by side on the 2-CPU node
+    "world": None,               # untrained tiny models: these tests are about the jobs, not the science
     # all three studies in one scoring job per model (rule score_paper), as the paper's studies are
     "score_groups": {"paper": STUDIES, "examples": ["X1"]},  # (X1 is not configured here: ignored)
 }

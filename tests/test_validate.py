@@ -106,10 +106,15 @@ def test_unknown_analysis_and_options(tmp_path):
         assert str(path) in str(err.value) and all(f in str(err.value) for f in fields), err.value
 
 
-def test_the_library_reads_an_analysis_block_without_knowing_the_analyses(tmp_path, capsys):
-    """fmat (the library) checks the analysis block's shape, not its name: fmat query --check
-    passes a name only the replication would know, and refuses a block of the wrong shape."""
-    assert fmat(["query", "--study", str(study(tmp_path, extra="analysis: {name: my_own}\n")), "--check"],
+def test_the_library_refuses_an_analysis_name_the_workflow_does_not_know(tmp_path, capsys):
+    """fmat (the library) knows the names the replication registers (fmat.study.WORKFLOW_ANALYSES,
+    kept equal to the registry by tests/test_study_checks.py): fmat query --check and fmat study
+    refuse a misspelt name, with the nearest one and the list, and a block of the wrong shape."""
+    err = rejected(study(tmp_path, extra="analysis: {name: factual_wefta}\n"), capsys, "analysis.name",
+                   "did you mean 'factual_wefat'", "stereotype_pairs")
+    assert "unknown analysis 'factual_wefta'" in err
+    rejected(study(tmp_path, extra="analysis: {name: my_own}\n"), capsys, "analysis.name", "attitude_weat")
+    assert fmat(["query", "--study", str(study(tmp_path, extra="analysis: {name: factual_wefat}\n")), "--check"],
                 capsys)[0] == 0
     rejected(study(tmp_path, extra="analysis: {name: 3, options: []}\n"), capsys, "analysis")
 

@@ -73,7 +73,7 @@ def test_dry_run_of_the_paper_lists_every_job(tmp_path):
     assert [r for r in n if r.startswith("score_")] == ["score_paper"]
     assert n["lpr"] == 15
     assert n["reliability"] == 15
-    assert "demo_models" not in n
+    assert "demo_model" not in n
     # the slug of a hub id with a slash, in the paths
     assert "results/scores/4D/vinai__bertweet-large.parquet" in res.stdout
     assert "resources/models/vinai__bertweet-base.json" in res.stdout
@@ -142,7 +142,20 @@ def demo_run(tmp_path_factory):
     res = snakemake(["--cores", "2"], work, timeout=1500,
                     configfiles=[REPO / "config" / "demo.yaml", override])
     assert res.returncode == 0, res.stdout[-6000:]
+    (work / "snakemake.out").write_text(res.stdout, encoding="utf-8")
     return work, time.perf_counter() - t
+
+
+@pytest.mark.slow
+def test_demo_ends_by_naming_the_page_to_open(demo_run):
+    """After Snakemake's (long) job list, the last line names the overview page (Snakefile onsuccess)."""
+    work, _ = demo_run
+    lines = [line for line in (work / "snakemake.out").read_text(encoding="utf-8").splitlines() if line.strip()]
+    done = max(i for i, line in enumerate(lines) if "steps (100%) done" in line)
+    page = [i for i, line in enumerate(lines) if "Open results/reports/index.html in a browser" in line]
+    # after the job list, among the last lines (Snakemake adds only its log's path and the time)
+    assert page and page[-1] > done and page[-1] >= len(lines) - 3, lines[-6:]
+    assert (work / "results" / "reports" / "index.html").resolve().as_uri() in lines[page[-1]]
 
 
 @pytest.mark.slow
@@ -202,13 +215,74 @@ def test_demo_runs_every_study_to_its_report(demo_run):
     scores = pd.read_parquet(work / "results" / "scores" / "X2" / "tiny-bert-base-uncased.parquet")
     assert "prior" in scores.columns and lpbs["LPR"].notna().any()
     replication = pd.read_parquet(work / "results" / "replication.parquet")
-    assert set(replication["study"]) >= {s for s in studies if not s.startswith("X")}
+    assert set(replication["study"]) >= {s for s in studies if not s.startswith(("X", "N"))}
     agreement = pd.read_parquet(work / "results" / "agreement" / "summary.parquet")
     assert (agreement["construction"].astype(str) == "all").sum() == 6
     index = (work / "results" / "reports" / "index.html").read_text()
     assert "Figure 2" in index and "Subject" in index and "DEMO" in index
     for study in studies:
         assert f"{study}.html" in index
+
+
+@pytest.mark.slow
+def test_demo_recovers_what_was_planted(demo_run):
+    """Known truth (issue 32): the demo's models learned the world config/world.yaml; every
+    number it plants comes out with its sign, p < .05 and its size; 1A-1C correlate with their
+    criterion at r >= .7; the models agree (ICC >= .7); the null control N0 finds nothing."""
+    from fmat.plant import load_world
+
+    work, _ = demo_run
+    studies = yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["studies"]
+    world = load_world(REPO / "config" / "world.yaml")
+    rec = pd.read_parquet(work / "results" / "recovery.parquet")
+    judged = rec[rec["verdict"].isin(["recovered", "not recovered"])]
+    assert set(judged["study"]) == {s for s in studies if world.plant(s) is not None and world.plant(s).expect}
+    bad = judged[judged["verdict"] != "recovered"]
+    assert bad.empty, bad.to_string()
+    r = judged[judged["statistic"] == "r"]
+    assert set(r["study"]) == {"1A", "1B", "1C"} and (r["value"] >= 0.7).all()
+    icc = judged[judged["statistic"] == "ICC_average"]
+    assert set(icc["study"]) == set(studies) and (icc["value"] >= 0.7).all()
+    null = judged[(judged["study"] == "N0") & (judged["statistic"] == "d")]
+    assert len(null) == 1 and null["p"].iloc[0] >= 0.05
+    # what the pages say: the planted value, the paper's and ours, and the verdicts
+    page = (work / "results" / "reports" / "3A.html").read_text(encoding="utf-8")
+    assert "Planted and recovered" in page and "planted number" in page and "trained on generated text" in page
+    assert "Known truth" in (work / "results" / "reports" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("study, option", [("3A", "attrib_contrast"), ("4A", None), ("2C", "target_contrast")])
+def test_a_flipped_contrast_is_not_recovered(demo_run, study, option):
+    """The recovery test can fail: the study's analysis run on the demo's own tables with one
+    contrast flipped (3A: Family minus Career; 2C: African minus European; 4A: the LPRs of the
+    other TARGET group first, i.e. the pairs joined the wrong way round) is not recovered."""
+    import copy
+
+    from fmat.io import read_table
+    from fmat.plant import load_world, recovery
+    from fmat.runner import read_scores
+    from fmat_replication.analysis import analysis_stage
+    from fmat_replication.queries import load_study_file
+
+    work, _ = demo_run
+    st = load_study_file(REPO / "config" / "studies" / f"{study}.yaml", work / "resources" / "criteria")
+    scores = read_scores(sorted((work / "results" / "scores" / study).glob("*.parquet")))
+    lpr = read_table(work / "results" / "lpr" / f"{study}.parquet")
+    rel = read_table(work / "results" / "reliability" / f"{study}.parquet")
+    plant = load_world(REPO / "config" / "world.yaml").plant(study)
+    ok, _, _ = analysis_stage(st, scores, lpr, rel, {}, sid=study)
+    assert (recovery(plant, ok)["verdict"] == "recovered").all()
+    flipped = copy.copy(st)
+    if option:
+        opts = copy.deepcopy(st.analysis)
+        opts["options"][option] = list(reversed(opts["options"][option]))
+        flipped.analysis = opts
+    else:
+        lpr = lpr.assign(LPR=-lpr["LPR"])
+    bad, _, _ = analysis_stage(flipped, scores, lpr, rel, {}, sid=study)
+    verdicts = recovery(plant, bad)
+    assert "not recovered" in verdicts.loc[verdicts["statistic"] != "ICC_average", "verdict"].tolist(), verdicts
 
 
 @pytest.mark.slow
@@ -265,7 +339,7 @@ def browse_demo_pages(folder: Path, shots: dict | None = None) -> dict:
     from browser_pages import check_pages
 
     studies = sorted(p for p in folder.glob("*.html") if p.name != "index.html")
-    assert len(studies) == 17, [p.name for p in studies]
+    assert len(studies) == 18, [p.name for p in studies]
     pages = check_pages(studies, expect=STUDY_SECTIONS, screenshots=shots, timeout=120)
     pages += check_pages([folder / "index.html"], expect=["img.paper-figure", "nav#TOC"], screenshots=shots, timeout=120)
     for page in pages:

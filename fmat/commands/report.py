@@ -41,7 +41,7 @@ def register(sub) -> None:
                     "self-contained HTML file, written atomically. Uses 'quarto render' when quarto "
                     "is on PATH (QUARTO_PYTHON set to this Python), and otherwise jupytext + papermill "
                     "+ nbconvert (offline); both give the same page (docs/reports.md).",
-        epilog="example:\n  fmat report reports/study.py -P study:2A -P results:results -o results/reports/2A.html\n"
+        epilog="example:\n  snakemake --configfile config/demo.yaml results/reports/2A.html   # a page, its inputs made first\n"
                "  fmat report reports/study.py --check     # structural check only",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -82,6 +82,10 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
                          f"after dropping {n_dropped} rows with missing values)",
                          where="icc(ratings)", fix="score more items/models, or check for missing values")
     msr, msc, mse = mean_squares(x)
+    if not mse > 1e-14 * max(msr, msc, 1e-300):   # 0 up to rounding
+        raise InputError(f"ICC is undefined: the {k} raters' values leave no residual variance (identical raters, "
+                         "or raters that differ by a constant only)", where="icc(ratings)",
+                         fix="check that no model is given twice under two names (the same weights in two folders)")
     alpha = 1 - conf_level
     df1 = n - 1
     fval = msr / mse

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import FmatError, InputError
+from ..errors import FmatError, InputError, user_stacklevel
 
 
 class SingularFitWarning(UserWarning):
@@ -322,7 +322,7 @@ def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: boo
     singular = gamma <= 1e-8
     if singular:
         warnings.warn(f"singular fit: random-intercept variance of {group!r} is ~0 ({tau2:.3g}); "
-                      "estimates equal OLS", SingularFitWarning, stacklevel=2)
+                      "estimates equal OLS", SingularFitWarning, stacklevel=user_stacklevel())
     info, beta = _gls(Xv, yv, codes, tau2, sigma2)
     cov = np.linalg.inv(info)
     has_int = "Intercept" in X.columns

@@ -57,9 +57,16 @@ class StudyPage:
     status: dict                    # results/analysis/{study}/status.json
     figures: dict = field(default_factory=dict)   # {name: figure table}
     scores: list = field(default_factory=list)    # results/scores/{study}/{model}.parquet, config order
+    recovery: pd.DataFrame | None = None          # results/recovery/{study}.parquet (demo with a world), else None
 
 
-def study_page(study: str, *, study_file, paper, replication, stats, status, figures, scores) -> StudyPage:
+def optional_table(name: str, value) -> pd.DataFrame | None:
+    """The table of an optional page parameter (empty: not part of this run), else None."""
+    return pd.read_parquet(required(name, value)) if path_list(value) else None
+
+
+def study_page(study: str, *, study_file, paper, replication, stats, status, figures, scores,
+               recovery="") -> StudyPage:
     """Read a study page's inputs (each a page parameter; ``scores`` comma-joined)."""
     from ..paper import load_paper_results
 
@@ -75,7 +82,7 @@ def study_page(study: str, *, study_file, paper, replication, stats, status, fig
                      paper=load_paper_results(required("paper", paper)),
                      replication=rep[rep["study"].astype(str) == study].reset_index(drop=True),
                      stats=pd.read_parquet(required("stats", stats)), status=status_rec, figures=tables,
-                     scores=existing("scores", path_list(scores)))
+                     scores=existing("scores", path_list(scores)), recovery=optional_table("recovery", recovery))
 
 
 @dataclass
@@ -90,9 +97,11 @@ class IndexPage:
     scores: dict                    # study id -> its score tables (results/scores/{study}/*.parquet)
     agreement: pd.DataFrame
     cards: list
+    recovery: pd.DataFrame | None = None          # results/recovery.parquet (demo with a world), else None
 
 
-def index_page(studies, *, paper, replication, stats, study_files, scores, agreement, cards) -> IndexPage:
+def index_page(studies, *, paper, replication, stats, study_files, scores, agreement, cards,
+               recovery="") -> IndexPage:
     """Read the overview's inputs. ``stats`` and ``study_files`` are in the order of ``studies``;
     ``scores`` are grouped by their study's folder (``results/scores/{study}/``)."""
     from ..paper import load_paper_results
@@ -113,4 +122,5 @@ def index_page(studies, *, paper, replication, stats, study_files, scores, agree
                      stats=pd.concat(frames, ignore_index=True),
                      titles={s: str(read_study_yaml(f).get("title", "")) for s, f in zip(ids, files)},
                      scores=by_study, agreement=pd.read_parquet(required("agreement", agreement)),
-                     cards=read_cards(existing("cards", path_list(cards))))
+                     cards=read_cards(existing("cards", path_list(cards))),
+                     recovery=optional_table("recovery", recovery))

@@ -1,0 +1,93 @@
+"""Benchmark: the null control's false-positive rate (docs/planting.md).
+
+For each of ``--seeds`` worlds (default 20), the demo's null-control study N0
+(config/studies/N0.yaml: nothing planted) is planted with the variation of the demo's world
+(config/world.yaml) under that seed, ``--models`` tiny models of different tokenizer families
+are trained on it (each its own corpus sample), and the workflow's own stages run on them:
+scoring (fmat.run), the LPRs, the reliability rows and the study's analysis
+(stereotype_pairs: d of men vs women, models as random intercepts). A run is a false positive
+when its d is significant at alpha = .05. Goal: at most 10% of the worlds (nominal: 5%).
+
+Prints one line per seed and the rate; writes the table with ``--out`` (CSV).
+Run:  python benchmarks/bench_null.py [--seeds 20] [--models bert-uncased,roberta,albert] [--steps 200]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
+    import fmat
+    from fmat import plant, tiny
+    from fmat.pipeline import lpr_table, reliability_tables
+    from fmat.study import load_study
+    from fmat_replication.analysis import analysis_stage
+
+    study = load_study(REPO / "config" / "studies" / "N0.yaml")
+    demo = plant.load_world(REPO / "config" / "world.yaml").plant("N0")
+    null = plant.Plant("N0", effects=[], variation=dict(demo.variation), samples=demo.samples, seed=seed,
+                       expect=[e for e in demo.expect if e.get("absent")])
+    words = sorted({w for c in ("M_word", "A_word") for w in study.queries[c].astype(str)})
+    paths = []
+    for k, fam in enumerate(families):
+        name = f"null-{seed}-{fam}"
+        sentences = plant.training_sentences([(study, null)], name, seed=seed)
+        paths.append(str(tiny.build_trained_model(folder / name, fam, words, sentences, seed=seed * 100 + k,
+                                                  steps=steps, filler=300)))
+    scores = fmat.run(paths, study.queries, progress=False)
+    lpr = lpr_table(study, scores)
+    _, rel = reliability_tables(study, scores, lpr, sid="N0")
+    stats, _, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
+    row = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
+    verdict = plant.recovery(null, stats)["verdict"].iloc[0]
+    return {"seed": seed, "d": float(row["value"]), "p": float(row["p"]), "false_positive": bool(row["p"] < 0.05),
+            "recovery": verdict}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--models", default="bert-uncased,roberta,albert")
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--out", default=None, help="CSV of the runs")
+    args = ap.parse_args(argv)
+    import logging
+    import os
+    import platform
+
+    import pandas as pd
+    import torch
+
+    logging.disable(logging.WARNING)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    families = [f for f in args.models.split(",") if f]
+    rows = []
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="fmat-null-") as tmp:
+        for seed in range(1, args.seeds + 1):
+            t = time.perf_counter()
+            rec = one_world(seed, families, args.steps, Path(tmp))
+            rec["seconds"] = round(time.perf_counter() - t, 1)
+            rows.append(rec)
+            print(f"seed {seed:3d}: d = {rec['d']:+.3f}, p = {rec['p']:.3f}  {rec['recovery']}  ({rec['seconds']} s)",
+                  flush=True)
+    table = pd.DataFrame(rows)
+    rate = float(table["false_positive"].mean())
+    print(f"\nnull control N0: {int(table['false_positive'].sum())} of {len(table)} worlds significant at .05 "
+          f"-> false-positive rate {rate:.1%} (goal <= 10%; nominal 5%); {len(families)} models "
+          f"({', '.join(families)}), {args.steps} steps each; {time.perf_counter() - start:.0f} s on "
+          f"{platform.machine()} with {os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}")
+    if args.out:
+        table.to_csv(args.out, index=False)
+    return 0 if rate <= 0.10 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

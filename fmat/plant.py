@@ -1,0 +1,488 @@
+"""Planted associations: known truth for a study design (parameter recovery).
+
+A *world file* (YAML; JSON Schema ``fmat/schemas/world.schema.json``; reference:
+docs/planting.md) states, in a study file's own terms (its MASK, TARGET and ATTRIB groups and
+words), which associations hold in a made-up language. From it this module computes, for every
+row of the study's query table and every model, the probability of the [MASK] option in that
+world (:func:`planted_scores`: a table shaped like :func:`fmat.run`'s), and samples training
+sentences in which those probabilities hold (:func:`training_sentences`). Tiny masked LMs
+trained on those sentences (:func:`fmat.tiny.train_masked_lm`) learn the world; the study's
+pipeline run on them should then find what was planted and nothing else.
+
+The world's log-weight of option word ``w`` in context ``c`` (the sentence with [MASK] open)
+for model ``m`` is::
+
+    s(w, c, m) = word[w] + item[c, w] + model_item[m, c, w]
+                 + sum over effects e that apply:  sign_e(w, c) * (lpr_e * factor_e(w, c) + shift[m, e]) / 2**k_e
+
+and ``P(w | c) = exp(s) / sum of exp(s) over the options of c`` (the sentences of ``c`` only
+ever hold its options). ``sign_e`` is the product over the ``k_e`` slots of the effect's
+``contrast`` of +1 (group A), -1 (group B); an effect applies to a row whose group in each of
+those slots is A or B. So an effect on one slot makes ``log P(A word) - log P(B word)`` differ
+by ``lpr`` (with ``mask_pair``), and an effect on two slots makes the difference of those
+differences ``lpr`` (e.g. Study 3A: male minus female, of career minus family). ``factor_e`` is
+1, or the item's criterion value (``per_item``), or a numeric word (``trend``: years).
+``word``, ``item``, ``shift`` and ``model_item`` are normal draws with the SDs of
+``variation`` (``words``, ``items``, ``models``, ``model_items``), seeded by the world's seed,
+the word, the context and the model's name: the same world gives the same numbers.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import zlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+SCHEMA_NAME = "world.schema.json"
+#: an LPR divided by SIGMA is a d (Bao 2024, Step 3)
+SIGMA = 1.414
+#: training sentences per option word of a context
+SAMPLES = 20
+#: default SDs of the world's random parts (log-probability units)
+VARIATION = {"words": 0.5, "items": 0.3, "models": 0.1, "model_items": 0.15}
+_SLOT_COLUMN = {"MASK": "M_word", "TARGET": "T_word", "ATTRIB": "A_word"}
+
+
+@dataclass
+class Effect:
+    """One planted association (see the module docstring)."""
+
+    contrast: dict[str, tuple[str, str]]
+    lpr: float
+    per_item: dict | None = None
+    trend: dict | None = None
+    where: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """A text that seeds each model's shift of the effect: its size and form, not the groups
+        it contrasts, so that two studies planting the same size over shared sentences (3B and
+        3C share their arts phrases; 1B and 1C their names, from two tables) plant those sentences alike."""
+        form = {k: v for k, v in (self.per_item or {}).items() if k != "table"}
+        return json.dumps([len(self.contrast), round(self.lpr, 9), form, self.trend], sort_keys=True)
+
+
+@dataclass
+class Plant:
+    """What a world plants for one study."""
+
+    study: str
+    effects: list[Effect] = field(default_factory=list)
+    variation: dict = field(default_factory=lambda: dict(VARIATION))
+    samples: int = SAMPLES
+    seed: int = 0
+    description: str = ""
+    expect: list[dict] = field(default_factory=list)
+
+    @property
+    def null(self) -> bool:
+        """True when nothing is planted (a null control): no effect, or only zero LPRs."""
+        return all(e.lpr == 0 for e in self.effects)
+
+
+@dataclass
+class World:
+    """A world file: a plant per study id."""
+
+    plants: dict[str, Plant]
+    path: Path | None = None
+    description: str = ""
+
+    def plant(self, study: str) -> Plant | None:
+        return self.plants.get(str(study))
+
+
+@dataclass
+class SimpleStudy:
+    """A study for this module from a query table alone (:func:`fmat.query`); a study file's
+    :class:`fmat.study.Study` works too (it also knows the item key of each phrase)."""
+
+    id: str
+    queries: pd.DataFrame
+    items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["slot", "word", "item"]))
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    """The world-file JSON Schema (draft 2020-12)."""
+    return json.loads(resources.files("fmat").joinpath("schemas", SCHEMA_NAME).read_text(encoding="utf-8"))
+
+
+def load_world(path: str | os.PathLike) -> World:
+    """Read and check a world file (structure only; :func:`check_plant` checks a plant against
+    its study). Every problem is an :class:`~fmat.errors.InputError` naming the file and key."""
+    import jsonschema
+
+    from . import validate
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"world file not found: {path}", fix="check the path (docs/planting.md has an example)")
+    data = validate.load_yaml(validate.read_text(path, "world file"), str(path))
+    if not isinstance(data, dict):
+        raise InputError("a world file must be a mapping (studies: {<id>: {effects: [...]}})", where=str(path),
+                         fix="see docs/planting.md for a complete example")
+    problems = validate.schema_problems(jsonschema.Draft202012Validator(schema()), data)
+    if problems:
+        from .study import _json_path
+
+        lines = [f"{_json_path(p) or '(top)'}: {m}" for p, m in problems]
+        raise InputError("the world file does not follow its schema:\n  " + "\n  ".join(validate.truncated(lines)),
+                         where=str(path), fix="see docs/planting.md for the keys and an example")
+    return world_from_mapping(data, path)
+
+
+def world_from_mapping(data: Mapping, path: Path | None = None) -> World:
+    """A :class:`World` from a parsed world file (already checked against the schema)."""
+    sigma = float(data.get("sigma", SIGMA))
+    variation = {**VARIATION, **{k: float(v) for k, v in dict(data.get("variation") or {}).items()}}
+    samples = int(data.get("samples", SAMPLES))
+    seed = int(data.get("seed", 0))
+    plants = {}
+    for sid, body in dict(data["studies"]).items():
+        body = dict(body or {})
+        effects = []
+        for i, e in enumerate(body.get("effects") or []):
+            if ("lpr" in e) == ("d" in e):
+                raise InputError("an effect gives its size as exactly one of lpr or d",
+                                 where=f"{path or 'world'}: studies.{sid}.effects[{i}]",
+                                 fix="write lpr: <number> (a log probability ratio) or d: <number> (lpr = d * sigma)")
+            if e.get("per_item") and e.get("trend"):
+                raise InputError("an effect has either per_item or trend, not both",
+                                 where=f"{path or 'world'}: studies.{sid}.effects[{i}]",
+                                 fix="plant two effects instead")
+            lpr = float(e["lpr"]) if "lpr" in e else float(e["d"]) * sigma
+            effects.append(Effect(contrast={k: tuple(v) for k, v in e["contrast"].items()}, lpr=lpr,
+                                  per_item=dict(e["per_item"]) if e.get("per_item") else None,
+                                  trend=dict(e["trend"]) if e.get("trend") else None,
+                                  where={k: [str(x) for x in v] for k, v in dict(e.get("where") or {}).items()}))
+        plants[str(sid)] = Plant(study=str(sid), effects=effects,
+                                 variation={**variation, **{k: float(v) for k, v in dict(body.get("variation") or {}).items()}},
+                                 samples=int(body.get("samples", samples)), seed=seed,
+                                 description=str(body.get("description", "")),
+                                 expect=[dict(x) for x in (body.get("expect") or [])]
+                                 + [dict(x) for x in (data.get("expect_all") or [])])
+    return World(plants=plants, path=path, description=str(data.get("description", "")))
+
+
+# ----------------------------------------------------------------------------- the world's numbers
+
+def _draw(seed: int, *parts: object) -> float:
+    """A standard normal draw fixed by ``seed`` and the text of ``parts`` (the same word, context
+    or model always gets the same draw, whichever study or table it comes in)."""
+    key = "\x1f".join(map(str, parts)).encode("utf-8")
+    return float(np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(key)]).standard_normal())
+
+
+def context_of(queries: pd.DataFrame) -> pd.Series:
+    """Each row's context: its sentence with [MASK] open (query with TARGET and ATTRIB filled)."""
+    out = queries["query"].astype(str)
+    for slot, col in (("TARGET", "T_word"), ("ATTRIB", "A_word")):
+        if col in queries.columns:
+            out = pd.Series([q.replace("{" + slot + "}", str(w), 1) for q, w in zip(out, queries[col])],
+                            index=queries.index)
+    return out
+
+
+def _item_keys(study, slot: str, words: pd.Series) -> pd.Series:
+    items = getattr(study, "items", None)
+    if isinstance(items, pd.DataFrame) and len(items):
+        sub = items[items["slot"] == slot]
+        mapping = {str(w): str(k) for w, k in zip(sub["word"], sub["item"])}
+        return words.astype(str).map(lambda w: mapping.get(w, w))
+    return words.astype(str)
+
+
+def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None = None, where: str = "world") -> None:
+    """Every group, slot, criterion table and numeric word a plant names exists in its study."""
+    q = study.queries
+    for i, e in enumerate(plant.effects):
+        at = f"{where}: studies.{plant.study}.effects[{i}]"
+        for slot, pair in e.contrast.items():
+            if slot not in q.columns:
+                raise InputError(f"contrast names the slot {slot}, which study {plant.study} does not have",
+                                 where=at, fix=f"use a slot of the study: {', '.join(s for s in _SLOT_COLUMN if s in q.columns)}")
+            groups = list(dict.fromkeys(q[slot].astype(str)))
+            bad = [g for g in pair if g not in groups]
+            if bad:
+                raise InputError(f"contrast.{slot} names {', '.join(map(repr, bad))}, not a {slot} group of study "
+                                 f"{plant.study}", where=at, fix=f"use two of its {slot} groups: {', '.join(groups)}")
+        if e.per_item:
+            table = str(e.per_item["table"])
+            if criteria is None:
+                pass  # the tables are checked where they are read (their job)
+            elif table not in criteria:
+                raise InputError(f"per_item.table {table!r} is not available", where=at,
+                                 fix="name a criterion table the workflow builds (resources/criteria/<name>.parquet) "
+                                     "or pass it in criteria=")
+            t = criteria[table] if criteria is not None else pd.DataFrame()
+            for col in ([] if criteria is None else [str(e.per_item.get("key", "item")), str(e.per_item["column"])]):
+                if col not in t.columns:
+                    raise InputError(f"per_item: the table {table!r} has no column {col!r}", where=at,
+                                     fix=f"use one of its columns: {', '.join(map(str, t.columns))}")
+        for slot, values in e.where.items():
+            if slot == "query":
+                known = list(dict.fromkeys(q["query"].astype(str)))
+            elif slot in q.columns:
+                col = _SLOT_COLUMN[slot]
+                known = list(dict.fromkeys([*q[slot].astype(str), *q[col].astype(str),
+                                            *_item_keys(study, slot, q[col])]))
+            else:
+                raise InputError(f"where names {slot}, which study {plant.study} does not have", where=at,
+                                 fix="use query or a slot of the study (MASK, TARGET, ATTRIB)")
+            bad = [v for v in values if v not in known]
+            if bad:
+                raise InputError(f"where.{slot}: {', '.join(map(repr, bad[:5]))} is not a "
+                                 f"{'query template' if slot == 'query' else 'group, word or item of ' + slot} "
+                                 f"of study {plant.study}", where=at,
+                                 fix=f"use values the study has, e.g. {', '.join(map(repr, known[:6]))}")
+        for spec in (e.per_item, e.trend):
+            if spec and _SLOT_COLUMN[spec["slot"]] not in q.columns:
+                raise InputError(f"{'per_item' if spec is e.per_item else 'trend'}.slot {spec['slot']} is not a slot "
+                                 f"of study {plant.study}", where=at, fix="name a slot the study's queries fill")
+        if e.trend:
+            words = pd.to_numeric(q[_SLOT_COLUMN[e.trend["slot"]]].astype(str), errors="coerce")
+            if words.isna().all():
+                raise InputError(f"trend.slot {e.trend['slot']}: no word of that slot is a number", where=at,
+                                 fix="a trend needs numeric words (e.g. the years of {range: [1800, 2019]})")
+
+
+def _factor(e: Effect, study, q: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None) -> np.ndarray:
+    if e.per_item:
+        spec = e.per_item
+        table = criteria[str(spec["table"])]
+        values = dict(zip(table[str(spec.get("key", "item"))].astype(str), pd.to_numeric(table[str(spec["column"])])))
+        keys = _item_keys(study, spec["slot"], q[_SLOT_COLUMN[spec["slot"]]])
+        x = keys.map(values).astype(float).to_numpy()
+        center = float(spec["center"]) if "center" in spec else float(np.nanmean(list(values.values())))
+        scale = float(spec.get("scale", 1.0))
+        return np.nan_to_num((x - center) / scale)   # an item without a value: no association
+    if e.trend:
+        x = pd.to_numeric(q[_SLOT_COLUMN[e.trend["slot"]]].astype(str), errors="coerce").to_numpy(dtype=float)
+        center = float(e.trend.get("center", np.nanmean(x)))
+        return np.nan_to_num((x - center) / float(e.trend.get("per", 1.0)))
+    return np.ones(len(q))
+
+
+def _matches(study, q: pd.DataFrame, slot: str, values: Sequence[str]) -> np.ndarray:
+    """1 for the rows whose template (slot ``query``) or whose slot's group, word or item key is
+    one of ``values``, else 0."""
+    want = set(map(str, values))
+    if slot == "query":
+        return q["query"].astype(str).isin(want).to_numpy(dtype=float)
+    col = _SLOT_COLUMN[slot]
+    hit = q[slot].astype(str).isin(want) | q[col].astype(str).isin(want) | _item_keys(study, slot, q[col]).isin(want)
+    return hit.to_numpy(dtype=float)
+
+
+def log_weights(study, plant: Plant, model: str, criteria: Mapping[str, pd.DataFrame] | None = None) -> np.ndarray:
+    """``s(w, c, model)`` of every row of ``study.queries`` (module docstring)."""
+    q = study.queries
+    v, seed = plant.variation, plant.seed
+    ctx = context_of(q).tolist()
+    words = q["M_word"].astype(str).tolist()
+    s = np.zeros(len(q))
+    if v["words"]:
+        cache = {w: _draw(seed, "word", w) for w in set(words)}
+        s += v["words"] * np.array([cache[w] for w in words])
+    if v["items"]:
+        s += v["items"] * np.array([_draw(seed, "item", c, w) for c, w in zip(ctx, words)])
+    if v["model_items"]:
+        s += v["model_items"] * np.array([_draw(seed, "model", model, c, w) for c, w in zip(ctx, words)])
+    for e in plant.effects:
+        sign = np.ones(len(q))
+        for slot, (a, b) in e.contrast.items():
+            g = q[slot].astype(str).to_numpy()
+            sign *= np.where(g == a, 1.0, np.where(g == b, -1.0, 0.0))
+        for slot, values in e.where.items():
+            sign *= _matches(study, q, slot, values)
+        shift = v["models"] * _draw(seed, "shift", model, e.key) if v["models"] else 0.0
+        s += sign * (e.lpr * _factor(e, study, q, criteria) + shift) / 2 ** len(e.contrast)
+    return s
+
+
+def planted_logp(study, plant: Plant, model: str, criteria: Mapping[str, pd.DataFrame] | None = None) -> np.ndarray:
+    """log P(option | context) in the world, for every row of ``study.queries`` (natural log)."""
+    s = log_weights(study, plant, model, criteria)
+    ctx = context_of(study.queries).to_numpy()
+    out = np.empty(len(s))
+    frame = pd.DataFrame({"c": ctx, "w": study.queries["M_word"].astype(str).to_numpy(), "s": s})
+    for _, idx in frame.groupby("c", sort=False).indices.items():
+        # each option word once per context (a word in two MASK groups is still one word)
+        first = frame.iloc[idx].drop_duplicates("w")
+        z = float(np.logaddexp.reduce(first["s"].to_numpy()))
+        out[idx] = s[idx] - z
+    return out
+
+
+def planted_scores(study, plant: Plant, models: Sequence[str],
+                   criteria: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """The scores table (:func:`fmat.run`'s shape) the world's probabilities would give: one
+    block per model, ``prob`` and ``logp`` the planted ones, no OOV."""
+    from .runner import concat_scores, label_scores
+
+    frames = []
+    for m in models:
+        logp = planted_logp(study, plant, str(m), criteria)
+        df = study.queries.copy()
+        df["output"] = study.queries["M_word"].astype(str).to_numpy()
+        df["token"] = df["output"]
+        df["prob"] = np.exp(logp)
+        df["token_id"] = -1
+        df["logp"] = logp
+        df["oov"] = False
+        frames.append(label_scores(df, str(m), study.queries))
+    return concat_scores(frames, models=[str(m) for m in models])
+
+
+# ----------------------------------------------------------------------------- training sentences
+
+@dataclass
+class Sentences:
+    """Training sentences of one model: each context once, with its options' counts."""
+
+    contexts: list[str]                  # sentence with "[MASK]" at the option's place
+    options: list[list[str]]             # the option words of each context
+    counts: list[np.ndarray]             # how many sentences of each option
+
+    def __len__(self) -> int:
+        return int(sum(int(c.sum()) for c in self.counts))
+
+    def lines(self) -> Iterable[str]:
+        """The sentences as text (each option in its place, as often as drawn)."""
+        for c, opts, n in zip(self.contexts, self.options, self.counts):
+            for w, k in zip(opts, n):
+                for _ in range(int(k)):
+                    yield c.replace("[MASK]", w, 1)
+
+
+def training_sentences(plants: Sequence[tuple[Any, Plant]], model: str,
+                       criteria: Mapping[str, pd.DataFrame] | None = None, seed: int = 0) -> Sentences:
+    """Sentences in which every plant's probabilities hold for ``model``: for each context of
+    each ``(study, plant)``, ``samples x options`` sentences with the options drawn from
+    ``P(w | c)`` (multinomial; seeded by ``seed`` and the model's name). A context that two
+    studies share (the same template and words) is planted once, by the first study."""
+    import logging
+
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(str(model).encode("utf-8"))])
+    seen: dict[str, tuple[str, dict]] = {}
+    clashes: list[str] = []
+    out = Sentences([], [], [])
+    for study, plant in plants:
+        q = study.queries
+        logp = planted_logp(study, plant, model, criteria)
+        frame = pd.DataFrame({"c": context_of(q).to_numpy(), "w": q["M_word"].astype(str).to_numpy(), "lp": logp})
+        frame = frame.drop_duplicates(["c", "w"])
+        for c, sub in frame.groupby("c", sort=False):
+            here = dict(zip(sub["w"], sub["lp"]))
+            if c in seen:
+                first, there = seen[c]
+                if set(here) != set(there) or any(abs(here[w] - there[w]) > 1e-9 for w in here):
+                    clashes.append(f"{c!r} ({first} and {study.id})")
+                continue
+            seen[c] = (str(study.id), here)
+            p = np.exp(sub["lp"].to_numpy())
+            p = p / p.sum()
+            n = int(plant.samples) * len(p)
+            out.contexts.append(str(c))
+            out.options.append(sub["w"].tolist())
+            out.counts.append(rng.multinomial(n, p))
+    if clashes:
+        logging.getLogger(__name__).warning(
+            "%d context(s) are planted differently by two studies; the first study's plant is used: %s",
+            len(clashes), "; ".join(clashes[:3]) + (" ..." if len(clashes) > 3 else ""))
+    return out
+
+
+def expected_share(lpr: float) -> float:
+    """P(A) among two options whose log ratio is ``lpr`` (for messages and docs)."""
+    return 1.0 / (1.0 + math.exp(-lpr))
+
+
+# ----------------------------------------------------------------------------- recovery
+
+#: relative size tolerance of an expectation with a ``value`` (ours within 50% of it)
+TOLERANCE = 0.5
+#: significance level of the recovery rule
+LEVEL = 0.05
+RECOVERED, NOT_RECOVERED = "recovered", "not recovered"
+RECOVERY_COLUMNS = ["study", "statistic", "condition", "model", "planted", "expect", "value", "p", "verdict", "reason"]
+
+
+def _rule_text(e: Mapping) -> tuple[str, str]:
+    """(the planted value as shown, what the rule asks) of one expectation."""
+    if e.get("absent"):
+        return "0 (nothing planted)", "p >= .05"
+    if "value" in e:
+        tol = float(e.get("tolerance", TOLERANCE))
+        return f"{float(e['value']):.2f}", f"same sign, p < .05, within {tol:.0%} of the planted value"
+    if "min" in e:
+        return f">= {float(e['min']):.2f}", f"at least {float(e['min']):.2f}, p < .05"
+    return ("> 0" if int(e.get("sign", 1)) > 0 else "< 0"), "this sign, p < .05"
+
+
+def judge_recovery(e: Mapping, value: float, p: float) -> tuple[str, str]:
+    """One computed row against one expectation -> ``(verdict, reason)`` (the recovery rule,
+    docs/planting.md): a planted effect is recovered when ours has its sign, ``p < .05`` (where
+    the row has a p) and, for a planted ``value``, is within ``tolerance`` (relative) of it, or
+    for a ``min``, at least that; nothing planted (``absent``) is recovered when ``p >= .05``."""
+    if value is None or not math.isfinite(float(value)):
+        return NOT_RECOVERED, "no value computed"
+    value = float(value)
+    has_p = p is not None and math.isfinite(float(p))
+    if e.get("absent"):
+        if not has_p:
+            return NOT_RECOVERED, "no p to test the null with"
+        return (RECOVERED, f"p = {float(p):.3f} >= .05") if p >= LEVEL else (NOT_RECOVERED, f"p = {float(p):.3g} < .05: "
+                                                                             "an effect found where none was planted")
+    problems = []
+    target = float(e["value"]) if "value" in e else None
+    sign = int(e.get("sign", 0)) or (int(np.sign(target)) if target else 0) or (1 if "min" in e else 0)
+    if sign and np.sign(value) != sign:
+        problems.append(f"sign {'+' if value > 0 else '-'} (planted {'+' if sign > 0 else '-'})")
+    if has_p and not p < LEVEL:
+        problems.append(f"p = {float(p):.3f} not < .05")
+    if target is not None:
+        tol = float(e.get("tolerance", TOLERANCE))
+        if abs(value - target) > tol * abs(target):
+            problems.append(f"{value:.2f} is not within {tol:.0%} of {target:.2f}")
+    if "min" in e and value < float(e["min"]):
+        problems.append(f"{value:.2f} < {float(e['min']):.2f}")
+    return (NOT_RECOVERED, "; ".join(problems)) if problems else (RECOVERED, "sign" + (", p < .05" if has_p else "")
+                                                                   + (", size" if target is not None or "min" in e else ""))
+
+
+def recovery(plant: Plant, stats: pd.DataFrame) -> pd.DataFrame:
+    """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape:
+    ``statistic, condition, model, value, p``) -> one row per matched result (or one ``not
+    recovered`` row when none matches), columns :data:`RECOVERY_COLUMNS`."""
+    from fnmatch import fnmatchcase
+
+    rows = []
+    for e in plant.expect:
+        cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
+        planted, rule = _rule_text(e)
+        keep = ((stats["statistic"].astype(str) == str(e["statistic"])).to_numpy()
+                & np.array([fnmatchcase(str(c), cond) for c in stats["condition"]], dtype=bool)
+                & np.array([fnmatchcase(str(m), model) for m in stats["model"]], dtype=bool))
+        hit = stats[keep]
+        if not len(hit):
+            rows.append([plant.study, e["statistic"], cond, model, planted, rule, np.nan, np.nan, NOT_RECOVERED,
+                         "no such row in the results (a statistic the analysis did not compute)"])
+        for r in hit.itertuples(index=False):
+            verdict, reason = judge_recovery(e, r.value, r.p)
+            rows.append([plant.study, r.statistic, r.condition, r.model, planted, rule, r.value, r.p, verdict, reason])
+    out = pd.DataFrame(rows, columns=RECOVERY_COLUMNS)
+    for col in ("value", "p"):
+        out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
+    return out

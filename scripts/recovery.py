@@ -1,0 +1,20 @@
+"""rules recovery_study / recovery (rules/recovery.smk): what the world planted, against what
+the study's results found. Thin: it calls fmat_replication.recovery.recovery_stage."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
+
+from fmat_replication.recovery import recovery_stage  # noqa: E402
+from fmat_replication.scripts import run_script  # noqa: E402
+
+
+def main():
+    sm = snakemake  # noqa: F821
+    if sm.wildcards.get("study"):
+        recovery_stage(sm.input.world, sm.input.stats, sid=sm.wildcards.study, out=sm.output[0])
+    else:
+        recovery_stage(None, list(sm.input), out=sm.output.parquet, csv=sm.output.csv)
+
+
+run_script(main, snakemake.log[0])  # noqa: F821

@@ -1,0 +1,224 @@
+"""fmat.plant: world files, the planted probabilities (checked by hand arithmetic through
+fmat.lpr.summary), the training sentences, the recovery rule, and a tiny model that learns a
+planted association (fmat.tiny.train_masked_lm)."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fmat
+from fmat import plant as P
+from fmat.errors import InputError
+from fmat.lpr import summary
+
+NO_VARIATION = {"words": 0.0, "items": 0.0, "models": 0.0, "model_items": 0.0}
+
+
+def study(q: pd.DataFrame, sid: str = "S1") -> SimpleNamespace:
+    """A study as fmat.plant reads it: its query table and (no) item keys."""
+    return SimpleNamespace(id=sid, queries=q, items=pd.DataFrame(columns=["slot", "word", "item"]))
+
+
+def world(plants: dict, **top) -> P.World:
+    return P.world_from_mapping({"studies": plants, "variation": NO_VARIATION, **top})
+
+
+def test_one_slot_contrast_plants_exactly_its_lpr():
+    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+                   TARGET={"Occ": ["nurse", "engineer", "baker"]})
+    w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 0.8}]}})
+    scores = P.planted_scores(study(q), w.plant("S1"), ["m1"])
+    lpr = summary(scores, target_pair=False)
+    assert np.allclose(lpr["LPR"], 0.8, atol=1e-12)
+    # two options: P(man) = 1 / (1 + e^-0.8)
+    assert np.allclose(scores.loc[scores["M_word"] == "man", "prob"], 1 / (1 + math.exp(-0.8)))
+
+
+def test_d_is_lpr_over_sigma_and_two_slots_plant_the_double_difference():
+    q = fmat.query("Most [MASK] {ATTRIB}.", MASK={"Male": ["men"], "Female": ["women"]},
+                   ATTRIB={"Career": ["lead teams", "plan work"], "Family": ["raise children", "cook meals"]})
+    w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"], "ATTRIB": ["Career", "Family"]}, "d": 1.0}]}},
+              sigma=1.414)
+    lpr = summary(P.planted_scores(study(q), w.plant("S1"), ["m1"]), mask_pair=False, attrib_pair=True)
+    by = lpr.groupby("MASK", observed=True)["LPR"].mean()
+    assert by["Male"] - by["Female"] == pytest.approx(1.414, abs=1e-12)
+
+
+def test_per_item_and_where():
+    q = fmat.query("[MASK] is a {TARGET}.", MASK={"Male": ["He"], "Female": ["She"]},
+                   TARGET={"Occ": ["nurse", "plumber", "clerk"]})
+    crit = {"bls": pd.DataFrame({"item": ["nurse", "plumber"], "pct_male": [10.0, 90.0]})}
+    w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 2.0,
+                                   "where": {"TARGET": ["nurse", "plumber"]},
+                                   "per_item": {"table": "bls", "column": "pct_male", "slot": "TARGET", "center": 50,
+                                                "scale": 50}}]}})
+    P.check_plant(w.plant("S1"), study(q), crit)
+    lpr = summary(P.planted_scores(study(q), w.plant("S1"), ["m1"], crit), target_pair=False)
+    got = dict(zip(lpr["T_word"].astype(str), lpr["LPR"]))
+    assert got == pytest.approx({"nurse": 2.0 * (10 - 50) / 50, "plumber": 2.0 * (90 - 50) / 50, "clerk": 0.0})
+
+
+def test_trend_over_years_gives_the_planted_slope():
+    q = fmat.query("Most {TARGET} took a job in the year [MASK].", MASK={"Year": [str(y) for y in range(1900, 2000)]},
+                   TARGET={"Male": ["men"], "Female": ["women"]})
+    w = world({"S1": {"effects": [{"contrast": {"TARGET": ["Male", "Female"]}, "lpr": -0.6,
+                                   "trend": {"slot": "MASK", "center": 1950, "per": 100}}]}})
+    lpr = summary(P.planted_scores(study(q), w.plant("S1"), ["m1"]), mask_pair=False, target_pair=True)
+    slope = np.polyfit(lpr["M_word"].astype(int) / 100, lpr["LPR"], 1)[0]
+    assert slope == pytest.approx(-0.6, abs=1e-9)
+
+
+def test_variation_is_seeded_by_names_and_models_differ():
+    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+                   TARGET={"Occ": ["nurse", "engineer"]})
+    w = P.world_from_mapping({"studies": {"S1": {"effects": []}}})
+    a = P.log_weights(study(q), w.plant("S1"), "m1")
+    assert np.array_equal(a, P.log_weights(study(q), w.plant("S1"), "m1"))
+    assert not np.array_equal(a, P.log_weights(study(q), w.plant("S1"), "m2"))
+
+
+def test_world_file_errors_name_the_file_and_key(tmp_path):
+    bad = tmp_path / "w.yaml"
+    bad.write_text("studies:\n  S1:\n    effects:\n      - {contrast: {MASK: [A, B]}, lpr: 1, colour: red}\n")
+    with pytest.raises(InputError, match=r"(?s)w\.yaml.*studies\.S1\.effects\[0\]\.colour: unknown key 'colour'"):
+        P.load_world(bad)
+    bad.write_text("studies:\n  S1:\n    effects:\n      - {contrast: {MASK: [A, B]}, lpr: 1, d: 2}\n")
+    with pytest.raises(InputError, match=r"studies\.S1\.effects\[0\].*exactly one of lpr or d"):
+        P.load_world(bad)
+    q = fmat.query("The [MASK] works.", MASK={"Male": ["man"], "Female": ["woman"]})
+    w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Femal"]}, "lpr": 1}]}})
+    with pytest.raises(InputError, match=r"'Femal', not a MASK group.*\n.*fix: use two of its MASK groups: Male, Female"):
+        P.check_plant(w.plant("S1"), study(q), where="w.yaml")
+
+
+def test_demo_world_file_is_valid_for_its_studies():
+    from pathlib import Path
+
+    from fmat.study import load_study, study_criteria
+
+    repo = Path(__file__).resolve().parents[1]
+    w = P.load_world(repo / "config" / "world.yaml")
+    for sid, plant in w.plants.items():
+        path = repo / "config" / "studies" / f"{sid}.yaml"
+        assert path.is_file(), sid
+        if not study_criteria(path):
+            P.check_plant(plant, load_study(path))
+        assert plant.expect, f"{sid}: the demo world names what must be recovered"
+    assert w.plant("N0").null and any(e.get("absent") and e["statistic"] == "d" for e in w.plant("N0").expect)
+
+
+def test_training_sentences_hold_the_planted_shares():
+    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+                   TARGET={"Occ": ["nurse", "engineer"]})
+    w = world({"S1": {"samples": 5000, "effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 1.0}]}})
+    s = P.training_sentences([(study(q), w.plant("S1"))], "m1", seed=3)
+    assert len(s.contexts) == 2 and len(s) == 2 * 2 * 5000
+    for opts, n in zip(s.options, s.counts):
+        share = n[opts.index("man")] / n.sum()
+        assert share == pytest.approx(1 / (1 + math.exp(-1.0)), abs=0.02)
+    again = P.training_sentences([(study(q), w.plant("S1"))], "m1", seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip(s.counts, again.counts))
+    # a context two studies share is planted once
+    twice = P.training_sentences([(study(q), w.plant("S1")), (study(q, "S2"), w.plant("S1"))], "m1", seed=3)
+    assert len(twice.contexts) == 2
+    assert sum(1 for line in s.lines() if line.startswith("The man works")) == sum(n[0] for n in s.counts)
+
+
+STATS = pd.DataFrame({"statistic": ["d", "d", "r", "r"], "condition": ["all", "pair1", "fmat~x:Q1", "fmat~x:Q2"],
+                      "model": ["all"] * 4, "value": [0.9, 0.2, 0.75, 0.65], "p": [0.001, 0.30, 1e-5, 1e-4]})
+
+
+@pytest.mark.parametrize("expect, verdict, reason", [
+    ({"statistic": "d", "value": 1.0}, "recovered", "sign, p < .05, size"),
+    ({"statistic": "d", "value": -1.0}, "not recovered", "sign + (planted -)"),
+    ({"statistic": "d", "value": 2.0}, "not recovered", "0.90 is not within 50% of 2.00"),
+    ({"statistic": "d", "condition": "pair1", "sign": 1}, "not recovered", "p = 0.300 not < .05"),
+    ({"statistic": "d", "condition": "pair1", "absent": True}, "recovered", "p = 0.300 >= .05"),
+    ({"statistic": "d", "absent": True}, "not recovered", "an effect found where none was planted"),
+])
+def test_recovery_rule(expect, verdict, reason):
+    out = P.recovery(P.Plant("S1", expect=[expect]), STATS)
+    assert out["verdict"].tolist() == [verdict]
+    assert reason in out["reason"][0]
+
+
+def test_recovery_pattern_rows_and_missing_rows():
+    out = P.recovery(P.Plant("S1", expect=[{"statistic": "r", "condition": "fmat~x*", "min": 0.7},
+                                           {"statistic": "b", "condition": "year"}]), STATS)
+    assert out["verdict"].tolist() == ["recovered", "not recovered", "not recovered"]
+    assert "0.65 < 0.70" in out["reason"][1]
+    assert "no such row" in out["reason"][2]
+
+
+def test_filler_text_is_generated_not_read(monkeypatch):
+    from pathlib import Path
+
+    from fmat import tiny
+
+    def refuse(*a, **k):
+        raise AssertionError("fmat.tiny read a file of the machine")
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    lines = tiny.make_corpus(["nurse", "engineer"], seed=1)
+    assert lines == tiny.make_corpus(["nurse", "engineer"], seed=1)
+    assert len(lines) > 1000 and any("nurse" in x for x in lines)
+
+
+@pytest.mark.slow
+def test_a_tiny_model_learns_a_planted_association(tmp_path):
+    """Known truth at the smallest scale: a BERT-family tiny model trained (masked-LM objective)
+    on sentences with P(man | nurse) = 0.12 and P(man | engineer) = 0.88 finds those LPRs."""
+    from fmat.tiny import build_trained_model
+
+    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+                   TARGET={"Occ": ["nurse", "engineer", "plumber", "clerk"]})
+    crit = {"c": pd.DataFrame({"item": ["nurse", "engineer", "plumber", "clerk"], "pct_male": [0.0, 100.0, 100.0, 0.0]})}
+    w = world({"S1": {"samples": 200, "effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 2.0,
+                                                   "per_item": {"table": "c", "column": "pct_male", "slot": "TARGET",
+                                                                "center": 50, "scale": 50}}]}})
+    sent = P.training_sentences([(study(q), w.plant("S1"))], "m1", crit)
+    path = build_trained_model(tmp_path / "m", "bert-uncased", ["man", "woman", "nurse", "engineer", "plumber", "clerk"],
+                               sent, steps=150, filler=200)
+    lpr = summary(fmat.run([str(path)], q), target_pair=False)
+    got = dict(zip(lpr["T_word"].astype(str), lpr["LPR"]))
+    for word, planted in {"nurse": -2.0, "engineer": 2.0, "plumber": 2.0, "clerk": -2.0}.items():
+        assert np.sign(got[word]) == np.sign(planted) and abs(got[word] - planted) < 1.0, got
+
+
+def test_fmat_pilot_refuses_what_it_cannot_do_before_training(tmp_path, capsys):
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    world = tmp_path / "w.yaml"
+    world.write_text("studies:\n  3A:\n    effects: []\n", encoding="utf-8")
+    study = str(repo / "config" / "studies" / "3D.yaml")
+    assert main(["pilot", study, "--world", str(world), "-o", str(tmp_path / "o")]) == 2
+    assert "the world plants nothing for study '3D' (it names 3A)" in capsys.readouterr().err
+    assert main(["pilot", study, "--world", str(world), "-o", str(tmp_path / "o"), "--families", "bert-uncased,gpt"]) == 2
+    assert "unknown tiny model family gpt" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    world = tmp_path / "w.yaml"
+    world.write_text("studies:\n  3D:\n    samples: 40\n    effects:\n"
+                     "      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 0.8}\n", encoding="utf-8")
+    assert main(["pilot", str(repo / "config" / "studies" / "3D.yaml"), "--world", str(world), "-o", str(tmp_path / "o"),
+                 "--families", "bert-uncased,roberta", "--steps", "300"]) == 0
+    rec = pd.read_csv(tmp_path / "o" / "recovery.csv")
+    assert len(rec) == 2 and (rec["r_planted"] > 0.7).all(), rec
+    lpr = pd.read_parquet(tmp_path / "o" / "lpr.parquet")
+    assert set(lpr["model"].astype(str)) == {"pilot-bert-uncased", "pilot-roberta"}

@@ -1,0 +1,136 @@
+"""``fmat study`` on tiny models: nothing computed is lost when a later step fails, the failure
+names the models and words that caused it, and the printed command resumes from the kept
+scores (issue 34)."""
+from __future__ import annotations
+
+import shlex
+import textwrap
+
+import pandas as pd
+import pytest
+
+from fmat.cli import main
+from fmat.tiny import build_tiny_model
+
+WORDS = ["man", "woman", "nurse", "engineer", "doctor", "works", "as", "is", "the", "a", "an"]
+
+STUDY = textwrap.dedent("""\
+    id: S1
+    title: Gender and occupations
+    queries:
+      - query: "The [MASK] works as {TARGET}."
+        MASK: {Male: [man], Female: [woman]}
+        TARGET:
+          Occupation:
+            - {phrase: a nurse, item: nurse}
+            - {phrase: an engineer, item: engineer}
+            - {phrase: a doctor, item: doctor}
+      - query: "The [MASK] is {TARGET}."
+        MASK: {Male: [man], Female: [woman]}
+        TARGET:
+          Occupation: [nurse, engineer, doctor]
+    lpr: {target_pair: false}
+    reliability: {item: query, by: [model]}
+    """)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """Two tiny models; the second has no whole-word token for 'woman' (so it has no LPR)."""
+    root = tmp_path_factory.mktemp("study_models")
+    a = build_tiny_model(root / "tiny-a", "bert-uncased", WORDS, seed=1)
+    b = build_tiny_model(root / "tiny-b", "bert-uncased", [w for w in WORDS if w != "woman"], seed=2)
+    return str(a), str(b)
+
+
+@pytest.fixture(scope="module")
+def other(tmp_path_factory):
+    """A second model that scores every word (another tokenizer family)."""
+    return str(build_tiny_model(tmp_path_factory.mktemp("study_other") / "tiny-d", "roberta", WORDS, seed=3))
+
+
+@pytest.fixture()
+def study(tmp_path):
+    path = tmp_path / "S1.yaml"
+    path.write_text(STUDY, encoding="utf-8")
+    return path
+
+
+def test_a_failing_reliability_step_keeps_the_tables_and_says_how_to_resume(tiny, study, tmp_path, capsys, monkeypatch):
+    a, b = tiny
+    out = tmp_path / "out"
+    rc = main(["study", str(study), "-m", a, "-m", b, "-o", str(out), "--device", "cpu", "--threads", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert "the reliability step failed" in err and "ICC needs at least 2" in err
+    # the cause: which model, which word
+    assert "model tiny-b" in err and "'woman'" in err, err
+    # the tables computed before the failure are kept
+    for name in ("queries", "scores", "lpr"):
+        assert (out / f"{name}.parquet").is_file(), name
+    scores = pd.read_parquet(out / "scores.parquet")
+    assert set(scores["model"].astype(str)) == {"tiny-a", "tiny-b"} and len(scores) == 24
+    assert not (out / "reliability.parquet").exists()
+    # a resumable command, printed in full
+    line = next(x for x in err.splitlines() if "--resume" in x)
+    command = shlex.split(line[line.index("fmat study"):])
+    assert command[:2] == ["fmat", "study"] and command[-1] == "--resume"
+
+    # resuming without the model that has no LPR: tiny-a's scores are reused, nothing is scored again
+    import fmat.runner
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("a model was scored again although its scores were kept")
+
+    monkeypatch.setattr(fmat.runner, "score_tables", no_scoring)
+    args = command[1:]
+    i = args.index(b)
+    del args[i - 1:i + 1]
+    assert main(args) == 0, capsys.readouterr().err
+    stats = pd.read_parquet(out / "stats.parquet")
+    alpha = stats[(stats["statistic"] == "alpha") & (stats["model"] == "tiny-a")]["value"]
+    assert len(alpha) == 1 and alpha.notna().all()
+    assert set(pd.read_parquet(out / "scores.parquet")["model"].astype(str)) == {"tiny-a"}
+
+
+def test_resume_scores_again_what_is_not_of_this_study(tiny, study, tmp_path, capsys):
+    """--resume reuses only a model's rows that are this study's queries."""
+    a, _ = tiny
+    out = tmp_path / "out"
+    assert main(["study", str(study), "-m", a, "-o", str(out), "--device", "cpu", "--no-progress"]) == 0
+    first = pd.read_parquet(out / "scores.parquet")
+    study.write_text(STUDY.replace("[nurse, engineer, doctor]", "[nurse, doctor]"), encoding="utf-8")
+    assert main(["study", str(study), "-m", a, "-o", str(out), "--device", "cpu", "--no-progress", "--resume"]) == 0
+    again = pd.read_parquet(out / "scores.parquet")
+    assert len(again) == len(first) - 2
+    assert "engineer" not in set(again[again["query"].astype(str) == "The [MASK] is {TARGET}."]["T_word"].astype(str))
+
+
+def test_fmat_study_shows_progress_as_fmat_run(tiny, study, tmp_path, capsys):
+    a, _ = tiny
+    assert main(["study", str(study), "-m", a, "-o", str(tmp_path / "out"), "--device", "cpu"]) == 0
+    err = capsys.readouterr().err
+    assert "tiny-a:" in err and "/6 [" in err and "sent/s" in err, err   # the tqdm bar of fmat run
+
+
+def test_report_writes_one_self_contained_page_of_ones_own_study(tiny, other, study, tmp_path, capsys):
+    """fmat study --report: the study's own title (escaped), its design, LPRs, reliability and a
+    figure inside the file; nothing about the paper, nothing fetched."""
+    import re
+
+    study.write_text(STUDY.replace("title: Gender and occupations", "title: Gender <and> occupations"), encoding="utf-8")
+    a, _ = tiny
+    out = tmp_path / "out"
+    assert main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--no-progress",
+                 "--report"]) == 0, capsys.readouterr().err
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<title>Gender &lt;and&gt; occupations</title>" in page
+    for section in ('id="design"', 'id="lpr"', 'id="reliability"', 'id="models"'):
+        assert section in page
+    assert "The [MASK] works as {TARGET}." in page and "tiny-d" in page
+    assert re.search(r'<img class="lpr-figure" src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', page)
+    stats = pd.read_parquet(out / "stats.parquet")
+    alpha = stats[(stats["statistic"] == "alpha") & (stats["model"] == "tiny-a")]["value"].item()
+    assert f"{alpha:.3f}" in page
+    assert not re.search(r"Bao|paper|replicat", page, re.I)
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)          # self-contained
