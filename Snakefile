@@ -7,9 +7,25 @@
 # One file per stage under rules/; the logic is in the fmat package (scripts/ only call it).
 # docs/workflow.md explains the DAG, the outputs and how scoring is grouped.
 
+import os
+import sys
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+# The workflow's own config file, checked first (Snakemake's message names no file or line; a
+# --configfile is read by Snakemake itself before this file runs, so it cannot be checked here).
+sys.path.insert(0, workflow.basedir)
+from fmat.errors import FmatError
+from fmat_replication.config import check_config_file
+
+try:
+    if os.path.exists("config/config.yaml") or not workflow.overwrite_configfiles:
+        check_config_file("config/config.yaml")
+except FmatError as err:
+    print(f"invalid configuration: {err}", file=sys.stderr)
+    sys.exit(2)
 
 
 configfile: "config/config.yaml"

@@ -134,8 +134,38 @@ def _kind_of(mode: int) -> str | None:
     return "not a regular file"
 
 
+_STREAM_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
+
+
+def _open_descriptor(path: Path) -> str | None:
+    """What ``path`` is when it names a file this process has open (``/dev/stdout``,
+    ``/dev/fd/N``, ``/proc/self/fd/N``, or the very file standard output is redirected to); else None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    for fd, name in _STREAM_NAMES.items():
+        try:
+            fst = os.fstat(fd)
+        except OSError:
+            continue
+        if (fst.st_dev, fst.st_ino) == (st.st_dev, st.st_ino):
+            return f"this command's {name}"
+    hop, seen = Path(os.path.abspath(path)), 0
+    while seen < 40:
+        text = str(hop)
+        if text in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or text.startswith("/dev/fd/") or (
+                text.startswith("/proc/") and "/fd/" in text):
+            return "an open file descriptor of this command"
+        if not hop.is_symlink():
+            return None
+        hop, seen = Path(os.path.abspath(hop.parent / os.readlink(hop))), seen + 1
+    return None
+
+
 def _refuse_special(path: Path, where: str | None = None) -> None:
-    """InputError when ``path`` (followed through links) exists and is not a regular file."""
+    """InputError when ``path`` (followed through links) exists and is not a regular file, or is a
+    file this process has open (its standard output redirected to a file, ``/dev/fd/N``)."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -143,6 +173,13 @@ def _refuse_special(path: Path, where: str | None = None) -> None:
     except OSError:  # e.g. a path through a file (ENOTDIR): the write will say it
         return
     kind = _kind_of(mode)
+    stream = _open_descriptor(path) if kind is None else None
+    if stream:
+        raise InputError(f"{path} is {stream}, redirected to the file {os.path.realpath(path)}: fmat writes an "
+                         "output to a new file and renames it over the old one, which would cut that file off "
+                         "from everything written to it before and after (a log would keep only the table)",
+                         where=where, fix="give the output file's own name (e.g. -o table.csv), or leave out -o for "
+                                          "a preview on the screen")
     if kind == "a folder":
         raise InputError(f"{path} is a folder, not a file", where=where,
                          fix=f"give a file name, e.g. {Path(path) / 'NAME'}.EXT")

@@ -87,8 +87,15 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
 
 # ----------------------------------------------------------------------------- lock file
 
-_LOCK_FIX = ("delete it and lock the models again: `fmat download MODEL ...`, or the workflow's download step "
-             "(snakemake --profile profiles/default --forcerun download_model)")
+_LOCK_FIX = ("delete it and lock the models again: `fmat download MODEL ...`, or in the workflow each model's own "
+             "download job (snakemake --profile profiles/default --forcerun resources/models/MODEL.json, MODEL "
+             "as in results/scores/; --forcerun download_model would download every hub model again)")
+
+
+def _lock_row_fix(model: str) -> str:
+    """The fix for a damaged row of the models' lock: lock that one model again."""
+    return (f"delete the line (or the whole file) and lock {model} again: `fmat download {model}`, or in the "
+            f"workflow its download job alone: {download_job(model)}")
 
 
 def _lock_row_problem(r) -> str | None:
@@ -113,8 +120,21 @@ def read_lock(lock_path) -> pd.DataFrame:
     digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is an InputError
     naming the file, the row and the fix; it is never used as provenance.
     """
-    return lockfile.read(lock_path, LOCK_COLUMNS, what="model lock file", fix=_LOCK_FIX,
-                         optional=_OPTIONAL_LOCK_COLUMNS, check_row=_lock_row_problem)
+    bad: list[str] = []
+
+    def check_row(r):
+        problem = _lock_row_problem(r)
+        if problem and str(r["model"]).strip():
+            bad.append(str(r["model"]))
+        return problem
+
+    try:
+        return lockfile.read(lock_path, LOCK_COLUMNS, what="model lock file", fix=_LOCK_FIX,
+                             optional=_OPTIONAL_LOCK_COLUMNS, check_row=check_row)
+    except InputError as err:
+        if not bad:
+            raise
+        raise InputError(err.message, where=err.where, fix=_lock_row_fix(bad[-1])) from None
 
 
 def update_lock(lock_path, rows: pd.DataFrame) -> None:
@@ -193,6 +213,21 @@ def _hub_error(model: str, err: Exception, seconds: float) -> Exception:
                                   "or give a local model folder (docs/models.md)")
 
 
+def _check_repo_id(model: str) -> None:
+    """InputError unless ``model`` can be a Hugging Face model id (``NAME`` or ``ORG/NAME``),
+    checked without the network (huggingface_hub's own rule)."""
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(str(model))
+    except HFValidationError as err:
+        first = str(err).strip().splitlines()[0]
+        raise InputError(f"{model!r} is not a Hugging Face model id: {first}", where=str(model),
+                         fix="give a hub id such as bert-base-uncased or vinai/bertweet-base; a local model folder "
+                             "needs no download: give its path to -m/--model (fmat run, info, ...)") from None
+
+
 def download(model: str | Sequence[str], revision: str | None = None, cache_dir: str | None = None,
              lock_path=None, timeout: float | None = None) -> pd.DataFrame:
     """Download model(s) from the Hugging Face hub into the cache and record them in the lock.
@@ -209,8 +244,10 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
     from .net import hub_timeouts, timeout as _timeout
 
     seconds = _timeout(timeout)
-    _writable_cache(cache_dir)  # before going online
     models = [model] if isinstance(model, str) else list(model)
+    for m in models:  # before going online
+        _check_repo_id(m)
+    _writable_cache(cache_dir)
     lock_path = lock_path or os.environ.get(LOCK_ENV)
     rows = []
     for m in models:
@@ -268,10 +305,13 @@ def load_tokenizer(name_or_path, cache_dir=None, revision=None, lock_path=None):
     """The tokenizer of a local folder or a cached hub model (offline, locked revision)."""
     from transformers import AutoTokenizer
 
+    from .net import hub_offline
+
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
     logging.getLogger("transformers.models.bertweet.tokenization_bertweet").setLevel(logging.ERROR)
     try:
-        return AutoTokenizer.from_pretrained(kw.pop("path"), trust_remote_code=False, **kw)
+        with hub_offline():
+            return AutoTokenizer.from_pretrained(kw.pop("path"), trust_remote_code=False, **kw)
     except OSError as err:
         raise _not_cached(name_or_path, err, cache_dir) from err
 
@@ -290,10 +330,22 @@ def _source_kwargs(name_or_path, cache_dir, revision, lock_path) -> dict:
 
 
 def _not_cached(name, err, cache=None) -> ModelError:
-    return ModelError(f"model {name!r} is not in the local cache ({cache_dir(cache)}), and fmat loads models offline "
-                      f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})",
-                      fix=_did_you_mean(name, cache) + f"run `fmat download {name}` (or the workflow's download_model "
-                          "rule) first, or give the path of a local model folder")
+    """The error of a failed offline load: a local folder whose files cannot be read (an invalid
+    config.json...) names the folder; a hub model absent from the cache says so, and, for a name
+    that could be a folder (``models/my-bert``), that there is no such folder either."""
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    p = Path(str(name)).expanduser()
+    if p.exists() or not _looks_like_hub_id(str(name)):
+        return ModelError(f"cannot read the model folder {name}: {first}", where=str(p),
+                          fix=f"check the files in {p} (config.json must be the JSON file save_pretrained() wrote); "
+                              "copy the folder again from where it came from, or save the model there again")
+    if "couldn't connect to" in first:  # transformers' words for "not cached" with local_files_only: fmat did not connect
+        first = "no such model in the cache"
+    folder = (f"; there is no folder {name} either (relative to {Path.cwd()})" if "/" in str(name) else "")
+    return ModelError(f"model {name!r} is not in the local model cache ({cache_dir(cache)}), and fmat loads models "
+                      f"offline ({first}){folder}",
+                      fix=_did_you_mean(name, cache) + f"run `fmat download {name}` first (in the workflow: its "
+                          "download job), or, for a local model folder, check its path")
 
 
 def _did_you_mean(name, cache=None) -> str:
@@ -359,9 +411,12 @@ def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) ->
         return shards[0] if shards else None
     from transformers.utils import cached_file
 
+    from .net import hub_offline
+
     for w in WEIGHT_FILES:
         try:
-            got = cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw)
+            with hub_offline():
+                got = cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw)
         except OSError:
             got = None
         if got:
@@ -386,9 +441,20 @@ def _weights_error(name, wpath, err) -> ModelError:
     return ModelError(f"the weights of model {name} cannot be read: {where} is damaged, truncated, or not a "
                       f"weights file ({type(err).__name__}: {first[:200]})",
                       where=where,
-                      fix="download the model again (`fmat download NAME`; in the workflow delete the file and rerun "
-                          "its download step), or save a local folder again with save_pretrained(). A file that the "
-                          "safe loader refuses may contain code: do not load it another way")
+                      fix=damaged_fix(name) + ". A file that the safe loader refuses may contain code: do not "
+                                              "load it another way")
+
+
+def download_job(model: str) -> str:
+    """The command that reruns the workflow's download job of ``model`` alone (its marker file), never
+    every model's (``--forcerun download_model`` would download every hub model again)."""
+    from .results import model_slug
+
+    try:
+        slug = model_slug(model)
+    except InputError:
+        slug = "MODEL"
+    return f"snakemake --profile profiles/default --forcerun resources/models/{slug}.json"
 
 
 def verify_weights(name, wpath, lock_path=None) -> str | None:
@@ -415,13 +481,13 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
     got = sha256_file(Path(wpath))
     if got != want:
         local = str(rows["revision"].iloc[-1]) == "local"
+        job = download_job(str(rows["model"].iloc[-1]))
         raise ModelError(
             f"the weights of model {name} are not the ones locked: {wpath} has sha256 {got[:16]}…, the lock file "
             f"{lock_path} records {want[:16]}… (locked {rows['date'].iloc[-1]}); the file was changed or damaged "
             "after it was locked", where=str(wpath),
-            fix=("if the new weights are meant, lock them again: rerun the workflow's download step for this model "
-                 "(snakemake --profile profiles/default --forcerun download_model), which re-hashes the folder; "
-                 "otherwise put the locked weights back" if local else
+            fix=("if the new weights are meant, lock them again: rerun the workflow's download job of this model "
+                 f"alone ({job}), which re-hashes the folder; otherwise put the locked weights back" if local else
                  f"download it again: fmat download {name} (re-locks it), or delete the cached file and rerun the "
                  "workflow's download step"))
     return got
@@ -489,6 +555,13 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
     weights of other sizes or unused weights, or a tokenizer beyond the embedding matrix
     (:func:`check_masked_lm`). A correct checkpoint loads without transformers' warnings.
     """
+    from .net import hub_offline
+
+    with hub_offline():
+        return _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress)
+
+
+def _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress):
     from transformers import AutoConfig, AutoModelForMaskedLM
 
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
@@ -529,7 +602,85 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
                  ", ".join(sorted(info["unexpected_keys"])[:10]))
     model.eval()
     model.to(resolve_device(device))
+    check_outputs(name_or_path, model, tokenizer, wpath)
     return model, tokenizer
+
+
+#: the sentence :func:`check_outputs` fills (one forward pass at every load)
+PROBE = "This is a [MASK] sentence."
+#: logits further apart than this at one mask are not a model's: a real masked LM's logits at a
+#: mask span a few dozen units (bert-base: about 30); weights with a flipped exponent bit give 1e30 and more
+MAX_LOGIT_SPREAD = 1e4
+
+
+def is_local(name_or_path) -> bool:
+    """Is ``name_or_path`` a local model folder (not a model of the hub cache)?"""
+    s = str(name_or_path)
+    return Path(s).expanduser().exists() or not _looks_like_hub_id(s)
+
+
+def damaged_fix(name_or_path) -> str:
+    """How to replace damaged weights: download a hub model again; a local folder cannot be
+    downloaded, so it is copied or saved again from where it came from."""
+    if is_local(name_or_path):
+        return (f"{name_or_path} is a local folder, which cannot be downloaded again: copy it again from where it "
+                "came from, or save the model there again with save_pretrained() (in the workflow, then lock it "
+                "again: snakemake --profile profiles/default --forcerun resources/models/NAME.json, NAME its name "
+                "in the configuration)")
+    return (f"download the model again: `fmat download {name_or_path}` (in the workflow: delete its folder in the "
+            f"model cache, then {download_job(str(name_or_path))})")
+
+
+def degenerate_error(name_or_path, weights, what: str) -> ModelError:
+    """The error for a model whose outputs are not a model's (all zero, NaN, infinite or constant)."""
+    where = str(weights) if weights else str(name_or_path)
+    return ModelError(f"model {name_or_path} gives degenerate outputs: {what}. Its weights are probably damaged: "
+                      f"{where} reads as a weights file, but numbers in it were changed (flipped bytes, a bad copy "
+                      "or disk)", where=where, fix=damaged_fix(name_or_path))
+
+
+def check_outputs(name_or_path, model, tokenizer, weights=None) -> None:
+    """Refuse a model whose outputs are degenerate (ModelError naming the folder or weights file):
+    one forward pass on :data:`PROBE`; its logits at the mask must be finite, not all the same
+    (every probability 1/V) and not absurdly far apart (every probability but one exactly 0; more
+    than :data:`MAX_LOGIT_SPREAD`). Weights with flipped bytes that still read as a weights
+    file give these; a lock file's sha256 catches them only where there is one (the workflow)."""
+    import torch
+
+    enc = tokenizer(PROBE.replace("[MASK]", tokenizer.mask_token), return_tensors="pt")
+    ids = enc["input_ids"][0]
+    at = (ids == tokenizer.mask_token_id).nonzero()
+    if not len(at):
+        return
+    device = next(model.parameters()).device
+    with torch.inference_mode():
+        logits = model(**{k: v.to(device) for k, v in enc.items()}).logits[0, int(at[0, 0])].float()
+    if not bool(torch.isfinite(logits).all()):
+        bad = int((~torch.isfinite(logits)).sum())
+        raise degenerate_error(name_or_path, weights, f"{bad} of its {logits.numel()} logits at the mask of the "
+                                                      f"probe sentence {PROBE!r} are NaN or infinite")
+    low, high = float(logits.min()), float(logits.max())
+    if high == low:
+        raise degenerate_error(name_or_path, weights, f"every token gets the same logit ({high:g}) at the mask of "
+                                                      f"the probe sentence {PROBE!r}")
+    if high - low > MAX_LOGIT_SPREAD:
+        raise degenerate_error(name_or_path, weights, f"its logits at the mask of the probe sentence {PROBE!r} "
+                                                      f"span {low:.3g} to {high:.3g}, so every probability but "
+                                                      "one is zero")
+
+
+def check_scores(name_or_path, scores, weights=None) -> None:
+    """Refuse a score table whose in-vocabulary option probabilities are all zero, NaN or
+    infinite (ModelError naming the folder): a model that gives them is broken."""
+    import numpy as np
+
+    if "prob" not in scores or not len(scores):
+        return
+    prob = scores["prob"].to_numpy(dtype=float)
+    scored = ~scores["oov"].to_numpy(dtype=bool) if "oov" in scores else np.ones(len(prob), dtype=bool)
+    if scored.any() and not (np.isfinite(prob[scored]) & (prob[scored] > 0)).any():
+        raise degenerate_error(name_or_path, weights, f"all {int(scored.sum())} option probabilities of "
+                                                      "whole-word tokens are zero, NaN or infinite")
 
 
 def resolve_device(device=None):

@@ -95,6 +95,25 @@ def hub_timeouts(seconds: float | None = None):
                               "response": hooks["response"]}
 
 
+@contextlib.contextmanager
+def hub_offline():
+    """Inside the block huggingface_hub and transformers make no network request at all.
+
+    fmat loads models offline (``local_files_only``), but huggingface_hub 2.x still sends requests
+    of its own when it is online, e.g. the agent-harness registry it fetches for its user agent
+    (``$HF_ENDPOINT/api/agent-harnesses``) while looking up a file that is not in the cache. Its
+    offline switch (``huggingface_hub.constants.HF_HUB_OFFLINE``, what ``HF_HUB_OFFLINE=1`` sets
+    at import) is on inside the block, as before after it."""
+    from huggingface_hub import constants
+
+    saved = constants.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE = saved
+
+
 def is_timeout(err: BaseException) -> bool:
     """Did ``err`` (or what caused it) come from a server that did not answer in time?"""
     seen = 0

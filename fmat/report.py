@@ -293,7 +293,8 @@ def write_kernel(folder: Path) -> Path:
 
 def ipc_kernel_manager(prefix: Path, jupyter_path: Path | None = None):
     """A jupyter KernelManager class whose kernel talks over Unix sockets ``prefix-1`` ...
-    instead of TCP ports on 127.0.0.1. Reports rendered in parallel (Snakemake jobs, other
+    instead of TCP ports on 127.0.0.1, its connection file ``prefix-connection-PID.json`` beside
+    them. Reports rendered in parallel (Snakemake jobs, other
     users of the machine) then cannot collide on a port ("ZMQError: Address already in use",
     then "Kernel didn't respond in 60 seconds"), and the kernel is not reachable over TCP.
     With ``jupyter_path`` (from :func:`write_kernel`) the kernel spec is looked up there only."""
@@ -309,6 +310,13 @@ def ipc_kernel_manager(prefix: Path, jupyter_path: Path | None = None):
         @default("ip")
         def _ip_default(self):
             return str(prefix)
+
+        @default("connection_file")
+        def _connection_file_default(self):
+            # beside the sockets, in the render's private folder (removed however the render ends),
+            # not jupyter_client's tempfile.mkstemp() in $TMPDIR, which a Ctrl-C left behind
+            # (mode 600, holding the dead kernel's key)
+            return f"{prefix}-connection-{os.getpid()}.json"
 
     if jupyter_path is None:
         return IPCKernelManager
@@ -327,7 +335,7 @@ def ipc_kernel_manager(prefix: Path, jupyter_path: Path | None = None):
 
 def render(source: str | Path, output: str | Path, params: Mapping[str, object] | None = None,
            *, engine: str = "auto", cwd: str | Path | None = None, timeout: int = 1200,
-           log_file: str | Path | None = None) -> str:
+           log_file: str | Path | None = None, output_fix: str | None = None) -> str:
     """Render ``source`` to the self-contained HTML file ``output``; returns the engine used.
 
     ``params`` are the report's parameters (strings; Quarto ``--execute-params``, papermill
@@ -336,7 +344,8 @@ def render(source: str | Path, output: str | Path, params: Mapping[str, object] 
     ``log_file`` is the file the caller's logging writes it to (the rule's log), which a Quarto
     failure names; without it a failed Quarto render leaves its output in ``<output>.quarto.log``.
     The page is written atomically: a failure (or Ctrl-C, or a full disk) leaves no page,
-    or the previous one.
+    or the previous one. ``output_fix``: what to do when the page cannot be written (default:
+    the ``fmat report`` command's words, ``-o``; the workflow gives its own).
     """
     from .io import atomic_path
 
@@ -349,7 +358,7 @@ def render(source: str | Path, output: str | Path, params: Mapping[str, object] 
     require_modules()
     params = {str(k): str(v) for k, v in (params or {}).items()}
     cwd = Path(cwd).resolve() if cwd else Path.cwd()
-    with tempfile.TemporaryDirectory(prefix="fmat-report-") as tmp:
+    with _terminate_as_exit(), tempfile.TemporaryDirectory(prefix="fmat-report-") as tmp:
         tmp = Path(tmp)
         page = tmp / "out" / f"{output.stem}.html"
         page.parent.mkdir()
@@ -364,10 +373,50 @@ def render(source: str | Path, output: str | Path, params: Mapping[str, object] 
                 shutil.copyfile(page, part)
         except OSError as err:
             raise FmatError(f"cannot write the page: {err.strerror or err}", where=str(output),
-                            fix="free disk space or choose a writable folder with -o; no page was written "
-                                "(a previous one is kept)") from None
+                            fix=(output_fix or "free disk space or choose a writable folder with -o")
+                            + "; no page was written (a previous one is kept)") from None
     log.info("rendered %s with %s -> %s", source.name, used, output)
     return used
+
+
+class _Terminated(SystemExit):
+    """SIGTERM during a render (a job killed by Snakemake or a cluster, `timeout`, `kill`)."""
+
+
+def _terminate_as_exit():
+    """Inside the block SIGTERM raises SystemExit(143) in the main thread, as Ctrl-C raises
+    KeyboardInterrupt: the renderer and its kernel are stopped and the private temporary folder
+    (kernel sockets, connection file, the page in the making) is removed, instead of the process
+    dying on the spot and leaving them in $TMPDIR. Elsewhere, or when SIGTERM already has a
+    handler of someone else's, nothing changes."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def block():
+        if threading.current_thread() is not threading.main_thread() or \
+                signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+            yield
+            return
+
+        def handler(signum, frame):
+            raise _Terminated(128 + signal.SIGTERM)
+
+        signal.signal(signal.SIGTERM, handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    return block()
+
+
+def _private_tmp(env: dict, tmp: Path) -> dict:
+    """``env`` with TMPDIR (and its kin) in the render's private folder: whatever the renderer,
+    Jupyter or Quarto put in the temporary folder is removed with it, however the render ends."""
+    folder = tmp / "tmp"
+    folder.mkdir(exist_ok=True)
+    env.update({"TMPDIR": str(folder), "TEMP": str(folder), "TMP": str(folder)})
+    return env
 
 
 def _quarto_version(quarto: str) -> str:
@@ -458,6 +507,7 @@ def _render_quarto(source: Path, page: Path, params: Mapping[str, str], cwd: Pat
         "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
         "NO_COLOR": "1",
     })
+    _private_tmp(env, tmp)
     log.info("quarto: %s (%s), QUARTO_PYTHON=%s", quarto, _quarto_version(quarto), sys.executable)
     log.info("running %s", " ".join(cmd))
     returncode, lines, timed_out = _run(cmd, env, work, timeout, "quarto")
@@ -568,7 +618,7 @@ def _render_offline(source: Path, page: Path, params: Mapping[str, str], cwd: Pa
     job.write_text(json.dumps({"source": str(source), "page": str(page), "params": dict(params), "cwd": str(cwd),
                                "timeout": timeout, "tmp": str(tmp), "jupyter": str(jupyter), "error": str(error)}),
                    encoding="utf-8")
-    env = dict(os.environ)
+    env = _private_tmp(dict(os.environ), tmp)
     env["PYTHONPATH"] = kernel_spec()["env"]["PYTHONPATH"]  # this fmat, wherever it was imported from
     returncode, lines, timed_out = _run([sys.executable, "-m", "fmat.report", str(job)], env, cwd, timeout, "offline")
     if returncode == 0 and page.is_file():

@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import lpbs
 from .errors import InputError
-from .models import _as_models, load_masked_lm, model_label
+from .models import _as_models, check_scores, load_masked_lm, model_label
 from .scoring import METHODS, _check_query_table, plan_batches, score_model
 
 
@@ -75,6 +75,7 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, 
         scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
                         add_tokens=add_tokens, na_out=na_out, progress=progress, word_rule=word_rule,
                         pattern_special=pattern_special, weight_decay=weight_decay)
+        check_scores(src, scores)
         frames.append(label_scores(scores, label, data))
         del model
     return concat_scores(frames, models=list(model_map))
@@ -161,6 +162,7 @@ def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[st
         t1 = time.perf_counter()
         scores = scorers[key](model, tokenizer, table, name=model_label(source), batch_size=batch_size,
                               max_tokens=max_tokens, progress=progress, **options[key])
+        check_scores(source, scores)
         log.info("%s: %d rows scored in %.2f s", key, len(table), time.perf_counter() - t1)
         yield key, label_scores(scores, name, table)
     log.info("model %s: %d table(s) in %.2f s (load included)", name, len(tables), time.perf_counter() - t0)

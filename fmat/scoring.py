@@ -387,8 +387,8 @@ def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_si
                 bad = int((~torch.isfinite(logits).all(dim=1)).sum())
                 raise ModelError(f"model {name or type(model).__name__} gives non-finite logits (NaN or inf) at the "
                                  f"mask of {bad} of {len(idx)} sentence(s): its weights are broken",
-                                 fix="download the model again (`fmat download NAME`, or delete its folder in the "
-                                     "cache and rerun the workflow's download_model rule); a local folder: save it again")
+                                 fix="replace the weights: download a hub model again (`fmat download NAME`); copy a "
+                                     "local folder again from where it came from, or save it again with save_pretrained()")
             n_rows = starts[idx + 1] - starts[idx]
             rows = np.concatenate([rows_by_input[starts[s]:starts[s + 1]] for s in idx])
             k = torch.from_numpy(np.repeat(np.arange(len(idx)), n_rows)).to(device)

@@ -105,6 +105,25 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iter
 
 
 
+def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
+    """Which file (or --config) set the score group ``name``: Snakemake merges ``score_groups``
+    of every config file, so a group can come from a file the user never wrote (``paper``, from
+    config/config.yaml)."""
+    import yaml
+
+    if "score_groups" in set(cli_keys):
+        return "--config score_groups=..."
+    for f in reversed(list(files)):
+        try:
+            with open(f, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(data, Mapping) and isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]:
+            return str(f)
+    return "the merged configuration"
+
+
 def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys: Iterable[str] = ()) -> str:
     """Prefix ``config.models[3].name`` with the file (or the --config) that set ``models``."""
     if files is None or not where.startswith("config"):
@@ -116,7 +135,7 @@ def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys
 
 def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
                     files: Sequence[str | os.PathLike] | None = None,
-                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = ()) -> dict:
+                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = (), min_models: int = 1) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
     Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
@@ -125,11 +144,18 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
     (``path``, relative to ``repo``, default ``root``) without a model, a study in two
     ``score_groups``, a ``score_groups`` member without a study file. With ``files`` (the config
     files in merge order) and ``cli_keys`` (the keys given with ``--config``), the error also
-    names the file, or the --config, that set the key.
+    names the file, or the --config, that set the key. ``min_models``: fewer models is an error
+    (the workflow asks for 2: its reliability and analyses compare models).
     """
+    sources = None
+    if files is not None:
+        sources = {str(name): group_source(str(name), files, cli_keys)
+                   for name in (config.get("score_groups") or {}) if isinstance(config.get("score_groups"), Mapping)}
     try:
-        return _validate_config(config, root=root, load_studies=load_studies,
-                                repo=root if repo is None else repo)
+        cfg = _validate_config(config, root=root, load_studies=load_studies,
+                               repo=root if repo is None else repo, group_sources=sources)
+        check_model_count(cfg, min_models)
+        return cfg
     except InputError as err:
         if err.where and files is not None:
             where = _with_source(err.where, files, cli_keys)
@@ -157,7 +183,7 @@ def _check_agreement(spec: Mapping) -> None:
 
 
 def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
-                     repo: str | os.PathLike = ".") -> dict:
+                     repo: str | os.PathLike = ".", group_sources: Mapping[str, str] | None = None) -> dict:
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]
@@ -184,7 +210,7 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
     for i, spec in enumerate(model_table(cfg).values()):
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
-    score_groups(cfg)  # a study in two groups
+    score_groups(cfg, group_sources)  # a study in two groups
     _check_group_members(cfg, root, repo)
     if load_studies:
         for sid in cfg["studies"]:
@@ -229,6 +255,22 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
 
 
 
+def check_model_count(config: Mapping, least: int = 2) -> None:
+    """Fewer than ``least`` models is an InputError naming ``config.models``: the workflow's
+    reliability (ICC among models) and analyses (models as random intercepts) need two or more,
+    and would otherwise fail late, in the reliability job, after every model was scored."""
+    names = [spec.name for spec in model_table(config).values()]
+    if len(names) >= least:
+        return
+    listed = f"{len(names)} model ({names[0]})" if len(names) == 1 else f"{len(names)} models"
+    raise InputError(f"the configuration lists {listed}; the workflow needs at least {least}: its reliability "
+                     "(ICC among models) and its analyses (models as random intercepts) compare models",
+                     where="config.models",
+                     fix="list two or more models under models: (hub ids, or local folders: {name: NAME, path: "
+                         "FOLDER}); to score one model alone, use fmat run and fmat summary (README, 'On the "
+                         "command line')")
+
+
 def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
     """The local folder of a configured model (``{name: LABEL, path: FOLDER}``), a relative
     FOLDER resolved from ``repo`` (the repository root); None for a hub or demo model."""
@@ -258,7 +300,7 @@ def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: st
     return folder
 
 
-def score_groups(config: Mapping) -> dict[str, list[str]]:
+def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> dict[str, list[str]]:
     """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
 
     Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
@@ -275,7 +317,16 @@ def score_groups(config: Mapping) -> dict[str, list[str]]:
         for sid in map(str, members):
             where = f"config.score_groups.{name}"
             if sid in owner:
-                raise InputError(f"study {sid!r} is in two score groups, {owner[sid]!r} and {name!r}", where=where,
+                first, second = owner[sid], str(name)
+                if sources:
+                    a, b = sources.get(first, "?"), sources.get(second, "?")
+                    raise InputError(
+                        f"study {sid!r} is in two score groups: {first!r} (from {a}) and {second!r} (from {b}); "
+                        "Snakemake merges the score_groups of every config file", where=where,
+                        fix=f"put each study in one group: take {sid!r} out of {second!r}, or take it out of "
+                            f"{first!r} by giving that group again in {b} without it (a list in a later config "
+                            "file replaces the earlier one)")
+                raise InputError(f"study {sid!r} is in two score groups, {first!r} and {second!r}", where=where,
                                  fix="put each study in one group")
             owner[sid] = name
         chosen = [s for s in studies if owner.get(s) == name]
@@ -362,3 +413,130 @@ def config_hash(config: Mapping) -> str:
 
     digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
     return f"sha256-{digest[:12]}"
+
+
+# ----------------------------------------------------------------------------- the command line and the folders
+
+_TRUE_FALSE = ("true", "false", "yes", "no", "on", "off", "1", "0")
+
+
+def _snakemake_parser():
+    """Snakemake's own command-line parser (built once: it registers every plugin's options)."""
+    global _PARSER
+    if _PARSER is None:
+        from snakemake.cli import get_argument_parser
+
+        _PARSER = get_argument_parser()
+    return _PARSER
+
+
+_PARSER = None
+
+
+def profile_files(argv: Sequence[str], snakefile: str | os.PathLike | None = None) -> list[Path]:
+    """The profile files a ``snakemake ARGV`` run reads, as Snakemake finds them: each
+    ``--profile`` (or ``$SNAKEMAKE_PROFILE``), then the workflow profile (``--workflow-profile``,
+    else ``profiles/default`` in the working folder or beside the Snakefile)."""
+    from snakemake.cli import get_profile_dir
+
+    args, _ = _snakemake_parser().parse_known_args(list(argv))
+    found: list[Path] = []
+    for profile in args.profile or []:
+        if str(profile) != "none":
+            entry = get_profile_dir(str(profile))
+            if entry is not None:
+                found.append(Path(entry[1]))
+    if args.workflow_profile != "none":
+        name = Path(args.workflow_profile) if args.workflow_profile else Path("default")
+        candidates = [name, Path("profiles") / name]
+        if snakefile is not None:
+            candidates.append(Path(snakefile).parent / "profiles" / name)
+        for candidate in candidates:
+            if candidate.exists():
+                entry = get_profile_dir(str(candidate))
+                if entry is not None:
+                    found.append(Path(entry[1]))
+                break
+    return found
+
+
+def check_profile(path: str | os.PathLike) -> None:
+    """A profile's switches (``keep-going``, ``printshellcmds``...: Snakemake's options without a
+    value) are true or false; anything else (``keep-going: maybe``) Snakemake takes without a
+    word. InputError naming the file, the line and the key."""
+    import yaml
+
+    path = Path(path)
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return  # Snakemake has read it already and says what is wrong with it
+    if not isinstance(root, yaml.MappingNode):
+        return
+    switches = {opt[2:] for action in _snakemake_parser()._actions if action.nargs == 0
+                for opt in action.option_strings if opt.startswith("--")}
+    for key_node, value_node in root.value:
+        key = str(key_node.value)
+        if key not in switches or not isinstance(value_node, yaml.ScalarNode):
+            continue
+        value = yaml.safe_load(yaml.serialize(value_node))
+        if isinstance(value, bool) or value is None or str(value).strip().lower() in _TRUE_FALSE:
+            continue
+        raise InputError(f"{key}: {value!r} is neither true nor false (Snakemake would take it without a word)",
+                         where=f"{path}: line {key_node.start_mark.line + 1}",
+                         fix=f"write {key}: true or {key}: false")
+
+
+def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathLike = ".") -> None:
+    """The workflow's output folders (results/, logs/, resources/ ...) can be written: each that
+    exists, or else the working folder it would be made in. A read-only one is an InputError
+    naming it, before any job (Snakemake would fail in the first job that writes there)."""
+    for folder in folders:
+        path = Path(working) / folder
+        target = path if path.exists() else Path(working)
+        if not target.is_dir() or os.access(target, os.W_OK | os.X_OK):
+            continue
+        try:
+            read_only = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        why = "its file system is read-only" if read_only else "permission denied"
+        raise InputError(f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
+                         where=f"{target.resolve()}",
+                         fix="run the workflow in a working folder you may write (a copy of the project, or "
+                             "snakemake --directory DIR), or make that folder writable; nothing was run")
+
+
+def check_config_file(path: str | os.PathLike) -> None:
+    """A workflow config file as Snakemake will read it: it exists, is valid YAML (a tab in the
+    indentation is not) and is a mapping of keys. Else InputError naming the file and the line
+    (Snakemake's own message names neither)."""
+    import yaml
+
+    path = Path(path)
+    fix = "a workflow configuration is a YAML mapping of keys (models:, studies:, ...) indented with spaces; see " \
+          "config/config.yaml and docs/workflow.md"
+    if not path.is_file():
+        raise InputError(f"there is no config file {path} (relative to the working folder {Path.cwd()})",
+                         where=str(path), fix="run snakemake in the project's folder (or give --directory), or "
+                                              "restore config/config.yaml from git")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"the config file is not UTF-8 text ({err.reason} at byte {err.start})", where=str(path),
+                         fix=fix) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        lines = text.splitlines()
+        line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
+        where = f"{path}: line {mark.line + 1}" if mark is not None else str(path)
+        if "\t" in line:
+            raise InputError("a tab on this line: YAML indents (and, here, separates) with spaces only", where=where,
+                             fix="replace the tab by spaces") from None
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise InputError(f"not valid YAML: {problem}", where=where, fix=fix) from None
+    if data is not None and not isinstance(data, dict):
+        raise InputError(f"the config file is {type(data).__name__ if not isinstance(data, list) else 'a list'}, "
+                         "not a mapping of keys", where=f"{path}: line 1", fix=fix)

@@ -57,8 +57,11 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
     None: main) if a config file is there -- looked up WITHOUT the network; else None."""
     from huggingface_hub import snapshot_download
 
+    from fmat.net import hub_offline
+
     try:
-        path = Path(snapshot_download(name, revision=revision or "main", local_files_only=True))
+        with hub_offline():  # a look in the cache: no request of huggingface_hub's own either
+            path = Path(snapshot_download(name, revision=revision or "main", local_files_only=True))
     except Exception:  # noqa: BLE001 - any failure means "not cached"
         return None
     return path if (path / "config.json").exists() else None

@@ -16,4 +16,9 @@ def render_page(source, out, page: Mapping, inputs: Mapping, *, engine: str = "a
     params = dict(page)
     for name, value in inputs.items():
         params[name] = value if isinstance(value, str) else ",".join(str(v) for v in value)
-    render(source, out, params, engine=engine, log_file=log)
+    render(source, out, params, engine=engine, log_file=log, output_fix=OUTPUT_FIX)
+
+
+#: what to do when a page cannot be written (the workflow's outputs have fixed places: no -o)
+OUTPUT_FIX = ("free space on the disk that holds results/ (or make its folder writable), then run the same "
+              "snakemake command again: it goes on from the pages not yet written")

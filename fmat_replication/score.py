@@ -73,3 +73,31 @@ def score_group(marker_path, studies: Sequence[str], study_files: Sequence, quer
                                     dict(zip(studies, query_files)), device=device, batch_size=batch_size,
                                     max_tokens=max_tokens, threads=threads, lock=lock):
         write_table(table, out[sid])
+
+
+def lost_tables(groups: Mapping[str, Sequence[str]], models: Sequence[str], exists=os.path.exists) -> list[tuple]:
+    """Score tables lost from a finished run: ``(study, model, group)`` for each
+    ``results/scores/{study}/{model}.parquet`` that is missing while another table of the same
+    scoring job (model and group) and the LPR table of one of the group's studies are there."""
+    lost = []
+    for group, studies in groups.items():
+        done = any(exists(f"results/lpr/{s}.parquet") for s in studies)
+        for model in models:
+            have = [exists(f"results/scores/{s}/{model}.parquet") for s in studies]
+            if done and any(have):
+                lost.extend((s, model, group) for s, h in zip(studies, have) if not h)
+    return lost
+
+
+def lost_tables_notice(lost: Sequence[tuple]) -> str:
+    """What a run that lost score tables will do, and the cheaper way (docs/resuming.md)."""
+    files = [f"results/scores/{s}/{m}.parquet" for s, m, _ in lost]
+    jobs = sorted({f"score_{g} (model {m})" for _, m, g in lost})
+    return (f"note: {len(files)} score table(s) of a finished run are missing: {', '.join(files[:5])}"
+            + (" ..." if len(files) > 5 else "") + f".\n  This command would rerun {', '.join(jobs[:5])} for every "
+            "study of the group, and every step after them. To rescore only what is missing, first run the same "
+            "command with the missing file(s) as its target(s), named first (after --configfile they would be "
+            "read as config files), e.g.\n    snakemake " + " ".join(files[:5])
+            + " --profile profiles/default [--configfile ...]\n  (the group's other tables come back byte-identical), "
+            "then the command "
+            "again: Snakemake compares their checksums and reruns nothing else (docs/resuming.md, 'A lost table').")

@@ -9,9 +9,9 @@ sys.path.insert(0, workflow.basedir)
 
 
 from fmat.errors import FmatError
-from fmat_replication.config import check_device
+from fmat_replication.config import check_device, check_profile, check_writable, profile_files
 from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config, world_path
-from fmat_replication.score import score_resources
+from fmat_replication.score import lost_tables, lost_tables_notice, score_resources
 from fmat.study import study_criteria
 from fmat_replication.queries import study_file
 
@@ -54,13 +54,31 @@ check_cores()
 # Validate the merged configuration (JSON Schema + study files) before any job is planned:
 # a wrong key, type, study or model stops here with the key's name and the fix.
 try:
-    config.update(validate_config(config, root=".", files=config_files(), repo=workflow.basedir, cli_keys=cli_config_keys()))
+    config.update(
+        validate_config(config, root=".", files=config_files(), repo=workflow.basedir, cli_keys=cli_config_keys(), min_models=2)
+    )
     if not workflow.remote_exec and workflow.local_exec:  # the jobs run on this machine: its GPU
         check_device(config["device"], where=f"{key_source('device', config_files(), cli_config_keys())}: config.device")
 except FmatError as err:
     # the message names the config file, the key and the fix: no Snakemake frame around it
     print(f"invalid configuration: {err}", file=sys.stderr)
     sys.exit(2)
+
+# The profile's switches and the folders the jobs write, checked in the snakemake command itself
+# (not again in each job): a profile value Snakemake would take silently, a read-only results/.
+if workflow.is_main_process and not workflow.remote_exec:
+    try:
+        for _profile in profile_files(sys.argv[1:], workflow.main_snakefile):
+            check_profile(_profile)
+    except FmatError as err:
+        print(f"invalid profile: {err}", file=sys.stderr)
+        sys.exit(2)
+    if not workflow.dryrun:
+        try:
+            check_writable(["results", "logs", "resources", ".snakemake"])
+        except FmatError as err:
+            print(f"invalid working folder: {err}", file=sys.stderr)
+            sys.exit(2)
 
 
 MODELS = model_table(config)  # slug -> ModelSpec(name, slug, revision, tiny, path)
@@ -71,6 +89,11 @@ DEMO = any(spec.tiny for spec in MODELS.values())
 DEMO_DIR = config["demo_dir"]
 # the demo's planted world (docs/planting.md): the tiny models learn it, rule recovery checks it
 WORLD_FILE = repo_path(str(world_path(config, workflow.basedir))) if config.get("world") else None
+
+if workflow.is_main_process and not workflow.remote_exec:
+    _lost = lost_tables(SCORE_GROUPS, SLUGS)  # a table deleted from a finished run: say what it costs
+    if _lost:
+        print(lost_tables_notice(_lost), file=sys.stderr)
 
 
 def alternatives(values):

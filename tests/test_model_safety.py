@@ -137,7 +137,7 @@ def _damage(folder: Path, how: str) -> Path:
 
 
 @pytest.mark.parametrize("how", ["truncated", "random", "pickle", "zip"])
-def test_unreadable_weights_name_the_file_and_say_download_again(tiny, tmp_path, data, capsys, how):
+def test_unreadable_weights_name_the_file_and_how_to_replace_them(tiny, tmp_path, data, capsys, how):
     from fmat.cli import main
     from fmat.design import write_query_table
 
@@ -145,7 +145,9 @@ def test_unreadable_weights_name_the_file_and_say_download_again(tiny, tmp_path,
     weights = folder / ("pytorch_model.bin" if how in ("pickle", "zip") else "model.safetensors")
     with pytest.raises(ModelError) as err:
         run({"m": str(folder)}, data, progress=False)
-    assert str(weights) in str(err.value) and "download the model again" in err.value.fix
+    assert str(weights) in str(err.value) and "copy it again" in err.value.fix
+    # issue 35: a local folder cannot be restored by downloading it or by rerunning its download job
+    assert "fmat download" not in err.value.fix and "download step" not in err.value.fix
     assert "weights_only" not in str(err.value) + err.value.fix          # never torch's unsafe advice
     assert not (folder / "PAYLOAD_RAN").exists()
     write_query_table(data, tmp_path / "q.parquet")
@@ -156,7 +158,7 @@ def test_unreadable_weights_name_the_file_and_say_download_again(tiny, tmp_path,
     assert not (tmp_path / "s.csv").exists()
 
 
-def test_non_finite_logits_stop_with_the_model_name(tiny, tmp_path, data):
+def test_non_finite_logits_stop_with_the_model_name(tiny, tmp_path, data, monkeypatch):
     from safetensors.torch import load_file, save_file
 
     folder = _copy(tiny["bert-uncased"], tmp_path / "nan")
@@ -164,9 +166,113 @@ def test_non_finite_logits_stop_with_the_model_name(tiny, tmp_path, data):
     key = next(k for k in weights if k.endswith("output.dense.weight"))
     weights[key][0, 0] = float("nan")
     save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(ModelError, match=r"gives degenerate outputs: .* logits .* are NaN or infinite") as err:
+        run({"broken-bert": str(folder)}, data, progress=False)       # at load (issue 35), naming the folder
+    assert str(folder) in str(err.value) and "save_pretrained" in err.value.fix
+    monkeypatch.setattr(M, "check_outputs", lambda *a, **k: None)    # and again at scoring
     with pytest.raises(ModelError, match=r"model broken-bert gives non-finite logits") as err:
         run({"broken-bert": str(folder)}, data, progress=False)
-    assert "download the model again" in err.value.fix
+    assert "download a hub model again" in err.value.fix and "save_pretrained" in err.value.fix
+
+
+# ----------------------------------------------------------------------------- degenerate outputs (issue 35)
+
+def _flip_exponent_bit(folder: Path, key_end: str = "output.dense.weight") -> Path:
+    """One flipped bit in the weights, as a bad copy or disk makes it: the exponent's top bit of
+    one number (0.02 becomes ~1e36). The file still reads as safetensors; no lock outside the workflow."""
+    from safetensors.torch import load_file, save_file
+
+    weights = load_file(folder / "model.safetensors")
+    key = next(k for k in weights if k.endswith(key_end))
+    weights[key].view(torch.int32)[0, 0] ^= 0x40000000
+    assert torch.isfinite(weights[key]).all() and weights[key].abs().max() > 1e30
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    return folder
+
+
+def _constant_head(folder: Path) -> Path:
+    """Weights whose MLM head gives every token the same logit (every probability 1/V)."""
+    from safetensors.torch import load_file, save_file
+
+    weights = load_file(folder / "model.safetensors")
+    for key in ("cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias",
+                "cls.predictions.bias"):
+        weights[key] = torch.zeros_like(weights[key])
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    return folder
+
+
+@pytest.mark.parametrize("damage", ["flipped bit", "constant"])
+def test_a_local_folder_with_degenerate_outputs_is_refused_naming_it(tiny, tmp_path, data, capsys, damage):
+    """Issue 35: a flipped bit scored every probability as 0 (exit 0); a zeroed head gave every
+    word 1/V. Both load (the file reads), both are refused before scoring, naming the folder, the
+    likely cause, and a fix that fits a local folder (it cannot be downloaded again)."""
+    from fmat.cli import main
+    from fmat.design import write_query_table
+
+    folder = _copy(tiny["bert-uncased"], tmp_path / "my-bert")
+    folder = _flip_exponent_bit(folder) if damage == "flipped bit" else _constant_head(folder)
+    with pytest.raises(ModelError, match="degenerate outputs") as err:
+        run({"m": str(folder)}, data, progress=False)
+    assert str(folder) in str(err.value) and "flipped bytes" in str(err.value)
+    assert "local folder" in err.value.fix and "save_pretrained" in err.value.fix
+    assert "fmat download" not in err.value.fix
+    write_query_table(data, tmp_path / "q.parquet")
+    assert main(["run", str(tmp_path / "q.parquet"), "-m", str(folder), "-o", str(tmp_path / "s.csv"),
+                 "--no-progress"]) == 2
+    errtext = capsys.readouterr().err
+    assert "degenerate outputs" in errtext and str(folder) in errtext and "unexpected error" not in errtext
+    assert not (tmp_path / "s.csv").exists()
+
+
+def test_scores_that_are_all_zero_are_refused_even_past_the_load_check(tiny, tmp_path, data, monkeypatch):
+    """The second line of defence: a score table whose whole-word probabilities are all 0/NaN/inf."""
+    from safetensors.torch import load_file, save_file
+
+    folder = _copy(tiny["bert-uncased"], tmp_path / "flipped")
+    weights = load_file(folder / "model.safetensors")
+    weights["cls.predictions.bias"][7] = 3e36             # one token takes all the probability; finite logits
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    monkeypatch.setattr(M, "check_outputs", lambda *a, **k: None)
+    with pytest.raises(ModelError, match=r"all 2 option probabilities of whole-word tokens are zero") as err:
+        run({"m": str(folder)}, data, progress=False)
+    assert str(folder) in str(err.value)
+
+
+def test_the_workflow_refuses_a_locked_local_folder_with_degenerate_outputs(tiny, tmp_path, data):
+    """Locked after the damage (so the sha256 matches): the scoring job and the model card still refuse it."""
+    from fmat_replication.models import local_model, model_card
+    from fmat_replication.score import score_studies
+
+    folder = _flip_exponent_bit(_copy(tiny["bert-uncased"], tmp_path / "my-bert"))
+    lock = tmp_path / "models.lock.tsv"
+    marker = local_model("my-bert", folder, lock=lock)
+    study = Path(__file__).resolve().parents[1] / "config" / "studies" / "2A.yaml"
+    with pytest.raises(ModelError, match="degenerate outputs") as err:
+        list(score_studies(marker, {"2A": str(study)}, {"2A": data}, device="cpu", lock=lock))
+    assert str(folder) in str(err.value) and "resources/models/NAME.json" in err.value.fix
+    marker_path = tmp_path / "my-bert.json"
+    marker_path.write_text(json.dumps(marker), encoding="utf-8")
+    with pytest.raises(ModelError, match="degenerate outputs"):
+        model_card(marker_path, tmp_path / "card.json", offline=True, cache_dir=None, lock=lock, device="cpu")
+    assert not (tmp_path / "card.json").exists()
+
+
+def test_a_hub_model_with_degenerate_outputs_is_told_to_download_again(tiny, tmp_path, monkeypatch):
+    from test_models import FakeHub
+
+    hub = FakeHub(Path(tiny["bert-uncased"]), tmp_path / "cache")
+    monkeypatch.setattr(M, "_hub_model_info", hub.model_info)
+    monkeypatch.setattr(M, "_hub_snapshot_download", hub.snapshot_download)
+    M.download("org/tiny-bert")
+    cached = tmp_path / "cache" / "org--tiny-bert" / ("a" * 40)
+    monkeypatch.setattr(M, "weights_path", lambda *a, **k: cached / "model.safetensors")
+    monkeypatch.setattr(M, "_source_kwargs", lambda *a, **k: {"path": str(cached)})
+    _flip_exponent_bit(cached)
+    with pytest.raises(ModelError, match="degenerate outputs") as err:
+        M.load_masked_lm("org/tiny-bert")
+    assert "fmat download org/tiny-bert" in err.value.fix and "--forcerun resources/models/org__tiny-bert.json" \
+        in err.value.fix and "--forcerun download_model" not in err.value.fix
 
 
 # ----------------------------------------------------------------------------- the lock's sha256
@@ -189,7 +295,8 @@ def test_a_locked_local_folder_whose_weights_changed_stops_before_scoring(tiny, 
     with pytest.raises(ModelError, match="not the ones locked") as err:
         run({"my-bert": str(folder)}, data, progress=False, lock_path=lock)
     assert marker["sha256"][:16] in str(err.value) and str(folder / "model.safetensors") in str(err.value)
-    assert "--forcerun download_model" in err.value.fix and not scored
+    assert "--forcerun resources/models/my-bert.json" in err.value.fix and not scored
+    assert "--forcerun download_model" not in err.value.fix
     # the workflow's scoring job (score_studies) loads through the same check
     os.environ.pop("FMAT_MODELS_LOCK", None)
     monkeypatch.setenv("FMAT_MODELS_LOCK", str(lock))
@@ -244,6 +351,10 @@ def test_a_damaged_lock_file_names_the_file_and_the_fix(tmp_path, content):
     with pytest.raises(InputError) as err:
         M.read_lock(lock)
     assert err.value.where == str(lock) and "fmat download" in err.value.fix
+    # issue 35: the workflow's fix names one model's download job, never every model's (download_model)
+    assert "--forcerun resources/models/" in err.value.fix
+    if "not-a-commit" in content or "deadbeef" in content:
+        assert "lock bert again" in err.value.fix and "--forcerun resources/models/bert.json" in err.value.fix
 
 
 def test_the_cli_turns_a_damaged_lock_into_exit_2(tiny, tmp_path, data, capsys, monkeypatch):

@@ -129,7 +129,7 @@ def test_the_workflow_download_job_from_a_stalled_hub_stops_with_the_offline_fix
     """The download_model job with HF_ENDPOINT at the stalled socket and hub_timeout: 2."""
     (tmp_path / "config").symlink_to(REPO / "config", target_is_directory=True)
     cfg = tmp_path / "stalled.yaml"
-    cfg.write_text(yaml.safe_dump({"models": ["bert-base-uncased"], "studies": ["2A"], "hub_timeout": 2,
+    cfg.write_text(yaml.safe_dump({"models": ["bert-base-uncased", "roberta-base"], "studies": ["2A"], "hub_timeout": 2,
                                    "cache_dir": str(tmp_path / "hf")}), encoding="utf-8")
     res = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile",
                           str(REPO / "config" / "config.yaml"), str(cfg), "--cores", "1",

@@ -172,6 +172,25 @@ def test_standard_output_as_a_file_name_is_refused(tmp_path):
     assert "is a FIFO" in res.stderr and res.stdout == ""
 
 
+@pytest.mark.parametrize("name", ["/dev/stdout", "/proc/self/fd/1", "/dev/fd/1", "run.log"])
+def test_standard_output_redirected_to_a_file_keeps_the_log(tmp_path, name):
+    """Issue 35: `( echo before; fmat query ... -o /dev/stdout; echo after ) >> run.log` gave run.log a
+    new inode holding only the table (the earlier lines and everything after were lost). Now refused
+    (exit 2), and run.log keeps every line, in place."""
+    log = tmp_path / "run.log"
+    log.write_text("before\n", encoding="utf-8")
+    inode = log.stat().st_ino
+    with open(log, "a", encoding="utf-8") as out:
+        res = subprocess.run([sys.executable, "-m", "fmat.cli", *QUERY, "-o", name, "--format", "csv"],
+                             cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, timeout=120)
+        out.write("after\n")
+    text = log.read_text(encoding="utf-8")
+    assert res.returncode == 2, text
+    assert log.stat().st_ino == inode and text.startswith("before\n") and text.endswith("after\n"), text
+    assert "standard output, redirected to the file" in text and str(log) in text and "fix:" in text, text
+    assert "M_pair" not in text and [p.name for p in tmp_path.iterdir()] == ["run.log"]
+
+
 def test_a_symbolic_link_is_written_through(tmp_path):
     """The documented choice (README, "On the command line"): the link stays, its target gets the table."""
     real = tmp_path / "data" / "real.csv"
@@ -226,7 +245,7 @@ def test_no_model_cache_yet(tmp_path, capsys, monkeypatch):
     assert f"there is no model cache at {empty}" in err and "fix:" in err and "unexpected" not in err
     assert main(["info", "-m", "bert-base-uncased", "--cache-dir", str(empty)]) == 2
     err = capsys.readouterr().err
-    assert f"is not in the local cache ({empty})" in err and "fmat download bert-base-uncased" in err
+    assert f"is not in the local model cache ({empty})" in err and "fmat download bert-base-uncased" in err
 
 
 def test_a_cache_folder_that_cannot_be_made(tmp_path, capsys):

@@ -251,6 +251,13 @@ def test_a_full_disk_leaves_no_truncated_page(good, tmp_path, monkeypatch):
     assert err.value.where == str(out.resolve()) and "free disk space" in err.value.fix
     assert out.read_text() == "THE PREVIOUS PAGE"
     assert sorted(f.name for f in out.parent.iterdir()) == ["r.html"]
+    # issue 35: the workflow's page job has no -o to choose; its fix says what fits there
+    from fmat_replication.report import render_page
+
+    with pytest.raises(FmatError, match="No space left on device") as err:
+        render_page(good, out, {}, {}, engine="offline")
+    assert "-o" not in err.value.fix and "results/" in err.value.fix and "snakemake" in err.value.fix
+    assert out.read_text() == "THE PREVIOUS PAGE"
 
 
 def test_the_kernel_is_this_python_even_when_the_user_has_another_python3_kernel(good, tmp_path, monkeypatch):

@@ -186,3 +186,31 @@ def test_a_broken_model_fails_alone_with_keep_going(base, runs, tmp_path):
         assert mine.read_bytes() == theirs.read_bytes(), mine
     assert not any(p.exists() for p in scores(work, broken))
     assert not any((work / t).exists() for t in TARGETS)   # the LPRs need every model
+
+
+def test_a_lost_table_is_named_and_rescored_alone(runs, tmp_path):
+    """Issue 35: deleting one score table planned the whole group's scoring job and every step
+    after it, without a word. The command now says so and gives the cheaper way, which works:
+    the lost file as the target (one job), then nothing left to do (Snakemake finds the group's
+    rewritten tables equal by checksum)."""
+    ref = runs[0]
+    work = tmp_path / "lost"
+    shutil.copytree(ref, work, symlinks=True)           # results, logs and .snakemake (checksums), times kept
+    lost = work / "results" / "scores" / STUDIES[1] / "tiny-bert-base-uncased.parquet"
+    lost.unlink()
+    target = f"results/scores/{STUDIES[1]}/tiny-bert-base-uncased.parquet"
+    # (the targets of this small run: the LPRs; a full run's rule all names every table, the lost one too)
+    res = run(work, "-n", target, *TARGETS)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert f"note: 1 score table(s) of a finished run are missing: {target}." in res.stdout, res.stdout[-3000:]
+    assert "would rerun score_paper (model tiny-bert-base-uncased)" in res.stdout
+    assert f"snakemake {target} --profile profiles/default" in res.stdout   # the target before --configfile
+    assert job_counts(res.stdout) == {"score_paper": 1, "lpr": 2, "total": 3}, res.stdout[-3000:]
+    res = run(work, target)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert job_counts(res.stdout) == {"score_paper": 1, "total": 1}, res.stdout[-3000:]
+    for mine, theirs in zip(scores(work, "tiny-bert-base-uncased"), scores(ref, "tiny-bert-base-uncased")):
+        assert mine.read_bytes() == theirs.read_bytes(), mine
+    res = run(work, "-n", target, *TARGETS)
+    assert res.returncode == 0 and "Nothing to be done" in res.stdout, res.stdout[-3000:]
+    assert "note:" not in res.stdout

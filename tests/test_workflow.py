@@ -112,7 +112,7 @@ def test_offline_main_command_stops_quickly_with_how_to_run_offline(tmp_path):
     """No network and no cache: the download rule fails within seconds and says what to do."""
     t = time.perf_counter()
     res = snakemake(["--cores", "1", "--config", f"studies_dir={STUDIES_DIR}", "studies=[2A]",
-                     "models=[bert-base-uncased]", f"cache_dir={tmp_path / 'hf'}"],
+                     "models=[bert-base-uncased,roberta-base]", f"cache_dir={tmp_path / 'hf'}"],
                     tmp_path, env={"HF_HUB_OFFLINE": "1"}, timeout=300)
     elapsed = time.perf_counter() - t
     assert res.returncode != 0

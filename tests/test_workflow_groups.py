@@ -48,9 +48,12 @@ def test_bad_groups_are_named(groups, message):
 
 def test_group_names_are_checked_by_the_schema():
     cfg = {"models": ["bert-base-uncased"], "studies": ["3A"], "studies_dir": STUDIES_DIR,
-           "score_groups": {"my-group": ["3A"]}}
+           "score_groups": {"my.group": ["3A"]}}
     with pytest.raises(InputError, match="config.score_groups"):
         validate_config(cfg, load_studies=False)
+    # issue 35: a dash is allowed (the message said so); the name becomes the rule score_my-group
+    assert validate_config({**cfg, "score_groups": {"my-group": ["3A"]}}, load_studies=False)["score_groups"] == {
+        "my-group": ["3A"]}
 
 
 def _folder(path: Path, weights: bytes = b"weights") -> Path:
