@@ -419,18 +419,25 @@ def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidde
         torch.manual_seed(seed)
         model = model_cls(config)
     model.eval()
+    return _save(out, model, tokenizer, family, words, {"seed": seed, "hidden": hidden, "layers": layers})
+
+
+def _save(out: Path, model, tokenizer, family: str, words: Sequence, meta: dict, what: str = "tiny") -> Path:
+    """Save a tiny model of ``family`` and its tokenizer into ``out`` with its record
+    ``fmat_tiny.json`` (``meta`` + vocabulary size, word count, the words that are not single
+    whole-word tokens, which are logged)."""
+    import transformers
+
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     if getattr(tokenizer, "_fmat_files", None):
         _write_files(out, tokenizer._fmat_files)
-
     not_single = [w for w in _word_parts(words) if not _is_single_token(tokenizer, family, w)]
-    meta = {"family": family, "seed": seed, "hidden": hidden, "layers": layers,
-            "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)), "not_single": not_single,
-            "transformers": transformers.__version__}
-    (out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+    record = {"family": family, **meta, "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)),
+              "not_single": not_single, "transformers": transformers.__version__}
+    (out / META_FILE).write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
     if not_single:
-        log.warning("tiny %s model: %d word(s) are not single whole-word tokens: %s", family,
+        log.warning("%s %s model: %d word(s) are not single whole-word tokens: %s", what, family,
                     len(not_single), ", ".join(not_single[:20]) + (" ..." if len(not_single) > 20 else ""))
     return out
 
@@ -907,16 +914,5 @@ def build_trained_model(out_dir, family: str, words: Sequence, sentences, seed: 
         config.initializer_range = 0.1   # larger initial weights: the tiny model learns the contexts in fewer steps
         model = model_cls(config)
         record = train_masked_lm(model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress)
-    model.save_pretrained(out, safe_serialization=True)
-    tokenizer.save_pretrained(out)
-    if getattr(tokenizer, "_fmat_files", None):
-        _write_files(out, tokenizer._fmat_files)
-    not_single = [w for w in _word_parts(words) if not _is_single_token(tokenizer, family, w)]
-    meta = {"family": family, "seed": seed, "hidden": hidden, "layers": layers, "vocab_size": len(tokenizer),
-            "n_words": len(_word_parts(words)), "not_single": not_single, "trained": record,
-            "transformers": transformers.__version__}
-    (out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
-    if not_single:
-        log.warning("trained tiny %s model: %d word(s) are not single whole-word tokens: %s", family,
-                    len(not_single), ", ".join(not_single[:20]) + (" ..." if len(not_single) > 20 else ""))
-    return out
+    return _save(out, model, tokenizer, family, words,
+                 {"seed": seed, "hidden": hidden, "layers": layers, "trained": record}, what="trained tiny")
