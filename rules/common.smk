@@ -172,7 +172,7 @@ def all_outputs():
 
 
 def demo_criteria(wildcards):
-    """(rule demo_model) The criterion tables the training sentences need: those the studies'
+    """The criterion tables demo_model's training sentences need, namely those the studies'
     word lists read (Study 1C's names) and those the world's plants name (per_item tables)."""
     from types import SimpleNamespace
 
