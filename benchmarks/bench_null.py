@@ -9,7 +9,13 @@ scoring (fmat.run), the LPRs, the reliability rows and the study's analysis
 when its d is significant at alpha = .05. Goal: at most 10% of the worlds (nominal: 5%).
 
 Prints one line per seed and the rate; writes the table with ``--out`` (CSV).
+``--perfect-learners``: no training; each "model" is the empirical share of each option in its
+own corpus sample (what a perfect learner of that sample would say), many seeds in seconds: it
+separates what the analysis does with sampling noise from what training adds. ``--others P``
+(with it): the share of the [MASK]'s probability outside the study's options (0 in the demo's
+world: its contexts only ever hold their options; most of it in a real model's vocabulary).
 Run:  python benchmarks/bench_null.py [--seeds 20] [--models bert-uncased,roberta,albert] [--steps 200]
+      python benchmarks/bench_null.py --perfect-learners --seeds 200 [--others 0.5]
 """
 from __future__ import annotations
 
@@ -51,12 +57,48 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
             "recovery": verdict}
 
 
+def perfect_learners(seed: int, n_models: int, others: float) -> dict:
+    """The null world's analysis on models that learned their corpus sample exactly."""
+    import numpy as np
+
+    from fmat import plant
+    from fmat.pipeline import lpr_table, reliability_tables
+    from fmat.study import load_study
+    from fmat_replication.analysis import analysis_stage
+
+    study = load_study(REPO / "config" / "studies" / "N0.yaml")
+    demo = plant.load_world(REPO / "config" / "world.yaml").plant("N0")
+    null = plant.Plant("N0", effects=[], variation=dict(demo.variation), samples=demo.samples, seed=seed)
+    names = [f"null-{seed}-{k}" for k in range(n_models)]
+    scores = plant.planted_scores(study, null, names)
+    ctx = plant.context_of(study.queries).to_numpy()
+    rng = np.random.default_rng(seed)
+    logp = np.empty(len(scores))
+    model = scores["model"].astype(str).to_numpy()
+    for m in names:
+        rows = np.where(model == m)[0]
+        for c in np.unique(ctx):
+            j = rows[ctx == c]
+            n = demo.samples * len(j)
+            counts = rng.multinomial(n, [*(scores["prob"].to_numpy()[j] * (1 - others)), others])[:len(j)]
+            logp[j] = np.log((counts + 0.5) / (n + 1))
+    scores["prob"], scores["logp"] = np.exp(logp), logp
+    lpr = lpr_table(study, scores)
+    _, rel = reliability_tables(study, scores, lpr, sid="N0")
+    stats, _, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
+    row = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
+    return {"seed": seed, "d": float(row["value"]), "p": float(row["p"]), "false_positive": bool(row["p"] < 0.05),
+            "recovery": "recovered" if row["p"] >= 0.05 else "not recovered"}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--models", default="bert-uncased,roberta,albert")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--out", default=None, help="CSV of the runs")
+    ap.add_argument("--perfect-learners", action="store_true", help="no training: empirical shares of each sample")
+    ap.add_argument("--others", type=float, default=0.0, help="with --perfect-learners: probability outside the options")
     args = ap.parse_args(argv)
     import logging
     import os
@@ -73,7 +115,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="fmat-null-") as tmp:
         for seed in range(1, args.seeds + 1):
             t = time.perf_counter()
-            rec = one_world(seed, families, args.steps, Path(tmp))
+            rec = (perfect_learners(seed, len(families), args.others) if args.perfect_learners
+                   else one_world(seed, families, args.steps, Path(tmp)))
             rec["seconds"] = round(time.perf_counter() - t, 1)
             rows.append(rec)
             print(f"seed {seed:3d}: d = {rec['d']:+.3f}, p = {rec['p']:.3f}  {rec['recovery']}  ({rec['seconds']} s)",
@@ -82,7 +125,9 @@ def main(argv=None) -> int:
     rate = float(table["false_positive"].mean())
     print(f"\nnull control N0: {int(table['false_positive'].sum())} of {len(table)} worlds significant at .05 "
           f"-> false-positive rate {rate:.1%} (goal <= 10%; nominal 5%); {len(families)} models "
-          f"({', '.join(families)}), {args.steps} steps each; {time.perf_counter() - start:.0f} s on "
+          + (f"(perfect learners, {args.others:.0%} of the probability outside the options)" if args.perfect_learners
+             else f"({', '.join(families)}), {args.steps} steps each")
+          + f"; {time.perf_counter() - start:.0f} s on "
           f"{platform.machine()} with {os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}")
     if args.out:
         table.to_csv(args.out, index=False)
