@@ -75,7 +75,7 @@ if DEMO:
          + ("trained on generated text in which associations were planted (docs/planting.md): they show "
             "that the pipeline finds what is there, and not what is not. They say nothing about real BERT "
             "models, and are not expected to match the paper." if PAGE.recovery is not None else
-            "with random weights: they show that every stage runs, and nothing else.") + "</div>")
+            "with random weights: they show that every stage runs; they are not expected to match the paper.") + "</div>")
 
 # %% [markdown]
 # ## The verdict
