@@ -19,12 +19,14 @@ def test_kernel_runs_on_unix_sockets(tmp_path):
         reply = kc.execute_interactive("x = 6 * 7", timeout=60)
         assert reply["content"]["status"] == "ok"
         kc.stop_channels()
-        sockets = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("k-"))
+        names = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("k-"))
+        connection = [n for n in names if n.startswith("k-connection-") and n.endswith(".json")]
+        sockets = [n for n in names if n not in connection]
+        assert len(connection) == 1                               # beside the sockets, not in $TMPDIR
         assert len(sockets) == 5                                  # shell, iopub, stdin, control, hb
-        for p in tmp_path.iterdir():
-            if p.name.startswith("k-"):
-                s = socket.socket(socket.AF_UNIX)
-                s.connect(str(p))                                 # a listening Unix socket
-                s.close()
+        for name in sockets:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(tmp_path / name))                       # a listening Unix socket
+            s.close()
     finally:
         km.shutdown_kernel(now=True)
