@@ -11,13 +11,14 @@ PROFILE ?= profiles/default
 
 .PHONY: env replicate demo test test-fast test-deps lint bench clean-demo
 
-$(BIN)/fmat: pyproject.toml
+$(BIN)/fmat: pyproject.toml envs/lock.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	# torch first, pinned: on the project's CPU machines this takes a local wheel;
-	# elsewhere pip picks the right CUDA/CPU build for the machine.
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e ".[workflow,test]"
+	# torch first, at the locked version: on the project's CPU machines this takes a local wheel;
+	# elsewhere pip picks the right CUDA/CPU build for the machine. envs/lock.txt: the exact
+	# versions tested together (pyproject.toml gives the library's ranges)
+	$(BIN)/python -m pip install -q -c envs/lock.txt torch
+	$(BIN)/python -m pip install -q -c envs/lock.txt -e ".[workflow,test]"
 	@touch $@
 
 env: $(BIN)/fmat

@@ -315,14 +315,14 @@ def planted_logp(study, plant: Plant, model: str, criteria: Mapping[str, pd.Data
     """log P(option | context) in the world, for every row of ``study.queries`` (natural log)."""
     s = log_weights(study, plant, model, criteria)
     ctx = context_of(study.queries).to_numpy()
-    out = np.empty(len(s))
     frame = pd.DataFrame({"c": ctx, "w": study.queries["M_word"].astype(str).to_numpy(), "s": s})
-    for _, idx in frame.groupby("c", sort=False).indices.items():
-        # each option word once per context (a word in two MASK groups is still one word)
-        first = frame.iloc[idx].drop_duplicates("w")
-        z = float(np.logaddexp.reduce(first["s"].to_numpy()))
-        out[idx] = s[idx] - z
-    return out
+    # each option word once per context (a word in two MASK groups is still one word); the
+    # normaliser log sum exp(s) per context, stabilised by the context's maximum (vectorised:
+    # a loop over contexts took seconds on the demo's 16,000)
+    first = ~frame.duplicated(["c", "w"])
+    top = frame["s"].groupby(frame["c"], sort=False).transform("max").to_numpy()
+    total = pd.Series(np.where(first, np.exp(s - top), 0.0)).groupby(frame["c"].to_numpy(), sort=False).transform("sum")
+    return s - (top + np.log(total.to_numpy()))
 
 
 def planted_scores(study, plant: Plant, models: Sequence[str],

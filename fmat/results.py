@@ -5,7 +5,7 @@ Every analysis, the reliability stage and the file of the paper's numbers
 join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
 
 - ``study``      study id, e.g. "1A", "2C", "4D"
-- ``statistic``  what the number is: see :data:`STATISTICS`
+- ``statistic``  what the number is: a name, usually one of :data:`STATISTICS`
 - ``condition``  which part of the design: a value of the documented vocabulary
                  (the replication's ``fmat_replication/data/conditions.tsv``), or several joined by ":"
                  (e.g. "like-dislike:personal")
@@ -44,7 +44,8 @@ KEY = ["study", "statistic", "condition", "model"]
 NUMERIC = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]
 RESULT_COLUMNS = KEY + NUMERIC
 
-#: statistic names and what they mean (extend here, and in docs/results.md)
+#: the statistic names this project's analyses report, and what they mean (docs/results.md). A
+#: vocabulary, not a closed list: :func:`validate_results` takes other names unless told otherwise
 STATISTICS = {
     "ICC_average": "ICC(2,k) / ICC(A,k): two-way random, absolute agreement, average of the models",
     "ICC_single": "ICC(2,1) / ICC(A,1): two-way random, absolute agreement, a single model",
@@ -94,15 +95,31 @@ def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-def validate_results(df: pd.DataFrame, *, where: str = "results") -> pd.DataFrame:
-    """Check a results table: columns, known statistics, unique keys. Returns it."""
+_STATISTIC_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
+
+
+def validate_results(df: pd.DataFrame, *, where: str = "results", statistics: Iterable[str] | None = None) -> pd.DataFrame:
+    """Check a results table: columns, statistic names, unique keys. Returns it.
+
+    Statistic names are open: any name of letters, digits, ``_`` and ``.`` starting with a
+    letter (an analysis of one's own may report a statistic :data:`STATISTICS` does not list).
+    ``statistics`` closes the list: a table that must join another one (the paper's numbers
+    with ours) passes the names the other side knows, so that a typo is an error, not a row
+    that never joins.
+    """
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
         raise InputError(f"missing columns {missing}", where=where)
-    unknown = sorted(set(df["statistic"]) - set(STATISTICS))
-    if unknown:
-        raise InputError(f"unknown statistic(s) {unknown}", where=where,
-                         fix="add them to fmat.results.STATISTICS and docs/results.md")
+    names = set(df["statistic"].astype(str))
+    bad = sorted(n for n in names if not _STATISTIC_RE.match(n))
+    if bad:
+        raise InputError(f"statistic name(s) {bad} are not names", where=where,
+                         fix="use letters, digits, '_' and '.', starting with a letter (e.g. 'd', 'ICC_average')")
+    if statistics is not None:
+        unknown = sorted(names - set(statistics))
+        if unknown:
+            raise InputError(f"unknown statistic(s) {unknown}", where=where,
+                             fix=f"use one of {', '.join(sorted(set(statistics)))}")
     blank = df[KEY].isna().any(axis=1) | df[KEY].astype(str).isin(["", "nan", "None"]).any(axis=1)
     if blank.any():
         raise InputError(f"{int(blank.sum())} rows have an empty key column {KEY}", where=where,

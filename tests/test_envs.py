@@ -1,8 +1,11 @@
-"""The conda environments of the rules (envs/*.yaml) agree with pyproject.toml's pins.
+"""The dependencies' versions agree everywhere (issue 33): pyproject.toml gives the library's
+ranges, envs/lock.txt the exact versions tested together (`make env` installs with it as pip
+constraints), and the conda environments of the rules (envs/*.yaml) pin the lock.
 
 conda itself cannot run here, so this checks the text: every pip requirement of every env
-names a package that pyproject.toml depends on, with the same version specifier, and every
-rule's `conda:` directive points at an env that exists.
+names a locked package with the locked version, the lock satisfies every range of
+pyproject.toml and holds nothing else, and every rule's `conda:` directive points at an env
+that exists.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[1]
 _REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$")
@@ -21,15 +25,20 @@ def _name(s: str) -> str:
     return re.sub(r"[-_.]+", "-", s).lower()
 
 
-def _pins() -> dict[str, str]:
+def _requirements() -> dict[str, Requirement]:
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     reqs = list(meta["dependencies"])
     for extra in meta.get("optional-dependencies", {}).values():
         reqs += extra
+    return {_name(r.name): r for r in map(Requirement, reqs)}
+
+
+def _lock() -> dict[str, str]:
     out = {}
-    for req in reqs:
-        name, spec = _REQ.match(req).groups()
-        out[_name(name)] = spec.replace(" ", "")
+    for line in (REPO / "envs" / "lock.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            out[_name(name)] = version.strip()
     return out
 
 
@@ -40,26 +49,40 @@ def test_there_are_envs():
     assert {p.stem for p in ENVS} >= {"fmat", "score", "models", "criteria", "report"}
 
 
+def test_the_library_gives_ranges_and_the_lock_satisfies_them():
+    reqs, lock = _requirements(), _lock()
+    assert sorted(lock) == sorted(reqs), "envs/lock.txt and pyproject.toml name different packages"
+    for name, req in reqs.items():
+        assert not any(s.operator == "==" for s in req.specifier), f"pyproject.toml pins {req}: give a range"
+        assert req.specifier.contains(lock[name]), f"envs/lock.txt has {name}=={lock[name]}, outside {req}"
+
+
 @pytest.mark.parametrize("env", ENVS, ids=lambda p: p.stem)
-def test_env_pins_equal_pyproject(env):
-    pins = _pins()
+def test_env_pins_equal_the_lock(env):
+    lock = _lock()
     spec = yaml.safe_load(env.read_text())
     pip = [d for d in spec["dependencies"] if isinstance(d, dict) and "pip" in d]
     assert pip, f"{env.name}: no pip block"
     for req in pip[0]["pip"]:
         name, version = _REQ.match(req).groups()
         key = _name(name)
-        assert key in pins, f"{env.name}: {name} is not a dependency in pyproject.toml"
-        assert version.replace(" ", "") == pins[key], (
-            f"{env.name}: {name}{version} but pyproject.toml pins {name}{pins[key]}")
+        assert key in lock, f"{env.name}: {name} is not in envs/lock.txt"
+        assert version.replace(" ", "") == f"=={lock[key]}", (
+            f"{env.name}: {name}{version} but envs/lock.txt has {name}=={lock[key]}")
+
+
+def test_make_env_installs_with_the_lock():
+    make = (REPO / "Makefile").read_text()
+    installs = [line for line in make.splitlines() if "pip install" in line and "upgrade pip" not in line]
+    assert installs and all("-c envs/lock.txt" in line for line in installs), installs
 
 
 def test_torch_is_pinned_where_models_run():
     """Scoring loads models (torch); downloads only need huggingface-hub."""
-    pins = _pins()
+    lock = _lock()
     for stem in ("score",):
         text = (REPO / "envs" / f"{stem}.yaml").read_text()
-        assert f"torch{pins['torch']}" in text.replace(" ", ""), stem
+        assert f"torch=={lock['torch']}" in text.replace(" ", ""), stem
 
 
 def test_every_rule_names_an_existing_env():
@@ -75,7 +98,6 @@ def test_every_rule_names_an_existing_env():
 INDIRECT = {
     "protobuf": "transformers reads SentencePiece tokenizers (ALBERT, XLM-R) through it",
     "sentencepiece": "the slow-tokenizer conversion of SentencePiece models (ALBERT, XLM-R) needs it",
-    "openpyxl": "pandas.read_excel's engine for the BLS table (xlsx)",
     "safetensors": "transformers reads model.safetensors with it (the weights format fmat prefers)",
     "pyarrow": "pandas' parquet engine: fmat.io reads and writes every parquet table with it",
 }

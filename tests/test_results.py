@@ -31,7 +31,10 @@ def test_unknown_column_is_an_error():
 def test_validate_rejects_unknown_statistic_duplicates_and_blank_keys():
     base = results_frame([{"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "value": 0.7}])
     with pytest.raises(InputError, match="unknown statistic"):
-        validate_results(base.assign(statistic="rr"))
+        validate_results(base.assign(statistic="rr"), statistics=STATISTICS)
+    for bad in ("two words", "", "1st", "r;drop"):
+        with pytest.raises(InputError, match="are not names"):
+            validate_results(base.assign(statistic=bad))
     with pytest.raises(InputError, match="share a key"):
         validate_results(pd.concat([base, base], ignore_index=True))
     with pytest.raises(InputError, match="empty key"):
@@ -49,3 +52,12 @@ def test_vocabulary_is_documented():
     assert "all" in set(cond["condition"])
     assert (cond["meaning"].str.len() > 0).all()
     assert all(isinstance(v, str) and v for v in STATISTICS.values())
+
+
+def test_statistic_names_are_open_unless_closed():
+    """Issue 33: an analysis of one's own may report a statistic the project does not list;
+    the paper's file (which must join ours) keeps the closed list."""
+    rows = results_frame([{"study": "S1", "statistic": "omega_h", "value": 0.8}])
+    assert validate_results(rows)["statistic"].tolist() == ["omega_h"]
+    with pytest.raises(InputError, match=r"unknown statistic\(s\) \['omega_h'\]"):
+        validate_results(rows, statistics=STATISTICS)
