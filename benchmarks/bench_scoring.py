@@ -16,7 +16,7 @@ FLOPs (2 × multiply-adds of every matmul on real tokens; padding not counted).
     python benchmarks/bench_scoring.py --arch modernbert --n 200  # any masked-LM architecture
     python benchmarks/bench_scoring.py --arch all --n 100         # every one, one line each
 
-``--arch NAME`` (a transformers ``model_type`` of :data:`fmat.tiny.ARCHITECTURES`) builds that
+``--arch NAME`` (a transformers ``model_type`` of ``ARCHITECTURES`` in tests/tools/tiny_arch.py) builds that
 architecture at the size its config class defaults to (base size for most; the vocabulary
 size too) with random weights and a tokenizer of its kind (fmat.tiny), and prints how fmat
 scored it (fast path or full head, padded or equal-length batches). ``--arch all`` runs every
@@ -39,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tools"))
 
 QUERIES = [
     "The [MASK] {ATTRIB}.", "Most [MASK] {ATTRIB}.", "I think that the [MASK] {ATTRIB}.",
@@ -107,6 +109,8 @@ def build_arch(tmp: Path, mt: str, n_sent: int, seed: int = 0):
     weights; vocabulary at least the tokenizer's), a tokenizer of its kind, FMAT-style queries."""
     from transformers import AutoConfig, AutoModelForMaskedLM
 
+    import tiny_arch  # tests/tools: the test suite's builder of every architecture
+
     from fmat import tiny
     from fmat.design import query
 
@@ -117,13 +121,13 @@ def build_arch(tmp: Path, mt: str, n_sent: int, seed: int = 0):
                    {w for a in attribs(n_attr) for w in a.split()})
     if "corpus" not in _TRAINED:
         _TRAINED["corpus"] = tiny.make_corpus(words, seed=seed)
-    tok = tiny.arch_tokenizer(mt, tmp, _TRAINED, _TRAINED["corpus"], words)
-    extra = dict(tiny.ARCHITECTURES[mt][2])
+    tok = tiny_arch.arch_tokenizer(mt, tmp, _TRAINED, _TRAINED["corpus"], words)
+    extra = dict(tiny_arch.ARCHITECTURES[mt][2])
     kw = {k: getattr(tok, f"{k.split('_')[0]}_token_id", None) for k in ("pad_token_id", "bos_token_id", "eos_token_id")}
     fixes = {} if mt in _OWN_SIZE or mt in ("distilbert", "bart", "mbart", "mvp", "flaubert", "xlm") else dict(_BASE)
     fixes.update(_BASE_FIXES.get(mt, {}))
     if "text_config" in extra:   # vision-and-text: the default text model, a tiny (unused) vision tower
-        fixes = {"vision_config": tiny._TINY_VISION,
+        fixes = {"vision_config": tiny_arch._TINY_VISION,
                  "text_config": {"model_type": extra["text_config"]["model_type"], **kw}}
     default = AutoConfig.for_model(mt, **{k: v for k, v in fixes.items() if v is not None})
     text = getattr(default, "text_config", None)
@@ -186,14 +190,15 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--lowp", default="", help="comma-separated dtypes to compare with fp32, e.g. bfloat16,float16")
-    ap.add_argument("--arch", default="", help="a transformers model_type (fmat.tiny.ARCHITECTURES) at its default "
+    ap.add_argument("--arch", default="", help="a transformers model_type (ARCHITECTURES of tests/tools/tiny_arch.py) at "
+                                               "its default "
                                                "size instead of bert-base; 'all': every one, a line each")
     args = ap.parse_args(argv)
     if args.arch == "all":
-        from fmat import tiny
+        import tiny_arch
 
         rc = 0
-        for mt in tiny.ARCHITECTURES:
+        for mt in tiny_arch.ARCHITECTURES:
             if mt in NOT_TIMED:
                 print(f"SUMMARY {mt}\tnot timed: {NOT_TIMED[mt]}")
                 continue

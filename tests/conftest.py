@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO / "data" / "mirror"  # the criterion data the repository carries (data/mirror/README.md)
+# the test suite's own tools (tests/tools: tiny models of every architecture, sharpen,
+# compare_results), importable by name from every test module
+sys.path.insert(0, str(REPO / "tests" / "tools"))
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,8 @@ import torch
 
 from fmat import agreement as A
 from fmat.errors import InputError, OfflineError
-from fmat.tiny import build_tiny_model, sharpen
+from fmat.tiny import build_tiny_model
+from tiny_arch import sharpen
 
 torch.set_num_threads(1)
 

@@ -1,11 +1,11 @@
 """Every masked-LM architecture transformers ships, scored by fmat.run, equals the fill-mask pipeline.
 
 The architectures are enumerated from transformers' own ``AutoModelForMaskedLM`` mapping, so a
-new one cannot be missed: each is either built small by :func:`fmat.tiny.build_tiny_arch` (a
-tiny random model with a tokenizer of its kind, weights spread by :func:`fmat.tiny.sharpen` so
+new one cannot be missed: each is either built small by :func:`tiny_arch.build_tiny_arch` (a
+tiny random model with a tokenizer of its kind, weights spread by :func:`tiny_arch.sharpen` so
 that the options' probabilities differ by orders of magnitude) or listed with its reason:
 
-* ``fmat.tiny.NOT_BUILT`` -- reformer: its tokenizer has no mask token (checked below).
+* ``tiny_arch.NOT_BUILT`` -- reformer: its tokenizer has no mask token (checked below).
 * ``REFUSED`` -- roc_bert: built; its tokenizer gives the model two more per-token inputs
   (glyph shape, pronunciation) that fmat does not pass, so fmat refuses it (ModelError) rather
   than give other numbers than the pipeline (checked below: the pipeline's numbers do differ).
@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 import torch
 
+import tiny_arch
 from fmat import tiny
 from fmat.errors import ModelError
 from fmat.runner import run
@@ -48,7 +49,7 @@ def _mapping() -> dict[str, str]:
     return dict(MODEL_FOR_MASKED_LM_MAPPING_NAMES)
 
 
-COMPARED = [m for m in tiny.ARCHITECTURES if m not in NO_PIPELINE and m not in REFUSED]
+COMPARED = [m for m in tiny_arch.ARCHITECTURES if m not in NO_PIPELINE and m not in REFUSED]
 
 
 @pytest.fixture(scope="session")
@@ -63,11 +64,11 @@ def archs(tmp_path_factory):
     was = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
-        for mt in tiny.ARCHITECTURES:
+        for mt in tiny_arch.ARCHITECTURES:
             path = root / mt
             if not (path / tiny.META_FILE).exists():
-                tiny.build_tiny_arch(path, mt, WORDS, seed=1, corpus=corpus, trained=trained)
-                tiny.sharpen(path, std=0.4)  # wider than the default 0.3: probabilities clearly far from uniform
+                tiny_arch.build_tiny_arch(path, mt, WORDS, seed=1, corpus=corpus, trained=trained)
+                tiny_arch.sharpen(path, std=0.4)  # wider than the default 0.3: probabilities clearly far from uniform
             out[mt] = str(path)
     finally:
         if was:
@@ -78,7 +79,7 @@ def archs(tmp_path_factory):
 def _query(mt):
     from fmat.design import query
 
-    if tiny.ARCHITECTURES[mt][0] in ("esm", "bytes"):   # one token per letter: letters are the words
+    if tiny_arch.ARCHITECTURES[mt][0] in ("esm", "bytes"):   # one token per letter: letters are the words
         return query(["[MASK] A G {TARGET} L .", "K [MASK] {TARGET} E E V S D L ."],
                      MASK={"M": ["A", "L", "AL"], "F": ["G", "V", "GV"]}, TARGET={"T": ["S", "E R"]}), {"AL", "GV"}
     return query(["[MASK] works as {TARGET}.", "The [MASK] is a {TARGET} in Paris.", "As {TARGET}, I think [MASK]"],
@@ -107,11 +108,12 @@ def _compare(res, pipe, tok):
 
 def test_every_masked_lm_architecture_is_built_or_listed():
     mapping = _mapping()
-    listed = set(tiny.ARCHITECTURES) | set(tiny.NOT_BUILT)
-    assert set(mapping) == listed, (f"new in transformers (add to fmat.tiny.ARCHITECTURES): {sorted(set(mapping) - listed)}; "
+    listed = set(tiny_arch.ARCHITECTURES) | set(tiny_arch.NOT_BUILT)
+    assert set(mapping) == listed, (f"new in transformers (add to tiny_arch.ARCHITECTURES, tests/tools): "
+                                    f"{sorted(set(mapping) - listed)}; "
                                     f"gone (remove): {sorted(listed - set(mapping))}")
-    assert not set(tiny.ARCHITECTURES) & set(tiny.NOT_BUILT)
-    assert set(NO_PIPELINE) | set(REFUSED) <= set(tiny.ARCHITECTURES)
+    assert not set(tiny_arch.ARCHITECTURES) & set(tiny_arch.NOT_BUILT)
+    assert set(NO_PIPELINE) | set(REFUSED) <= set(tiny_arch.ARCHITECTURES)
     assert len(COMPARED) >= 45
 
 
@@ -217,9 +219,9 @@ def test_a_wrong_head_is_not_taken(archs, monkeypatch):
 def test_reformer_has_no_mask_token():
     from transformers import ReformerTokenizer
 
-    assert "reformer" in tiny.NOT_BUILT and ReformerTokenizer().mask_token is None
+    assert "reformer" in tiny_arch.NOT_BUILT and ReformerTokenizer().mask_token is None
     with pytest.raises(ValueError, match="reformer"):
-        tiny.build_tiny_arch("unused", "reformer", WORDS)
+        tiny_arch.build_tiny_arch("unused", "reformer", WORDS)
 
 
 def test_roc_bert_is_refused_because_its_numbers_would_differ(archs):

@@ -18,7 +18,8 @@ import torch
 from fmat.design import query
 from fmat.errors import InputError
 from fmat.io import read_table, write_table
-from fmat.tiny import FAMILIES, build_tiny_model, sharpen
+from fmat.tiny import FAMILIES, build_tiny_model
+from tiny_arch import sharpen
 
 torch.set_num_threads(1)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from fmat.tiny import FAMILIES, build_demo_models, build_tiny_model, not_single_words
+from fmat.tiny import FAMILIES, build_demo_models, build_tiny_model
+from tiny_arch import not_single_words
 
 torch.set_num_threads(1)
 
