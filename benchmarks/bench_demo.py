@@ -38,9 +38,28 @@ def run_demo(commit: str, folder: Path, cores: str) -> tuple[float, int, str]:
                 jobs = int(line.split()[-1])
         sha = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True).stdout.strip()
+        print(f"  {commit}: seconds per rule (sum of its jobs' wall times): {rule_seconds(folder)}", flush=True)
+        recovered = folder / "results" / "recovery.csv"
+        if recovered.exists():  # a demo with a world: what it planted, found again
+            import pandas as pd
+
+            verdicts = pd.read_csv(recovered)["verdict"]
+            print(f"  {commit}: {int((verdicts == 'recovered').sum())} of {len(verdicts)} planted numbers recovered",
+                  flush=True)
         return seconds, jobs, sha
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], capture_output=True)
+
+
+def rule_seconds(folder: Path) -> dict[str, int]:
+    """Each rule's jobs' wall seconds summed, from the benchmark files the rules write."""
+    out = {}
+    for tsv in sorted((folder / "results" / "benchmarks").rglob("*.tsv")):
+        rule = tsv.relative_to(folder / "results" / "benchmarks").parts[0]
+        lines = tsv.read_text().splitlines()
+        if len(lines) > 1:
+            out[rule] = out.get(rule, 0) + float(lines[1].split("\t")[0])
+    return {k: round(v) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
 
 
 def main(argv=None) -> int:
