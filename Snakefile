@@ -51,6 +51,7 @@ include: "rules/analysis.smk"
 include: "rules/compare.smk"
 include: "rules/report.smk"
 include: "rules/agreement.smk"
+include: "rules/checks.smk"
 include: "rules/recovery.smk"
 
 

@@ -145,7 +145,8 @@ def score_gpus(wildcards):
 def all_outputs():
     """Every table of the run, intermediates included: the models' markers, the criterion tables
     the studies read, per study the queries, every model's scores, the LPRs, the reliability
-    rows, the analysis' stats and the comparison rows, and every model's agreement check.
+    rows, the analysis' stats and the comparison rows, every model's agreement check, and the
+    checks stage's tables (OOV counts per study; per model: checks, agreement, provenance).
 
     Snakemake rebuilds a missing file only when something asks for it; listing the
     intermediates here (rule all) makes the plain command rebuild a deleted one, and then
@@ -167,6 +168,8 @@ def all_outputs():
         + expand("results/replication/{study}.parquet", study=STUDIES)
         + ["results/replication.parquet", "results/replication.csv"]
         + expand("results/agreement/{model}.parquet", model=SLUGS)
+        + expand("results/oov/{study}.parquet", study=STUDIES)
+        + expand("results/models/{name}.parquet", name=["checks", "agreement", "provenance"])
         + (expand("results/recovery/{study}.parquet", study=STUDIES) + ["results/recovery.parquet"] if WORLD_FILE else [])
     )
 

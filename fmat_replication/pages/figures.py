@@ -237,36 +237,9 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
 # out-of-vocabulary words per model
 # ---------------------------------------------------------------------------------------
 
-def read_scores(paths: Iterable[str | Path], columns: Iterable[str] = ("model", "M_word", "prob", "oov")) -> pd.DataFrame:
-    """Score tables stacked, reading only ``columns`` (those present) -- enough for OOV tables."""
-    parts = []
-    for path in paths:
-        import pyarrow.parquet as pq
-
-        names = set(pq.read_schema(path).names)
-        cols = [c for c in columns if c in names]
-        parts.append(pd.read_parquet(path, columns=cols))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
-
-
-def oov_summary(scores: pd.DataFrame, word: str = "M_word") -> pd.DataFrame:
-    """Per model: rows scored, out-of-vocabulary rows (``oov`` column), rows with NaN ``prob``
-    (dropped from the LPRs), and the distinct [MASK] words affected (``oov_words``)."""
-    if scores.empty:
-        return pd.DataFrame(columns=["model", "rows", "oov_rows", "nan_prob_rows", "oov_words"])
-    d = scores.copy()
-    d["model"] = d["model"].astype(str)
-    oov = d["oov"].astype(bool) if "oov" in d.columns else pd.Series(False, index=d.index)
-    nan_prob = d["prob"].isna() if "prob" in d.columns else pd.Series(False, index=d.index)
-    d["_oov"], d["_nan"] = oov.to_numpy(), nan_prob.to_numpy()
-    rows = []
-    for model, g in d.groupby("model", sort=False):
-        bad = g[g["_oov"] | g["_nan"]]
-        words = sorted(set(bad[word].astype(str))) if word in g.columns else []
-        rows.append({"model": model, "rows": len(g), "oov_rows": int(g["_oov"].sum()),
-                     "nan_prob_rows": int(g["_nan"].sum()),
-                     "oov_words": ", ".join(words[:30]) + (f" ... (+{len(words) - 30})" if len(words) > 30 else "")})
-    return pd.DataFrame(rows)
+# made by the checks stage (rules oov_study, model_checks); the pages read its tables
+from ..checks import model_checks_table as model_checks  # noqa: E402,F401
+from ..checks import oov_summary, read_scores  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------------------------------
@@ -357,31 +330,3 @@ def provenance(params: Mapping[str, object]) -> pd.DataFrame:
 
 __all__ = ["ICC_STATS", "ICC_CRITERIA", "figure_png", "icc_table", "figure2_icc", "plot_figure_table",
            "read_scores", "oov_summary", "html_table", "package_versions", "model_lock", "provenance"]
-
-
-def model_checks(agreement: pd.DataFrame, stats: pd.DataFrame | None = None,
-                 oov: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per model: its subject-verb agreement check beside its FMAT results.
-
-    ``agreement``: :func:`fmat.agreement.summarize` output (construction ``all`` is used:
-    ``accuracy, n, skipped``); ``stats``: results rows of the studies; per-model alpha rows
-    (``statistic == "alpha"``, model not ``all``) become ``alpha <study>`` columns (mean over
-    the study's alpha conditions); ``oov``: per-model rows/oov_rows (share of rows a model's
-    vocabulary could not score). Models in the agreement table's order.
-    """
-    cols = ["model", "accuracy", "n", "skipped"]
-    a = agreement[agreement["construction"].astype(str) == "all"][cols].copy()
-    a["model"] = a["model"].astype(str)
-    a = a.rename(columns={"accuracy": "agreement accuracy", "n": "pairs scored", "skipped": "pairs skipped"})
-    if stats is not None and len(stats):
-        al = stats[(stats["statistic"] == "alpha") & (stats["model"].astype(str) != "all")]
-        if len(al):
-            wide = (al.groupby(["model", "study"], sort=False)["value"].mean().unstack("study")
-                    .add_prefix("alpha ").reset_index())
-            wide["model"] = wide["model"].astype(str)
-            a = a.merge(wide, on="model", how="left")
-    if oov is not None and len(oov):
-        o = oov.groupby(oov["model"].astype(str), sort=False)[["rows", "oov_rows"]].sum()
-        share = (o["oov_rows"] / o["rows"]).rename("OOV share").reset_index()
-        a = a.merge(share, on="model", how="left")
-    return a.reset_index(drop=True)

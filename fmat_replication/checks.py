@@ -1,0 +1,122 @@
+"""Stage ``checks`` (rules oov_study, model_checks): what the pages say of each model, made
+once by a rule with declared inputs and outputs, not at render time.
+
+- :func:`oov_study`: per study and model, the rows scored, the rows whose [MASK] option the
+  model's vocabulary lacks (``oov``), the rows with no probability (dropped from the LPRs) and
+  the words affected -> ``results/oov/{study}.parquet``.
+- :func:`model_checks`: per model, its subject-verb agreement beside its FMAT results (mean
+  alpha per study, OOV share) -> ``results/models/checks.parquet``; the agreement accuracy per
+  construction, one row per model -> ``results/models/agreement.parquet``; and where each
+  model came from (its card: source, revision, locked commit or weights hash, hub creation
+  date) -> ``results/models/provenance.parquet``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from fmat.io import read_table, write_table
+
+#: the columns of ``results/oov/{study}.parquet``
+OOV_COLUMNS = ["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]
+#: the columns of ``results/models/provenance.parquet`` (from each model's card)
+PROVENANCE_COLUMNS = ["model", "source", "revision", "commit", "sha256", "created"]
+
+
+def read_scores(paths: Iterable[str | Path], columns: Sequence[str] = ("model", "M_word", "prob", "oov")) -> pd.DataFrame:
+    """Score tables stacked, reading only ``columns`` (those present): enough for the OOV counts."""
+    parts = []
+    for path in paths:
+        names = set(pq.read_schema(path).names)
+        parts.append(pd.read_parquet(path, columns=[c for c in columns if c in names]))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
+
+
+def oov_summary(scores: pd.DataFrame, word: str = "M_word", max_words: int = 30) -> pd.DataFrame:
+    """Per model: rows scored, out-of-vocabulary rows (``oov`` column), rows with NaN ``prob``
+    (dropped from the LPRs), and the distinct [MASK] words affected (``oov_words``, the first
+    ``max_words``)."""
+    cols = ["model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]
+    if scores.empty:
+        return pd.DataFrame(columns=cols)
+    d = pd.DataFrame({"model": scores["model"].astype(str).to_numpy(),
+                      "oov": scores["oov"].astype(bool).to_numpy() if "oov" in scores else False,
+                      "nan": scores["prob"].isna().to_numpy() if "prob" in scores else False,
+                      "word": scores[word].astype(str).to_numpy() if word in scores else ""})
+    rows = []
+    for model, g in d.groupby("model", sort=False):
+        words = sorted(set(g.loc[g["oov"] | g["nan"], "word"])) if word in scores else []
+        more = f" ... (+{len(words) - max_words})" if len(words) > max_words else ""
+        rows.append({"model": model, "rows": len(g), "oov_rows": int(g["oov"].sum()), "nan_prob_rows": int(g["nan"].sum()),
+                     "oov_words": ", ".join(words[:max_words]) + more})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def oov_study(score_paths: Sequence, out, *, study: str) -> pd.DataFrame:
+    """Rule oov_study: the OOV counts of one study's score tables (one per model) -> ``out``."""
+    table = oov_summary(read_scores(score_paths)).assign(study=str(study))[OOV_COLUMNS]
+    write_table(table, out)
+    return table
+
+
+def model_checks_table(agreement: pd.DataFrame, stats: pd.DataFrame | None = None,
+                       oov: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per model: its subject-verb agreement check beside its FMAT results.
+
+    ``agreement``: :func:`fmat.agreement.summarize` output (construction ``all``: ``accuracy,
+    n, skipped``); ``stats``: results rows of the studies, whose per-model alpha rows
+    (``statistic == "alpha"``, model not ``all``) become ``alpha <study>`` columns (mean over
+    the study's alpha conditions); ``oov``: per study and model ``rows``/``oov_rows``, summed
+    into the ``OOV share`` of rows a model's vocabulary could not score. Models in the
+    agreement table's order.
+    """
+    a = agreement[agreement["construction"].astype(str) == "all"][["model", "accuracy", "n", "skipped"]].copy()
+    a["model"] = a["model"].astype(str)
+    a = a.rename(columns={"accuracy": "agreement accuracy", "n": "pairs scored", "skipped": "pairs skipped"})
+    if stats is not None and len(stats):
+        al = stats[(stats["statistic"] == "alpha") & (stats["model"].astype(str) != "all")]
+        if len(al):
+            wide = al.groupby(["model", "study"], sort=False)["value"].mean().unstack("study").add_prefix("alpha ")
+            wide = wide.reset_index()
+            wide["model"] = wide["model"].astype(str)
+            a = a.merge(wide, on="model", how="left")
+    if oov is not None and len(oov):
+        o = oov.groupby(oov["model"].astype(str), sort=False)[["rows", "oov_rows"]].sum()
+        a = a.merge((o["oov_rows"] / o["rows"]).rename("OOV share").reset_index(), on="model", how="left")
+    return a.reset_index(drop=True)
+
+
+def agreement_by_construction(agreement: pd.DataFrame) -> pd.DataFrame:
+    """The agreement accuracy of each model (rows) in each construction (columns)."""
+    per = agreement[agreement["construction"].astype(str) != "all"]
+    if per.empty:
+        return pd.DataFrame(columns=["model"])
+    wide = per.pivot_table(index="model", columns="construction", values="accuracy", sort=False).reset_index()
+    wide.columns.name = None
+    return wide
+
+
+def provenance_table(cards: Sequence) -> pd.DataFrame:
+    """Where each model came from, from its card (rule model_card): source (hub, cache, local),
+    revision, the locked commit or a local folder's weights hash, and its hub creation date."""
+    rows = []
+    for path in cards:
+        card = json.loads(Path(path).read_text(encoding="utf-8"))
+        rows.append({c: "" if card.get(c) is None else str(card.get(c)) for c in PROVENANCE_COLUMNS})
+    return pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
+
+
+def model_checks(agreement_path, stats_paths: Sequence, oov_paths: Sequence, card_paths: Sequence, *,
+                 checks_out, agreement_out, provenance_out) -> None:
+    """Rule model_checks: :func:`model_checks_table`, :func:`agreement_by_construction` and
+    :func:`provenance_table` of the run's files, each to its declared output."""
+    agreement = read_table(agreement_path)
+    stats = pd.concat([read_table(p) for p in stats_paths], ignore_index=True) if stats_paths else None
+    oov = pd.concat([read_table(p) for p in oov_paths], ignore_index=True) if oov_paths else None
+    write_table(model_checks_table(agreement, stats, oov), checks_out)
+    write_table(agreement_by_construction(agreement), agreement_out)
+    write_table(provenance_table(card_paths), provenance_out)
