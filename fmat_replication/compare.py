@@ -45,6 +45,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from fmat_replication.formats import missing, short
 from fmat_replication.paper import is_pattern, matching_rows, stars_for, within_rounding
 from fmat.results import KEY, RESULT_COLUMNS
 
@@ -121,12 +122,8 @@ class StudyStatus:
 # small pure helpers
 # ---------------------------------------------------------------------------------------
 
-def _nan(x) -> bool:
-    return x is None or (isinstance(x, (float, np.floating)) and math.isnan(x)) or x is pd.NA
-
-
 def _text(x) -> str:
-    return "" if _nan(x) else str(x)
+    return "" if missing(x) else str(x)
 
 
 def paper_significance(p: float, bound: str = "", stars: str = "", level: float = ALPHA_LEVEL) -> bool | None:
@@ -138,7 +135,7 @@ def paper_significance(p: float, bound: str = "", stars: str = "", level: float 
     "ns" -> False. Nothing printed -> None.
     """
     bound, stars = _text(bound), _text(stars)
-    if not _nan(p):
+    if not missing(p):
         if bound == "<":
             return True if p <= level else None
         if bound == ">":
@@ -153,9 +150,9 @@ def paper_significance(p: float, bound: str = "", stars: str = "", level: float 
 
 def _sign(x: float, digits: float = math.nan) -> int:
     """Sign of a number; 0 when it is 0 at its printed precision (or NaN)."""
-    if _nan(x):
+    if missing(x):
         return 0
-    if not _nan(digits) and abs(x) < 0.5 * 10 ** (-int(digits)):
+    if not missing(digits) and abs(x) < 0.5 * 10 ** (-int(digits)):
         return 0
     return int(np.sign(x))
 
@@ -168,17 +165,9 @@ def _decimals_of(x: float) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
-def _fmt(x: float) -> str:
-    if _nan(x):
-        return "NA"
-    if x != 0 and abs(x) < 0.001:
-        return f"{x:.2g}"
-    return f"{x:.3f}".rstrip("0").rstrip(".") if abs(x) < 1000 else f"{x:.1f}"
-
-
 def value_bound_holds(value: float, relation: str, limit: float) -> bool:
     """``value`` satisfies the printed bound: ">" value > limit, "<" value < limit, "abs<" |value| < limit."""
-    if _nan(value):
+    if missing(value):
         return False
     if relation == ">":
         return value > limit
@@ -191,7 +180,7 @@ def value_bound_holds(value: float, relation: str, limit: float) -> bool:
 
 def p_bound_holds(p: float, bound: str, printed: float) -> bool:
     """Our p satisfies the paper's printed p: "<" p < printed, ">" p > printed, "" rounds to it."""
-    if _nan(p):
+    if missing(p):
         return False
     if bound == "<":
         return p < printed
@@ -204,126 +193,194 @@ def p_bound_holds(p: float, bound: str, printed: float) -> bool:
 # one paper row
 # ---------------------------------------------------------------------------------------
 
+@dataclass
+class Printed:
+    """What the paper prints for one row, as the checks of :func:`judge` need it."""
+
+    value: float
+    digits: float
+    low: float
+    high: float
+    vbound: str          # value bound: "", ">", "<", "abs<"
+    pbound: str          # p bound: "", "<", ">"
+    stars: str
+    p: float
+    tol: float           # the statistic's closeness tolerance (NaN: none)
+
+    @classmethod
+    def of(cls, row: Mapping, tolerances: Mapping[str, float]) -> "Printed":
+        return cls(value=row.get("value", math.nan), digits=row.get("digits", math.nan),
+                   low=row.get("value_low", math.nan), high=row.get("value_high", math.nan),
+                   vbound=_text(row.get("value_bound")), pbound=_text(row.get("bound")), stars=_text(row.get("stars")),
+                   p=row.get("p", math.nan), tol=tolerances.get(str(row["statistic"]), math.nan))
+
+    @property
+    def is_range(self) -> bool:
+        return not missing(self.low) and not missing(self.high)
+
+    @property
+    def plain(self) -> bool:
+        """One printed number, no range or bound."""
+        return not self.is_range and self.vbound == "" and not missing(self.value)
+
+    @property
+    def significant(self) -> bool | None:
+        return paper_significance(self.p, self.pbound, self.stars)
+
+    def wanted_sign(self) -> int:
+        """The sign the paper's number has (0: none to check)."""
+        if self.is_range:
+            return int(np.sign(self.low)) if np.sign(self.low) == np.sign(self.high) else 0
+        if self.vbound == "abs<" or missing(self.value):
+            return 0
+        if self.vbound == ">" and self.value >= 0:
+            return 1
+        if self.vbound == "<" and self.value <= 0:
+            return -1
+        if self.vbound:
+            return 0
+        return _sign(self.value, self.digits)
+
+
+@dataclass
+class Checks:
+    """What the checks found: passed, failed and skipped, each a list of reasons."""
+
+    passed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def _some_rows(bad: list, ours: np.ndarray) -> str:
+    return f" ({len(bad)} of {len(ours)} rows)" if len(ours) > 1 else ""
+
+
+def check_sign(paper: Printed, ours: np.ndarray, out: Checks) -> None:
+    """1. Our rows have the paper's sign (when it prints one and does not call the effect null)."""
+    want = paper.wanted_sign()
+    if want == 0 or paper.significant is False:
+        return
+    if np.isnan(ours).any():
+        out.failed.append("sign: ours has no value")
+    elif all(np.sign(v) == want for v in ours):
+        out.passed.append("same sign")
+    else:
+        bad = [v for v in ours if np.sign(v) != want]
+        out.failed.append(f"sign: paper {'+' if want > 0 else '-'}, ours {short(bad[0])}" + _some_rows(bad, ours))
+
+
+def check_significance(paper: Printed, ours_p: np.ndarray, out: Checks) -> None:
+    """2. Significant at .05 in both, or in neither (when the paper says which)."""
+    sig = paper.significant
+    if sig is None:
+        return
+    if np.isnan(ours_p).all():
+        out.skipped.append("significance not checked: our row has no p")
+        return
+    ours_sig = ours_p < ALPHA_LEVEL
+    word = "significant" if sig else "not significant"
+    if bool(np.all(ours_sig == sig) and not np.isnan(ours_p).any()):
+        out.passed.append(f"both {word} at .05")
+    else:
+        bad = [q for q, s in zip(ours_p, ours_sig) if s != sig or np.isnan(q)]
+        out.failed.append(f"significance: paper {word} at .05, ours p = {short(bad[0])}")
+
+
+def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out: Checks) -> float:
+    """3. Our number within the statistic's tolerance of the paper's (a printed range: both
+    ends). Returns ours minus the paper's for one plain number, else NaN."""
+    tol = paper.tol
+    if missing(tol):
+        return math.nan
+    if paper.plain:
+        if len(ours) != 1:
+            out.skipped.append("closeness not checked: several rows matched")
+            return math.nan
+        diff = float(ours[0] - paper.value)
+        if math.isnan(diff):
+            out.failed.append("closeness: ours has no value")
+        elif abs(diff) <= tol + 1e-12:
+            out.passed.append(f"|ours - paper| = {short(abs(diff))} <= {short(tol)}")
+        else:
+            out.failed.append(f"closeness: ours {short(ours[0])} vs paper {short(paper.value)}, "
+                              f"|diff| = {short(abs(diff))} > {short(tol)}")
+        return diff
+    if paper.is_range:
+        if math.isnan(lo):
+            out.failed.append("range: ours has no value")
+        elif abs(lo - paper.low) <= tol + 1e-12 and abs(hi - paper.high) <= tol + 1e-12:
+            out.passed.append(f"range {short(lo)}-{short(hi)} within {short(tol)} of {short(paper.low)}-{short(paper.high)}")
+        else:
+            out.failed.append(f"range: ours {short(lo)}-{short(hi)} vs paper {short(paper.low)}-{short(paper.high)} "
+                              f"(tolerance {short(tol)})")
+    return math.nan
+
+
+def check_bound(paper: Printed, ours: np.ndarray, out: Checks) -> None:
+    """4. The paper's printed bound (> x, < x, |.| < x) holds for every row of ours."""
+    if not paper.vbound:
+        return
+    holds = [value_bound_holds(v, paper.vbound, paper.value) for v in ours]
+    shown = {"abs<": "|x| <"}.get(paper.vbound, paper.vbound)
+    if all(holds):
+        out.passed.append(f"bound {shown} {short(paper.value)} holds")
+    else:
+        bad = [v for v, h in zip(ours, holds) if not h]
+        out.failed.append(f"bound: paper {shown} {short(paper.value)}, ours {short(bad[0])}" + _some_rows(bad, ours))
+
+
+def as_printed(paper: Printed, ours: np.ndarray, ours_p: np.ndarray, lo: float, hi: float) -> bool | None:
+    """Would ours print as the paper's row (value, range, bound, p and stars at the paper's
+    precision)? None when nothing can be compared."""
+    exact = []
+    if paper.plain and len(ours) == 1:
+        exact.append(within_rounding(float(paper.value), float(paper.digits), float(ours[0])))
+    if paper.is_range and not math.isnan(lo):
+        exact.append(within_rounding(float(paper.low), float(paper.digits), lo)
+                     and within_rounding(float(paper.high), float(paper.digits), hi))
+    if paper.vbound:
+        exact.append(all(value_bound_holds(v, paper.vbound, paper.value) for v in ours))
+    if not missing(paper.p) and not np.isnan(ours_p).all():
+        exact.append(all(p_bound_holds(q, paper.pbound, paper.p) for q in ours_p))
+    if paper.stars and not np.isnan(ours_p).all():
+        exact.append(all(stars_for(float(q)) == paper.stars for q in ours_p))
+    return bool(all(exact)) if exact else None
+
+
+def verdict_of(found: Checks) -> tuple[str, str]:
+    """Any failed check: not replicated; else any passed: replicated; else not computable."""
+    if found.failed:
+        return NOT_REPLICATED, "; ".join(found.failed + found.passed + found.skipped)
+    if found.passed:
+        return REPLICATED, "; ".join(found.passed + found.skipped)
+    notes = "; ".join(found.skipped)
+    return NOT_COMPUTABLE, "nothing comparable" + (f" ({notes})" if notes else
+                                                   ": the paper prints no p, stars, sign or bound for this statistic")
+
+
 def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, float] | None = None) -> dict:
-    """Verdict of one paper row against its matched computed rows (``matched``: results shape).
+    """Verdict of one paper row against its matched computed rows (``matched``: results shape):
+    :func:`check_sign`, :func:`check_significance`, :func:`check_closeness`, :func:`check_bound`,
+    then :func:`verdict_of`; :func:`as_printed` says whether ours prints as the paper's.
 
     Returns ``{"verdict", "reason", "diff", "tolerance", "exact", "ours_min", "ours_max"}``.
     ``matched`` must be non-empty (rows without a counterpart are :func:`not_computable_reason`).
     """
-    tolerances = TOLERANCES if tolerances is None else tolerances
-    stat = str(paper_row["statistic"])
-    value, digits = paper_row.get("value", math.nan), paper_row.get("digits", math.nan)
-    low, high = paper_row.get("value_low", math.nan), paper_row.get("value_high", math.nan)
-    vbound, pbound = _text(paper_row.get("value_bound")), _text(paper_row.get("bound"))
-    stars, p_paper = _text(paper_row.get("stars")), paper_row.get("p", math.nan)
-    tol = tolerances.get(stat, math.nan)
+    paper = Printed.of(paper_row, TOLERANCES if tolerances is None else tolerances)
     ours = pd.to_numeric(matched["value"], errors="coerce").to_numpy(dtype=float)
     ours_p = pd.to_numeric(matched["p"], errors="coerce").to_numpy(dtype=float)
-    is_range = not _nan(low) and not _nan(high)
-    plain = not is_range and vbound == "" and not _nan(value)
-    out = {"diff": math.nan, "tolerance": tol if (plain or is_range) else math.nan, "exact": pd.NA,
-           "ours_min": float(np.nanmin(ours)) if np.isfinite(ours).any() else math.nan,
-           "ours_max": float(np.nanmax(ours)) if np.isfinite(ours).any() else math.nan}
-    passed, failed, skipped = [], [], []
-    exact = []
-
-    sig = paper_significance(p_paper, pbound, stars)
-    # 1. sign
-    if is_range:
-        want = int(np.sign(low)) if np.sign(low) == np.sign(high) else 0
-    elif vbound == "abs<" or _nan(value):
-        want = 0
-    elif vbound == ">" and value >= 0:
-        want = 1
-    elif vbound == "<" and value <= 0:
-        want = -1
-    elif vbound:
-        want = 0
-    else:
-        want = _sign(value, digits)
-    if want != 0 and sig is not False:
-        if np.isnan(ours).any():
-            failed.append("sign: ours has no value")
-        elif all(np.sign(v) == want for v in ours):
-            passed.append("same sign")
-        else:
-            bad = [v for v in ours if np.sign(v) != want]
-            failed.append(f"sign: paper {'+' if want > 0 else '-'}, ours {_fmt(bad[0])}"
-                          + (f" ({len(bad)} of {len(ours)} rows)" if len(ours) > 1 else ""))
-    # 2. significance at .05
-    if sig is not None:
-        if np.isnan(ours_p).all():
-            skipped.append("significance not checked: our row has no p")
-        else:
-            ours_sig = ours_p < ALPHA_LEVEL
-            ok = bool(np.all(ours_sig == sig) and not np.isnan(ours_p).any())
-            word = "significant" if sig else "not significant"
-            if ok:
-                passed.append(f"both {word} at .05")
-            else:
-                bad = [q for q, s in zip(ours_p, ours_sig) if s != sig or np.isnan(q)]
-                failed.append(f"significance: paper {word} at .05, ours p = {_fmt(bad[0])}")
-    # 3. closeness
-    if not _nan(tol):
-        if plain:
-            diff = float(ours[0] - value) if len(ours) == 1 else math.nan
-            out["diff"] = diff
-            if len(ours) != 1:
-                skipped.append("closeness not checked: several rows matched")
-            elif math.isnan(diff):
-                failed.append("closeness: ours has no value")
-            elif abs(diff) <= tol + 1e-12:
-                passed.append(f"|ours - paper| = {_fmt(abs(diff))} <= {_fmt(tol)}")
-            else:
-                failed.append(f"closeness: ours {_fmt(ours[0])} vs paper {_fmt(value)}, "
-                              f"|diff| = {_fmt(abs(diff))} > {_fmt(tol)}")
-        elif is_range:
-            lo, hi = out["ours_min"], out["ours_max"]
-            if math.isnan(lo):
-                failed.append("range: ours has no value")
-            elif abs(lo - low) <= tol + 1e-12 and abs(hi - high) <= tol + 1e-12:
-                passed.append(f"range {_fmt(lo)}-{_fmt(hi)} within {_fmt(tol)} of {_fmt(low)}-{_fmt(high)}")
-            else:
-                failed.append(f"range: ours {_fmt(lo)}-{_fmt(hi)} vs paper {_fmt(low)}-{_fmt(high)} "
-                              f"(tolerance {_fmt(tol)})")
-    # 4. value bound
-    if vbound:
-        holds = [value_bound_holds(v, vbound, value) for v in ours]
-        shown = {"abs<": "|x| <"}.get(vbound, vbound)
-        if all(holds):
-            passed.append(f"bound {shown} {_fmt(value)} holds")
-        else:
-            bad = [v for v, h in zip(ours, holds) if not h]
-            failed.append(f"bound: paper {shown} {_fmt(value)}, ours {_fmt(bad[0])}"
-                          + (f" ({len(bad)} of {len(ours)} rows)" if len(ours) > 1 else ""))
-
-    # as printed
-    if plain and len(ours) == 1:
-        exact.append(within_rounding(float(value), float(digits), float(ours[0])))
-    if is_range and not math.isnan(out["ours_min"]):
-        exact.append(within_rounding(float(low), float(digits), out["ours_min"])
-                     and within_rounding(float(high), float(digits), out["ours_max"]))
-    if vbound:
-        exact.append(all(value_bound_holds(v, vbound, value) for v in ours))
-    if not _nan(p_paper) and not np.isnan(ours_p).all():
-        exact.append(all(p_bound_holds(q, pbound, p_paper) for q in ours_p))
-    if stars and not np.isnan(ours_p).all():
-        exact.append(all(stars_for(float(q)) == stars for q in ours_p))
-    if exact:
-        out["exact"] = bool(all(exact))
-
-    notes = "; ".join(skipped)
-    if failed:
-        out["verdict"] = NOT_REPLICATED
-        out["reason"] = "; ".join(failed + passed + skipped)
-    elif passed:
-        out["verdict"] = REPLICATED
-        out["reason"] = "; ".join(passed + skipped)
-    else:
-        out["verdict"] = NOT_COMPUTABLE
-        out["reason"] = "nothing comparable" + (f" ({notes})" if notes else
-                                                 ": the paper prints no p, stars, sign or bound for this statistic")
-    return out
+    finite = np.isfinite(ours).any()
+    lo, hi = (float(np.nanmin(ours)), float(np.nanmax(ours))) if finite else (math.nan, math.nan)
+    found = Checks()
+    check_sign(paper, ours, found)
+    check_significance(paper, ours_p, found)
+    diff = check_closeness(paper, ours, lo, hi, found)
+    check_bound(paper, ours, found)
+    verdict, reason = verdict_of(found)
+    exact = as_printed(paper, ours, ours_p, lo, hi)
+    return {"diff": diff, "tolerance": paper.tol if (paper.plain or paper.is_range) else math.nan,
+            "exact": pd.NA if exact is None else exact, "ours_min": lo, "ours_max": hi,
+            "verdict": verdict, "reason": reason}
 
 
 def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, computed_here: bool,
@@ -423,62 +480,6 @@ def summarise(replication: pd.DataFrame, by: Iterable[str] = ("study",)) -> pd.D
     return counts.reset_index()
 
 
-def _num(x: float, digits: float = math.nan) -> str:
-    """A number as text: at ``digits`` decimals (the paper's printed precision) when given, else 3."""
-    if _nan(x):
-        return ""
-    x = float(x)
-    if not _nan(digits):
-        return f"{x:.{int(digits)}f}"
-    if x != 0 and abs(x) < 0.001:
-        return f"{x:.1e}"
-    return f"{x:.3f}" if abs(x) < 10 else f"{x:.2f}"
-
-
-def p_text(p: float, bound: str = "") -> str:
-    """"p < .001", "p = .44", "p > .33" ("" without p)."""
-    if _nan(p):
-        return ""
-    rel = {"<": "<", ">": ">"}.get(_text(bound), "=")
-    if rel == "=" and p < 0.001:
-        return "p < .001"
-    text = f"{p:.3f}".rstrip("0") if p < 0.01 else f"{p:.2f}"
-    return f"p {rel} {text.lstrip('0') or '0'}"
-
-
-def format_replication(replication: pd.DataFrame) -> pd.DataFrame:
-    """The replication table as text for a report: paper (value, range or bound; p; stars),
-    ours (value or min-max; p; 95% CI), verdict, reason."""
-    rows = []
-    for r in replication.to_dict("records"):
-        dg = r.get("paper_digits", math.nan)
-        if not _nan(r["paper_value_low"]):
-            paper = f"{_num(r['paper_value_low'], dg)} to {_num(r['paper_value_high'], dg)}"
-        elif r["paper_value_bound"]:
-            paper = {"abs<": "|x| < ", ">": "> ", "<": "< "}[r["paper_value_bound"]] + _num(r["paper_value"], dg)
-        else:
-            paper = _num(r["paper_value"], dg)
-        extra = [t for t in (p_text(r["paper_p"], r["paper_bound"]), r["paper_stars"]) if t]
-        if extra:
-            paper = f"{paper} ({', '.join(extra)})" if paper else ", ".join(extra)
-        if r["n_matched"] > 1 or (_nan(r["ours_value"]) and not _nan(r["ours_min"])):
-            n = r["n_matched"]
-            ours = f"{_num(r['ours_min'])} to {_num(r['ours_max'])} ({n} row{'s' if n != 1 else ''})"
-        else:
-            ours = _num(r["ours_value"])
-            bits = [p_text(r["ours_p"])] if not _nan(r["ours_p"]) else []
-            if not _nan(r["ours_ci_low"]):
-                bits.append(f"95% CI [{_num(r['ours_ci_low'])}, {_num(r['ours_ci_high'])}]")
-            if bits and ours:
-                ours = f"{ours} ({', '.join(bits)})"
-        rows.append({"study": r["study"], "statistic": r["statistic"], "condition": r["condition"],
-                     "model": r["model"], "paper": paper, "ours": ours, "verdict": r["verdict"],
-                     "as printed": "" if pd.isna(r["exact"]) else ("yes" if r["exact"] else "no"),
-                     "reason": r["reason"]})
-    return pd.DataFrame(rows, columns=["study", "statistic", "condition", "model", "paper", "ours", "verdict",
-                                       "as printed", "reason"])
-
-
 # ---------------------------------------------------------------------------------------
 # the analysis stage's bookkeeping (rule analysis) and the status the compare rule reads
 # ---------------------------------------------------------------------------------------
@@ -494,8 +495,7 @@ def read_status(paths: Iterable[str]) -> dict[str, StudyStatus]:
 
 __all__ = ["TOLERANCES", "ALPHA_LEVEL", "VERDICTS", "REPLICATED", "NOT_REPLICATED", "NOT_COMPUTABLE",
            "REPLICATION_COLUMNS", "StudyStatus", "paper_significance", "value_bound_holds", "p_bound_holds",
-           "judge", "not_computable_reason", "compare", "summarise", "format_replication", "p_text",
-           "read_status", "compare_studies"]
+           "judge", "not_computable_reason", "compare", "summarise", "read_status", "compare_studies"]
 
 
 def compare_studies(paper_path, stats_paths: Iterable, status_paths: Iterable, out, *, csv=None,

@@ -40,7 +40,7 @@ import html
 
 import pandas as pd  # noqa: E402
 
-from fmat_replication.compare import format_replication  # noqa: E402
+from fmat_replication.formats import replication_text as format_replication  # noqa: E402
 from fmat_replication.pages.figures import (  # noqa: E402
     figure2_icc, html_table, oov_summary, plot_figure_table, read_scores,
 )

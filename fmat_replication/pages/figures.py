@@ -246,29 +246,8 @@ from ..checks import oov_summary, read_scores  # noqa: E402,F401
 # tables as HTML
 # ---------------------------------------------------------------------------------------
 
-#: columns shown as whole numbers when every value is whole
-COUNT_COLUMNS = ("n", "df", "df2", "num_df", "den_df", "rows", "oov_rows", "nan_prob_rows", "n_matched", "total", "replicated",
-                 "not replicated", "not computable")
-
-
-def _cell(col: str, x) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
-        return ""
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    if isinstance(x, (float, np.floating)):
-        if col == "p":
-            return "<.001" if x < 0.001 else f"{x:.3f}".lstrip("0")
-        if col in COUNT_COLUMNS and float(x).is_integer():
-            return str(int(x))
-        if col == "share_replicated":
-            return f"{100 * x:.0f}%"
-        if x != 0 and abs(x) < 0.001:
-            return f"{x:.2g}"           # tiny values (demo models) stay visible
-        return f"{x:.3f}"
-    return str(x)
+from ..formats import COUNT_COLUMNS  # noqa: E402,F401
+from ..formats import cell as _cell  # noqa: E402
 
 
 def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True,

@@ -14,15 +14,15 @@ data (:class:`PaperTable`) or HTML text; the report sources only display it.
 from __future__ import annotations
 
 import base64
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from fmat_replication.compare import NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED, VERDICTS, _num, p_text, summarise
-from fmat_replication.paper import stars_for
+from fmat_replication.compare import NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED, VERDICTS, summarise
+from fmat_replication.formats import ours_cell as ours_text
+from fmat_replication.formats import paper_cell as paper_text
 from fmat_replication.pages.html import render
 
 #: (statistic, condition, model): one row of the paper's file
@@ -192,41 +192,6 @@ def paper_table(study: str, paper: pd.DataFrame, titles: Mapping[str, str] | Non
 # ---------------------------------------------------------------------------------------
 # cells
 # ---------------------------------------------------------------------------------------
-
-def _missing(x) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA or x == ""
-
-
-def paper_text(r: Mapping) -> str:
-    """The paper's number as a table cell prints it: value (or range / bound) with its stars,
-    else its p bound."""
-    dg = r.get("paper_digits", math.nan)
-    if not _missing(r.get("paper_value_low")):
-        text = f"{_num(r['paper_value_low'], dg)} to {_num(r['paper_value_high'], dg)}"
-    elif not _missing(r.get("paper_value_bound")):
-        text = {"abs<": "|x| < ", ">": "> ", "<": "< "}[r["paper_value_bound"]] + _num(r["paper_value"], dg)
-    else:
-        text = _num(r.get("paper_value"), dg)
-    stars = "" if _missing(r.get("paper_stars")) else str(r["paper_stars"])
-    if stars and stars != "ns":
-        return text + stars
-    p = p_text(r.get("paper_p", math.nan), "" if _missing(r.get("paper_bound")) else r["paper_bound"])
-    return f"{text} ({p})" if p and text else (text or p or stars)
-
-
-def ours_text(r: Mapping) -> str:
-    """Our number as a cell prints it: value with stars of our p (range over matched rows for a
-    pattern row), '—' when there is none."""
-    n = r.get("n_matched", 0) or 0
-    if n > 1 or (_missing(r.get("ours_value")) and not _missing(r.get("ours_min"))):
-        return f"{_num(r['ours_min'])} to {_num(r['ours_max'])}"
-    if _missing(r.get("ours_value")):
-        return "—"
-    dg = r.get("paper_digits", math.nan)
-    text = _num(r["ours_value"], dg if not _missing(dg) else math.nan)
-    stars = stars_for(r.get("ours_p", math.nan))
-    return text + (stars if stars not in ("", "ns") else "")
-
 
 def _index(rep: pd.DataFrame) -> dict[Key, dict]:
     return {(str(r["statistic"]), str(r["condition"]), str(r["model"])): r for r in rep.to_dict("records")}
