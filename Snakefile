@@ -1,4 +1,4 @@
-# The fmat workflow: Bao (2024) replicated from model download to reliability.
+# The fmat workflow: Bao (2024) replicated, from model download to the report pages.
 #
 #   snakemake --profile profiles/default                              the paper (12 models, 15 studies)
 #   snakemake --profile profiles/default --configfile config/demo.yaml   offline demo (tiny models)

@@ -276,18 +276,3 @@ def alpha_rows(study: str, alpha_df: pd.DataFrame, by=None, condition: str | Non
             rows.append({"study": study, "statistic": stat, "condition": cond, "model": model,
                          "value": r[stat], "n": r["n_obs"]})
     return results_frame(rows)
-
-
-def reliability_results(study: str, scores: pd.DataFrame | None = None, lpr: pd.DataFrame | None = None,
-                        item: str = "query", by=None) -> pd.DataFrame:
-    """The reliability stage in results shape: ICC (agreement; average and single) of the
-    models on the raw log probabilities (the paper's footnote 1) when ``scores`` are given,
-    and alpha among ``item`` within ``by`` splits when ``lpr`` is given."""
-    parts = []
-    if scores is not None:
-        parts.append(icc_rows(study, icc_models(scores, unit="both")))
-    if lpr is not None:
-        parts.append(alpha_rows(study, lpr_reliability(lpr, item=item, by=by), by=by))
-    if not parts:
-        raise InputError("give scores and/or an LPR table", where="reliability_results")
-    return pd.concat(parts, ignore_index=True)

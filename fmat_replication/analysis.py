@@ -53,7 +53,7 @@ def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: 
     """One study's analysis stage -> ``(stats, figures, status)``.
 
     Runs the analysis the study file names (``study.analysis["name"]``) when it is registered
-    (:func:`fmat_replication.analyses.available`), else notes that it is not implemented yet. ``stats`` =
+    (:func:`fmat_replication.analyses.available`), else notes that no analysis of that name is registered. ``stats`` =
     the reliability rows + the analysis rows (validated: known statistics, unique keys);
     ``figures`` = ``{name: table}``; ``status`` = the record written to ``status.json``
     (``study, analysis, implemented, run, notes, figures``; figures filled by the caller).
@@ -77,7 +77,8 @@ def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: 
         status["implemented"] = True
         status["notes"] = [str(n) for n in (out.notes or [])]
     else:
-        status["notes"] = [f"analysis {name!r} is not implemented yet: only the reliability rows are reported"]
+        status["notes"] = [f"no analysis named {name!r} is registered (fmat_replication.analyses.available()): "
+                           "only the reliability rows are reported"]
     stats = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else reliability
     stats = validate_results(stats[RESULT_COLUMNS], where=f"results/analysis/{sid}/stats.parquet")
     return stats.reset_index(drop=True), figures, status

@@ -10,7 +10,7 @@ results rows of every study (``results/analysis/{study}/stats.parquet``) on the 
     at least one check fails (the ``reason`` names which, with the numbers);
 ``not computable``
     there is no computed row to compare with, or nothing comparable in it (``reason`` says why:
-    the study was not run, its analysis is not implemented yet, a cited criterion, ...).
+    the study was not run, no analysis of its name is registered, a cited criterion, ...).
 
 The checks (documented for readers in ``docs/reports.md``):
 
@@ -397,7 +397,7 @@ def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, comput
     if status is None or not status.run:
         return "study not run (not in config 'studies', or its results are missing)"
     if not status.implemented:
-        return f"analysis {status.analysis!r} is not implemented yet (only the reliability rows exist)"
+        return f"no analysis named {status.analysis!r} is registered (only the reliability rows exist)"
     model = str(paper_row.get("model", "all"))
     here = sorted({str(m) for m in (models_here if models_here is not None else [])} - {"all"})
     if models_here is not None and model != "all" and not is_pattern(model) and model not in here:

@@ -254,7 +254,7 @@ show_table(oov_summary(read_scores(PAGE.scores)) if PAGE.scores else None)
 #| label: cell-notes
 notes = list(PAGE.status.get("notes") or [])
 notes.insert(0, f"analysis: {PAGE.status.get('analysis')!r} "
-                f"({'implemented' if PAGE.status.get('implemented') else 'not implemented yet'})")
+                f"({'registered' if PAGE.status.get('implemented') else 'no analysis of that name is registered'})")
 if config_hash:
     notes.append(f"configuration hash {config_hash}; device {device or 'auto'}")
 show("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes) + "</ul>" if notes

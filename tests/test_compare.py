@@ -245,7 +245,7 @@ def test_reasons_for_rows_without_counterpart():
     assert set(out["verdict"]) == {NOT_COMPUTABLE}
     reasons = list(out["reason"])
     assert "Caliskan" in reasons[0]
-    assert "not implemented" in reasons[1] and "attitude_weat" in reasons[1]
+    assert "no analysis named 'attitude_weat' is registered" in reasons[1]
     assert "not run" in reasons[2]
     assert "WEFAT" in reasons[3] and "GloVe vectors not found" in reasons[3]
     assert "emitted no row" in reasons[4]
@@ -325,7 +325,7 @@ def test_analysis_stage_without_registered_analysis_keeps_reliability_rows():
     stats, figures, status = analysis_stage(_FakeStudy("no_such_analysis_xyz"), pd.DataFrame(), pd.DataFrame(),
                                             _reliability_rows())
     assert len(stats) == 2 and figures == {}
-    assert status["implemented"] is False and "not implemented" in status["notes"][0]
+    assert status["implemented"] is False and "is registered" in status["notes"][0]
     assert status["analysis"] == "no_such_analysis_xyz" and status["study"] == "9Z"
 
 

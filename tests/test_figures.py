@@ -15,23 +15,25 @@ from fmat.results import results_frame
 @pytest.fixture
 def stats():
     rows = []
-    for study, avg, single, cond in [("1A", 0.82, 0.28, "all"), ("2A", 0.96, 0.66, "raw"), ("4A", 0.68, 0.15, "all")]:
+    for study, avg, single, cond in [("1A", 0.82, 0.28, "all"), ("2A", 0.96, 0.66, "all"), ("4A", 0.68, 0.15, "all")]:
         rows.append({"study": study, "statistic": "ICC_average", "condition": cond, "model": "all", "value": avg,
                      "ci_low": avg - 0.02, "ci_high": avg + 0.01, "n": 400})
         rows.append({"study": study, "statistic": "ICC_single", "condition": cond, "model": "all", "value": single,
                      "ci_low": single - 0.05, "ci_high": single + 0.04, "n": 400})
     rows.append({"study": "1A", "statistic": "ICC_average", "condition": "LPR", "model": "all", "value": 0.1})
     rows.append({"study": "1A", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9})
+    rows.append({"study": "3A", "statistic": "ICC_average", "condition": "raw", "model": "all", "value": 0.5})
     return results_frame(rows)
 
 
 def test_icc_table_picks_raw_score_icc_in_order(stats):
     t = icc_table(stats, studies=["4A", "1A", "2A"])
     assert list(t["study"]) == ["4A", "4A", "1A", "1A", "2A", "2A"]
+    assert "3A" not in set(icc_table(stats)["study"])   # its ICC rows are not condition "all": not the raw-score ICC
     assert list(t["statistic"][:2]) == ["ICC_average", "ICC_single"]
     one = t[(t["study"] == "1A") & (t["statistic"] == "ICC_average")].iloc[0]
     assert one["value"] == 0.82                      # the condition-"all" row, not the LPR one
-    assert t[(t["study"] == "2A") & (t["statistic"] == "ICC_single")]["value"].item() == 0.66  # "raw" fallback
+    assert t[(t["study"] == "2A") & (t["statistic"] == "ICC_single")]["value"].item() == 0.66
 
 
 def test_figure2_draws_both_iccs_with_cis(stats):
@@ -133,11 +135,6 @@ def test_html_table_formats_p_counts_and_missing():
     assert html_table(pd.DataFrame()) == "<p><em>(none)</em></p>"
     assert "1 more rows" in html_table(df, max_rows=1)
 
-
-def test_figure_png_bytes(stats):
-    from fmat_replication.pages.figures import figure_png
-    png = figure_png(figure2_icc(stats))
-    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
 
 
 def test_figure2_degenerate_ci_and_negative_icc():

@@ -100,13 +100,6 @@ def test_html_table_escapes_unless_told_the_cells_are_html():
     assert_escaped(raw)                                                        # headers: escaped all the same
 
 
-def test_cell_html_escapes_text_and_title(rep):
-    r = rep.iloc[0].to_dict()                                              # the cell's text: numbers only
-    assert_escaped(tables.cell_html(r), text=False, attribute="title")
-    assert_escaped(tables.cell_html({**r, "verdict": HOSTILE}), text=False, attribute="title")
-    assert tables.cell_html(None) == "<td></td>"
-
-
 def test_table_html_escapes_labels_headers_and_titles(paper, rep):
     t = tables.PaperTable(title=HOSTILE, caption=HOSTILE, columns=[HOSTILE],
                           rows=[(HOSTILE, [("alpha", "all", "all")])], groups=[(HOSTILE, 1)], note=HOSTILE)

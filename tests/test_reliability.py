@@ -6,7 +6,7 @@ import pytest
 
 from fmat.cli import main
 from fmat.errors import InputError
-from fmat.reliability import alpha_rows, icc_models, icc_rows, lpr_reliability, reliability_results
+from fmat.reliability import alpha_rows, icc_models, icc_rows, lpr_reliability
 from fmat.results import RESULT_COLUMNS, validate_results
 from fmat.stats import cronbach_alpha, icc
 
@@ -152,9 +152,9 @@ def test_results_rows():
     ar = alpha_rows("1A", lpr_reliability(lpr, by="model"), by="model")
     assert set(ar["model"]) == set(MODELS) and set(ar["statistic"]) == {"alpha", "alpha_std"}
     validate_results(ar)
-    allr = reliability_results("1A", scores=scores_table(), lpr=lpr, by=["model"])
-    validate_results(allr)
-    assert len(allr) == 2 + 2 * len(MODELS)
+    raw = icc_rows("1A", icc_models(scores_table(), unit="both"))          # the raw log probabilities' ICC
+    assert list(raw["statistic"]) == ["ICC_average", "ICC_single"]
+    validate_results(raw)
 
 
 def test_cli(tmp_path, capsys):

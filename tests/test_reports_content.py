@@ -69,7 +69,7 @@ def results_dir(tmp_path_factory):
         (adir / "status.json").write_text(json.dumps({
             "study": s, "analysis": "factual_wefat" if s == "1A" else "attitude_weat",
             "implemented": s == "2A", "run": True,
-            "notes": ["NOTE-FROM-ANALYSIS"] if s == "2A" else ["analysis 'factual_wefat' is not implemented yet"],
+            "notes": ["NOTE-FROM-ANALYSIS"] if s == "2A" else ["no analysis named 'factual_wefat' is registered"],
             "figures": figs}))
         sdir = res / "scores" / s
         sdir.mkdir(parents=True)
@@ -171,7 +171,7 @@ def test_study_page_normal_has_no_banner(repo, results_dir):
     _no_external_scripts(page)
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
-    assert "not implemented yet" in page                                   # 1A analysis rows not computable
+    assert "no analysis of that name is registered" in page               # 1A analysis rows not computable
     assert "Table 3" in page and "bert-base-uncased" in page and "Mean standardized index" in page
     assert "Figure 2 (Study 1A)" in page and len(SVG.findall(page)) == 1   # no figure table: Figure 2 only
     assert "0.80 to 0.98" in page                                        # Table 3's alpha range row

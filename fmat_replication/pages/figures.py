@@ -47,35 +47,16 @@ def _plt():
     return plt
 
 
-def figure_png(fig, dpi: int = 110, close: bool = True) -> bytes:
-    """The figure as PNG bytes (for ``IPython.display.Image``: a report embeds it whatever the
-    kernel's matplotlib backend; ``plt.show()`` shows nothing under Agg)."""
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    if close:
-        _plt().close(fig)
-    return buf.getvalue()
-
-
-# ---------------------------------------------------------------------------------------
-# Figure 2: ICC per study
-# ---------------------------------------------------------------------------------------
-
 def icc_table(stats: pd.DataFrame, studies: Iterable[str] | None = None) -> pd.DataFrame:
     """ICC_average and ICC_single per study from results rows (the reliability rows).
 
-    Uses condition ``all`` (the paper's ICC on raw log probabilities); a study without it
-    falls back to ``raw`` (an older name of the same rows). Columns: study, statistic,
+    Uses condition ``all`` (the paper's ICC on raw log probabilities). Columns: study, statistic,
     value, ci_low, ci_high, n (items). ``studies`` fixes the order (default: as found).
     """
     sel = stats[stats["statistic"].isin(ICC_STATS) & (stats["model"] == "all")]
     parts = []
     for _key, grp in sel.groupby(["study", "statistic"], sort=False):
         pick = grp[grp["condition"] == "all"]
-        if pick.empty:
-            pick = grp[grp["condition"] == "raw"]
         if not pick.empty:
             parts.append(pick.iloc[[0]])
     cols = ["study", "statistic", "value", "ci_low", "ci_high", "n"]
@@ -307,5 +288,5 @@ def provenance(params: Mapping[str, object]) -> pd.DataFrame:
     return pd.DataFrame([{"item": k, "value": str(v)} for k, v in params.items() if str(v) != ""])
 
 
-__all__ = ["ICC_STATS", "ICC_CRITERIA", "figure_png", "icc_table", "figure2_icc", "plot_figure_table",
+__all__ = ["ICC_STATS", "ICC_CRITERIA", "icc_table", "figure2_icc", "plot_figure_table",
            "read_scores", "oov_summary", "html_table", "package_versions", "model_lock", "provenance"]

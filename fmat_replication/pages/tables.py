@@ -207,12 +207,6 @@ def _cell_text(r: Mapping | None) -> dict | None:
             "ours": ours_text(r), "tip": f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"])}
 
 
-def cell_html(r: Mapping | None) -> str:
-    """One cell: the paper's number over ours, coloured by the verdict, the reason on hover
-    (template ``paper_cell.html.j2``)."""
-    return render("paper_cell.html.j2", cell=_cell_text(r))
-
-
 def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> str:
     """The table as HTML: each cell the paper's number (top) and ours (bottom), coloured by
     verdict (template ``paper_table.html.j2``). ``rep``: the replication rows (of ``study`` when
