@@ -251,6 +251,54 @@ def test_demo_recovers_what_was_planted(demo_run):
     assert "Known truth" in (work / "results" / "reports" / "index.html").read_text(encoding="utf-8")
 
 
+def documented_numbers_missing(work: Path, studies) -> list[str]:
+    """docs/architecture.md's "Where is this number made", checked at the row level in the
+    run's produced tables: each statistic of each row is a row of the rule's table of every
+    study the row names (that ran), each verdict row a verdict, and each table of the checks
+    stage holds a row per model. Returns what is missing."""
+    from test_architecture import DOC, where_rows
+
+    from fmat_replication.compare import VERDICTS
+
+    missing = []
+    for row in where_rows():
+        for study in sorted(row["studies"] & set(studies)):
+            if row["rule"] == "compare_study":
+                rep = pd.read_parquet(work / "results" / "replication" / f"{study}.parquet")
+                if rep.empty or not set(rep["verdict"]) <= set(VERDICTS):
+                    missing.append(f"verdicts of {study}")
+                continue
+            stats = pd.read_parquet(work / "results" / "analysis" / study / "stats.parquet")
+            missing += [f"{stat} of {study} ({row['producer']})" for stat in row["statistics"]
+                        if not (stats["statistic"] == stat).any()]
+    section = DOC.read_text(encoding="utf-8").split("What the pages say of each model", 1)[1].split("\n\n", 2)[1]
+    outputs = re.findall(r"\| `([a-z_]+)` \| `(results/[^`]+)` \|", section)
+    assert len(outputs) >= 4, section
+    models = {p.stem for p in (work / "results" / "models").glob("*.json")}
+    for rule, pattern in outputs:
+        for path in sorted({pattern.replace("{study}", s) for s in studies}):
+            table = pd.read_parquet(work / path)
+            if set(table["model"].astype(str)) != models:
+                missing.append(f"{path} (rule {rule}): models {sorted(set(table['model']))}, not {sorted(models)}")
+    return missing
+
+
+@pytest.mark.slow
+def test_every_documented_number_is_a_row_of_its_table(demo_run, tmp_path):
+    """Issue 33: the numbers docs/architecture.md says a rule makes are rows of that rule's
+    produced tables in the demo (not a text search of the producer's source); deleting one
+    statistic's rows from a copy is caught."""
+    work, _ = demo_run
+    studies = yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["studies"]
+    assert documented_numbers_missing(work, studies) == []
+    copy = tmp_path / "copy"
+    shutil.copytree(work / "results", copy / "results")
+    stats = copy / "results" / "analysis" / "3A" / "stats.parquet"
+    table = pd.read_parquet(stats)
+    table[table["statistic"] != "F"].to_parquet(stats)
+    assert documented_numbers_missing(copy, studies) == ["F of 3A (fmat_replication.analyses.stereotype._rows)"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("study, option", [("4A", None), ("2C", "target_contrast")])
 def test_a_flipped_contrast_is_not_recovered(demo_run, study, option):
