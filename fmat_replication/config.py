@@ -82,15 +82,10 @@ def apply_defaults(config: Mapping) -> dict:
 
 
 
-def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
-    """Where a top-level ``key`` came from: "--config" when it is one of ``cli_keys`` (given with
-    ``snakemake --config KEY=...``, which wins over every file), else the last of ``files``
-    (lowest to highest precedence, as Snakemake merges them) that sets it; else "the merged
-    configuration (…)"."""
+def _readable_last_first(files: Sequence[str | os.PathLike]):
+    """``(file, mapping)`` of each config file that reads as a YAML mapping, the last given
+    (highest precedence) first; unreadable ones are passed over (the schema check names them)."""
     import yaml
-
-    if key in set(cli_keys):
-        return f"--config {key}=..."
 
     for f in reversed(list(files)):
         try:
@@ -98,7 +93,19 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iter
                 data = yaml.safe_load(fh)
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue
-        if isinstance(data, Mapping) and key in data:
+        if isinstance(data, Mapping):
+            yield f, data
+
+
+def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
+    """Where a top-level ``key`` came from: "--config" when it is one of ``cli_keys`` (given with
+    ``snakemake --config KEY=...``, which wins over every file), else the last of ``files``
+    (lowest to highest precedence, as Snakemake merges them) that sets it; else "the merged
+    configuration (…)"."""
+    if key in set(cli_keys):
+        return f"--config {key}=..."
+    for f, data in _readable_last_first(files):
+        if key in data:
             return str(f)
     names = ", ".join(str(f) for f in files) or "no config file"
     return f"the merged configuration ({names}, or --config)"
@@ -109,17 +116,10 @@ def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: I
     """Which file (or --config) set the score group ``name``: Snakemake merges ``score_groups``
     of every config file, so a group can come from a file the user never wrote (``paper``, from
     config/config.yaml)."""
-    import yaml
-
     if "score_groups" in set(cli_keys):
         return "--config score_groups=..."
-    for f in reversed(list(files)):
-        try:
-            with open(f, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            continue
-        if isinstance(data, Mapping) and isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]:
+    for f, data in _readable_last_first(files):
+        if isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]:
             return str(f)
     return "the merged configuration"
 

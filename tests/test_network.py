@@ -8,13 +8,12 @@ here stops by itself: the commands run under a subprocess timeout far above the 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
+from local_server import local_server
 import yaml
 
 from fmat import net
@@ -26,30 +25,11 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def stalled():
     """http://127.0.0.1:PORT of a server that accepts every connection and never answers."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    server.settimeout(0.2)
-    held, stop = [], threading.Event()
-
-    def accept():
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            held.append(conn)  # kept open, never read from, never written to
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}"
-    stop.set()
-    thread.join(5)
+    held = []
+    with local_server(held.append) as url:     # kept open, never read from, never written to
+        yield url
     for conn in held:
         conn.close()
-    server.close()
 
 
 def _env(**extra) -> dict:

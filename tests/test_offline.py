@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
+from local_server import local_server
 
 from fmat.errors import ModelError
 
@@ -34,39 +33,23 @@ def tiny(tmp_path_factory):
 def recorder():
     """(url, connections): a local server that records every connection it accepts (and the
     first line sent on it), then answers 404."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    server.settimeout(0.2)
     seen: list[str] = []
-    stop = threading.Event()
 
-    def serve():
-        while not stop.is_set():
+    def record(conn):
+        with conn:
+            conn.settimeout(2)
             try:
-                conn, _ = server.accept()
-            except socket.timeout:
-                continue
+                first = conn.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
             except OSError:
-                return
-            with conn:
-                conn.settimeout(2)
-                try:
-                    first = conn.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
-                except OSError:
-                    first = "(nothing sent)"
-                seen.append(first)
-                try:
-                    conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                except OSError:
-                    pass
+                first = "(nothing sent)"
+            seen.append(first)
+            try:
+                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}", seen
-    stop.set()
-    thread.join(5)
-    server.close()
+    with local_server(record) as url:
+        yield url, seen
 
 
 def _fmat(args, cwd, endpoint, home):
