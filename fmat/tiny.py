@@ -578,12 +578,13 @@ def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, 
         del model._fmat_scoring_path  # decided again on the trained weights when it is scored
     except AttributeError:
         pass
-    return {"sentences": int(size.sum()), "contexts": n_ctx, "steps": int(steps),
+    return {"sentences": int(size.sum()), "contexts": n_ctx, "steps": int(steps), "batch_size": int(batch_size),
             "loss": round(float(np.mean(losses[-100:])), 4) if losses else None, "not_one_token": skipped}
 
 
 def build_trained_model(out_dir, family: str, words: Sequence, sentences, seed: int = 0, hidden: int = 64,
-                        layers: int = 2, steps: int = 1200, filler: int = 2000, progress: bool = False) -> Path:
+                        layers: int = 2, steps: int = 1200, filler: int = 2000, progress: bool = False,
+                        batch_size: int = 256) -> Path:
     """A tiny masked LM of ``family`` *trained* on ``sentences`` (:func:`fmat.plant.training_sentences`)
     plus ``filler`` generated lines: its tokenizer learns the studies' words and the filler
     text, its weights learn the planted probabilities. Saved like :func:`build_tiny_model`;
@@ -611,6 +612,7 @@ def build_trained_model(out_dir, family: str, words: Sequence, sentences, seed: 
         torch.manual_seed(seed)
         config.initializer_range = 0.1   # larger initial weights: the tiny model learns the contexts in fewer steps
         model = model_cls(config)
-        record = train_masked_lm(model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress)
+        record = train_masked_lm(model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress,
+                                 batch_size=batch_size)
     return _save(out, model, tokenizer, family, words,
                  {"seed": seed, "hidden": hidden, "layers": layers, "trained": record}, what="trained tiny")

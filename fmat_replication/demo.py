@@ -52,7 +52,8 @@ def demo_words(tables: Sequence, extra: Iterable[str] = ()) -> list[str]:
 
 
 def demo_model(query_paths: Sequence, study_paths: Sequence, world_path, criteria_dir, *, name: str, slug: str,
-               family: str, seed: int, steps: int, folder, marker, threads: int | None = None) -> None:
+               family: str, seed: int, steps: int, folder, marker, threads: int | None = None,
+               batch: int = 128) -> None:
     """Rule demo_model: one tiny model of ``family`` in ``folder`` knowing every word of the
     studies' query tables (and the agreement check's), and its marker. With a world file, the
     model is trained (:func:`fmat.tiny.build_trained_model`) on sentences in which every
@@ -79,9 +80,9 @@ def demo_model(query_paths: Sequence, study_paths: Sequence, world_path, criteri
     record = {"name": name, "slug": slug, "revision": None, "path": str(folder), "tiny": family, "source": "fmat.tiny"}
     if world_path:
         sentences = world_sentences(study_paths, world_path, criteria_dir, name)
-        log.info("%s: training a tiny %s model on %d sentences (%d contexts) of the world %s, %d steps",
-                 name, family, len(sentences), len(sentences.contexts), world_path, steps)
-        tiny.build_trained_model(folder, family, words, sentences, seed=seed, steps=steps)
+        log.info("%s: training a tiny %s model on %d sentences (%d contexts) of the world %s, %d steps of %d",
+                 name, family, len(sentences), len(sentences.contexts), world_path, steps, batch)
+        tiny.build_trained_model(folder, family, words, sentences, seed=seed, steps=steps, batch_size=batch)
         record.update(world=str(world_path), trained=True)
     else:
         tiny.build_tiny_model(folder, family, words, seed=0)

@@ -27,6 +27,7 @@ rule demo_model:
         family=lambda w: MODELS[w.model].tiny,
         seed=lambda w: SLUGS.index(w.model),
         steps=config["demo_steps"],
+        batch=config["demo_batch"],
         criteria_dir="resources/criteria",
     script:
         "../scripts/demo_model.py"
