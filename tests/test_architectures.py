@@ -196,6 +196,34 @@ def test_the_comparison_can_fail(archs, monkeypatch):
         assert worst > 1e-5, (mt, worst)   # the bound test_fmat_equals_the_fill_mask_pipeline holds fmat to
 
 
+def test_padding_read_beside_the_padding_only_is_caught(archs):
+    """A model whose padding moves only the token beside it (as MobileBERT's trigram embedding
+    does first), not the probe sentences' masks, is still scored in equal-length passes: CI once
+    saw a MobileBERT whose padding reached the probes' masks by 5e-5 in p and other sentences'
+    masks by 0.5 in log p, and a check at the mask only took it as padding-safe."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from fmat import scoring
+
+    tok = AutoTokenizer.from_pretrained(archs["bert"])
+
+    def reads_its_padding(model, args, kwargs, out):
+        att = kwargs.get("attention_mask")
+        if att is not None and bool((att == 0).any()):
+            last = att.sum(1) - 1                      # each sentence's last real token
+            out.logits[torch.arange(len(last)), last, tok.convert_tokens_to_ids("doctor")] += 3.0
+        return out
+
+    model = AutoModelForMaskedLM.from_pretrained(archs["bert"]).eval()
+    assert scoring.scoring_path(model, tok).padding == "padded"           # bert itself reads no padding
+    model = AutoModelForMaskedLM.from_pretrained(archs["bert"]).eval()
+    model.register_forward_hook(reads_its_padding, with_kwargs=True)
+    ids, pos = scoring._probe_inputs(tok)
+    assert all(p < len(x) - 1 for x, p in zip(ids, pos))                   # the masks are not beside the padding
+    path = scoring.scoring_path(model, tok)
+    assert path.padding == "equal-length" and path.padding_effect == pytest.approx(3.0, abs=0.5), path
+
+
 def test_a_wrong_head_is_not_taken(archs, monkeypatch):
     """A head candidate that does not reproduce the model's logits falls back to the full head."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer

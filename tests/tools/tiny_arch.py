@@ -149,9 +149,12 @@ def _class_specials(cls) -> list[str]:
 
 
 def _wordpiece_pieces(corpus, words, lowercase: bool) -> list[str]:
-    """The WordPiece vocabulary of :func:`_wordpiece` without its special tokens."""
-    return [p for p in _wordpiece(corpus, words, lowercase).get_vocab() if not (p.startswith("[") and p.endswith("]"))
-            or len(p) == 1]
+    """The WordPiece vocabulary of :func:`_wordpiece` without its special tokens, in id order.
+
+    (A fast tokenizer's ``get_vocab()`` comes in hash order, which changes from run to run: taken
+    as it is, it gave every build other token ids, so other random weights per token.)"""
+    vocab = _wordpiece(corpus, words, lowercase).get_vocab()
+    return [p for p in sorted(vocab, key=vocab.get) if not (p.startswith("[") and p.endswith("]")) or len(p) == 1]
 
 
 def _bytelevel_pieces(corpus, words) -> tuple[list[str], list[tuple[str, str]]]:
