@@ -1,8 +1,8 @@
-"""The report sources (reports/study.py, reports/index.py) rendered OFFLINE on a small
-synthetic results folder: every study, figure, table and the demo banner must be in the HTML.
+"""The report pages (fmat_replication.pages.study.study_page, .overview.overview_page) written
+without Quarto on a small synthetic results folder: every study, figure, table and the demo
+banner must be in the HTML, and no notebook runs (no kernel, no jupytext/papermill/nbconvert).
 
-Three renders (~5-8 s each on 2 cores): study 2A in demo mode (with a figure table), study 1A
-in normal mode, the overview in demo mode.
+The same fixture renders with Quarto in tests/test_quarto.py, which compares the two outlines.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat_replication.compare import StudyStatus, compare
-from fmat_replication.paper import load_paper_results
-from fmat.report import check_source, render
 from fmat.results import results_frame
+from fmat_replication.compare import StudyStatus, compare
+from fmat_replication.pages.render import render_page
+from fmat_replication.paper import load_paper_results
 
 STUDIES = ["1A", "2A"]
 #: an embedded output image (not the PNG inside the page's CSS)
@@ -97,36 +97,43 @@ def results_dir(tmp_path_factory):
     return root
 
 
-def _render(repo, root, source, out_name, params):
+def _render(root, kind, out_name, inputs, monkeypatch, engine="offline"):
+    """Write a page as rule report_study/report_index does, in ``root`` (its relative paths resolve
+    there); no notebook machinery may be imported on the way."""
+    import sys
+
+    monkeypatch.chdir(root)
     out = root / "reports" / out_name
-    used = render(repo / "reports" / source, out, params, engine="offline", cwd=root)
-    assert used == "offline"
+    assert render_page(kind, out, inputs, engine=engine, cwd=root) == engine
+    if engine == "offline":
+        assert not {"jupytext", "papermill", "nbconvert", "nbclient", "ipykernel"} & set(sys.modules)
     return out.read_text(encoding="utf-8")
 
 
 def _common(repo, demo):
-    return {"paper": str(repo / "config" / "paper_results.tsv"),
-            "models": ",".join(MODELS), "demo": "true" if demo else "false", "lock": "models.lock.tsv",
-            "config_hash": "HASH42", "device": "cpu"}
+    return {"paper": str(repo / "config" / "paper_results.tsv"), "demo": demo, "config_hash": "HASH42",
+            "device": "cpu"}
 
 
 def _study(repo, study, study_file=None):
-    """A study page's inputs, as rule report_study passes them (relative to the working folder)."""
+    """A study page's inputs, as rule report_study passes them (relative to the working folder;
+    lists as lists)."""
     a = f"results/analysis/{study}"
     return {"study": study, "study_file": str(study_file or repo / f"config/studies/{study}.yaml"),
             "replication": f"results/replication/{study}.parquet", "stats": f"{a}/stats.parquet",
             "status": f"{a}/status.json", "figures": f"{a}/figures",
-            "scores": ",".join(f"results/scores/{study}/{m}.parquet" for m in MODELS)}
+            "scores": [f"results/scores/{study}/{m}.parquet" for m in MODELS], "recovery": None}
 
 
 def _index(repo):
     """The overview's inputs, as rule report_index passes them."""
-    return {"studies": ",".join(STUDIES), "replication": "results/replication.parquet",
-            "stats": ",".join(f"results/analysis/{s}/stats.parquet" for s in STUDIES),
-            "study_files": ",".join(str(repo / f"config/studies/{s}.yaml") for s in STUDIES),
-            "scores": ",".join(f"results/scores/{s}/{m}.parquet" for s in STUDIES for m in MODELS),
+    return {"studies": STUDIES, "replication": "results/replication.parquet",
+            "stats": [f"results/analysis/{s}/stats.parquet" for s in STUDIES],
+            "study_files": [str(repo / f"config/studies/{s}.yaml") for s in STUDIES],
+            "scores": [f"results/scores/{s}/{m}.parquet" for s in STUDIES for m in MODELS],
             "agreement": "results/agreement/summary.parquet",
-            "cards": ",".join(f"results/models/{m}.json" for m in MODELS)}
+            "cards": [f"results/models/{m}.json" for m in MODELS], "recovery": None,
+            "models": MODELS, "lock": "models.lock.tsv"}
 
 
 def _no_external_scripts(page):
@@ -135,21 +142,15 @@ def _no_external_scripts(page):
     assert not re.search(r"<link[^>]*\shref=[\"'](?!data:)", page)
 
 
-def test_sources_pass_the_quarto_check(repo):
-    for name in ("study.py", "index.py"):
-        assert check_source(repo / "reports" / name) == [], name
-
-
-def test_study_page_demo(repo, results_dir):
-    page = _render(repo, results_dir, "study.py", "2A.html",
-                   {**_common(repo, True), **_study(repo, "2A")})
+def test_study_page_demo(repo, results_dir, monkeypatch):
+    page = _render(results_dir, "study", "2A.html", {**_common(repo, True), **_study(repo, "2A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page and "not expected to match the paper" in page
     assert "Study 2A" in page and "Flower" in page                       # design from the study file
     assert "I [MASK] {TARGET}." in page                                    # the query templates
     assert "ICC_average" in page and "0.950" in page                       # reliability
     # the verdict first, then Table 6: our d .41 vs the paper's .38*** -> replicated, in the Personal cell
-    assert page.index("replication-summary") < page.index("Table 6") < page.index('id="Figures"')  # (after the TOC)
+    assert page.index("replication-summary") < page.index("Table 6") < page.index('id="figures"')  # (after the TOC)
     assert re.search(r"<td class=[\"']cell v-replicated[\"'][^>]*><span class=[\"']paper[\"']>0.38\*\*\*</span>"
                      r"<span class=[\"']ours[\"']>0.41\*\*\*</span>", page)
     assert "Caliskan" in page                                              # ref: rows not computable (hover)
@@ -165,9 +166,8 @@ def test_study_page_demo(repo, results_dir):
     assert "import pandas" not in page                                     # code hidden
 
 
-def test_study_page_normal_has_no_banner(repo, results_dir):
-    page = _render(repo, results_dir, "study.py", "1A.html",
-                   {**_common(repo, False), **_study(repo, "1A")})
+def test_study_page_normal_has_no_banner(repo, results_dir, monkeypatch):
+    page = _render(results_dir, "study", "1A.html", {**_common(repo, False), **_study(repo, "1A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
@@ -179,8 +179,8 @@ def test_study_page_normal_has_no_banner(repo, results_dir):
     assert not IMG.findall(page)
 
 
-def test_index_page_demo(repo, results_dir):
-    page = _render(repo, results_dir, "index.py", "index.html", {**_common(repo, True), **_index(repo)})
+def test_index_page_demo(repo, results_dir, monkeypatch):
+    page = _render(results_dir, "index", "index.html", {**_common(repo, True), **_index(repo)}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page
     for s in STUDIES:
@@ -194,7 +194,7 @@ def test_index_page_demo(repo, results_dir):
     assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
 
 
-def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path):
+def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path, monkeypatch):
     """A figure table outside the families' named ones: drawn when it has x and y (SVG), its
     plain reason when it cannot be; never a Python message."""
     res = tmp_path / "results"
@@ -214,8 +214,8 @@ def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path):
         (res / "scores" / "X9").mkdir(parents=True, exist_ok=True)
         pd.DataFrame({"model": [m], "M_word": ["he"], "prob": [0.1], "oov": [False]}).to_parquet(
             res / "scores" / "X9" / f"{m}.parquet")
-    page = _render(repo, tmp_path, "study.py", "X9.html",
-                   {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")})
+    page = _render(tmp_path, "study", "X9.html",
+                   {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch)
     assert "Figure: shape (Study X9)" in page and len(SVG.findall(page)) == 1
     plain = html.unescape(page)
     assert "This figure cannot be drawn: the values of the table 'broken' to draw (its y column) are not numbers" \
