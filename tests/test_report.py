@@ -192,6 +192,22 @@ def test_a_missing_input_names_it(repo, tmp_path):
     assert not (tmp_path / "x.html").exists()
 
 
+def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
+    """fmat_replication.report.report_page (scripts/report.py): lists stay lists (one score
+    table is a list of one), no world file is None, the document is not a page input, a study
+    id makes a study page."""
+    from fmat_replication.report import report_page
+
+    seen = []
+    monkeypatch.setattr(render, "render_page", lambda kind, out, args, **k: seen.append((kind, args, k)) or "offline")
+    report_page("2A.html", {"source": "reports/study.qmd", "stats": "s.parquet", "scores": ["a.parquet"],
+                            "recovery": []}, {"study": "2A", "demo": True}, engine="offline", log="l.log")
+    report_page("index.html", {"stats": ("x", Path("y")), "recovery": "r.parquet"}, {"studies": ["1A", "2A"]})
+    assert seen[0] == ("study", {"stats": "s.parquet", "scores": ["a.parquet"], "recovery": None, "study": "2A",
+                                 "demo": True}, {"engine": "offline", "log_file": "l.log"})
+    assert seen[1][:2] == ("index", {"stats": ["x", "y"], "recovery": "r.parquet", "studies": ["1A", "2A"]})
+
+
 # --------------------------------------------------------------------------- Quarto's command (a stand-in)
 
 
