@@ -1,7 +1,7 @@
-"""Figures and small tables that the report sources (``reports/*.py``) draw.
+"""Figures and small tables that the report pages (:mod:`.study`, :mod:`.overview`) draw.
 
 Everything here reads result tables and returns a matplotlib Figure (Agg backend, no display)
-or a DataFrame, so a report cell is one call. See ``docs/reports.md``.
+or a DataFrame, so placing one on a page is one call. See ``docs/reports.md``.
 
 Figure tables (``results/analysis/{study}/figures/<name>.parquet``, written by an analysis) are
 drawn by :func:`plot_figure_table` following this convention (all columns but x and y optional):
