@@ -16,7 +16,7 @@ stage (module)      rules                                  function(s) the scrip
 :mod:`.reliability` reliability                            ``reliability``
 :mod:`.analysis`    analysis                               ``analysis`` (the study's :mod:`.analyses`)
 :mod:`.compare`     compare, compare_study                 ``compare_studies`` (verdicts)
-:mod:`.report`      report_study, report_index             ``render_page`` (pages: :mod:`.pages`)
+:mod:`.report`      report_study, report_index             ``report_page`` (pages: :mod:`.pages`)
 :mod:`.agreement`   agreement_download, agreement,         ``download``, ``check_model``, ``summary``
                     agreement_summary
 ==================  =====================================  ==========================================

@@ -1,24 +1,42 @@
-"""Stage ``report`` (rules report_study, report_index): one page, ``reports/study.py`` or
-``reports/index.py`` -> ``results/reports/{study,index}.html``, rendered by
-:func:`fmat.report.render` (Quarto when ``quarto`` is on PATH, else offline; config
-``report_engine``). Every file the page reads is an input of its rule and reaches the page as a
-parameter: the page builds no path of its own."""
+"""Stage ``report`` (rules report_study, report_index): one page, ``results/reports/{study}.html``
+or ``results/reports/index.html``. The page is a plain function of the files its rule declares
+(:func:`fmat_replication.pages.study.study_page`, :func:`fmat_replication.pages.overview.overview_page`),
+written without Quarto by a Jinja2 template or with Quarto (``reports/study.qmd``,
+``reports/index.qmd``): :func:`fmat_replication.pages.render.render_page`; config ``report_engine``."""
 from __future__ import annotations
 
 from typing import Mapping
 
 
-def render_page(source, out, page: Mapping, inputs: Mapping, *, engine: str = "auto", log=None) -> None:
-    """Render the page: its parameters are ``page`` (words and numbers) and ``inputs`` (its
-    rule's input files, comma-joined where there are several)."""
-    from fmat.report import render
+def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", log=None) -> str:
+    """Write one report page; returns the engine used.
 
-    params = dict(page)
+    Parameters
+    ----------
+    out : path
+        The page (``results/reports/{study}.html`` or ``index.html``).
+    inputs : mapping
+        The rule's input files by name: a path, or a list of paths (kept a list); an empty list
+        (``recovery`` without a world file) is None. ``source`` (the Quarto document, an input so
+        that editing it renders again) is left out.
+    params : mapping
+        The page's other arguments (``study`` or ``studies``, ``demo``, ``device``, ...): a
+        ``study`` makes a study page, else the overview.
+    engine : {"auto", "quarto", "offline"}
+        The renderer (config ``report_engine``).
+    log : path, optional
+        The rule's log (named by a Quarto failure).
+    """
+    from .pages.render import render_page
+
+    args = {}
     for name, value in inputs.items():
-        params[name] = value if isinstance(value, str) else ",".join(str(v) for v in value)
-    render(source, out, params, engine=engine, log_file=log, output_fix=OUTPUT_FIX)
-
-
-#: what to do when a page cannot be written (the workflow's outputs have fixed places: no -o)
-OUTPUT_FIX = ("free space on the disk that holds results/ (or make its folder writable), then run the same "
-              "snakemake command again: it goes on from the pages not yet written")
+        if name == "source":
+            continue
+        if isinstance(value, str) or not hasattr(value, "__iter__"):
+            args[name] = str(value)
+        else:
+            paths = [str(v) for v in value]
+            args[name] = None if name == "recovery" and not paths else paths
+    args.update(params)
+    return render_page("study" if "study" in args else "index", out, args, engine=engine, log_file=log)

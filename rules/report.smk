@@ -1,7 +1,10 @@
-# Stage 8: the reports. One HTML page per study (reports/study.py) and an overview
-# (reports/index.py), rendered by scripts/report.py with fmat.report.render: with Quarto when
-# `quarto` is on PATH, else offline (jupytext + papermill + nbconvert); config `report_engine`
-# (auto | quarto | offline) forces one. The log names the engine used (and holds Quarto's output).
+# Stage 8: the reports. One HTML page per study and an overview, each built by a plain function
+# of the files its rule declares (fmat_replication.pages.study.study_page, .overview.overview_page)
+# and written by scripts/report.py (fmat_replication.pages.render.render_page): with Quarto
+# (reports/study.qmd, reports/index.qmd) when `quarto` is on PATH, else by a Jinja2 template, no
+# notebook run; config `report_engine` (auto | quarto | offline) forces one. The log names the
+# engine used (and holds Quarto's output). `snakemake --report report.zip` holds the pages
+# (report(); captions in report/).
 # `script:`, not `shell:`: no path is put into a shell command line, so a folder name with a
 # space or `$(...)` is only a name.
 # In the demo (tiny models) every page carries a banner: its numbers are not the paper's.
@@ -17,29 +20,29 @@ REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
 _CONFIG_HASH = _config_hash(config)
 _STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in ("studies", "score_groups")})
 
-# the pages' parameters that are not input files (strings; no absolute path, so that moving the
-# project folder changes no parameter)
-_REPORT_COMMON = {
-    "demo": str(DEMO).lower(),
-    "device": str(config.get("device", "")),
-    "lock": "resources/models.lock.tsv",
-    "models": ",".join(SLUGS),
-}
+# the pages' arguments that are not input files (no absolute path, so that moving the project
+# folder changes no parameter)
+_REPORT_COMMON = {"demo": DEMO, "device": str(config.get("device", ""))}
 
 
 rule report_study:
     input:
-        source=repo_path("reports/study.py"),
+        source=repo_path("reports/study.qmd"),
         paper=repo_path("config/paper_results.tsv"),
         study_file=study_yaml,
         replication="results/replication/{study}.parquet",
         stats="results/analysis/{study}/stats.parquet",
         status="results/analysis/{study}/status.json",
         figures="results/analysis/{study}/figures",
-        scores=expand("results/scores/{{study}}/{model}.parquet", model=SLUGS),
+        oov="results/oov/{study}.parquet",
         recovery=lambda w: f"results/recovery/{w.study}.parquet" if WORLD_FILE else [],
     output:
-        "results/reports/{study}.html",
+        report(
+            "results/reports/{study}.html",
+            caption="../report/study.rst",
+            category="Study pages",
+            labels={"study": "{study}"},
+        ),
     log:
         "logs/report/{study}.log",
     benchmark:
@@ -55,17 +58,24 @@ rule report_study:
 
 rule report_index:
     input:
-        source=repo_path("reports/index.py"),
+        source=repo_path("reports/index.qmd"),
         paper=repo_path("config/paper_results.tsv"),
         replication="results/replication.parquet",
         stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
         study_files=[str(study_file(config, s)) for s in STUDIES],
-        scores=expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS),
-        agreement="results/agreement/summary.parquet",
+        oov=expand("results/oov/{study}.parquet", study=STUDIES),
+        checks="results/models/checks.parquet",
+        agreement="results/models/agreement.parquet",
+        provenance="results/models/provenance.parquet",
         cards=expand("results/models/{model}.json", model=SLUGS),
         recovery="results/recovery.parquet" if WORLD_FILE else [],
     output:
-        "results/reports/index.html",
+        report(
+            "results/reports/index.html",
+            caption="../report/index.rst",
+            category="Overview",
+            labels={"page": "overview"},
+        ),
     log:
         "logs/report/index.log",
     benchmark:
@@ -73,7 +83,12 @@ rule report_index:
     conda:
         "../envs/report.yaml"
     params:
-        page={**_REPORT_COMMON, "studies": ",".join(STUDIES), "config_hash": _CONFIG_HASH},
+        page={
+            **_REPORT_COMMON,
+            "studies": list(STUDIES),
+            "models": list(SLUGS),
+            "config_hash": _CONFIG_HASH,
+        },
         engine=config.get("report_engine", "auto"),
     script:
         "../scripts/report.py"

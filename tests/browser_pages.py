@@ -25,7 +25,7 @@ FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-backgro
 #: JavaScript run in each loaded page: decode every image, list external resources, duplicate
 #: ids and the expected sections that are missing; the page's outline (headings outside the
 #: title block and the table of contents, TOC entries, tables, figures, captions, verdict
-#: cells), to compare two renderings of one page (typographic quotes and nbconvert's pilcrow
+#: cells), to compare two renderings of one page (typographic quotes and pilcrow
 #: anchors left out)
 _PAGE_SCRIPT = r"""async (ids) => {
   const images = await Promise.all([...document.images].map(async (img, i) => {

@@ -34,7 +34,7 @@ def mirror_data() -> Path:
 #: a real Quarto, for the tests that render with it (tests/test_quarto.py, test_workflow's
 #: test_demo_pages_with_quarto). Without one they are skipped and say why; .ci/run sets
 #: FMAT_REQUIRE_QUARTO=1 (CI has Quarto), and then they fail instead.
-from fmat.report import QUARTO_TESTED  # noqa: E402
+from fmat_replication.pages.render import QUARTO_TESTED  # noqa: E402
 
 QUARTO = shutil.which("quarto")
 REQUIRE_QUARTO = os.environ.get("FMAT_REQUIRE_QUARTO") == "1"

@@ -134,3 +134,26 @@ def test_a_deleted_or_damaged_score_table_is_rebuilt_by_the_same_command(finishe
     assert run.returncode == 0, run.stdout[-4000:]
     assert score.read_bytes() == good
     assert "Nothing to be done" in snakemake(work, "-n").stdout
+
+
+def test_snakemake_report_holds_the_pages(finished):
+    """`snakemake --report report.zip` (the convention of Snakemake workflows) on the finished run:
+    the study pages and the overview are in it (rules/report.smk marks them report(), with the
+    captions of report/), byte for byte the pages the run wrote."""
+    import zipfile
+
+    root, repo, res = finished
+    assert res.returncode == 0, res.stdout[-3000:]
+    work = _moved_copy(root, repo, "report")
+    run = snakemake(work, "--report", "report.zip")
+    assert run.returncode == 0, run.stdout[-4000:]
+    with zipfile.ZipFile(work / "report.zip") as zf:
+        names = zf.namelist()
+        for page in ("1A", "3D", "index"):
+            held = [n for n in names if n.startswith("report/data/") and n.endswith(f"/{page}.html")]
+            assert len(held) == 1, (page, names)
+            assert zf.read(held[0]) == (work / "results" / "reports" / f"{page}.html").read_bytes(), page
+        text = zf.read("report/report.html").decode("utf-8", "replace")
+    for caption in ("The overview: paper vs ours per study", "The report page of study"):
+        assert caption in text, caption
+    assert _pwned(root) == []

@@ -6,9 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat_replication.pages.figures import (
-    figure2_icc, icc_table, model_lock, oov_summary, package_versions, plot_figure_table, read_scores,
-)
+from fmat_replication.checks import model_checks_table, oov_summary, read_scores
+from fmat_replication.pages.figures import figure2_icc, icc_table, package_versions, plot_figure_table, run_settings
 from fmat.results import results_frame
 
 
@@ -110,17 +109,11 @@ def test_oov_summary_counts(tmp_path):
     assert t.loc["m2", "oov_rows"] == 0 and t.loc["m2", "nan_prob_rows"] == 1 and t.loc["m2", "oov_words"] == "2000"
 
 
-def test_provenance_helpers(tmp_path):
+def test_provenance_helpers():
     v = package_versions(["pandas", "surely-not-a-package-xyz"]).set_index("package")["version"]
     assert v["pandas"] == pd.__version__ and v["surely-not-a-package-xyz"] == "not installed"
-    assert model_lock(tmp_path / "missing.tsv").empty
-    (tmp_path / "lock.tsv").write_text("model\trevision\tcommit\tfiles\tsha256\tdate\n"
-                                      f"bert-base-uncased\tabc123\t{'a' * 40}\t5\t{'b' * 64}\t2026-11-21\n")
-    assert model_lock(tmp_path / "lock.tsv")["revision"].tolist() == ["abc123"]
-    # a damaged lock is not shown as provenance: one row saying so, with the fix
-    (tmp_path / "lock.tsv").write_bytes(b"\x00\xff garbage \x80\n\x01\x02")
-    shown = model_lock(tmp_path / "lock.tsv")
-    assert list(shown.columns) == ["model lock"] and "damaged" in shown.iloc[0, 0] and "fmat download" in shown.iloc[0, 0]
+    t = run_settings({"device": "cuda", "dtype": "float16", "empty": ""})
+    assert t.to_dict("records") == [{"item": "device", "value": "cuda"}, {"item": "dtype", "value": "float16"}]
 
 
 def test_html_table_formats_p_counts_and_missing():
@@ -151,8 +144,6 @@ def test_figure2_degenerate_ci_and_negative_icc():
 
 
 def test_model_checks_puts_agreement_beside_alpha_and_oov():
-    from fmat_replication.pages.figures import model_checks
-
     agreement = pd.DataFrame({
         "model": ["m1", "m1", "m2", "m2"], "construction": ["simple", "all", "simple", "all"],
         "n": [4, 10, 3, 8], "n_correct": [3, 7, 3, 8], "accuracy": [0.75, 0.7, 1.0, 1.0],
@@ -162,7 +153,7 @@ def test_model_checks_puts_agreement_beside_alpha_and_oov():
         "condition": ["all", "all", "all", "fmat~pct_male"], "model": ["m1", "m2", "all", "m1"],
         "value": [0.8, 0.6, 0.9, 0.5]})
     oov = pd.DataFrame({"model": ["m1", "m2", "m2"], "rows": [100, 50, 50], "oov_rows": [0, 10, 15]})
-    t = model_checks(agreement, stats, oov).set_index("model")
+    t = model_checks_table(agreement, stats, oov).set_index("model")
     assert list(t.index) == ["m1", "m2"]
     assert t.loc["m1", "agreement accuracy"] == 0.7 and t.loc["m2", "pairs skipped"] == 4
     assert t.loc["m1", "alpha 1A"] == 0.8 and t.loc["m2", "alpha 1A"] == 0.6

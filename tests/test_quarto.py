@@ -1,23 +1,63 @@
 """Rendering with a real Quarto (slow tier; skipped, saying why, without `quarto` on PATH;
 CI has Quarto and sets FMAT_REQUIRE_QUARTO=1, so there they run). The demo's pages through
-the workflow: tests/test_workflow.py::test_demo_pages_with_quarto."""
+the workflow: tests/test_workflow.py::test_demo_pages_with_quarto.
+
+The cheap check that the two renderers give the same page: a study page and the overview of the
+small fixture of tests/test_reports_content.py, written with Quarto (reports/*.qmd) and without
+it (the Jinja2 template), opened in Chromium, their outlines compared.
+"""
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
-from browser_pages import check_pages
 from conftest import needs_quarto
-from test_report import GOOD, OPTIONS, ctrl_c_during_a_cell
+from test_reports_content import MODELS, STUDIES, _common, _index, _render, _study, results_dir  # noqa: F401
 
-from fmat.cli import main
-from fmat.errors import InputError
-from fmat.report import render
+from fmat.errors import RenderError
+from fmat_replication.pages.render import render_quarto
 
 pytestmark = [pytest.mark.slow, needs_quarto]
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: a small Quarto document: a parameter, a cell that prints it, one that sleeps or raises on demand
+DOC = textwrap.dedent('''\
+    ---
+    title: "A page"
+    format:
+      html:
+        embed-resources: true
+    jupyter: python3
+    execute:
+      echo: false
+    ---
+
+    ```{python}
+    #| tags: [parameters]
+    mode = "ok"
+    words = ["a", "b"]
+    ```
+
+    ```{python}
+    #| output: asis
+    import os, pathlib, time
+    pathlib.Path("cell-started").write_text(str(os.getpid()))
+    if mode == "fail":
+        raise ValueError("broken on purpose")
+    if mode == "slow":
+        time.sleep(600)
+    print("MODE-IS-" + mode + "-" + "+".join(words))
+    ```
+    ''')
 
 
 def test_quarto_is_the_tested_release(quarto):
@@ -25,62 +65,136 @@ def test_quarto_is_the_tested_release(quarto):
     assert re.fullmatch(r"1\.\d+\.\d+", out), out
 
 
-def test_the_cell_options_mean_the_same_to_quarto_and_offline(quarto, tmp_path):
-    """OPTIONS (tests/test_report.py) with both renderers: the same outputs shown and hidden,
-    the same sections and table of contents, nothing loaded from outside the page."""
-    src = tmp_path / "options.py"
-    src.write_text(OPTIONS)
+def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, results_dir, monkeypatch):  # noqa: F811
+    """Study 2A (demo banner, Table 6, two figures) and the overview, both ways: the same headings,
+    table of contents, tables, figures, captions and verdict cells; both pass the browser checks."""
+    from browser_pages import check_pages
+
     pages = {}
     for engine in ("quarto", "offline"):
-        pages[engine] = tmp_path / f"{engine}.html"
-        assert render(src, pages[engine], {"word": "PARAM-GIVEN"}, engine=engine, cwd=tmp_path) == engine
-    for engine, page in pages.items():
-        html = page.read_text()
-        assert re.search(r"<p id=[\"']param[\"']>PARAM-GIVEN</p>", html) and "PARAM-DEFAULT" not in html, engine
-        assert "INCLUDE-FALSE-OUTPUT" not in html and "OUTPUT-FALSE-OUTPUT" not in html, engine
-        assert "ECHO-TRUE-OUTPUT" in html and html.count("-TRUE-OUTPUT") == 2, engine
-        assert "WARNING-HIDDEN" not in html and "WARNING-SHOWN" in html, engine
-    q, o = check_pages([pages["quarto"], pages["offline"]], expect=["#param", "nav#TOC"])
-    assert q.ok and o.ok, (q, o)
-    assert q.outline == o.outline
-    assert q.outline["toc"] == ["First section", "Second section"]
+        _render(results_dir, "study", f"{engine}-2A.html", {**_common(repo, True), **_study(repo, "2A")},
+                monkeypatch, engine=engine)
+        _render(results_dir, "index", f"{engine}-index.html", {**_common(repo, True), **_index(repo)},
+                monkeypatch, engine=engine)
+        pages[engine] = [results_dir / "reports" / f"{engine}-{p}.html" for p in ("2A", "index")]
+    for engine in pages:
+        text = pages[engine][0].read_text(encoding="utf-8")
+        assert "{=html}" not in text and "import pandas" not in text, engine    # raw blocks, no code shown
+        assert str(repo) not in text and str(results_dir) not in text, engine   # no local path
+    q2a, o2a = check_pages([pages["quarto"][0], pages["offline"][0]], expect=["#verdict", "nav#TOC", "img.paper-figure"])
+    qindex, oindex = check_pages([pages["quarto"][1], pages["offline"][1]], expect=["nav#TOC", "img.paper-figure"])
+    for q, o in ((q2a, o2a), (qindex, oindex)):
+        assert q.ok and o.ok, (q, o)
+        assert q.outline == o.outline, (q.path, q.outline, o.outline)
+        assert q.title == o.title
+    assert q2a.outline["toc"] == ["The verdict", "Planted and recovered", "The paper's table, with ours", "Figures",
+                                  "Reliability", "Design", "Out-of-vocabulary and dropped words", "Notes"]
+    assert q2a.outline["figures"] == 2 and q2a.outline["banner"] == 1 and sum(q2a.outline["verdicts"].values())
 
 
-def test_a_failing_cell_is_quartos_own_error_not_unexpected(quarto, tmp_path, capsys):
-    src = tmp_path / "r.py"
-    src.write_text(GOOD.replace('print(f"STUDY-IS-{study}")', 'raise ValueError("broken on purpose")'))
-    out = tmp_path / "r.html"
-    assert main(["report", str(src), "-o", str(out), "--engine", "quarto"]) == 2
-    err = capsys.readouterr().err
-    assert "Quarto could not render r.py (exit status 1)" in err
-    assert "An error occurred while executing" in err and "ValueError: broken on purpose" in err
-    log = tmp_path / "r.html.quarto.log"
-    assert f"Quarto's full output: {log}" in err and "broken on purpose" in log.read_text()
-    assert "unexpected error" not in err and not out.exists()
+def test_a_document_renders_by_hand_with_the_study_id_alone(quarto, repo, results_dir, tmp_path):  # noqa: F811
+    """After a run, `quarto render reports/study.qmd -P study:2A` from the project folder: the
+    document's defaults find results/... and config/... above reports/ (Quarto runs the cells in
+    the document's folder), with fmat_replication importable through PYTHONPATH."""
+    root = tmp_path / "project"
+    shutil.copytree(results_dir / "results", root / "results")
+    (root / "reports").mkdir()
+    for name in ("study.qmd", "index.qmd"):
+        shutil.copy2(repo / "reports" / name, root / "reports" / name)
+    (root / "config").symlink_to(repo / "config", target_is_directory=True)
+    env = {**os.environ, "QUARTO_PYTHON": sys.executable, "PYTHONPATH": str(repo)}
+    res = subprocess.run([quarto, "render", "reports/study.qmd", "-P", "study:2A"], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    page = (root / "reports" / "study.html").read_text(encoding="utf-8")
+    assert "Study 2A: " in page and "Flower" in page and "0.950" in page and "zyzzyva" in page
+    assert str(root) not in page and str(repo) not in page
+    res = subprocess.run([quarto, "render", "reports/index.qmd"], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    index = (root / "reports" / "index.html").read_text(encoding="utf-8")
+    assert all(f"href='{s}.html'" in index or f'href="{s}.html"' in index for s in STUDIES)
+    assert all(m in index for m in MODELS)
+
+
+def test_lists_reach_the_document_as_lists(quarto, tmp_path):
+    src = tmp_path / "doc.qmd"
+    src.write_text(DOC)
+    out = tmp_path / "out" / "doc.html"
+    render_quarto(src, out, {"mode": "ok", "words": ["x", "y z", "$(touch bad)"]}, cwd=tmp_path)
+    assert "MODE-IS-ok-x+y z+$(touch bad)" in out.read_text(encoding="utf-8")
+    assert not (tmp_path / "bad").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cell-started", "doc.qmd", "out"]  # nothing beside the source
+
+
+def test_a_failing_cell_is_quartos_own_error_and_the_log(quarto, tmp_path):
+    src = tmp_path / "doc.qmd"
+    src.write_text(DOC)
+    out = tmp_path / "doc.html"
+    out.write_text("THE PREVIOUS PAGE")
+    with pytest.raises(RenderError) as err:
+        render_quarto(src, out, {"mode": "fail"}, cwd=tmp_path)
+    text = str(err.value)
+    assert "Quarto could not render doc.qmd (exit status 1)" in text
+    assert "An error occurred while executing" in text and "ValueError: broken on purpose" in text
+    log = tmp_path / "doc.html.quarto.log"
+    assert f"Quarto's full output: {log}" in text and "broken on purpose" in log.read_text()
+    assert out.read_text() == "THE PREVIOUS PAGE"
 
 
 def test_quarto_gets_this_python_even_without_jupyter_on_path(quarto, tmp_path):
     """A bare PATH (no venv, no python3 with Jupyter on it): QUARTO_PYTHON and the kernel spec
     still lead Quarto to this Python (the issue: "No module named 'nbformat'")."""
-    src = tmp_path / "r.py"
-    src.write_text(GOOD)
-    out = tmp_path / "r.html"
-    env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home())}
-    res = subprocess.run([sys.executable, "-m", "fmat.cli", "report", str(src), "-o", str(out), "-P", "study:3C"],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    src = tmp_path / "doc.qmd"
+    src.write_text(DOC)
+    code = ("from fmat_replication.pages.render import render_quarto; "
+            f"render_quarto({str(src)!r}, 'doc.html', {{'mode': 'ok'}})")
+    env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home()), "PYTHONPATH": str(REPO)}
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert "with quarto" in res.stdout and "STUDY-IS-3C" in out.read_text()
+    assert "MODE-IS-ok-a+b" in (tmp_path / "doc.html").read_text()
 
 
-def test_ctrl_c_stops_quarto_during_a_cell(quarto, tmp_path):
-    ctrl_c_during_a_cell(tmp_path, "quarto")
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "\nState:\tZ" in status.read_text())
 
 
-def test_invalid_source_stops_before_quarto_runs(quarto, tmp_path):
-    """The issue's source (metadata in the percent header) is refused with the fix, before Quarto
-    fails on it."""
-    src = tmp_path / "old.py"
-    src.write_text(GOOD.replace("# %%\n#| tags: [parameters]\n", '# %% tags=["parameters"]\n'))
-    with pytest.raises(InputError, match=r"#\| tags: \[parameters\]"):
-        render(src, tmp_path / "old.html", engine="quarto", cwd=tmp_path)
-    assert not (tmp_path / "old.html").exists()
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 1), (signal.SIGTERM, 128 + signal.SIGTERM)])
+def test_a_stopped_render_stops_quarto_and_its_kernel_and_leaves_nothing(quarto, tmp_path, sig, status):
+    """Ctrl-C (SIGINT) or SIGTERM while a cell runs: the render ends long before the cell would,
+    with no page, no kernel left running and nothing in TMPDIR."""
+    src = tmp_path / "doc.qmd"
+    src.write_text(DOC)
+    (tmp_path / "T").mkdir()
+    code = ("from fmat_replication.pages.render import render_quarto; "
+            f"render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})")
+    env = {**os.environ, "TMPDIR": str(tmp_path / "T"), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    started = tmp_path / "cell-started"
+    try:
+        for _ in range(1200):
+            if started.exists() and started.read_text().strip() or proc.poll() is not None:
+                break
+            time.sleep(0.25)
+        assert proc.poll() is None, proc.communicate()[0]
+        kernel = int(started.read_text())
+        proc.send_signal(sig)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode in (status, -sig), output[-3000:]
+    assert not (tmp_path / "doc.html").exists()
+    for _ in range(100):  # the orphaned kernel notices its parent is gone
+        if not _alive(kernel):
+            break
+        time.sleep(0.2)
+    assert not _alive(kernel), f"kernel {kernel} still running"
+    assert list((tmp_path / "T").iterdir()) == []

@@ -1,8 +1,8 @@
-"""The report sources (reports/study.py, reports/index.py) rendered OFFLINE on a small
-synthetic results folder: every study, figure, table and the demo banner must be in the HTML.
+"""The report pages (fmat_replication.pages.study.study_page, .overview.overview_page) written
+without Quarto on a small synthetic results folder: every study, figure, table and the demo
+banner must be in the HTML, and no notebook runs (no kernel, no jupytext/papermill/nbconvert).
 
-Three renders (~5-8 s each on 2 cores): study 2A in demo mode (with a figure table), study 1A
-in normal mode, the overview in demo mode.
+The same fixture renders with Quarto in tests/test_quarto.py, which compares the two outlines.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat_replication.compare import StudyStatus, compare
-from fmat_replication.paper import load_paper_results
-from fmat.report import check_source, render
 from fmat.results import results_frame
+from fmat_replication.compare import StudyStatus, compare
+from fmat_replication.pages.render import render_page
+from fmat_replication.paper import load_paper_results
 
 STUDIES = ["1A", "2A"]
 #: an embedded output image (not the PNG inside the page's CSS)
@@ -30,9 +30,11 @@ MODELS = ["bert-base-uncased", "roberta-base"]
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory):
     """results/ as the workflow writes it: per study stats.parquet, status.json and figures/
-    (+ a figure table), scores, the replication tables (whole and per study), the agreement
-    summary and the model cards."""
+    (+ a figure table), scores and their OOV tables, the replication tables (whole and per
+    study), the agreement summary, the model cards and the model checks (the checks stage's own
+    functions make results/oov and results/models/*.parquet, as its rules do)."""
     from fmat.agreement import SUMMARY_COLUMNS
+    from fmat_replication.checks import model_checks, oov_study
     from fmat_replication.scripts import write_json
 
     root = tmp_path_factory.mktemp("reports")
@@ -78,6 +80,7 @@ def results_dir(tmp_path_factory):
             pd.DataFrame({"model": m, "M_word": ["man", "woman", "zyzzyva"],
                           "prob": [0.1, 0.2, np.nan if oov else 0.01],
                           "oov": [False, False, oov]}).to_parquet(sdir / f"{m}.parquet")
+        oov_study([sdir / f"{m}.parquet" for m in MODELS], res / "oov" / f"{s}.parquet", study=s)
     ours = pd.concat(all_rows, ignore_index=True)
     status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False),
               "2A": StudyStatus(analysis="attitude_weat")}
@@ -90,43 +93,52 @@ def results_dir(tmp_path_factory):
     pd.DataFrame(columns=SUMMARY_COLUMNS).to_parquet(res / "agreement" / "summary.parquet")
     for m in MODELS:
         write_json({"model": m, "architecture": "BertForMaskedLM", "parameters": 1000, "vocabulary": 50,
-                    "source": "hub", "revision": "main", "commit": "a" * 40, "probes": []},
+                    "source": "hub", "revision": "main", "probes": [],
+                    "commit": "LOCKEDSHA123" + "a" * 28 if m == "bert-base-uncased" else "b" * 40},
                    res / "models" / f"{m}.json")
-    (root / "models.lock.tsv").write_text("model\trevision\tcommit\tfiles\tsha256\tdate\n"
-                                          f"bert-base-uncased\tLOCKEDSHA123\t{'a' * 40}\t4\t\t2026\n")
+    model_checks(res / "agreement" / "summary.parquet", [res / "analysis" / s / "stats.parquet" for s in STUDIES],
+                 [res / "oov" / f"{s}.parquet" for s in STUDIES], [res / "models" / f"{m}.json" for m in MODELS],
+                 checks_out=res / "models" / "checks.parquet", agreement_out=res / "models" / "agreement.parquet",
+                 provenance_out=res / "models" / "provenance.parquet")
     return root
 
 
-def _render(repo, root, source, out_name, params):
+def _render(root, kind, out_name, inputs, monkeypatch, engine="offline"):
+    """Write a page as rule report_study/report_index does, in ``root`` (its relative paths resolve
+    there); no notebook machinery may be imported on the way."""
+    import sys
+
+    monkeypatch.chdir(root)
     out = root / "reports" / out_name
-    used = render(repo / "reports" / source, out, params, engine="offline", cwd=root)
-    assert used == "offline"
+    assert render_page(kind, out, inputs, engine=engine, cwd=root) == engine
+    if engine == "offline":
+        assert not {"jupytext", "papermill", "nbconvert", "nbclient", "ipykernel"} & set(sys.modules)
     return out.read_text(encoding="utf-8")
 
 
 def _common(repo, demo):
-    return {"paper": str(repo / "config" / "paper_results.tsv"),
-            "models": ",".join(MODELS), "demo": "true" if demo else "false", "lock": "models.lock.tsv",
-            "config_hash": "HASH42", "device": "cpu"}
+    return {"paper": str(repo / "config" / "paper_results.tsv"), "demo": demo, "config_hash": "HASH42",
+            "device": "cpu"}
 
 
 def _study(repo, study, study_file=None):
-    """A study page's inputs, as rule report_study passes them (relative to the working folder)."""
+    """A study page's inputs, as rule report_study passes them (relative to the working folder;
+    lists as lists)."""
     a = f"results/analysis/{study}"
     return {"study": study, "study_file": str(study_file or repo / f"config/studies/{study}.yaml"),
             "replication": f"results/replication/{study}.parquet", "stats": f"{a}/stats.parquet",
             "status": f"{a}/status.json", "figures": f"{a}/figures",
-            "scores": ",".join(f"results/scores/{study}/{m}.parquet" for m in MODELS)}
+            "oov": f"results/oov/{study}.parquet", "recovery": None}
 
 
 def _index(repo):
     """The overview's inputs, as rule report_index passes them."""
-    return {"studies": ",".join(STUDIES), "replication": "results/replication.parquet",
-            "stats": ",".join(f"results/analysis/{s}/stats.parquet" for s in STUDIES),
-            "study_files": ",".join(str(repo / f"config/studies/{s}.yaml") for s in STUDIES),
-            "scores": ",".join(f"results/scores/{s}/{m}.parquet" for s in STUDIES for m in MODELS),
-            "agreement": "results/agreement/summary.parquet",
-            "cards": ",".join(f"results/models/{m}.json" for m in MODELS)}
+    return {"studies": STUDIES, "replication": "results/replication.parquet",
+            "stats": [f"results/analysis/{s}/stats.parquet" for s in STUDIES],
+            "study_files": [str(repo / f"config/studies/{s}.yaml") for s in STUDIES],
+            "oov": [f"results/oov/{s}.parquet" for s in STUDIES], "checks": "results/models/checks.parquet",
+            "agreement": "results/models/agreement.parquet", "provenance": "results/models/provenance.parquet",
+            "cards": [f"results/models/{m}.json" for m in MODELS], "recovery": None, "models": MODELS}
 
 
 def _no_external_scripts(page):
@@ -135,21 +147,15 @@ def _no_external_scripts(page):
     assert not re.search(r"<link[^>]*\shref=[\"'](?!data:)", page)
 
 
-def test_sources_pass_the_quarto_check(repo):
-    for name in ("study.py", "index.py"):
-        assert check_source(repo / "reports" / name) == [], name
-
-
-def test_study_page_demo(repo, results_dir):
-    page = _render(repo, results_dir, "study.py", "2A.html",
-                   {**_common(repo, True), **_study(repo, "2A")})
+def test_study_page_demo(repo, results_dir, monkeypatch):
+    page = _render(results_dir, "study", "2A.html", {**_common(repo, True), **_study(repo, "2A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page and "not expected to match the paper" in page
     assert "Study 2A" in page and "Flower" in page                       # design from the study file
     assert "I [MASK] {TARGET}." in page                                    # the query templates
     assert "ICC_average" in page and "0.950" in page                       # reliability
     # the verdict first, then Table 6: our d .41 vs the paper's .38*** -> replicated, in the Personal cell
-    assert page.index("replication-summary") < page.index("Table 6") < page.index('id="Figures"')  # (after the TOC)
+    assert page.index("replication-summary") < page.index("Table 6") < page.index('id="figures"')  # (after the TOC)
     assert re.search(r"<td class=[\"']cell v-replicated[\"'][^>]*><span class=[\"']paper[\"']>0.38\*\*\*</span>"
                      r"<span class=[\"']ours[\"']>0.41\*\*\*</span>", page)
     assert "Caliskan" in page                                              # ref: rows not computable (hover)
@@ -165,9 +171,8 @@ def test_study_page_demo(repo, results_dir):
     assert "import pandas" not in page                                     # code hidden
 
 
-def test_study_page_normal_has_no_banner(repo, results_dir):
-    page = _render(repo, results_dir, "study.py", "1A.html",
-                   {**_common(repo, False), **_study(repo, "1A")})
+def test_study_page_normal_has_no_banner(repo, results_dir, monkeypatch):
+    page = _render(results_dir, "study", "1A.html", {**_common(repo, False), **_study(repo, "1A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
@@ -179,8 +184,8 @@ def test_study_page_normal_has_no_banner(repo, results_dir):
     assert not IMG.findall(page)
 
 
-def test_index_page_demo(repo, results_dir):
-    page = _render(repo, results_dir, "index.py", "index.html", {**_common(repo, True), **_index(repo)})
+def test_index_page_demo(repo, results_dir, monkeypatch):
+    page = _render(results_dir, "index", "index.html", {**_common(repo, True), **_index(repo)}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page
     for s in STUDIES:
@@ -194,7 +199,7 @@ def test_index_page_demo(repo, results_dir):
     assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
 
 
-def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path):
+def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path, monkeypatch):
     """A figure table outside the families' named ones: drawn when it has x and y (SVG), its
     plain reason when it cannot be; never a Python message."""
     res = tmp_path / "results"
@@ -210,12 +215,11 @@ def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path):
                                                   "figures": {n: f"{n}.parquet" for n in ("shape", "broken", "anova")}}))
     (res / "replication").mkdir()
     pd.DataFrame({"study": pd.Series([], dtype=str)}).to_parquet(res / "replication" / "X9.parquet")
-    for m in MODELS:
-        (res / "scores" / "X9").mkdir(parents=True, exist_ok=True)
-        pd.DataFrame({"model": [m], "M_word": ["he"], "prob": [0.1], "oov": [False]}).to_parquet(
-            res / "scores" / "X9" / f"{m}.parquet")
-    page = _render(repo, tmp_path, "study.py", "X9.html",
-                   {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")})
+    (res / "oov").mkdir()
+    pd.DataFrame({"study": "X9", "model": MODELS, "rows": 1, "oov_rows": 0, "nan_prob_rows": 0,
+                  "oov_words": ""}).to_parquet(res / "oov" / "X9.parquet")
+    page = _render(tmp_path, "study", "X9.html",
+                   {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch)
     assert "Figure: shape (Study X9)" in page and len(SVG.findall(page)) == 1
     plain = html.unescape(page)
     assert "This figure cannot be drawn: the values of the table 'broken' to draw (its y column) are not numbers" \

@@ -1,19 +1,20 @@
 """Issue 35: nothing is left in the temporary folder by any command, whether it ends normally,
 on an error, on Ctrl-C (SIGINT) or on SIGTERM.
 
-`fmat report` left the kernel's connection file (mode 600, holding the dead kernel's key) in
-/tmp after Ctrl-C: jupyter_client wrote it with tempfile.mkstemp(), outside the render's private
-folder. Each command here runs with its own empty TMPDIR and HOME (Jupyter's runtime folder is
-under HOME), listed before and after.
+A report page rendered with Quarto left the kernel's connection file (mode 600, holding the dead
+kernel's key) in /tmp after Ctrl-C. Quarto now runs with a private TMPDIR, removed however the
+render ends (a stand-in quarto here that writes into $TMPDIR and sleeps; a real Quarto stopped
+during a cell: tests/test_quarto.py). Each command here runs with its own empty TMPDIR and HOME
+(Jupyter's runtime folder is under HOME), listed before and after.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -21,30 +22,7 @@ import pytest
 
 from test_scoring import make_query, tiny_models
 
-REPORT = textwrap.dedent('''\
-    # %% [markdown]
-    # ---
-    # title: "A report"
-    # format:
-    #   html:
-    #     embed-resources: true
-    # ---
-
-    # %%
-    #| tags: [parameters]
-    mode = "ok"
-
-    # %%
-    import pathlib, time
-    pathlib.Path("cell-started").write_text("yes")
-    if mode == "fail":
-        raise RuntimeError("boom")
-    if mode == "slow":
-        time.sleep(120)
-    print("done")
-    ''')
-
-
+REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     return tiny_models(tmp_path_factory)
@@ -54,7 +32,8 @@ def _env(tmp_path: Path) -> dict:
     for name in ("T", "H"):
         (tmp_path / name).mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-    env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore")
+    env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore",
+               PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
     return env
 
 
@@ -70,28 +49,52 @@ def _fmat(tmp_path, *args):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
 
 
-@pytest.mark.parametrize("mode, status", [("ok", 0), ("fail", 2)])
-def test_fmat_report_leaves_nothing_when_it_ends(tmp_path, mode, status):
-    (tmp_path / "r.py").write_text(REPORT, encoding="utf-8")
-    res = _fmat(tmp_path, "report", "r.py", "-o", "r.html", "-P", f"mode:{mode}", "--engine", "offline")
+@pytest.mark.parametrize("ok, status", [(True, 0), (False, 1)])
+def test_a_page_without_quarto_leaves_nothing_when_it_ends(tmp_path, ok, status):
+    """A page written without Quarto (a small Page; the page functions: test_reports_content.py), or
+    one whose input is missing."""
+    code = ("import fmat_replication.pages.render as r; from test_report import small_page; _b = r.build_page; "
+            f"r.build_page = lambda kind, inputs: small_page() if {ok} else _b(kind, inputs); "
+            "r.render_page('study', 'r.html', {'study': '2A', 'study_file': 'none.yaml'}, engine='offline')")
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path), capture_output=True,
+                         text=True, timeout=600)
     assert res.returncode == status, res.stderr[-3000:]
-    assert (tmp_path / "r.html").exists() == (mode == "ok")
+    assert ok or "the study page needs the input(s) paper, replication, stats" in res.stderr
+    assert (tmp_path / "r.html").exists() == ok
     assert _left(tmp_path) == []
 
 
-@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 128 + signal.SIGTERM)])
-def test_fmat_report_leaves_nothing_when_it_is_stopped(tmp_path, sig, status):
-    """Stopped while a cell runs (the kernel is up: its cell wrote cell-started), as Ctrl-C stops
-    the terminal's foreground process group, or as a job killer sends SIGTERM."""
-    (tmp_path / "r.py").write_text(REPORT, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "fmat.cli", "report", "r.py", "-o", "r.html", "-P", "mode:slow",
-                             "--engine", "offline"], cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE,
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, 128 + signal.SIGTERM)])
+def test_a_quarto_render_leaves_nothing_when_it_is_stopped(tmp_path, sig, status):
+    """Stopped while Quarto runs (it wrote into its TMPDIR), as Ctrl-C stops the terminal's
+    foreground process group, or as a job killer sends SIGTERM: Quarto is stopped too, its
+    temporary files go with the render's private folder, no page is written."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "quarto"
+    fake.write_text(f"""#!/bin/sh
+if [ "$1" = "--version" ]; then echo 1.7.34; exit 0; fi
+echo "$$" > "$TMPDIR/quarto.pid"
+echo key > "$TMPDIR/kernel-connection.json"
+echo "$$" > {tmp_path}/quarto-started
+exec sleep 300
+""")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = _env(tmp_path)
+    env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
+    code = "from fmat_replication.pages.render import render_page; render_page('study', 'r.html', {'study': '2A'})"
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    started = tmp_path / "quarto-started"
     try:
-        while not (tmp_path / "cell-started").exists():   # the kernel runs the slow cell
+        while not (started.exists() and started.read_text().strip()):
             assert proc.poll() is None, proc.stdout.read()
             time.sleep(0.1)
-        os.killpg(proc.pid, sig)
+        quarto = int(started.read_text())
+        if sig == signal.SIGINT:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         out, _ = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
@@ -99,6 +102,11 @@ def test_fmat_report_leaves_nothing_when_it_is_stopped(tmp_path, sig, status):
     assert proc.returncode == status, out[-3000:]
     assert not (tmp_path / "r.html").exists()
     assert _left(tmp_path) == []
+    for _ in range(50):
+        if not Path(f"/proc/{quarto}").exists() or "\nState:\tZ" in Path(f"/proc/{quarto}/status").read_text():
+            break
+        time.sleep(0.2)
+    assert not Path(f"/proc/{quarto}").exists() or "\nState:\tZ" in Path(f"/proc/{quarto}/status").read_text()
 
 
 def test_other_commands_leave_nothing(tmp_path, tiny):

@@ -1,3 +1,6 @@
-"""What the report pages show (reports/study.py, reports/index.py): the paper's tables with ours in
-each cell (:mod:`.tables`), its figures redrawn (:mod:`.paper_figures`, :mod:`.figures`), a study
-file's design in words (:mod:`.design`) and the model cards (:mod:`.cards`)."""
+"""The report pages, as plain functions of the files their rule declares: a study's page
+(:mod:`.study`) and the overview (:mod:`.overview`) each return a :class:`.page.Page`, written
+without Quarto by a Jinja2 template or by Quarto from ``reports/*.qmd`` (:mod:`.render`). What the
+pages show: the paper's tables with ours in each cell (:mod:`.tables`), its figures redrawn
+(:mod:`.paper_figures`, :mod:`.figures`), a study file's design in words (:mod:`.design`), the
+model cards (:mod:`.cards`); what they read (:mod:`.inputs`)."""

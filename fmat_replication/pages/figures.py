@@ -1,7 +1,7 @@
-"""Figures and small tables that the report sources (``reports/*.py``) draw.
+"""Figures and small tables that the report pages (:mod:`.study`, :mod:`.overview`) draw.
 
 Everything here reads result tables and returns a matplotlib Figure (Agg backend, no display)
-or a DataFrame, so a report cell is one call. See ``docs/reports.md``.
+or a DataFrame, so placing one on a page is one call. See ``docs/reports.md``.
 
 Figure tables (``results/analysis/{study}/figures/<name>.parquet``, written by an analysis) are
 drawn by :func:`plot_figure_table` following this convention (all columns but x and y optional):
@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import math
 from importlib import metadata
-from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
+
+from ..formats import cell as _cell
 
 ICC_STATS = ("ICC_average", "ICC_single")
 #: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
@@ -215,21 +216,8 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
 
 
 # ---------------------------------------------------------------------------------------
-# out-of-vocabulary words per model
-# ---------------------------------------------------------------------------------------
-
-# made by the checks stage (rules oov_study, model_checks); the pages read its tables
-from ..checks import model_checks_table as model_checks  # noqa: E402,F401
-from ..checks import oov_summary, read_scores  # noqa: E402,F401
-
-
-# ---------------------------------------------------------------------------------------
 # tables as HTML
 # ---------------------------------------------------------------------------------------
-
-from ..formats import COUNT_COLUMNS  # noqa: E402,F401
-from ..formats import cell as _cell  # noqa: E402
-
 
 def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True,
                cls: str = "fmat-table") -> str:
@@ -266,27 +254,10 @@ def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def model_lock(path: str | Path) -> pd.DataFrame:
-    """The lock file of model revisions (``resources/models.lock.tsv``), or an empty table.
-
-    Read and checked by :func:`fmat.models.read_lock`: a damaged lock file is not shown as
-    provenance; the table then holds one row saying what is wrong and the fix."""
-    from fmat.errors import InputError
-    from fmat.models import read_lock
-
-    path = Path(path)
-    if not path.exists():
-        return pd.DataFrame(columns=["model", "revision", "files", "date"])
-    try:
-        return read_lock(path)
-    except InputError as err:
-        return pd.DataFrame([{"model lock": f"not shown, the file is damaged: {err}"}])
-
-
-def provenance(params: Mapping[str, object]) -> pd.DataFrame:
+def run_settings(params: Mapping[str, object]) -> pd.DataFrame:
     """Key/value table of the run: whatever ``params`` holds (device, dtype, date, config hash...)."""
     return pd.DataFrame([{"item": k, "value": str(v)} for k, v in params.items() if str(v) != ""])
 
 
 __all__ = ["ICC_STATS", "ICC_CRITERIA", "icc_table", "figure2_icc", "plot_figure_table",
-           "read_scores", "oov_summary", "html_table", "package_versions", "model_lock", "provenance"]
+           "html_table", "package_versions", "run_settings"]

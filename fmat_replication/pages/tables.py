@@ -9,7 +9,7 @@ criteria, ...) go to a short "also in the text" table, so that each of the paper
 exactly once.
 
 Everything here reads the replication table (:func:`fmat_replication.compare.compare`) and returns plain
-data (:class:`PaperTable`) or HTML text; the report sources only display it.
+data (:class:`PaperTable`) or HTML text; the page functions (:mod:`.study`, :mod:`.overview`) only place it.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ STAT_NAMES = {"alpha": "α", "alpha_std": "α (standardized)", "beta": "β", "R2
               "t_williams": "Williams' t"}
 
 
-#: The stylesheet both report pages (reports/study.py, reports/index.py) start with: tables,
+#: The stylesheet both report pages (pages.study.study_page, pages.overview.overview_page) start with: tables,
 #: the paper-layout cells coloured by verdict, the demo banner, legends and figures.
 PAGE_CSS = """
 .fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
