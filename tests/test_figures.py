@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from fmat_replication.checks import model_checks_table, oov_summary, read_scores
+from fmat_replication.pages.paper_figures import FigureUnavailable
 from fmat_replication.pages.figures import figure2_icc, icc_table, package_versions, plot_figure_table, run_settings
 from fmat.results import results_frame
 
@@ -73,7 +74,7 @@ def test_plot_figure_table_without_convention():
     ax = fig.axes[0]
     assert ax.get_xlabel() == "year" and ax.get_ylabel() == "lpr"
     assert list(ax.get_lines()[0].get_ydata()) == [-1.0, 0.0, 1.0]
-    with pytest.raises(ValueError, match="x and y"):           # no guessing on other tables
+    with pytest.raises(FigureUnavailable, match="x and y"):           # no guessing on other tables
         plot_figure_table(pd.DataFrame({"item": ["a"], "pct_male": [1.0], "fmat": [2.0]}))
     import matplotlib.pyplot as plt
     plt.close("all")

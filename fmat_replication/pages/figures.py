@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..formats import cell as _cell
+from .paper_figures import FigureUnavailable
 
 ICC_STATS = ("ICC_average", "ICC_single")
 #: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
@@ -133,12 +134,13 @@ def _first(df: pd.DataFrame, col: str, default: str = "") -> str:
     return default
 
 
-def _xy(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def _xy(df: pd.DataFrame, name: str = "") -> tuple[pd.DataFrame, str]:
     """The table with x/y columns (convention), and the kind of plot.
 
     Without ``x``/``y``, a table with a numeric ``year`` column is drawn as lines of the first
-    other numeric column over the years; any other table raises ValueError (the report then
-    shows its first rows instead of guessing a meaningless plot).
+    other numeric column over the years; any other table raises
+    :class:`~fmat_replication.pages.paper_figures.FigureUnavailable` (the page then says why in
+    words instead of guessing a meaningless plot), as does a y that is not numbers.
     """
     if {"x", "y"} <= set(df.columns):
         d = df
@@ -147,12 +149,14 @@ def _xy(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
         year = next((c for c in num if c.lower() == "year"), None)
         others = [c for c in num if c != year]
         if year is None or not others:
-            raise ValueError("not drawn: a figure table needs columns x and y (docs/reports.md)")
+            raise FigureUnavailable("a figure table needs columns x and y (docs/reports.md)")
         d = df.rename(columns={year: "x", others[0]: "y"})
         d = d.assign(xlabel=d["xlabel"] if "xlabel" in d.columns else year,
                      ylabel=d["ylabel"] if "ylabel" in d.columns else others[0])
         if "kind" not in d.columns:
             d = d.assign(kind="line")
+    if not pd.api.types.is_numeric_dtype(d["y"]):
+        raise FigureUnavailable(f"the values of the table '{name}' to draw (its y column) are not numbers")
     kind = _first(d, "kind")
     if not kind:
         numeric_x = pd.api.types.is_numeric_dtype(d["x"])
@@ -163,7 +167,7 @@ def _xy(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 def plot_figure_table(df: pd.DataFrame, name: str = ""):
     """Draw one figure table (convention in the module docstring); returns the Figure."""
     plt = _plt()
-    d, kind = _xy(df)
+    d, kind = _xy(df, name)
     panels = list(dict.fromkeys(d["panel"])) if "panel" in d.columns else [None]
     ncol = min(len(panels), 2)
     nrow = math.ceil(len(panels) / ncol)

@@ -141,8 +141,5 @@ def _markdown(block: Block) -> str:
 def page_path(path: str | Path, root: str | Path | None = None) -> str:
     """A file's path as a page shows it: relative to ``root`` (default: the current folder, where
     the page is rendered), else its name only; a page holds no absolute local path."""
-    p = Path(path)
-    try:
-        return Path(p.resolve().relative_to(Path(root or Path.cwd()).resolve())).as_posix()
-    except ValueError:
-        return p.name
+    p, base = Path(path).resolve(), Path(root or Path.cwd()).resolve()
+    return p.relative_to(base).as_posix() if p.is_relative_to(base) else p.name

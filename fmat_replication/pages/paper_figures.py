@@ -36,7 +36,7 @@ GREY, BLACK = "#8c8c8c", "#000000"
 YEARS = (1800, 2019)
 
 
-class FigureUnavailable(ValueError):
+class FigureUnavailable(Exception):
     """A figure cannot be drawn; the message says why, in words a reader understands."""
 
 

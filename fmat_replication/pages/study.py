@@ -169,14 +169,6 @@ def _figures(page: Page, study: str, raw: dict, figures: dict, paper: pd.DataFra
 
     drawn = 0
 
-    def plot_table(table, name):
-        if not pd.api.types.is_numeric_dtype(table["y"]):
-            raise FigureUnavailable(f"the values of the table '{name}' to draw (its y column) are not numbers")
-        try:
-            return plot_figure_table(table, name)
-        except ValueError as err:
-            raise FigureUnavailable(str(err)) from None
-
     def small(fig, size=(4.8, 3.6)):
         fig.set_size_inches(*size)
         fig.tight_layout()
@@ -223,7 +215,7 @@ def _figures(page: Page, study: str, raw: dict, figures: dict, paper: pd.DataFra
     for name, table in list(tables.items()):  # another analysis' table in the x/y convention (pages.figures)
         if {"x", "y"} <= set(table.columns):
             draw(f"Figure: {name.replace('_', ' ')} (Study {study})",
-                 lambda table=table, name=name: plot_table(table, name))
+                 lambda table=table, name=name: plot_figure_table(table, name))
             tables.pop(name)
     if tables:
         page.show("<p class='downloads'>The analysis' other figure tables: " + " · ".join(
