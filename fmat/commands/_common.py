@@ -8,6 +8,15 @@ from pathlib import Path
 from ..io import FORMATS
 
 
+def command(sub, name: str, *, help: str, description: str | None = None, example: str | None = None,
+            **kw) -> argparse.ArgumentParser:
+    """A subcommand's parser: its one-line ``help``, a ``description`` kept as written (line
+    breaks and all), and ``example``, a command line shown after the options as "example: ..."."""
+    return sub.add_parser(name, help=help, description=description,
+                          epilog=f"example: {example}" if example else kw.pop("epilog", None),
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+
 def files(p: argparse.ArgumentParser, *, inputs=(), **outputs: str) -> None:
     """Declare a command's files: ``inputs`` (argument names, or functions of ``args`` giving
     paths) and its outputs (argument name -> "table", "file" or "folder"). :func:`check_files`

@@ -1,20 +1,16 @@
 """``fmat agreement``: subject–verb agreement check of masked LMs; ``fmat agreement-download``."""
 from __future__ import annotations
 
-import argparse
-
-from ._common import add_compute_args, add_models_arg, add_output_args, add_timeout_arg, emit_table, files
+from ._common import command, add_compute_args, add_models_arg, add_output_args, add_timeout_arg, emit_table, files
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "agreement", help="subject-verb agreement check of masked LMs (Goldberg 2019, Marvin & Linzen 2018)",
+    p = command(sub, "agreement", help="subject-verb agreement check of masked LMs (Goldberg 2019, Marvin & Linzen 2018)",
         description="Score minimal pairs (the sentence with the verb masked, the correct and the incorrect "
                     "verb) and report accuracy per model and construction: correct when P(correct verb) > "
                     "P(incorrect verb). Pairs with a verb that is not one whole-word token of a model are "
                     "skipped for that model and counted. Without --pairs: the project's 30-pair fixture.",
-        epilog="example: fmat agreement -m bert-base-uncased -o agreement.parquet --summary summary.csv",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        example="fmat agreement -m bert-base-uncased -o agreement.parquet --summary summary.csv")
     add_models_arg(p)
     p.add_argument("--pairs", default=None,
                    help="minimal pairs in Goldberg's marvin_linzen_dataset.tsv format (default: the fixture)")
@@ -27,12 +23,10 @@ def register(sub) -> None:
     files(p, inputs=("pairs",), summary="table")
     p.set_defaults(func=_run)
 
-    d = sub.add_parser(
-        "agreement-download", help="download Marvin & Linzen's minimal pairs (Goldberg's file)",
+    d = command(sub, "agreement-download", help="download Marvin & Linzen's minimal pairs (Goldberg's file)",
         description="Fetch Goldberg's marvin_linzen_dataset.tsv (github.com/yoavg/bert-syntax), check its "
                     "sha256 and write it (and DEST.sha256) atomically.",
-        epilog="example: fmat agreement-download resources/agreement/marvin_linzen_dataset.tsv",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        example="fmat agreement-download resources/agreement/marvin_linzen_dataset.tsv")
     d.add_argument("dest", help="where to write the file")
     d.add_argument("--url", default=None, help="source URL (default: Goldberg's file)")
     d.add_argument("--sha256", default=None, help="expected sha256 ('unverified': do not check)")

@@ -1,20 +1,16 @@
 """``fmat lpbs``: score a query table with priors and summarise as LPBS (Kurita et al., 2019)."""
 from __future__ import annotations
 
-import argparse
-
-from ._common import add_compute_args, add_models_arg, add_output_args, emit_table, files
+from ._common import command, add_compute_args, add_models_arg, add_output_args, emit_table, files
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "lpbs", help="log probability bias scores (Kurita et al. 2019): probabilities over their prior",
+    p = command(sub, "lpbs", help="log probability bias scores (Kurita et al. 2019): probabilities over their prior",
         description="Score a query table like `fmat run`, plus each MASK word's prior: its probability in "
                     "the same query with the TARGET/ATTRIB phrase masked (one mask per token of the phrase). "
                     "-o writes the scores (with prior, logp_prior); --summary writes the LPBS contrasts "
                     "(fmat summary's pairing on ln(p/prior); value column LPR, attrs measure=LPBS).",
-        epilog="example: fmat lpbs queries.parquet -m bert-base-uncased -o scores.parquet --summary lpbs.parquet",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        example="fmat lpbs queries.parquet -m bert-base-uncased -o scores.parquet --summary lpbs.parquet")
     p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
     add_models_arg(p)
     p.add_argument("--summary", default=None, help="write the LPBS summary table here")

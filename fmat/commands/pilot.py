@@ -1,14 +1,11 @@
 """``fmat pilot``: pilot a study design on tiny models that learned a planted world (docs/planting.md)."""
 from __future__ import annotations
 
-import argparse
-
-from ._common import files
+from ._common import command, files
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "pilot", help="train tiny models on a planted world and see whether a study's design recovers it",
+    p = command(sub, "pilot", help="train tiny models on a planted world and see whether a study's design recovers it",
         description="Known truth for your own design, before any real model is run. The world file "
                     "(docs/planting.md) says which associations hold for the study; fmat trains one tiny "
                     "masked LM per tokenizer family on sentences generated from it (the study's own "
@@ -17,8 +14,7 @@ def register(sub) -> None:
                     "reliability rows. Writes models/, scores.parquet, lpr.parquet, planted_lpr.parquet "
                     "and recovery.csv into the output folder. Small models, generated text: this shows "
                     "whether the design finds what is there, not what real BERT models hold.",
-        epilog="example: fmat pilot config/studies/3A.yaml --world config/world.yaml -o pilot-3A",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        example="fmat pilot config/studies/3A.yaml --world config/world.yaml -o pilot-3A")
     p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
     p.add_argument("--world", required=True, help="world file that plants associations for the study's id")
     p.add_argument("-o", "--output", required=True, help="output folder (created)")

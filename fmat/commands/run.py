@@ -1,18 +1,14 @@
 """``fmat run``: score a query table on masked LMs (R: FMAT_run)."""
 from __future__ import annotations
 
-import argparse
-
-from ._common import add_compute_args, add_models_arg, add_output_args, emit_table, files
+from ._common import command, add_compute_args, add_models_arg, add_output_args, emit_table, files
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "run", help="score a query table on masked language models (R: FMAT_run)",
+    p = command(sub, "run", help="score a query table on masked language models (R: FMAT_run)",
         description="For every model and query row: the probability of the MASK word at the mask "
                     "(full-vocabulary softmax). Out-of-vocabulary words get NaN and a warning.",
-        epilog="example: fmat run queries.parquet -m bert-base-uncased -m roberta-base -o scores.parquet",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        example="fmat run queries.parquet -m bert-base-uncased -m roberta-base -o scores.parquet")
     p.add_argument("queries", help="query table (parquet/csv/tsv) written by fmat query or fmat.query()")
     add_models_arg(p)
     add_compute_args(p)
