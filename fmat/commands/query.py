@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..errors import InputError
 from ._common import add_output_args, emit_table, files
@@ -49,7 +48,7 @@ def register(subparsers) -> None:
     p.add_argument("--study", metavar="FILE", help="build the query table of this study file instead")
     p.add_argument("--criteria-dir", default=None, metavar="DIR",
                    help="folder of criterion tables, for study word lists read from one "
-                        "(default: resources/criteria when that folder exists)")
+                        "(the replication's: resources/criteria)")
     p.add_argument("--check", action="store_true",
                    help="with --study: only validate the file and list its problems")
     add_output_args(p)
@@ -83,8 +82,6 @@ def run(args) -> int:
     from ..design import query
 
     if args.study:
-        if args.criteria_dir is None and Path("resources/criteria").is_dir():
-            args.criteria_dir = "resources/criteria"
         if args.query or args.mask or args.target or args.attrib:
             raise InputError("--study cannot be combined with queries or --mask/--target/--attrib",
                              where="fmat query", fix="use either a study file or the options")
