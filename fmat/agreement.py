@@ -32,6 +32,7 @@ import hashlib
 import logging
 import os
 import urllib.request
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -40,6 +41,10 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, OfflineError
+from .io import atomic_path
+from .net import timeout as _timeout
+from .runner import run
+from .scoring import OOVWarning
 
 log = logging.getLogger(__name__)
 
@@ -157,8 +162,6 @@ def download_pairs(dest, url: str = MARVIN_LINZEN_URL, sha256: str | None = MARV
     Raises OfflineError when the URL cannot be read, InputError on a checksum mismatch or
     content that is not in the expected format.
     """
-    from .io import atomic_path
-    from .net import timeout as _timeout
 
     timeout = _timeout(timeout)
     opener = opener or urllib.request.urlopen
@@ -245,10 +248,7 @@ def check(models, pairs=None, device=None, batch_size: int | None = None, constr
     (``logp_good > logp_bad``, i.e. P(good) > P(bad); NA when skipped). ``summary``:
     :func:`summarize`.
     """
-    import warnings
 
-    from .runner import run
-    from .scoring import OOVWarning
 
     pairs = _as_pairs(pairs, constructions)
     if len(pairs) == 0:

@@ -16,6 +16,11 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+from .lockfile import sha256_file
+from .models import created_date, load_masked_lm, read_lock, top_fills, weights_path
+from .scoring import scoring_path
+from .tokens import input_embedding_matrix
+
 #: the fixed probe sentences of every card (one [MASK] each)
 PROBES = ("Paris is the [MASK] of France.", "The doctor asked the nurse to [MASK] the patient.",
           "[MASK] is a very good idea.")
@@ -34,10 +39,6 @@ def model_card(name: str, source: str | os.PathLike | None = None, lock_path=Non
     created (the hub creation date recorded at download, or ""), head ("fast"/"full"), padding
     ("padded"/"equal-length"), scoring (in words), probes (``[{query, fills: [{token_str, score}]}]``).
     """
-    from .lockfile import sha256_file
-    from .models import created_date, load_masked_lm, read_lock, top_fills, weights_path
-    from .scoring import scoring_path
-    from .tokens import input_embedding_matrix
 
     src = str(source or name)
     local = Path(src).exists()

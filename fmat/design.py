@@ -38,6 +38,7 @@ import pandas as pd
 
 from . import validate
 from .errors import InputError
+from .io import read_table, table_format, write_table
 
 SLOTS = ("MASK", "TARGET", "ATTRIB")
 TYPES = ("M", "MT", "MA", "MTA")
@@ -433,7 +434,6 @@ def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
     minimal quoting) and fmat's own CSV/parquet. Restores categorical columns, ``qid`` and
     ``attrs["type"]``.
     """
-    from .io import read_table, table_format
 
     path = Path(path)
     if table_format(path) == "parquet":
@@ -446,7 +446,6 @@ def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
 
 def write_query_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None) -> Path:
     """Write a query table as parquet (default; keeps categories) or CSV/TSV (atomic, fmat.io)."""
-    from .io import write_table
 
     table_type(df)
     return write_table(df, path, fmt)

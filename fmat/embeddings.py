@@ -36,6 +36,7 @@ import itertools
 import json
 import math
 import os
+import sys
 import warnings
 import zipfile
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, user_stacklevel
+from .io import atomic_path, write_table
 
 __all__ = [
     "BiasResult", "WeatTest", "MissingWordsWarning",
@@ -224,14 +226,12 @@ def read_word2vec(path: str | os.PathLike, words: Iterable[str] | None = None, *
     _write_cache(df, cache)
     meta = dict(src, dims=info["dims"], looked_up=wanted_all,
                 duplicates_skipped=info["duplicates_skipped"])
-    from .io import atomic_path
     with atomic_path(meta_path) as tmp:
         tmp.write_text(json.dumps(meta))
     return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
 
 
 def _write_cache(df: pd.DataFrame, cache: Path) -> None:
-    from .io import write_table
     out = pd.DataFrame(df.to_numpy(), columns=[f"d{i}" for i in range(df.shape[1])])
     out.insert(0, "word", pd.array(df.index, dtype="str"))
     write_table(out, cache, "parquet")
@@ -733,7 +733,6 @@ def plot_ect(x: BiasResult, ax=None):
 
 
 def _pyplot():
-    import sys
 
     import matplotlib
 

@@ -6,6 +6,11 @@ a traceback (``--debug`` shows it) and exits with :data:`EXIT_USAGE`.
 """
 from __future__ import annotations
 
+import errno as _errno
+import os
+import sys
+import warnings
+
 EXIT_OK = 0
 EXIT_ERROR = 1  # unexpected failure (a bug, or the environment)
 EXIT_USAGE = 2  # bad input: fix the file/argument the message names
@@ -31,8 +36,6 @@ def user_stacklevel() -> int:
     """The ``stacklevel`` that makes :func:`warnings.warn` point at the caller's own code: the
     first frame outside the ``fmat`` package (so a warning shows the user's ``fmat.run(...)``
     line, not a line of fmat's source)."""
-    import os
-    import sys
 
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame, level = sys._getframe(1), 1
@@ -43,7 +46,6 @@ def user_stacklevel() -> int:
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
     """:func:`warnings.warn` pointed at the user's call (:func:`user_stacklevel`)."""
-    import warnings
 
     warnings.warn(message, category, stacklevel=user_stacklevel())
 
@@ -91,7 +93,6 @@ def os_error(err: BaseException) -> FmatError | None:
     an :class:`FmatError` naming the file and the fix; the CLI and the workflow's scripts print it
     instead of a traceback. Any other exception: None (a bug: the caller shows the traceback).
     """
-    import errno as _errno
 
     if not isinstance(err, OSError) or not err.errno:
         return None

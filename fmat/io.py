@@ -17,6 +17,7 @@ from typing import Iterable
 import pandas as pd
 
 from .errors import InputError
+from .validate import check_separator, read_text
 
 FORMATS = ("parquet", "csv", "tsv")
 #: File name extensions and the format each is read and written as.
@@ -54,7 +55,6 @@ def table_format(path: str | os.PathLike, fmt: str | None = None) -> str:
 def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
     """Read a parquet/CSV/TSV table; a missing, mislabelled or broken file is an InputError
     naming the file (parquet is checked by its PAR1 magic bytes, text as UTF-8)."""
-    from .validate import check_separator, read_text
 
     path = Path(path)
     where = str(path)

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Sequence
 import pandas as pd
 
 from .errors import InputError
+from .io import write_table
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
@@ -86,7 +87,6 @@ def read(path: str | os.PathLike, columns: Sequence[str], *, what: str, fix: str
 
 def write(path: str | os.PathLike, df: pd.DataFrame, columns: Sequence[str]) -> Path:
     """Write the lock table atomically (a killed job leaves the old file), ``columns`` first."""
-    from .io import write_table
 
     return write_table(df[list(columns) + [c for c in df.columns if c not in columns]], path, "tsv")
 

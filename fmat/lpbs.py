@@ -40,6 +40,10 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .lpr import summary as lpr_summary
+from .scoring import mask_logp
+from .scoring import score_model as _score
+from .tokens import _diff_span, _tokenize_many, fill_sentences, mask_position
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +73,6 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     special tokens), for each row the index of its sequence, the position of the query's own
     mask in it, and how many phrase tokens were masked. See the module docstring.
     """
-    from .tokens import _diff_span, _tokenize_many, fill_sentences, mask_position
 
     _check_lpbs_table(data)
     mask = tokenizer.mask_token
@@ -131,7 +134,6 @@ def prior_logp(model, tokenizer, inputs: list[list[int]], mask_pos: np.ndarray, 
     fmat.scoring's forward pass (:func:`fmat.scoring.mask_logp`): sequences sorted by length
     and batched, the MLM head at ``mask_pos`` only, full-vocabulary log-softmax.
     """
-    from .scoring import mask_logp
 
     return mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size=batch_size,
                      max_tokens=max_tokens)
@@ -150,7 +152,6 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     ``add_tokens`` is not supported (InputError): the prior would need the temporary tokens'
     embeddings too.
     """
-    from .scoring import score_model as _score
 
     if add_tokens:
         raise InputError("add_tokens cannot be combined with method 'lpbs'", where="score.add_tokens",
@@ -203,7 +204,6 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     says what it holds in ``attrs["measure"] = "LPBS"`` (kept in parquet files). Give
     ``column="LPBS"`` for a table whose column says so.
     """
-    from .lpr import summary as lpr_summary
 
     if not isinstance(scores, pd.DataFrame):
         raise InputError("scores must be a table (DataFrame)", where="scores",

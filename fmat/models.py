@@ -15,11 +15,11 @@ weights come from safetensors, or from PyTorch files read with ``weights_only`` 
 """
 from __future__ import annotations
 
-import datetime as _dt
-import re
 import contextlib
+import datetime as _dt
 import logging
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -241,7 +241,8 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
     seconds for an answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a hub that
     does not answer is an OfflineError.
     """
-    from .net import hub_timeouts, timeout as _timeout
+    from .net import hub_timeouts
+    from .net import timeout as _timeout
 
     seconds = _timeout(timeout)
     models = [model] if isinstance(model, str) else list(model)

@@ -8,15 +8,19 @@ reliability stages call these same functions.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+
+from .errors import InputError
+from .reliability import ITEM_KEYS, alpha_rows, icc_models, icc_rows, item_key_map, lpr_reliability, with_item_keys
+from .results import model_slug
 
 
 def study_options(study: Any, key: str) -> dict:
     """The study's ``lpr`` / ``reliability`` / ``score`` block as a dict ({} when absent): from a
     :class:`fmat.study.Study`, or anything with that attribute, or a mapping."""
-    from collections.abc import Mapping
 
     value = getattr(study, key, None)
     if value is None and isinstance(study, Mapping):
@@ -46,7 +50,6 @@ def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
     """LPRs (or LPBS) of one study, with the study file's ``lpr`` options; its phrases' item keys
     in ``attrs["item_keys"]`` (kept in parquet files), so that ``fmat reliability`` on the written
     table keys items as the workflow does (:func:`fmat.reliability.with_item_keys`)."""
-    from .reliability import ITEM_KEYS, item_key_map
 
     out = summary_function(study)(scores, **study_options(study, "lpr"))
     keys = item_key_map(_items(study))
@@ -74,9 +77,6 @@ def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFram
     same numbers in the :mod:`fmat.results` shape (conditions as docs/results.md; ``model`` a
     slug, e.g. ``vinai__bertweet-base``).
     """
-    from .errors import InputError
-    from .reliability import alpha_rows, icc_models, icc_rows, lpr_reliability
-    from .results import model_slug
 
     sid = str(sid or getattr(study, "id", "") or "")
     parts, details = [], []
@@ -122,7 +122,6 @@ def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFram
 def _item_keys(study: Any, lpr: pd.DataFrame, item: str) -> pd.DataFrame:
     """Replace TARGET/ATTRIB phrases by their item keys (the study file's ``{phrase, item}``;
     ``Study.items``): :func:`fmat.reliability.with_item_keys`, the one way items are keyed."""
-    from .reliability import with_item_keys
 
     return with_item_keys(lpr, _items(study), item)
 

@@ -29,10 +29,12 @@ the word, the context and the model's name: the same world gives the same number
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import zlib
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -41,7 +43,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from . import validate
 from .errors import InputError
+from .runner import concat_scores, label_scores
 
 SCHEMA_NAME = "world.schema.json"
 #: an LPR divided by SIGMA is a d (Bao 2024, Step 3)
@@ -123,7 +127,6 @@ def load_world(path: str | os.PathLike) -> World:
     its study). Every problem is an :class:`~fmat.errors.InputError` naming the file and key."""
     import jsonschema
 
-    from . import validate
 
     path = Path(path)
     if not path.is_file():
@@ -329,7 +332,6 @@ def planted_scores(study, plant: Plant, models: Sequence[str],
                    criteria: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The scores table (:func:`fmat.run`'s shape) the world's probabilities would give: one
     block per model, ``prob`` and ``logp`` the planted ones, no OOV."""
-    from .runner import concat_scores, label_scores
 
     frames = []
     for m in models:
@@ -372,7 +374,6 @@ def training_sentences(plants: Sequence[tuple[Any, Plant]], model: str,
     each ``(study, plant)``, ``samples x options`` sentences with the options drawn from
     ``P(w | c)`` (multinomial; seeded by ``seed`` and the model's name). A context that two
     studies share (the same template and words) is planted once, by the first study."""
-    import logging
 
     rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(str(model).encode("utf-8"))])
     seen: dict[str, tuple[str, dict]] = {}
@@ -466,7 +467,6 @@ def recovery(plant: Plant, stats: pd.DataFrame) -> pd.DataFrame:
     """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape:
     ``statistic, condition, model, value, p``) -> one row per matched result (or one ``not
     recovered`` row when none matches), columns :data:`RECOVERY_COLUMNS`."""
-    from fnmatch import fnmatchcase
 
     rows = []
     for e in plant.expect:

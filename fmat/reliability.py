@@ -25,6 +25,7 @@ Differences from FMAT, on purpose:
 """
 from __future__ import annotations
 
+from collections.abc import Mapping as _Mapping
 from typing import Mapping
 
 import numpy as np
@@ -175,7 +176,6 @@ def item_key_map(items) -> dict[str, dict[str, str]]:
     """``{"T_word": {phrase: key}, "A_word": {...}}`` (only phrases that differ from their key) of
     a study's items: a :class:`fmat.study.Study`'s ``items`` table (slot, word, item), or a
     mapping already in this shape. ``{}`` when there is nothing to key."""
-    from collections.abc import Mapping as _Mapping
 
     if isinstance(items, pd.DataFrame):
         if not {"slot", "word", "item"} <= set(items.columns):

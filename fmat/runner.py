@@ -6,12 +6,15 @@ so that none of those three imports another in a circle.
 """
 from __future__ import annotations
 
+import logging
+import time
 from typing import Mapping, Sequence
 
 import pandas as pd
 
 from . import lpbs
 from .errors import InputError
+from .io import read_table
 from .models import _as_models, check_scores, load_masked_lm, model_label
 from .scoring import METHODS, _check_query_table, plan_batches, score_model
 
@@ -117,7 +120,6 @@ def concat_scores(tables: Sequence[pd.DataFrame], models: Sequence[str] | None =
 def read_scores(paths: Sequence) -> pd.DataFrame:
     """Score tables of several models written one per model (``fmat run -o``, the workflow's
     ``results/scores/{study}/{model}.parquet``), read and combined with :func:`concat_scores`."""
-    from .io import read_table
 
     return concat_scores([read_table(p) for p in paths])
 
@@ -135,10 +137,7 @@ def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[st
     logged (logger ``fmat.runner``); ``progress``: a tqdm bar per table (``fmat study``; the
     workflow's jobs log instead).
     """
-    import logging
-    import time
 
-    from .scoring import METHODS
 
     log = logging.getLogger(__name__)
     device = None if device in (None, "auto") else device

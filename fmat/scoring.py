@@ -32,16 +32,29 @@ docs/scoring.md).
 from __future__ import annotations
 
 import logging
+import unicodedata
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from . import validate
 from .errors import InputError, ModelError, user_stacklevel
+
 # re-exported: fmat.scoring.PATTERN_SPECIAL, Option, fmat_word_form stay where users found them
-from .tokens import (PATTERN_SPECIAL, Option, _tokenize_many, derive_options, fill_sentences,  # noqa: F401
-                     fmat_rule_options, fmat_word_form, input_embedding_matrix, mask_position)
+from .tokens import (  # noqa: F401
+    PATTERN_SPECIAL,
+    Option,
+    _tokenize_many,
+    derive_options,
+    fill_sentences,
+    fmat_rule_options,
+    fmat_word_form,
+    input_embedding_matrix,
+    mask_position,
+)
+from .validate import check_query_table
 
 log = logging.getLogger(__name__)
 
@@ -422,7 +435,6 @@ def _check_query_table(data) -> None:
         raise InputError(f"query table lacks column(s) {missing}", fix="build it with fmat.query()")
     if len(data) == 0:
         raise InputError("the query table has no rows", fix="give at least one query and MASK word")
-    from .validate import check_query_table
 
     check_query_table(data)
 
@@ -533,7 +545,6 @@ def max_sequence_length(model, tokenizer) -> int | None:
 def _check_lengths(model, tokenizer, enc, uniq, row_sent, data: pd.DataFrame, name: str) -> None:
     """Every sentence fits the model (BERT would silently cut it, RoBERTa crash): an InputError
     naming the longest word of the first sentence that does not, before any forward pass."""
-    from . import validate
 
     limit = max_sequence_length(model, tokenizer)
     if limit is None:
@@ -588,7 +599,6 @@ def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
     """For out-of-vocabulary ``words`` that only LOOK like a vocabulary entry (equal once both
     are in Unicode form NFKC, whole-word markers Ġ ▁ ## aside: a decomposed accent, a
     full-width letter, a ligature), a note with the code points of both."""
-    import unicodedata
 
     try:
         vocab = tokenizer.get_vocab()

@@ -16,6 +16,7 @@ problems (empty when the file is fine).
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import os
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ import pandas as pd
 
 from . import design, validate
 from .errors import InputError
+from .reliability import ITEM_KEYS, item_key_map
 
 SCHEMA_NAME = "study.schema.json"
 LPR_DEFAULTS = {"mask_pair": True, "target_pair": True, "attrib_pair": True}
@@ -293,7 +295,6 @@ WORKFLOW_ANALYSES = ("attitude_weat", "change_over_time", "factual_names", "fact
 def check_analysis_name(name: str, options=None, where: str = "analysis") -> None:
     """``name`` is one of :data:`WORKFLOW_ANALYSES` (the default ``check_analysis`` of
     :func:`load_study` and :func:`validate_study_file`); else an InputError listing them."""
-    import difflib
 
     if name in WORKFLOW_ANALYSES:
         return
@@ -351,7 +352,6 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
                          fix="see docs/study-files.md for every key and its allowed values")
     queries, items, lpr, reliability, score, analysis = _check_semantics(
         data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
-    from .reliability import ITEM_KEYS, item_key_map
 
     keys = item_key_map(items)
     if keys:     # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)

@@ -18,6 +18,10 @@ from typing import Any
 
 import pandas as pd
 
+from . import __version__
+from .io import atomic_path
+from .reliability import with_item_keys
+
 TEMPLATES = Path(__file__).with_name("templates") / "study_page"
 SLOT_WORDS = (("MASK", "M_word"), ("TARGET", "T_word"), ("ATTRIB", "A_word"))
 
@@ -114,7 +118,6 @@ def render_study_page(study: Any, queries: pd.DataFrame, lpr: pd.DataFrame, stat
         value = getattr(study, key, None)
         return ", ".join(f"{k}: {v}" for k, v in dict(value or {}).items())
 
-    from .reliability import with_item_keys
 
     lpr = with_item_keys(lpr, getattr(study, "items", None))   # "a nurse" and "nurse": one item, as alpha sees it
     rel = stats.copy()
@@ -141,7 +144,6 @@ def render_study_page(study: Any, queries: pd.DataFrame, lpr: pd.DataFrame, stat
 def write_study_page(path: str | os.PathLike, study: Any, queries: pd.DataFrame, lpr: pd.DataFrame,
                      stats: pd.DataFrame, models: list[str] | None = None) -> Path:
     """Write :func:`render_study_page` to ``path`` atomically; returns the path."""
-    from .io import atomic_path
 
     path = Path(path)
     text = render_study_page(study, queries, lpr, stats, models)
@@ -151,6 +153,5 @@ def write_study_page(path: str | os.PathLike, study: Any, queries: pd.DataFrame,
 
 
 def _version() -> str:
-    from . import __version__
 
     return __version__

@@ -43,6 +43,11 @@ import random
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
+from .scoring import _head_fn, _mask_logits, _pad, scoring_path
+from .tokens import derive_options, mask_position
+
 log = logging.getLogger(__name__)
 
 #: family -> (model class name, folder name used by :func:`build_demo_models`)
@@ -476,7 +481,6 @@ def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[li
     option that is not one token gets no label), and each filler line once with one random
     token masked. Returns ``(inputs, positions, labels per row, skipped words)``, the labels of
     a context aligned with ``sentences.options``."""
-    from .tokens import derive_options, mask_position
 
     mask_id = tokenizer.mask_token_id
     texts = [c.replace("[MASK]", tokenizer.mask_token, 1) for c in sentences.contexts]
@@ -521,10 +525,8 @@ def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, 
     sentences, with less noise and one forward pass per distinct context. Returns a record:
     sentences, contexts, steps, the last 100 steps' mean loss, options that are not one token.
     """
-    import numpy as np
     import torch
 
-    from .scoring import _head_fn, _mask_logits, _pad, scoring_path
 
     rng = np.random.default_rng(seed)
     inputs, pos, labels, skipped = _examples(tokenizer, sentences, filler, rng)

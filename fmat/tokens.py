@@ -17,7 +17,6 @@ import pandas as pd
 
 from .errors import InputError
 
-
 #: FMAT's model-name rules (R FMAT_run's ``pattern.special``, plus ModernBERT from 2026.1)
 PATTERN_SPECIAL = {
     "uncased": r"uncased|albert|electra|muhtasham",

@@ -32,6 +32,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import pandas as pd
+import yaml
+
 from .errors import InputError
 
 #: Caps (each error says which cap and how to stay under it).
@@ -153,7 +156,6 @@ def as_written(value) -> object:
 
 
 def _make_loader(base=None):
-    import yaml
 
     # libyaml's parser (CSafeLoader: C scanner, parser and composer) reads a large study file
     # about 6x faster than the pure-Python SafeLoader; the constructors below are the same Python
@@ -210,7 +212,6 @@ _LOADER = None
 def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
     """The number of YAML nodes after alias expansion (each alias counts its whole subtree);
     InputError when it exceeds ``limit`` or an alias refers to a node that contains it."""
-    import yaml
 
     size: dict[int, int] = {}
     active: set[int] = set()
@@ -261,7 +262,6 @@ def load_yaml(text: str, where: str, loader_class=None):
     duplicate keys, alias bombs, recursion, memory) is an InputError naming the file.
     ``loader_class``: another class made by :func:`_make_loader` (tests compare the C and the
     pure-Python parser)."""
-    import yaml
 
     global _LOADER
     if _LOADER is None:
@@ -425,7 +425,6 @@ def check_query_table(df, where: str | None = None) -> None:
     """A query table (read from a file, or passed to ``fmat.run``) is fit to score: no missing
     cells, each query with one [MASK] and exactly the placeholders its columns fill, words as
     written, no duplicate rows, ``M_pair`` consistent, no word in two MASK groups of a query."""
-    import pandas as pd
 
     where = where or "query table"
     if "query" not in df.columns or "M_word" not in df.columns:
