@@ -32,6 +32,7 @@ test warns (:class:`MissingWordsWarning`) and lists them in ``result.missing``.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import itertools
 import json
 import math
@@ -110,8 +111,6 @@ def _open_vectors(path: Path):
             with zf.open(member) as fh:
                 yield fh
     elif path.suffix == ".gz":
-        import gzip
-
         with gzip.open(path, "rb") as fh:
             yield fh
     else:

@@ -8,6 +8,7 @@ gets the new content, the link stays), a folder, device, FIFO or socket is refus
 """
 from __future__ import annotations
 
+import io as _io
 import os
 import stat
 import tempfile
@@ -16,7 +17,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from .errors import InputError
+from .errors import InputError, os_error
 from .validate import check_separator, read_text
 
 FORMATS = ("parquet", "csv", "tsv")
@@ -78,8 +79,6 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
                                  fix=f"if it is a CSV/TSV table, give it the extension .csv/.tsv (accepted: "
                                      f"{_accepted()}); if fmat or the workflow wrote it, it is damaged: {DAMAGED_FIX}")
             return pd.read_parquet(path)
-        import io as _io
-
         text = read_text(path, "table")
         sep = "," if kind == "csv" else "\t"
         check_separator(text, sep, where)
@@ -89,8 +88,6 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
     except MemoryError:
         raise InputError("the table does not fit in memory", where=where, fix="use a smaller table") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as err:
-        from .errors import os_error
-
         if os_error(err) is not None:
             raise  # permission denied, ...: the CLI names the file and the fix
         if kind == "parquet":  # it has parquet's marks at both ends, so it was one: it is damaged

@@ -38,7 +38,7 @@ def exclusive(path: str | os.PathLike):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lck"), "a+") as fh:
         try:
-            import fcntl
+            import fcntl  # here: POSIX only
         except ImportError:  # pragma: no cover - Windows: no parallel jobs to guard against
             yield
             return

@@ -9,10 +9,12 @@ reliability stages call these same functions.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 import pandas as pd
 
+from . import lpbs, lpr
 from .errors import InputError
 from .reliability import ITEM_KEYS, alpha_rows, icc_models, icc_rows, item_key_map, lpr_reliability, with_item_keys
 from .results import model_slug
@@ -28,8 +30,6 @@ def study_options(study: Any, key: str) -> dict:
     if value is None:
         return {}
     if hasattr(value, "__dataclass_fields__"):
-        from dataclasses import asdict
-
         value = asdict(value)
     return dict(value)
 
@@ -39,11 +39,7 @@ def summary_function(study: Any):
     :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) when its file says ``score: {method:
     lpbs}``. Both keep the value in column ``LPR``; the LPBS table says so in
     ``attrs["measure"]``."""
-    if study_options(study, "score").get("method", "fmat") == "lpbs":
-        from .lpbs import summary
-    else:
-        from .lpr import summary
-    return summary
+    return lpbs.summary if study_options(study, "score").get("method", "fmat") == "lpbs" else lpr.summary
 
 
 def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:

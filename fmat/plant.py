@@ -46,6 +46,7 @@ import pandas as pd
 from . import validate
 from .errors import InputError
 from .runner import concat_scores, label_scores
+from .study import _json_path
 
 SCHEMA_NAME = "world.schema.json"
 #: an LPR divided by SIGMA is a d (Bao 2024, Step 3)
@@ -137,8 +138,6 @@ def load_world(path: str | os.PathLike) -> World:
                          fix="see docs/planting.md for a complete example")
     problems = validate.schema_problems(jsonschema.Draft202012Validator(schema()), data)
     if problems:
-        from .study import _json_path
-
         lines = [f"{_json_path(p) or '(top)'}: {m}" for p, m in problems]
         raise InputError("the world file does not follow its schema:\n  " + "\n  ".join(validate.truncated(lines)),
                          where=str(path), fix="see docs/planting.md for the keys and an example")
