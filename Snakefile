@@ -4,7 +4,8 @@
 #   snakemake --profile profiles/default --configfile config/demo.yaml   offline demo (tiny models)
 #   snakemake -n                                                       list the jobs
 #
-# One file per stage under rules/; the logic is in the fmat package (scripts/ only call it).
+# One file per stage under rules/; the logic is in fmat_replication (the stages) on top of the fmat
+# library; scripts/ only call one stage function each.
 # docs/workflow.md explains the DAG, the outputs and how scoring is grouped.
 
 import os
