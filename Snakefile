@@ -19,7 +19,7 @@ min_version("9.0")
 # --configfile is read by Snakemake itself before this file runs, so it cannot be checked here).
 # fmat and fmat_replication are installed with the environment (make env; README "Installing");
 # with --sdm conda, each rule's environment installs them from FMAT_CHECKOUT (envs/*.post-deploy.sh)
-os.environ["FMAT_CHECKOUT"] = workflow.basedir
+os.environ.update(FMAT_CHECKOUT=workflow.basedir)
 from fmat.errors import FmatError
 from fmat_replication.config import check_config_file
 

@@ -126,7 +126,7 @@ def test_each_env_installs_the_checkout_after_it_is_made(env):
     install = [ln for ln in text.splitlines() if "pip install" in ln]
     assert install == ['python -m pip install --no-deps -e "$checkout" -e "$checkout/fmat_replication"'], install
     assert 'FMAT_CHECKOUT' in text
-    assert 'os.environ["FMAT_CHECKOUT"] = workflow.basedir' in (REPO / "Snakefile").read_text()
+    assert "os.environ.update(FMAT_CHECKOUT=workflow.basedir)" in (REPO / "Snakefile").read_text()
 
 
 def test_torch_is_pinned_where_models_run():
