@@ -11,14 +11,16 @@ PROFILE ?= profiles/default
 
 .PHONY: env replicate demo test test-fast test-deps lint bench clean-demo
 
-$(BIN)/fmat: pyproject.toml envs/lock.txt
+$(BIN)/fmat: pyproject.toml fmat_replication/pyproject.toml envs/lock.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# torch first, at the locked version: on the project's CPU machines this takes a local wheel;
 	# elsewhere pip picks the right CUDA/CPU build for the machine. envs/lock.txt: the exact
 	# versions tested together (pyproject.toml gives the library's ranges)
 	$(BIN)/python -m pip install -q -c envs/lock.txt torch
-	$(BIN)/python -m pip install -q -c envs/lock.txt -e ".[workflow,test]"
+	# the library (fill-mask-association-test) and the replication (fmat-replication,
+	# fmat_replication/pyproject.toml), both editable: the workflow's scripts import them as installed
+	$(BIN)/python -m pip install -q -c envs/lock.txt -e ".[workflow,test]" -e ./fmat_replication
 	@touch $@
 
 env: $(BIN)/fmat

@@ -4,8 +4,8 @@
 #   snakemake --profile profiles/default --configfile config/demo.yaml   offline demo (tiny models)
 #   snakemake -n                                                       list the jobs
 #
-# One file per stage under rules/; the logic is in fmat_replication (the stages) on top of the fmat
-# library; scripts/ only call one stage function each.
+# One file per stage under rules/; the logic is in the fmat_replication package, built on the fmat
+# library (scripts/ only call it).
 # docs/workflow.md explains the DAG, the outputs and how scoring is grouped.
 
 import os
@@ -17,7 +17,9 @@ min_version("9.0")
 
 # The workflow's own config file, checked first (Snakemake's message names no file or line; a
 # --configfile is read by Snakemake itself before this file runs, so it cannot be checked here).
-sys.path.insert(0, workflow.basedir)
+# fmat and fmat_replication are installed with the environment (make env; README "Installing");
+# with --sdm conda, each rule's environment installs them from FMAT_CHECKOUT (envs/*.post-deploy.sh)
+os.environ.update(FMAT_CHECKOUT=workflow.basedir)
 from fmat.errors import FmatError
 from fmat_replication.config import check_config_file
 

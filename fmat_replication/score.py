@@ -63,7 +63,7 @@ def score_group(marker_path, studies: Sequence[str], study_files: Sequence, quer
     offline, at its locked commit, from the cache only."""
     from fmat.io import write_table
 
-    from .models import prepare_model_env
+    from .model_stage import prepare_model_env
     from .scripts import read_json
 
     prepare_model_env(offline, cache_dir)

@@ -4,10 +4,6 @@ import re
 import sys
 from pathlib import Path
 
-# the repository's package first (the conda envs install only its dependencies)
-sys.path.insert(0, workflow.basedir)
-
-
 from fmat.errors import FmatError
 from fmat_replication.config import check_device, check_profile, check_writable, profile_files
 from fmat_replication.config import model_folder, model_table, score_groups, key_source, validate_config, world_path

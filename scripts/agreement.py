@@ -1,12 +1,8 @@
 """rule agreement (rules/agreement.smk): one model's subject-verb agreement check.
-Thin: it calls fmat_replication.agreement.check_model."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.agreement_stage.check_model."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.agreement import check_model  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.agreement_stage import check_model
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,12 +1,8 @@
 """rule agreement_download (rules/agreement.smk): the agreement pairs from config agreement.url.
-Thin: it calls fmat_replication.agreement.download."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.agreement_stage.download."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.agreement import download  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.agreement_stage import download
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,12 +1,8 @@
 """rule agreement_summary (rules/agreement.smk): every model's check -> results/agreement/summary.parquet.
-Thin: it calls fmat_replication.agreement.summary."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.agreement_stage.summary."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.agreement import summary  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.agreement_stage import summary
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,13 +1,9 @@
 """rule analysis (rules/analysis.smk): one study's analysis -> results/analysis/{study}/stats.parquet,
 status.json and figures/.
 Thin: it calls fmat_replication.analysis.analysis."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.analysis import analysis  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.analysis import analysis
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,12 +1,8 @@
 """rules compare / compare_study (rules/compare.smk): the paper's numbers beside ours, with a verdict.
 Thin: it calls fmat_replication.compare.compare_studies."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.compare import compare_studies  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.compare import compare_studies
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,12 +1,8 @@
 """rule criteria_bls2021_occupations (rules/criteria.smk): BLS table 11 -> % male of the occupations.
 Thin: it calls fmat_replication.criteria.bls_criterion."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.criteria import bls_criterion  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.criteria import bls_criterion
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,13 +1,9 @@
 """rule criteria_fetch (rules/criteria.smk): one source file, copied from mirror_dir or downloaded,
 and locked.
 Thin: it calls fmat_replication.criteria.fetch_source."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.criteria import fetch_source  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.criteria import fetch_source
+from fmat_replication.scripts import run_script
 
 
 def main():

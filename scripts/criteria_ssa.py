@@ -1,13 +1,9 @@
 """rules criteria_ssa_names_wefat2 / criteria_ssa_names_1c (rules/criteria.smk): SSA counts ->
 % male of Study 1B's or 1C's names.
 Thin: it calls fmat_replication.criteria.ssa_criterion."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.criteria import ssa_criterion  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.criteria import ssa_criterion
+from fmat_replication.scripts import run_script
 
 
 def main():

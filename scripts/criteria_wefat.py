@@ -1,12 +1,8 @@
 """rule criteria_wefat (rules/criteria.smk): GloVe vectors -> WEFAT_male of Study 1A/1B/1C's items.
 Thin: it calls fmat_replication.criteria.wefat_criterion."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.criteria import wefat_criterion  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.criteria import wefat_criterion
+from fmat_replication.scripts import run_script
 
 
 def main():

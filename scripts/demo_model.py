@@ -1,12 +1,8 @@
 """rule demo_model (rules/demo.smk): one tiny demo model (trained on the world, when one is
 configured) and its marker. Thin: it calls fmat_replication.demo.demo_model."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.demo import demo_model  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.demo import demo_model
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,13 +1,9 @@
 """rule download_model (rules/models.smk): a hub model into the cache with its commit locked, or a
 local folder hashed into the lock -> the marker resources/models/{model}.json.
-Thin: it calls fmat_replication.models.download_model."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.model_stage.download_model."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.models import download_model  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.model_stage import download_model
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,12 +1,8 @@
 """rule lpr (rules/lpr.smk): every model's scores of a study -> results/lpr/{study}.parquet.
-Thin: it calls fmat_replication.lpr.lpr."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.lpr_stage.lpr."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.lpr import lpr  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.lpr_stage import lpr
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,12 +1,8 @@
 """rule model_card (rules/models.smk): one model's card -> results/models/{model}.json.
-Thin: it calls fmat_replication.models.model_card."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.model_stage.model_card."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.models import model_card  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.model_stage import model_card
+from fmat_replication.scripts import run_script
 
 
 def main():

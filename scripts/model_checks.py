@@ -1,12 +1,8 @@
 """rule model_checks (rules/checks.smk): agreement, alphas, OOV counts and cards -> the tables
 results/models/{checks,agreement,provenance}.parquet. Thin: it calls fmat_replication.checks.model_checks."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.checks import model_checks  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.checks import model_checks
+from fmat_replication.scripts import run_script
 
 
 def main():

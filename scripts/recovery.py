@@ -1,12 +1,8 @@
 """rules recovery_study / recovery (rules/recovery.smk): what the world planted, against what
 the study's results found. Thin: it calls fmat_replication.recovery.recovery_stage."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.recovery import recovery_stage  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.recovery import recovery_stage
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,13 +1,9 @@
 """rule reliability (rules/reliability.smk): ICC among the models and alpha among the items ->
 results/reliability/{study}.parquet and {study}_details.parquet.
-Thin: it calls fmat_replication.reliability.reliability."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.reliability_stage.reliability."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.reliability import reliability  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.reliability_stage import reliability
+from fmat_replication.scripts import run_script
 
 
 def main():

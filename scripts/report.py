@@ -1,12 +1,8 @@
 """rules report_study / report_index (rules/report.smk): one report page.
-Thin: it calls fmat_replication.report.report_page with the rule's inputs (lists stay lists)."""
-import sys
-from pathlib import Path
+Thin: it calls fmat_replication.report_stage.report_page with the rule's inputs (lists stay lists)."""
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.report import report_page  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.report_stage import report_page
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -1,13 +1,9 @@
 """rules score_<group> (rules/score.smk): ONE model, loaded once, scores every study of the group
 -> results/scores/{study}/{model}.parquet.
 Thin: it calls fmat_replication.score.score_group."""
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821 - the repository's packages
-
-from fmat_replication.score import score_group  # noqa: E402
-from fmat_replication.scripts import run_script  # noqa: E402
+from fmat_replication.score import score_group
+from fmat_replication.scripts import run_script
 
 
 def main():

@@ -148,3 +148,68 @@ def test_each_rule_script_calls_one_function_of_its_stage():
         called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         assert name in called, (script.name, name)
         assert callable(resolve(f"{module}.{name}"))
+
+
+# ----------------------------------------------------------------------------- no detours (issue 33)
+
+#: where the workflow's code lives: it imports fmat and fmat_replication as installed packages
+WORKFLOW_CODE = ("Snakefile", "rules", "scripts", "reports", "fmat_replication")
+_DETOUR = re.compile(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=|\bPYTHONPATH\b")
+
+
+def detours(root: Path = REPO) -> list[str]:
+    """``file:line`` of every sys.path edit or PYTHONPATH set in the workflow's code under ``root``."""
+    out = []
+    for name in WORKFLOW_CODE:
+        top = root / name
+        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()
+                                                    and p.suffix in (".py", ".smk", ".qmd", ".md"))
+        for path in files:
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if _DETOUR.search(line):
+                    out.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    return out
+
+
+def test_the_workflow_takes_no_detour_to_its_packages():
+    """No script, rule, report or replication module puts the repository on sys.path or
+    PYTHONPATH: fmat and fmat_replication are installed (make env; envs/*.post-deploy.sh)."""
+    assert detours() == []
+
+
+def test_the_detour_check_can_fail(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "x.py").write_text("import sys\nsys.path.insert(0, '..')\n")
+    (tmp_path / "Snakefile").write_text('os.environ["PYTHONPATH"] = workflow.basedir\n')
+    assert [d.split(":")[0] for d in detours(tmp_path)] == ["Snakefile", "scripts/x.py"]
+
+
+def test_the_packages_import_from_outside_the_repository(tmp_path):
+    """In a fresh interpreter started in a folder outside the repository, with no PYTHONPATH,
+    fmat_replication (a stage module, the pages) imports: it is installed, not found through the
+    working folder; and it is the one of this checkout (editable)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import fmat, fmat_replication, fmat_replication.lpr_stage, fmat_replication.pages.render as r; "
+            "print(fmat.__file__); print(fmat_replication.__file__); print(r.SOURCES['study'])")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    res = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    library, replication, source = res.stdout.split()
+    assert Path(library).parent == REPO / "fmat"
+    assert Path(replication).parent == REPO / "fmat_replication"
+    assert Path(source) == REPO / "reports" / "study.qmd" and Path(source).is_file()
+
+
+def test_no_module_name_means_two_things():
+    """No top-level module name is in both packages: ``fmat.lpr`` is the library's LPR, and the
+    replication's stage that makes the LPR table is ``fmat_replication.lpr_stage``."""
+    def names(root: Path) -> set[str]:
+        return {p.stem for p in root.glob("*.py") if p.stem != "__init__"} | \
+               {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+
+    shared = names(REPO / "fmat") & names(REPO / "fmat_replication")
+    assert not shared, f"module names in both fmat/ and fmat_replication/: {sorted(shared)}"

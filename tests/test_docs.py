@@ -97,7 +97,7 @@ def _workflow_lpr(folder: Path) -> None:
     from fmat.io import write_table
     from fmat.runner import label_scores
     from fmat.study import load_study
-    from fmat_replication.lpr import lpr
+    from fmat_replication.lpr_stage import lpr
 
     study = REPO / "config" / "studies" / "1A.yaml"
     queries = load_study(study).queries
@@ -138,7 +138,7 @@ def folder_for(doc: Path, world: Path) -> Path:
 def environment(world: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "FMAT_", "PYTHON"))}
     env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-               PYTHONPATH=f"{STAND_INS}{os.pathsep}{REPO}", HF_HOME=str(world / "hf"), HF_HUB_OFFLINE="1",
+               PYTHONPATH=str(STAND_INS), HF_HOME=str(world / "hf"), HF_HUB_OFFLINE="1",
                FMAT_DOCS_HUB=str(world / "hub"), PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
     return env
 

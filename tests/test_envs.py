@@ -1,6 +1,8 @@
 """The dependencies' versions agree everywhere (issue 33): pyproject.toml gives the library's
-ranges, envs/lock.txt the exact versions tested together (`make env` installs with it as pip
-constraints), and the conda environments of the rules (envs/*.yaml) pin the lock.
+ranges and fmat_replication/pyproject.toml the replication's, envs/lock.txt the exact versions
+tested together (`make env` installs both distributions with it as pip constraints), and the
+conda environments of the rules (envs/*.yaml) pin the lock; their post-deploy scripts install
+the two packages of the checkout.
 
 conda itself cannot run here, so this checks the text: every pip requirement of every env
 names a locked package with the locked version, the lock satisfies every range of
@@ -25,12 +27,25 @@ def _name(s: str) -> str:
     return re.sub(r"[-_.]+", "-", s).lower()
 
 
+#: the two distributions of this repository: the library and the replication built on it
+PYPROJECTS = (REPO / "pyproject.toml", REPO / "fmat_replication" / "pyproject.toml")
+
+
+def _meta(pyproject: Path) -> dict:
+    return tomllib.loads(pyproject.read_text())["project"]
+
+
 def _requirements() -> dict[str, Requirement]:
-    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    reqs = list(meta["dependencies"])
-    for extra in meta.get("optional-dependencies", {}).values():
-        reqs += extra
-    return {_name(r.name): r for r in map(Requirement, reqs)}
+    """Every third-party requirement of both distributions (dependencies and extras); the
+    replication's requirement of the library (a distribution of this repository) is left out."""
+    ours = {_name(_meta(p)["name"]) for p in PYPROJECTS}
+    reqs = []
+    for pyproject in PYPROJECTS:
+        meta = _meta(pyproject)
+        reqs += meta["dependencies"]
+        for extra in meta.get("optional-dependencies", {}).values():
+            reqs += extra
+    return {_name(r.name): r for r in map(Requirement, reqs) if _name(r.name) not in ours}
 
 
 def _lock() -> dict[str, str]:
@@ -51,7 +66,7 @@ def test_there_are_envs():
 
 def test_the_library_gives_ranges_and_the_lock_satisfies_them():
     reqs, lock = _requirements(), _lock()
-    assert sorted(lock) == sorted(reqs), "envs/lock.txt and pyproject.toml name different packages"
+    assert sorted(lock) == sorted(reqs), "envs/lock.txt and the pyproject.toml files name different packages"
     for name, req in reqs.items():
         assert not any(s.operator == "==" for s in req.specifier), f"pyproject.toml pins {req}: give a range"
         assert req.specifier.contains(lock[name]), f"envs/lock.txt has {name}=={lock[name]}, outside {req}"
@@ -75,6 +90,43 @@ def test_make_env_installs_with_the_lock():
     make = (REPO / "Makefile").read_text()
     installs = [line for line in make.splitlines() if "pip install" in line and "upgrade pip" not in line]
     assert installs and all("-c envs/lock.txt" in line for line in installs), installs
+
+
+def test_make_env_installs_both_distributions_editable():
+    """The library and the replication (its own pyproject), both editable, and the venv is made
+    again when either pyproject changes."""
+    make = (REPO / "Makefile").read_text()
+    target = next(line for line in make.splitlines() if line.startswith("$(BIN)/fmat:"))
+    assert "pyproject.toml" in target.split() and "fmat_replication/pyproject.toml" in target.split()
+    install = next(line for line in make.splitlines() if "pip install" in line and '-e ".[' in line)
+    assert "-e ./fmat_replication" in install, install
+
+
+def test_the_replication_requires_this_library_and_the_replication_only_packages():
+    """fmat-replication depends on the library at a range its version satisfies, and openpyxl (the
+    BLS table's xlsx reader: the replication's criteria only) is its dependency, not the library's."""
+    library, replication = (_meta(p) for p in PYPROJECTS)
+    reqs = {_name(r.name): r for r in map(Requirement, replication["dependencies"])}
+    own = reqs[_name(library["name"])]
+    assert own.specifier and own.specifier.contains(library["version"]), own
+    assert "openpyxl" in reqs
+    every_library_req = list(library["dependencies"]) + [r for e in library["optional-dependencies"].values() for r in e]
+    assert "openpyxl" not in {_name(Requirement(r).name) for r in every_library_req}
+
+
+@pytest.mark.parametrize("env", ENVS, ids=lambda p: p.stem)
+def test_each_env_installs_the_checkout_after_it_is_made(env):
+    """Snakemake runs envs/<name>.post-deploy.sh in the new environment: it installs the library and
+    the replication of the checkout the Snakefile names (FMAT_CHECKOUT), editable, with no
+    dependencies (the yaml pins them). Checked as text: no conda here."""
+    script = env.with_name(f"{env.stem}.post-deploy.sh")
+    assert script.is_file(), f"{env.name}: no {script.name}"
+    text = script.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail" in text
+    install = [ln for ln in text.splitlines() if "pip install" in ln]
+    assert install == ['python -m pip install --no-deps -e "$checkout" -e "$checkout/fmat_replication"'], install
+    assert 'FMAT_CHECKOUT' in text
+    assert "os.environ.update(FMAT_CHECKOUT=workflow.basedir)" in (REPO / "Snakefile").read_text()
 
 
 def test_torch_is_pinned_where_models_run():

@@ -89,7 +89,7 @@ def test_the_replication_builds_on_the_library():
 
 def test_the_installed_distribution_is_the_library_only():
     """pyproject's package list gives ``fmat`` and its subpackages, not ``fmat_replication``
-    (the workflow uses that from the repository)."""
+    (a distribution of its own: fmat_replication/pyproject.toml)."""
     from setuptools import find_packages
 
     find = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
@@ -126,3 +126,26 @@ def test_the_checks_can_fail(tmp_path):
     with pytest.raises(graphlib.CycleError):
         list(graphlib.TopologicalSorter(graph).static_order())
     assert "fmat_replication" in external_imports(pkg)["fmat.b"]
+
+
+def _replication_setuptools() -> dict:
+    return tomllib.loads((REPLICATION / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def test_the_replication_distribution_holds_every_subpackage_and_data_file():
+    """fmat_replication/pyproject.toml (the package folder is its project: package-dir ``.``)
+    lists every package of fmat_replication, and its package data covers every file that is not
+    Python (the templates, the schema, data/): what a module reads is installed with it."""
+    config = _replication_setuptools()
+    assert config["package-dir"] == {"fmat_replication": "."}
+    packages = {module_name(p, REPLICATION) for p in REPLICATION.rglob("__init__.py")}
+    assert sorted(config["packages"]) == sorted(packages)
+    data = config["package-data"]
+    for path in REPLICATION.rglob("*"):
+        rel = path.relative_to(REPLICATION)
+        if (path.is_dir() or path.suffix in (".py", ".pyc") or path.name == "pyproject.toml"
+                or any(part == "__pycache__" or part.endswith(".egg-info") for part in rel.parts)):
+            continue
+        owner = max((p for p in packages if rel.parts[: p.count(".")] == tuple(p.split(".")[1:])), key=len)
+        inner = Path(*rel.parts[owner.count("."):])
+        assert any(inner.match(glob) for glob in data.get(owner, ())), f"{rel} is not package data of {owner}"

@@ -241,7 +241,7 @@ def test_scores_that_are_all_zero_are_refused_even_past_the_load_check(tiny, tmp
 
 def test_the_workflow_refuses_a_locked_local_folder_with_degenerate_outputs(tiny, tmp_path, data):
     """Locked after the damage (so the sha256 matches): the scoring job and the model card still refuse it."""
-    from fmat_replication.models import local_model, model_card
+    from fmat_replication.model_stage import local_model, model_card
     from fmat_replication.score import score_studies
 
     folder = _flip_exponent_bit(_copy(tiny["bert-uncased"], tmp_path / "my-bert"))
@@ -278,7 +278,7 @@ def test_a_hub_model_with_degenerate_outputs_is_told_to_download_again(tiny, tmp
 # ----------------------------------------------------------------------------- the lock's sha256
 
 def test_a_locked_local_folder_whose_weights_changed_stops_before_scoring(tiny, tmp_path, data, monkeypatch):
-    from fmat_replication.models import local_model
+    from fmat_replication.model_stage import local_model
 
     folder = _copy(tiny["bert-uncased"], tmp_path / "local")
     lock = tmp_path / "models.lock.tsv"

@@ -285,8 +285,7 @@ def fmat_on_tmpfs(tmp_path: Path, args: list[str], *, mode: str) -> tuple[subpro
               f"\"$@\"; rc=$?; echo LEFT: $(ls -A {q}); exit $rc")
     cmd = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
            sys.executable, "-m", "fmat.cli", *args]
-    res = subprocess.run(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
-                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    res = subprocess.run(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     left = res.stdout.rsplit("LEFT:", 1)[-1].split() if "LEFT:" in res.stdout else None
     return res, left
 

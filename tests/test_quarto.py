@@ -95,14 +95,14 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
 def test_a_document_renders_by_hand_with_the_study_id_alone(quarto, repo, results_dir, tmp_path):  # noqa: F811
     """After a run, `quarto render reports/study.qmd -P study:2A` from the project folder: the
     document's defaults find results/... and config/... above reports/ (Quarto runs the cells in
-    the document's folder), with fmat_replication importable through PYTHONPATH."""
+    the document's folder), fmat_replication imported as installed (no PYTHONPATH)."""
     root = tmp_path / "project"
     shutil.copytree(results_dir / "results", root / "results")
     (root / "reports").mkdir()
     for name in ("study.qmd", "index.qmd"):
         shutil.copy2(repo / "reports" / name, root / "reports" / name)
     (root / "config").symlink_to(repo / "config", target_is_directory=True)
-    env = {**os.environ, "QUARTO_PYTHON": sys.executable, "PYTHONPATH": str(repo)}
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "QUARTO_PYTHON": sys.executable}
     res = subprocess.run([quarto, "render", "reports/study.qmd", "-P", "study:2A"], cwd=root, env=env,
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
@@ -149,7 +149,7 @@ def test_quarto_gets_this_python_even_without_jupyter_on_path(quarto, tmp_path):
     src.write_text(DOC)
     code = ("from fmat_replication.pages.render import render_quarto; "
             f"render_quarto({str(src)!r}, 'doc.html', {{'mode': 'ok'}})")
-    env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home()), "PYTHONPATH": str(REPO)}
+    env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home())}
     res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -174,7 +174,7 @@ def test_a_stopped_render_stops_quarto_and_its_kernel_and_leaves_nothing(quarto,
     (tmp_path / "T").mkdir()
     code = ("from fmat_replication.pages.render import render_quarto; "
             f"render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})")
-    env = {**os.environ, "TMPDIR": str(tmp_path / "T"), "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "TMPDIR": str(tmp_path / "T")}
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     started = tmp_path / "cell-started"

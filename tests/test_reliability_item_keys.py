@@ -20,9 +20,9 @@ STUDY = REPO / "config" / "studies" / "1A.yaml"
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory):
     """Scores of two stand-in models for Study 1A's queries, and the workflow's lpr and
-    reliability stages run on them (fmat_replication.lpr, .reliability)."""
-    from fmat_replication.lpr import lpr
-    from fmat_replication.reliability import reliability
+    reliability stages run on them (fmat_replication.lpr_stage, .reliability)."""
+    from fmat_replication.lpr_stage import lpr
+    from fmat_replication.reliability_stage import reliability
     from fmat.study import load_study
 
     tmp = tmp_path_factory.mktemp("keys")

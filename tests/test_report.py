@@ -193,10 +193,10 @@ def test_a_missing_input_names_it(repo, tmp_path):
 
 
 def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
-    """fmat_replication.report.report_page (scripts/report.py): lists stay lists (one score
+    """fmat_replication.report_stage.report_page (scripts/report.py): lists stay lists (one score
     table is a list of one), no world file is None, the document is not a page input, a study
     id makes a study page."""
-    from fmat_replication.report import report_page
+    from fmat_replication.report_stage import report_page
 
     seen = []
     monkeypatch.setattr(render, "render_page", lambda kind, out, args, **k: seen.append((kind, args, k)) or "offline")
@@ -224,7 +224,7 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     """With quarto on PATH: `quarto render reports/study.qmd --to html --output NAME --execute-dir CWD
     --execute-params FILE` on a copy of the document (parameters in YAML: lists stay lists, strings
     strings), with QUARTO_PYTHON = this Python, JUPYTER_PATH leading to a python3 kernel of this
-    Python, and the repository on PYTHONPATH."""
+    Python, and no detour to the repository (fmat_replication is installed: PYTHONPATH as it was)."""
     record = tmp_path / "record"
     bindir = _fake_quarto(tmp_path, f'''\
         if [ "$1" = "--version" ]; then echo 9.9.9; exit 0; fi
@@ -240,6 +240,7 @@ def test_quarto_command_line(tmp_path, monkeypatch):
         echo "<html>quarto</html>" > "$out"
         ''')
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     assert choose_engine("auto") == "quarto"
     out = tmp_path / "final.html"
     params = {"study": "1A", "config_hash": "1e5", "demo": False, "scores": [Path("a b/$(touch x).parquet"), "c"],
@@ -254,10 +255,10 @@ def test_quarto_command_line(tmp_path, monkeypatch):
         "study": "1A", "config_hash": "1e5", "demo": False, "scores": ["a b/$(touch x).parquet", "c"], "recovery": None}
     env = dict(line.split("=", 1) for line in Path(f"{record}.env").read_text().splitlines() if "=" in line)
     assert env["QUARTO_PYTHON"] == sys.executable
-    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(REPO)
+    assert "PYTHONPATH" not in env
     kernel = json.loads(Path(f"{record}.kernel").read_text())
     assert kernel["argv"][:3] == [sys.executable, "-m", "ipykernel_launcher"]
-    assert kernel["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(REPO)
+    assert "PYTHONPATH" not in kernel.get("env", {})
     assert out.read_text().strip() == "<html>quarto</html>"
     assert not (tmp_path / "x").exists()
     assert sorted(p.name for p in (REPO / "reports").iterdir()) == ["README.md", "index.qmd", "study.qmd"]

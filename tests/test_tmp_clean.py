@@ -33,7 +33,7 @@ def _env(tmp_path: Path) -> dict:
         (tmp_path / name).mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
     env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore",
-               PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
+               PYTHONPATH=str(REPO / "tests"))
     return env
 
 

@@ -20,7 +20,7 @@ import fmat.runner
 import fmat.study
 import fmat_replication.config
 import fmat_replication.demo
-import fmat_replication.models
+import fmat_replication.model_stage
 import fmat_replication.score
 import fmat_replication.scripts
 from fmat.results import model_slug
@@ -146,21 +146,21 @@ def test_hub_unreachable_is_detected_without_waiting(monkeypatch):
 
     with monkeypatch.context() as m:
         m.setattr(socket, "create_connection", no_connection)
-        assert fmat_replication.models.hub_reachable(5) is False
+        assert fmat_replication.model_stage.hub_reachable(5) is False
     monkeypatch.delenv("HF_HUB_OFFLINE")
     # a closed local port: refused at once
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    assert fmat_replication.models.hub_reachable(2, endpoint=f"http://127.0.0.1:{port}") is False
+    assert fmat_replication.model_stage.hub_reachable(2, endpoint=f"http://127.0.0.1:{port}") is False
 
 
 def test_offline_and_not_cached_says_how_to_run_offline(monkeypatch, tmp_path):
-    monkeypatch.setattr(fmat_replication.models, "cached_snapshot", lambda name, revision: None)
-    monkeypatch.setattr(fmat_replication.models, "hub_reachable", lambda timeout: False)
+    monkeypatch.setattr(fmat_replication.model_stage, "cached_snapshot", lambda name, revision: None)
+    monkeypatch.setattr(fmat_replication.model_stage, "hub_reachable", lambda timeout: False)
     with pytest.raises(OfflineError) as err:
-        fmat_replication.models.ensure_model("bert-base-uncased", lock=tmp_path / "models.lock.tsv", timeout=1)
+        fmat_replication.model_stage.ensure_model("bert-base-uncased", lock=tmp_path / "models.lock.tsv", timeout=1)
     msg = str(err.value)
     assert "make demo" in msg and "HF_HUB_OFFLINE=1" in msg
     assert not (tmp_path / "models.lock.tsv").exists()
@@ -190,9 +190,9 @@ def test_a_cached_model_is_locked_without_the_network(monkeypatch, tmp_path):
     def no_network(timeout):  # pragma: no cover - must not be called
         raise AssertionError("the hub was probed although the model is cached")
 
-    monkeypatch.setattr(fmat_replication.models, "hub_reachable", no_network)
+    monkeypatch.setattr(fmat_replication.model_stage, "hub_reachable", no_network)
     lock = tmp_path / "models.lock.tsv"
-    rec = fmat_replication.models.ensure_model("vinai/bertweet-base", lock=lock)
+    rec = fmat_replication.model_stage.ensure_model("vinai/bertweet-base", lock=lock)
     assert rec["commit"] == commit and rec["slug"] == "vinai__bertweet-base" and rec["source"] == "cache"
     rows = pd.read_csv(lock, sep="\t", dtype=str)
     assert rows["model"].tolist() == ["vinai/bertweet-base"]
@@ -201,7 +201,7 @@ def test_a_cached_model_is_locked_without_the_network(monkeypatch, tmp_path):
     assert "model.safetensors" in rows["files"].iloc[0]
     # the second model is added, the first kept
     _fake_hub_cache(hub, "roberta-base", "f" * 40)
-    fmat_replication.models.ensure_model("roberta-base", lock=lock)
+    fmat_replication.model_stage.ensure_model("roberta-base", lock=lock)
     assert sorted(pd.read_csv(lock, sep="\t", dtype=str)["model"]) == ["roberta-base", "vinai/bertweet-base"]
 
 

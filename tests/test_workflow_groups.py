@@ -10,7 +10,7 @@ import pytest
 
 from fmat.errors import InputError
 from fmat_replication.config import check_model_folder, model_folder, model_table, score_groups, validate_config
-from fmat_replication.models import local_model
+from fmat_replication.model_stage import local_model
 
 REPO = Path(__file__).resolve().parents[1]
 STUDIES_DIR = str(REPO / "config" / "studies")

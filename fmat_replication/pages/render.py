@@ -13,8 +13,8 @@
   prints the same Page as markdown (:meth:`Page.markdown`).
 
 Quarto runs with ``QUARTO_PYTHON`` set to this Python, a ``python3`` kernel spec of this Python
-first on ``JUPYTER_PATH`` (a user's own ``python3`` kernel does not start instead), ``PYTHONPATH``
-leading to the repository (``fmat_replication`` importable in the kernel), a private ``TMPDIR``
+first on ``JUPYTER_PATH`` (a user's own ``python3`` kernel does not start instead; ``fmat`` and
+``fmat_replication`` are installed in it, README "Installing"), a private ``TMPDIR``
 removed however the render ends, in its own process group (stopped at once on Ctrl-C, SIGTERM or
 past ``timeout``). A failure quotes Quarto's own error and names the log holding all it wrote.
 Either way the page is written atomically (:func:`fmat.io.atomic_path`).
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 ENGINES = ("auto", "quarto", "offline")
 #: the Quarto release the reports are tested with (docs/reports.md)
 QUARTO_TESTED = "1.7.34"
-#: the repository (its ``reports/`` holds the Quarto documents; PYTHONPATH of Quarto's kernel)
+#: the repository (its ``reports/`` holds the Quarto documents)
 ROOT = Path(__file__).resolve().parents[2]
 #: the Quarto document of each page
 SOURCES = {"study": ROOT / "reports" / "study.qmd", "index": ROOT / "reports" / "index.qmd"}
@@ -169,14 +169,9 @@ def yaml_params(params: Mapping) -> dict:
 
 def kernel_spec(python: str | None = None) -> dict:
     """The ``python3`` kernel Quarto starts: this interpreter (``python``, default
-    :data:`sys.executable`) running ipykernel, the repository first on ``PYTHONPATH``."""
+    :data:`sys.executable`) running ipykernel; ``fmat_replication`` is installed in it."""
     return {"argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (fmat)", "language": "python", "env": {"PYTHONPATH": _pythonpath()},
-            "metadata": {"debugger": False}}
-
-
-def _pythonpath() -> str:
-    return os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+            "display_name": "Python 3 (fmat)", "language": "python", "metadata": {"debugger": False}}
 
 
 def write_kernel(folder: Path) -> Path:
@@ -220,7 +215,6 @@ def render_quarto(source: str | Path, out: str | Path, params: Mapping, *, cwd: 
         env.update({
             "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
             "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
-            "PYTHONPATH": _pythonpath(),
             "NO_COLOR": "1",
         })
         private = tmp / "tmp"  # whatever Quarto or Jupyter put in the temporary folder goes with it

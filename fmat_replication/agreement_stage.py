@@ -21,7 +21,7 @@ def check_model(marker_path, pairs_paths: Sequence, out, *, constructions, offli
     from fmat.agreement import SV_AGREEMENT, check, read_pairs
     from fmat.io import write_table
 
-    from .models import prepare_model_env
+    from .model_stage import prepare_model_env
     from .scripts import read_json
 
     prepare_model_env(offline, cache_dir)  # a downloaded model: its locked commit, from the cache only
