@@ -31,20 +31,18 @@ QUERY = ["query", "The [MASK] works as a {TARGET}.", "--mask", "Male=man", "--ma
 
 @pytest.fixture
 def files(tmp_path):
-    """A query table, a study file, a report source, a vectors file and a pairs file."""
+    """A query table, a study file, a vectors file and a pairs file."""
     q = tmp_path / "q.csv"
     assert main([*QUERY, "-o", str(q)]) == 0
     study = tmp_path / "s.yaml"
     shutil.copy(REPO / "config" / "studies" / "3D.yaml", study)
-    src = tmp_path / "src.py"
-    src.write_text("# %%\nprint(1)\n", encoding="utf-8")
     vectors = tmp_path / "v.txt"
     vectors.write_text("man 0.1 0.2\nwoman 0.2 0.1\n", encoding="utf-8")
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("x\ty\n", encoding="utf-8")
     scores = tmp_path / "s.parquet"
     pd.read_csv(q).to_parquet(scores)
-    return {"q": q, "study": study, "src": src, "vectors": vectors, "pairs": pairs, "scores": scores}
+    return {"q": q, "study": study, "vectors": vectors, "pairs": pairs, "scores": scores}
 
 
 def _bytes(paths):
@@ -55,7 +53,7 @@ def _bytes(paths):
 
 
 OUTPUT_DESTS = {"output", "summary", "dest", "cache", "lock"}
-INPUT_DESTS = {"queries", "scores", "table", "source", "study", "pairs", "vectors", "items", "male", "female",
+INPUT_DESTS = {"queries", "scores", "table", "study", "pairs", "vectors", "items", "male", "female",
                "S", "T", "A", "B", "world"}
 
 
@@ -81,14 +79,12 @@ def test_every_command_declares_the_files_it_reads_and_writes():
 
 
 def _same_file_cases(f):
-    q, study, src, vec, pairs, scores = (str(f[k]) for k in ("q", "study", "src", "vectors", "pairs", "scores"))
+    q, study, vec, pairs, scores = (str(f[k]) for k in ("q", "study", "vectors", "pairs", "scores"))
     return {
         "summary -o its scores": (["summary", scores, "-o", scores], scores),
         "summary -o its study file": (["summary", scores, "--study", study, "-o", study], study),
         "run -o its queries": (["run", q, "-m", "no-such/model", "-o", q], q),
         "lpbs --summary its queries": (["lpbs", q, "-m", "no-such/model", "--summary", q], q),
-        "report -o its source": (["report", src, "-o", src], src),
-        "report -o a -P file": (["report", src, "-P", f"study_file:{study}", "-o", study], study),
         "query -o its study file": (["query", "--study", study, "-o", study], study),
         "reliability -o its table": (["reliability", q, "-o", q], q),
         "agreement -o its pairs": (["agreement", "-m", "no-such/model", "--pairs", pairs, "-o", pairs], pairs),
@@ -99,7 +95,7 @@ def _same_file_cases(f):
 
 
 @pytest.mark.parametrize("case", list(_same_file_cases({k: "x" for k in
-                                                        ("q", "study", "src", "vectors", "pairs", "scores")})))
+                                                        ("q", "study", "vectors", "pairs", "scores")})))
 def test_an_output_that_is_an_input_is_refused_before_any_work(case, files, capsys, monkeypatch):
     """Issue 29, item 3: `fmat summary s.parquet -o s.parquet` replaced the raw scores with 2 LPR
     rows; now every command refuses, before reading or scoring anything, and the input keeps its bytes."""
