@@ -18,13 +18,17 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from fmat.results import KEY, RESULT_COLUMNS
+from fmat.errors import FmatError, InputError
+from fmat.io import atomic_path, read_table, write_table
+from fmat.results import KEY, RESULT_COLUMNS, results_frame, validate_results
+from fmat.runner import read_scores
+
+from . import analyses
+from .queries import load_study_file
 
 
 def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
     """``df`` in the results shape (exactly :data:`fmat.results.RESULT_COLUMNS`), or a clear error."""
-    from fmat.errors import InputError
-    from fmat.results import results_frame, validate_results
 
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
@@ -37,7 +41,6 @@ def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
 def _one_producer(reliability: pd.DataFrame, analysis: pd.DataFrame, name: str, sid: str) -> None:
     """Every statistic has one producer: an analysis must not emit a row the reliability stage
     already made (ICC, alpha). A clash is a bug of the analysis, reported as such."""
-    from fmat.errors import FmatError
 
     both = reliability[KEY].merge(analysis[KEY], on=KEY)
     if len(both):
@@ -58,8 +61,6 @@ def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: 
     ``figures`` = ``{name: table}``; ``status`` = the record written to ``status.json``
     (``study, analysis, implemented, run, notes, figures``; figures filled by the caller).
     """
-    from . import analyses
-    from fmat.results import validate_results
 
     sid = str(sid or getattr(study, "id", ""))
     spec = dict(getattr(study, "analysis", None) or {})
@@ -88,10 +89,7 @@ def analysis(study_path, criteria_dir, score_paths: Sequence, lpr_path, reliabil
              *, sid: str, out_stats, out_status, out_figures) -> None:
     """Rule analysis: run the study's analysis -> ``out_stats``, ``out_status`` (JSON) and the
     figure tables in the folder ``out_figures`` (made anew: no table of an earlier run stays)."""
-    from fmat.io import read_table, write_table
-    from fmat.runner import read_scores
 
-    from .queries import load_study_file
 
     log = logging.getLogger(__name__)
     study = load_study_file(study_path, criteria_dir)
@@ -114,7 +112,6 @@ def analysis(study_path, criteria_dir, score_paths: Sequence, lpr_path, reliabil
 
 def write_status(status: Mapping, path: str | os.PathLike) -> None:
     """The analysis' status record as JSON, written atomically."""
-    from fmat.io import atomic_path
 
     with atomic_path(Path(path)) as tmp:
         tmp.write_text(json.dumps(dict(status), indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")

@@ -36,6 +36,7 @@ the printed ends, a p bound holds as printed ("p < .001" needs ours < .001), sta
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass, field
@@ -45,9 +46,12 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from fmat.io import read_table, write_table
+from fmat.results import KEY, RESULT_COLUMNS
 from fmat_replication.formats import missing, short
 from fmat_replication.paper import is_pattern, matching_rows, stars_for, within_rounding
-from fmat.results import KEY, RESULT_COLUMNS
+
+from .paper import load_paper_results
 
 #: verdict values
 REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE = "replicated", "not replicated", "not computable"
@@ -504,11 +508,8 @@ def compare_studies(paper_path, stats_paths: Iterable, status_paths: Iterable, o
     ``stats.parquet`` -> the replication table ``out`` (and ``csv``); with ``study``, that study's
     paper rows only (``results/replication/{study}.parquet``, which its page reads). Logs each
     study's counts of verdicts."""
-    import logging
 
-    from fmat.io import read_table, write_table
 
-    from .paper import load_paper_results
 
     log = logging.getLogger(__name__)
     # one study's rule gives one file (a string), the whole table's a list

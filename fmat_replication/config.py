@@ -14,7 +14,6 @@ from fmat.errors import InputError
 from fmat.results import model_slug  # noqa: F401 - re-exported: fmat.results.model_slug
 from fmat_replication.queries import study_file
 
-
 SCHEMA_FILE = Path(__file__).with_name("config.schema.json")
 
 

@@ -38,8 +38,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fmat.errors import FmatError, InputError, OfflineError
 from fmat import lockfile
+from fmat.errors import FmatError, InputError, OfflineError
 from fmat.io import atomic_path, read_table, write_table
 from fmat.lockfile import sha256_file
 

@@ -3,17 +3,25 @@ study's words, trained on the configured world's planted associations (:func:`de
 untrained, random weights, without a world), and their markers."""
 from __future__ import annotations
 
+import logging
 import os
+from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from fmat import tiny
+from fmat.agreement import fixture_words
 from fmat.errors import InputError
+from fmat.io import read_table
+from fmat.plant import Plant, check_plant, load_world, training_sentences
+
+from .queries import load_study_file
+from .scripts import write_json
 
 
 def build_demo(models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir: str | os.PathLike,
                threads: int | None = None) -> dict[str, dict]:
     """Build the demo's tiny models (:func:`fmat.tiny.build_demo_models`) knowing every word of
     ``tables``; ``models`` maps slugs to ``(name, family)``. Returns ``{slug: marker record}``."""
-    from fmat import tiny
 
     if threads:
         import torch
@@ -24,7 +32,6 @@ def build_demo(models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir:
     if unknown:
         raise InputError(f"unknown tiny model famil{'y' if len(unknown) == 1 else 'ies'} {unknown}",
                          where="config.models[].tiny", fix=f"use one of {', '.join(tiny.FAMILIES)}")
-    from fmat.agreement import fixture_words
 
     # the agreement check's verbs and nouns too, so that the demo models can take it
     built = tiny.build_demo_models(out_dir, demo_words(tables, extra=fixture_words()), families=families)
@@ -59,14 +66,8 @@ def demo_model(query_paths: Sequence, study_paths: Sequence, world_path, criteri
     model is trained (:func:`fmat.tiny.build_trained_model`) on sentences in which every
     configured study's plant holds for this model (:func:`fmat.plant.training_sentences`; the
     model's name seeds its own sample and variation); without one, its weights are random."""
-    import logging
-    from pathlib import Path
 
-    from fmat import tiny
-    from fmat.agreement import fixture_words
-    from fmat.io import read_table
 
-    from .scripts import write_json
 
     log = logging.getLogger(__name__)
     if threads:
@@ -99,12 +100,8 @@ def world_sentences(study_paths: Sequence, world_path, criteria_dir, model: str)
     """The training sentences of ``model`` (:func:`fmat.plant.training_sentences`) for every
     study with its plant in the world file; a study the world does not name is planted at zero
     (its sentences are still in the corpus, with the world's variation only)."""
-    from pathlib import Path
 
-    from fmat.io import read_table
-    from fmat.plant import Plant, check_plant, load_world, training_sentences
 
-    from .queries import load_study_file
 
     world = load_world(world_path)
     studies = [load_study_file(p, criteria_dir) for p in study_paths]

@@ -6,13 +6,15 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from fmat.io import write_table
+from fmat.pipeline import lpr_table
+from fmat.runner import read_scores
+
+from .queries import load_study_file
+
 
 def lpr(study_path: str | os.PathLike, criteria_dir, score_paths: Sequence, out: str | os.PathLike) -> None:
     """Rule lpr: the LPRs of one study -> ``out``."""
-    from fmat.io import write_table
-    from fmat.pipeline import lpr_table
-    from fmat.runner import read_scores
 
-    from .queries import load_study_file
 
     write_table(lpr_table(load_study_file(study_path, criteria_dir), read_scores(score_paths)), out)

@@ -13,7 +13,6 @@ from typing import Mapping
 from fmat.errors import OfflineError
 from fmat.results import model_slug
 
-
 #: what to do when the Hugging Face hub cannot be reached (shown by the download rule)
 OFFLINE_HELP = (
     "the workflow needs the Hugging Face hub once, to download the models, and it cannot be reached "

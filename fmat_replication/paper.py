@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fmat.errors import InputError
-from fmat.results import KEY, NUMERIC, RESULT_COLUMNS, results_frame
+from fmat.results import KEY, NUMERIC, RESULT_COLUMNS, STATISTICS, results_frame, validate_results
 
 #: the file shipped with the repository (config/ beside the package)
 PAPER_FILE = Path(__file__).resolve().parents[1] / "config" / "paper_results.tsv"
@@ -122,7 +122,6 @@ def _is_number(text: str) -> bool:
 
 def validate_paper_results(df: pd.DataFrame, *, where: str = "paper results") -> pd.DataFrame:
     """Check a paper table (rows as loaded): results shape, vocabularies, bounds and ranges."""
-    from fmat.results import STATISTICS, validate_results
 
     # closed: a paper row must join one of ours, so a name the analyses never report is a typo
     validate_results(df, where=where, statistics=STATISTICS)

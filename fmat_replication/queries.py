@@ -7,6 +7,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from fmat.io import write_table
+from fmat.study import load_study
+
+from .analyses import check
+
 
 def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Path:
     """The study file of ``study``: ``<root>/<studies_dir>/<study>.yaml``."""
@@ -16,9 +21,7 @@ def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Pa
 def load_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None):
     """:func:`fmat.study.load_study` (criteria tables from ``criteria_dir`` when it exists), its
     ``analysis`` block checked against the registered analyses (:func:`.analyses.check`)."""
-    from fmat.study import load_study
 
-    from .analyses import check
 
     if criteria_dir is not None and not Path(criteria_dir).is_dir():
         criteria_dir = None
@@ -32,6 +35,5 @@ def query_table(path: str | os.PathLike, criteria_dir: str | os.PathLike | None 
 
 def queries(study_path: str | os.PathLike, criteria_dir: str | os.PathLike | None, out: str | os.PathLike) -> None:
     """Rule queries: the study file's query table -> ``out``."""
-    from fmat.io import write_table
 
     write_table(query_table(study_path, criteria_dir), out)

@@ -10,11 +10,13 @@ from typing import Sequence
 
 import pandas as pd
 
+from fmat.io import read_table, write_table
+from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
+
 
 def study_recovery(world_path, stats: pd.DataFrame, sid: str) -> pd.DataFrame:
     """One study's recovery rows; a study the world does not name has nothing planted and no
     expectation, which is said in one row."""
-    from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
 
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:
@@ -26,7 +28,6 @@ def study_recovery(world_path, stats: pd.DataFrame, sid: str) -> pd.DataFrame:
 def recovery_stage(world_path, stats_paths, *, sid: str | None = None, out, csv=None) -> None:
     """Rule recovery_study (``sid`` given: one study's stats -> its rows) or rule recovery (the
     studies' recovery tables -> one table and a CSV)."""
-    from fmat.io import read_table, write_table
 
     log = logging.getLogger(__name__)
     if sid is not None:

@@ -7,15 +7,17 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from fmat.io import read_table, write_table
+from fmat.pipeline import reliability_tables
+from fmat.runner import read_scores
+
+from .queries import load_study_file
+
 
 def reliability(study_path: str | os.PathLike, criteria_dir, score_paths: Sequence, lpr_path, *, sid: str,
                 out_stats: str | os.PathLike, out_details: str | os.PathLike) -> None:
     """Rule reliability: one study's reliability rows -> ``out_stats``, details -> ``out_details``."""
-    from fmat.io import read_table, write_table
-    from fmat.pipeline import reliability_tables
-    from fmat.runner import read_scores
 
-    from .queries import load_study_file
 
     details, stats = reliability_tables(load_study_file(study_path, criteria_dir), read_scores(score_paths),
                                         read_table(lpr_path), sid=sid)

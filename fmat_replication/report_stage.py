@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from .pages.render import render_page
+
 
 def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", log=None) -> str:
     """Write one report page; returns the engine used.
@@ -27,7 +29,6 @@ def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", 
     log : path, optional
         The rule's log (named by a Quarto failure).
     """
-    from .pages.render import render_page
 
     args = {}
     for name, value in inputs.items():

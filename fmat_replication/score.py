@@ -7,7 +7,6 @@ import os
 from typing import Any, Mapping, Sequence
 
 
-
 def model_size(name: str) -> str:
     """"large", "base" or "small" from the model id (for memory and runtime estimates)."""
     low = name.lower()

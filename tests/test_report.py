@@ -196,10 +196,11 @@ def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
     """fmat_replication.report_stage.report_page (scripts/report.py): lists stay lists (one score
     table is a list of one), no world file is None, the document is not a page input, a study
     id makes a study page."""
+    from fmat_replication import report_stage
     from fmat_replication.report_stage import report_page
 
     seen = []
-    monkeypatch.setattr(render, "render_page", lambda kind, out, args, **k: seen.append((kind, args, k)) or "offline")
+    monkeypatch.setattr(report_stage, "render_page", lambda kind, out, args, **k: seen.append((kind, args, k)) or "offline")
     report_page("2A.html", {"source": "reports/study.qmd", "stats": "s.parquet", "scores": ["a.parquet"],
                             "recovery": []}, {"study": "2A", "demo": True}, engine="offline", log="l.log")
     report_page("index.html", {"stats": ("x", Path("y")), "recovery": "r.parquet"}, {"studies": ["1A", "2A"]})

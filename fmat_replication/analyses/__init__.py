@@ -14,6 +14,7 @@ of analysis is one function decorated with :func:`register`; no rule changes.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
@@ -84,7 +85,6 @@ def get(name: str) -> Callable[..., AnalysisOutput]:
 def check(name: str, options: Mapping | None = None, where: str = "analysis") -> None:
     """Analysis ``name`` is registered and ``options`` fit its keyword arguments (unknown and
     missing options named); called when a study file is checked, before any model loads."""
-    import inspect
 
     _load_all()
     if name not in _REGISTRY:

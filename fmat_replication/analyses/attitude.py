@@ -36,6 +36,7 @@ Registered analysis ``attitude_weat`` (study file ``analysis: {name: attitude_we
 """
 from __future__ import annotations
 
+import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -44,6 +45,7 @@ import pandas as pd
 from fmat.errors import InputError
 from fmat.results import results_frame
 from fmat.stats.effects import LPR_SIGMA
+from fmat.stats.mixed import SingularFitWarning, fit_lmm
 from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 _OPT = "analysis.options"
@@ -142,9 +144,7 @@ def standardize_lpr(d: pd.DataFrame, *, effect_size: str = "pooled_sd", sigma: f
 def fit_factorial(d: pd.DataFrame):
     """The 2 x 2 x 2 full-factorial LMM ``y ~ category * relation * perceiver`` with a random
     intercept per model (sum-to-zero coding; the contrasts below do not depend on it)."""
-    import warnings
 
-    from fmat.stats.mixed import SingularFitWarning, fit_lmm
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularFitWarning)  # reported through fit.singular

@@ -40,11 +40,10 @@ import pandas as pd
 from scipy import stats as sps
 
 from fmat.errors import InputError
-from fmat.results import model_slug
-from fmat.results import results_frame
+from fmat.results import model_slug, results_frame
+from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import fit_lmm
 from fmat.stats.timeseries import interpolate_years, moving_average
-from fmat.stats.effects import LPR_SIGMA
 from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 from fmat_replication.analyses.stereotype import _levels, _need, _study_id, _where
 

@@ -38,9 +38,10 @@ import numpy as np
 import pandas as pd
 
 from fmat.errors import InputError
-from fmat.results import model_slug
-from fmat.results import results_frame
+from fmat.results import model_slug, results_frame
 from fmat.stats.correlation import pearson, williams_t
+from fmat.stats.mixed import SingularFitWarning, fit_lmm
+from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 #: the study file's option blocks that name a criterion table
@@ -276,7 +277,6 @@ def lmm_rows(study: str, z: pd.DataFrame, outcome: str, label: str) -> tuple[lis
     """Mixed model ``outcome ~ fmat`` over all model x query x item z-scores (``fmat`` = the
     standardized LPR), random intercept per model (Bao, 2024, Study 1C: "standardized LPRs
     strongly predicted the logit of gender percentage"). Rows: ``b`` of fmat, ``R2m``, ``R2c``."""
-    from fmat.stats.mixed import SingularFitWarning, fit_lmm
 
     d = z[["model", "z", outcome]].rename(columns={"z": "fmat"}).dropna()
     notes = []
@@ -302,7 +302,6 @@ def ols_rows(study: str, items: pd.DataFrame) -> list[dict]:
     b rows (intercept and slopes; se, df = residual df, p, 95% CI), R2 rows (F test of the
     model: df, df2, p), R2_delta of each predictor entering last (F(1, n - 3)), and the F test
     that the two coefficients of Model 3 are equal."""
-    from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 
     d = items[["logit_male", "wefat", "fmat"]].replace([np.inf, -np.inf], np.nan).dropna()
     n = float(len(d))

@@ -46,10 +46,9 @@ import numpy as np
 import pandas as pd
 
 from fmat.errors import InputError
-from fmat.results import model_slug
-from fmat.results import results_frame
-from fmat.stats.mixed import fit_lmm
+from fmat.results import model_slug, results_frame
 from fmat.stats.effects import LPR_SIGMA
+from fmat.stats.mixed import fit_lmm
 from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 #: default name of the [MASK] factor by its two groups (the condition vocabulary's names)

@@ -11,12 +11,12 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from fmat.validate import as_written
 from fmat_replication.pages.html import render
 
 
 def _shown(words) -> list[str]:
     """Words as the study file writes them (a number keeps its text: ``010``, not ``8``)."""
-    from fmat.validate import as_written
 
     return [str(as_written(w.get("phrase", w))) if isinstance(w, dict) else str(as_written(w)) for w in words]
 

@@ -29,6 +29,8 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from fmat_replication.pages.html import render
+
 from ..formats import cell as _cell
 from .paper_figures import FigureUnavailable
 
@@ -231,7 +233,6 @@ def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: boo
     escaped all the same)."""
     from markupsafe import Markup
 
-    from fmat_replication.pages.html import render
 
     if df is None or len(df) == 0:
         return render("results_table.html.j2", rows=None)

@@ -19,6 +19,9 @@ import pandas as pd
 from fmat.errors import InputError
 from fmat.study import read_study_yaml
 
+from ..paper import load_paper_results
+from .cards import read_cards
+
 #: the fix of a missing or unreadable page input
 _FIX = ("render the page through the workflow (snakemake results/reports/<page>.html), which builds "
         "its inputs first; by hand, run the workflow first, or give the input with -P NAME:PATH (docs/reports.md)")
@@ -71,7 +74,6 @@ def optional_table(name: str, value) -> pd.DataFrame | None:
 def read_study(study: str, *, study_file, paper, replication, stats, status, figures, oov,
                recovery=None) -> StudyPage:
     """Read a study page's inputs: one path each, ``recovery`` None where the run has no world file."""
-    from ..paper import load_paper_results
 
     study = str(study)
     sfile = required("study_file", study_file)
@@ -109,8 +111,6 @@ def read_index(studies, *, paper, replication, stats, study_files, oov, checks, 
                recovery=None) -> IndexPage:
     """Read the overview's inputs. ``studies`` is a list of ids; ``stats``, ``study_files`` and
     ``oov`` are lists in the order of ``studies``; ``cards`` a list."""
-    from ..paper import load_paper_results
-    from .cards import read_cards
 
     if isinstance(studies, str):
         raise InputError(f"page input 'studies' must be a list of study ids, not the string {studies!r}",

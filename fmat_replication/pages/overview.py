@@ -11,9 +11,15 @@ import html
 from pathlib import Path
 from typing import Sequence
 
-
+from ..compare import summarise
+from .cards import cards_html
+from .figures import figure2_icc, html_table, icc_table, package_versions, run_settings
+from .inputs import read_index
 from .page import Page
+from .paper_figures import svg_img
+from .recovery import recovery_by_study, recovery_summary
 from .study import demo_banner
+from .tables import PAGE_CSS, headlines_html, table_attitude, table_html
 
 #: the title of the overview (``reports/index.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): overview"
@@ -54,12 +60,6 @@ def overview_page(studies: Sequence[str], *, paper: str | Path, replication: str
     -------
     Page
     """
-    from ..compare import summarise
-    from .cards import cards_html
-    from .figures import figure2_icc, html_table, icc_table, package_versions, run_settings
-    from .inputs import read_index
-    from .paper_figures import svg_img
-    from .tables import PAGE_CSS, headlines_html, table_attitude, table_html
 
     data = read_index(studies, paper=paper, replication=replication, stats=stats, study_files=study_files,
                       oov=oov, checks=checks, agreement=agreement, provenance=provenance, cards=cards,
@@ -75,8 +75,6 @@ def overview_page(studies: Sequence[str], *, paper: str | Path, replication: str
               "the workflow recovered (same sign, p < .05, size within the tolerance; the null control N0: "
               "nothing found). docs/planting.md says how the models were trained and the rule.")
     if data.recovery is not None:
-        from .recovery import recovery_by_study, recovery_summary
-
         page.show(recovery_summary(data.recovery))
         page.show(html_table(recovery_by_study(data.recovery)))
     else:

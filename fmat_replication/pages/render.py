@@ -22,6 +22,7 @@ Either way the page is written atomically (:func:`fmat.io.atomic_path`).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
 import os
@@ -38,6 +39,10 @@ from typing import Mapping
 import yaml
 
 from fmat.errors import FmatError, InputError, RenderError
+from fmat.io import atomic_path
+
+from .overview import overview_page
+from .study import study_page
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +87,7 @@ def choose_engine(engine: str = "auto") -> str:
 def build_page(kind: str, inputs: Mapping):
     """The :class:`~fmat_replication.pages.page.Page` of ``kind`` (``study`` or ``index``) from its
     inputs (the keyword arguments of its page function)."""
-    import inspect
 
-    from .overview import overview_page
-    from .study import study_page
 
     function = {"study": study_page, "index": overview_page}.get(kind)
     if function is None:
@@ -141,7 +143,6 @@ def render_page(kind: str, out: str | Path, inputs: Mapping, *, engine: str = "a
 
 
 def _write(out: Path, write, output_fix: str) -> None:
-    from fmat.io import atomic_path
 
     try:
         with atomic_path(out) as part:

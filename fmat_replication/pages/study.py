@@ -11,7 +11,31 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..formats import replication_text
+from .design import option_rows, pair_labels, rows_html, template_rows
+from .figures import figure2_icc, html_table, plot_figure_table
+from .inputs import read_study
 from .page import Page, page_path
+from .paper_figures import (
+    FigureUnavailable,
+    figure3_criterion,
+    figure4_trend,
+    figure_attitude_forest,
+    figure_stereotype_forest,
+    svg_img,
+)
+from .recovery import recovery_rows, recovery_summary
+from .tables import (
+    PAGE_CSS,
+    csv_link,
+    other_rows,
+    ours_only,
+    paper_table,
+    table_criterion,
+    table_html,
+    text_rows_html,
+    verdict_html,
+)
 
 #: the title of every study page (``reports/study.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): study report"
@@ -61,12 +85,6 @@ def study_page(study: str, *, study_file: str | Path, paper: str | Path, replica
     fmat.errors.InputError
         An input is missing (naming it, :mod:`fmat_replication.pages.inputs`).
     """
-    from ..formats import replication_text
-    from .design import option_rows, pair_labels, rows_html, template_rows
-    from .figures import html_table
-    from .inputs import read_study
-    from .tables import PAGE_CSS, csv_link, other_rows, ours_only, paper_table, table_criterion, table_html, \
-        text_rows_html, verdict_html
 
     data = read_study(study, study_file=study_file, paper=paper, replication=replication, stats=stats, status=status,
                       figures=figures, oov=oov, recovery=recovery)
@@ -85,8 +103,6 @@ def study_page(study: str, *, study_file: str | Path, paper: str | Path, replica
               "the planted number was recovered (same sign, p < .05 and the size within the tolerance; for "
               "nothing planted, p >= .05: docs/planting.md, \"The recovery rule\").")
     if data.recovery is not None:
-        from .recovery import recovery_rows, recovery_summary
-
         page.show(recovery_summary(data.recovery))
         page.show(html_table(recovery_rows(data.recovery, rep)))
     else:
@@ -161,11 +177,6 @@ def _figures(page: Page, study: str, raw: dict, figures: dict, paper: pd.DataFra
     """The section Figures: the paper's figures this study's tables draw, Figure 2, other figure
     tables (drawn when they have x and y, else as CSV downloads); a figure that cannot be drawn
     says why in words."""
-    from .design import pair_labels
-    from .figures import figure2_icc, plot_figure_table
-    from .paper_figures import FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, \
-        figure_stereotype_forest, svg_img
-    from .tables import csv_link
 
     drawn = 0
 
