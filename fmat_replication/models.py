@@ -23,7 +23,8 @@ OFFLINE_HELP = (
     "(= snakemake --profile profiles/default --configfile config/demo.yaml), or\n"
     "    - fill the model cache on a connected machine (snakemake --profile profiles/default "
     "--until download_model, or `fmat download MODEL`), copy the cache folder (config key cache_dir, "
-    "or $HF_HOME) and resources/models.lock.tsv here, and run again with HF_HUB_OFFLINE=1."
+    "or $HF_HOME) and resources/models/ (each model's marker and lock record) here, and run again with "
+    "HF_HUB_OFFLINE=1."
 )
 
 
@@ -84,12 +85,31 @@ def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
 
 
 def _update_lock(lock: Path, row: Mapping) -> None:
+    """Put ``row`` in the lock ``lock`` in place of the model's old row. In the workflow ``lock``
+    is the model's own lock record (``resources/models/{model}.lock.tsv``, an output of its
+    download job alone), so no file lock (and no ``.lck`` file beside it) is needed."""
     import pandas as pd
 
-    from fmat.models import update_lock
+    from fmat import lockfile
+    from fmat.models import LOCK_COLUMNS, read_lock
 
-    update_lock(lock, pd.DataFrame([row]).astype(str))
+    rows = pd.DataFrame([row]).astype(str).reindex(columns=LOCK_COLUMNS, fill_value="")
+    new = lockfile.replace_rows(read_lock(lock), rows, ["model"])
+    lockfile.write(lock, new.sort_values("model", kind="stable"), LOCK_COLUMNS)
 
+
+def gather_lock(records, out) -> None:
+    """Rule models_lock: the models' own lock records (``resources/models/{model}.lock.tsv``) ->
+    one lock file of every configured model (``resources/models.lock.tsv``, :data:`fmat.models.LOCK_COLUMNS`,
+    sorted by model), for people and ``fmat`` commands (``--lock``); no job reads it."""
+    import pandas as pd
+
+    from fmat import lockfile
+    from fmat.models import LOCK_COLUMNS, read_lock
+
+    tables = [read_lock(r) for r in records]
+    df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
+    lockfile.write(out, df.drop_duplicates("model", keep="last").sort_values("model", kind="stable"), LOCK_COLUMNS)
 
 
 def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv",
@@ -201,5 +221,5 @@ def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None,
     marker = read_json(marker_path)
     device = None if device in (None, "auto") else device
     card = card_of(marker["name"], marker.get("path") or marker["name"], device=device,
-                   lock_path=lock if Path(lock).exists() else None)
+                   lock_path=lock if lock and Path(lock).exists() else None)
     write_json(card, out)
