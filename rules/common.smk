@@ -110,10 +110,11 @@ def model_marker(wildcards):
 
 def model_lock(wildcards):
     """A model's lock record (revision, commit, files, weights sha256, date), written by its
-    download job beside its marker; the demo's tiny models have none (and need none)."""
+    download job beside its marker; the demo's tiny models have none (and need none). One path,
+    not a list of one, so that a script's ``snakemake.input.lock`` is that path (or empty)."""
     if DEMO:
         return []
-    return [f"resources/models/{wildcards.model}.lock.tsv"]
+    return f"resources/models/{wildcards.model}.lock.tsv"
 
 
 def demo_model_folder(wildcards):
@@ -172,7 +173,7 @@ def all_outputs():
         criteria += [c for c in criteria_inputs(wc) + analysis_criteria(wc) if c not in criteria]
     return (
         [model_marker(SimpleNamespace(model=slug)) for slug in SLUGS]
-        + [f for slug in SLUGS for f in model_lock(SimpleNamespace(model=slug))]
+        + ([] if DEMO else expand("resources/models/{model}.lock.tsv", model=SLUGS))
         + criteria
         + expand("results/queries/{study}.parquet", study=STUDIES)
         + expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS)

@@ -111,7 +111,8 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     res = run(work, "-n", *targets([*FIRST, NEW]))
     assert res.returncode == 0, res.stdout[-6000:]
     expected = {"queries": 1, f"score_study_{NEW}": 2, "lpr": 1, "reliability": 1, "analysis": 1,
-                "compare_study": 1, "report_study": 1, "compare": 1}
+                "compare_study": 1, "report_study": 1, "compare": 1,
+                "oov_study": 1}  # the page reads the study's OOV table (rule oov_study)
     assert job_counts(res.stdout) == {**expected, "total": sum(expected.values())}, res.stdout[-4000:]
     assert f"wildcards: study={NEW}" in res.stdout
     assert not any(f"wildcards: study={s}" in res.stdout for s in FIRST)
