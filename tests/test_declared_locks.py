@@ -128,3 +128,31 @@ def test_criteria_lock_records_are_declared_and_kept(tmp_path):
     rec = pd.read_csv(bls, sep="\t", dtype=str, keep_default_na=False)
     assert rec.at[0, "sha256"] == real and rec.at[0, "previous_sha256"] == "0" * 64
     # (the CriterionChangedWarning itself: tests/test_criteria.py; these runs ignore warnings)
+
+
+def test_jobs_that_load_a_model_check_it_against_its_lock_record(tmp_path):
+    """The card and agreement jobs get the model's record from their input: a model whose weights
+    changed after it was locked (file times kept, as `cp -p` leaves them) is refused."""
+    from fmat.agreement import fixture_words
+    from fmat.tiny import build_tiny_model
+
+    work = setup_work(tmp_path)
+    folder = tmp_path / "models" / "tiny-a"
+    for f in folder.iterdir():
+        f.unlink()
+    build_tiny_model(folder, "bert-uncased", ["he", "she", *fixture_words()])
+    targets = ["results/models/tiny-a.json", "results/agreement/tiny-a.parquet"]
+    res = run(work, *targets)
+    assert res.returncode == 0, res.stdout[-4000:]
+    rec = pd.read_csv(work / "resources" / "models" / "tiny-a.lock.tsv", sep="\t", dtype=str)
+    weights = folder / "model.safetensors"
+    assert rec["sha256"].iloc[0] == hashlib.sha256(weights.read_bytes()).hexdigest()
+
+    st = weights.stat()
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1  # one bit of the last weight
+    weights.write_bytes(bytes(data))
+    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+    res = run(work, *targets, "--forcerun", "model_card", "agreement")
+    assert res.returncode != 0
+    assert "not the ones locked" in res.stdout, res.stdout[-4000:]
