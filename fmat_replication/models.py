@@ -152,7 +152,12 @@ def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathL
 
 def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
     """Before a job loads a model: hub models load offline from their locked snapshot
-    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`)."""
+    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`).
+    A ``$FMAT_MODELS_LOCK`` of the user's shell is dropped: a job reads only the lock record it
+    declares as an input (or none, in the demo)."""
+    from fmat.models import LOCK_ENV
+
+    os.environ.pop(LOCK_ENV, None)
     if offline:
         os.environ["HF_HUB_OFFLINE"] = "1"
     if cache_dir:
@@ -193,8 +198,13 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
 def download_model(out, *, name: str, revision: str | None, path: str | None, cache_dir: str | None,
                    lock: str | os.PathLike, timeout: float) -> None:
     """Rule download_model: a local folder is hashed into the lock file (no hub, no cache); a hub
-    model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``."""
+    model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``;
+    the model's lock record ``lock`` is the only lock it reads or writes (not ``$FMAT_MODELS_LOCK``)."""
+    from fmat.models import LOCK_ENV
+
     from .scripts import write_json
+
+    os.environ.pop(LOCK_ENV, None)
 
     if path:
         write_json(local_model(name, path, lock=lock), out)
