@@ -1,11 +1,12 @@
 """Lock files: small tab-separated tables that pin what a run used, one mechanism for all of them.
 
-The models' lock (``resources/models.lock.tsv``: :mod:`fmat.models`, the workflow's download
-step) and the criterion sources' lock (the replication's ``resources/criteria/lock.tsv``) are
+The models' lock (``resources/models.lock.tsv``: :mod:`fmat.models`; the workflow keeps one per
+model, ``resources/models/{model}.lock.tsv``) and the criterion sources' lock (the replication's
+``resources/criteria.lock.tsv``, one record per source file beside it) are
 both read with :func:`read` (the columns and every row checked: a damaged lock is an
-InputError naming the file, the line and the fix, never used as provenance), changed only
-inside :func:`exclusive` (parallel jobs rewrite the same file) and written atomically with
-:func:`write`. :func:`sha256_file` is the digest every lock records.
+InputError naming the file, the line and the fix, never used as provenance), changed
+inside :func:`exclusive` where parallel processes rewrite the same file (a lock only one job
+writes needs none) and written atomically with :func:`write`. :func:`sha256_file` is the digest every lock records.
 """
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ def check_model(marker_path, pairs_paths: Sequence, out, *, constructions, offli
                        constructions=constructions if constructions is not None else SV_AGREEMENT)
     per_pair, _ = check({name: marker.get("path") or name}, pairs, device=None if device in (None, "auto") else device,
                         batch_size=batch_size, max_tokens=max_tokens, threads=threads,
-                        lock_path=lock if Path(lock).exists() else None)
+                        lock_path=lock if lock and Path(lock).exists() else None)
     write_table(per_pair, out)
 
 

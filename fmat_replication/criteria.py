@@ -204,19 +204,23 @@ def _lock_row_problem(r) -> str | None:
 
 
 def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | os.PathLike,
-                     *, now: str | None = None) -> dict:
+                     *, now: str | None = None, shared: bool = True) -> dict:
     """Record the retrieved file ``path`` of ``origin`` in the lock; returns its lock row.
 
     First retrieval of a location: a new row. Same sha256 again: only ``last_retrieved``
     moves. Different sha256: :class:`CriterionChangedWarning`, the row takes the new hash
     and keeps the old one in ``previous_sha256``. Rows are keyed by (name, location), so a
-    mirror copy and the official download are recorded side by side.
+    mirror copy and the official download are recorded side by side. ``shared``: other processes
+    may write the same lock, so it is changed under :func:`fmat.lockfile.exclusive` (a ``.lck``
+    file beside it); False for a lock only this process writes (the workflow's per-source record).
     """
+    import contextlib
+
     lock_path = Path(lock_path)
     now = now or _now()
     digest = sha256_file(path)
     size = str(Path(path).stat().st_size)
-    with lockfile.exclusive(lock_path):
+    with lockfile.exclusive(lock_path) if shared else contextlib.nullcontext():
         df = read_lock(lock_path)
         hit = (df["name"] == origin.name) & (df["location"] == origin.location)
         if hit.any():
@@ -245,7 +249,7 @@ def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | o
 
 
 def fetch(origin: Origin, dest: str | os.PathLike, *, lock_path: str | os.PathLike | None = None,
-          opener: Callable | None = None, timeout: float | None = None) -> dict | None:
+          opener: Callable | None = None, timeout: float | None = None, shared: bool = True) -> dict | None:
     """Get one source file into ``dest``: copy from the mirror or download; then lock it."""
     dest = Path(dest)
     if origin.kind == "mirror":
@@ -265,7 +269,7 @@ def fetch(origin: Origin, dest: str | os.PathLike, *, lock_path: str | os.PathLi
             ) from err
     if lock_path is None:
         return None
-    return record_retrieval(lock_path, origin, dest)
+    return record_retrieval(lock_path, origin, dest, shared=shared)
 
 
 def source_note(name: str, raw_path: str | os.PathLike, lock_path: str | os.PathLike | None = None) -> str:
@@ -610,14 +614,25 @@ def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female
 
 def fetch_source(origin: Mapping, out, *, lock, timeout: float) -> None:
     """Rule criteria_fetch: copy the source file from the mirror or download it (``origin``:
-    an :class:`Origin` as a mapping) to ``out``, and record it in the criteria lock."""
+    an :class:`Origin` as a mapping) to ``out``, and record it in the source's own lock record
+    ``lock`` (an output of this job alone, kept between retrievals: Snakemake's ``update()``), so
+    that a republished file is warned about."""
     import logging
 
     logging.captureWarnings(True)  # CriterionChangedWarning -> the log
     origin = Origin(**origin)
     logging.info("%s %s", "copying" if origin.kind == "mirror" else "downloading", origin.location)
-    row = fetch(origin, out, lock_path=lock, timeout=float(timeout))
+    row = fetch(origin, out, lock_path=lock, timeout=float(timeout), shared=False)
     logging.info("sha256 %s, %s bytes, first retrieved %s", row["sha256"], row["bytes"], row["first_retrieved"])
+
+
+def gather_lock(records: Sequence, out) -> None:
+    """Rule criteria_lock: the sources' own lock records
+    (``resources/criteria/raw/{source}/{file}.lock.tsv``) -> one lock table
+    (``resources/criteria.lock.tsv``, :data:`LOCK_COLUMNS`), for people; no job reads it."""
+    tables = [read_lock(r) for r in records]
+    df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
+    lockfile.write(out, df.sort_values(["name", "location"], kind="stable"), LOCK_COLUMNS)
 
 
 def bls_criterion(table_path, mapping_path, words_path, out, *, lock) -> None:
@@ -693,7 +708,7 @@ def wefat_criterion(glove_path, words_path, names_paths: Sequence, out, *, study
 
 __all__ = [
     "SOURCES", "Source", "Origin", "resolve_origin", "download", "fetch", "record_retrieval",
-    "read_lock", "sha256_file", "source_note", "CriterionChangedWarning", "read_wefat_words",
+    "read_lock", "gather_lock", "sha256_file", "source_note", "CriterionChangedWarning", "read_wefat_words",
     "read_bls_table11", "read_occupation_mapping", "weighted_pct_women", "bls_occupation_criterion",
     "read_ssa_counts", "name_gender", "ssa_names_wefat2", "ssa_names_1c", "GLOVE_DIMS",
     "demo_vectors", "wefat_table", "DEMO_SOURCE", "fetch_source", "bls_criterion", "ssa_criterion", "wefat_criterion",

@@ -22,7 +22,8 @@ OFFLINE_HELP = (
     "(= snakemake --profile profiles/default --configfile config/demo.yaml), or\n"
     "    - fill the model cache on a connected machine (snakemake --profile profiles/default "
     "--until download_model, or `fmat download MODEL`), copy the cache folder (config key cache_dir, "
-    "or $HF_HOME) and resources/models.lock.tsv here, and run again with HF_HUB_OFFLINE=1."
+    "or $HF_HOME) and resources/models/ (each model's marker and lock record) here, and run again with "
+    "HF_HUB_OFFLINE=1."
 )
 
 
@@ -83,12 +84,31 @@ def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
 
 
 def _update_lock(lock: Path, row: Mapping) -> None:
+    """Put ``row`` in the lock ``lock`` in place of the model's old row. In the workflow ``lock``
+    is the model's own lock record (``resources/models/{model}.lock.tsv``, an output of its
+    download job alone), so no file lock (and no ``.lck`` file beside it) is needed."""
     import pandas as pd
 
-    from fmat.models import update_lock
+    from fmat import lockfile
+    from fmat.models import LOCK_COLUMNS, read_lock
 
-    update_lock(lock, pd.DataFrame([row]).astype(str))
+    rows = pd.DataFrame([row]).astype(str).reindex(columns=LOCK_COLUMNS, fill_value="")
+    new = lockfile.replace_rows(read_lock(lock), rows, ["model"])
+    lockfile.write(lock, new.sort_values("model", kind="stable"), LOCK_COLUMNS)
 
+
+def gather_lock(records, out) -> None:
+    """Rule models_lock: the models' own lock records (``resources/models/{model}.lock.tsv``) ->
+    one lock file of every configured model (``resources/models.lock.tsv``, :data:`fmat.models.LOCK_COLUMNS`,
+    sorted by model), for people and ``fmat`` commands (``--lock``); no job reads it."""
+    import pandas as pd
+
+    from fmat import lockfile
+    from fmat.models import LOCK_COLUMNS, read_lock
+
+    tables = [read_lock(r) for r in records]
+    df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
+    lockfile.write(out, df.drop_duplicates("model", keep="last").sort_values("model", kind="stable"), LOCK_COLUMNS)
 
 
 def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv",
@@ -131,7 +151,12 @@ def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathL
 
 def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
     """Before a job loads a model: hub models load offline from their locked snapshot
-    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`)."""
+    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`).
+    A ``$FMAT_MODELS_LOCK`` of the user's shell is dropped: a job reads only the lock record it
+    declares as an input (or none, in the demo)."""
+    from fmat.models import LOCK_ENV
+
+    os.environ.pop(LOCK_ENV, None)
     if offline:
         os.environ["HF_HUB_OFFLINE"] = "1"
     if cache_dir:
@@ -172,8 +197,13 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
 def download_model(out, *, name: str, revision: str | None, path: str | None, cache_dir: str | None,
                    lock: str | os.PathLike, timeout: float) -> None:
     """Rule download_model: a local folder is hashed into the lock file (no hub, no cache); a hub
-    model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``."""
+    model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``;
+    the model's lock record ``lock`` is the only lock it reads or writes (not ``$FMAT_MODELS_LOCK``)."""
+    from fmat.models import LOCK_ENV
+
     from .scripts import write_json
+
+    os.environ.pop(LOCK_ENV, None)
 
     if path:
         write_json(local_model(name, path, lock=lock), out)
@@ -200,5 +230,5 @@ def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None,
     marker = read_json(marker_path)
     device = None if device in (None, "auto") else device
     card = card_of(marker["name"], marker.get("path") or marker["name"], device=device,
-                   lock_path=lock if Path(lock).exists() else None)
+                   lock_path=lock if lock and Path(lock).exists() else None)
     write_json(card, out)

@@ -22,7 +22,8 @@ localrules:
 
 rule agreement_download:
     output:
-        "resources/agreement/marvin_linzen_dataset.tsv",
+        pairs="resources/agreement/marvin_linzen_dataset.tsv",
+        sha256="resources/agreement/marvin_linzen_dataset.tsv.sha256",  # its digest (sha256sum format)
     log:
         "logs/agreement/download.log",
     conda:
@@ -37,6 +38,8 @@ rule agreement_download:
 rule agreement:
     input:
         model=model_marker,
+        lock=model_lock,
+        folder=demo_model_folder,
         pairs=lambda wc: [agreement_pairs_file(config)] if agreement_pairs_file(config) else [],
     output:
         "results/agreement/{model}.parquet",
@@ -55,7 +58,6 @@ rule agreement:
         batch_size=config["batch_size"],
         max_tokens=config["max_tokens"],
         cache_dir=config["cache_dir"],
-        lock="resources/models.lock.tsv",
         offline=not DEMO,
     script:
         "../scripts/agreement.py"

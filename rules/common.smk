@@ -104,6 +104,20 @@ def model_marker(wildcards):
     return f"resources/models/{wildcards.model}.json"
 
 
+def model_lock(wildcards):
+    """A model's lock record (revision, commit, files, weights sha256, date), written by its
+    download job beside its marker; the demo's tiny models have none (and need none). One path,
+    not a list of one, so that a script's ``snakemake.input.lock`` is that path (or empty)."""
+    if DEMO:
+        return []
+    return f"resources/models/{wildcards.model}.lock.tsv"
+
+
+def demo_model_folder(wildcards):
+    """The demo's tiny model folder (the jobs that load it read it), else nothing."""
+    return [f"{DEMO_DIR}/{wildcards.model}"] if DEMO else []
+
+
 def local_folder(slug):
     """The folder of a local model ({name, path} in the config), else None: relative to the
     working folder when configured relative (to the repository), so that moving the project
@@ -139,7 +153,7 @@ def score_gpus(wildcards):
 
 
 def all_outputs():
-    """Every table of the run, intermediates included: the models' markers, the criterion tables
+    """Every table of the run, intermediates included: the models' markers and lock records, the criterion tables
     the studies read, per study the queries, every model's scores, the LPRs, the reliability
     rows, the analysis' stats and the comparison rows, every model's agreement check, and the
     checks stage's tables (OOV counts per study; per model: checks, agreement, provenance).
@@ -155,6 +169,7 @@ def all_outputs():
         criteria += [c for c in criteria_inputs(wc) + analysis_criteria(wc) if c not in criteria]
     return (
         [model_marker(SimpleNamespace(model=slug)) for slug in SLUGS]
+        + ([] if DEMO else expand("resources/models/{model}.lock.tsv", model=SLUGS))
         + criteria
         + expand("results/queries/{study}.parquet", study=STUDIES)
         + expand("results/scores/{study}/{model}.parquet", study=STUDIES, model=SLUGS)

@@ -1,19 +1,24 @@
 # Stage 1: download each model once into the Hugging Face cache and lock its revision.
 # Online, so it runs on the machine that starts Snakemake (localrules), never on a compute node.
 # Offline it stops within seconds and says how to run offline (make demo, or a filled cache).
-# A local folder ({name: LABEL, path: FOLDER}) needs no network: its weights are hashed into the
-# lock file, and a change of its files makes the marker (and that model's scoring) run again.
+# A local folder ({name: LABEL, path: FOLDER}) needs no network: its weights are hashed into its
+# lock record, and a change of its files makes the marker (and that model's scoring) run again.
+# Each model's lock record resources/models/{model}.lock.tsv is an output of its own download
+# job (update(): kept when the job reruns, so a rerun keeps the locked commit) and an input of
+# every job that loads the model; rule models_lock gathers them into resources/models.lock.tsv.
 
 
 localrules:
     download_model,
+    models_lock,
 
 
 rule download_model:
     input:
         local_model_files,
     output:
-        "resources/models/{model}.json",
+        marker="resources/models/{model}.json",
+        lock=update("resources/models/{model}.lock.tsv"),
     log:
         "logs/download_model/{model}.log",
     priority: 100
@@ -24,7 +29,6 @@ rule download_model:
         revision=lambda wc: MODELS[wc.model].revision,
         path=lambda wc: local_folder(wc.model),
         cache_dir=config["cache_dir"],
-        lock="resources/models.lock.tsv",
         timeout=config["hub_timeout"],
     script:
         "../scripts/download_model.py"
@@ -37,6 +41,8 @@ rule download_model:
 rule model_card:
     input:
         model=model_marker,
+        lock=model_lock,
+        folder=demo_model_folder,
     output:
         "results/models/{model}.json",
     log:
@@ -49,7 +55,21 @@ rule model_card:
     params:
         device="cpu",
         cache_dir=config["cache_dir"],
-        lock="resources/models.lock.tsv",
         offline=not DEMO,
     script:
         "../scripts/model_card.py"
+
+
+# Every configured model's lock record in one file, for people and `fmat` commands (--lock);
+# no job reads it (they read the models' own records). Part of `all` unless in the demo.
+rule models_lock:
+    input:
+        expand("resources/models/{model}.lock.tsv", model=SLUGS),
+    output:
+        "resources/models.lock.tsv",
+    log:
+        "logs/models_lock.log",
+    conda:
+        "../envs/fmat.yaml"
+    script:
+        "../scripts/models_lock.py"

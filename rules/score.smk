@@ -13,6 +13,8 @@ for _group, _studies in SCORE_GROUPS.items():
             f"score_{_group}"
         input:
             model=model_marker,
+            lock=model_lock,
+            folder=demo_model_folder,
             queries=expand("results/queries/{study}.parquet", study=_studies),
             studies=[str(study_file(config, s)) for s in _studies],
         output:
@@ -39,7 +41,6 @@ for _group, _studies in SCORE_GROUPS.items():
             batch_size=config["batch_size"],
             max_tokens=config["max_tokens"],
             cache_dir=config["cache_dir"],
-            lock="resources/models.lock.tsv",
             offline=True,  # models come from the cache (locked commit) or a local folder
         script:
             "../scripts/score_model.py"

@@ -9,7 +9,7 @@ def main():
     sm = snakemake  # noqa: F821
     p = sm.params
     check_model(sm.input.model, list(sm.input.pairs), sm.output[0], constructions=p.constructions, offline=p.offline,
-                cache_dir=p.cache_dir, lock=p.lock, device=p.device, batch_size=p.batch_size,
+                cache_dir=p.cache_dir, lock=sm.input.lock or None, device=p.device, batch_size=p.batch_size,
                 max_tokens=p.max_tokens, threads=sm.threads)
 
 

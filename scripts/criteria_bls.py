@@ -7,7 +7,7 @@ from fmat_replication.scripts import run_script
 
 def main():
     sm = snakemake  # noqa: F821
-    bls_criterion(sm.input.table, sm.input.mapping, sm.input.words, sm.output[0], lock=sm.params.lock)
+    bls_criterion(sm.input.table, sm.input.mapping, sm.input.words, sm.output[0], lock=sm.input.lock)
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

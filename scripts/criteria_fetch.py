@@ -8,7 +8,7 @@ from fmat_replication.scripts import run_script
 
 def main():
     sm = snakemake  # noqa: F821
-    fetch_source(sm.params.origin, sm.output[0], lock=sm.params.lock, timeout=sm.params.timeout)
+    fetch_source(sm.params.origin, sm.output.raw, lock=sm.output.lock, timeout=sm.params.timeout)
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

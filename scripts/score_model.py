@@ -10,7 +10,7 @@ def main():
     sm = snakemake  # noqa: F821
     p = sm.params
     score_group(sm.input.model, p.studies, sm.input.studies, sm.input.queries, sm.output, device=p.device,
-                batch_size=p.batch_size, max_tokens=p.max_tokens, threads=sm.threads, lock=p.lock,
+                batch_size=p.batch_size, max_tokens=p.max_tokens, threads=sm.threads, lock=sm.input.lock or None,
                 offline=p.offline, cache_dir=p.cache_dir)
 
 

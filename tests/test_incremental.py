@@ -99,7 +99,7 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     assert res.returncode == 0, res.stdout[-6000:]
     n = job_counts(res.stdout)
     assert n["download_model"] == 2 and n["score_paper"] == 2, n   # one scoring job per model
-    lock = pd.read_csv(work / "resources" / "models.lock.tsv", sep="\t")
+    lock = pd.concat([pd.read_csv(work / "resources" / "models" / f"{m}.lock.tsv", sep="\t") for m in FAMILIES])
     assert list(lock["model"]) == sorted(FAMILIES) and set(lock["revision"]) == {"local"}
     assert all(len(h) == 64 for h in lock["sha256"])               # the weights' sha256
     before = outputs(work, FIRST)
