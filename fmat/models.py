@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import difflib
 import logging
 import os
 import re
@@ -25,11 +26,17 @@ import warnings
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from . import lockfile
 from .errors import InputError, ModelError, OfflineError, user_stacklevel
+from .io import check_output
 from .lockfile import sha256_file
+from .net import TIMEOUT_ENV, hub_offline, hub_timeouts, is_timeout
+from .net import timeout as _timeout
+from .results import model_slug
+from .tokens import derive_options, fmat_rule_options, input_embedding_matrix
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +191,6 @@ def _select_files(names: Sequence[str]) -> list[str]:
 def _writable_cache(cache=None) -> Path:
     """The hub cache folder (:func:`cache_dir`), checked before a download: it exists or can be
     made (no file on the way), and may be written; else InputError naming it, with the fix."""
-    from .io import check_output
 
     folder = cache_dir(cache)
     try:
@@ -197,7 +203,6 @@ def _writable_cache(cache=None) -> Path:
 def _hub_error(model: str, err: Exception, seconds: float) -> Exception:
     """The error a failed hub call becomes: a full or unwritable cache names the cache folder; a
     server that does not answer, or any other network failure, is an OfflineError."""
-    from .net import TIMEOUT_ENV, is_timeout
 
     if isinstance(err, OSError) and err.errno and not is_timeout(err):
         return InputError(f"cannot write the model cache: {err.strerror}", where=str(err.filename or cache_dir()),
@@ -241,8 +246,6 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
     seconds for an answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a hub that
     does not answer is an OfflineError.
     """
-    from .net import hub_timeouts
-    from .net import timeout as _timeout
 
     seconds = _timeout(timeout)
     models = [model] if isinstance(model, str) else list(model)
@@ -306,7 +309,6 @@ def load_tokenizer(name_or_path, cache_dir=None, revision=None, lock_path=None):
     """The tokenizer of a local folder or a cached hub model (offline, locked revision)."""
     from transformers import AutoTokenizer
 
-    from .net import hub_offline
 
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
     logging.getLogger("transformers.models.bertweet.tokenization_bertweet").setLevel(logging.ERROR)
@@ -351,7 +353,6 @@ def _not_cached(name, err, cache=None) -> ModelError:
 
 def _did_you_mean(name, cache=None) -> str:
     """"did you mean 'bert-base-uncased'? " when cached model names are close to ``name`` (a typo)."""
-    import difflib
 
     cached = cached_models(cache)
     close = difflib.get_close_matches(str(name), cached, n=3, cutoff=0.6)
@@ -412,7 +413,6 @@ def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) ->
         return shards[0] if shards else None
     from transformers.utils import cached_file
 
-    from .net import hub_offline
 
     for w in WEIGHT_FILES:
         try:
@@ -449,7 +449,6 @@ def _weights_error(name, wpath, err) -> ModelError:
 def download_job(model: str) -> str:
     """The command that reruns the workflow's download job of ``model`` alone (its marker file), never
     every model's (``--forcerun download_model`` would download every hub model again)."""
-    from .results import model_slug
 
     try:
         slug = model_slug(model)
@@ -505,7 +504,6 @@ def check_masked_lm(name, model, loading_info: Mapping, tokenizer) -> None:
       pre-training-only heads of :data:`PRETRAINING_ONLY`;
     * a tokenizer whose ids reach past the input embedding matrix.
     """
-    from .tokens import input_embedding_matrix
 
     def short(keys):
         keys = sorted(keys)
@@ -556,7 +554,6 @@ def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, r
     weights of other sizes or unused weights, or a tokenizer beyond the embedding matrix
     (:func:`check_masked_lm`). A correct checkpoint loads without transformers' warnings.
     """
-    from .net import hub_offline
 
     with hub_offline():
         return _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress)
@@ -673,7 +670,6 @@ def check_outputs(name_or_path, model, tokenizer, weights=None) -> None:
 def check_scores(name_or_path, scores, weights=None) -> None:
     """Refuse a score table whose in-vocabulary option probabilities are all zero, NaN or
     infinite (ModelError naming the folder): a model that gives them is broken."""
-    import numpy as np
 
     if "prob" not in scores or not len(scores):
         return
@@ -742,8 +738,6 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path, progress=False)
         cfg = model.config
-        from .tokens import input_embedding_matrix
-
         emb = input_embedding_matrix(model)
         rows.append({"model": label, "type": cfg.model_type,
                      "param": int(sum(p.numel() for p in model.parameters())),
@@ -784,7 +778,6 @@ def vocab(models, words, query: str = "It is [MASK] here.", word_rule: str = "to
     Columns: model, M_word, token (the token, or "<first piece> (out-of-vocabulary)"),
     token_id, in_vocab (False also when the word is the unknown token).
     """
-    from .tokens import derive_options, fmat_rule_options
 
     if isinstance(words, str):
         words = [words]

@@ -6,10 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+import pandas as pd
+
+from fmat.agreement import SV_AGREEMENT, check, download_pairs, read_pairs, summarize
+from fmat.io import read_table, write_table
+
+from .model_stage import prepare_model_env
+from .scripts import read_json
+
 
 def download(out, *, url: str, sha256: str) -> None:
     """Rule agreement_download: config agreement.url -> the pairs TSV (sha256 checked)."""
-    from fmat.agreement import download_pairs
 
     download_pairs(out, url=url, sha256=sha256)
 
@@ -18,11 +25,7 @@ def check_model(marker_path, pairs_paths: Sequence, out, *, constructions, offli
                 device=None, batch_size=None, max_tokens=None, threads=None) -> None:
     """Rule agreement: ONE model's check on the pairs (config agreement.pairs, or the package
     fixture) -> ``results/agreement/{model}.parquet`` (one row per pair)."""
-    from fmat.agreement import SV_AGREEMENT, check, read_pairs
-    from fmat.io import write_table
 
-    from .model_stage import prepare_model_env
-    from .scripts import read_json
 
     prepare_model_env(offline, cache_dir)  # a downloaded model: its locked commit, from the cache only
     marker = read_json(marker_path)
@@ -38,10 +41,7 @@ def check_model(marker_path, pairs_paths: Sequence, out, *, constructions, offli
 def summary(per_model: Sequence, out) -> None:
     """Rule agreement_summary: every model's per-pair table -> accuracy, n, skipped per model x
     construction (:func:`fmat.agreement.summarize`)."""
-    import pandas as pd
 
-    from fmat.agreement import summarize
-    from fmat.io import read_table, write_table
 
     tables = [read_table(f) for f in per_model]
     models = [str(t["model"].iloc[0]) for t in tables if len(t)]

@@ -3,6 +3,7 @@ JSON-Schema check of ``config/*.yaml`` with errors that name the key and the fil
 (:func:`validate_config`), and the run's fingerprint (:func:`config_hash`)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -10,9 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+import yaml
+
+from fmat.agreement import known_constructions
 from fmat.errors import InputError
+from fmat.models import WEIGHT_FILES
+from fmat.plant import check_plant, load_world
 from fmat.results import model_slug  # noqa: F401 - re-exported: fmat.results.model_slug
+from fmat.study import load_study, study_criteria, validate_study_file
+from fmat.validate import schema_problems
 from fmat_replication.queries import study_file
+
+from .analyses import check
 
 SCHEMA_FILE = Path(__file__).with_name("config.schema.json")
 
@@ -64,7 +74,6 @@ def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
     """(where, message) for each JSON-Schema violation (fmat.validate.schema_problems)."""
     import jsonschema
 
-    from fmat.validate import schema_problems
 
     validator = jsonschema.Draft202012Validator(_schema())
     return [(_where(path), msg) for path, msg in schema_problems(validator, dict(config))]
@@ -84,7 +93,6 @@ def apply_defaults(config: Mapping) -> dict:
 def _readable_last_first(files: Sequence[str | os.PathLike]):
     """``(file, mapping)`` of each config file that reads as a YAML mapping, the last given
     (highest precedence) first; unreadable ones are passed over (the schema check names them)."""
-    import yaml
 
     for f in reversed(list(files)):
         try:
@@ -170,7 +178,6 @@ def _check_agreement(spec: Mapping) -> None:
     cons = spec.get("constructions")
     if not isinstance(cons, list) or spec.get("pairs"):
         return
-    from fmat.agreement import known_constructions
 
     known = known_constructions(download=bool(spec.get("url")))
     bad = [c for c in cons if c not in known]
@@ -232,7 +239,6 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
     """``world`` (the demo's planted associations) is checked before any job: the file follows
     its schema, only tiny demo models learn it, and each plant names groups, slots and words its
     configured study has (the criterion tables it names are checked when they exist)."""
-    from fmat.plant import check_plant, load_world
 
     if not all(spec.tiny for spec in model_table(cfg).values()):
         raise InputError("a world is planted only in tiny demo models (they are trained on it)", where="config.world",
@@ -244,8 +250,6 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
                              "for untrained tiny models")
     world = load_world(path)
     if load_studies:
-        from fmat.study import load_study, study_criteria
-
         for sid in cfg["studies"]:
             plant, path = world.plant(sid), study_file(cfg, sid, root)
             # a study whose words come from criterion tables (1C) is checked in its job, once they exist
@@ -282,7 +286,6 @@ def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
 def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: str = "config.models[].path") -> Path:
     """The folder of a local model, checked before any job runs: it exists and holds a
     ``config.json`` and weights (:data:`fmat.models.WEIGHT_FILES`); else InputError naming it."""
-    from fmat.models import WEIGHT_FILES
 
     folder = model_folder(spec, repo)
     fix = ("give a folder written by save_pretrained (config.json, tokenizer files, model.safetensors); "
@@ -390,9 +393,7 @@ def check_device(device: str, where: str = "config.device") -> None:
 def check_study(path: Path, sid: str | None = None) -> None:
     """Validate one study file with :mod:`fmat.study` (schema and semantics, without criteria
     tables, which may not be downloaded yet), and its analysis (:func:`.analyses.check`)."""
-    from fmat.study import validate_study_file
 
-    from .analyses import check
 
     # criterion word lists (Study 1C's names) are checked with placeholders: their tables may
     # not be built yet; the analysis against the registered analyses
@@ -408,7 +409,6 @@ def config_hash(config: Mapping) -> str:
     """A short, stable fingerprint of the run's configuration, printed in the reports'
     provenance: ``sha256-`` + the first 12 hex digits of the sorted JSON of ``config``
     (the prefix keeps it a string when Quarto reads ``-P`` values as YAML)."""
-    import hashlib
 
     digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
     return f"sha256-{digest[:12]}"
@@ -463,7 +463,6 @@ def check_profile(path: str | os.PathLike) -> None:
     """A profile's switches (``keep-going``, ``printshellcmds``...: Snakemake's options without a
     value) are true or false; anything else (``keep-going: maybe``) Snakemake takes without a
     word. InputError naming the file, the line and the key."""
-    import yaml
 
     path = Path(path)
     try:
@@ -510,7 +509,6 @@ def check_config_file(path: str | os.PathLike) -> None:
     """A workflow config file as Snakemake will read it: it exists, is valid YAML (a tab in the
     indentation is not) and is a mapping of keys. Else InputError naming the file and the line
     (Snakemake's own message names neither)."""
-    import yaml
 
     path = Path(path)
     fix = "a workflow configuration is a YAML mapping of keys (models:, studies:, ...) indented with spaces; see " \

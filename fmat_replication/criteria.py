@@ -21,8 +21,10 @@ local mirror folder (``mirror_dir``), for offline machines.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
+import logging
 import math
 import os
 import re
@@ -38,10 +40,13 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fmat import lockfile
-from fmat.errors import FmatError, InputError, OfflineError
+from fmat import embeddings, lockfile
+from fmat.embeddings import read_word2vec
+from fmat.errors import FmatError, InputError, OfflineError, os_error
 from fmat.io import atomic_path, read_table, write_table
 from fmat.lockfile import sha256_file
+from fmat.net import is_timeout
+from fmat.net import timeout as _timeout
 
 # --------------------------------------------------------------------------------------
 # Sources
@@ -149,7 +154,6 @@ def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
     seconds to wait for the server's answer, the connection and each read (default:
     $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a server that stops answering is an OfflineError.
     """
-    from fmat.net import timeout as _timeout
 
     timeout = _timeout(timeout)
     opener = opener or urllib.request.urlopen
@@ -167,12 +171,8 @@ def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
                         "a folder and point mirror_dir at it",
                 )
     except (urllib.error.URLError, TimeoutError, OSError) as err:
-        from fmat.errors import os_error
-
         if isinstance(err, FmatError) or (os_error(err) is not None and not isinstance(err, urllib.error.URLError)):
             raise  # ours, or the disk (full, read-only): the message names the file
-        from fmat.net import is_timeout
-
         why = f"the server did not answer within {timeout:g} s" if is_timeout(err) else str(err)
         raise OfflineError(
             f"cannot download {url}: {why}",
@@ -214,7 +214,6 @@ def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | o
     may write the same lock, so it is changed under :func:`fmat.lockfile.exclusive` (a ``.lck``
     file beside it); False for a lock only this process writes (the workflow's per-source record).
     """
-    import contextlib
 
     lock_path = Path(lock_path)
     now = now or _now()
@@ -586,8 +585,7 @@ def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female
     ``demo_missing`` a :func:`demo_vectors` stand-in flagged ``source = DEMO_SOURCE``.
     ``attrs['missing_items']`` lists the items GloVe lacked.
     """
-    if criterion is None:
-        from fmat.embeddings import wefat_criterion as criterion  # noqa: N813
+    criterion = embeddings.wefat_criterion if criterion is None else criterion
     lacking = [w for w in male + female if w not in vectors.index]
     if lacking:
         raise InputError(f"attribute words without vectors: {lacking}",
@@ -617,7 +615,6 @@ def fetch_source(origin: Mapping, out, *, lock, timeout: float) -> None:
     an :class:`Origin` as a mapping) to ``out``, and record it in the source's own lock record
     ``lock`` (an output of this job alone, kept between retrievals: Snakemake's ``update()``), so
     that a republished file is warned about."""
-    import logging
 
     logging.captureWarnings(True)  # CriterionChangedWarning -> the log
     origin = Origin(**origin)
@@ -637,7 +634,6 @@ def gather_lock(records: Sequence, out) -> None:
 
 def bls_criterion(table_path, mapping_path, words_path, out, *, lock) -> None:
     """Rule criteria_bls: BLS table 11 -> % male of Study 1A's occupations."""
-    import logging
 
     logging.captureWarnings(True)
     items = read_wefat_words(words_path)["occupations"]
@@ -654,9 +650,7 @@ def ssa_criterion(counts_path, words_path, glove_paths: Sequence, out, *, table:
     """Rules criteria_ssa_names_wefat2 / _1c: SSA counts -> % male of Study 1B's names
     (``table="wefat2"``) or Study 1C's names (≥ ``min_each`` births of each sex, in GloVe when
     GloVe 840B is given)."""
-    import logging
 
-    from fmat.embeddings import read_word2vec
 
     logging.captureWarnings(True)  # "GloVe filter not applied" -> the log
     counts = read_ssa_counts(counts_path, years=tuple(int(y) for y in years))
@@ -681,9 +675,7 @@ def wefat_criterion(glove_path, words_path, names_paths: Sequence, out, *, study
                     demo_embedding: bool) -> None:
     """Rule criteria_wefat: GloVe vectors -> WEFAT_male of Study 1A/1B/1C's items
     (:func:`wefat_table` with :func:`fmat.embeddings.wefat_criterion`)."""
-    import logging
 
-    from fmat.embeddings import read_word2vec
 
     logging.captureWarnings(True)
     words = read_wefat_words(words_path)

@@ -4,14 +4,24 @@ its card for the overview (:func:`model_card`). Also: is the hub reachable
 (:func:`hub_reachable`), and a model job's offline environment (:func:`prepare_model_env`)."""
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import socket
 import urllib.parse
 from pathlib import Path
 from typing import Mapping
 
-from fmat.errors import OfflineError
+import pandas as pd
+
+from fmat import lockfile
+from fmat.cards import model_card as card_of
+from fmat.errors import InputError, OfflineError
+from fmat.lockfile import sha256_file
+from fmat.models import LOCK_COLUMNS, LOCK_ENV, WEIGHT_FILES, download, locked_commit, read_lock, set_cache_folder
+from fmat.net import hub_offline
 from fmat.results import model_slug
+
+from .scripts import read_json, write_json
 
 #: what to do when the Hugging Face hub cannot be reached (shown by the download rule)
 OFFLINE_HELP = (
@@ -57,7 +67,6 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
     None: main) if a config file is there -- looked up WITHOUT the network; else None."""
     from huggingface_hub import snapshot_download
 
-    from fmat.net import hub_offline
 
     try:
         with hub_offline():  # a look in the cache: no request of huggingface_hub's own either
@@ -70,10 +79,7 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
 
 def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
     """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
-    import datetime as _dt
 
-    from fmat.lockfile import sha256_file
-    from fmat.models import WEIGHT_FILES
 
     files = sorted(p.name for p in path.iterdir() if p.is_file())
     weights = [path / w for w in WEIGHT_FILES if (path / w).exists()]
@@ -87,10 +93,7 @@ def _update_lock(lock: Path, row: Mapping) -> None:
     """Put ``row`` in the lock ``lock`` in place of the model's old row. In the workflow ``lock``
     is the model's own lock record (``resources/models/{model}.lock.tsv``, an output of its
     download job alone), so no file lock (and no ``.lck`` file beside it) is needed."""
-    import pandas as pd
 
-    from fmat import lockfile
-    from fmat.models import LOCK_COLUMNS, read_lock
 
     rows = pd.DataFrame([row]).astype(str).reindex(columns=LOCK_COLUMNS, fill_value="")
     new = lockfile.replace_rows(read_lock(lock), rows, ["model"])
@@ -101,10 +104,7 @@ def gather_lock(records, out) -> None:
     """Rule models_lock: the models' own lock records (``resources/models/{model}.lock.tsv``) ->
     one lock file of every configured model (``resources/models.lock.tsv``, :data:`fmat.models.LOCK_COLUMNS`,
     sorted by model), for people and ``fmat`` commands (``--lock``); no job reads it."""
-    import pandas as pd
 
-    from fmat import lockfile
-    from fmat.models import LOCK_COLUMNS, read_lock
 
     tables = [read_lock(r) for r in records]
     df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
@@ -124,7 +124,6 @@ def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathL
     seconds for an answer (a hub that accepts the connection and then stalls: the same error).
     Call :func:`fmat.models.set_cache_folder` first to use another cache than ``$HF_HOME``.
     """
-    from fmat.models import download, locked_commit
 
     lock = Path(lock)
     locked = locked_commit(name, lock)
@@ -154,14 +153,11 @@ def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
     (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`).
     A ``$FMAT_MODELS_LOCK`` of the user's shell is dropped: a job reads only the lock record it
     declares as an input (or none, in the demo)."""
-    from fmat.models import LOCK_ENV
 
     os.environ.pop(LOCK_ENV, None)
     if offline:
         os.environ["HF_HUB_OFFLINE"] = "1"
     if cache_dir:
-        from fmat.models import set_cache_folder
-
         set_cache_folder(cache_dir)
 
 
@@ -170,16 +166,11 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
     file (revision ``local``, commit = the folder, sha256 of its weights) and return the marker
     ``{name, slug, revision, commit, path, source: "local", sha256}``; the scoring jobs load it
     from ``path`` without the network. No hub, no cache."""
-    import datetime as _dt
 
-    from fmat.lockfile import sha256_file
-    from fmat.models import WEIGHT_FILES
 
     folder = Path(folder)  # as given: relative to the working folder, so that the project can move
     weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
     if not (folder / "config.json").is_file() or not weights:
-        from fmat.errors import InputError
-
         raise InputError(f"model {name!r}: {folder} is not a model folder (config.json and "
                          f"{' or '.join(WEIGHT_FILES)} needed)", where="config.models[].path",
                          fix="give a folder written by save_pretrained")
@@ -199,9 +190,7 @@ def download_model(out, *, name: str, revision: str | None, path: str | None, ca
     """Rule download_model: a local folder is hashed into the lock file (no hub, no cache); a hub
     model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``;
     the model's lock record ``lock`` is the only lock it reads or writes (not ``$FMAT_MODELS_LOCK``)."""
-    from fmat.models import LOCK_ENV
 
-    from .scripts import write_json
 
     os.environ.pop(LOCK_ENV, None)
 
@@ -209,8 +198,6 @@ def download_model(out, *, name: str, revision: str | None, path: str | None, ca
         write_json(local_model(name, path, lock=lock), out)
         return
     if cache_dir:
-        from fmat.models import set_cache_folder
-
         set_cache_folder(cache_dir)
     write_json(ensure_model(name, revision=revision, lock=lock, timeout=float(timeout)), out)
 
@@ -218,9 +205,7 @@ def download_model(out, *, name: str, revision: str | None, path: str | None, ca
 def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None, threads: int | None = None) -> None:
     """Rule model_card: load the model of the marker (offline, at its locked commit) and write its
     card (:func:`fmat.cards.model_card`) as JSON to ``out``, for the overview."""
-    from fmat.cards import model_card as card_of
 
-    from .scripts import read_json, write_json
 
     prepare_model_env(offline, cache_dir)
     if threads:

@@ -6,6 +6,13 @@ import math
 import os
 from typing import Any, Mapping, Sequence
 
+from fmat.io import read_table, write_table
+from fmat.runner import score_tables
+from fmat.study import score_options
+
+from .model_stage import prepare_model_env
+from .scripts import read_json
+
 
 def model_size(name: str) -> str:
     """"large", "base" or "small" from the model id (for memory and runtime estimates)."""
@@ -43,9 +50,6 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
     files (their ``score:`` options, :func:`fmat.study.score_options`), ``queries`` to query
     tables or their paths. The load and per-study scoring times are logged (docs/workflow.md).
     """
-    from fmat.io import read_table
-    from fmat.runner import score_tables
-    from fmat.study import score_options
 
     tables = {sid: q if hasattr(q, "columns") else read_table(q) for sid, q in queries.items()}
     options = {sid: score_options(path) for sid, path in studies.items()}
@@ -60,10 +64,7 @@ def score_group(marker_path, studies: Sequence[str], study_files: Sequence, quer
     """Rule score_<group>: ONE model (its marker) scores every study of the group, each table
     written to its output ``results/scores/{study}/{model}.parquet``. A downloaded model loads
     offline, at its locked commit, from the cache only."""
-    from fmat.io import write_table
 
-    from .model_stage import prepare_model_env
-    from .scripts import read_json
 
     prepare_model_env(offline, cache_dir)
 

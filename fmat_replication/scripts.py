@@ -3,15 +3,18 @@ messages (:func:`run_script`), JSON markers (:func:`write_json`, :func:`read_jso
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Mapping
+
+from fmat.errors import FmatError, InputError, os_error
+from fmat.io import atomic_path
 
 
 def script_logging(log_file: str | os.PathLike | None) -> None:
     """Log to the rule's log file and to stderr (INFO)."""
-    import logging
-    import sys
 
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
@@ -26,10 +29,7 @@ def run_script(main, log_file=None) -> None:
     """Run a script's ``main()``; an :class:`~fmat.errors.FmatError`, or a failure of the
     environment (a full disk, a read-only folder: :func:`fmat.errors.os_error`), is logged as a
     message (no traceback) to the log file and stderr, and the job fails with exit status 1."""
-    import logging
-    import sys
 
-    from fmat.errors import FmatError, os_error
 
     script_logging(log_file)
     try:
@@ -49,7 +49,6 @@ def run_script(main, log_file=None) -> None:
 
 def write_json(record: Mapping, path: str | os.PathLike) -> Path:
     """Write a JSON marker atomically."""
-    from fmat.io import atomic_path
 
     path = Path(path)
     with atomic_path(path) as tmp:
@@ -63,7 +62,6 @@ def read_json(path: str | os.PathLike) -> dict:
     demo's ``{demo_dir}/{model}.json``), checked: a JSON object with a ``name`` (text) and a
     ``path`` (a folder, or null for a cached hub model). A truncated or edited marker is an
     InputError naming the file and the fix (delete it: its rule writes it again)."""
-    from fmat.errors import InputError
 
     p = Path(path)
     fix = (f"delete {p} and run the workflow again: its rule (download_model, or demo_models in the demo) "

@@ -71,8 +71,9 @@ def add_output_args(p: argparse.ArgumentParser, *, required: bool = False) -> No
 
 def emit_table(df, args) -> None:
     """Write ``df`` to ``args.output`` (atomically) or print it."""
-    from ..io import write_table
     import pandas as pd
+
+    from ..io import write_table
 
     if getattr(args, "output", None):
         path = write_table(df, args.output, getattr(args, "format", None))

@@ -1,7 +1,7 @@
 """``fmat agreement``: subject–verb agreement check of masked LMs; ``fmat agreement-download``."""
 from __future__ import annotations
 
-from ._common import command, add_compute_args, add_models_arg, add_output_args, add_timeout_arg, emit_table, files
+from ._common import add_compute_args, add_models_arg, add_output_args, add_timeout_arg, command, emit_table, files
 
 
 def register(sub) -> None:

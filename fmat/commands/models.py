@@ -1,7 +1,7 @@
 """``fmat download | info | vocab | remove | check``: the models (R: BERT_* and fill_mask_check)."""
 from __future__ import annotations
 
-from ._common import command, add_models_arg, add_output_args, add_timeout_arg, emit_table, files, positive_int
+from ._common import add_models_arg, add_output_args, add_timeout_arg, command, emit_table, files, positive_int
 
 
 def _models_arg(p, required=True):

@@ -1,7 +1,7 @@
 """``fmat run``: score a query table on masked LMs (R: FMAT_run)."""
 from __future__ import annotations
 
-from ._common import command, add_compute_args, add_models_arg, add_output_args, emit_table, files
+from ._common import add_compute_args, add_models_arg, add_output_args, command, emit_table, files
 
 
 def register(sub) -> None:
