@@ -58,6 +58,7 @@ test-deps:
 
 lint: env
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/snakefmt --check Snakefile rules/
 	$(BIN)/snakemake --lint
 

@@ -8,6 +8,7 @@ ratio NEW / OLD. Issue 32's target: the demo with trained models (known truth) w
 demo with random-weight models.
 Run:  python benchmarks/bench_demo.py [--old fe86582] [--new HEAD] [--cores all]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,25 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run_demo(commit: str, folder: Path, cores: str) -> tuple[float, int, str]:
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), commit], check=True,
-                   capture_output=True)
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), commit], check=True, capture_output=True)
     try:
         t = time.perf_counter()
-        res = subprocess.run([sys.executable, "-m", "snakemake", "--profile", "profiles/default", "--cores", cores,
-                              "--configfile", "config/demo.yaml"], cwd=folder, capture_output=True, text=True)
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "--profile",
+                "profiles/default",
+                "--cores",
+                cores,
+                "--configfile",
+                "config/demo.yaml",
+            ],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+        )
         seconds = time.perf_counter() - t
         if res.returncode != 0:
             raise SystemExit(f"the demo at {commit} failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
@@ -36,16 +50,16 @@ def run_demo(commit: str, folder: Path, cores: str) -> tuple[float, int, str]:
         for line in (res.stdout + res.stderr).splitlines():
             if line.startswith("total"):
                 jobs = int(line.split()[-1])
-        sha = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True).stdout.strip()
+        sha = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
         print(f"  {commit}: seconds per rule (sum of its jobs' wall times): {rule_seconds(folder)}", flush=True)
         recovered = folder / "results" / "recovery.csv"
         if recovered.exists():  # a demo with a world: what it planted, found again
             import pandas as pd
 
             verdicts = pd.read_csv(recovered)["verdict"]
-            print(f"  {commit}: {int((verdicts == 'recovered').sum())} of {len(verdicts)} planted numbers recovered",
-                  flush=True)
+            print(f"  {commit}: {int((verdicts == 'recovered').sum())} of {len(verdicts)} planted numbers recovered", flush=True)
         return seconds, jobs, sha
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], capture_output=True)
@@ -75,8 +89,10 @@ def main(argv=None) -> int:
             s, jobs, sha = out[label]
             print(f"{label} ({sha}): {s:.0f} s, {jobs} jobs", flush=True)
     ratio = out["new"][0] / out["old"][0]
-    print(f"demo workflow: new/old = {ratio:.2f} (target <= 2.0); {platform.machine()}, {os.cpu_count()} CPU(s), "
-          f"--cores {args.cores}, {time.strftime('%Y-%m-%d %H:%M')}")
+    print(
+        f"demo workflow: new/old = {ratio:.2f} (target <= 2.0); {platform.machine()}, {os.cpu_count()} CPU(s), "
+        f"--cores {args.cores}, {time.strftime('%Y-%m-%d %H:%M')}"
+    )
     return 0 if ratio <= 2.0 else 1
 
 

@@ -17,6 +17,7 @@ world: its contexts only ever hold their options; most of it in a real model's v
 Run:  python benchmarks/bench_null.py [--seeds 20] [--models bert-uncased,roberta,albert] [--steps 200]
       python benchmarks/bench_null.py --perfect-learners --seeds 200 [--others 0.5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,23 +39,35 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
 
     study = load_study(REPO / "config" / "studies" / "N0.yaml")
     demo = plant.load_world(REPO / "config" / "world.yaml").plant("N0")
-    null = plant.Plant("N0", effects=[], variation=dict(demo.variation), samples=demo.samples, seed=seed,
-                       expect=[e for e in demo.expect if e.get("absent")])
+    null = plant.Plant(
+        "N0",
+        effects=[],
+        variation=dict(demo.variation),
+        samples=demo.samples,
+        seed=seed,
+        expect=[e for e in demo.expect if e.get("absent")],
+    )
     words = sorted({w for c in ("M_word", "A_word") for w in study.queries[c].astype(str)})
     paths = {}
     for k, fam in enumerate(families):
         name = f"null-{seed}-{fam}"
         sentences = plant.training_sentences([(study, null)], name, seed=seed)
-        paths[name] = str(tiny.build_trained_model(folder / name, fam, words, sentences, seed=seed * 100 + k,
-                                                   steps=steps, filler=300))
+        paths[name] = str(
+            tiny.build_trained_model(folder / name, fam, words, sentences, seed=seed * 100 + k, steps=steps, filler=300)
+        )
     scores = fmat.run(paths, study.queries, progress=False)
     lpr = lpr_table(study, scores)
     _, rel = reliability_tables(study, scores, lpr, sid="N0")
     stats, _, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
     row = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
     verdict = plant.recovery(null, stats)["verdict"].iloc[0]
-    return {"seed": seed, "d": float(row["value"]), "p": float(row["p"]), "false_positive": bool(row["p"] < 0.05),
-            "recovery": verdict}
+    return {
+        "seed": seed,
+        "d": float(row["value"]),
+        "p": float(row["p"]),
+        "false_positive": bool(row["p"] < 0.05),
+        "recovery": verdict,
+    }
 
 
 def perfect_learners(seed: int, n_models: int, others: float) -> dict:
@@ -80,15 +93,20 @@ def perfect_learners(seed: int, n_models: int, others: float) -> dict:
         for c in np.unique(ctx):
             j = rows[ctx == c]
             n = demo.samples * len(j)
-            counts = rng.multinomial(n, [*(scores["prob"].to_numpy()[j] * (1 - others)), others])[:len(j)]
+            counts = rng.multinomial(n, [*(scores["prob"].to_numpy()[j] * (1 - others)), others])[: len(j)]
             logp[j] = np.log((counts + 0.5) / (n + 1))
     scores["prob"], scores["logp"] = np.exp(logp), logp
     lpr = lpr_table(study, scores)
     _, rel = reliability_tables(study, scores, lpr, sid="N0")
     stats, _, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
     row = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
-    return {"seed": seed, "d": float(row["value"]), "p": float(row["p"]), "false_positive": bool(row["p"] < 0.05),
-            "recovery": "recovered" if row["p"] >= 0.05 else "not recovered"}
+    return {
+        "seed": seed,
+        "d": float(row["value"]),
+        "p": float(row["p"]),
+        "false_positive": bool(row["p"] < 0.05),
+        "recovery": "recovered" if row["p"] >= 0.05 else "not recovered",
+    }
 
 
 def main(argv=None) -> int:
@@ -115,20 +133,27 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="fmat-null-") as tmp:
         for seed in range(1, args.seeds + 1):
             t = time.perf_counter()
-            rec = (perfect_learners(seed, len(families), args.others) if args.perfect_learners
-                   else one_world(seed, families, args.steps, Path(tmp)))
+            rec = (
+                perfect_learners(seed, len(families), args.others)
+                if args.perfect_learners
+                else one_world(seed, families, args.steps, Path(tmp))
+            )
             rec["seconds"] = round(time.perf_counter() - t, 1)
             rows.append(rec)
-            print(f"seed {seed:3d}: d = {rec['d']:+.3f}, p = {rec['p']:.3f}  {rec['recovery']}  ({rec['seconds']} s)",
-                  flush=True)
+            print(f"seed {seed:3d}: d = {rec['d']:+.3f}, p = {rec['p']:.3f}  {rec['recovery']}  ({rec['seconds']} s)", flush=True)
     table = pd.DataFrame(rows)
     rate = float(table["false_positive"].mean())
-    print(f"\nnull control N0: {int(table['false_positive'].sum())} of {len(table)} worlds significant at .05 "
-          f"-> false-positive rate {rate:.1%} (goal <= 10%; nominal 5%); {len(families)} models "
-          + (f"(perfect learners, {args.others:.0%} of the probability outside the options)" if args.perfect_learners
-             else f"({', '.join(families)}), {args.steps} steps each")
-          + f"; {time.perf_counter() - start:.0f} s on "
-          f"{platform.machine()} with {os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}")
+    print(
+        f"\nnull control N0: {int(table['false_positive'].sum())} of {len(table)} worlds significant at .05 "
+        f"-> false-positive rate {rate:.1%} (goal <= 10%; nominal 5%); {len(families)} models "
+        + (
+            f"(perfect learners, {args.others:.0%} of the probability outside the options)"
+            if args.perfect_learners
+            else f"({', '.join(families)}), {args.steps} steps each"
+        )
+        + f"; {time.perf_counter() - start:.0f} s on "
+        f"{platform.machine()} with {os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}"
+    )
     if args.out:
         table.to_csv(args.out, index=False)
     return 0 if rate <= 0.10 else 1

@@ -27,6 +27,7 @@ fmat.run's when ``--sample`` is 0.01) extrapolated the same way.
 drawn sentence) and extrapolates each study's time by n / drawn; the output says so. ``--tiny``
 shrinks every architecture (2 layers, hidden 32; real vocabulary) to test the script.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,8 +61,9 @@ STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A
 @dataclass(frozen=True)
 class Arch:
     """A model's published configuration (config.json on the Hugging Face hub)."""
-    kind: str          # bert | distilbert | albert | roberta
-    tokenizer: str     # fmat.tiny family whose tokenizer type the model uses
+
+    kind: str  # bert | distilbert | albert | roberta
+    tokenizer: str  # fmat.tiny family whose tokenizer type the model uses
     layers: int
     hidden: int
     intermediate: int
@@ -69,7 +71,7 @@ class Arch:
     vocab: int
     positions: int
     type_vocab: int = 2
-    embedding: int | None = None   # ALBERT's factorised embedding size (layers share one set of weights)
+    embedding: int | None = None  # ALBERT's factorised embedding size (layers share one set of weights)
     act: str = "gelu"
 
 
@@ -92,8 +94,7 @@ ARCHS: dict[str, Arch] = {
 
 def tiny_arch(a: Arch) -> Arch:
     """The same model shrunk for tests: 2 layers, hidden 32, 2 heads; vocabulary and positions kept."""
-    return replace(a, layers=min(a.layers, 2), hidden=32, intermediate=64, heads=2,
-                   embedding=16 if a.embedding else None)
+    return replace(a, layers=min(a.layers, 2), hidden=32, intermediate=64, heads=2, embedding=16 if a.embedding else None)
 
 
 def hf_config(a: Arch, tokenizer):
@@ -104,21 +105,41 @@ def hf_config(a: Arch, tokenizer):
         raise ValueError(f"tokenizer has {len(tokenizer)} tokens, more than the model's {a.vocab}")
     common = dict(vocab_size=a.vocab, pad_token_id=tokenizer.pad_token_id, max_position_embeddings=a.positions)
     if a.kind == "bert":
-        return BertConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
-                          intermediate_size=a.intermediate, type_vocab_size=a.type_vocab, **common)
+        return BertConfig(
+            hidden_size=a.hidden,
+            num_hidden_layers=a.layers,
+            num_attention_heads=a.heads,
+            intermediate_size=a.intermediate,
+            type_vocab_size=a.type_vocab,
+            **common,
+        )
     if a.kind == "distilbert":
-        return DistilBertConfig(dim=a.hidden, n_layers=a.layers, n_heads=a.heads, hidden_dim=a.intermediate,
-                                **common)
+        return DistilBertConfig(dim=a.hidden, n_layers=a.layers, n_heads=a.heads, hidden_dim=a.intermediate, **common)
     if a.kind == "albert":
-        return AlbertConfig(embedding_size=a.embedding, hidden_size=a.hidden, num_hidden_layers=a.layers,
-                            num_attention_heads=a.heads, intermediate_size=a.intermediate, hidden_act=a.act,
-                            type_vocab_size=a.type_vocab, bos_token_id=tokenizer.cls_token_id,
-                            eos_token_id=tokenizer.sep_token_id, **common)
+        return AlbertConfig(
+            embedding_size=a.embedding,
+            hidden_size=a.hidden,
+            num_hidden_layers=a.layers,
+            num_attention_heads=a.heads,
+            intermediate_size=a.intermediate,
+            hidden_act=a.act,
+            type_vocab_size=a.type_vocab,
+            bos_token_id=tokenizer.cls_token_id,
+            eos_token_id=tokenizer.sep_token_id,
+            **common,
+        )
     if a.kind == "roberta":
-        return RobertaConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, num_attention_heads=a.heads,
-                             intermediate_size=a.intermediate, type_vocab_size=a.type_vocab,
-                             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                             tokenizer_class="BertweetTokenizer" if a.tokenizer == "bertweet" else None, **common)
+        return RobertaConfig(
+            hidden_size=a.hidden,
+            num_hidden_layers=a.layers,
+            num_attention_heads=a.heads,
+            intermediate_size=a.intermediate,
+            type_vocab_size=a.type_vocab,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            tokenizer_class="BertweetTokenizer" if a.tokenizer == "bertweet" else None,
+            **common,
+        )
     raise ValueError(f"unknown architecture kind {a.kind!r}")
 
 
@@ -184,24 +205,25 @@ def rss() -> int:
         pass
     try:
         import psutil
+
         return psutil.Process().memory_info().rss
     except ImportError:
         import resource
+
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
 
 def paper_queries(folder: Path) -> dict:
     """The 15 studies' query tables, as rule queries builds them; 1C's names from the SSA counts
     in data/mirror (ssa_names_1c; without GloVe's filter 3,832 names give 1C's 15,328 sentences)."""
-    from fmat_replication import criteria
     from fmat.io import write_table
+    from fmat_replication import criteria
     from fmat_replication.queries import query_table
 
     counts = criteria.read_ssa_counts(ROOT / "data/mirror/ssa/ssa_national_1900_2017_by_name_sex.tsv")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        write_table(criteria.ssa_names_1c(counts, min_each=100, source="SSA, data/mirror"),
-                    folder / "ssa_names_1c.parquet")
+        write_table(criteria.ssa_names_1c(counts, min_each=100, source="SSA, data/mirror"), folder / "ssa_names_1c.parquet")
         return {sid: query_table(ROOT / "config/studies" / f"{sid}.yaml", folder) for sid in STUDIES}
 
 
@@ -230,15 +252,20 @@ def build_model(name: str, a: Arch, tokenizer, folder: Path, seed: int = 0) -> P
     """Save a random-weight ``a`` with ``tokenizer`` to ``folder/<model's base name>``; return the path."""
     import transformers
 
-    cls = {"bert": "BertForMaskedLM", "distilbert": "DistilBertForMaskedLM", "albert": "AlbertForMaskedLM",
-           "roberta": "RobertaForMaskedLM"}[a.kind]
-    out = folder / name.split("/")[-1]    # the folder name is what FMAT's model-name rules see
+    cls = {
+        "bert": "BertForMaskedLM",
+        "distilbert": "DistilBertForMaskedLM",
+        "albert": "AlbertForMaskedLM",
+        "roberta": "RobertaForMaskedLM",
+    }[a.kind]
+    out = folder / name.split("/")[-1]  # the folder name is what FMAT's model-name rules see
     torch.manual_seed(seed)
     model = getattr(transformers, cls)(hf_config(a, tokenizer)).eval()
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     if getattr(tokenizer, "_fmat_files", None):
         from fmat.tiny import _write_files
+
         _write_files(out, tokenizer._fmat_files)
     del model
     gc.collect()
@@ -252,6 +279,7 @@ def _sync(device):
 
 class _LoadTime(logging.Handler):
     """Catches the "model %s loaded in %.2f s" log line of :func:`fmat.runner.score_tables`."""
+
     seconds = float("nan")
 
     def emit(self, record):
@@ -276,9 +304,14 @@ def score_paper(path: Path, samples: dict, device, batch_size=None, max_tokens=N
     try:
         with PeakMemory(device) as mem:
             t = time.perf_counter()
-            for sid, scores in score_studies({"name": path.name, "path": str(path)}, studies, queries,
-                                             device=str(device), batch_size=batch_size,
-                                             max_tokens=max_tokens):
+            for sid, scores in score_studies(
+                {"name": path.name, "path": str(path)},
+                studies,
+                queries,
+                device=str(device),
+                batch_size=batch_size,
+                max_tokens=max_tokens,
+            ):
                 _sync(device)
                 study_sec[sid] = time.perf_counter() - t
                 if len(scores) != len(queries[sid]) or scores["logp"].isna().all():
@@ -289,7 +322,7 @@ def score_paper(path: Path, samples: dict, device, batch_size=None, max_tokens=N
     finally:
         log.removeHandler(catch)
     first = next(iter(study_sec))
-    study_sec[first] -= catch.seconds        # the load is logged apart from the first study
+    study_sec[first] -= catch.seconds  # the load is logged apart from the first study
     peak = mem.peak - (way.memory if way is not None else 0)
     return {"load": catch.seconds, "study_sec": study_sec, "peak": peak}
 
@@ -315,7 +348,7 @@ class FmatWay:
             words = t["M_word"].astype(str).to_numpy()
             self.work[sid] = [(s, list(dict.fromkeys(words[sent == s]))) for s in dict.fromkeys(sent.tolist())]
         s, opts = next(iter(self.work.values()))[0]
-        self.pipe(s, targets=opts, top_k=len(opts))    # warm-up (pages every weight in)
+        self.pipe(s, targets=opts, top_k=len(opts))  # warm-up (pages every weight in)
         self.memory = max(0, _allocated(device) - before)
         self.study_sec = {}
 
@@ -355,24 +388,39 @@ def machine_line(device) -> str:
         pass
     dev = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU {cpu}"
     load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    return (f"device: {dev}; torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} cores; "
-            f"load average {load}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    return (
+        f"device: {dev}; torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} cores; "
+        f"load average {load}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
 
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N (default cpu)")
-    ap.add_argument("--sample", type=float, default=None,
-                    help="fraction of each study's unique sentences to score, 0 < F <= 1 (default: 1 on a GPU, "
-                         "0.01 on a CPU); the times are extrapolated to all sentences")
-    ap.add_argument("--least", type=int, default=20,
-                    help="with --sample: at least this many sentences of each study (default 20)")
+    ap.add_argument(
+        "--sample",
+        type=float,
+        default=None,
+        help="fraction of each study's unique sentences to score, 0 < F <= 1 (default: 1 on a GPU, "
+        "0.01 on a CPU); the times are extrapolated to all sentences",
+    )
+    ap.add_argument(
+        "--least", type=int, default=20, help="with --sample: at least this many sentences of each study (default 20)"
+    )
     ap.add_argument("--models", default="", help="comma-separated subset of the 12 models (default: all)")
-    ap.add_argument("--fmat-way-sample", type=float, default=0.01,
-                    help="fraction for FMAT's way (pipeline per sentence), at most --sample (default 0.01: "
-                         "the same draw as fmat.run's when --sample is 0.01)")
-    ap.add_argument("--fmat-way-least", type=int, default=None,
-                    help="with --fmat-way-sample: at least this many sentences of each study (default: --least)")
+    ap.add_argument(
+        "--fmat-way-sample",
+        type=float,
+        default=0.01,
+        help="fraction for FMAT's way (pipeline per sentence), at most --sample (default 0.01: "
+        "the same draw as fmat.run's when --sample is 0.01)",
+    )
+    ap.add_argument(
+        "--fmat-way-least",
+        type=int,
+        default=None,
+        help="with --fmat-way-sample: at least this many sentences of each study (default: --least)",
+    )
     ap.add_argument("--no-fmat-way", action="store_true", help="skip FMAT's way (pipeline per sentence)")
     ap.add_argument("--tiny", action="store_true", help="2 layers, hidden 32 (tests the script; real vocabularies)")
     ap.add_argument("--batch-size", type=int, default=None, help="sentences per pass (default: fmat.scoring.AUTO_BATCH)")
@@ -387,8 +435,7 @@ def parse_args(argv):
     args.models = models
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        ap.error(f"--device {args.device}: CUDA is not available on this machine (torch {torch.__version__}); "
-                 "use --device cpu")
+        ap.error(f"--device {args.device}: CUDA is not available on this machine (torch {torch.__version__}); use --device cpu")
     args.device = device
     if args.sample is None:
         args.sample = 1.0 if device.type == "cuda" else 0.01
@@ -429,9 +476,12 @@ def _main(argv=None) -> int:
     hf_logging.disable_progress_bar()
     print(machine_line(device), flush=True)
     from fmat.scoring import AUTO_BATCH
+
     auto = AUTO_BATCH.get(device.type, AUTO_BATCH["cpu"])
-    print(f"batches: max_tokens {args.max_tokens or auto[0]}, batch_size {args.batch_size or auto[1]}"
-          f"{'' if args.batch_size or args.max_tokens else ' (automatic: fmat.scoring.AUTO_BATCH)'}; fp32")
+    print(
+        f"batches: max_tokens {args.max_tokens or auto[0]}, batch_size {args.batch_size or auto[1]}"
+        f"{'' if args.batch_size or args.max_tokens else ' (automatic: fmat.scoring.AUTO_BATCH)'}; fp32"
+    )
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_paper_") as tmp:
         tmp = Path(tmp)
@@ -443,16 +493,27 @@ def _main(argv=None) -> int:
         n_uniq = sum(s[1] for s in samples.values())
         n_drawn = sum(s[2] for s in samples.values())
         words = demo_words(list(tables.values()))
-        print(f"work: 15 studies, {n_rows:,} query rows, {n_uniq:,} unique sentences a model; "
-              + ("all scored" if args.sample >= 1 else
-                 f"SAMPLE {args.sample:g}: {n_drawn:,} scored, times extrapolated by study "
-                 f"(x n / drawn; at least {args.least} a study)"))
-        print("models: published architectures, RANDOM weights" + (" shrunk by --tiny (2 layers, hidden 32)"
-              if args.tiny else "") + "; tokenizers: fmat.tiny's of each family trained on the studies' words "
-              "(the real vocabulary size is kept for the MLM head)", flush=True)
+        print(
+            f"work: 15 studies, {n_rows:,} query rows, {n_uniq:,} unique sentences a model; "
+            + (
+                "all scored"
+                if args.sample >= 1
+                else f"SAMPLE {args.sample:g}: {n_drawn:,} scored, times extrapolated by study "
+                f"(x n / drawn; at least {args.least} a study)"
+            )
+        )
+        print(
+            "models: published architectures, RANDOM weights"
+            + (" shrunk by --tiny (2 layers, hidden 32)" if args.tiny else "")
+            + "; tokenizers: fmat.tiny's of each family trained on the studies' words "
+            "(the real vocabulary size is kept for the MLM head)",
+            flush=True,
+        )
         if not args.no_fmat_way:
-            print(f"FMAT's way: {sum(s[2] for s in way_samples.values()):,} sentences a model "
-                  f"(sample {args.fmat_way_sample:g}, at least {way_least} a study), extrapolated by study")
+            print(
+                f"FMAT's way: {sum(s[2] for s in way_samples.values()):,} sentences a model "
+                f"(sample {args.fmat_way_sample:g}, at least {way_least} a study), extrapolated by study"
+            )
         toks = {}
         for name in args.models:
             a = tiny_arch(ARCHS[name]) if args.tiny else ARCHS[name]
@@ -465,13 +526,22 @@ def _main(argv=None) -> int:
             lengths = []
             for t, _n, _k in samples.values():
                 lengths += [len(tok(s)["input_ids"]) for s in dict.fromkeys(fill_sentences(t, tok.mask_token).tolist())]
-            peak = matmul_peak(device, seconds=1.0)     # right after, under the same load
+            peak = matmul_peak(device, seconds=1.0)  # right after, under the same load
             scored = sum(res["study_sec"].values())
             flops = arch_flops(lengths, a)
             full = extrapolate(res["study_sec"], samples)
-            row = dict(model=name, n=n_uniq, mean_len=float(np.mean(lengths)), load=res["load"], score=full,
-                       wall=res["load"] + full, sps=n_uniq / full, peak_mem=res["peak"],
-                       share=flops / scored / 1e9 / peak, matmul_peak=peak)
+            row = dict(
+                model=name,
+                n=n_uniq,
+                mean_len=float(np.mean(lengths)),
+                load=res["load"],
+                score=full,
+                wall=res["load"] + full,
+                sps=n_uniq / full,
+                peak_mem=res["peak"],
+                share=flops / scored / 1e9 / peak,
+                matmul_peak=peak,
+            )
             if way:
                 way.close()
                 way_full = extrapolate(way.study_sec, way_samples)
@@ -489,12 +559,20 @@ def _fmt_sec(s: float) -> str:
 
 def print_row(r: dict, header: bool) -> None:
     if header:
-        print(f"{'model':26s} {'sentences':>9s} {'tokens':>6s} {'load':>7s} {'sent/s':>8s} {'wall':>9s} "
-              f"{'peak mem':>9s} {'matmul peak':>11s} | {'FMAT way sent/s':>15s} {'wall':>9s} {'ratio':>6s}")
-    way = (f"{r['way_sps']:15.1f} {_fmt_sec(r['way_wall']):>9s} {r['way_wall'] / r['wall']:5.1f}x"
-           if "way_sps" in r else f"{'-':>15s}")
-    print(f"{r['model']:26s} {r['n']:9,d} {r['mean_len']:6.1f} {r['load']:6.2f}s {r['sps']:8.1f} "
-          f"{_fmt_sec(r['wall']):>9s} {r['peak_mem'] / 2**30:7.2f}Gi {100 * r['share']:10.0f}% | {way}", flush=True)
+        print(
+            f"{'model':26s} {'sentences':>9s} {'tokens':>6s} {'load':>7s} {'sent/s':>8s} {'wall':>9s} "
+            f"{'peak mem':>9s} {'matmul peak':>11s} | {'FMAT way sent/s':>15s} {'wall':>9s} {'ratio':>6s}"
+        )
+    way = (
+        f"{r['way_sps']:15.1f} {_fmt_sec(r['way_wall']):>9s} {r['way_wall'] / r['wall']:5.1f}x"
+        if "way_sps" in r
+        else f"{'-':>15s}"
+    )
+    print(
+        f"{r['model']:26s} {r['n']:9,d} {r['mean_len']:6.1f} {r['load']:6.2f}s {r['sps']:8.1f} "
+        f"{_fmt_sec(r['wall']):>9s} {r['peak_mem'] / 2**30:7.2f}Gi {100 * r['share']:10.0f}% | {way}",
+        flush=True,
+    )
 
 
 def print_total(rows: list, args) -> None:
@@ -503,15 +581,21 @@ def print_total(rows: list, args) -> None:
     score = sum(r["score"] for r in rows)
     what = "the whole paper" if len(rows) == len(ARCHS) else f"{len(rows)} of the 12 models"
     est = "" if args.sample >= 1 else f" (extrapolated from a {args.sample:g} sample)"
-    print(f"TOTAL {what}: {n:,} sentences, fmat.run {n / score:.1f} sentences/s, {_fmt_sec(wall)} wall "
-          f"(loads included){est}; peak memory {max(r['peak_mem'] for r in rows) / 2**30:.2f} GiB")
+    print(
+        f"TOTAL {what}: {n:,} sentences, fmat.run {n / score:.1f} sentences/s, {_fmt_sec(wall)} wall "
+        f"(loads included){est}; peak memory {max(r['peak_mem'] for r in rows) / 2**30:.2f} GiB"
+    )
     if all("way_wall" in r for r in rows):
         way = sum(r["way_wall"] for r in rows)
         west = "" if args.fmat_way_sample >= 1 else f" (extrapolated from a {args.fmat_way_sample:g} sample)"
-        print(f"TOTAL FMAT's way (pipeline per sentence, same models): {_fmt_sec(way)} wall{west}; "
-              f"fmat.run is {way / wall:.1f}x faster")
-    print("matmul peak: fp32 torch.matmul GFLOP/s measured right after each model "
-          f"({min(r['matmul_peak'] for r in rows):.0f}-{max(r['matmul_peak'] for r in rows):.0f})")
+        print(
+            f"TOTAL FMAT's way (pipeline per sentence, same models): {_fmt_sec(way)} wall{west}; "
+            f"fmat.run is {way / wall:.1f}x faster"
+        )
+    print(
+        "matmul peak: fp32 torch.matmul GFLOP/s measured right after each model "
+        f"({min(r['matmul_peak'] for r in rows):.0f}-{max(r['matmul_peak'] for r in rows):.0f})"
+    )
 
 
 if __name__ == "__main__":

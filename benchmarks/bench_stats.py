@@ -6,6 +6,7 @@ exact profile polish + nlme df).  Prints seconds and the estimates; target: unde
 the 2-core development machine.
 Run:  python benchmarks/bench_stats.py [--engine statsmodels]
 """
+
 from __future__ import annotations
 
 import time
@@ -21,8 +22,9 @@ def make_data(n_names: int = 3644, n_queries: int = 4, n_models: int = 12, seed:
     names = np.tile(np.repeat(np.arange(n_names), n_queries), n_models)
     models = np.repeat(np.arange(n_models), n_names * n_queries)
     lpr = 0.3 * logit[names] + model_shift[models] + rng.normal(0, 1.2, len(names))
-    df = pd.DataFrame({"model": pd.Categorical([f"m{i:02d}" for i in models]),
-                       "name": names, "LPR": lpr, "logit_pct_male": logit[names]})
+    df = pd.DataFrame(
+        {"model": pd.Categorical([f"m{i:02d}" for i in models]), "name": names, "LPR": lpr, "logit_pct_male": logit[names]}
+    )
     df["z_LPR"] = (df["LPR"] - df["LPR"].mean()) / df["LPR"].std()
     return df
 
@@ -41,8 +43,10 @@ def main() -> None:
     dt = time.perf_counter() - t0
     b = fit.coefs.set_index("term").loc["z_LPR"]
     print(f"engine={args.engine} rows={fit.n} groups={fit.n_groups} seconds={dt:.1f}")
-    print(f"b={b['b']:.4f} se={b['se']:.5f} df={b['df']:.0f} R2m={fit.r2m:.3f} R2c={fit.r2c:.3f} "
-          f"tau2={fit.var_group:.4g} llf={fit.llf:.1f}")
+    print(
+        f"b={b['b']:.4f} se={b['se']:.5f} df={b['df']:.0f} R2m={fit.r2m:.3f} R2c={fit.r2c:.3f} "
+        f"tau2={fit.var_group:.4g} llf={fit.llf:.1f}"
+    )
 
 
 if __name__ == "__main__":

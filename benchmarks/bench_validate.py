@@ -8,6 +8,7 @@ Target: the 200,000-word check in a few seconds on the 2-core development machin
 ~10 s, and 55 s under load, before the C loader and the compiled schema gate).
 Run:  python benchmarks/bench_validate.py [--words 200000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,9 +20,14 @@ from pathlib import Path
 def write_study(folder: Path, n: int) -> Path:
     words = [f"w{i}" for i in range(n)]
     p = folder / f"S{n}.yaml"
-    p.write_text(f"id: S{n}\ntitle: t\nqueries:\n  - query: \"[MASK] is here.\"\n    MASK:\n      A: ["
-                 + ", ".join(words[:n // 2]) + "]\n      B: [" + ", ".join(words[n // 2:]) + "]\n",
-                 encoding="utf-8")
+    p.write_text(
+        f'id: S{n}\ntitle: t\nqueries:\n  - query: "[MASK] is here."\n    MASK:\n      A: ['
+        + ", ".join(words[: n // 2])
+        + "]\n      B: ["
+        + ", ".join(words[n // 2 :])
+        + "]\n",
+        encoding="utf-8",
+    )
     return p
 
 
@@ -52,8 +58,10 @@ def main() -> None:
         t_js, errs = timed(lambda d: list(jsonschema.Draft202012Validator(study.schema()).iter_errors(d)), data)
         t_rs, ok = timed(lambda d: study._fast_validator().is_valid(study._plain(d)), data)
         assert ok and not errs
-    print(f"fmat query --check: {args.words // 10:,} words {t_small:.2f} s, {args.words:,} words {t_big:.2f} s "
-          f"(ratio {t_big / t_small:.1f})")
+    print(
+        f"fmat query --check: {args.words // 10:,} words {t_small:.2f} s, {args.words:,} words {t_big:.2f} s "
+        f"(ratio {t_big / t_small:.1f})"
+    )
     print(f"  YAML: PyYAML SafeLoader {t_py:.2f} s, project loader (libyaml) {t_c:.2f} s ({t_py / t_c:.1f}x)")
     print(f"  schema: jsonschema {t_js:.2f} s, jsonschema-rs gate {t_rs:.3f} s ({t_js / t_rs:.0f}x)")
 

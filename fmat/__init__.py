@@ -21,6 +21,7 @@ set_cache_folder            fmat.set_cache_folder         fmat.models
 
 Names are imported lazily, so ``import fmat`` is fast and does not import torch.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -26,6 +26,7 @@ Sources: Marvin & Linzen (2018), *Targeted syntactic evaluation of language mode
 Goldberg (2019), *Assessing BERT's syntactic abilities*, arXiv:1901.05287,
 https://github.com/yoavg/bert-syntax. See docs/agreement.md.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,15 +59,31 @@ FIXTURE = "agreement_fixture.tsv"
 #: Marvin & Linzen's subject–verb agreement constructions (the file also has reflexive
 #: anaphora and negative polarity items, which are not verb agreement)
 SV_AGREEMENT = (
-    "simple_agrmt", "sent_comp", "vp_coord", "long_vp_coord", "prep_anim", "prep_inanim", "subj_rel",
-    "obj_rel_across_anim", "obj_rel_across_inanim", "obj_rel_no_comp_across_anim",
-    "obj_rel_no_comp_across_inanim", "obj_rel_within_anim", "obj_rel_within_inanim",
-    "obj_rel_no_comp_within_anim", "obj_rel_no_comp_within_inanim",
+    "simple_agrmt",
+    "sent_comp",
+    "vp_coord",
+    "long_vp_coord",
+    "prep_anim",
+    "prep_inanim",
+    "subj_rel",
+    "obj_rel_across_anim",
+    "obj_rel_across_inanim",
+    "obj_rel_no_comp_across_anim",
+    "obj_rel_no_comp_across_inanim",
+    "obj_rel_within_anim",
+    "obj_rel_within_inanim",
+    "obj_rel_no_comp_within_anim",
+    "obj_rel_no_comp_within_inanim",
 )
 #: the other constructions of Marvin & Linzen's file (reflexive anaphora, negative polarity items)
 ML_OTHER = (
-    "simple_reflexives", "reflexive_sent_comp", "reflexives_across",
-    "simple_npi_anim", "simple_npi_inanim", "npi_across_anim", "npi_across_inanim",
+    "simple_reflexives",
+    "reflexive_sent_comp",
+    "reflexives_across",
+    "simple_npi_anim",
+    "simple_npi_inanim",
+    "npi_across_anim",
+    "npi_across_inanim",
 )
 PAIR_COLUMNS = ["pair", "construction", "template", "sentence", "good", "bad"]
 SUMMARY_COLUMNS = ["model", "construction", "n", "n_correct", "accuracy", "skipped", "total"]
@@ -87,8 +104,10 @@ def fixture_path() -> Path:
 
 # ----------------------------------------------------------------------------- reading
 
-def parse_pairs(lines: Iterable[str], where: str = "pairs",
-                constructions: Sequence[str] | str | None = SV_AGREEMENT) -> pd.DataFrame:
+
+def parse_pairs(
+    lines: Iterable[str], where: str = "pairs", constructions: Sequence[str] | str | None = SV_AGREEMENT
+) -> pd.DataFrame:
     """Minimal pairs from Goldberg-format lines (see the module docstring).
 
     ``constructions``: keep these (default: :data:`SV_AGREEMENT`); ``None`` or ``"all"``: all.
@@ -96,8 +115,11 @@ def parse_pairs(lines: Iterable[str], where: str = "pairs",
     numbers the kept pairs from 1); ``attrs["dropped"]`` counts pairs that do not differ in
     exactly one word.
     """
-    keep = None if constructions is None or constructions == "all" else (
-        {constructions} if isinstance(constructions, str) else set(constructions))
+    keep = (
+        None
+        if constructions is None or constructions == "all"
+        else ({constructions} if isinstance(constructions, str) else set(constructions))
+    )
     rows, dropped = [], 0
     for n, line in enumerate(lines, 1):
         line = line.rstrip("\r\n")
@@ -105,10 +127,12 @@ def parse_pairs(lines: Iterable[str], where: str = "pairs",
             continue
         cols = line.split("\t")
         if len(cols) < 4:
-            raise InputError(f"line {n} has {len(cols)} tab-separated column(s); a pair needs at least 4 "
-                             "(construction, template, good sentence, bad sentence)", where=f"{where}:{n}",
-                             fix="use Goldberg's marvin_linzen_dataset.tsv format (fmat/data/agreement_fixture.tsv "
-                                 "is an example)")
+            raise InputError(
+                f"line {n} has {len(cols)} tab-separated column(s); a pair needs at least 4 "
+                "(construction, template, good sentence, bad sentence)",
+                where=f"{where}:{n}",
+                fix="use Goldberg's marvin_linzen_dataset.tsv format (fmat/data/agreement_fixture.tsv is an example)",
+            )
         construction, template = cols[0].strip(), cols[1].strip()
         if keep is not None and construction not in keep:
             continue
@@ -118,15 +142,18 @@ def parse_pairs(lines: Iterable[str], where: str = "pairs",
             dropped += 1
             continue
         i = diffs[0]
-        masked = good[:i] + ["[MASK]"] + good[i + 1:] + ["."]
+        masked = good[:i] + ["[MASK]"] + good[i + 1 :] + ["."]
         rows.append((construction, template, " ".join(masked), good[i], bad[i]))
     if dropped:
         log.info("%s: %d pair(s) dropped (the sentences do not differ in exactly one word)", where, dropped)
     out = pd.DataFrame(rows, columns=PAIR_COLUMNS[1:])
     out.insert(0, "pair", np.arange(1, len(out) + 1, dtype=np.int64))
     if keep is not None and len(out) == 0:
-        raise InputError(f"no pairs of the constructions {sorted(keep)} in {where}", where=where,
-                         fix="check the file, or keep all constructions (constructions='all')")
+        raise InputError(
+            f"no pairs of the constructions {sorted(keep)} in {where}",
+            where=where,
+            fix="check the file, or keep all constructions (constructions='all')",
+        )
     out.attrs["dropped"] = dropped
     return out
 
@@ -135,21 +162,29 @@ def read_pairs(path=None, constructions: Sequence[str] | str | None = SV_AGREEME
     """Read minimal pairs from a Goldberg-format TSV (default: the project's fixture)."""
     path = fixture_path() if path is None else Path(path)
     if not path.exists():
-        raise InputError(f"pairs file not found: {path}", where="agreement.pairs",
-                         fix="give an existing file, or none for the fixture; `fmat agreement-download` "
-                             "fetches Marvin & Linzen's stimuli")
+        raise InputError(
+            f"pairs file not found: {path}",
+            where="agreement.pairs",
+            fix="give an existing file, or none for the fixture; `fmat agreement-download` fetches Marvin & Linzen's stimuli",
+        )
     with open(path, encoding="utf-8") as f:
         return parse_pairs(f, where=str(path), constructions=constructions)
 
 
 # ----------------------------------------------------------------------------- download
 
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def download_pairs(dest, url: str = MARVIN_LINZEN_URL, sha256: str | None = MARVIN_LINZEN_SHA256,
-                   opener: Callable | None = None, timeout: float | None = None) -> Path:
+def download_pairs(
+    dest,
+    url: str = MARVIN_LINZEN_URL,
+    sha256: str | None = MARVIN_LINZEN_SHA256,
+    opener: Callable | None = None,
+    timeout: float | None = None,
+) -> Path:
     """Download Goldberg's Marvin & Linzen file to ``dest`` (atomically) and check it.
 
     ``sha256``: the expected hex digest; ``"unverified"`` or None: not checked, the digest got
@@ -169,28 +204,37 @@ def download_pairs(dest, url: str = MARVIN_LINZEN_URL, sha256: str | None = MARV
         with opener(url, timeout=timeout) as resp:
             data = resp.read()
     except Exception as err:  # network errors differ between urllib, proxies and fakes
-        raise OfflineError(f"cannot download the agreement pairs from {url}: {type(err).__name__}: {err}",
-                           where="agreement.url",
-                           fix="download the file on a connected machine and give its path "
-                               "(config agreement.pairs, or fmat agreement --pairs FILE)") from err
+        raise OfflineError(
+            f"cannot download the agreement pairs from {url}: {type(err).__name__}: {err}",
+            where="agreement.url",
+            fix="download the file on a connected machine and give its path "
+            "(config agreement.pairs, or fmat agreement --pairs FILE)",
+        ) from err
     got = _sha256(data)
     if sha256 and sha256 != "unverified" and got != sha256.lower():
-        raise InputError(f"the file downloaded from {url} has sha256 {got}, expected {sha256}",
-                         where="agreement.sha256",
-                         fix="the source changed or the download is corrupt: check the file, then set the "
-                             "expected checksum to the new one if the content is right")
+        raise InputError(
+            f"the file downloaded from {url} has sha256 {got}, expected {sha256}",
+            where="agreement.sha256",
+            fix="the source changed or the download is corrupt: check the file, then set the "
+            "expected checksum to the new one if the content is right",
+        )
     if not sha256 or sha256 == "unverified":
-        log.warning("downloaded %s: sha256 %s (not checked: record it as agreement.sha256 to pin the file)",
-                    url, got)
+        log.warning("downloaded %s: sha256 %s (not checked: record it as agreement.sha256 to pin the file)", url, got)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise InputError(f"the file from {url} is not UTF-8 text", where="agreement.url",
-                         fix="check the URL (it should be a tab-separated text file)") from err
+        raise InputError(
+            f"the file from {url} is not UTF-8 text",
+            where="agreement.url",
+            fix="check the URL (it should be a tab-separated text file)",
+        ) from err
     pairs = parse_pairs(text.splitlines(), where=url, constructions="all")
     if len(pairs) == 0:
-        raise InputError(f"the file from {url} holds no minimal pairs", where="agreement.url",
-                         fix="check the URL (Goldberg's marvin_linzen_dataset.tsv)")
+        raise InputError(
+            f"the file from {url} holds no minimal pairs",
+            where="agreement.url",
+            fix="check the URL (Goldberg's marvin_linzen_dataset.tsv)",
+        )
     dest = Path(dest)
     with atomic_path(dest) as tmp:
         tmp.write_bytes(data)
@@ -202,6 +246,7 @@ def download_pairs(dest, url: str = MARVIN_LINZEN_URL, sha256: str | None = MARV
 
 # ----------------------------------------------------------------------------- scoring
 
+
 def query_table(pairs: pd.DataFrame) -> pd.DataFrame:
     """The query table :func:`fmat.run` scores: two rows per pair (MASK ``good``, ``bad``)."""
     n = len(pairs)
@@ -209,12 +254,14 @@ def query_table(pairs: pd.DataFrame) -> pd.DataFrame:
     words = np.empty(2 * n, dtype=object)
     words[0::2] = pairs["good"].astype(str).to_numpy()
     words[1::2] = pairs["bad"].astype(str).to_numpy()
-    table = pd.DataFrame({
-        "query": pd.Categorical(sentence, categories=list(dict.fromkeys(sentence))),
-        "MASK": pd.Categorical(["good", "bad"] * n, categories=["good", "bad"]),
-        "M_pair": pd.Categorical(np.repeat(pairs["pair"].astype(str).to_numpy(), 2)),
-        "M_word": pd.Categorical(words, categories=list(dict.fromkeys(words))),
-    })
+    table = pd.DataFrame(
+        {
+            "query": pd.Categorical(sentence, categories=list(dict.fromkeys(sentence))),
+            "MASK": pd.Categorical(["good", "bad"] * n, categories=["good", "bad"]),
+            "M_pair": pd.Categorical(np.repeat(pairs["pair"].astype(str).to_numpy(), 2)),
+            "M_word": pd.Categorical(words, categories=list(dict.fromkeys(words))),
+        }
+    )
     table.attrs["type"] = "M"
     return table
 
@@ -225,14 +272,22 @@ def _as_pairs(pairs, constructions) -> pd.DataFrame:
     if isinstance(pairs, pd.DataFrame):
         missing = [c for c in PAIR_COLUMNS if c not in pairs.columns]
         if missing:
-            raise InputError(f"the pairs table lacks column(s) {missing}", where="pairs",
-                             fix="read it with fmat.agreement.read_pairs()")
+            raise InputError(
+                f"the pairs table lacks column(s) {missing}", where="pairs", fix="read it with fmat.agreement.read_pairs()"
+            )
         return pairs
     raise InputError("pairs must be a file path, a table from read_pairs(), or None (the fixture)", where="pairs")
 
 
-def check(models, pairs=None, device=None, batch_size: int | None = None, constructions=SV_AGREEMENT,
-          progress: bool = False, **run_kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
+def check(
+    models,
+    pairs=None,
+    device=None,
+    batch_size: int | None = None,
+    constructions=SV_AGREEMENT,
+    progress: bool = False,
+    **run_kwargs,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Subject–verb agreement accuracy of each model (Goldberg, 2019).
 
     Args:
@@ -249,15 +304,13 @@ def check(models, pairs=None, device=None, batch_size: int | None = None, constr
     :func:`summarize`.
     """
 
-
     pairs = _as_pairs(pairs, constructions)
     if len(pairs) == 0:
         raise InputError("no minimal pairs to score", where="pairs", fix="give a file with at least one pair")
     table = query_table(pairs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", OOVWarning)
-        scores = run(models, table, device=device, batch_size=batch_size, progress=progress, na_out=True,
-                     **run_kwargs)
+        scores = run(models, table, device=device, batch_size=batch_size, progress=progress, na_out=True, **run_kwargs)
     for w in caught:
         if issubclass(w.category, OOVWarning):
             log.info("agreement: %s (those pairs are skipped)", w.message)
@@ -268,8 +321,10 @@ def check(models, pairs=None, device=None, batch_size: int | None = None, constr
     for label in labels:
         s = scores[scores["model"] == label]
         words = s["M_word"].astype(str).to_numpy().reshape(-1, 2)
-        if not (np.array_equal(words[:, 0], pairs["good"].astype(str).to_numpy())
-                and np.array_equal(words[:, 1], pairs["bad"].astype(str).to_numpy())):
+        if not (
+            np.array_equal(words[:, 0], pairs["good"].astype(str).to_numpy())
+            and np.array_equal(words[:, 1], pairs["bad"].astype(str).to_numpy())
+        ):
             raise RuntimeError("fmat.run changed the row order")  # pragma: no cover - run's contract
         lp = s["logp"].to_numpy(dtype=float).reshape(-1, 2)
         oov = s["oov"].to_numpy(dtype=bool).reshape(-1, 2)
@@ -298,17 +353,25 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     need = ["model", "construction", "skipped", "correct"]
     missing = [c for c in need if c not in per_pair.columns]
     if missing:
-        raise InputError(f"the per-pair table lacks column(s) {missing}", where="agreement results",
-                         fix="give the per-pair output of fmat.agreement.check (fmat agreement -o FILE)")
-    d = pd.DataFrame({
-        "model": per_pair["model"].astype(str),
-        "construction": per_pair["construction"].astype(str),
-        "skipped": per_pair["skipped"].astype(bool).to_numpy(),
-    })
+        raise InputError(
+            f"the per-pair table lacks column(s) {missing}",
+            where="agreement results",
+            fix="give the per-pair output of fmat.agreement.check (fmat agreement -o FILE)",
+        )
+    d = pd.DataFrame(
+        {
+            "model": per_pair["model"].astype(str),
+            "construction": per_pair["construction"].astype(str),
+            "skipped": per_pair["skipped"].astype(bool).to_numpy(),
+        }
+    )
     d["correct"] = per_pair["correct"].astype("boolean").fillna(False).astype(bool).to_numpy() & ~d["skipped"]
     d["scored"] = ~d["skipped"]
-    models = list(per_pair["model"].cat.categories) if isinstance(per_pair["model"].dtype, pd.CategoricalDtype) \
+    models = (
+        list(per_pair["model"].cat.categories)
+        if isinstance(per_pair["model"].dtype, pd.CategoricalDtype)
         else list(dict.fromkeys(d["model"]))
+    )
     constructions = list(dict.fromkeys(d["construction"]))
     rows = []
     for m in models:
@@ -319,9 +382,17 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
                 continue
             n = int(dc["scored"].sum())
             k = int(dc["correct"].sum())
-            rows.append({"model": m, "construction": c, "n": n, "n_correct": k,
-                         "accuracy": k / n if n else float("nan"), "skipped": int(dc["skipped"].sum()),
-                         "total": int(len(dc))})
+            rows.append(
+                {
+                    "model": m,
+                    "construction": c,
+                    "n": n,
+                    "n_correct": k,
+                    "accuracy": k / n if n else float("nan"),
+                    "skipped": int(dc["skipped"].sum()),
+                    "total": int(len(dc)),
+                }
+            )
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["model"] = pd.Categorical(out["model"], categories=models)
     return out

@@ -10,6 +10,7 @@ sentences (:data:`PROBES`, the fill-mask pipeline as :func:`fmat.fill_mask_check
 model fills "Paris is the [MASK] of France." with "capital"; a broken one does not.
 The overview shows them (``fmat_replication.pages.cards``).
 """
+
 from __future__ import annotations
 
 import os
@@ -22,15 +23,29 @@ from .scoring import scoring_path
 from .tokens import input_embedding_matrix
 
 #: the fixed probe sentences of every card (one [MASK] each)
-PROBES = ("Paris is the [MASK] of France.", "The doctor asked the nurse to [MASK] the patient.",
-          "[MASK] is a very good idea.")
+PROBES = ("Paris is the [MASK] of France.", "The doctor asked the nurse to [MASK] the patient.", "[MASK] is a very good idea.")
 
-CARD_KEYS = ("model", "architecture", "model_type", "parameters", "vocabulary", "source", "revision", "commit",
-             "sha256", "created", "head", "padding", "scoring", "probes")
+CARD_KEYS = (
+    "model",
+    "architecture",
+    "model_type",
+    "parameters",
+    "vocabulary",
+    "source",
+    "revision",
+    "commit",
+    "sha256",
+    "created",
+    "head",
+    "padding",
+    "scoring",
+    "probes",
+)
 
 
-def model_card(name: str, source: str | os.PathLike | None = None, lock_path=None, device=None,
-               probes: Sequence[str] = PROBES, top: int = 5) -> dict:
+def model_card(
+    name: str, source: str | os.PathLike | None = None, lock_path=None, device=None, probes: Sequence[str] = PROBES, top: int = 5
+) -> dict:
     """The card of model ``name`` (loaded from ``source``, a folder, or by name from the cache).
 
     Keys (:data:`CARD_KEYS`): model, architecture (the transformers class), model_type,
@@ -52,13 +67,22 @@ def model_card(name: str, source: str | os.PathLike | None = None, lock_path=Non
         revision = str(hit["revision"].iloc[-1]) if len(hit) else "main"
         commit = str(hit["commit"].iloc[-1]) if len(hit) else (wpath.parent.name if wpath else "")
     card = {
-        "model": name, "architecture": type(model).__name__, "model_type": model.config.model_type,
+        "model": name,
+        "architecture": type(model).__name__,
+        "model_type": model.config.model_type,
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "vocabulary": int(input_embedding_matrix(model).shape[0]),
-        "source": "local" if local else "hub", "revision": revision, "commit": commit,
-        "sha256": sha256_file(wpath) if wpath else "", "created": "" if local else created_date(name, lock_path),
-        "head": path.head, "padding": path.padding, "scoring": path.describe(),
-        "probes": [{"query": q, "fills": [{"token_str": f["token_str"], "score": f["score"]}
-                                          for f in top_fills(model, tok, q, top)]} for q in probes],
+        "source": "local" if local else "hub",
+        "revision": revision,
+        "commit": commit,
+        "sha256": sha256_file(wpath) if wpath else "",
+        "created": "" if local else created_date(name, lock_path),
+        "head": path.head,
+        "padding": path.padding,
+        "scoring": path.describe(),
+        "probes": [
+            {"query": q, "fills": [{"token_str": f["token_str"], "score": f["score"]} for f in top_fills(model, tok, q, top)]}
+            for q in probes
+        ],
     }
     return card

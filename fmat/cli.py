@@ -10,6 +10,7 @@ what, where and the fix. Errors are printed without a traceback unless ``--debug
 Before a command runs, its declared outputs are checked (:func:`fmat.commands._common.check_files`):
 an output that is one of its inputs, a folder, a device or a FIFO is refused.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,11 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
     seen: set[int] = set()
-    for command in sub.choices.values():   # --debug anywhere on the line: 'fmat run ... --debug' too
+    for command in sub.choices.values():  # --debug anywhere on the line: 'fmat run ... --debug' too
         if id(command) not in seen:
             seen.add(id(command))
-            command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                                 help="show tracebacks and debug logs")
+            command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks and debug logs")
     return parser
 
 

@@ -27,6 +27,7 @@ placeholder used twice (FMAT replaces only the first) and duplicate queries are 
 R's ``data.frame()`` name mangling of group names (``"Male Occ"`` → ``"Male.Occ"``) is not
 copied: group names are kept as written.
 """
+
 from __future__ import annotations
 
 import os
@@ -51,8 +52,7 @@ COLUMNS = {
     "MTA": ["query", "MASK", "M_pair", "M_word", "TARGET", "T_word", "ATTRIB", "A_word"],
 }
 #: Every column a query table can have, in table order.
-QUERY_COLUMNS = ["qid", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word",
-                 "ATTRIB", "A_pair", "A_word"]
+QUERY_COLUMNS = ["qid", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
 
 _MASK_RE = validate.MASK_RE
 
@@ -68,32 +68,44 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
     elif isinstance(query, Sequence) and not isinstance(query, (bytes, Mapping)):
         queries = list(query)
     else:
-        raise InputError(f"query must be a string or a list of strings, not {type(query).__name__}",
-                         where=_loc(where, "query"), fix='write e.g. query: "The [MASK] is {TARGET}."')
+        raise InputError(
+            f"query must be a string or a list of strings, not {type(query).__name__}",
+            where=_loc(where, "query"),
+            fix='write e.g. query: "The [MASK] is {TARGET}."',
+        )
     if not queries:
-        raise InputError("no query given", where=_loc(where, "query"),
-                         fix='give at least one sentence with one [MASK], e.g. "[MASK] is a nurse."')
+        raise InputError(
+            "no query given",
+            where=_loc(where, "query"),
+            fix='give at least one sentence with one [MASK], e.g. "[MASK] is a nurse."',
+        )
     out = []
     for i, q in enumerate(queries):
         loc = _loc(where, f"query[{i}]" if len(queries) > 1 else "query")
         if not isinstance(q, str) or not q.strip():
-            raise InputError(f"query {q!r} is not a non-empty string", where=loc,
-                             fix='write the sentence in quotes, e.g. "[MASK] is a nurse."')
+            raise InputError(
+                f"query {q!r} is not a non-empty string", where=loc, fix='write the sentence in quotes, e.g. "[MASK] is a nurse."'
+            )
         q = validate.nfc(q)
         validate.check_query_text(q, loc)
         n = len(_MASK_RE.findall(q))
         if n == 0:
-            raise InputError(f"query {q!r} has no [MASK]", where=loc,
-                             fix="put exactly one [MASK] where the MASK words go")
+            raise InputError(f"query {q!r} has no [MASK]", where=loc, fix="put exactly one [MASK] where the MASK words go")
         if n > 1:
-            raise InputError(f"query {q!r} has {n} [MASK] tokens", where=loc,
-                             fix="use exactly one [MASK] per query (FMAT scores one masked position)")
+            raise InputError(
+                f"query {q!r} has {n} [MASK] tokens",
+                where=loc,
+                fix="use exactly one [MASK] per query (FMAT scores one masked position)",
+            )
         out.append(_MASK_RE.sub("[MASK]", q))
     seen = set()
     for q in out:
         if q in seen:
-            raise InputError(f"query {q!r} is listed twice", where=_loc(where, "query"),
-                             fix="remove the duplicate (it would duplicate every row)")
+            raise InputError(
+                f"query {q!r} is listed twice",
+                where=_loc(where, "query"),
+                fix="remove the duplicate (it would duplicate every row)",
+            )
         seen.add(q)
     return out
 
@@ -108,41 +120,49 @@ def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, l
         return {}
     loc = _loc(where, slot)
     if not isinstance(groups, Mapping):
-        raise InputError(f"{slot} must be a mapping of group name to a list of words, "
-                         f"not {type(groups).__name__}", where=loc,
-                         fix=f"write e.g. {slot}: {{Male: [he, him], Female: [she, her]}}")
+        raise InputError(
+            f"{slot} must be a mapping of group name to a list of words, not {type(groups).__name__}",
+            where=loc,
+            fix=f"write e.g. {slot}: {{Male: [he, him], Female: [she, her]}}",
+        )
     out: dict[str, list[str]] = {}
     for name, words in groups.items():
         gloc = f"{loc}.{name}"
         if not isinstance(name, str) or not name.strip():
-            raise InputError(f"group name {name!r} is not a non-empty string", where=loc,
-                             fix="name every group with a word, e.g. Male, Female")
+            raise InputError(
+                f"group name {name!r} is not a non-empty string", where=loc, fix="name every group with a word, e.g. Male, Female"
+            )
         if isinstance(words, (str, int, float)) and not isinstance(words, bool):
             words = [words]
         if not isinstance(words, Sequence) or isinstance(words, (bytes, Mapping)):
-            raise InputError(f"group {name!r} must be a list of words, not {type(words).__name__}",
-                             where=gloc, fix=f"write e.g. {name}: [word1, word2]")
+            raise InputError(
+                f"group {name!r} must be a list of words, not {type(words).__name__}",
+                where=gloc,
+                fix=f"write e.g. {name}: [word1, word2]",
+            )
         words = list(words)
         if not words:
-            raise InputError(f"group {name!r} is empty", where=gloc,
-                             fix="give at least one word, or remove the group")
+            raise InputError(f"group {name!r} is empty", where=gloc, fix="give at least one word, or remove the group")
         clean = []
         for j, w in enumerate(words):
             if isinstance(w, bool) or not isinstance(w, (str, int, float)):
-                raise InputError(f"word {j + 1} of group {name!r} is {w!r}, not a word", where=gloc,
-                                 fix="write every word as a string (quote it in YAML)")
+                raise InputError(
+                    f"word {j + 1} of group {name!r} is {w!r}, not a word",
+                    where=gloc,
+                    fix="write every word as a string (quote it in YAML)",
+                )
             if isinstance(w, float):
                 w = str(int(w)) if w.is_integer() else str(w)
             w = validate.nfc(str(w))
             if not w.strip():
-                raise InputError(f"word {j + 1} of group {name!r} is empty", where=gloc,
-                                 fix="remove the empty word")
+                raise InputError(f"word {j + 1} of group {name!r} is empty", where=gloc, fix="remove the empty word")
             validate.check_word(w, gloc, f"word {j + 1} of group {name!r}")
             clean.append(w)
         dups = validate.duplicates(clean)
         if dups:
-            raise InputError(f"group {name!r} lists {validate._listing(dups)} more than once",
-                             where=gloc, fix="remove the duplicate words")
+            raise InputError(
+                f"group {name!r} lists {validate._listing(dups)} more than once", where=gloc, fix="remove the duplicate words"
+            )
         out[name] = clean
     return out
 
@@ -151,10 +171,12 @@ def _check_equal_sizes(groups: dict[str, list[str]], slot: str, where: str | Non
     sizes = {g: len(w) for g, w in groups.items()}
     if len(set(sizes.values())) > 1:
         detail = ", ".join(f"{g} has {n}" for g, n in sizes.items())
-        raise InputError(f"{slot} groups have unequal numbers of words ({detail}); {why}",
-                         where=_loc(where, slot),
-                         fix=f"give every {slot} group the same number of words (word j of each "
-                             "group forms pair j), or split the design into several query blocks")
+        raise InputError(
+            f"{slot} groups have unequal numbers of words ({detail}); {why}",
+            where=_loc(where, slot),
+            fix=f"give every {slot} group the same number of words (word j of each "
+            "group forms pair j), or split the design into several query blocks",
+        )
 
 
 def _categorical(values: list) -> pd.Categorical:
@@ -196,8 +218,11 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
     target = normalize_groups(TARGET, "TARGET", where)
     attrib = normalize_groups(ATTRIB, "ATTRIB", where)
     if not mask:
-        raise InputError("no MASK groups given", where=_loc(where, "MASK"),
-                         fix="give the [MASK] options, e.g. MASK: {Male: [he], Female: [she]}")
+        raise InputError(
+            "no MASK groups given",
+            where=_loc(where, "MASK"),
+            fix="give the [MASK] options, e.g. MASK: {Male: [he], Female: [she]}",
+        )
     _check_equal_sizes(mask, "MASK", where, "FMAT would pad with NA and silently drop rows")
     for slot, groups in (("MASK", mask), ("TARGET", target), ("ATTRIB", attrib)):
         validate.check_contrast(groups, slot, _loc(where, slot))
@@ -207,15 +232,21 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
             n = q.count(ph)
             qloc = _loc(where, f"query[{i}]" if len(queries) > 1 else "query")
             if groups and n == 0:
-                raise InputError(f"{slot} groups are given but query {q!r} has no {ph}", where=qloc,
-                                 fix=f"put {ph} where the {slot} words go, or remove the {slot} groups")
+                raise InputError(
+                    f"{slot} groups are given but query {q!r} has no {ph}",
+                    where=qloc,
+                    fix=f"put {ph} where the {slot} words go, or remove the {slot} groups",
+                )
             if not groups and n:
-                raise InputError(f"query {q!r} has {ph} but no {slot} groups are given",
-                                 where=_loc(where, slot),
-                                 fix=f"add {slot}: {{Group: [word, ...]}}, or remove {ph} from the query")
+                raise InputError(
+                    f"query {q!r} has {ph} but no {slot} groups are given",
+                    where=_loc(where, slot),
+                    fix=f"add {slot}: {{Group: [word, ...]}}, or remove {ph} from the query",
+                )
             if n > 1:
-                raise InputError(f"query {q!r} has {ph} {n} times; only the first would be filled",
-                                 where=qloc, fix=f"use {ph} once per query")
+                raise InputError(
+                    f"query {q!r} has {ph} {n} times; only the first would be filled", where=qloc, fix=f"use {ph} once per query"
+                )
     if target and not attrib:
         _check_equal_sizes(target, "TARGET", where, "T_pair needs word j in every group")
         type_ = "MT"
@@ -277,8 +308,11 @@ def table_type(df: pd.DataFrame, where: str | None = None) -> str:
     type_ = "MTA" if has_t and has_a else "MT" if has_t else "MA" if has_a else "M"
     declared = df.attrs.get("type")
     if declared and declared != type_:
-        raise InputError(f"table says type {declared!r} but its columns make it {type_!r}",
-                         where=where, fix="rebuild the table with fmat.query()")
+        raise InputError(
+            f"table says type {declared!r} but its columns make it {type_!r}",
+            where=where,
+            fix="rebuild the table with fmat.query()",
+        )
     return type_
 
 
@@ -296,9 +330,10 @@ def query_bind(*tables: pd.DataFrame) -> pd.DataFrame:
     types = [table_type(t) for t in tables]
     if len(set(types)) > 1:
         detail = ", ".join(f"table {i + 1} is {t}" for i, t in enumerate(types))
-        raise InputError(f"query tables have different types ({detail})",
-                         fix="bind only tables of one type (M, MT, MA or MTA): every block needs "
-                             "the same slots (MASK, TARGET, ATTRIB)")
+        raise InputError(
+            f"query tables have different types ({detail})",
+            fix="bind only tables of one type (M, MT, MA or MTA): every block needs the same slots (MASK, TARGET, ATTRIB)",
+        )
     type_ = types[0]
     cols = COLUMNS[type_]
     parts = [t[cols].astype(str) if len(t) else t[cols] for t in tables]
@@ -314,6 +349,7 @@ def query_bind(*tables: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- reading / writing
+
 
 def _csv_field_re(sep: str) -> re.Pattern:
     s = re.escape(sep)
@@ -358,8 +394,11 @@ def parse_r_csv(text: str, sep: str = ",", where: str | None = None) -> list[lis
             row = []
             line += 1
             continue
-        raise InputError(f"line {line}: unexpected {c!r} inside a field", where=where,
-                         fix="quote fields that contain quotes (R write.csv does this)")
+        raise InputError(
+            f"line {line}: unexpected {c!r} inside a field",
+            where=where,
+            fix="quote fields that contain quotes (R write.csv does this)",
+        )
     return rows
 
 
@@ -370,8 +409,11 @@ def _rows_to_frame(rows: list[list[str | None]], where: str) -> pd.DataFrame:
     body = [r for r in rows[1:] if not (len(r) == 1 and r[0] is None)]  # blank lines
     for i, r in enumerate(body):
         if len(r) != len(header):
-            raise InputError(f"row {i + 1} has {len(r)} fields but the header has {len(header)}",
-                             where=where, fix="check the file is one table written by write.csv/fwrite")
+            raise InputError(
+                f"row {i + 1} has {len(r)} fields but the header has {len(header)}",
+                where=where,
+                fix="check the file is one table written by write.csv/fwrite",
+            )
     data = {h: [r[j] for r in body] for j, h in enumerate(header)}
     df = pd.DataFrame(data, columns=header, dtype=object) if body else pd.DataFrame(columns=header)
     # R write.csv's row names: an unnamed first column ("" in the header)
@@ -400,9 +442,11 @@ def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
     appearance), ``attrs["type"]``; other columns (e.g. ``prob``) are kept as they are."""
     missing = [c for c in ("query", "MASK", "M_pair", "M_word") if c not in df.columns]
     if missing:
-        raise InputError(f"not a query table: columns {', '.join(missing)} are missing "
-                         f"(it has {', '.join(map(str, df.columns))})", where=where,
-                         fix="give a table made by fmat query / FMAT_query()")
+        raise InputError(
+            f"not a query table: columns {', '.join(missing)} are missing (it has {', '.join(map(str, df.columns))})",
+            where=where,
+            fix="give a table made by fmat query / FMAT_query()",
+        )
     out = df.copy()
     out.attrs = {}
     type_ = table_type(df, where)
@@ -411,9 +455,11 @@ def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
     extra_pairs = [c for c in ("T_pair", "A_pair") if c in present and c not in expected]
     lacking = [c for c in expected if c not in df.columns]
     if lacking or extra_pairs:
-        raise InputError(f"columns do not make a {type_} query table (missing: {lacking or 'none'}, "
-                         f"unexpected: {extra_pairs or 'none'})", where=where,
-                         fix="give a table made by fmat query / FMAT_query()")
+        raise InputError(
+            f"columns do not make a {type_} query table (missing: {lacking or 'none'}, unexpected: {extra_pairs or 'none'})",
+            where=where,
+            fix="give a table made by fmat query / FMAT_query()",
+        )
     for c in present:
         out[c] = _categorical([None if pd.isna(v) else _as_level(v) for v in out[c].tolist()])
     out.attrs["type"] = type_

@@ -29,6 +29,7 @@ Vectors are a :class:`pandas.DataFrame` of words x dimensions, indexed by word (
 :func:`read_word2vec` returns). Words not in the vectors are never silently dropped: each
 test warns (:class:`MissingWordsWarning`) and lists them in ``result.missing``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -51,10 +52,29 @@ from .errors import InputError, user_stacklevel
 from .io import atomic_path, write_table
 
 __all__ = [
-    "BiasResult", "WeatTest", "MissingWordsWarning",
-    "read_word2vec", "query", "calculate_es", "plot_bias", "plot_ect",
-    "weat", "weat_es", "weat_exact", "weat_resampling", "weat_test",
-    "nas", "mac", "mac_es", "rnd", "rnd_es", "semaxis", "rnsb", "rnsb_es", "ect", "ect_es",
+    "BiasResult",
+    "WeatTest",
+    "MissingWordsWarning",
+    "read_word2vec",
+    "query",
+    "calculate_es",
+    "plot_bias",
+    "plot_ect",
+    "weat",
+    "weat_es",
+    "weat_exact",
+    "weat_resampling",
+    "weat_test",
+    "nas",
+    "mac",
+    "mac_es",
+    "rnd",
+    "rnd_es",
+    "semaxis",
+    "rnsb",
+    "rnsb_es",
+    "ect",
+    "ect_es",
     "wefat_criterion",
 ]
 
@@ -68,6 +88,7 @@ class MissingWordsWarning(UserWarning):
 # --------------------------------------------------------------------------------------
 # reading vectors
 # --------------------------------------------------------------------------------------
+
 
 def _is_header(first: bytes) -> tuple[int, int] | None:
     parts = first.split()
@@ -83,13 +104,18 @@ def _parse_line(line: bytes, dims: int, path, lineno: int) -> tuple[str, np.ndar
     if len(parts) != dims + 1:
         raise InputError(
             f"line {lineno} has {len(parts) - 1} numbers, expected {dims}",
-            where=str(path), fix="check that the file is word2vec/GloVe text and that dims= is right")
+            where=str(path),
+            fix="check that the file is word2vec/GloVe text and that dims= is right",
+        )
     word, vals = parts[0], parts[1:]
     try:
         vec = np.array([float(v) for v in vals], dtype=np.float64)
     except ValueError:
-        raise InputError(f"line {lineno} has a field that is not a number", where=str(path),
-                         fix="check the file format (word then numbers, separated by single spaces)") from None
+        raise InputError(
+            f"line {lineno} has a field that is not a number",
+            where=str(path),
+            fix="check the file format (word then numbers, separated by single spaces)",
+        ) from None
     return word.decode("utf-8", errors="replace"), vec
 
 
@@ -106,8 +132,11 @@ def _open_vectors(path: Path):
         with zipfile.ZipFile(path) as zf:
             member = next((n for n in zf.namelist() if n.endswith(".txt")), None)
             if member is None:
-                raise InputError("no .txt file inside the zip", where=str(path),
-                                 fix="use a zip holding the vectors as text, e.g. glove.840B.300d.zip")
+                raise InputError(
+                    "no .txt file inside the zip",
+                    where=str(path),
+                    fix="use a zip holding the vectors as text, e.g. glove.840B.300d.zip",
+                )
             with zf.open(member) as fh:
                 yield fh
     elif path.suffix == ".gz":
@@ -134,8 +163,11 @@ def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.Dat
                 header = _is_header(line)
                 if header is not None:
                     if dims is not None and dims != header[1]:
-                        raise InputError(f"the header says {header[1]} dimensions, dims={dims} was given",
-                                         where=str(path), fix="leave dims out or give the right number")
+                        raise InputError(
+                            f"the header says {header[1]} dimensions, dims={dims} was given",
+                            where=str(path),
+                            fix="leave dims out or give the right number",
+                        )
                     dims = header[1]
                     continue
             if dims is None:  # no header, no dims=: the first vector line tells
@@ -157,8 +189,11 @@ def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.Dat
     if dims is None:
         raise InputError("the file has no vectors", where=str(path), fix="check the path")
     if header is not None and wanted is None and header[0] != len(words) + duplicates:
-        raise InputError(f"the header says {header[0]} words but the file has {len(words) + duplicates}",
-                         where=str(path), fix="the file is truncated or its header is wrong")
+        raise InputError(
+            f"the header says {header[0]} words but the file has {len(words) + duplicates}",
+            where=str(path),
+            fix="the file is truncated or its header is wrong",
+        )
     info = {"dims": dims, "header": header is not None, "duplicates_skipped": duplicates}
     return _frame(words, rows, dims), info
 
@@ -168,8 +203,13 @@ def _source_id(path: Path) -> dict:
     return {"source": str(path.resolve()), "size": st.st_size, "mtime": int(st.st_mtime)}
 
 
-def read_word2vec(path: str | os.PathLike, words: Iterable[str] | None = None, *,
-                  dims: int | None = None, cache: str | os.PathLike | None = None) -> pd.DataFrame:
+def read_word2vec(
+    path: str | os.PathLike,
+    words: Iterable[str] | None = None,
+    *,
+    dims: int | None = None,
+    cache: str | os.PathLike | None = None,
+) -> pd.DataFrame:
     """Read word vectors in word2vec/GloVe text format into a words x dims DataFrame.
 
     As sweater's ``read_word2vec``: the first line may be a "verification line"
@@ -223,8 +263,7 @@ def read_word2vec(path: str | os.PathLike, words: Iterable[str] | None = None, *
         wanted_all = wanted
     df, info = _scan(path, None if wanted_all is None else set(wanted_all), dims)
     _write_cache(df, cache)
-    meta = dict(src, dims=info["dims"], looked_up=wanted_all,
-                duplicates_skipped=info["duplicates_skipped"])
+    meta = dict(src, dims=info["dims"], looked_up=wanted_all, duplicates_skipped=info["duplicates_skipped"])
     with atomic_path(meta_path) as tmp:
         tmp.write_text(json.dumps(meta))
     return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
@@ -239,13 +278,13 @@ def _write_cache(df: pd.DataFrame, cache: Path) -> None:
 def _read_cache(cache: Path) -> pd.DataFrame:
     tab = pd.read_parquet(cache)
     mat = tab.drop(columns="word").to_numpy(dtype=np.float64)
-    return pd.DataFrame(mat, index=pd.Index(tab["word"], name="word", dtype="str"),
-                        columns=pd.RangeIndex(mat.shape[1]))
+    return pd.DataFrame(mat, index=pd.Index(tab["word"], name="word", dtype="str"), columns=pd.RangeIndex(mat.shape[1]))
 
 
 # --------------------------------------------------------------------------------------
 # results
 # --------------------------------------------------------------------------------------
+
 
 @dataclass
 class BiasResult:
@@ -278,16 +317,19 @@ class BiasResult:
             lines.append(f"Effect size:  {calculate_es(self):.6g}")
         n_missing = sum(len(v) for v in self.missing.values())
         if n_missing:
-            lines.append(f"Missing words ({n_missing}): " + "; ".join(
-                f"{k}: {', '.join(v)}" for k, v in self.missing.items() if v))
+            lines.append(
+                f"Missing words ({n_missing}): " + "; ".join(f"{k}: {', '.join(v)}" for k, v in self.missing.items() if v)
+            )
         return "\n".join(lines)
 
     @property
     def scores(self) -> pd.Series:
         """Per-word scores (``P``), for the methods that have them."""
         if self.P is None:
-            raise InputError(f"a {self.method} result has no per-word scores P",
-                             fix="per-word scores exist for mac, rnd, nas, semaxis and rnsb")
+            raise InputError(
+                f"a {self.method} result has no per-word scores P",
+                fix="per-word scores exist for mac, rnd, nas, semaxis and rnsb",
+            )
         return self.P
 
 
@@ -306,15 +348,16 @@ class WeatTest:
 
 def _vectors(w) -> pd.DataFrame:
     if not isinstance(w, pd.DataFrame):
-        raise InputError(f"vectors must be a pandas DataFrame indexed by word, got {type(w).__name__}",
-                         fix="read them with fmat.embeddings.read_word2vec(path, words=...)")
+        raise InputError(
+            f"vectors must be a pandas DataFrame indexed by word, got {type(w).__name__}",
+            fix="read them with fmat.embeddings.read_word2vec(path, words=...)",
+        )
     if w.index.has_duplicates:
         w = w[~w.index.duplicated(keep="first")]
     return w
 
 
-def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True,
-           stacklevel: int = 3) -> list[str]:
+def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True, stacklevel: int = 3) -> list[str]:
     """sweater's ``.clean``: keep the words found in ``w``; report the others (never silently)."""
     if words is None:
         return []
@@ -325,11 +368,17 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
     lost = [x for x in words if x not in w.index]
     if lost:
         missing[role] = lost
-        warnings.warn(f"{len(lost)} of {len(words)} {role} words are not in the embeddings and were left "
-                      f"out: {', '.join(lost)}", MissingWordsWarning, stacklevel=user_stacklevel())
+        warnings.warn(
+            f"{len(lost)} of {len(words)} {role} words are not in the embeddings and were left out: {', '.join(lost)}",
+            MissingWordsWarning,
+            stacklevel=user_stacklevel(),
+        )
     if required and not found:
-        raise InputError(f"none of the {role} words is in the embeddings ({', '.join(words[:10])}...)",
-                         where=f"{role}_words", fix="check spelling and case (GloVe 840B is cased)")
+        raise InputError(
+            f"none of the {role} words is in the embeddings ({', '.join(words[:10])}...)",
+            where=f"{role}_words",
+            fix="check spelling and case (GloVe 840B is cased)",
+        )
     return found
 
 
@@ -337,7 +386,7 @@ def _clean_sets(w: pd.DataFrame, **sets) -> tuple[dict, list[list[str]]]:
     """:func:`_clean` for several word sets, in the order given: ``(missing, [found words of each])``."""
     missing: dict[str, list[str]] = {}
     found = []
-    for role, words in sets.items():   # a loop, not a comprehension: stacklevel 4 = the caller's caller
+    for role, words in sets.items():  # a loop, not a comprehension: stacklevel 4 = the caller's caller
         found.append(_clean(words, w, role, missing, stacklevel=4))
     return missing, found
 
@@ -360,6 +409,7 @@ def _cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # WEAT
 # --------------------------------------------------------------------------------------
 
+
 def _s_assoc(w, targets, A, B) -> np.ndarray:
     """s(x, A, B) = mean_a cos(x, a) - mean_b cos(x, b) for each target x (sweater cpp_bweat)."""
     X = _mat(w, targets)
@@ -375,9 +425,16 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     """
     w = _vectors(w)
     missing, (A, B, S, T) = _clean_sets(w, A=A_words, B=B_words, S=S_words, T=T_words)
-    return BiasResult("weat", S, T, A, B, missing,
-                      S_diff=pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff"),
-                      T_diff=pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff"))
+    return BiasResult(
+        "weat",
+        S,
+        T,
+        A,
+        B,
+        missing,
+        S_diff=pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff"),
+        T_diff=pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff"),
+    )
 
 
 def _need(x: BiasResult, method: str) -> None:
@@ -413,7 +470,7 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
         sd = math.sqrt((n1 - 1) * np.var(s, ddof=1) + (n2 - 1) * np.var(t, ddof=1) / (n1 + n2 + 2))
     es = (s.mean() - t.mean()) / sd
     if r:
-        es = es / math.sqrt(es ** 2 + (total ** 2 - 2 * total) / (n1 * n2))
+        es = es / math.sqrt(es**2 + (total**2 - 2 * total) / (n1 * n2))
     return float(es)
 
 
@@ -439,7 +496,8 @@ def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
     if total > max_partitions:
         raise InputError(
             f"the exact test needs {total:.3g} partitions of {n1}+{n2} words (limit {max_partitions:,})",
-            fix="use weat_resampling(x, n_resampling=9999, seed=...) (the resampling approximation)")
+            fix="use weat_resampling(x, n_resampling=9999, seed=...) (the resampling approximation)",
+        )
     stat = float(s.mean() - t.mean())
     tot = u.sum()
     count = 0
@@ -477,15 +535,22 @@ def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = 
         k = min(50_000, n_resampling - done)
         z = rng.permuted(np.tile(labels, (k, 1)), axis=1)
         sums = z @ u
-        diffs[done:done + k] = sums / n1 - (u.sum() - sums) / n2
+        diffs[done : done + k] = sums / n1 - (u.sum() - sums) / n2
         done += k
     p = int(np.count_nonzero(diffs > stat + _tol(stat))) / n_resampling
-    return WeatTest("Resampling approximation of the exact test in Caliskan et al. (2017)",
-                    stat, p, n_resampling, null_value=float(diffs.mean()), seed=seed)
+    return WeatTest(
+        "Resampling approximation of the exact test in Caliskan et al. (2017)",
+        stat,
+        p,
+        n_resampling,
+        null_value=float(diffs.mean()),
+        seed=seed,
+    )
 
 
-def weat_test(x: BiasResult, method: str = "auto", n_resampling: int = 9999, seed: int | None = None,
-              max_partitions: int = 2_000_000) -> WeatTest:
+def weat_test(
+    x: BiasResult, method: str = "auto", n_resampling: int = 9999, seed: int | None = None, max_partitions: int = 2_000_000
+) -> WeatTest:
     """Exact test when feasible (``method="auto"``: at most ``max_partitions`` splits), else resampling."""
     _need(x, "weat")
     if method not in ("auto", "exact", "resampling"):
@@ -499,6 +564,7 @@ def weat_test(x: BiasResult, method: str = "auto", n_resampling: int = 9999, see
 # --------------------------------------------------------------------------------------
 # the other tests
 # --------------------------------------------------------------------------------------
+
 
 def nas(w, S_words, A_words, B_words) -> BiasResult:
     """Normalized association score = Caliskan's WEFAT score (sweater ``nas``).
@@ -625,8 +691,7 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
     X = _mat(w, S)
     ua = _cos(X, _mat(w, A).mean(axis=0)[None, :])[:, 0]
     ub = _cos(X, _mat(w, B).mean(axis=0)[None, :])[:, 0]
-    return BiasResult("ect", S, [], A, B, missing,
-                      u_a=pd.Series(ua, index=S, name="u_a"), u_b=pd.Series(ub, index=S, name="u_b"))
+    return BiasResult("ect", S, [], A, B, missing, u_a=pd.Series(ua, index=S, name="u_a"), u_b=pd.Series(ub, index=S, name="u_b"))
 
 
 def ect_es(x: BiasResult) -> float:
@@ -640,6 +705,7 @@ def ect_es(x: BiasResult) -> float:
 # --------------------------------------------------------------------------------------
 # front door
 # --------------------------------------------------------------------------------------
+
 
 def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "guess", **kwargs) -> BiasResult:
     """sweater's ``query``: run one test; ``method="guess"`` picks it from the word sets given.
@@ -656,14 +722,18 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
         elif given == {"S", "T", "A", "B"}:
             method = "weat"
         else:
-            raise InputError(f"cannot guess the method from the word sets given ({', '.join(sorted(given))})",
-                             fix="give S+A (mac), S+A+B (rnd) or S+T+A+B (weat), or name method=")
+            raise InputError(
+                f"cannot guess the method from the word sets given ({', '.join(sorted(given))})",
+                fix="give S+A (mac), S+A+B (rnd) or S+T+A+B (weat), or name method=",
+            )
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}", fix=f"use one of {', '.join(METHODS)} or guess")
     needs = {"weat": {"S", "T", "A", "B"}, "mac": {"S", "A"}}.get(method, {"S", "A", "B"})
     if not needs <= given:
-        raise InputError(f"method {method} needs word sets {', '.join(sorted(needs))}; missing "
-                         f"{', '.join(sorted(needs - given))}", fix="give the missing word sets")
+        raise InputError(
+            f"method {method} needs word sets {', '.join(sorted(needs))}; missing {', '.join(sorted(needs - given))}",
+            fix="give the missing word sets",
+        )
     if method == "weat":
         return weat(w, S_words, T_words, A_words, B_words)
     if method == "mac":
@@ -678,8 +748,9 @@ def calculate_es(x: BiasResult, **kwargs) -> float:
         raise InputError("x must be a result of query() or one of the tests", fix="pass e.g. query(...)")
     fns = {"weat": weat_es, "mac": mac_es, "rnd": rnd_es, "rnsb": rnsb_es, "ect": ect_es}
     if x.method not in fns:
-        raise InputError(f"no effect size can be calculated for a {x.method} query",
-                         fix="use the per-word scores result.P (nas, semaxis)")
+        raise InputError(
+            f"no effect size can be calculated for a {x.method} query", fix="use the per-word scores result.P (nas, semaxis)"
+        )
     return fns[x.method](x, **kwargs) if x.method == "weat" else fns[x.method](x)
 
 
@@ -694,8 +765,10 @@ def plot_bias(x: BiasResult, ax=None):
     if x.method == "ect":
         return plot_ect(x, ax=ax)
     if x.P is None:
-        raise InputError(f"plotting a {x.method} result is not supported (no per-word scores P)",
-                         fix="plot results of mac, rnd, semaxis, nas or rnsb")
+        raise InputError(
+            f"plotting a {x.method} result is not supported (no per-word scores P)",
+            fix="plot results of mac, rnd, semaxis, nas or rnsb",
+        )
     plt = _pyplot()
     p = x.P.sort_values()
     if ax is None:
@@ -746,6 +819,7 @@ def _pyplot():
 # the FMAT paper's criterion
 # --------------------------------------------------------------------------------------
 
+
 def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> pd.DataFrame:
     """WEFAT_male of each item: the FMAT paper's criterion for Studies 1A–1C.
 
@@ -765,16 +839,22 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
     found = [i for i in dict.fromkeys(items) if i in w.index]
     lost = [i for i in dict.fromkeys(items) if i not in w.index]
     if lost:
-        warnings.warn(f"{len(lost)} of {len(set(items))} items are not in the embeddings (wefat_male is NaN, "
-                      f"missing=True): {', '.join(lost)}", MissingWordsWarning, stacklevel=user_stacklevel())
+        warnings.warn(
+            f"{len(lost)} of {len(set(items))} items are not in the embeddings (wefat_male is NaN, "
+            f"missing=True): {', '.join(lost)}",
+            MissingWordsWarning,
+            stacklevel=user_stacklevel(),
+        )
     scores: dict[str, float] = {}
     if found:
         X = _mat(w, found)
         cm, cf = _cos(X, _mat(w, M)), _cos(X, _mat(w, F))
         s = (cm.mean(axis=1) - cf.mean(axis=1)) / np.hstack([cm, cf]).std(axis=1, ddof=1)
         scores = dict(zip(found, s))
-    return pd.DataFrame({
-        "item": pd.array(items, dtype="str"),
-        "wefat_male": np.array([scores.get(i, np.nan) for i in items], dtype=np.float64),
-        "missing": np.array([i not in scores for i in items], dtype=bool),
-    })
+    return pd.DataFrame(
+        {
+            "item": pd.array(items, dtype="str"),
+            "wefat_male": np.array([scores.get(i, np.nan) for i in items], dtype=np.float64),
+            "missing": np.array([i not in scores for i in items], dtype=bool),
+        }
+    )

@@ -4,6 +4,7 @@ Every error raised on bad input is an :class:`FmatError` whose message names *wh
 (file, block, field), *what* is wrong and *how to fix it*. The CLI prints these without
 a traceback (``--debug`` shows it) and exits with :data:`EXIT_USAGE`.
 """
+
 from __future__ import annotations
 
 import errno as _errno
@@ -65,22 +66,25 @@ class OfflineError(FmatError, RuntimeError):
 #: errno -> (what happened, how to fix it) for the failures of the environment that users meet
 #: (a full disk, a read-only or foreign folder); see :func:`os_error`
 _OS_ERRORS = {
-    "ENOSPC": ("no space left on the device",
-               "free some space there, or write to another disk (another output path, cache or working folder)"),
-    "EDQUOT": ("the disk quota is exceeded",
-               "free some space in your quota, or write to another disk"),
-    "EROFS": ("the file system is read-only",
-              "write to a folder on a writable disk (another output path, cache or working folder)"),
-    "EACCES": ("permission denied",
-               "use a file or folder you may write (and read), or ask its owner to change its permissions"),
-    "EPERM": ("operation not permitted",
-              "use a file or folder you own, or ask its owner to change its permissions"),
+    "ENOSPC": (
+        "no space left on the device",
+        "free some space there, or write to another disk (another output path, cache or working folder)",
+    ),
+    "EDQUOT": ("the disk quota is exceeded", "free some space in your quota, or write to another disk"),
+    "EROFS": (
+        "the file system is read-only",
+        "write to a folder on a writable disk (another output path, cache or working folder)",
+    ),
+    "EACCES": ("permission denied", "use a file or folder you may write (and read), or ask its owner to change its permissions"),
+    "EPERM": ("operation not permitted", "use a file or folder you own, or ask its owner to change its permissions"),
     "EISDIR": ("it is a folder, not a file", "give a file name (for an output: a file inside that folder)"),
     "ENOTDIR": ("a part of the path is a file, not a folder", "check the path"),
     "ENAMETOOLONG": ("the file name is too long", "use a shorter path"),
     "ELOOP": ("too many levels of symbolic links (a link that points to itself?)", "check the links on the path"),
-    "ENOENT": ("no such file or folder (or this file system takes no new files there)",
-               "check the path, and write to an ordinary folder"),
+    "ENOENT": (
+        "no such file or folder (or this file system takes no new files there)",
+        "check the path, and write to an ordinary folder",
+    ),
     "EMFILE": ("too many files are open", "raise the limit (ulimit -n) or run fewer jobs at once"),
 }
 

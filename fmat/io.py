@@ -6,6 +6,7 @@ written: an existing regular file is replaced, a symbolic link is written throug
 gets the new content, the link stays), a folder, device, FIFO or socket is refused.
 :func:`check_output` refuses, before any work, an output that is one of the command's inputs.
 """
+
 from __future__ import annotations
 
 import io as _io
@@ -27,8 +28,10 @@ PARQUET_MAGIC = b"PAR1"
 
 
 #: the fix for an fmat/workflow output that is damaged (docs/resuming.md)
-DAMAGED_FIX = ("write it again: a workflow output is rebuilt when you delete it and run the same snakemake "
-               "command again (docs/resuming.md); a table from fmat run/summary: run that command again")
+DAMAGED_FIX = (
+    "write it again: a workflow output is rebuilt when you delete it and run the same snakemake "
+    "command again (docs/resuming.md); a table from fmat run/summary: run that command again"
+)
 
 
 def _accepted() -> str:
@@ -47,9 +50,11 @@ def table_format(path: str | os.PathLike, fmt: str | None = None) -> str:
     if not suffix:
         return "parquet"
     if suffix not in EXTENSIONS:
-        raise InputError(f"cannot read or write a .{suffix} table", where=str(path),
-                         fix=f"use one of {_accepted()} (parquet, or CSV/TSV text in UTF-8; "
-                             "export spreadsheets as CSV, unpack .gz files)")
+        raise InputError(
+            f"cannot read or write a .{suffix} table",
+            where=str(path),
+            fix=f"use one of {_accepted()} (parquet, or CSV/TSV text in UTF-8; export spreadsheets as CSV, unpack .gz files)",
+        )
     return EXTENSIONS[suffix]
 
 
@@ -71,13 +76,19 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
                 fh.seek(max(0, path.stat().st_size - 4))
                 tail = fh.read(4)
             if head == PARQUET_MAGIC and tail != PARQUET_MAGIC:
-                raise InputError("the parquet file is truncated or damaged (it begins with 'PAR1' but does not "
-                                 "end with it: a killed copy, a full disk?)", where=where, fix=DAMAGED_FIX)
+                raise InputError(
+                    "the parquet file is truncated or damaged (it begins with 'PAR1' but does not "
+                    "end with it: a killed copy, a full disk?)",
+                    where=where,
+                    fix=DAMAGED_FIX,
+                )
             if head != PARQUET_MAGIC:
-                raise InputError(f"not a parquet file (parquet files begin and end with 'PAR1'; this one begins "
-                                 f"with {head!r})", where=where,
-                                 fix=f"if it is a CSV/TSV table, give it the extension .csv/.tsv (accepted: "
-                                     f"{_accepted()}); if fmat or the workflow wrote it, it is damaged: {DAMAGED_FIX}")
+                raise InputError(
+                    f"not a parquet file (parquet files begin and end with 'PAR1'; this one begins with {head!r})",
+                    where=where,
+                    fix=f"if it is a CSV/TSV table, give it the extension .csv/.tsv (accepted: "
+                    f"{_accepted()}); if fmat or the workflow wrote it, it is damaged: {DAMAGED_FIX}",
+                )
             return pd.read_parquet(path)
         text = read_text(path, "table")
         sep = "," if kind == "csv" else "\t"
@@ -91,14 +102,19 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
         if os_error(err) is not None:
             raise  # permission denied, ...: the CLI names the file and the fix
         if kind == "parquet":  # it has parquet's marks at both ends, so it was one: it is damaged
-            raise InputError(f"cannot read the parquet table (damaged?): {type(err).__name__}: {str(err)[:300]}",
-                             where=where, fix=DAMAGED_FIX) from None
-        raise InputError(f"cannot read the {kind} table: {type(err).__name__}: {str(err)[:300]}", where=where,
-                         fix=f"give a {kind} table written by fmat or R (accepted: {_accepted()})") from None
+            raise InputError(
+                f"cannot read the parquet table (damaged?): {type(err).__name__}: {str(err)[:300]}", where=where, fix=DAMAGED_FIX
+            ) from None
+        raise InputError(
+            f"cannot read the {kind} table: {type(err).__name__}: {str(err)[:300]}",
+            where=where,
+            fix=f"give a {kind} table written by fmat or R (accepted: {_accepted()})",
+        ) from None
     except Exception as err:  # pyarrow's errors (ArrowInvalid, ArrowIOError...) are not all ValueErrors
         if type(err).__module__.startswith("pyarrow"):
-            raise InputError(f"cannot read the parquet table (damaged?): {str(err)[:300]}", where=where,
-                             fix=DAMAGED_FIX) from None
+            raise InputError(
+                f"cannot read the parquet table (damaged?): {str(err)[:300]}", where=where, fix=DAMAGED_FIX
+            ) from None
         raise
 
 
@@ -151,8 +167,11 @@ def _open_descriptor(path: Path) -> str | None:
     hop, seen = Path(os.path.abspath(path)), 0
     while seen < 40:
         text = str(hop)
-        if text in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or text.startswith("/dev/fd/") or (
-                text.startswith("/proc/") and "/fd/" in text):
+        if (
+            text in ("/dev/stdin", "/dev/stdout", "/dev/stderr")
+            or text.startswith("/dev/fd/")
+            or (text.startswith("/proc/") and "/fd/" in text)
+        ):
             return "an open file descriptor of this command"
         if not hop.is_symlink():
             return None
@@ -172,17 +191,21 @@ def _refuse_special(path: Path, where: str | None = None) -> None:
     kind = _kind_of(mode)
     stream = _open_descriptor(path) if kind is None else None
     if stream:
-        raise InputError(f"{path} is {stream}, redirected to the file {os.path.realpath(path)}: fmat writes an "
-                         "output to a new file and renames it over the old one, which would cut that file off "
-                         "from everything written to it before and after (a log would keep only the table)",
-                         where=where, fix="give the output file's own name (e.g. -o table.csv), or leave out -o for "
-                                          "a preview on the screen")
+        raise InputError(
+            f"{path} is {stream}, redirected to the file {os.path.realpath(path)}: fmat writes an "
+            "output to a new file and renames it over the old one, which would cut that file off "
+            "from everything written to it before and after (a log would keep only the table)",
+            where=where,
+            fix="give the output file's own name (e.g. -o table.csv), or leave out -o for a preview on the screen",
+        )
     if kind == "a folder":
-        raise InputError(f"{path} is a folder, not a file", where=where,
-                         fix=f"give a file name, e.g. {Path(path) / 'NAME'}.EXT")
+        raise InputError(f"{path} is a folder, not a file", where=where, fix=f"give a file name, e.g. {Path(path) / 'NAME'}.EXT")
     if kind:
-        raise InputError(f"{path} is {kind}; fmat writes only regular files and never replaces anything else",
-                         where=where, fix="give the path of a (new or existing) regular file")
+        raise InputError(
+            f"{path} is {kind}; fmat writes only regular files and never replaces anything else",
+            where=where,
+            fix="give the path of a (new or existing) regular file",
+        )
 
 
 def write_target(path: str | os.PathLike) -> Path:
@@ -206,20 +229,29 @@ def _writable_folder(target: Path, where: str | None, *, is_folder: bool = False
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        raise InputError(f"cannot write {target}: {folder} is a file, not a folder", where=where,
-                         fix="check the path")
+        raise InputError(f"cannot write {target}: {folder} is a file, not a folder", where=where, fix="check the path")
     if not os.access(folder, os.W_OK | os.X_OK):
         try:
             read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
         except OSError:
             read_only = False
         why = "its file system is read-only" if read_only else "permission denied"
-        raise InputError(f"cannot write into the folder {folder}: {why}", where=where,
-                         fix="write to a folder you may write (another output path), or change its permissions")
+        raise InputError(
+            f"cannot write into the folder {folder}: {why}",
+            where=where,
+            fix="write to a folder you may write (another output path), or change its permissions",
+        )
 
 
-def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), where: str = "-o/--output",
-                 fmt: str | None = None, table: bool = True, folder: bool = False) -> Path:
+def check_output(
+    path: str | os.PathLike,
+    *,
+    inputs: Iterable[str | os.PathLike] = (),
+    where: str = "-o/--output",
+    fmt: str | None = None,
+    table: bool = True,
+    folder: bool = False,
+) -> Path:
     """Check an output path BEFORE any work: returns the file that will be written.
 
     Refused (:class:`~fmat.errors.InputError` naming ``where``, the path and the fix):
@@ -249,8 +281,11 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike]
     target = write_target(path)
     for item in inputs:
         if item and same_file(target, item):
-            raise InputError(f"{path} is the input file {item}: writing it would destroy the input",
-                             where=where, fix="write the output to another file")
+            raise InputError(
+                f"{path} is the input file {item}: writing it would destroy the input",
+                where=where,
+                fix="write the output to another file",
+            )
     if table:
         try:
             table_format(path, fmt)

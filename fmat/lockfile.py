@@ -8,6 +8,7 @@ InputError naming the file, the line and the fix, never used as provenance), cha
 inside :func:`exclusive` where parallel processes rewrite the same file (a lock only one job
 writes needs none) and written atomically with :func:`write`. :func:`sha256_file` is the digest every lock records.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -54,8 +55,15 @@ def empty(columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="str") for c in columns})
 
 
-def read(path: str | os.PathLike, columns: Sequence[str], *, what: str, fix: str,
-         optional: Iterable[str] = (), check_row: Callable[[pd.Series], str | None] | None = None) -> pd.DataFrame:
+def read(
+    path: str | os.PathLike,
+    columns: Sequence[str],
+    *,
+    what: str,
+    fix: str,
+    optional: Iterable[str] = (),
+    check_row: Callable[[pd.Series], str | None] | None = None,
+) -> pd.DataFrame:
     """The lock table at ``path`` (empty with ``columns`` when there is none yet), checked.
 
     ``optional`` columns may be missing from an older lock (read as empty text); any other
@@ -70,8 +78,9 @@ def read(path: str | os.PathLike, columns: Sequence[str], *, what: str, fix: str
         df = pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8")
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
         first = str(err).splitlines()[0] if str(err) else ""
-        raise InputError(f"the {what} is not a tab-separated table ({type(err).__name__}: {first})",
-                         where=str(p), fix=fix) from err
+        raise InputError(
+            f"the {what} is not a tab-separated table ({type(err).__name__}: {first})", where=str(p), fix=fix
+        ) from err
     for c in optional:
         if c not in df.columns:
             df[c] = ""

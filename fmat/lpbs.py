@@ -31,6 +31,7 @@ In FMAT terms the option word is the ``MASK`` word and the phrase is the ``{TARG
 columns; ``fmat.run(..., method="lpbs")`` uses it. :func:`summary` turns such scores into
 LPBS contrasts with :func:`fmat.lpr.summary`'s pairing rules, on ``log(prob / prior)``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -60,10 +61,11 @@ def _slot_columns(data: pd.DataFrame) -> list[tuple[str, str]]:
 
 def _check_lpbs_table(data: pd.DataFrame) -> None:
     if not _slot_columns(data):
-        raise InputError("method 'lpbs' needs a {TARGET} or {ATTRIB} phrase to mask for the prior, but "
-                         "the query table has neither (type M)", where="score.method",
-                         fix="use method 'fmat' for MASK-only designs, or add TARGET/ATTRIB words "
-                             "(e.g. '[MASK] is {ATTRIB}.')")
+        raise InputError(
+            "method 'lpbs' needs a {TARGET} or {ATTRIB} phrase to mask for the prior, but the query table has neither (type M)",
+            where="score.method",
+            fix="use method 'fmat' for MASK-only designs, or add TARGET/ATTRIB words (e.g. '[MASK] is {ATTRIB}.')",
+        )
 
 
 def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.ndarray, np.ndarray, np.ndarray]:
@@ -109,13 +111,19 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
             if i in masked_by_slot[ph]:
                 spans.append(_diff_span(ids, list(masked_by_slot[ph][i])))
         if not spans:
-            raise InputError(f"query {k[0]!r} has no {{TARGET}} or {{ATTRIB}} placeholder to mask for the prior",
-                             where="query table", fix="use method 'fmat' for this query, or add the placeholder")
+            raise InputError(
+                f"query {k[0]!r} has no {{TARGET}} or {{ATTRIB}} placeholder to mask for the prior",
+                where="query table",
+                fix="use method 'fmat' for this query, or add the placeholder",
+            )
         n = 0
         for a, b in spans:
             if a <= m < b:  # pragma: no cover - the phrase's tokens never include the query's mask
-                raise InputError(f"cannot separate the phrase from the mask in {full[i]!r}", where="query table",
-                                 fix="put a space between [MASK] and {TARGET}/{ATTRIB}")
+                raise InputError(
+                    f"cannot separate the phrase from the mask in {full[i]!r}",
+                    where="query table",
+                    fix="put a space between [MASK] and {TARGET}/{ATTRIB}",
+                )
             for p in range(a, b):
                 if ids[p] != mask_id:
                     ids[p] = mask_id
@@ -127,22 +135,39 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     return inputs, row_input, np.array(pos, dtype=np.int64), np.array(nmask, dtype=np.int64)
 
 
-def prior_logp(model, tokenizer, inputs: list[list[int]], mask_pos: np.ndarray, row_input: np.ndarray,
-               token_ids: np.ndarray, batch_size: int | None = None, max_tokens: int | None = None) -> np.ndarray:
+def prior_logp(
+    model,
+    tokenizer,
+    inputs: list[list[int]],
+    mask_pos: np.ndarray,
+    row_input: np.ndarray,
+    token_ids: np.ndarray,
+    batch_size: int | None = None,
+    max_tokens: int | None = None,
+) -> np.ndarray:
     """ln P(token_ids[r] | prior sentence of row r) at the query's mask position (natural log).
 
     fmat.scoring's forward pass (:func:`fmat.scoring.mask_logp`): sequences sorted by length
     and batched, the MLM head at ``mask_pos`` only, full-vocabulary log-softmax.
     """
 
-    return mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size=batch_size,
-                     max_tokens=max_tokens)
+    return mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size=batch_size, max_tokens=max_tokens)
 
 
-def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int | None = None,
-                add_tokens: bool = False, na_out: bool = True, progress: bool = True,
-                word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
-                weight_decay: float = 1.0, max_tokens: int | None = None) -> pd.DataFrame:
+def score_model(
+    model,
+    tokenizer,
+    data: pd.DataFrame,
+    name: str = "model",
+    batch_size: int | None = None,
+    add_tokens: bool = False,
+    na_out: bool = True,
+    progress: bool = True,
+    word_rule: str = "tokenizer",
+    pattern_special: Mapping[str, str] | None = None,
+    weight_decay: float = 1.0,
+    max_tokens: int | None = None,
+) -> pd.DataFrame:
     """:func:`fmat.scoring.score_model` plus each option's prior (Kurita et al., 2019).
 
     Returns the query columns, ``output, token, prob, token_id, logp, oov`` (the ordinary
@@ -154,15 +179,37 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     """
 
     if add_tokens:
-        raise InputError("add_tokens cannot be combined with method 'lpbs'", where="score.add_tokens",
-                         fix="set add_tokens: false (out-of-vocabulary words then get NaN), or use method 'fmat'")
+        raise InputError(
+            "add_tokens cannot be combined with method 'lpbs'",
+            where="score.add_tokens",
+            fix="set add_tokens: false (out-of-vocabulary words then get NaN), or use method 'fmat'",
+        )
     _check_lpbs_table(data)
-    out = _score(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
-                 add_tokens=False, na_out=na_out,
-                 progress=progress, word_rule=word_rule, pattern_special=pattern_special, weight_decay=weight_decay)
+    out = _score(
+        model,
+        tokenizer,
+        data,
+        name=name,
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+        add_tokens=False,
+        na_out=na_out,
+        progress=progress,
+        word_rule=word_rule,
+        pattern_special=pattern_special,
+        weight_decay=weight_decay,
+    )
     inputs, row_input, mpos, _ = prior_inputs(tokenizer, data)
-    lp = prior_logp(model, tokenizer, inputs, mpos, row_input, out["token_id"].to_numpy(dtype=np.int64),
-                    batch_size=batch_size, max_tokens=max_tokens)
+    lp = prior_logp(
+        model,
+        tokenizer,
+        inputs,
+        mpos,
+        row_input,
+        out["token_id"].to_numpy(dtype=np.int64),
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+    )
     lp[np.isnan(out["logp"].to_numpy(dtype=float))] = np.nan
     out["prior"] = np.exp(lp)
     out["logp_prior"] = lp
@@ -171,6 +218,7 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
 
 # ----------------------------------------------------------------------------- summary
 
+
 def increased_logp(scores: pd.DataFrame) -> np.ndarray:
     """ln(p_tgt / p_prior) per row (Kurita et al.'s "increased log probability"), natural log.
 
@@ -178,19 +226,24 @@ def increased_logp(scores: pd.DataFrame) -> np.ndarray:
     ``log(prob) - log(prior)``.
     """
     if {"logp", "logp_prior"} <= set(scores.columns):
-        return (pd.to_numeric(scores["logp"], errors="coerce").to_numpy(dtype=float)
-                - pd.to_numeric(scores["logp_prior"], errors="coerce").to_numpy(dtype=float))
+        return pd.to_numeric(scores["logp"], errors="coerce").to_numpy(dtype=float) - pd.to_numeric(
+            scores["logp_prior"], errors="coerce"
+        ).to_numpy(dtype=float)
     if "prior" not in scores.columns:
-        raise InputError("scores have no 'prior' column, so LPBS cannot be computed", where="scores",
-                         fix="score with method 'lpbs' (study file: score: {method: lpbs}; "
-                             "Python: fmat.run(..., method='lpbs'))")
+        raise InputError(
+            "scores have no 'prior' column, so LPBS cannot be computed",
+            where="scores",
+            fix="score with method 'lpbs' (study file: score: {method: lpbs}; Python: fmat.run(..., method='lpbs'))",
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.log(pd.to_numeric(scores["prob"], errors="coerce").to_numpy(dtype=float))
-                - np.log(pd.to_numeric(scores["prior"], errors="coerce").to_numpy(dtype=float)))
+        return np.log(pd.to_numeric(scores["prob"], errors="coerce").to_numpy(dtype=float)) - np.log(
+            pd.to_numeric(scores["prior"], errors="coerce").to_numpy(dtype=float)
+        )
 
 
-def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = True,
-            attrib_pair: bool = True, column: str = "LPR") -> pd.DataFrame:
+def summary(
+    scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = True, attrib_pair: bool = True, column: str = "LPR"
+) -> pd.DataFrame:
     """LPBS contrasts (Kurita et al., 2019) with :func:`fmat.lpr.summary`'s pairing rules.
 
     Each row's value is ln(p_tgt / p_prior) (:func:`increased_logp`) instead of ln(p); the
@@ -206,8 +259,9 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     """
 
     if not isinstance(scores, pd.DataFrame):
-        raise InputError("scores must be a table (DataFrame)", where="scores",
-                         fix="pass the output of fmat.run(..., method='lpbs')")
+        raise InputError(
+            "scores must be a table (DataFrame)", where="scores", fix="pass the output of fmat.run(..., method='lpbs')"
+        )
     ratio = increased_logp(scores)
     # fmat.lpr.summary takes ln(prob): give it exp(ln(p/prior)), whose log is the ratio again
     # (exact to ~1e-16 relative for ratios in double range)

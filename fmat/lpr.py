@@ -30,6 +30,7 @@ Differences from FMAT (on purpose):
   number of MTA target/attribute groups, MTA paired groups of unequal size, and duplicate rows
   are :class:`~fmat.errors.InputError` s that say what to do instead.
 """
+
 from __future__ import annotations
 
 import logging
@@ -51,14 +52,16 @@ def _as_ordered_categorical(s: pd.Series) -> pd.Series:
     if isinstance(s.dtype, pd.CategoricalDtype):
         return s
     values = [None if pd.isna(v) else str(v) for v in s.tolist()]
-    return pd.Series(pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if v is not None))),
-                     index=s.index, name=s.name)
+    return pd.Series(
+        pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if v is not None))), index=s.index, name=s.name
+    )
 
 
 def _first_appearance(s: pd.Series) -> pd.Series:
     values = [None if pd.isna(v) else str(v) for v in s.tolist()]
-    return pd.Series(pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if v is not None))),
-                     index=s.index, name=s.name)
+    return pd.Series(
+        pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if v is not None))), index=s.index, name=s.name
+    )
 
 
 def _ranks(df: pd.DataFrame, by: list[str], col: str) -> np.ndarray:
@@ -74,8 +77,7 @@ def _ranks(df: pd.DataFrame, by: list[str], col: str) -> np.ndarray:
 
 def _off(option: str) -> str:
     """How to turn a pairing option off, in Python, on the command line and in a study file."""
-    return (f"{option}=False (command line: --no-{option.replace('_', '-')}; study file: "
-            f"lpr: {{{option}: false}})")
+    return f"{option}=False (command line: --no-{option.replace('_', '-')}; study file: lpr: {{{option}: false}})"
 
 
 def _check_groups(df: pd.DataFrame, slot: str, even: bool) -> None:
@@ -86,20 +88,25 @@ def _check_groups(df: pd.DataFrame, slot: str, even: bool) -> None:
         if n == 1:
             raise InputError(
                 f"query {q!r} has a single {slot} group ({groups[0]!r}); {option} needs two groups "
-                "to contrast (FMAT would return all NA)", where=option,
-                fix=f"set {_off(option)}, or add a second "
-                    f"{slot} group to the design")
+                "to contrast (FMAT would return all NA)",
+                where=option,
+                fix=f"set {_off(option)}, or add a second {slot} group to the design",
+            )
         if even and n % 2:
             raise InputError(
                 f"query {q!r} has {n} {slot} groups ({', '.join(groups)}); MTA pairing contrasts "
-                "groups (1, 2), (3, 4)… so it needs an even number", where=option,
-                fix=f"add or remove a {slot} group, or set {_off(option)}")
+                "groups (1, 2), (3, 4)… so it needs an even number",
+                where=option,
+                fix=f"add or remove a {slot} group, or set {_off(option)}",
+            )
         if not even and n > 2:
             raise InputError(
                 f"query {q!r} has {n} {slot} groups ({', '.join(groups)}); {option} contrasts "
-                "exactly two (FMAT would silently use the first two)", where=option,
+                "exactly two (FMAT would silently use the first two)",
+                where=option,
                 fix=f"set {_off(option)} and contrast the groups yourself, or split the design into "
-                    f"query blocks with two {slot} groups each")
+                f"query blocks with two {slot} groups each",
+            )
 
 
 def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> pd.DataFrame:
@@ -126,8 +133,8 @@ def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> 
                         f"query {q!r}: {slot} groups {names[i]!r} ({counts[i]} words) and "
                         f"{names[i + 1]!r} ({counts[i + 1]} words) are paired but differ in size",
                         where=_OPTION[slot],
-                        fix=f"give paired {slot} groups the same number of words, or set "
-                            f"{_off(_OPTION[slot])}")
+                        fix=f"give paired {slot} groups the same number of words, or set {_off(_OPTION[slot])}",
+                    )
         keys = key + ["_pi", "_pj"]
     else:
         _check_groups(df, slot, even=False)
@@ -136,10 +143,11 @@ def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> 
     dup = df.duplicated(keys + ["_side"], keep=False)
     if dup.any():
         first = df.loc[dup, keys + [slot, word]].head(2).astype(str).to_dict("records")
-        raise InputError(f"{int(dup.sum())} rows share the same design cell, e.g. {first}",
-                         where="scores",
-                         fix="give each (model, query, words) combination once: remove duplicate "
-                             "rows or score the models separately")
+        raise InputError(
+            f"{int(dup.sum())} rows share the same design cell, e.g. {first}",
+            where="scores",
+            fix="give each (model, query, words) combination once: remove duplicate rows or score the models separately",
+        )
     order = df[keys].drop_duplicates()
     cols = keys + [slot, word, "LPR"]
     a = df.loc[df["_side"] == 0, cols]
@@ -147,8 +155,7 @@ def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> 
     m = order.merge(a, on=keys, how="left").merge(b, on=keys, how="left", suffixes=("_1", "_2"))
     incomplete = m[f"{slot}_1"].isna() | m[f"{slot}_2"].isna()
     if incomplete.any():
-        log.warning("%d %s pair(s) dropped: one of the two rows is missing from the scores",
-                    int(incomplete.sum()), slot)
+        log.warning("%d %s pair(s) dropped: one of the two rows is missing from the scores", int(incomplete.sum()), slot)
         m = m.loc[~incomplete]
     out = m[key].copy()
     out[slot] = m[f"{slot}_1"].astype(str) + " - " + m[f"{slot}_2"].astype(str)
@@ -157,8 +164,7 @@ def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> 
     return out.reset_index(drop=True)
 
 
-def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = True,
-            attrib_pair: bool = True) -> pd.DataFrame:
+def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = True, attrib_pair: bool = True) -> pd.DataFrame:
     """Log probability ratios (R: ``summary.fmat``); see the module docstring for the rules.
 
     Parameters
@@ -178,21 +184,34 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     no other pairing, LPR = ln P.
     """
     if not isinstance(scores, pd.DataFrame):
-        raise InputError("scores must be a table (DataFrame)", where="scores",
-                         fix="pass the output of fmat.run() or read it with fmat.io.read_table()")
+        raise InputError(
+            "scores must be a table (DataFrame)",
+            where="scores",
+            fix="pass the output of fmat.run() or read it with fmat.io.read_table()",
+        )
     if "prob" not in scores.columns:
-        raise InputError("scores have no 'prob' column", where="scores",
-                         fix="give the output of fmat run (columns model, query, MASK, M_word, ..., prob)")
+        raise InputError(
+            "scores have no 'prob' column",
+            where="scores",
+            fix="give the output of fmat run (columns model, query, MASK, M_word, ..., prob)",
+        )
     type_ = table_type(scores, where="scores")
     needed = ["query", "MASK", "M_pair", "M_word"] + {
-        "M": [], "MT": ["TARGET", "T_pair", "T_word"], "MA": ["ATTRIB", "A_pair", "A_word"],
-        "MTA": ["TARGET", "T_word", "ATTRIB", "A_word"]}[type_]
+        "M": [],
+        "MT": ["TARGET", "T_pair", "T_word"],
+        "MA": ["ATTRIB", "A_pair", "A_word"],
+        "MTA": ["TARGET", "T_word", "ATTRIB", "A_word"],
+    }[type_]
     missing = [c for c in needed if c not in scores.columns]
     if missing:
-        raise InputError(f"scores of type {type_} lack columns {', '.join(missing)}", where="scores",
-                         fix="give the full output of fmat run")
-    label_cols = [c for c in ["model", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair",
-                              "T_word", "ATTRIB", "A_pair", "A_word"] if c in scores.columns]
+        raise InputError(
+            f"scores of type {type_} lack columns {', '.join(missing)}", where="scores", fix="give the full output of fmat run"
+        )
+    label_cols = [
+        c
+        for c in ["model", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
+        if c in scores.columns
+    ]
     df = scores[label_cols].copy()
     for c in label_cols:
         df[c] = _as_ordered_categorical(scores[c])
@@ -202,13 +221,19 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     has_model = ["model"] if "model" in df.columns else []
 
     if mask_pair:
-        key = [c for c in has_model + ["query", "M_pair", "TARGET", "T_pair", "T_word", "ATTRIB",
-                                       "A_pair", "A_word"] if c in df.columns]
+        key = [
+            c
+            for c in has_model + ["query", "M_pair", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
+            if c in df.columns
+        ]
         key.remove("M_pair")
         df = _pair(df, "MASK", key, "M_pair")
     else:
-        keep = [c for c in has_model + ["query", "MASK", "M_word", "TARGET", "T_pair", "T_word",
-                                        "ATTRIB", "A_pair", "A_word"] if c in df.columns]
+        keep = [
+            c
+            for c in has_model + ["query", "MASK", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
+            if c in df.columns
+        ]
         df = df[keep + ["LPR"]]
 
     base = has_model + ["query", "MASK", "M_word"]

@@ -13,6 +13,7 @@ Loading is safe: ``trust_remote_code`` is never set (no code from a model reposi
 weights come from safetensors, or from PyTorch files read with ``weights_only`` (transformers
 5 always does so). See docs/models.md.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,12 +49,22 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 #: environment variable naming the default lock file (the workflow sets it)
 LOCK_ENV = "FMAT_MODELS_LOCK"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
-                    "vocab.json", "merges.txt", "spiece.model", "sentencepiece.bpe.model", "bpe.codes",
-                    "added_tokens.json")
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "bpe.codes",
+    "added_tokens.json",
+)
 
 
 # ----------------------------------------------------------------------------- cache folder
+
 
 def set_cache_folder(path) -> Path:
     """Use ``path`` as the Hugging Face cache (sets ``HF_HOME``; models go to ``path/hub``).
@@ -66,20 +77,23 @@ def set_cache_folder(path) -> Path:
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise InputError(f"cannot create the model cache folder {p}: {err.strerror or err}", where=str(path),
-                         fix=CACHE_FIX) from None
+        raise InputError(
+            f"cannot create the model cache folder {p}: {err.strerror or err}", where=str(path), fix=CACHE_FIX
+        ) from None
     os.environ["HF_HOME"] = str(p)
     os.environ["HF_HUB_CACHE"] = str(p / "hub")
     if "transformers" in sys.modules or "huggingface_hub" in sys.modules:
-        warnings.warn("set_cache_folder: transformers/huggingface_hub were already imported; fmat "
-                      f"functions will use {p / 'hub'}, other code may still use the old cache. Call "
-                      "set_cache_folder() first thing in a session.", stacklevel=user_stacklevel())
+        warnings.warn(
+            "set_cache_folder: transformers/huggingface_hub were already imported; fmat "
+            f"functions will use {p / 'hub'}, other code may still use the old cache. Call "
+            "set_cache_folder() first thing in a session.",
+            stacklevel=user_stacklevel(),
+        )
     return p
 
 
 #: how to choose another model cache (in error messages)
-CACHE_FIX = ("give a folder you may write: --cache-dir (fmat commands), cache_dir (workflow configuration) "
-             "or $HF_HOME")
+CACHE_FIX = "give a folder you may write: --cache-dir (fmat commands), cache_dir (workflow configuration) or $HF_HOME"
 
 
 def cache_dir(cache: str | os.PathLike | None = None) -> Path:
@@ -94,15 +108,19 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
 
 # ----------------------------------------------------------------------------- lock file
 
-_LOCK_FIX = ("delete it and lock the models again: `fmat download MODEL ...`, or in the workflow each model's own "
-             "download job (snakemake --profile profiles/default --forcerun resources/models/MODEL.json, MODEL "
-             "as in results/scores/; --forcerun download_model would download every hub model again)")
+_LOCK_FIX = (
+    "delete it and lock the models again: `fmat download MODEL ...`, or in the workflow each model's own "
+    "download job (snakemake --profile profiles/default --forcerun resources/models/MODEL.json, MODEL "
+    "as in results/scores/; --forcerun download_model would download every hub model again)"
+)
 
 
 def _lock_row_fix(model: str) -> str:
     """The fix for a damaged row of the models' lock: lock that one model again."""
-    return (f"delete the line (or the whole file) and lock {model} again: `fmat download {model}`, or in the "
-            f"workflow its download job alone: {download_job(model)}")
+    return (
+        f"delete the line (or the whole file) and lock {model} again: `fmat download {model}`, or in the "
+        f"workflow its download job alone: {download_job(model)}"
+    )
 
 
 def _lock_row_problem(r) -> str | None:
@@ -136,8 +154,9 @@ def read_lock(lock_path) -> pd.DataFrame:
         return problem
 
     try:
-        return lockfile.read(lock_path, LOCK_COLUMNS, what="model lock file", fix=_LOCK_FIX,
-                             optional=_OPTIONAL_LOCK_COLUMNS, check_row=check_row)
+        return lockfile.read(
+            lock_path, LOCK_COLUMNS, what="model lock file", fix=_LOCK_FIX, optional=_OPTIONAL_LOCK_COLUMNS, check_row=check_row
+        )
     except InputError as err:
         if not bad:
             raise
@@ -148,8 +167,7 @@ def update_lock(lock_path, rows: pd.DataFrame) -> None:
     """Put ``rows`` (:data:`LOCK_COLUMNS`) in the lock file in place of the models' old rows,
     sorted by model; under :func:`fmat.lockfile.exclusive` (parallel download jobs)."""
     with lockfile.exclusive(lock_path):
-        new = lockfile.replace_rows(read_lock(lock_path), rows.reindex(columns=LOCK_COLUMNS, fill_value=""),
-                                    ["model"])
+        new = lockfile.replace_rows(read_lock(lock_path), rows.reindex(columns=LOCK_COLUMNS, fill_value=""), ["model"])
         lockfile.write(lock_path, new.sort_values("model", kind="stable"), LOCK_COLUMNS)
 
 
@@ -164,6 +182,7 @@ def locked_commit(model: str, lock_path=None) -> str | None:
 
 
 # ----------------------------------------------------------------------------- download
+
 
 def _hub_model_info(model: str, revision: str | None):  # patched in tests
     from huggingface_hub import HfApi
@@ -183,8 +202,10 @@ def _select_files(names: Sequence[str]) -> list[str]:
     keep = [n for n in names if "/" not in n and (n == "config.json" or n in _TOKENIZER_FILES)]
     weights = [w for w in WEIGHT_FILES if w in names]
     if not weights:
-        raise ModelError("the repository has no model.safetensors or pytorch_model.bin",
-                         fix="choose a PyTorch masked language model from https://huggingface.co/models?pipeline_tag=fill-mask")
+        raise ModelError(
+            "the repository has no model.safetensors or pytorch_model.bin",
+            fix="choose a PyTorch masked language model from https://huggingface.co/models?pipeline_tag=fill-mask",
+        )
     return keep + weights[:1]
 
 
@@ -205,17 +226,18 @@ def _hub_error(model: str, err: Exception, seconds: float) -> Exception:
     server that does not answer, or any other network failure, is an OfflineError."""
 
     if isinstance(err, OSError) and err.errno and not is_timeout(err):
-        return InputError(f"cannot write the model cache: {err.strerror}", where=str(err.filename or cache_dir()),
-                          fix=CACHE_FIX)
+        return InputError(f"cannot write the model cache: {err.strerror}", where=str(err.filename or cache_dir()), fix=CACHE_FIX)
     if is_timeout(err):
-        what = (f"the Hugging Face hub did not answer within {seconds:g} s for {model!r} "
-                "(a stalled network, proxy or firewall?)")
+        what = f"the Hugging Face hub did not answer within {seconds:g} s for {model!r} (a stalled network, proxy or firewall?)"
     else:
         what = f"cannot reach the Hugging Face hub for {model!r}: {type(err).__name__}: {err}"
-    return OfflineError(what, fix="check the model name and the network (HF_HUB_OFFLINE must not be set; a proxy "
-                                  f"needs HTTPS_PROXY), or wait longer: --timeout / ${TIMEOUT_ENV}. To work offline, "
-                                  "copy a model cache filled on a connected machine here and set HF_HUB_OFFLINE=1, "
-                                  "or give a local model folder (docs/models.md)")
+    return OfflineError(
+        what,
+        fix="check the model name and the network (HF_HUB_OFFLINE must not be set; a proxy "
+        f"needs HTTPS_PROXY), or wait longer: --timeout / ${TIMEOUT_ENV}. To work offline, "
+        "copy a model cache filled on a connected machine here and set HF_HUB_OFFLINE=1, "
+        "or give a local model folder (docs/models.md)",
+    )
 
 
 def _check_repo_id(model: str) -> None:
@@ -228,13 +250,21 @@ def _check_repo_id(model: str) -> None:
         validate_repo_id(str(model))
     except HFValidationError as err:
         first = str(err).strip().splitlines()[0]
-        raise InputError(f"{model!r} is not a Hugging Face model id: {first}", where=str(model),
-                         fix="give a hub id such as bert-base-uncased or vinai/bertweet-base; a local model folder "
-                             "needs no download: give its path to -m/--model (fmat run, info, ...)") from None
+        raise InputError(
+            f"{model!r} is not a Hugging Face model id: {first}",
+            where=str(model),
+            fix="give a hub id such as bert-base-uncased or vinai/bertweet-base; a local model folder "
+            "needs no download: give its path to -m/--model (fmat run, info, ...)",
+        ) from None
 
 
-def download(model: str | Sequence[str], revision: str | None = None, cache_dir: str | None = None,
-             lock_path=None, timeout: float | None = None) -> pd.DataFrame:
+def download(
+    model: str | Sequence[str],
+    revision: str | None = None,
+    cache_dir: str | None = None,
+    lock_path=None,
+    timeout: float | None = None,
+) -> pd.DataFrame:
     """Download model(s) from the Hugging Face hub into the cache and record them in the lock.
 
     The only online function (R: ``BERT_download``). For each model: resolve ``revision``
@@ -265,14 +295,21 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
         files = _select_files([s.rfilename for s in meta.siblings])
         try:
             with hub_timeouts(seconds):
-                folder = Path(_hub_snapshot_download(repo_id=m, revision=commit, cache_dir=cache_dir,
-                                                     allow_patterns=files))
+                folder = Path(_hub_snapshot_download(repo_id=m, revision=commit, cache_dir=cache_dir, allow_patterns=files))
         except Exception as err:  # the same, or a cache that cannot be written
             raise _hub_error(m, err, seconds) from err
         weights = next(folder / f for f in files if f in WEIGHT_FILES)
-        rows.append({"model": m, "revision": revision or "main", "commit": commit, "files": ",".join(files),
-                     "sha256": sha256_file(weights), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                     "created": created.strftime("%Y-%m-%d") if hasattr(created, "strftime") else str(created or "")})
+        rows.append(
+            {
+                "model": m,
+                "revision": revision or "main",
+                "commit": commit,
+                "files": ",".join(files),
+                "sha256": sha256_file(weights),
+                "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "created": created.strftime("%Y-%m-%d") if hasattr(created, "strftime") else str(created or ""),
+            }
+        )
         log.info("downloaded %s @ %s to %s", m, commit, folder)
     out = pd.DataFrame(rows, columns=LOCK_COLUMNS)
     if lock_path:
@@ -282,6 +319,7 @@ def download(model: str | Sequence[str], revision: str | None = None, cache_dir:
 
 # ----------------------------------------------------------------------------- loading
 
+
 def _looks_like_hub_id(s: str) -> bool:
     parts = s.split("/")
     return len(parts) <= 2 and all(parts) and not s.startswith((".", "/", "~"))
@@ -289,14 +327,20 @@ def _looks_like_hub_id(s: str) -> bool:
 
 def _check_folder(path: Path) -> None:
     if not path.is_dir():
-        raise ModelError(f"model folder not found: {path}",
-                         fix="check the path, or give a Hugging Face model name (run `fmat download NAME` first)")
+        raise ModelError(
+            f"model folder not found: {path}",
+            fix="check the path, or give a Hugging Face model name (run `fmat download NAME` first)",
+        )
     if not (path / "config.json").exists():
-        raise ModelError(f"model folder {path} has no config.json (incomplete or not a transformers model)",
-                         fix="save the model with save_pretrained(), or download it again with `fmat download`")
+        raise ModelError(
+            f"model folder {path} has no config.json (incomplete or not a transformers model)",
+            fix="save the model with save_pretrained(), or download it again with `fmat download`",
+        )
     if not any((path / w).exists() for w in WEIGHT_FILES) and not list(path.glob("model-*.safetensors")):
-        raise ModelError(f"model folder {path} has no weights (model.safetensors or pytorch_model.bin)",
-                         fix="the download was incomplete: run `fmat download` again")
+        raise ModelError(
+            f"model folder {path} has no weights (model.safetensors or pytorch_model.bin)",
+            fix="the download was incomplete: run `fmat download` again",
+        )
 
 
 def model_label(name_or_path) -> str:
@@ -308,7 +352,6 @@ def model_label(name_or_path) -> str:
 def load_tokenizer(name_or_path, cache_dir=None, revision=None, lock_path=None):
     """The tokenizer of a local folder or a cached hub model (offline, locked revision)."""
     from transformers import AutoTokenizer
-
 
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
     logging.getLogger("transformers.models.bertweet.tokenization_bertweet").setLevel(logging.ERROR)
@@ -339,24 +382,28 @@ def _not_cached(name, err, cache=None) -> ModelError:
     first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
     p = Path(str(name)).expanduser()
     if p.exists() or not _looks_like_hub_id(str(name)):
-        return ModelError(f"cannot read the model folder {name}: {first}", where=str(p),
-                          fix=f"check the files in {p} (config.json must be the JSON file save_pretrained() wrote); "
-                              "copy the folder again from where it came from, or save the model there again")
+        return ModelError(
+            f"cannot read the model folder {name}: {first}",
+            where=str(p),
+            fix=f"check the files in {p} (config.json must be the JSON file save_pretrained() wrote); "
+            "copy the folder again from where it came from, or save the model there again",
+        )
     if "couldn't connect to" in first:  # transformers' words for "not cached" with local_files_only: fmat did not connect
         first = "no such model in the cache"
-    folder = (f"; there is no folder {name} either (relative to {Path.cwd()})" if "/" in str(name) else "")
-    return ModelError(f"model {name!r} is not in the local model cache ({cache_dir(cache)}), and fmat loads models "
-                      f"offline ({first}){folder}",
-                      fix=_did_you_mean(name, cache) + f"run `fmat download {name}` first (in the workflow: its "
-                          "download job), or, for a local model folder, check its path")
+    folder = f"; there is no folder {name} either (relative to {Path.cwd()})" if "/" in str(name) else ""
+    return ModelError(
+        f"model {name!r} is not in the local model cache ({cache_dir(cache)}), and fmat loads models offline ({first}){folder}",
+        fix=_did_you_mean(name, cache) + f"run `fmat download {name}` first (in the workflow: its "
+        "download job), or, for a local model folder, check its path",
+    )
 
 
 def _did_you_mean(name, cache=None) -> str:
-    """"did you mean 'bert-base-uncased'? " when cached model names are close to ``name`` (a typo)."""
+    """ "did you mean 'bert-base-uncased'? " when cached model names are close to ``name`` (a typo)."""
 
     cached = cached_models(cache)
     close = difflib.get_close_matches(str(name), cached, n=3, cutoff=0.6)
-    if not close:   # 'bert-base-uncase' for 'google-bert/bert-base-uncased': compare the names after the owner
+    if not close:  # 'bert-base-uncase' for 'google-bert/bert-base-uncased': compare the names after the owner
         tails = {c.rsplit("/", 1)[-1]: c for c in cached}
         close = [tails[t] for t in difflib.get_close_matches(str(name).rsplit("/", 1)[-1], list(tails), n=3, cutoff=0.6)]
     return f"did you mean {' or '.join(map(repr, close))} (in the cache)? Else " if close else ""
@@ -413,7 +460,6 @@ def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) ->
         return shards[0] if shards else None
     from transformers.utils import cached_file
 
-
     for w in WEIGHT_FILES:
         try:
             with hub_offline():
@@ -427,23 +473,29 @@ def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) ->
 
 def _is_weights_error(err: BaseException) -> bool:
     text = str(err)
-    return (type(err).__name__ in ("SafetensorError", "UnpicklingError", "BadZipFile", "EOFError", "HeaderTooLarge")
-            or (isinstance(err, RuntimeError) and ("PytorchStreamReader" in text or "zip archive" in text
-                                                   or "Weights only load failed" in text))
-            or "Weights only load failed" in text or "Unable to load weights" in text)
+    return (
+        type(err).__name__ in ("SafetensorError", "UnpicklingError", "BadZipFile", "EOFError", "HeaderTooLarge")
+        or (
+            isinstance(err, RuntimeError)
+            and ("PytorchStreamReader" in text or "zip archive" in text or "Weights only load failed" in text)
+        )
+        or "Weights only load failed" in text
+        or "Unable to load weights" in text
+    )
 
 
 def _weights_error(name, wpath, err) -> ModelError:
     """A damaged or unsafe weights file: name the file and the fix (download again). The fix
     never points at the unsafe pickle loader: a file the safe loader refuses may run code."""
     first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-    first = first.split(". ")[0] if "weights_only" in first else first   # torch's advice is not ours to give
+    first = first.split(". ")[0] if "weights_only" in first else first  # torch's advice is not ours to give
     where = str(wpath) if wpath else str(name)
-    return ModelError(f"the weights of model {name} cannot be read: {where} is damaged, truncated, or not a "
-                      f"weights file ({type(err).__name__}: {first[:200]})",
-                      where=where,
-                      fix=damaged_fix(name) + ". A file that the safe loader refuses may contain code: do not "
-                                              "load it another way")
+    return ModelError(
+        f"the weights of model {name} cannot be read: {where} is damaged, truncated, or not a "
+        f"weights file ({type(err).__name__}: {first[:200]})",
+        where=where,
+        fix=damaged_fix(name) + ". A file that the safe loader refuses may contain code: do not load it another way",
+    )
 
 
 def download_job(model: str) -> str:
@@ -485,11 +537,16 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
         raise ModelError(
             f"the weights of model {name} are not the ones locked: {wpath} has sha256 {got[:16]}…, the lock file "
             f"{lock_path} records {want[:16]}… (locked {rows['date'].iloc[-1]}); the file was changed or damaged "
-            "after it was locked", where=str(wpath),
-            fix=("if the new weights are meant, lock them again: rerun the workflow's download job of this model "
-                 f"alone ({job}), which re-hashes the folder; otherwise put the locked weights back" if local else
-                 f"download it again: fmat download {name} (re-locks it), or delete the cached file and rerun the "
-                 "workflow's download step"))
+            "after it was locked",
+            where=str(wpath),
+            fix=(
+                "if the new weights are meant, lock them again: rerun the workflow's download job of this model "
+                f"alone ({job}), which re-hashes the folder; otherwise put the locked weights back"
+                if local
+                else f"download it again: fmat download {name} (re-locks it), or delete the cached file and rerun the "
+                "workflow's download step"
+            ),
+        )
     return got
 
 
@@ -511,33 +568,45 @@ def check_masked_lm(name, model, loading_info: Mapping, tokenizer) -> None:
         return ", ".join(heads[:8]) + (" ..." if len(heads) > 8 else "") + f" ({len(keys)} weight(s))"
 
     cls = type(model).__name__
-    fix = ("use the pre-trained masked-LM checkpoint (the model as published, e.g. bert-base-uncased), "
-           "not a base model without its MLM head or a fine-tuned classifier")
+    fix = (
+        "use the pre-trained masked-LM checkpoint (the model as published, e.g. bert-base-uncased), "
+        "not a base model without its MLM head or a fine-tuned classifier"
+    )
     missing = list(loading_info.get("missing_keys") or [])
     if missing:
-        raise ModelError(f"{name} is not a masked language model with its head: the checkpoint lacks "
-                         f"{short(missing)} that {cls} needs (transformers would fill them with random numbers, "
-                         "and every probability would be noise)", fix=fix)
+        raise ModelError(
+            f"{name} is not a masked language model with its head: the checkpoint lacks "
+            f"{short(missing)} that {cls} needs (transformers would fill them with random numbers, "
+            "and every probability would be noise)",
+            fix=fix,
+        )
     mismatched = list(loading_info.get("mismatched_keys") or [])
     if mismatched:
         keys = [m[0] if isinstance(m, (tuple, list)) else m for m in mismatched]
-        raise ModelError(f"{name}: checkpoint weight(s) {short(keys)} have other sizes than {cls} built from its "
-                         "config.json expects",
-                         fix="config.json and the weights must come from the same model: download it again")
+        raise ModelError(
+            f"{name}: checkpoint weight(s) {short(keys)} have other sizes than {cls} built from its config.json expects",
+            fix="config.json and the weights must come from the same model: download it again",
+        )
     unexpected = [k for k in (loading_info.get("unexpected_keys") or []) if not PRETRAINING_ONLY.search(k)]
     if unexpected:
-        raise ModelError(f"{name}: checkpoint weight(s) {short(unexpected)} are not used by {cls}: the checkpoint "
-                         "is another model than its config.json says (e.g. a fine-tuned classifier)", fix=fix)
+        raise ModelError(
+            f"{name}: checkpoint weight(s) {short(unexpected)} are not used by {cls}: the checkpoint "
+            "is another model than its config.json says (e.g. a fine-tuned classifier)",
+            fix=fix,
+        )
     n_emb = int(input_embedding_matrix(model).shape[0])
     top = max(tokenizer.get_vocab().values(), default=-1)
     if top >= n_emb:
-        raise ModelError(f"{name}: the tokenizer has token ids up to {top}, but the model's embedding matrix has only "
-                         f"{n_emb} rows: the tokenizer belongs to another model, or the vocabulary was cut",
-                         fix="use the tokenizer saved with the model (download it again)")
+        raise ModelError(
+            f"{name}: the tokenizer has token ids up to {top}, but the model's embedding matrix has only "
+            f"{n_emb} rows: the tokenizer belongs to another model, or the vocabulary was cut",
+            fix="use the tokenizer saved with the model (download it again)",
+        )
 
 
-def load_masked_lm(name_or_path, device=None, dtype="float32", cache_dir=None, revision=None, lock_path=None,
-                   progress: bool = True):
+def load_masked_lm(
+    name_or_path, device=None, dtype="float32", cache_dir=None, revision=None, lock_path=None, progress: bool = True
+):
     """Load ``(model, tokenizer)`` for a masked LM from a folder or the local hub cache.
 
     Never runs repository code (``trust_remote_code=False``) and never goes online: a hub
@@ -569,24 +638,32 @@ def _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path,
     except OSError as err:
         raise _not_cached(name_or_path, err, cache_dir) from err
     except ValueError as err:
-        raise ModelError(f"cannot read the configuration of {name_or_path}: {err}",
-                         fix="use a transformers masked language model (no custom code)") from err
+        raise ModelError(
+            f"cannot read the configuration of {name_or_path}: {err}",
+            fix="use a transformers masked language model (no custom code)",
+        ) from err
     torch_dtype = resolve_dtype(dtype)
     wpath = weights_path(name_or_path, cache_dir=cache_dir, revision=revision, lock_path=lock_path)
     verify_weights(name_or_path, wpath, lock_path)
     try:
         with hf_progress(progress), _quiet_transformers():
-            model, info = AutoModelForMaskedLM.from_pretrained(path, config=config, trust_remote_code=False,
-                                                               dtype=torch_dtype, output_loading_info=True,
-                                                               ignore_mismatched_sizes=True,  # listed, then refused
-                                                               **kw)
-    except Exception as err:  # noqa: BLE001 - sorted below; anything else is re-raised
+            model, info = AutoModelForMaskedLM.from_pretrained(
+                path,
+                config=config,
+                trust_remote_code=False,
+                dtype=torch_dtype,
+                output_loading_info=True,
+                ignore_mismatched_sizes=True,  # listed, then refused
+                **kw,
+            )
+    except Exception as err:
         if _is_weights_error(err):
             raise _weights_error(name_or_path, wpath, err) from err
         if isinstance(err, ValueError):
-            raise ModelError(f"{name_or_path} ({config.model_type}) is not a masked language model: "
-                             f"{str(err).splitlines()[0]}",
-                             fix="choose a fill-mask model (https://huggingface.co/models?pipeline_tag=fill-mask)") from err
+            raise ModelError(
+                f"{name_or_path} ({config.model_type}) is not a masked language model: {str(err).splitlines()[0]}",
+                fix="choose a fill-mask model (https://huggingface.co/models?pipeline_tag=fill-mask)",
+            ) from err
         if isinstance(err, OSError):
             raise _not_cached(name_or_path, err, cache_dir) from err
         raise
@@ -596,8 +673,11 @@ def _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path,
         raise ModelError(f"the tokenizer of {name_or_path} has no mask token", fix="use a masked language model")
     check_masked_lm(name_or_path, model, info, tokenizer)
     if info.get("unexpected_keys"):
-        log.info("%s: pre-training-only weights not used by a masked LM: %s", name_or_path,
-                 ", ".join(sorted(info["unexpected_keys"])[:10]))
+        log.info(
+            "%s: pre-training-only weights not used by a masked LM: %s",
+            name_or_path,
+            ", ".join(sorted(info["unexpected_keys"])[:10]),
+        )
     model.eval()
     model.to(resolve_device(device))
     check_outputs(name_or_path, model, tokenizer, wpath)
@@ -621,20 +701,28 @@ def damaged_fix(name_or_path) -> str:
     """How to replace damaged weights: download a hub model again; a local folder cannot be
     downloaded, so it is copied or saved again from where it came from."""
     if is_local(name_or_path):
-        return (f"{name_or_path} is a local folder, which cannot be downloaded again: copy it again from where it "
-                "came from, or save the model there again with save_pretrained() (in the workflow, then lock it "
-                "again: snakemake --profile profiles/default --forcerun resources/models/NAME.json, NAME its name "
-                "in the configuration)")
-    return (f"download the model again: `fmat download {name_or_path}` (in the workflow: delete its folder in the "
-            f"model cache, then {download_job(str(name_or_path))})")
+        return (
+            f"{name_or_path} is a local folder, which cannot be downloaded again: copy it again from where it "
+            "came from, or save the model there again with save_pretrained() (in the workflow, then lock it "
+            "again: snakemake --profile profiles/default --forcerun resources/models/NAME.json, NAME its name "
+            "in the configuration)"
+        )
+    return (
+        f"download the model again: `fmat download {name_or_path}` (in the workflow: delete its folder in the "
+        f"model cache, then {download_job(str(name_or_path))})"
+    )
 
 
 def degenerate_error(name_or_path, weights, what: str) -> ModelError:
     """The error for a model whose outputs are not a model's (all zero, NaN, infinite or constant)."""
     where = str(weights) if weights else str(name_or_path)
-    return ModelError(f"model {name_or_path} gives degenerate outputs: {what}. Its weights are probably damaged: "
-                      f"{where} reads as a weights file, but numbers in it were changed (flipped bytes, a bad copy "
-                      "or disk)", where=where, fix=damaged_fix(name_or_path))
+    return ModelError(
+        f"model {name_or_path} gives degenerate outputs: {what}. Its weights are probably damaged: "
+        f"{where} reads as a weights file, but numbers in it were changed (flipped bytes, a bad copy "
+        "or disk)",
+        where=where,
+        fix=damaged_fix(name_or_path),
+    )
 
 
 def check_outputs(name_or_path, model, tokenizer, weights=None) -> None:
@@ -655,16 +743,24 @@ def check_outputs(name_or_path, model, tokenizer, weights=None) -> None:
         logits = model(**{k: v.to(device) for k, v in enc.items()}).logits[0, int(at[0, 0])].float()
     if not bool(torch.isfinite(logits).all()):
         bad = int((~torch.isfinite(logits)).sum())
-        raise degenerate_error(name_or_path, weights, f"{bad} of its {logits.numel()} logits at the mask of the "
-                                                      f"probe sentence {PROBE!r} are NaN or infinite")
+        raise degenerate_error(
+            name_or_path,
+            weights,
+            f"{bad} of its {logits.numel()} logits at the mask of the probe sentence {PROBE!r} are NaN or infinite",
+        )
     low, high = float(logits.min()), float(logits.max())
     if high == low:
-        raise degenerate_error(name_or_path, weights, f"every token gets the same logit ({high:g}) at the mask of "
-                                                      f"the probe sentence {PROBE!r}")
+        raise degenerate_error(
+            name_or_path, weights, f"every token gets the same logit ({high:g}) at the mask of the probe sentence {PROBE!r}"
+        )
     if high - low > MAX_LOGIT_SPREAD:
-        raise degenerate_error(name_or_path, weights, f"its logits at the mask of the probe sentence {PROBE!r} "
-                                                      f"span {low:.3g} to {high:.3g}, so every probability but "
-                                                      "one is zero")
+        raise degenerate_error(
+            name_or_path,
+            weights,
+            f"its logits at the mask of the probe sentence {PROBE!r} "
+            f"span {low:.3g} to {high:.3g}, so every probability but "
+            "one is zero",
+        )
 
 
 def check_scores(name_or_path, scores, weights=None) -> None:
@@ -676,8 +772,9 @@ def check_scores(name_or_path, scores, weights=None) -> None:
     prob = scores["prob"].to_numpy(dtype=float)
     scored = ~scores["oov"].to_numpy(dtype=bool) if "oov" in scores else np.ones(len(prob), dtype=bool)
     if scored.any() and not (np.isfinite(prob[scored]) & (prob[scored] > 0)).any():
-        raise degenerate_error(name_or_path, weights, f"all {int(scored.sum())} option probabilities of "
-                                                      "whole-word tokens are zero, NaN or infinite")
+        raise degenerate_error(
+            name_or_path, weights, f"all {int(scored.sum())} option probabilities of whole-word tokens are zero, NaN or infinite"
+        )
 
 
 def resolve_device(device=None):
@@ -692,9 +789,10 @@ def resolve_device(device=None):
     except (RuntimeError, TypeError) as err:
         raise InputError(f"unknown device {device!r}", fix="use cpu, cuda or cuda:N") from err
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InputError("device cuda was asked for but no CUDA GPU is available",
-                         fix="use --device cpu or auto (fmat commands), or device: cpu or auto in the workflow "
-                             "configuration")
+        raise InputError(
+            "device cuda was asked for but no CUDA GPU is available",
+            fix="use --device cpu or auto (fmat commands), or device: cpu or auto in the workflow configuration",
+        )
     return dev
 
 
@@ -703,8 +801,14 @@ def resolve_dtype(dtype):
 
     if isinstance(dtype, torch.dtype):
         return dtype
-    table = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16, "fp16": torch.float16,
-             "bfloat16": torch.bfloat16, "bf16": torch.bfloat16}
+    table = {
+        "float32": torch.float32,
+        "fp32": torch.float32,
+        "float16": torch.float16,
+        "fp16": torch.float16,
+        "bfloat16": torch.bfloat16,
+        "bf16": torch.bfloat16,
+    }
     if dtype not in table:
         raise InputError(f"unknown dtype {dtype!r}", fix="use float32 (default), bfloat16 or float16")
     return table[dtype]
@@ -726,6 +830,7 @@ def _as_models(models) -> dict[str, str]:
 
 # ----------------------------------------------------------------------------- BERT_* verbs
 
+
 def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
     """Basic facts of each model (R: ``BERT_info``).
 
@@ -739,12 +844,19 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
         model, tok = load_masked_lm(src, device="cpu", cache_dir=cache_dir, lock_path=lock_path, progress=False)
         cfg = model.config
         emb = input_embedding_matrix(model)
-        rows.append({"model": label, "type": cfg.model_type,
-                     "param": int(sum(p.numel() for p in model.parameters())),
-                     "vocab": int(emb.shape[0]), "embed": int(emb.shape[1]),
-                     "layer": int(getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layers", 0)) or 0),
-                     "heads": int(getattr(cfg, "num_attention_heads", getattr(cfg, "n_heads", 0)) or 0),
-                     "mask": tok.mask_token, "created": created_date(src, lock_path)})
+        rows.append(
+            {
+                "model": label,
+                "type": cfg.model_type,
+                "param": int(sum(p.numel() for p in model.parameters())),
+                "vocab": int(emb.shape[0]),
+                "embed": int(emb.shape[1]),
+                "layer": int(getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layers", 0)) or 0),
+                "heads": int(getattr(cfg, "num_attention_heads", getattr(cfg, "n_heads", 0)) or 0),
+                "mask": tok.mask_token,
+                "created": created_date(src, lock_path),
+            }
+        )
         del model
     return pd.DataFrame(rows, columns=["model", "type", "param", "vocab", "embed", "layer", "heads", "mask", "created"])
 
@@ -767,8 +879,9 @@ def info_date(models, lock_path=None) -> pd.DataFrame:
     return pd.DataFrame({"model": [str(m) for m in names], "date": [created_date(str(m), lock_path) for m in names]})
 
 
-def vocab(models, words, query: str = "It is [MASK] here.", word_rule: str = "tokenizer",
-          cache_dir=None, lock_path=None) -> pd.DataFrame:
+def vocab(
+    models, words, query: str = "It is [MASK] here.", word_rule: str = "tokenizer", cache_dir=None, lock_path=None
+) -> pd.DataFrame:
     """Are ``words`` single whole-word tokens of each model? (R: ``BERT_vocab``).
 
     Uses the same rules as :func:`fmat.run`: the word's token is derived from the tokenizer
@@ -795,9 +908,15 @@ def vocab(models, words, query: str = "It is [MASK] here.", word_rule: str = "to
         for w, o in zip(words, opts):
             first = o.pieces[0] if o.pieces else tok.unk_token_id
             name = tok.convert_ids_to_tokens(first) if first is not None else ""
-            rows.append({"model": label, "M_word": w,
-                         "token": name if not o.oov else f"{name} (out-of-vocabulary)",
-                         "token_id": int(first) if first is not None else -1, "in_vocab": not o.oov})
+            rows.append(
+                {
+                    "model": label,
+                    "M_word": w,
+                    "token": name if not o.oov else f"{name} (out-of-vocabulary)",
+                    "token_id": int(first) if first is not None else -1,
+                    "in_vocab": not o.oov,
+                }
+            )
     return pd.DataFrame(rows, columns=["model", "M_word", "token", "token_id", "in_vocab"])
 
 
@@ -824,8 +943,10 @@ def top_fills(model, tokenizer, query: str, top: int = 5) -> list[dict]:
     with _quiet_transformers():
         pipe = pipeline("fill-mask", model=model, tokenizer=tokenizer, device=model.device)
         out = pipe(query.replace("[MASK]", tokenizer.mask_token), top_k=int(top))
-    return [{"score": float(r["score"]), "token": int(r["token"]), "token_str": r["token_str"],
-             "sequence": r["sequence"]} for r in out]
+    return [
+        {"score": float(r["score"]), "token": int(r["token"]), "token_str": r["token_str"], "sequence": r["sequence"]}
+        for r in out
+    ]
 
 
 def _scan_cache(cache=None):  # patched in tests
@@ -843,17 +964,21 @@ def remove(models, cache_dir=None) -> list[str]:
     names = [models] if isinstance(models, str) else list(models)
     for m in names:
         if Path(str(m)).exists():
-            raise ModelError(f"{m} is a local folder, not a cached hub model; fmat does not delete folders",
-                             fix="delete the folder yourself if you mean it")
+            raise ModelError(
+                f"{m} is a local folder, not a cached hub model; fmat does not delete folders",
+                fix="delete the folder yourself if you mean it",
+            )
     from huggingface_hub.errors import CacheNotFound
 
     try:
         info_ = _scan_cache(cache_dir)
     except CacheNotFound:
         where = cache_dir or cache_dir_default()
-        raise ModelError(f"there is no model cache at {where} (nothing was downloaded there yet): "
-                         f"nothing to remove", where=", ".join(map(str, names)),
-                         fix="give the cache the models were downloaded to: --cache-dir, or $HF_HOME") from None
+        raise ModelError(
+            f"there is no model cache at {where} (nothing was downloaded there yet): nothing to remove",
+            where=", ".join(map(str, names)),
+            fix="give the cache the models were downloaded to: --cache-dir, or $HF_HOME",
+        ) from None
     removed, hashes = [], []
     for repo in info_.repos:
         if repo.repo_type == "model" and repo.repo_id in names:

@@ -15,6 +15,7 @@ its own keys: ``hub_timeout`` (the download jobs) and ``criteria.download_timeou
 It is a limit on waiting for an answer, not on the length of a download: a large file that
 keeps arriving is never cut off.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -42,8 +43,11 @@ def timeout(value: float | str | None = None) -> float:
     except (TypeError, ValueError):
         seconds = float("nan")
     if not (math.isfinite(seconds) and seconds > 0):
-        raise InputError(f"{value!r} is not a number of seconds above 0", where=where,
-                         fix=f"give the seconds to wait for a server's answer, e.g. {int(DEFAULT_TIMEOUT)}")
+        raise InputError(
+            f"{value!r} is not a number of seconds above 0",
+            where=where,
+            fix=f"give the seconds to wait for a server's answer, e.g. {int(DEFAULT_TIMEOUT)}",
+        )
     return seconds
 
 
@@ -57,7 +61,8 @@ def _bound(seconds: float):
         limits = dict(request.extensions.get("timeout") or {})
         request.extensions["timeout"] = {
             phase: seconds if limits.get(phase) is None else min(float(limits[phase]), seconds)
-            for phase in ("connect", "read", "write", "pool")}
+            for phase in ("connect", "read", "write", "pool")
+        }
 
     bound.fmat_bound = True  # type: ignore[attr-defined]
     return bound
@@ -91,8 +96,10 @@ def hub_timeouts(seconds: float | None = None):
     finally:
         constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT, constants.HF_HUB_DISABLE_XET = saved
         hooks = client.event_hooks
-        client.event_hooks = {"request": [h for h in hooks["request"] if not getattr(h, "fmat_bound", False)],
-                              "response": hooks["response"]}
+        client.event_hooks = {
+            "request": [h for h in hooks["request"] if not getattr(h, "fmat_bound", False)],
+            "response": hooks["response"],
+        }
 
 
 @contextlib.contextmanager

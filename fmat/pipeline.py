@@ -6,6 +6,7 @@ reliability stages call these same functions.
 - :func:`reliability_tables`: ICC among the models and alpha among the items of its
   ``reliability:`` block, in the :mod:`fmat.results` shape.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -54,8 +55,9 @@ def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFrame, sid: str | None = None,
-                       icc: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+def reliability_tables(
+    study: Any, scores: pd.DataFrame | None, lpr: pd.DataFrame, sid: str | None = None, icc: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Reliability of one study -> ``(details, stats)``.
 
     - ICC among the models (:func:`fmat.reliability.icc_models`; agreement, average and single)
@@ -101,10 +103,12 @@ def reliability_tables(study: Any, scores: pd.DataFrame | None, lpr: pd.DataFram
         seen.update(str(v) for b in split for v in alpha[b])
     unknown = [k for k in names if str(k) not in seen]
     if unknown:
-        raise InputError(f"reliability.names: {', '.join(map(repr, unknown))} is not a value of the by "
-                         f"columns {by}", where=f"study {sid}",
-                         fix="name values that the alpha splits have (a query template, an M_word pair "
-                             "such as 'like - dislike', a group), or remove the entry")
+        raise InputError(
+            f"reliability.names: {', '.join(map(repr, unknown))} is not a value of the by columns {by}",
+            where=f"study {sid}",
+            fix="name values that the alpha splits have (a query template, an M_word pair "
+            "such as 'like - dislike', a group), or remove the entry",
+        )
     stats = pd.concat(parts, ignore_index=True)
     stats["model"] = [m if m == "all" else model_slug(m) for m in stats["model"]]
     detail = pd.concat(details, ignore_index=True)

@@ -26,6 +26,7 @@ differences ``lpr`` (e.g. Study 3A: male minus female, of career minus family). 
 ``variation`` (``words``, ``items``, ``models``, ``model_items``), seeded by the world's seed,
 the word, the context and the model's name: the same world gives the same numbers.
 """
+
 from __future__ import annotations
 
 import json
@@ -128,19 +129,24 @@ def load_world(path: str | os.PathLike) -> World:
     its study). Every problem is an :class:`~fmat.errors.InputError` naming the file and key."""
     import jsonschema
 
-
     path = Path(path)
     if not path.is_file():
         raise InputError(f"world file not found: {path}", fix="check the path (docs/planting.md has an example)")
     data = validate.load_yaml(validate.read_text(path, "world file"), str(path))
     if not isinstance(data, dict):
-        raise InputError("a world file must be a mapping (studies: {<id>: {effects: [...]}})", where=str(path),
-                         fix="see docs/planting.md for a complete example")
+        raise InputError(
+            "a world file must be a mapping (studies: {<id>: {effects: [...]}})",
+            where=str(path),
+            fix="see docs/planting.md for a complete example",
+        )
     problems = validate.schema_problems(jsonschema.Draft202012Validator(schema()), data)
     if problems:
         lines = [f"{_json_path(p) or '(top)'}: {m}" for p, m in problems]
-        raise InputError("the world file does not follow its schema:\n  " + "\n  ".join(validate.truncated(lines)),
-                         where=str(path), fix="see docs/planting.md for the keys and an example")
+        raise InputError(
+            "the world file does not follow its schema:\n  " + "\n  ".join(validate.truncated(lines)),
+            where=str(path),
+            fix="see docs/planting.md for the keys and an example",
+        )
     return world_from_mapping(data, path)
 
 
@@ -156,28 +162,41 @@ def world_from_mapping(data: Mapping, path: Path | None = None) -> World:
         effects = []
         for i, e in enumerate(body.get("effects") or []):
             if ("lpr" in e) == ("d" in e):
-                raise InputError("an effect gives its size as exactly one of lpr or d",
-                                 where=f"{path or 'world'}: studies.{sid}.effects[{i}]",
-                                 fix="write lpr: <number> (a log probability ratio) or d: <number> (lpr = d * sigma)")
+                raise InputError(
+                    "an effect gives its size as exactly one of lpr or d",
+                    where=f"{path or 'world'}: studies.{sid}.effects[{i}]",
+                    fix="write lpr: <number> (a log probability ratio) or d: <number> (lpr = d * sigma)",
+                )
             if e.get("per_item") and e.get("trend"):
-                raise InputError("an effect has either per_item or trend, not both",
-                                 where=f"{path or 'world'}: studies.{sid}.effects[{i}]",
-                                 fix="plant two effects instead")
+                raise InputError(
+                    "an effect has either per_item or trend, not both",
+                    where=f"{path or 'world'}: studies.{sid}.effects[{i}]",
+                    fix="plant two effects instead",
+                )
             lpr = float(e["lpr"]) if "lpr" in e else float(e["d"]) * sigma
-            effects.append(Effect(contrast={k: tuple(v) for k, v in e["contrast"].items()}, lpr=lpr,
-                                  per_item=dict(e["per_item"]) if e.get("per_item") else None,
-                                  trend=dict(e["trend"]) if e.get("trend") else None,
-                                  where={k: [str(x) for x in v] for k, v in dict(e.get("where") or {}).items()}))
-        plants[str(sid)] = Plant(study=str(sid), effects=effects,
-                                 variation={**variation, **{k: float(v) for k, v in dict(body.get("variation") or {}).items()}},
-                                 samples=int(body.get("samples", samples)), seed=seed,
-                                 description=str(body.get("description", "")),
-                                 expect=[dict(x) for x in (body.get("expect") or [])]
-                                 + [dict(x) for x in (data.get("expect_all") or [])])
+            effects.append(
+                Effect(
+                    contrast={k: tuple(v) for k, v in e["contrast"].items()},
+                    lpr=lpr,
+                    per_item=dict(e["per_item"]) if e.get("per_item") else None,
+                    trend=dict(e["trend"]) if e.get("trend") else None,
+                    where={k: [str(x) for x in v] for k, v in dict(e.get("where") or {}).items()},
+                )
+            )
+        plants[str(sid)] = Plant(
+            study=str(sid),
+            effects=effects,
+            variation={**variation, **{k: float(v) for k, v in dict(body.get("variation") or {}).items()}},
+            samples=int(body.get("samples", samples)),
+            seed=seed,
+            description=str(body.get("description", "")),
+            expect=[dict(x) for x in (body.get("expect") or [])] + [dict(x) for x in (data.get("expect_all") or [])],
+        )
     return World(plants=plants, path=path, description=str(data.get("description", "")))
 
 
 # ----------------------------------------------------------------------------- the world's numbers
+
 
 def _draw(seed: int, *parts: object) -> float:
     """A standard normal draw fixed by ``seed`` and the text of ``parts`` (the same word, context
@@ -191,8 +210,7 @@ def context_of(queries: pd.DataFrame) -> pd.Series:
     out = queries["query"].astype(str)
     for slot, col in (("TARGET", "T_word"), ("ATTRIB", "A_word")):
         if col in queries.columns:
-            out = pd.Series([q.replace("{" + slot + "}", str(w), 1) for q, w in zip(out, queries[col])],
-                            index=queries.index)
+            out = pd.Series([q.replace("{" + slot + "}", str(w), 1) for q, w in zip(out, queries[col])], index=queries.index)
     return out
 
 
@@ -212,51 +230,73 @@ def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None
         at = f"{where}: studies.{plant.study}.effects[{i}]"
         for slot, pair in e.contrast.items():
             if slot not in q.columns:
-                raise InputError(f"contrast names the slot {slot}, which study {plant.study} does not have",
-                                 where=at, fix=f"use a slot of the study: {', '.join(s for s in _SLOT_COLUMN if s in q.columns)}")
+                raise InputError(
+                    f"contrast names the slot {slot}, which study {plant.study} does not have",
+                    where=at,
+                    fix=f"use a slot of the study: {', '.join(s for s in _SLOT_COLUMN if s in q.columns)}",
+                )
             groups = list(dict.fromkeys(q[slot].astype(str)))
             bad = [g for g in pair if g not in groups]
             if bad:
-                raise InputError(f"contrast.{slot} names {', '.join(map(repr, bad))}, not a {slot} group of study "
-                                 f"{plant.study}", where=at, fix=f"use two of its {slot} groups: {', '.join(groups)}")
+                raise InputError(
+                    f"contrast.{slot} names {', '.join(map(repr, bad))}, not a {slot} group of study {plant.study}",
+                    where=at,
+                    fix=f"use two of its {slot} groups: {', '.join(groups)}",
+                )
         if e.per_item:
             table = str(e.per_item["table"])
             if criteria is None:
                 pass  # the tables are checked where they are read (their job)
             elif table not in criteria:
-                raise InputError(f"per_item.table {table!r} is not available", where=at,
-                                 fix="name a criterion table the workflow builds (resources/criteria/<name>.parquet) "
-                                     "or pass it in criteria=")
+                raise InputError(
+                    f"per_item.table {table!r} is not available",
+                    where=at,
+                    fix="name a criterion table the workflow builds (resources/criteria/<name>.parquet) or pass it in criteria=",
+                )
             t = criteria[table] if criteria is not None else pd.DataFrame()
-            for col in ([] if criteria is None else [str(e.per_item.get("key", "item")), str(e.per_item["column"])]):
+            for col in [] if criteria is None else [str(e.per_item.get("key", "item")), str(e.per_item["column"])]:
                 if col not in t.columns:
-                    raise InputError(f"per_item: the table {table!r} has no column {col!r}", where=at,
-                                     fix=f"use one of its columns: {', '.join(map(str, t.columns))}")
+                    raise InputError(
+                        f"per_item: the table {table!r} has no column {col!r}",
+                        where=at,
+                        fix=f"use one of its columns: {', '.join(map(str, t.columns))}",
+                    )
         for slot, values in e.where.items():
             if slot == "query":
                 known = list(dict.fromkeys(q["query"].astype(str)))
             elif slot in q.columns:
                 col = _SLOT_COLUMN[slot]
-                known = list(dict.fromkeys([*q[slot].astype(str), *q[col].astype(str),
-                                            *_item_keys(study, slot, q[col])]))
+                known = list(dict.fromkeys([*q[slot].astype(str), *q[col].astype(str), *_item_keys(study, slot, q[col])]))
             else:
-                raise InputError(f"where names {slot}, which study {plant.study} does not have", where=at,
-                                 fix="use query or a slot of the study (MASK, TARGET, ATTRIB)")
+                raise InputError(
+                    f"where names {slot}, which study {plant.study} does not have",
+                    where=at,
+                    fix="use query or a slot of the study (MASK, TARGET, ATTRIB)",
+                )
             bad = [v for v in values if v not in known]
             if bad:
-                raise InputError(f"where.{slot}: {', '.join(map(repr, bad[:5]))} is not a "
-                                 f"{'query template' if slot == 'query' else 'group, word or item of ' + slot} "
-                                 f"of study {plant.study}", where=at,
-                                 fix=f"use values the study has, e.g. {', '.join(map(repr, known[:6]))}")
+                raise InputError(
+                    f"where.{slot}: {', '.join(map(repr, bad[:5]))} is not a "
+                    f"{'query template' if slot == 'query' else 'group, word or item of ' + slot} "
+                    f"of study {plant.study}",
+                    where=at,
+                    fix=f"use values the study has, e.g. {', '.join(map(repr, known[:6]))}",
+                )
         for spec in (e.per_item, e.trend):
             if spec and _SLOT_COLUMN[spec["slot"]] not in q.columns:
-                raise InputError(f"{'per_item' if spec is e.per_item else 'trend'}.slot {spec['slot']} is not a slot "
-                                 f"of study {plant.study}", where=at, fix="name a slot the study's queries fill")
+                raise InputError(
+                    f"{'per_item' if spec is e.per_item else 'trend'}.slot {spec['slot']} is not a slot of study {plant.study}",
+                    where=at,
+                    fix="name a slot the study's queries fill",
+                )
         if e.trend:
             words = pd.to_numeric(q[_SLOT_COLUMN[e.trend["slot"]]].astype(str), errors="coerce")
             if words.isna().all():
-                raise InputError(f"trend.slot {e.trend['slot']}: no word of that slot is a number", where=at,
-                                 fix="a trend needs numeric words (e.g. the years of {range: [1800, 2019]})")
+                raise InputError(
+                    f"trend.slot {e.trend['slot']}: no word of that slot is a number",
+                    where=at,
+                    fix="a trend needs numeric words (e.g. the years of {range: [1800, 2019]})",
+                )
 
 
 def _factor(e: Effect, study, q: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None) -> np.ndarray:
@@ -268,7 +308,7 @@ def _factor(e: Effect, study, q: pd.DataFrame, criteria: Mapping[str, pd.DataFra
         x = keys.map(values).astype(float).to_numpy()
         center = float(spec["center"]) if "center" in spec else float(np.nanmean(list(values.values())))
         scale = float(spec.get("scale", 1.0))
-        return np.nan_to_num((x - center) / scale)   # an item without a value: no association
+        return np.nan_to_num((x - center) / scale)  # an item without a value: no association
     if e.trend:
         x = pd.to_numeric(q[_SLOT_COLUMN[e.trend["slot"]]].astype(str), errors="coerce").to_numpy(dtype=float)
         center = float(e.trend.get("center", np.nanmean(x)))
@@ -327,8 +367,9 @@ def planted_logp(study, plant: Plant, model: str, criteria: Mapping[str, pd.Data
     return s - (top + np.log(total.to_numpy()))
 
 
-def planted_scores(study, plant: Plant, models: Sequence[str],
-                   criteria: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+def planted_scores(
+    study, plant: Plant, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None
+) -> pd.DataFrame:
     """The scores table (:func:`fmat.run`'s shape) the world's probabilities would give: one
     block per model, ``prob`` and ``logp`` the planted ones, no OOV."""
 
@@ -348,13 +389,14 @@ def planted_scores(study, plant: Plant, models: Sequence[str],
 
 # ----------------------------------------------------------------------------- training sentences
 
+
 @dataclass
 class Sentences:
     """Training sentences of one model: each context once, with its options' counts."""
 
-    contexts: list[str]                  # sentence with "[MASK]" at the option's place
-    options: list[list[str]]             # the option words of each context
-    counts: list[np.ndarray]             # how many sentences of each option
+    contexts: list[str]  # sentence with "[MASK]" at the option's place
+    options: list[list[str]]  # the option words of each context
+    counts: list[np.ndarray]  # how many sentences of each option
 
     def __len__(self) -> int:
         return int(sum(int(c.sum()) for c in self.counts))
@@ -367,8 +409,9 @@ class Sentences:
                     yield c.replace("[MASK]", w, 1)
 
 
-def training_sentences(plants: Sequence[tuple[Any, Plant]], model: str,
-                       criteria: Mapping[str, pd.DataFrame] | None = None, seed: int = 0) -> Sentences:
+def training_sentences(
+    plants: Sequence[tuple[Any, Plant]], model: str, criteria: Mapping[str, pd.DataFrame] | None = None, seed: int = 0
+) -> Sentences:
     """Sentences in which every plant's probabilities hold for ``model``: for each context of
     each ``(study, plant)``, ``samples x options`` sentences with the options drawn from
     ``P(w | c)`` (multinomial; seeded by ``seed`` and the model's name). A context that two
@@ -400,7 +443,9 @@ def training_sentences(plants: Sequence[tuple[Any, Plant]], model: str,
     if clashes:
         logging.getLogger(__name__).warning(
             "%d context(s) are planted differently by two studies; the first study's plant is used: %s",
-            len(clashes), "; ".join(clashes[:3]) + (" ..." if len(clashes) > 3 else ""))
+            len(clashes),
+            "; ".join(clashes[:3]) + (" ..." if len(clashes) > 3 else ""),
+        )
     return out
 
 
@@ -443,8 +488,11 @@ def judge_recovery(e: Mapping, value: float, p: float) -> tuple[str, str]:
     if e.get("absent"):
         if not has_p:
             return NOT_RECOVERED, "no p to test the null with"
-        return (RECOVERED, f"p = {float(p):.3f} >= .05") if p >= LEVEL else (NOT_RECOVERED, f"p = {float(p):.3g} < .05: "
-                                                                             "an effect found where none was planted")
+        return (
+            (RECOVERED, f"p = {float(p):.3f} >= .05")
+            if p >= LEVEL
+            else (NOT_RECOVERED, f"p = {float(p):.3g} < .05: an effect found where none was planted")
+        )
     problems = []
     target = float(e["value"]) if "value" in e else None
     sign = int(e.get("sign", 0)) or (int(np.sign(target)) if target else 0) or (1 if "min" in e else 0)
@@ -458,8 +506,11 @@ def judge_recovery(e: Mapping, value: float, p: float) -> tuple[str, str]:
             problems.append(f"{value:.2f} is not within {tol:.0%} of {target:.2f}")
     if "min" in e and value < float(e["min"]):
         problems.append(f"{value:.2f} < {float(e['min']):.2f}")
-    return (NOT_RECOVERED, "; ".join(problems)) if problems else (RECOVERED, "sign" + (", p < .05" if has_p else "")
-                                                                   + (", size" if target is not None or "min" in e else ""))
+    return (
+        (NOT_RECOVERED, "; ".join(problems))
+        if problems
+        else (RECOVERED, "sign" + (", p < .05" if has_p else "") + (", size" if target is not None or "min" in e else ""))
+    )
 
 
 def recovery(plant: Plant, stats: pd.DataFrame) -> pd.DataFrame:
@@ -471,13 +522,27 @@ def recovery(plant: Plant, stats: pd.DataFrame) -> pd.DataFrame:
     for e in plant.expect:
         cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
         planted, rule = _rule_text(e)
-        keep = ((stats["statistic"].astype(str) == str(e["statistic"])).to_numpy()
-                & np.array([fnmatchcase(str(c), cond) for c in stats["condition"]], dtype=bool)
-                & np.array([fnmatchcase(str(m), model) for m in stats["model"]], dtype=bool))
+        keep = (
+            (stats["statistic"].astype(str) == str(e["statistic"])).to_numpy()
+            & np.array([fnmatchcase(str(c), cond) for c in stats["condition"]], dtype=bool)
+            & np.array([fnmatchcase(str(m), model) for m in stats["model"]], dtype=bool)
+        )
         hit = stats[keep]
         if not len(hit):
-            rows.append([plant.study, e["statistic"], cond, model, planted, rule, np.nan, np.nan, NOT_RECOVERED,
-                         "no such row in the results (a statistic the analysis did not compute)"])
+            rows.append(
+                [
+                    plant.study,
+                    e["statistic"],
+                    cond,
+                    model,
+                    planted,
+                    rule,
+                    np.nan,
+                    np.nan,
+                    NOT_RECOVERED,
+                    "no such row in the results (a statistic the analysis did not compute)",
+                ]
+            )
         for r in hit.itertuples(index=False):
             verdict, reason = judge_recovery(e, r.value, r.p)
             rows.append([plant.study, r.statistic, r.condition, r.model, planted, rule, r.value, r.p, verdict, reason])

@@ -23,6 +23,7 @@ Differences from FMAT, on purpose:
   (``items=``; ``fmat reliability --study FILE``). The workflow's reliability stage does the same
   (:func:`fmat.pipeline.reliability_tables` calls :func:`lpr_reliability` with the study's items).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping as _Mapping
@@ -39,9 +40,12 @@ from .stats.icc import icc
 #: columns that are values or per-row extras, never item keys
 NON_KEY = ("LPR", "prob", "logp", "output", "token", "token_id", "oov", "prior", "logp_prior")
 ITEMS = ("query", "T_word", "A_word")
-ICC_STATISTIC = {("agreement", "average"): "ICC_average", ("agreement", "single"): "ICC_single",
-                 ("consistency", "average"): "ICC_consistency_average",
-                 ("consistency", "single"): "ICC_consistency_single"}
+ICC_STATISTIC = {
+    ("agreement", "average"): "ICC_average",
+    ("agreement", "single"): "ICC_single",
+    ("consistency", "average"): "ICC_consistency_average",
+    ("consistency", "single"): "ICC_consistency_single",
+}
 
 
 def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
@@ -53,8 +57,11 @@ def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
         p = pd.to_numeric(data["prob"], errors="raise").astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log(p.where(p > 0)), "log(prob)"
-    raise InputError("the table has neither an 'LPR' nor a 'prob' column", where=where,
-                     fix="give raw scores (fmat run) or an LPR table (fmat summary)")
+    raise InputError(
+        "the table has neither an 'LPR' nor a 'prob' column",
+        where=where,
+        fix="give raw scores (fmat run) or an LPR table (fmat summary)",
+    )
 
 
 def _keys(df: pd.DataFrame, exclude) -> list[str]:
@@ -80,8 +87,9 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
     (which column was used), ``keys`` and ``dropped_models`` (models without any value).
     """
     if "model" not in data.columns:
-        raise InputError("the table has no 'model' column", where=where,
-                         fix="give the output of fmat run / fmat summary for several models")
+        raise InputError(
+            "the table has no 'model' column", where=where, fix="give the output of fmat run / fmat summary for several models"
+        )
     values, name = _values(data, where)
     keys = _keys(data, ["model"])
     if not keys:
@@ -92,8 +100,11 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
     dup = long.duplicated(keys + ["model"], keep=False)
     if dup.any():
         ex = long.loc[dup, keys + ["model"]].head(3).to_dict("records")
-        raise InputError(f"{int(dup.sum())} rows share the same item keys and model, e.g. {ex}",
-                         where=where, fix="remove duplicate rows (or bind query tables with distinct qid)")
+        raise InputError(
+            f"{int(dup.sum())} rows share the same item keys and model, e.g. {ex}",
+            where=where,
+            fix="remove duplicate rows (or bind query tables with distinct qid)",
+        )
     models = list(dict.fromkeys(long["model"]))
     wide = long.pivot(index=keys, columns="model", values="value")[models]
     empty = [m for m in models if wide[m].isna().all()]
@@ -101,8 +112,7 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
     return wide, {"value": name, "keys": keys, "dropped_models": empty}
 
 
-def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average",
-               method: str = "irr") -> pd.DataFrame:
+def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average", method: str = "irr") -> pd.DataFrame:
     """ICC of the models as raters (R FMAT ``ICC_models``; irr::icc two-way model).
 
     ``data``: raw scores (``fmat run``: columns model, query columns, prob -> log(prob)) or an
@@ -124,8 +134,9 @@ def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average
             r = icc(wide.to_numpy(float), type=t, unit=u, method=method)
             r["n_models"] = r.pop("n_raters")
             rows.append(r)
-    out = pd.DataFrame(rows)[["type", "unit", "ICC", "F", "df1", "df2", "p", "ci_low", "ci_high",
-                              "n_items", "n_models", "n_dropped"]]
+    out = pd.DataFrame(rows)[
+        ["type", "unit", "ICC", "F", "df1", "df2", "p", "ci_low", "ci_high", "n_items", "n_models", "n_dropped"]
+    ]
     out.attrs.update(value=info["value"], dropped_models=info["dropped_models"])
     return out
 
@@ -146,18 +157,26 @@ def _alpha_split(d: pd.DataFrame, item: str, by: list[str], missing: str) -> dic
     keys["LPR"] = pd.to_numeric(d["LPR"], errors="raise").astype(float).replace([np.inf, -np.inf], np.nan).to_numpy()
     dup = keys.duplicated(ids + [item], keep=False)
     if dup.any():
-        raise InputError(f"{int(dup.sum())} LPR rows share the same keys {ids + [item]}",
-                         where="lpr_reliability(lpr)", fix="remove duplicate rows")
+        raise InputError(
+            f"{int(dup.sum())} LPR rows share the same keys {ids + [item]}",
+            where="lpr_reliability(lpr)",
+            fix="remove duplicate rows",
+        )
     items = list(dict.fromkeys(keys[item]))
-    wide = (keys.pivot(index=ids, columns=item, values="LPR")[items] if ids
-            else keys.set_index(item)["LPR"].to_frame().T)
+    wide = keys.pivot(index=ids, columns=item, values="LPR")[items] if ids else keys.set_index(item)["LPR"].to_frame().T
     dropped_items = [c for c in items if wide[c].isna().all()]
     wide = wide.drop(columns=dropped_items)
     n_rows = len(wide)
     if missing == "listwise":
         wide = wide.dropna()
-    res = {"n_obs": len(wide), "k_items": wide.shape[1], "alpha": np.nan, "alpha_std": np.nan,
-           "n_dropped_rows": n_rows - len(wide), "dropped_items": "; ".join(map(str, dropped_items))}
+    res = {
+        "n_obs": len(wide),
+        "k_items": wide.shape[1],
+        "alpha": np.nan,
+        "alpha_std": np.nan,
+        "n_dropped_rows": n_rows - len(wide),
+        "dropped_items": "; ".join(map(str, dropped_items)),
+    }
     if wide.shape[1] >= 2 and len(wide) >= 2:
         try:
             a = cronbach_alpha(wide)
@@ -210,8 +229,7 @@ def with_item_keys(lpr: pd.DataFrame, items=None, item: str = "query") -> pd.Dat
     return out
 
 
-def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: str = "listwise",
-                    items=None) -> pd.DataFrame:
+def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: str = "listwise", items=None) -> pd.DataFrame:
     """Cronbach's alpha of LPRs among items (R FMAT ``LPR_reliability``).
 
     Within each split of ``by`` (e.g. "model", "TARGET", ["ATTRIB", "MASK"]) the ``item``
@@ -226,16 +244,21 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
     if "LPR" not in lpr.columns:
         raise InputError("the table has no 'LPR' column", where=where, fix="give the output of fmat summary (an LPR table)")
     if item not in lpr.columns:
-        raise InputError(f"item column {item!r} not in the LPR table", where=f"lpr_reliability(item={item!r})",
-                         fix=f"use one of {[c for c in ITEMS if c in lpr.columns]}")
+        raise InputError(
+            f"item column {item!r} not in the LPR table",
+            where=f"lpr_reliability(item={item!r})",
+            fix=f"use one of {[c for c in ITEMS if c in lpr.columns]}",
+        )
     if missing not in ("listwise", "pairwise"):
-        raise InputError(f"unknown missing={missing!r}", where="lpr_reliability(missing)",
-                         fix="use 'listwise' or 'pairwise'")
+        raise InputError(f"unknown missing={missing!r}", where="lpr_reliability(missing)", fix="use 'listwise' or 'pairwise'")
     by = [by] if isinstance(by, str) else list(by or [])
     bad = [b for b in by if b not in lpr.columns or b == item]
     if bad:
-        raise InputError(f"by column(s) {bad} not usable", where=f"lpr_reliability(by={by})",
-                         fix=f"use columns of the LPR table other than the item: {list(lpr.columns)}")
+        raise InputError(
+            f"by column(s) {bad} not usable",
+            where=f"lpr_reliability(by={by})",
+            fix=f"use columns of the LPR table other than the item: {list(lpr.columns)}",
+        )
     lpr = with_item_keys(lpr, items, item)
     if not by:
         return pd.DataFrame([_alpha_split(lpr, item, [], missing)])
@@ -251,14 +274,28 @@ def icc_rows(study: str, icc_df: pd.DataFrame, condition: str = "all") -> pd.Dat
     """Rows of :mod:`fmat.results` shape from :func:`icc_models` output: statistic
     ICC_average / ICC_single / ICC_consistency_*, value = ICC, df/df2 = the F test's df, p,
     95% CI, n = items."""
-    rows = [{"study": study, "statistic": ICC_STATISTIC[(r.type, r.unit)], "condition": condition,
-             "model": "all", "value": r.ICC, "df": r.df1, "df2": r.df2, "p": r.p,
-             "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n_items} for r in icc_df.itertuples()]
+    rows = [
+        {
+            "study": study,
+            "statistic": ICC_STATISTIC[(r.type, r.unit)],
+            "condition": condition,
+            "model": "all",
+            "value": r.ICC,
+            "df": r.df1,
+            "df2": r.df2,
+            "p": r.p,
+            "ci_low": r.ci_low,
+            "ci_high": r.ci_high,
+            "n": r.n_items,
+        }
+        for r in icc_df.itertuples()
+    ]
     return results_frame(rows)
 
 
-def alpha_rows(study: str, alpha_df: pd.DataFrame, by=None, condition: str | None = None,
-               names: Mapping[str, str] | None = None) -> pd.DataFrame:
+def alpha_rows(
+    study: str, alpha_df: pd.DataFrame, by=None, condition: str | None = None, names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Rows of :mod:`fmat.results` shape from :func:`lpr_reliability` output: statistics
     ``alpha`` and ``alpha_std`` per split; ``model`` = the split's model when "model" is in
     ``by``; ``condition`` = the other by-values joined by ":" (prefixed by ``condition``), each
@@ -273,6 +310,5 @@ def alpha_rows(study: str, alpha_df: pd.DataFrame, by=None, condition: str | Non
         cond = ":".join(([condition] if condition else []) + parts) or "all"
         model = str(r["model"]) if "model" in by else "all"
         for stat in ("alpha", "alpha_std"):
-            rows.append({"study": study, "statistic": stat, "condition": cond, "model": model,
-                         "value": r[stat], "n": r["n_obs"]})
+            rows.append({"study": study, "statistic": stat, "condition": cond, "model": model, "value": r[stat], "n": r["n_obs"]})
     return results_frame(rows)

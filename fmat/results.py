@@ -15,6 +15,7 @@ join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
                  (df2: the second df of an F), p value, 95% CI and number of observations
                  used (items, rows, names...); NaN where not applicable.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,8 +36,10 @@ def model_slug(name: str) -> str:
     (``..``, spaces, other characters, more than one ``/``) is an InputError."""
     slug = str(name).strip().replace("/", "__")
     if not _SLUG_RE.match(slug) or ".." in slug or str(name).count("/") > 1:
-        raise InputError(f"model name {name!r} cannot be made into a file name",
-                         fix="use a Hugging Face id such as 'bert-base-uncased' or 'vinai/bertweet-base'")
+        raise InputError(
+            f"model name {name!r} cannot be made into a file name",
+            fix="use a Hugging Face id such as 'bert-base-uncased' or 'vinai/bertweet-base'",
+        )
     return slug
 
 
@@ -68,6 +71,7 @@ STATISTICS = {
     "mean": "a mean (e.g. of LPRs)",
     "accuracy": "share correct (subject-verb agreement check)",
 }
+
 
 def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
     """Rows (dicts or a DataFrame) -> a results table with exactly :data:`RESULT_COLUMNS`.
@@ -113,19 +117,25 @@ def validate_results(df: pd.DataFrame, *, where: str = "results", statistics: It
     names = set(df["statistic"].astype(str))
     bad = sorted(n for n in names if not _STATISTIC_RE.match(n))
     if bad:
-        raise InputError(f"statistic name(s) {bad} are not names", where=where,
-                         fix="use letters, digits, '_' and '.', starting with a letter (e.g. 'd', 'ICC_average')")
+        raise InputError(
+            f"statistic name(s) {bad} are not names",
+            where=where,
+            fix="use letters, digits, '_' and '.', starting with a letter (e.g. 'd', 'ICC_average')",
+        )
     if statistics is not None:
         unknown = sorted(names - set(statistics))
         if unknown:
-            raise InputError(f"unknown statistic(s) {unknown}", where=where,
-                             fix=f"use one of {', '.join(sorted(set(statistics)))}")
+            raise InputError(
+                f"unknown statistic(s) {unknown}", where=where, fix=f"use one of {', '.join(sorted(set(statistics)))}"
+            )
     blank = df[KEY].isna().any(axis=1) | df[KEY].astype(str).isin(["", "nan", "None"]).any(axis=1)
     if blank.any():
-        raise InputError(f"{int(blank.sum())} rows have an empty key column {KEY}", where=where,
-                         fix="give every row a study, statistic, condition and model")
+        raise InputError(
+            f"{int(blank.sum())} rows have an empty key column {KEY}",
+            where=where,
+            fix="give every row a study, statistic, condition and model",
+        )
     dup = df.duplicated(KEY, keep=False)
     if dup.any():
-        raise InputError(f"{int(dup.sum())} rows share a key {KEY}", where=where,
-                         fix="make 'condition' tell the rows apart")
+        raise InputError(f"{int(dup.sum())} rows share a key {KEY}", where=where, fix="make 'condition' tell the rows apart")
     return df

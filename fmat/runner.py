@@ -4,6 +4,7 @@ The dispatch by scoring method lives here, above the methods: :mod:`fmat.scoring
 and :mod:`fmat.lpbs` (``lpbs``, which builds on scoring), and :mod:`fmat.models` for loading,
 so that none of those three imports another in a circle.
 """
+
 from __future__ import annotations
 
 import logging
@@ -26,10 +27,24 @@ def scorer_for(method: str):
     return lpbs.score_model if method == "lpbs" else score_model
 
 
-def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, add_tokens: bool = False,
-        na_out: bool = True, progress: bool = True, threads: int | None = None, dtype: str = "float32",
-        method: str = "fmat", word_rule: str = "tokenizer", pattern_special: Mapping[str, str] | None = None,
-        weight_decay: float = 1.0, cache_dir=None, lock_path=None, max_tokens: int | None = None) -> pd.DataFrame:
+def run(
+    models,
+    data: pd.DataFrame,
+    device=None,
+    batch_size: int | None = None,
+    add_tokens: bool = False,
+    na_out: bool = True,
+    progress: bool = True,
+    threads: int | None = None,
+    dtype: str = "float32",
+    method: str = "fmat",
+    word_rule: str = "tokenizer",
+    pattern_special: Mapping[str, str] | None = None,
+    weight_decay: float = 1.0,
+    cache_dir=None,
+    lock_path=None,
+    max_tokens: int | None = None,
+) -> pd.DataFrame:
     """Score a query table on masked LMs (R: ``FMAT_run``).
 
     Args:
@@ -58,26 +73,39 @@ def run(models, data: pd.DataFrame, device=None, batch_size: int | None = None, 
     """
     import torch
 
-
     if method not in METHODS:
-        raise InputError(f"unknown scoring method {method!r}",
-                         fix="use method='fmat' or 'lpbs' (probabilities with their prior, Kurita et al. 2019)")
+        raise InputError(
+            f"unknown scoring method {method!r}",
+            fix="use method='fmat' or 'lpbs' (probabilities with their prior, Kurita et al. 2019)",
+        )
     if word_rule not in ("tokenizer", "fmat"):
         raise InputError(f"unknown word_rule {word_rule!r}", fix="use 'tokenizer' (default) or 'fmat'")
     _check_query_table(data)
-    plan_batches([1], batch_size, max_tokens)      # checks both before any model is loaded
+    plan_batches([1], batch_size, max_tokens)  # checks both before any model is loaded
     if threads:
         torch.set_num_threads(int(threads))
     model_map = _as_models(models)
     frames = []
     for label, src in model_map.items():
-        model, tokenizer = load_masked_lm(src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path,
-                                          progress=progress)
+        model, tokenizer = load_masked_lm(
+            src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path, progress=progress
+        )
         name = model_label(src) if label == src else label
         scorer = scorer_for(method)
-        scores = scorer(model, tokenizer, data, name=name, batch_size=batch_size, max_tokens=max_tokens,
-                        add_tokens=add_tokens, na_out=na_out, progress=progress, word_rule=word_rule,
-                        pattern_special=pattern_special, weight_decay=weight_decay)
+        scores = scorer(
+            model,
+            tokenizer,
+            data,
+            name=name,
+            batch_size=batch_size,
+            max_tokens=max_tokens,
+            add_tokens=add_tokens,
+            na_out=na_out,
+            progress=progress,
+            word_rule=word_rule,
+            pattern_special=pattern_special,
+            weight_decay=weight_decay,
+        )
         check_scores(src, scores)
         frames.append(label_scores(scores, label, data))
         del model
@@ -124,10 +152,19 @@ def read_scores(paths: Sequence) -> pd.DataFrame:
     return concat_scores([read_table(p) for p in paths])
 
 
-def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[str, Mapping] | None = None, *,
-                 name: str | None = None, device=None, batch_size: int | None = None,
-                 max_tokens: int | None = None, threads: int | None = None, lock_path=None,
-                 progress: bool = False):
+def score_tables(
+    source,
+    tables: Mapping[str, pd.DataFrame],
+    options: Mapping[str, Mapping] | None = None,
+    *,
+    name: str | None = None,
+    device=None,
+    batch_size: int | None = None,
+    max_tokens: int | None = None,
+    threads: int | None = None,
+    lock_path=None,
+    progress: bool = False,
+):
     """Score several query tables on ONE model, loaded once; yields ``(key, scores)``.
 
     ``source``: a model folder or a cached hub model; ``tables``: ``{key: query table}``;
@@ -138,7 +175,6 @@ def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[st
     workflow's jobs log instead).
     """
 
-
     log = logging.getLogger(__name__)
     device = None if device in (None, "auto") else device
     options = {key: dict((options or {}).get(key) or {}) for key in tables}
@@ -146,8 +182,11 @@ def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[st
     for key, opts in options.items():
         method = opts.pop("method", "fmat")
         if method not in METHODS:
-            raise InputError(f"scoring method {method!r} is not available", where=f"{key}: score.method",
-                             fix=f"use one of {', '.join(METHODS)}")
+            raise InputError(
+                f"scoring method {method!r} is not available",
+                where=f"{key}: score.method",
+                fix=f"use one of {', '.join(METHODS)}",
+            )
         scorers[key] = scorer_for(method)
     if threads:
         import torch
@@ -159,8 +198,16 @@ def score_tables(source, tables: Mapping[str, pd.DataFrame], options: Mapping[st
     log.info("model %s loaded in %.2f s", name, time.perf_counter() - t0)
     for key, table in tables.items():
         t1 = time.perf_counter()
-        scores = scorers[key](model, tokenizer, table, name=model_label(source), batch_size=batch_size,
-                              max_tokens=max_tokens, progress=progress, **options[key])
+        scores = scorers[key](
+            model,
+            tokenizer,
+            table,
+            name=model_label(source),
+            batch_size=batch_size,
+            max_tokens=max_tokens,
+            progress=progress,
+            **options[key],
+        )
         check_scores(source, scores)
         log.info("%s: %d rows scored in %.2f s", key, len(table), time.perf_counter() - t1)
         yield key, label_scores(scores, name, table)

@@ -29,6 +29,7 @@ architecture transformers builds (tests/test_architectures.py: |Δp| ≤ 1e-5), 
 a 2-core CPU for BERT, at 64-71% of its fp32 matmul peak (benchmarks/bench_scoring.py,
 docs/scoring.md).
 """
+
 from __future__ import annotations
 
 import logging
@@ -105,10 +106,16 @@ class ScoringPath:
     head_error: float | None = None
 
     def describe(self) -> str:
-        head = (f"fast path (MLM head {' -> '.join(self.head_modules)} at the mask only)" if self.head == "fast"
-                else "full head (the model's own forward pass)")
-        pad = ("padded batches" if self.padding == "padded"
-               else f"equal-length batches (padding changes its outputs by up to {self.padding_effect:.2g} in log p)")
+        head = (
+            f"fast path (MLM head {' -> '.join(self.head_modules)} at the mask only)"
+            if self.head == "fast"
+            else "full head (the model's own forward pass)"
+        )
+        pad = (
+            "padded batches"
+            if self.padding == "padded"
+            else f"equal-length batches (padding changes its outputs by up to {self.padding_effect:.2g} in log p)"
+        )
         return f"{head}; {pad}"
 
 
@@ -133,13 +140,18 @@ def _head_candidates(model):
         return []
     out = []
     if type(model).__name__.startswith("DistilBert"):
+
         def distil_head(h, m=model):
             return m.vocab_projector(m.vocab_layer_norm(m.activation(m.vocab_transform(h))))
 
         out.append((("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"), distil_head))
-    kids = [(n, c) for n, c in model.named_children()
-            if c is not base and not isinstance(c, (nn.Dropout, nn.modules.loss._Loss)) and "loss" not in n.lower()]
+    kids = [
+        (n, c)
+        for n, c in model.named_children()
+        if c is not base and not isinstance(c, (nn.Dropout, nn.modules.loss._Loss)) and "loss" not in n.lower()
+    ]
     if kids:
+
         def seq_head(h, mods=tuple(c for _, c in kids)):
             for m in mods:
                 h = _first(m(h))
@@ -163,14 +175,19 @@ def _check_model_inputs(model, tokenizer) -> None:
     gives for one sentence). A tokenizer that gives the model more per-token inputs (RoCBert's
     glyph-shape and pronunciation ids) is refused: its numbers would differ from the pipeline's."""
     enc = tokenizer(PROBE_SENTENCES[0].format(mask=tokenizer.mask_token))
-    extra = [k for k in enc if k not in ("input_ids", "attention_mask")
-             and not (k == "token_type_ids" and not np.any(np.asarray(enc[k])))]
+    extra = [
+        k
+        for k in enc
+        if k not in ("input_ids", "attention_mask") and not (k == "token_type_ids" and not np.any(np.asarray(enc[k])))
+    ]
     if extra:
-        raise ModelError(f"{type(model).__name__}: its tokenizer gives the model more inputs than the token ids "
-                         f"({', '.join(extra)}); fmat passes only the ids and the attention mask, so its "
-                         "probabilities would differ from the fill-mask pipeline's",
-                         fix="score this model with transformers' fill-mask pipeline (fmat.fill_mask_check "
-                             "shows its raw predictions), or choose another model")
+        raise ModelError(
+            f"{type(model).__name__}: its tokenizer gives the model more inputs than the token ids "
+            f"({', '.join(extra)}); fmat passes only the ids and the attention mask, so its "
+            "probabilities would differ from the fill-mask pipeline's",
+            fix="score this model with transformers' fill-mask pipeline (fmat.fill_mask_check "
+            "shows its raw predictions), or choose another model",
+        )
 
 
 def _pad(seqs, pad_id, device):
@@ -180,8 +197,8 @@ def _pad(seqs, pad_id, device):
     ids = torch.full((len(seqs), L), pad_id, dtype=torch.long)
     att = torch.zeros((len(seqs), L), dtype=torch.long)
     for k, x in enumerate(seqs):
-        ids[k, :len(x)] = torch.tensor(x)
-        att[k, :len(x)] = 1
+        ids[k, : len(x)] = torch.tensor(x)
+        att[k, : len(x)] = 1
     return ids.to(device), att.to(device)
 
 
@@ -215,7 +232,7 @@ def scoring_path(model, tokenizer) -> ScoringPath:
         alone, raw, every = [], [], []
         for x, p in zip(ids, pos):
             i, a = _pad([x], pad_id, device)
-            out = model(input_ids=i, attention_mask=a).logits[0, :len(x)].float()  # (Perceiver: more)
+            out = model(input_ids=i, attention_mask=a).logits[0, : len(x)].float()  # (Perceiver: more)
             raw.append(out)
             every.append(torch.log_softmax(out, -1))
             alone.append(every[-1][p])
@@ -231,8 +248,8 @@ def scoring_path(model, tokenizer) -> ScoringPath:
         for x, p, ref in zip(ids, pos, every):
             for k in (1, 3):  # a few pads: the kernels' shapes stay, so any change is the padding's
                 i, a = _pad([x + [pad_id] * k], pad_id, device)
-                a[0, len(x):] = 0
-                got = torch.log_softmax(model(input_ids=i, attention_mask=a).logits[0, :len(x)].float(), -1)
+                a[0, len(x) :] = 0
+                got = torch.log_softmax(model(input_ids=i, attention_mask=a).logits[0, : len(x)].float(), -1)
                 diff = (got - ref).abs()
                 at_mask, effect = max(at_mask, float(diff[p].max())), max(effect, float(diff.max()))
         padding = "padded" if at_mask <= tol and effect <= tol_any else "equal-length"
@@ -253,7 +270,7 @@ def scoring_path(model, tokenizer) -> ScoringPath:
                         raise ValueError("vocabulary size differs")
                     lsm = torch.log_softmax(logits.float(), -1)
                     worst = max(worst, max(float((lsm[j] - alone[k]).abs().max()) for j, k in enumerate(ks)))
-            except Exception as e:  # noqa: BLE001 - a candidate that does not run is not the head
+            except Exception as e:
                 log.debug("%s: head candidate %s does not apply: %s", type(model).__name__, cand_names, e)
                 continue
             if worst <= tol:
@@ -286,8 +303,7 @@ def _mask_logits(model, head, decoder, input_ids, attention_mask, mask_pos, extr
     hook = None
     if extra_emb is not None:
         if decoder is None:
-            raise ModelError(f"add_tokens is not supported for {type(model).__name__}",
-                             fix="run without add_tokens")
+            raise ModelError(f"add_tokens is not supported for {type(model).__name__}", fix="run without add_tokens")
         hook = decoder.register_forward_pre_hook(lambda mod, args: captured.__setitem__("x", args[0]))
     try:
         if head is not None:
@@ -315,8 +331,9 @@ def _mask_logits(model, head, decoder, input_ids, attention_mask, mask_pos, extr
 AUTO_BATCH = {"cpu": (1024, 256), "cuda": (8192, 512)}
 
 
-def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None = None,
-                 device_type: str = "cpu", equal_length: bool = False) -> list[np.ndarray]:
+def plan_batches(
+    lengths, batch_size: int | None = None, max_tokens: int | None = None, device_type: str = "cpu", equal_length: bool = False
+) -> list[np.ndarray]:
     """Length-sorted batches (longest first) of indices into ``lengths`` (token counts).
 
     ``batch_size`` caps the sentences of a pass, ``max_tokens`` its padded tokens (sentences ×
@@ -332,8 +349,10 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
     lengths = np.asarray(lengths, dtype=np.int64)
     for arg, v in (("batch_size", batch_size), ("max_tokens", max_tokens)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
-            raise InputError(f"{arg} must be a whole number of at least 1 (got {v!r})",
-                             fix=f"e.g. {arg}={'64' if arg == 'batch_size' else '1024'}, or leave it unset (automatic)")
+            raise InputError(
+                f"{arg} must be a whole number of at least 1 (got {v!r})",
+                fix=f"e.g. {arg}={'64' if arg == 'batch_size' else '1024'}, or leave it unset (automatic)",
+            )
     auto_tokens, auto_sents = AUTO_BATCH.get(device_type, AUTO_BATCH["cpu"])
     by_tokens = batch_size is None
     if batch_size is None:
@@ -352,9 +371,9 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
     while b0 < len(order):
         n = cap(order[b0])
         if equal_length:  # stop at the first shorter sentence
-            same = np.nonzero(lengths[order[b0:b0 + n]] != lengths[order[b0]])[0]
+            same = np.nonzero(lengths[order[b0 : b0 + n]] != lengths[order[b0]])[0]
             n = int(same[0]) if len(same) else n
-        out.append(order[b0:b0 + n])
+        out.append(order[b0 : b0 + n])
         b0 += n
     if by_tokens and len(out) >= 2 and not equal_length:
         # a short last pass runs the dense layers on few rows: the last two passes share their
@@ -366,8 +385,19 @@ def plan_batches(lengths, batch_size: int | None = None, max_tokens: int | None 
     return out
 
 
-def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size: int | None = None,
-              max_tokens: int | None = None, extra_emb=None, bar=None, name: str | None = None) -> np.ndarray:
+def mask_logp(
+    model,
+    tokenizer,
+    inputs,
+    mask_pos,
+    row_input,
+    token_ids,
+    batch_size: int | None = None,
+    max_tokens: int | None = None,
+    extra_emb=None,
+    bar=None,
+    name: str | None = None,
+) -> np.ndarray:
     """ln P(``token_ids[r]`` | sequence ``inputs[row_input[r]]``) at its ``mask_pos`` (natural log), per row r.
 
     ``inputs`` are token-id sequences with special tokens, each read at one position. One
@@ -403,19 +433,27 @@ def mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_si
             ids = np.full((len(idx), L), pad_id, dtype=np.int64)
             att = np.zeros((len(idx), L), dtype=np.int64)
             for k, s in enumerate(idx):
-                ids[k, :lengths[s]] = inputs[s]
-                att[k, :lengths[s]] = 1
-            logits = _mask_logits(model, head, decoder, torch.from_numpy(ids).to(device),
-                                  torch.from_numpy(att).to(device), torch.from_numpy(mask_pos[idx]).to(device),
-                                  extra_emb)
+                ids[k, : lengths[s]] = inputs[s]
+                att[k, : lengths[s]] = 1
+            logits = _mask_logits(
+                model,
+                head,
+                decoder,
+                torch.from_numpy(ids).to(device),
+                torch.from_numpy(att).to(device),
+                torch.from_numpy(mask_pos[idx]).to(device),
+                extra_emb,
+            )
             if not bool(torch.isfinite(logits).all()):
                 bad = int((~torch.isfinite(logits).all(dim=1)).sum())
-                raise ModelError(f"model {name or type(model).__name__} gives non-finite logits (NaN or inf) at the "
-                                 f"mask of {bad} of {len(idx)} sentence(s): its weights are broken",
-                                 fix="replace the weights: download a hub model again (`fmat download NAME`); copy a "
-                                     "local folder again from where it came from, or save it again with save_pretrained()")
+                raise ModelError(
+                    f"model {name or type(model).__name__} gives non-finite logits (NaN or inf) at the "
+                    f"mask of {bad} of {len(idx)} sentence(s): its weights are broken",
+                    fix="replace the weights: download a hub model again (`fmat download NAME`); copy a "
+                    "local folder again from where it came from, or save it again with save_pretrained()",
+                )
             n_rows = starts[idx + 1] - starts[idx]
-            rows = np.concatenate([rows_by_input[starts[s]:starts[s + 1]] for s in idx])
+            rows = np.concatenate([rows_by_input[starts[s] : starts[s + 1]] for s in idx])
             k = torch.from_numpy(np.repeat(np.arange(len(idx)), n_rows)).to(device)
             lsm = torch.log_softmax(logits, dim=-1)
             out[rows] = lsm[k, torch.from_numpy(token_ids[rows]).to(device)].double().cpu().numpy()
@@ -439,10 +477,20 @@ def _check_query_table(data) -> None:
     check_query_table(data)
 
 
-def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch_size: int | None = None,
-                add_tokens: bool = False, na_out: bool = True, progress: bool = True,
-                word_rule: str = "tokenizer", pattern_special=None, weight_decay: float = 1.0,
-                max_tokens: int | None = None) -> pd.DataFrame:
+def score_model(
+    model,
+    tokenizer,
+    data: pd.DataFrame,
+    name: str = "model",
+    batch_size: int | None = None,
+    add_tokens: bool = False,
+    na_out: bool = True,
+    progress: bool = True,
+    word_rule: str = "tokenizer",
+    pattern_special=None,
+    weight_decay: float = 1.0,
+    max_tokens: int | None = None,
+) -> pd.DataFrame:
     """Score ``data`` on one loaded model; returns the query columns + :data:`SCORE_COLUMNS`.
 
     ``batch_size``/``max_tokens``: see :func:`plan_batches`.
@@ -470,22 +518,26 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
         for o in opts:
             if o.oov and not o.unk and len(o.pieces) > 1 and tuple(o.pieces) not in extra_ids:
                 extra_ids[tuple(o.pieces)] = V + len(extra_ids)
-                w = torch.tensor([weight_decay ** i for i in range(len(o.pieces))], dtype=torch.float32)
+                w = torch.tensor([weight_decay**i for i in range(len(o.pieces))], dtype=torch.float32)
                 w = (w / w.sum()).to(emb.device)
                 vecs.append((w[:, None] * emb[torch.tensor(o.pieces, device=emb.device)].float()).sum(0))
         if vecs:
             extra_emb = torch.stack(vecs).detach()
     if oov_words:
-        parts = [f"model {name}: {len(oov_words)} option word(s) are not one whole-word token: "
-                 + ", ".join(oov_words[:30]) + (" ..." if len(oov_words) > 30 else "")]
+        parts = [
+            f"model {name}: {len(oov_words)} option word(s) are not one whole-word token: "
+            + ", ".join(oov_words[:30])
+            + (" ..." if len(oov_words) > 30 else "")
+        ]
         if unk_words:
             parts.append(f"(the unknown token for: {', '.join(unk_words[:30])})")
         alike = look_alikes(tokenizer, oov_words)
         if alike:
             parts.append("(" + "; ".join(alike) + ": a different text that only looks the same)")
         if add_tokens:
-            parts.append(f"-> added temporarily as {len(extra_ids)} new token(s)"
-                         + ("; unknown-token words stay NaN" if unk_words else ""))
+            parts.append(
+                f"-> added temporarily as {len(extra_ids)} new token(s)" + ("; unknown-token words stay NaN" if unk_words else "")
+            )
         elif na_out:
             parts.append("-> prob NaN (na_out=True); consider add_tokens=True or other words")
         else:
@@ -511,8 +563,19 @@ def score_model(model, tokenizer, data: pd.DataFrame, name: str = "model", batch
     mpos = np.array([mask_position(e, mask_id, uniq[s], name) for s, e in enumerate(enc)], dtype=np.int64)
     bar = _progress(len(uniq), name) if progress else None
     try:
-        logp = mask_logp(model, tokenizer, enc, mpos, row_sent, row_ids, batch_size=batch_size,
-                         max_tokens=max_tokens, extra_emb=extra_emb, bar=bar, name=name)
+        logp = mask_logp(
+            model,
+            tokenizer,
+            enc,
+            mpos,
+            row_sent,
+            row_ids,
+            batch_size=batch_size,
+            max_tokens=max_tokens,
+            extra_emb=extra_emb,
+            bar=bar,
+            name=name,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -537,7 +600,7 @@ def max_sequence_length(model, tokenizer) -> int | None:
     n = getattr(cfg, "max_position_embeddings", None)
     if n:
         if "roberta" in str(getattr(cfg, "model_type", "")) or getattr(cfg, "model_type", "") == "camembert":
-            n -= (getattr(cfg, "pad_token_id", None) or 0) + 1   # positions start after the padding index
+            n -= (getattr(cfg, "pad_token_id", None) or 0) + 1  # positions start after the padding index
         limits.append(int(n))
     return min(limits) if limits else None
 
@@ -570,7 +633,7 @@ def _outputs(tokenizer, enc, row_sent, opts, row_ids, extra_ids, mask_id) -> lis
             e = enc[row_sent[i]]
             p = e.index(mask_id)
             cache[key] = len(seqs)
-            seqs.append(list(e[:p]) + list(fill) + list(e[p + 1:]))
+            seqs.append(list(e[:p]) + list(fill) + list(e[p + 1 :]))
         keys.append(cache[key])
     decoded = tokenizer.batch_decode(seqs, skip_special_tokens=True)
     return [decoded[k] for k in keys]
@@ -582,8 +645,7 @@ def _token_labels(tokenizer, opts, row_ids, extra_ids, add_tokens) -> list[str]:
         if not o.oov:
             out.append(tokenizer.convert_ids_to_tokens(int(row_ids[i])))
         elif add_tokens and tuple(o.pieces) in extra_ids:
-            out.append(tokenizer.convert_tokens_to_string(tokenizer.convert_ids_to_tokens(o.pieces)).strip()
-                       + " (added)")
+            out.append(tokenizer.convert_tokens_to_string(tokenizer.convert_ids_to_tokens(o.pieces)).strip() + " (added)")
         else:
             first = tokenizer.convert_ids_to_tokens(o.pieces[0]) if o.pieces else str(tokenizer.unk_token)
             out.append(f"{first} (out-of-vocabulary)")
@@ -615,8 +677,7 @@ def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
     for w in words:
         token = folded.get(unicodedata.normalize("NFKC", str(w)))
         if token is not None and bare(token) != str(w):
-            out.append(f"{w!r} is {code_points(str(w))} but the vocabulary's {token!r} is "
-                       f"{code_points(bare(token))}")
+            out.append(f"{w!r} is {code_points(str(w))} but the vocabulary's {token!r} is {code_points(bare(token))}")
             if len(out) >= limit:
                 break
     return out

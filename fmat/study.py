@@ -13,6 +13,7 @@ checked in two passes, both before any model is loaded (this module imports no t
 :func:`load_study` returns a :class:`Study`; :func:`validate_study_file` returns the list of
 problems (empty when the file is fine).
 """
+
 from __future__ import annotations
 
 import copy
@@ -46,12 +47,12 @@ class Study:
     family: str | None
     source: str
     notes: str
-    queries: pd.DataFrame          # the bound query table (fmat.query_bind of the blocks)
-    items: pd.DataFrame            # slot, word, item: the item key of each phrase per slot
-    lpr: dict                      # fmat.summary options: mask_pair, target_pair, attrib_pair
-    reliability: dict              # item, by, lpr
-    score: dict                    # method, add_tokens, na_out
-    analysis: dict                 # name, options
+    queries: pd.DataFrame  # the bound query table (fmat.query_bind of the blocks)
+    items: pd.DataFrame  # slot, word, item: the item key of each phrase per slot
+    lpr: dict  # fmat.summary options: mask_pair, target_pair, attrib_pair
+    reliability: dict  # item, by, lpr
+    score: dict  # method, add_tokens, na_out
+    analysis: dict  # name, options
     path: Path
     raw: dict = field(repr=False)  # the file as parsed (no defaults)
 
@@ -73,13 +74,15 @@ def read_study_yaml(path: str | os.PathLike) -> dict:
     duplicate keys refused, numbers keep their text, aliases capped); every failure is an InputError."""
     path = Path(path)
     if not path.exists():
-        raise InputError(f"study file not found: {path}",
-                         fix="check the path; study files live in config/studies/<id>.yaml")
+        raise InputError(f"study file not found: {path}", fix="check the path; study files live in config/studies/<id>.yaml")
     # NFC first: a decomposed "naïve" is the vocabulary's composed one (fmat.validate.nfc)
     data = validate.load_yaml(validate.nfc(validate.read_text(path, "study file")), str(path))
     if not isinstance(data, dict):
-        raise InputError("a study file must be a mapping (id: ..., title: ..., queries: ...)",
-                         where=str(path), fix="see docs/study-files.md for a complete example")
+        raise InputError(
+            "a study file must be a mapping (id: ..., title: ..., queries: ...)",
+            where=str(path),
+            fix="see docs/study-files.md for a complete example",
+        )
     return data
 
 
@@ -125,8 +128,10 @@ def _schema_problems(data: dict, where: str) -> list[str]:
     if _fast_validator().is_valid(_plain(data)):
         return []
     validator = jsonschema.Draft202012Validator(schema())
-    return [f"{where}: {_json_path(path)}: {msg}" if path else f"{where}: {msg}"
-            for path, msg in validate.schema_problems(validator, data)]
+    return [
+        f"{where}: {_json_path(path)}: {msg}" if path else f"{where}: {msg}"
+        for path, msg in validate.schema_problems(validator, data)
+    ]
 
 
 def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, list]:
@@ -135,31 +140,43 @@ def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, l
         start, end = spec["range"]
         validate.check_range(start, end, where)
         if start > end:
-            raise InputError(f"range [{start}, {end}] is empty (start > end)", where=where,
-                             fix="write {range: [start, end]} with start <= end (both included)")
+            raise InputError(
+                f"range [{start}, {end}] is empty (start > end)",
+                where=where,
+                fix="write {range: [start, end]} with start <= end (both included)",
+            )
         words = [str(y) for y in range(start, end + 1)]
         return words, list(words)
     if isinstance(spec, dict) and "criterion" in spec:
         name, column = spec["criterion"], spec["column"]
         if criteria_dir is None:
-            raise InputError(f"the word list comes from criterion table {name!r} but no criteria folder "
-                             "was given", where=where,
-                             fix="pass criteria_dir= (CLI: --criteria-dir resources/criteria) after "
-                                 "building the criteria (snakemake criteria)")
+            raise InputError(
+                f"the word list comes from criterion table {name!r} but no criteria folder was given",
+                where=where,
+                fix="pass criteria_dir= (CLI: --criteria-dir resources/criteria) after "
+                "building the criteria (snakemake criteria)",
+            )
         table = Path(criteria_dir) / f"{name}.parquet"
         if not table.exists():
-            raise InputError(f"criterion table {table} (asked for by this word list) does not exist",
-                             where=where,
-                             fix=f"build it first (the workflow's criteria rule), or fix the name {name!r}")
+            raise InputError(
+                f"criterion table {table} (asked for by this word list) does not exist",
+                where=where,
+                fix=f"build it first (the workflow's criteria rule), or fix the name {name!r}",
+            )
         df = pd.read_parquet(table)
         if column not in df.columns:
-            raise InputError(f"criterion table {table} has no column {column!r} "
-                             f"(it has {', '.join(map(str, df.columns))})", where=where,
-                             fix="name one of its columns in column:")
+            raise InputError(
+                f"criterion table {table} has no column {column!r} (it has {', '.join(map(str, df.columns))})",
+                where=where,
+                fix="name one of its columns in column:",
+            )
         values = df[column]
         if values.isna().any():
-            raise InputError(f"column {column!r} of {table} has {int(values.isna().sum())} missing values",
-                             where=where, fix="fix the criterion table (words must not be missing)")
+            raise InputError(
+                f"column {column!r} of {table} has {int(values.isna().sum())} missing values",
+                where=where,
+                fix="fix the criterion table (words must not be missing)",
+            )
         words = [design._as_level(v) for v in values.tolist()]
         return words, list(words)
     if isinstance(spec, (str, int, float)) and not isinstance(spec, bool):
@@ -181,8 +198,11 @@ def _build(data: dict, path: Path, criteria_dir: Path | None):
     """Build the query table and items table; raise InputError on the first semantic problem."""
     where = str(path)
     if data["id"] != path.stem:
-        raise InputError(f"id {data['id']!r} differs from the file name stem {path.stem!r}",
-                         where=f"{where}: id", fix=f"set id: {path.stem} or rename the file to {data['id']}.yaml")
+        raise InputError(
+            f"id {data['id']!r} differs from the file name stem {path.stem!r}",
+            where=f"{where}: id",
+            fix=f"set id: {path.stem} or rename the file to {data['id']}.yaml",
+        )
     tables, item_rows = [], []
     for i, block in enumerate(data["queries"]):
         bwhere = f"{where}: queries[{i}]"
@@ -194,32 +214,45 @@ def _build(data: dict, path: Path, criteria_dir: Path | None):
             for gname, spec in block[slot].items():
                 words, items = _resolve_words(spec, f"{bwhere}.{slot}.{gname}", criteria_dir)
                 groups[slot][gname] = words
-                item_rows.extend((slot, design._as_level(w) if not isinstance(w, str) else w, it, f"{bwhere}.{slot}.{gname}")
-                                 for w, it in zip(words, items))
-        tables.append(design.query(block["query"], MASK=groups.get("MASK"), TARGET=groups.get("TARGET"),
-                                   ATTRIB=groups.get("ATTRIB"), where=bwhere))
+                item_rows.extend(
+                    (slot, design._as_level(w) if not isinstance(w, str) else w, it, f"{bwhere}.{slot}.{gname}")
+                    for w, it in zip(words, items)
+                )
+        tables.append(
+            design.query(
+                block["query"], MASK=groups.get("MASK"), TARGET=groups.get("TARGET"), ATTRIB=groups.get("ATTRIB"), where=bwhere
+            )
+        )
     types = [t.attrs["type"] for t in tables]
     if len(set(types)) > 1:
         detail = ", ".join(f"queries[{i}] is {t}" for i, t in enumerate(types))
-        raise InputError(f"query blocks have different types ({detail})", where=f"{where}: queries",
-                         fix="give every block the same slots (MASK, TARGET, ATTRIB), or make separate studies")
+        raise InputError(
+            f"query blocks have different types ({detail})",
+            where=f"{where}: queries",
+            fix="give every block the same slots (MASK, TARGET, ATTRIB), or make separate studies",
+        )
     queries = tables[0] if len(tables) == 1 else design.query_bind(*tables)
     cols = list(queries.columns.drop("qid", errors="ignore"))
     dup = queries.duplicated(cols)
     if dup.any():
         row = queries.loc[dup, cols].iloc[0].astype(str).to_dict()
-        raise InputError(f"{int(dup.sum())} rows appear in more than one block, e.g. {row}",
-                         where=f"{where}: queries", fix="remove the repeated query/word combination")
+        raise InputError(
+            f"{int(dup.sum())} rows appear in more than one block, e.g. {row}",
+            where=f"{where}: queries",
+            fix="remove the repeated query/word combination",
+        )
     items = pd.DataFrame(item_rows, columns=["slot", "word", "item", "where"])
     items = items.drop_duplicates(["slot", "word", "item"])
     clash = items[items.duplicated(["slot", "word"], keep=False)]
     if len(clash):
         w = clash.iloc[0]
         others = clash[(clash.slot == w.slot) & (clash.word == w.word)]
-        raise InputError(f"{w.slot} phrase {w.word!r} has different item keys "
-                         f"({', '.join(repr(x) for x in others.item)}) in {', '.join(others['where'])}",
-                         where=f"{where}: queries",
-                         fix="give the same phrase the same item key everywhere")
+        raise InputError(
+            f"{w.slot} phrase {w.word!r} has different item keys "
+            f"({', '.join(repr(x) for x in others.item)}) in {', '.join(others['where'])}",
+            where=f"{where}: queries",
+            fix="give the same phrase the same item key everywhere",
+        )
     items = items.drop(columns="where").reset_index(drop=True)
     items = items.astype({"slot": "str", "word": "str", "item": "str"})
     return queries, items
@@ -254,19 +287,23 @@ def _check_pairing(queries: pd.DataFrame, options: dict, where: str) -> None:
             bad = (n != 2) if not mta else (n % 2 == 1)
             if bad:
                 need = "exactly two groups" if not mta else "an even number of groups (pairs 1-2, 3-4...)"
-                raise InputError(f"{option} is on but query {q!r} has {n} {slot} group(s) "
-                                 f"({', '.join(map(str, counts.index))}); it needs {need}",
-                                 where=f"{where}.{option}",
-                                 fix=f"set {option}: false, or change the {slot} groups")
+                raise InputError(
+                    f"{option} is on but query {q!r} has {n} {slot} group(s) "
+                    f"({', '.join(map(str, counts.index))}); it needs {need}",
+                    where=f"{where}.{option}",
+                    fix=f"set {option}: false, or change the {slot} groups",
+                )
             if mta:
                 vals = list(counts.items())
                 for k in range(0, n - 1, 2):
                     (g1, n1), (g2, n2) = vals[k], vals[k + 1]
                     if n1 != n2:
-                        raise InputError(f"{option} pairs {slot} groups {g1!r} ({n1} words) and {g2!r} "
-                                         f"({n2} words) of query {q!r}; they need equal sizes",
-                                         where=f"{where}.{option}",
-                                         fix=f"set {option}: false, or give paired groups equal sizes")
+                        raise InputError(
+                            f"{option} pairs {slot} groups {g1!r} ({n1} words) and {g2!r} "
+                            f"({n2} words) of query {q!r}; they need equal sizes",
+                            where=f"{where}.{option}",
+                            fix=f"set {option}: false, or give paired groups equal sizes",
+                        )
 
 
 def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
@@ -288,8 +325,14 @@ def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
 #: :func:`load_study`). A new analysis registered in the replication is added here too
 #: (docs/adding-a-study.md); tests/test_study_checks.py keeps the two equal. The workflow checks
 #: the options as well (``fmat_replication.analyses.check``).
-WORKFLOW_ANALYSES = ("attitude_weat", "change_over_time", "factual_names", "factual_wefat",
-                     "stereotype_domains", "stereotype_pairs")
+WORKFLOW_ANALYSES = (
+    "attitude_weat",
+    "change_over_time",
+    "factual_names",
+    "factual_wefat",
+    "stereotype_domains",
+    "stereotype_pairs",
+)
 
 
 def check_analysis_name(name: str, options=None, where: str = "analysis") -> None:
@@ -299,11 +342,13 @@ def check_analysis_name(name: str, options=None, where: str = "analysis") -> Non
     if name in WORKFLOW_ANALYSES:
         return
     close = difflib.get_close_matches(str(name), WORKFLOW_ANALYSES, n=1, cutoff=0.6)
-    raise InputError(f"unknown analysis {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
-                     where=f"{where}.name",
-                     fix=f"use one of {', '.join(WORKFLOW_ANALYSES)} (the replication workflow's analyses), or "
-                         "remove the analysis block (fmat study does not run it); a new analysis is registered in "
-                         "fmat_replication.analyses and listed in fmat.study.WORKFLOW_ANALYSES (docs/adding-a-study.md)")
+    raise InputError(
+        f"unknown analysis {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
+        where=f"{where}.name",
+        fix=f"use one of {', '.join(WORKFLOW_ANALYSES)} (the replication workflow's analyses), or "
+        "remove the analysis block (fmat study does not run it); a new analysis is registered in "
+        "fmat_replication.analyses and listed in fmat.study.WORKFLOW_ANALYSES (docs/adding-a-study.md)",
+    )
 
 
 def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_analysis=None):
@@ -315,25 +360,31 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
     type_ = queries.attrs["type"]
     item = reliability["item"]
     if item == "T_word" and "T" not in type_ or item == "A_word" and "A" not in type_:
-        raise InputError(f"reliability item {item!r} but the design ({type_}) has no "
-                         f"{'TARGET' if item == 'T_word' else 'ATTRIB'}", where=f"{where}: reliability.item",
-                         fix="use item: query, or add the slot to the queries")
+        raise InputError(
+            f"reliability item {item!r} but the design ({type_}) has no {'TARGET' if item == 'T_word' else 'ATTRIB'}",
+            where=f"{where}: reliability.item",
+            fix="use item: query, or add the slot to the queries",
+        )
     allowed = _lpr_columns(type_)
     for b in reliability["by"]:
         if b not in allowed:
-            raise InputError(f"reliability.by names {b!r}, not a column of this study's LPR table",
-                             where=f"{where}: reliability.by",
-                             fix=f"use some of: {', '.join(sorted(allowed))}")
+            raise InputError(
+                f"reliability.by names {b!r}, not a column of this study's LPR table",
+                where=f"{where}: reliability.by",
+                fix=f"use some of: {', '.join(sorted(allowed))}",
+            )
         if b == item:
-            raise InputError(f"reliability.by contains the item column {b!r}", where=f"{where}: reliability.by",
-                             fix="split by other columns than the alpha items")
+            raise InputError(
+                f"reliability.by contains the item column {b!r}",
+                where=f"{where}: reliability.by",
+                fix="split by other columns than the alpha items",
+            )
     if analysis["name"] is not None:
         (check_analysis or check_analysis_name)(analysis["name"], analysis["options"], where=f"{where}: analysis")
     return queries, items, lpr, reliability, score, analysis
 
 
-def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None,
-               check_analysis=None) -> Study:
+def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None, check_analysis=None) -> Study:
     """Load and validate a study file; raise :class:`InputError` naming the first problem(s).
 
     ``criteria_dir`` is the folder of criterion tables (``resources/criteria``) used by word
@@ -346,20 +397,32 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
     data = read_study_yaml(path)
     problems = _schema_problems(data, str(path))
     if problems:
-        more = f"\n  (and {len(problems) - 1} more problem(s); run 'fmat query --study {path} --check')" \
-            if len(problems) > 1 else ""
-        raise InputError(problems[0] + more,
-                         fix="see docs/study-files.md for every key and its allowed values")
+        more = (
+            f"\n  (and {len(problems) - 1} more problem(s); run 'fmat query --study {path} --check')" if len(problems) > 1 else ""
+        )
+        raise InputError(problems[0] + more, fix="see docs/study-files.md for every key and its allowed values")
     queries, items, lpr, reliability, score, analysis = _check_semantics(
-        data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
+        data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis
+    )
 
     keys = item_key_map(items)
-    if keys:     # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
+    if keys:  # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
         queries.attrs[ITEM_KEYS] = keys
-    return Study(id=data["id"], title=data["title"], family=data.get("family"),
-                 source=data.get("source", ""), notes=data.get("notes", ""), queries=queries,
-                 items=items, lpr=lpr, reliability=reliability, score=score, analysis=analysis,
-                 path=path, raw=data)
+    return Study(
+        id=data["id"],
+        title=data["title"],
+        family=data.get("family"),
+        source=data.get("source", ""),
+        notes=data.get("notes", ""),
+        queries=queries,
+        items=items,
+        lpr=lpr,
+        reliability=reliability,
+        score=score,
+        analysis=analysis,
+        path=path,
+        raw=data,
+    )
 
 
 def study_lpr_options(path: str | os.PathLike) -> dict:
@@ -400,8 +463,7 @@ def study_criteria(path: str | os.PathLike) -> list[str]:
     return found
 
 
-def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None,
-                        check_analysis=None) -> list[str]:
+def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None, check_analysis=None) -> list[str]:
     """All schema problems of a study file, or else its first semantic problem ([] when valid).
 
     Criterion word lists are only resolved when ``criteria_dir`` is given; otherwise such lists

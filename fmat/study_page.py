@@ -8,6 +8,7 @@ title and says nothing about the paper: the replication's pages (``fmat_replicat
 are the paper's. One Jinja2 template (``fmat/templates/study_page/page.html.j2``), every value
 escaped; figures are PNGs inside the file; nothing is fetched when it is opened.
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,12 +30,18 @@ SLOT_WORDS = (("MASK", "M_word"), ("TARGET", "T_word"), ("ATTRIB", "A_word"))
 def _environment():
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True,
-                              lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
 
 
 def _table(df: pd.DataFrame, digits: int = 3) -> dict:
     """A table for the template: column names and rows of text (numbers rounded)."""
+
     def cell(v) -> str:
         if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
             return "NA"
@@ -42,8 +49,10 @@ def _table(df: pd.DataFrame, digits: int = 3) -> dict:
             return f"{v:.{digits}f}"
         return str(v)
 
-    return {"columns": [str(c) for c in df.columns],
-            "rows": [[cell(v) for v in row] for row in df.itertuples(index=False, name=None)]}
+    return {
+        "columns": [str(c) for c in df.columns],
+        "rows": [[cell(v) for v in row] for row in df.itertuples(index=False, name=None)],
+    }
 
 
 def design(queries: pd.DataFrame) -> dict:
@@ -56,8 +65,12 @@ def design(queries: pd.DataFrame) -> dict:
         for g, d in queries.groupby(slot, observed=True, sort=False):
             groups.append({"name": str(g), "words": list(dict.fromkeys(d[word].astype(str)))})
         slots.append({"slot": slot, "groups": groups})
-    return {"templates": list(dict.fromkeys(queries["query"].astype(str))), "slots": slots,
-            "n_rows": len(queries), "type": queries.attrs.get("type", "")}
+    return {
+        "templates": list(dict.fromkeys(queries["query"].astype(str))),
+        "slots": slots,
+        "n_rows": len(queries),
+        "type": queries.attrs.get("type", ""),
+    }
 
 
 def lpr_tables(lpr: pd.DataFrame) -> list[dict]:
@@ -68,8 +81,11 @@ def lpr_tables(lpr: pd.DataFrame) -> list[dict]:
     for col, label in (("query", "template"), ("T_word", "TARGET word"), ("A_word", "ATTRIB word")):
         if col not in d.columns or d[col].nunique() < 1:
             continue
-        wide = (d.groupby([col, "model"], observed=True, sort=False)["LPR"].mean().unstack("model")
-                if "model" in d.columns else d.groupby(col, observed=True, sort=False)["LPR"].mean().to_frame())
+        wide = (
+            d.groupby([col, "model"], observed=True, sort=False)["LPR"].mean().unstack("model")
+            if "model" in d.columns
+            else d.groupby(col, observed=True, sort=False)["LPR"].mean().to_frame()
+        )
         wide["mean"] = wide.mean(axis=1)
         t = wide.reset_index().rename(columns={col: label})
         out.append({"caption": f"Mean LPR per {label} and model", **_table(t)})
@@ -110,16 +126,17 @@ def lpr_figure(lpr: pd.DataFrame) -> str | None:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def render_study_page(study: Any, queries: pd.DataFrame, lpr: pd.DataFrame, stats: pd.DataFrame,
-                      models: list[str] | None = None) -> str:
+def render_study_page(
+    study: Any, queries: pd.DataFrame, lpr: pd.DataFrame, stats: pd.DataFrame, models: list[str] | None = None
+) -> str:
     """The page's HTML. ``study``: a :class:`fmat.study.Study` (title, id, source, notes, lpr,
     reliability, score blocks); ``stats``: the :mod:`fmat.results` rows of its reliability."""
+
     def opt(key):
         value = getattr(study, key, None)
         return ", ".join(f"{k}: {v}" for k, v in dict(value or {}).items())
 
-
-    lpr = with_item_keys(lpr, getattr(study, "items", None))   # "a nurse" and "nurse": one item, as alpha sees it
+    lpr = with_item_keys(lpr, getattr(study, "items", None))  # "a nurse" and "nurse": one item, as alpha sees it
     rel = stats.copy()
     if "n" in rel.columns:
         rel["n"] = pd.to_numeric(rel["n"], errors="coerce").astype("Int64")
@@ -141,8 +158,14 @@ def render_study_page(study: Any, queries: pd.DataFrame, lpr: pd.DataFrame, stat
     return _environment().get_template("page.html.j2").render(**context)
 
 
-def write_study_page(path: str | os.PathLike, study: Any, queries: pd.DataFrame, lpr: pd.DataFrame,
-                     stats: pd.DataFrame, models: list[str] | None = None) -> Path:
+def write_study_page(
+    path: str | os.PathLike,
+    study: Any,
+    queries: pd.DataFrame,
+    lpr: pd.DataFrame,
+    stats: pd.DataFrame,
+    models: list[str] | None = None,
+) -> Path:
     """Write :func:`render_study_page` to ``path`` atomically; returns the path."""
 
     path = Path(path)

@@ -34,6 +34,7 @@ folder (key ``not_single``) and logged as a warning; ``read_meta(path)["not_sing
 
 Everything is deterministic for a given ``seed`` (same files, same weights).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -84,6 +85,7 @@ _TEMPLATES_MID = [
 
 # ----------------------------------------------------------------------------- corpus
 
+
 def _word_parts(words: Iterable) -> list[str]:
     """Unique space-separated parts of the given words/phrases, in order of first appearance."""
     seen: dict[str, None] = {}
@@ -93,17 +95,90 @@ def _word_parts(words: Iterable) -> list[str]:
     return list(seen)
 
 
-_FUNCTION_WORDS = ("the a an this that these those some many most few all every each no one two three four "
-                   "and or but so then because while when where if as of in on at to from with by for about "
-                   "into over under after before between through during without i you we they it he she "
-                   "is was are were be been has have had do did will would can could may might should must "
-                   "not very often never always here there today yesterday now again also only just still").split()
-_ONSETS = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "y", "z",
-           "bl", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gl", "gr", "pl", "pr", "sc", "sh", "sk", "sl", "sm",
-           "sn", "sp", "st", "str", "sw", "th", "tr", "wh", "qu"]
+_FUNCTION_WORDS = (
+    "the a an this that these those some many most few all every each no one two three four "
+    "and or but so then because while when where if as of in on at to from with by for about "
+    "into over under after before between through during without i you we they it he she "
+    "is was are were be been has have had do did will would can could may might should must "
+    "not very often never always here there today yesterday now again also only just still"
+).split()
+_ONSETS = [
+    "",
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "w",
+    "y",
+    "z",
+    "bl",
+    "br",
+    "ch",
+    "cl",
+    "cr",
+    "dr",
+    "fl",
+    "fr",
+    "gl",
+    "gr",
+    "pl",
+    "pr",
+    "sc",
+    "sh",
+    "sk",
+    "sl",
+    "sm",
+    "sn",
+    "sp",
+    "st",
+    "str",
+    "sw",
+    "th",
+    "tr",
+    "wh",
+    "qu",
+]
 _NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "ie", "oa", "oo", "ou", "y"]
-_CODAS = ["", "", "b", "ck", "d", "ft", "g", "l", "ll", "m", "n", "nd", "ng", "nk", "nt", "p", "r", "rd", "rk",
-          "rn", "s", "ss", "st", "t", "th", "x"]
+_CODAS = [
+    "",
+    "",
+    "b",
+    "ck",
+    "d",
+    "ft",
+    "g",
+    "l",
+    "ll",
+    "m",
+    "n",
+    "nd",
+    "ng",
+    "nk",
+    "nt",
+    "p",
+    "r",
+    "rd",
+    "rk",
+    "rn",
+    "s",
+    "ss",
+    "st",
+    "t",
+    "th",
+    "x",
+]
 
 
 def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> list[str]:
@@ -116,9 +191,14 @@ def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> lis
     ordinary sentences besides the planted ones. The same seed gives the same lines.
     """
     rng = random.Random(seed)
-    lexicon = list(dict.fromkeys(
-        "".join(rng.choice(_ONSETS) + rng.choice(_NUCLEI) + rng.choice(_CODAS)
-                for _ in range(rng.choice((1, 1, 1, 2, 2, 2, 3)))) for _ in range(3000)))
+    lexicon = list(
+        dict.fromkeys(
+            "".join(
+                rng.choice(_ONSETS) + rng.choice(_NUCLEI) + rng.choice(_CODAS) for _ in range(rng.choice((1, 1, 1, 2, 2, 2, 3)))
+            )
+            for _ in range(3000)
+        )
+    )
     content = lexicon + [p for w in words for p in str(w).split()]
     cum = list(itertools.accumulate(1.0 / (k + 10) for k in range(len(content))))
     lines = []
@@ -139,8 +219,7 @@ def _extra_text(extra_corpus: Iterable[str] | None, words: Sequence[str] = (), s
     return [x for x in lines if x]
 
 
-def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | None = None,
-                repeats: int = 3) -> list[str]:
+def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | None = None, repeats: int = 3) -> list[str]:
     """Training sentences: each word part in ``repeats`` start and mid templates, plus extra text.
 
     Words are used as given and capitalised (sentence start) so that cased tokenizers learn
@@ -161,6 +240,7 @@ def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | No
 
 # ----------------------------------------------------------------------------- tokenizers
 
+
 def _vocab_size(words: Sequence[str]) -> int:
     return 8000 + 10 * len(_word_parts(words))
 
@@ -175,8 +255,7 @@ def _wordpiece(corpus, words, lowercase):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
     from transformers import BertTokenizer
 
-    norm = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase, clean_text=True,
-                                      handle_chinese_chars=True)
+    norm = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase, clean_text=True, handle_chinese_chars=True)
     pre = pre_tokenizers.BertPreTokenizer()
 
     def mark(line):
@@ -189,9 +268,14 @@ def _wordpiece(corpus, words, lowercase):
     marked = [mark(x) for x in corpus]
     tok = Tokenizer(models.BPE(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
-                                  special_tokens=[], initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
-                                  limit_alphabet=100000)
+    trainer = trainers.BpeTrainer(
+        vocab_size=_vocab_size(words),
+        min_frequency=2,
+        show_progress=False,
+        special_tokens=[],
+        initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
+        limit_alphabet=100000,
+    )
     tok.train_from_iterator(marked, trainer=trainer)
 
     def unmark(piece):
@@ -212,13 +296,22 @@ def _bytelevel(corpus, words):
     from transformers import AddedToken, RobertaTokenizer
 
     tok = ByteLevelBPETokenizer(add_prefix_space=False)
-    tok.train_from_iterator(corpus, vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
-                            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    tok.train_from_iterator(
+        corpus,
+        vocab_size=_vocab_size(words),
+        min_frequency=2,
+        show_progress=False,
+        special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+    )
     data = json.loads(tok.to_str())
     vocab = data["model"]["vocab"]
     merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in data["model"]["merges"]]
-    return RobertaTokenizer(vocab=vocab, merges=merges, model_max_length=_MAX_POS,
-                            mask_token=AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False))
+    return RobertaTokenizer(
+        vocab=vocab,
+        merges=merges,
+        model_max_length=_MAX_POS,
+        mask_token=AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False),
+    )
 
 
 def _unigram(corpus, words, lowercase: bool = True):
@@ -228,8 +321,13 @@ def _unigram(corpus, words, lowercase: bool = True):
     tok = SentencePieceUnigramTokenizer()
     specials = ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"]
     # ALBERT lower-cases: train on lower-cased text (cased SentencePiece models, XLM-R's: as is)
-    tok.train_from_iterator([x.lower() if lowercase else x for x in corpus], vocab_size=_vocab_size(words),
-                            show_progress=False, special_tokens=specials, unk_token="<unk>")
+    tok.train_from_iterator(
+        [x.lower() if lowercase else x for x in corpus],
+        vocab_size=_vocab_size(words),
+        show_progress=False,
+        special_tokens=specials,
+        unk_token="<unk>",
+    )
     data = json.loads(tok.to_str())
     # scores rounded and pieces sorted: the trainer's float sums vary in the last bits
     vocab = [(p, round(float(s), 6)) for p, s in data["model"]["vocab"]]
@@ -252,8 +350,12 @@ def _unigram(corpus, words, lowercase: bool = True):
     have = {p for p, _ in vocab}
     for piece in sorted(wanted - have):
         vocab.append((piece, top))
-    return AlbertTokenizer(vocab=vocab, model_max_length=_MAX_POS, do_lower_case=lowercase,
-                           mask_token=AddedToken("[MASK]", lstrip=True, rstrip=False, normalized=False))
+    return AlbertTokenizer(
+        vocab=vocab,
+        model_max_length=_MAX_POS,
+        do_lower_case=lowercase,
+        mask_token=AddedToken("[MASK]", lstrip=True, rstrip=False, normalized=False),
+    )
 
 
 def _end_marked_bpe(corpus, words, lowercase: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
@@ -278,8 +380,13 @@ def _end_marked_bpe(corpus, words, lowercase: bool = False) -> tuple[list[str], 
     marked = [mark(x) for x in corpus]
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=_vocab_size(words), min_frequency=2, show_progress=False,
-                                  special_tokens=[], initial_alphabet=sorted({c for x in marked for c in x if c != " "}))
+    trainer = trainers.BpeTrainer(
+        vocab_size=_vocab_size(words),
+        min_frequency=2,
+        show_progress=False,
+        special_tokens=[],
+        initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
+    )
     tok.train_from_iterator(marked, trainer=trainer)
     data = json.loads(tok.to_str())
     pieces = [unmark(p) for p, _ in sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])]
@@ -305,12 +412,15 @@ def _fastbpe(corpus, words, folder: Path):
         seen.add(t)
         lines.append(f"{t} 1")
     lines.append("<mask> 0")
-    files = {"vocab.txt": "\n".join(lines) + "\n",
-             "bpe.codes": "".join(f"{a} {b} {len(merges) - i}\n" for i, (a, b) in enumerate(merges))}
+    files = {
+        "vocab.txt": "\n".join(lines) + "\n",
+        "bpe.codes": "".join(f"{a} {b} {len(merges) - i}\n" for i, (a, b) in enumerate(merges)),
+    }
     _write_files(folder, files)
     logging.getLogger("transformers.models.bertweet.tokenization_bertweet").setLevel(logging.ERROR)
-    tok = BertweetTokenizer(vocab_file=str(folder / "vocab.txt"), merges_file=str(folder / "bpe.codes"),
-                            model_max_length=_MAX_POS)
+    tok = BertweetTokenizer(
+        vocab_file=str(folder / "vocab.txt"), merges_file=str(folder / "bpe.codes"), model_max_length=_MAX_POS
+    )
     # transformers 5.23's BertweetTokenizer.save_vocabulary writes bpe.codes without the count
     # column, and its loader then drops the second symbol of every merge: build_tiny_model
     # writes these files again after save_pretrained.
@@ -324,8 +434,14 @@ def _write_files(folder: Path, files: Mapping[str, str]) -> None:
         (folder / name).write_text(text, encoding="utf-8")
 
 
-def build_tokenizer(family: str, words: Sequence, folder: Path, seed: int = 0,
-                    extra_corpus: Iterable[str] | None = None, corpus: list[str] | None = None):
+def build_tokenizer(
+    family: str,
+    words: Sequence,
+    folder: Path,
+    seed: int = 0,
+    extra_corpus: Iterable[str] | None = None,
+    corpus: list[str] | None = None,
+):
     """Train the tokenizer of ``family`` on :func:`make_corpus` and return the transformers tokenizer."""
     if corpus is None:
         corpus = make_corpus(words, seed=seed, extra_corpus=extra_corpus)
@@ -344,6 +460,7 @@ def build_tokenizer(family: str, words: Sequence, folder: Path, seed: int = 0,
 
 # ----------------------------------------------------------------------------- models
 
+
 def _config(family: str, tokenizer, hidden: int, layers: int):
     from transformers import AlbertConfig, BertConfig, DistilBertConfig, RobertaConfig
 
@@ -351,22 +468,43 @@ def _config(family: str, tokenizer, hidden: int, layers: int):
     heads = 2 if hidden % 2 == 0 else 1
     common = dict(vocab_size=V, pad_token_id=tokenizer.pad_token_id)
     if family in ("bert-uncased", "bert-cased"):
-        return BertConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
-                          intermediate_size=2 * hidden, max_position_embeddings=_MAX_POS, **common)
+        return BertConfig(
+            hidden_size=hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            intermediate_size=2 * hidden,
+            max_position_embeddings=_MAX_POS,
+            **common,
+        )
     if family == "distilbert":
-        return DistilBertConfig(dim=hidden, n_layers=layers, n_heads=heads, hidden_dim=2 * hidden,
-                                max_position_embeddings=_MAX_POS, **common)
+        return DistilBertConfig(
+            dim=hidden, n_layers=layers, n_heads=heads, hidden_dim=2 * hidden, max_position_embeddings=_MAX_POS, **common
+        )
     if family in ("roberta", "bertweet"):
-        return RobertaConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
-                             intermediate_size=2 * hidden, max_position_embeddings=_MAX_POS + 2,
-                             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                             type_vocab_size=1,
-                             tokenizer_class="BertweetTokenizer" if family == "bertweet" else None, **common)
+        return RobertaConfig(
+            hidden_size=hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            intermediate_size=2 * hidden,
+            max_position_embeddings=_MAX_POS + 2,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            type_vocab_size=1,
+            tokenizer_class="BertweetTokenizer" if family == "bertweet" else None,
+            **common,
+        )
     if family == "albert":
-        return AlbertConfig(embedding_size=max(8, hidden // 2), hidden_size=hidden, num_hidden_layers=layers,
-                            num_attention_heads=heads, intermediate_size=2 * hidden,
-                            max_position_embeddings=_MAX_POS, bos_token_id=tokenizer.cls_token_id,
-                            eos_token_id=tokenizer.sep_token_id, **common)
+        return AlbertConfig(
+            embedding_size=max(8, hidden // 2),
+            hidden_size=hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            intermediate_size=2 * hidden,
+            max_position_embeddings=_MAX_POS,
+            bos_token_id=tokenizer.cls_token_id,
+            eos_token_id=tokenizer.sep_token_id,
+            **common,
+        )
     raise ValueError(f"unknown tiny model family {family!r}")
 
 
@@ -389,13 +527,20 @@ def _is_single_token(tokenizer, family: str, word: str) -> bool:
     tokenizing, not by looking the form up: a form can be in the vocabulary and still lose
     the segmentation to smaller pieces.)"""
     lead = tokenizer.tokenize("a")
-    parts = tokenizer.tokenize("a " + word)[len(lead):]
+    parts = tokenizer.tokenize("a " + word)[len(lead) :]
     return len(parts) == 1 and parts[0] in _whole_word_forms(family, word)
 
 
-def build_tiny_model(out_dir, family: str, words: Sequence, seed: int = 0, hidden: int = 32,
-                     layers: int = 2, extra_corpus: Iterable[str] | None = None,
-                     _corpus: list[str] | None = None) -> Path:
+def build_tiny_model(
+    out_dir,
+    family: str,
+    words: Sequence,
+    seed: int = 0,
+    hidden: int = 32,
+    layers: int = 2,
+    extra_corpus: Iterable[str] | None = None,
+    _corpus: list[str] | None = None,
+) -> Path:
     """Build and save a tiny masked LM of ``family`` whose vocabulary holds ``words``.
 
     Args:
@@ -439,12 +584,23 @@ def _save(out: Path, model, tokenizer, family: str, words: Sequence, meta: dict,
     if getattr(tokenizer, "_fmat_files", None):
         _write_files(out, tokenizer._fmat_files)
     not_single = [w for w in _word_parts(words) if not _is_single_token(tokenizer, family, w)]
-    record = {"family": family, **meta, "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)),
-              "not_single": not_single, "transformers": transformers.__version__}
+    record = {
+        "family": family,
+        **meta,
+        "vocab_size": len(tokenizer),
+        "n_words": len(_word_parts(words)),
+        "not_single": not_single,
+        "transformers": transformers.__version__,
+    }
     (out / META_FILE).write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
     if not_single:
-        log.warning("%s %s model: %d word(s) are not single whole-word tokens: %s", what, family,
-                    len(not_single), ", ".join(not_single[:20]) + (" ..." if len(not_single) > 20 else ""))
+        log.warning(
+            "%s %s model: %d word(s) are not single whole-word tokens: %s",
+            what,
+            family,
+            len(not_single),
+            ", ".join(not_single[:20]) + (" ..." if len(not_single) > 20 else ""),
+        )
     return out
 
 
@@ -454,8 +610,9 @@ def read_meta(path) -> dict:
     return json.loads((Path(path) / META_FILE).read_text(encoding="utf-8"))
 
 
-def build_demo_models(out_dir, words: Sequence, families: Iterable[str] | Mapping = FAMILIES,
-                      seed: int = 0, hidden: int = 32, layers: int = 2) -> dict[str, Path]:
+def build_demo_models(
+    out_dir, words: Sequence, families: Iterable[str] | Mapping = FAMILIES, seed: int = 0, hidden: int = 32, layers: int = 2
+) -> dict[str, Path]:
     """Build one tiny model per family under ``out_dir``; returns ``{folder name: path}``.
 
     Folder names (``tiny-bert-base-uncased``, ``tiny-roberta-base``, ``tiny-albert-base-v2``,
@@ -467,12 +624,12 @@ def build_demo_models(out_dir, words: Sequence, families: Iterable[str] | Mappin
     out = {}
     for fam in families:
         name = FAMILIES[fam][1]
-        out[name] = build_tiny_model(Path(out_dir) / name, fam, words, seed=seed, hidden=hidden,
-                                     layers=layers, _corpus=corpus)
+        out[name] = build_tiny_model(Path(out_dir) / name, fam, words, seed=seed, hidden=hidden, layers=layers, _corpus=corpus)
     return out
 
 
 # ----------------------------------------------------------------------------- trained models (known truth)
+
 
 def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[list[int]], list[int], list[int], list[str]]:
     """Token ids with one mask, its position and the label: each context once, tokenized as the
@@ -506,14 +663,24 @@ def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[li
         if not cand:
             continue
         j = cand[int(rng.integers(len(cand)))]
-        f_in.append(x[:j] + [mask_id] + x[j + 1:])
+        f_in.append(x[:j] + [mask_id] + x[j + 1 :])
         f_pos.append(j)
         f_lab.append(x[j])
     return ids + f_in, pos + f_pos, labels + [[t] for t in f_lab], sorted(set(skipped))
 
 
-def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, steps: int = 1200, lr: float = 3e-3,
-                    batch_size: int = 256, seed: int = 0, progress: bool = False) -> dict:
+def train_masked_lm(
+    model,
+    tokenizer,
+    sentences,
+    filler: Sequence[str] = (),
+    *,
+    steps: int = 1200,
+    lr: float = 3e-3,
+    batch_size: int = 256,
+    seed: int = 0,
+    progress: bool = False,
+) -> dict:
     """Train ``model`` with the masked-LM objective on ``sentences`` (:class:`fmat.plant.Sentences`:
     each context's sentences, the option word masked) and ``filler`` lines (one random token
     masked each): cross-entropy over the whole vocabulary at the mask, AdamW, linear decay.
@@ -526,7 +693,6 @@ def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, 
     sentences, contexts, steps, the last 100 steps' mean loss, options that are not one token.
     """
     import torch
-
 
     rng = np.random.default_rng(seed)
     inputs, pos, labels, skipped = _examples(tokenizer, sentences, filler, rng)
@@ -580,13 +746,29 @@ def train_masked_lm(model, tokenizer, sentences, filler: Sequence[str] = (), *, 
         del model._fmat_scoring_path  # decided again on the trained weights when it is scored
     except AttributeError:
         pass
-    return {"sentences": int(size.sum()), "contexts": n_ctx, "steps": int(steps), "batch_size": int(batch_size),
-            "loss": round(float(np.mean(losses[-100:])), 4) if losses else None, "not_one_token": skipped}
+    return {
+        "sentences": int(size.sum()),
+        "contexts": n_ctx,
+        "steps": int(steps),
+        "batch_size": int(batch_size),
+        "loss": round(float(np.mean(losses[-100:])), 4) if losses else None,
+        "not_one_token": skipped,
+    }
 
 
-def build_trained_model(out_dir, family: str, words: Sequence, sentences, seed: int = 0, hidden: int = 64,
-                        layers: int = 2, steps: int = 1200, filler: int = 2000, progress: bool = False,
-                        batch_size: int = 256) -> Path:
+def build_trained_model(
+    out_dir,
+    family: str,
+    words: Sequence,
+    sentences,
+    seed: int = 0,
+    hidden: int = 64,
+    layers: int = 2,
+    steps: int = 1200,
+    filler: int = 2000,
+    progress: bool = False,
+    batch_size: int = 256,
+) -> Path:
     """A tiny masked LM of ``family`` *trained* on ``sentences`` (:func:`fmat.plant.training_sentences`)
     plus ``filler`` generated lines: its tokenizer learns the studies' words and the filler
     text, its weights learn the planted probabilities. Saved like :func:`build_tiny_model`;
@@ -605,16 +787,31 @@ def build_trained_model(out_dir, family: str, words: Sequence, sentences, seed: 
     corpus += rng.sample(lines, min(len(lines), 20000))
     tokenizer = build_tokenizer(family, words, out, seed=seed, corpus=corpus)
     config = _config(family, tokenizer, hidden, layers)
-    for key in ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout", "attention_dropout",
-                "classifier_dropout_prob", "qa_dropout", "seq_classif_dropout"):
+    for key in (
+        "hidden_dropout_prob",
+        "attention_probs_dropout_prob",
+        "dropout",
+        "attention_dropout",
+        "classifier_dropout_prob",
+        "qa_dropout",
+        "seq_classif_dropout",
+    ):
         if hasattr(config, key):
             setattr(config, key, 0.0)
     model_cls = getattr(transformers, FAMILIES[family][0])
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        config.initializer_range = 0.1   # larger initial weights: the tiny model learns the contexts in fewer steps
+        config.initializer_range = 0.1  # larger initial weights: the tiny model learns the contexts in fewer steps
         model = model_cls(config)
-        record = train_masked_lm(model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress,
-                                 batch_size=batch_size)
-    return _save(out, model, tokenizer, family, words,
-                 {"seed": seed, "hidden": hidden, "layers": layers, "trained": record}, what="trained tiny")
+        record = train_masked_lm(
+            model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress, batch_size=batch_size
+        )
+    return _save(
+        out,
+        model,
+        tokenizer,
+        family,
+        words,
+        {"seed": seed, "hidden": hidden, "layers": layers, "trained": record},
+        what="trained tiny",
+    )

@@ -6,6 +6,7 @@ tokenizer (:func:`derive_options`) or from FMAT's model-name rules (:func:`fmat_
 (``vocab``) and :mod:`fmat.scoring` both build on it, and it imports neither. Also the model's
 token embedding matrix (:func:`input_embedding_matrix`: the vocabulary's rows), which both need.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,6 @@ PATTERN_SPECIAL = {
 }
 
 
-
 def fill_sentences(data: pd.DataFrame, mask_token: str = "[MASK]") -> np.ndarray:
     """The sentence of every row: {TARGET}/{ATTRIB} filled (first occurrence), [MASK] → ``mask_token``."""
     q = data["query"].astype(str).to_numpy()
@@ -45,26 +45,27 @@ def fill_sentences(data: pd.DataFrame, mask_token: str = "[MASK]") -> np.ndarray
             if a is not None:
                 s = s.replace("{ATTRIB}", a[i], 1)
             if s.count("[MASK]") != 1:
-                raise InputError(f"query {q[i]!r} must contain exactly one [MASK]", where=f"query table row {i + 1}",
-                                 fix="build the table with fmat.query(), one [MASK] per query")
+                raise InputError(
+                    f"query {q[i]!r} must contain exactly one [MASK]",
+                    where=f"query table row {i + 1}",
+                    fix="build the table with fmat.query(), one [MASK] per query",
+                )
             s = s.replace("[MASK]", mask_token)
             cache[key] = s
         out[i] = s
     return out
 
 
-
 @dataclass
 class Option:
     """How one option word reads in one sentence context of one model."""
 
-    pieces: list[int]          # token ids of the word at the mask position
-    unk: bool = False          # (one of) the pieces is the unknown token
+    pieces: list[int]  # token ids of the word at the mask position
+    unk: bool = False  # (one of) the pieces is the unknown token
 
     @property
     def oov(self) -> bool:
         return len(self.pieces) != 1 or self.unk
-
 
 
 def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> list[list[int]]:
@@ -76,11 +77,11 @@ def _tokenize_many(tokenizer, texts: Sequence[str], special: bool = False) -> li
     if not texts:
         return []
     try:
-        return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False,
-                         return_token_type_ids=False)["input_ids"]
+        return tokenizer(list(texts), add_special_tokens=special, return_attention_mask=False, return_token_type_ids=False)[
+            "input_ids"
+        ]
     except ValueError:  # TAPAS's tokenizer insists on building its token types
         return tokenizer(list(texts), add_special_tokens=special)["input_ids"]
-
 
 
 def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
@@ -95,16 +96,16 @@ def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
     return i, len(a) - j
 
 
-
 def mask_position(ids: Sequence[int], mask_id: int, sentence: str, model: str | None = None) -> int:
     """The position of the one mask token in ``ids`` (the tokens of ``sentence``); InputError otherwise."""
     where = [p for p, t in enumerate(ids) if t == mask_id]
     if len(where) != 1:
-        raise InputError(f"sentence {str(sentence)!r} has {len(where)} mask tokens"
-                         + (f" for model {model}" if model else ""), where="query table",
-                         fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it")
+        raise InputError(
+            f"sentence {str(sentence)!r} has {len(where)} mask tokens" + (f" for model {model}" if model else ""),
+            where="query table",
+            fix="each query needs exactly one [MASK]; TARGET/ATTRIB words must not contain it",
+        )
     return where[0]
-
 
 
 def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> list[Option]:
@@ -138,7 +139,6 @@ def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> 
     return out
 
 
-
 def fmat_word_form(word: str, model_name: str, query: str, pattern_special: Mapping[str, str] | None = None) -> str:
     """FMAT's option-word processing by model-name regex (R ``FMAT_run``'s ``pattern.special``).
 
@@ -160,9 +160,9 @@ def fmat_word_form(word: str, model_name: str, query: str, pattern_special: Mapp
     return w
 
 
-
-def fmat_rule_options(tokenizer, model_name: str, queries: Sequence[str], words: Sequence[str],
-                      pattern_special=None) -> list[Option]:
+def fmat_rule_options(
+    tokenizer, model_name: str, queries: Sequence[str], words: Sequence[str], pattern_special=None
+) -> list[Option]:
     """Option ids by FMAT's rule: exact vocabulary lookup of the processed word, else its encoding."""
     vocab = tokenizer.get_vocab()
     unk_id = tokenizer.unk_token_id

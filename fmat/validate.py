@@ -22,6 +22,7 @@ What is checked:
 * query tables: NA cells by row and column, [MASK] count, placeholders vs columns, duplicate
   rows, inconsistent ``M_pair``.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -38,13 +39,13 @@ import yaml
 from .errors import InputError
 
 #: Caps (each error says which cap and how to stay under it).
-MAX_FILE_BYTES = 256 * 1024 * 1024    # a study file or CSV query table
-MAX_YAML_NODES = 5_000_000            # YAML nodes after alias expansion
-MAX_RANGE = 100_000                   # words made by one {range: [start, end]}
-MAX_ROWS = 20_000_000                 # rows of one query table
-MAX_WORD_CHARS = 500                  # characters of one word/phrase (per-model token check at scoring)
-MAX_QUERY_CHARS = 2_000               # characters of one query template
-MAX_LISTED = 10                       # problems listed before "... and N more"
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a study file or CSV query table
+MAX_YAML_NODES = 5_000_000  # YAML nodes after alias expansion
+MAX_RANGE = 100_000  # words made by one {range: [start, end]}
+MAX_ROWS = 20_000_000  # rows of one query table
+MAX_WORD_CHARS = 500  # characters of one word/phrase (per-model token check at scoring)
+MAX_QUERY_CHARS = 2_000  # characters of one query template
+MAX_LISTED = 10  # problems listed before "... and N more"
 
 PLACEHOLDERS = ("TARGET", "ATTRIB")
 _BRACE_RE = re.compile(r"\{([^{}]*)\}")
@@ -53,6 +54,7 @@ _CONFUSABLE = ("LATIN", "CYRILLIC", "GREEK")
 
 
 # --------------------------------------------------------------------------- problem lists
+
 
 def truncated(problems: Sequence[str], limit: int = MAX_LISTED) -> list[str]:
     """The first ``limit`` problems, plus "... and N more" when there are more."""
@@ -70,6 +72,7 @@ def _listing(items: Iterable, limit: int = MAX_LISTED) -> str:
 
 # --------------------------------------------------------------------------- files
 
+
 def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
     """The text of ``path`` decoded as UTF-8 (a BOM is dropped); every failure is an InputError
     naming the file: missing, a directory, unreadable, too large, not UTF-8 (with the byte offset)."""
@@ -82,39 +85,50 @@ def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise InputError(f"{what} is {size:,} bytes, more than the limit of {max_bytes:,}", where=where,
-                             fix="split it into smaller files")
+            raise InputError(
+                f"{what} is {size:,} bytes, more than the limit of {max_bytes:,}", where=where, fix="split it into smaller files"
+            )
         data = path.read_bytes()
     except InputError:
         raise
     except MemoryError:
         raise InputError(f"{what} does not fit in memory", where=where, fix="split it into smaller files") from None
     except OSError as err:
-        raise InputError(f"cannot read {what}: {err.strerror or err}", where=where,
-                         fix="check that the file exists and is readable") from None
+        raise InputError(
+            f"cannot read {what}: {err.strerror or err}", where=where, fix="check that the file exists and is readable"
+        ) from None
     return decode_utf8(data, where, what)
 
 
 def decode_utf8(data: bytes, where: str, what: str = "file") -> str:
     """``data`` as UTF-8 text; UTF-16 and binary files get a message that says so."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError(f"{what} is UTF-16 text (it starts with a UTF-16 byte-order mark)", where=where,
-                         fix="save it as UTF-8 (in R: write.csv(..., fileEncoding = 'UTF-8'))")
+        raise InputError(
+            f"{what} is UTF-16 text (it starts with a UTF-16 byte-order mark)",
+            where=where,
+            fix="save it as UTF-8 (in R: write.csv(..., fileEncoding = 'UTF-8'))",
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
-        raise InputError(f"{what} is not UTF-8 text: byte {err.start} (line {line}) is "
-                         f"0x{data[err.start]:02x}", where=where,
-                         fix="save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8, or your editor's "
-                             "'Save with encoding'); binary files (xlsx, gz) are not accepted") from None
+        raise InputError(
+            f"{what} is not UTF-8 text: byte {err.start} (line {line}) is 0x{data[err.start]:02x}",
+            where=where,
+            fix="save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8, or your editor's "
+            "'Save with encoding'); binary files (xlsx, gz) are not accepted",
+        ) from None
     if "\x00" in text:
-        raise InputError(f"{what} contains NUL bytes at offset {text.index(chr(0))}: it is binary or UTF-16",
-                         where=where, fix="give a UTF-8 text file")
+        raise InputError(
+            f"{what} contains NUL bytes at offset {text.index(chr(0))}: it is binary or UTF-16",
+            where=where,
+            fix="give a UTF-8 text file",
+        )
     return text.lstrip("\ufeff")
 
 
 # --------------------------------------------------------------------------- YAML
+
 
 class YamlInt(int):
     """An int read from a plain YAML scalar; ``text`` is how it was written (``010``)."""
@@ -142,11 +156,13 @@ def check_separator(text: str, sep: str, where: str) -> None:
     header = text.lstrip("\ufeff").split("\n", 1)[0]
     if sep not in header and header.count(";") >= 1:
         kind = "comma" if sep == "," else "tab"
-        raise InputError(f"the header line has no {kind} but {header.count(';')} semicolon(s): this is a "
-                         "semicolon-separated table", where=where,
-                         fix="save it comma-separated (R: write.csv, not write.csv2; Excel: 'CSV UTF-8 (Comma "
-                             "delimited)'), or with tabs as .tsv; in Python: "
-                             "pd.read_csv(path, sep=';').to_csv(path, index=False)")
+        raise InputError(
+            f"the header line has no {kind} but {header.count(';')} semicolon(s): this is a semicolon-separated table",
+            where=where,
+            fix="save it comma-separated (R: write.csv, not write.csv2; Excel: 'CSV UTF-8 (Comma "
+            "delimited)'), or with tabs as .tsv; in Python: "
+            "pd.read_csv(path, sep=';').to_csv(path, index=False)",
+        )
 
 
 def as_written(value) -> object:
@@ -180,12 +196,17 @@ def _make_loader(base=None):
                 dup = key in seen
                 seen.add(key)
             except TypeError:
-                raise InputError(f"a mapping key is a list or mapping (line {key_node.start_mark.line + 1})",
-                                 where=loader.name, fix="use plain words as keys") from None
+                raise InputError(
+                    f"a mapping key is a list or mapping (line {key_node.start_mark.line + 1})",
+                    where=loader.name,
+                    fix="use plain words as keys",
+                ) from None
             if dup:
-                raise InputError(f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})",
-                                 where=loader.name,
-                                 fix="remove or rename one of them (YAML would silently keep the last)")
+                raise InputError(
+                    f"key {key!r} appears twice in one mapping (line {key_node.start_mark.line + 1})",
+                    where=loader.name,
+                    fix="remove or rename one of them (YAML would silently keep the last)",
+                )
         return loader.construct_mapping(node, deep=deep)
 
     def construct_int(loader, node):
@@ -228,15 +249,20 @@ def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
             total = 1 + sum(size[id(k)] for k in kids)
             size[key] = total
             if total > limit:
-                raise InputError(f"the YAML expands to more than {limit:,} nodes (aliases '*name' repeat "
-                                 "what an anchor '&name' marks)", where=where,
-                                 fix="write the word lists out, or use fewer and smaller aliases")
+                raise InputError(
+                    f"the YAML expands to more than {limit:,} nodes (aliases '*name' repeat what an anchor '&name' marks)",
+                    where=where,
+                    fix="write the word lists out, or use fewer and smaller aliases",
+                )
             continue
         if key in size:
             continue
         if key in active:
-            raise InputError(f"an alias refers to a node that contains it (line {node.start_mark.line + 1})",
-                             where=where, fix="remove the recursive alias")
+            raise InputError(
+                f"an alias refers to a node that contains it (line {node.start_mark.line + 1})",
+                where=where,
+                fix="remove the recursive alias",
+            )
         if isinstance(node, yaml.ScalarNode):
             size[key] = 1
             continue
@@ -245,16 +271,20 @@ def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
         kids = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
         for k in kids:
             if id(k) in active:
-                raise InputError(f"an alias refers to a node that contains it (line {k.start_mark.line + 1})",
-                                 where=where, fix="remove the recursive alias")
+                raise InputError(
+                    f"an alias refers to a node that contains it (line {k.start_mark.line + 1})",
+                    where=where,
+                    fix="remove the recursive alias",
+                )
             if id(k) not in size:
                 stack.append((k, False))
     return size[id(root)]
 
 
 def _too_deep(where: str) -> InputError:
-    return InputError("the YAML is nested too deeply", where=where,
-                      fix="a study file needs only a few levels (see docs/study-files.md)")
+    return InputError(
+        "the YAML is nested too deeply", where=where, fix="a study file needs only a few levels (see docs/study-files.md)"
+    )
 
 
 def load_yaml(text: str, where: str, loader_class=None):
@@ -279,8 +309,9 @@ def load_yaml(text: str, where: str, loader_class=None):
         msg = str(err).replace("<unicode string>", where)
         if "maximum nesting depth" in msg:  # libyaml's own cap (1,000 levels)
             raise _too_deep(where) from None
-        raise InputError(f"not valid YAML: {msg}", where=where,
-                         fix="check indentation and quoting (quote phrases containing ':' or '#')") from None
+        raise InputError(
+            f"not valid YAML: {msg}", where=where, fix="check indentation and quoting (quote phrases containing ':' or '#')"
+        ) from None
     except RecursionError:  # the pure-Python parser and the constructors
         raise _too_deep(where) from None
     except MemoryError:
@@ -291,6 +322,7 @@ def load_yaml(text: str, where: str, loader_class=None):
 
 
 # --------------------------------------------------------------------------- text
+
 
 def _script(ch: str) -> str | None:
     try:
@@ -320,8 +352,7 @@ def text_problem(text: str, what: str, max_chars: int) -> str | None:
     if len(scripts) > 1:
         odd = sorted(scripts - {"LATIN"}) or sorted(scripts)
         chars = [f"U+{ord(c):04X} ({unicodedata.name(c)})" for c in text if _script(c) == odd[0]][:3]
-        return (f"{what} {text!r} mixes {' and '.join(sorted(scripts))} letters, which look alike: "
-                f"{', '.join(chars)}")
+        return f"{what} {text!r} mixes {' and '.join(sorted(scripts))} letters, which look alike: {', '.join(chars)}"
     if "  " in text:
         return f"{what} {text!r} has two spaces in a row"
     return None
@@ -330,8 +361,10 @@ def text_problem(text: str, what: str, max_chars: int) -> str | None:
 def _text_fix(problem: str) -> str:
     if "characters long" in problem:
         return "shorten it (a stimulus is a word or a short phrase)"
-    return ("retype it with plain characters: no tabs, newlines, zero-width or non-breaking spaces, "
-            "no letters from another alphabet that look like Latin ones")
+    return (
+        "retype it with plain characters: no tabs, newlines, zero-width or non-breaking spaces, "
+        "no letters from another alphabet that look like Latin ones"
+    )
 
 
 def check_word(word: str, where: str, what: str = "word") -> None:
@@ -340,11 +373,15 @@ def check_word(word: str, where: str, what: str = "word") -> None:
     if problem:
         raise InputError(problem, where=where, fix=_text_fix(problem))
     if MASK_RE.search(word):
-        raise InputError(f"{what} {word!r} contains [MASK]", where=where,
-                         fix="only the query holds [MASK]; remove it from the word")
+        raise InputError(
+            f"{what} {word!r} contains [MASK]", where=where, fix="only the query holds [MASK]; remove it from the word"
+        )
     if "{" in word or "}" in word:
-        raise InputError(f"{what} {word!r} contains a brace ({{ or }}); placeholders belong in the query",
-                         where=where, fix="remove the braces from the word")
+        raise InputError(
+            f"{what} {word!r} contains a brace ({{ or }}); placeholders belong in the query",
+            where=where,
+            fix="remove the braces from the word",
+        )
 
 
 def placeholders(query: str, where: str) -> list[str]:
@@ -358,17 +395,23 @@ def placeholders(query: str, where: str) -> list[str]:
             continue
         upper = name.strip().upper()
         if upper in PLACEHOLDERS:
-            raise InputError(f"query {query!r} has {m.group(0)}; placeholders are written in capitals",
-                             where=where, fix=f"write {{{upper}}}")
+            raise InputError(
+                f"query {query!r} has {m.group(0)}; placeholders are written in capitals", where=where, fix=f"write {{{upper}}}"
+            )
         close = difflib.get_close_matches(upper, PLACEHOLDERS, n=1, cutoff=0.6)
         hint = f"did you mean {{{close[0]}}}? " if close else ""
-        raise InputError(f"query {query!r} has the unknown placeholder {m.group(0)} (it would stay in the "
-                         "sentence unfilled)", where=where,
-                         fix=f"{hint}fmat fills only {{TARGET}} and {{ATTRIB}}")
+        raise InputError(
+            f"query {query!r} has the unknown placeholder {m.group(0)} (it would stay in the sentence unfilled)",
+            where=where,
+            fix=f"{hint}fmat fills only {{TARGET}} and {{ATTRIB}}",
+        )
     rest = _BRACE_RE.sub("", query)
     if "{" in rest or "}" in rest:
-        raise InputError(f"query {query!r} has an unmatched brace", where=where,
-                         fix="write placeholders as {TARGET} or {ATTRIB}; remove other braces")
+        raise InputError(
+            f"query {query!r} has an unmatched brace",
+            where=where,
+            fix="write placeholders as {TARGET} or {ATTRIB}; remove other braces",
+        )
     return found
 
 
@@ -381,6 +424,7 @@ def check_query_text(query: str, where: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- groups
+
 
 def duplicates(words: Iterable[str]) -> list[str]:
     """Words listed more than once, in order of first appearance (linear time)."""
@@ -399,21 +443,29 @@ def check_contrast(groups: dict, slot: str, where: str) -> None:
     if shared:
         detail = "; ".join(f"{w!r} is in {' and '.join(map(repr, gs))}" for w, gs in list(shared.items())[:MAX_LISTED])
         more = f" (and {len(shared) - MAX_LISTED} more)" if len(shared) > MAX_LISTED else ""
-        raise InputError(f"{len(shared)} word(s) appear in more than one {slot} group: {detail}{more}; "
-                         "their contrast would be exactly 0", where=where,
-                         fix=f"give each {slot} word to one group only")
+        raise InputError(
+            f"{len(shared)} word(s) appear in more than one {slot} group: {detail}{more}; their contrast would be exactly 0",
+            where=where,
+            fix=f"give each {slot} word to one group only",
+        )
 
 
 def check_range(start: int, end: int, where: str) -> None:
     if end - start + 1 > MAX_RANGE:
-        raise InputError(f"range [{start}, {end}] makes {end - start + 1:,} words (limit {MAX_RANGE:,})",
-                         where=where, fix="use a smaller range, or list the words in a table (criterion:)")
+        raise InputError(
+            f"range [{start}, {end}] makes {end - start + 1:,} words (limit {MAX_RANGE:,})",
+            where=where,
+            fix="use a smaller range, or list the words in a table (criterion:)",
+        )
 
 
 def check_rows(n: int, where: str | None) -> None:
     if n > MAX_ROWS:
-        raise InputError(f"the design makes {n:,} query rows (limit {MAX_ROWS:,})", where=where,
-                         fix="use fewer queries or words, or split the study into several")
+        raise InputError(
+            f"the design makes {n:,} query rows (limit {MAX_ROWS:,})",
+            where=where,
+            fix="use fewer queries or words, or split the study into several",
+        )
 
 
 # --------------------------------------------------------------------------- query tables
@@ -435,69 +487,85 @@ def check_query_table(df, where: str | None = None) -> None:
         na = df[c].isna().to_numpy()
         if na.any():
             rows = [int(i) + 1 for i in na.nonzero()[0]]
-            raise InputError(f"column {c} is missing (NA/empty) in {len(rows)} row(s): row(s) "
-                             f"{', '.join(map(str, rows[:MAX_LISTED]))}"
-                             f"{' ...' if len(rows) > MAX_LISTED else ''} (row 1 = the first data row)",
-                             where=f"{where}: {c}",
-                             fix="FMAT pads unequal groups with NA: give every group the same number of "
-                                 "words, or remove those rows")
+            raise InputError(
+                f"column {c} is missing (NA/empty) in {len(rows)} row(s): row(s) "
+                f"{', '.join(map(str, rows[:MAX_LISTED]))}"
+                f"{' ...' if len(rows) > MAX_LISTED else ''} (row 1 = the first data row)",
+                where=f"{where}: {c}",
+                fix="FMAT pads unequal groups with NA: give every group the same number of words, or remove those rows",
+            )
     has = {"TARGET": "T_word" in df.columns, "ATTRIB": "A_word" in df.columns}
     for q in pd.unique(df["query"].astype(str)):
         loc = f"{where}: query {q!r}"
         n = len(MASK_RE.findall(q))
         if n != 1:
-            raise InputError(f"query {q!r} has {n} [MASK] tokens", where=f"{where}: query",
-                             fix="use exactly one [MASK] per query")
+            raise InputError(
+                f"query {q!r} has {n} [MASK] tokens", where=f"{where}: query", fix="use exactly one [MASK] per query"
+            )
         found = check_query_text(q, f"{where}: query")
         for slot, present in has.items():
             k = found.count(slot)
             col = "T_word" if slot == "TARGET" else "A_word"
             if present and k != 1:
-                raise InputError(f"the table has a {col} column but query {q!r} has {{{slot}}} {k} times",
-                                 where=loc, fix=f"put {{{slot}}} exactly once in every query")
+                raise InputError(
+                    f"the table has a {col} column but query {q!r} has {{{slot}}} {k} times",
+                    where=loc,
+                    fix=f"put {{{slot}}} exactly once in every query",
+                )
             if not present and k:
-                raise InputError(f"query {q!r} has {{{slot}}} but the table has no {col} column: the "
-                                 "placeholder would stay unfilled", where=loc,
-                                 fix=f"add {slot}/{col} columns (build the table with fmat query)")
+                raise InputError(
+                    f"query {q!r} has {{{slot}}} but the table has no {col} column: the placeholder would stay unfilled",
+                    where=loc,
+                    fix=f"add {slot}/{col} columns (build the table with fmat query)",
+                )
     for c in ("M_word", "T_word", "A_word"):
         if c in df.columns:
             for w in pd.unique(df[c].astype(str)):
                 check_word(w, f"{where}: {c}")
-    key = [c for c in df.columns if c in ("query", "MASK", "M_pair", "TARGET", "T_pair", "T_word",
-                                          "ATTRIB", "A_pair", "A_word")]
+    key = [c for c in df.columns if c in ("query", "MASK", "M_pair", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")]
     frame = df[key + ["M_word"]].astype(str)
     dup = frame.duplicated()
     if dup.any():
         rows = [int(i) + 1 for i in dup.to_numpy().nonzero()[0]]
-        raise InputError(f"{len(rows)} row(s) repeat an earlier row: row(s) {', '.join(map(str, rows[:MAX_LISTED]))}",
-                         where=where, fix="remove the repeated rows (each would be scored and counted twice)")
+        raise InputError(
+            f"{len(rows)} row(s) repeat an earlier row: row(s) {', '.join(map(str, rows[:MAX_LISTED]))}",
+            where=where,
+            fix="remove the repeated rows (each would be scored and counted twice)",
+        )
     if "MASK" not in key or "M_pair" not in key:
         return
     bad = frame.duplicated(key)
     if bad.any():
         r = int(bad.to_numpy().nonzero()[0][0])
-        raise InputError(f"row {r + 1}: MASK group {frame['MASK'].iloc[r]!r} pair {frame['M_pair'].iloc[r]!r} "
-                         f"has more than one word for the same query", where=f"{where}: M_pair",
-                         fix="number the words of each MASK group 1, 2, ... (M_pair), as fmat query does")
+        raise InputError(
+            f"row {r + 1}: MASK group {frame['MASK'].iloc[r]!r} pair {frame['M_pair'].iloc[r]!r} "
+            f"has more than one word for the same query",
+            where=f"{where}: M_pair",
+            fix="number the words of each MASK group 1, 2, ... (M_pair), as fmat query does",
+        )
     other = [c for c in key if c not in ("MASK", "M_pair")]
     shared = frame.drop_duplicates(other + ["MASK", "M_word"]).duplicated(other + ["M_word"])
     if shared.any():
         sub = frame.drop_duplicates(other + ["MASK", "M_word"])
         r = sub[shared].iloc[0]
-        raise InputError(f"M_word {r['M_word']!r} is in more than one MASK group of query {r['query']!r}; "
-                         "its contrast would be exactly 0", where=f"{where}: M_word",
-                         fix="give each MASK word to one group only")
+        raise InputError(
+            f"M_word {r['M_word']!r} is in more than one MASK group of query {r['query']!r}; its contrast would be exactly 0",
+            where=f"{where}: M_word",
+            fix="give each MASK word to one group only",
+        )
 
 
 def too_long(sentence: str, n_tokens: int, limit: int, model: str, words: dict, n_over: int = 1) -> None:
     """Raise: a filled sentence has more tokens than ``model`` reads; names its longest word."""
     col, word = max(words.items(), key=lambda kv: len(kv[1])) if words else ("query", sentence)
     more = f" ({n_over - 1} more sentence(s) too)" if n_over > 1 else ""
-    raise InputError(f"a sentence is {n_tokens:,} tokens long but model {model} reads at most {limit:,}{more}; "
-                     f"its longest word is {col} {word[:60]!r}{'...' if len(word) > 60 else ''} "
-                     f"({len(word):,} characters); sentence: {sentence[:80]!r}...",
-                     where=f"query table: {col}",
-                     fix="shorten that word or the query (BERT would silently cut the sentence, RoBERTa fail)")
+    raise InputError(
+        f"a sentence is {n_tokens:,} tokens long but model {model} reads at most {limit:,}{more}; "
+        f"its longest word is {col} {word[:60]!r}{'...' if len(word) > 60 else ''} "
+        f"({len(word):,} characters); sentence: {sentence[:80]!r}...",
+        where=f"query table: {col}",
+        fix="shorten that word or the query (BERT would silently cut the sentence, RoBERTa fail)",
+    )
 
 
 def _kind(value) -> str:
@@ -505,12 +573,19 @@ def _kind(value) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    return {str: "text", int: "an integer", float: "a number", dict: "a mapping",
-            list: "a list"}.get(type(value), f"a {type(value).__name__}")
+    return {str: "text", int: "an integer", float: "a number", dict: "a mapping", list: "a list"}.get(
+        type(value), f"a {type(value).__name__}"
+    )
 
 
-_TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
-               "number": "a number", "boolean": "true or false"}
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "text",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+}
 _JSON_TYPE = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
@@ -523,8 +598,7 @@ def _branch(err):
             continue
         branch = err.validator_value[sub.schema_path[0]]
         want = _JSON_TYPE.get(branch.get("type")) if isinstance(branch, dict) else None
-        if want is not None and isinstance(err.instance, want) and not (want is not bool
-                                                                       and isinstance(err.instance, bool)):
+        if want is not None and isinstance(err.instance, want) and not (want is not bool and isinstance(err.instance, bool)):
             fits.append(sub)
     return max(fits, key=lambda e: len(e.absolute_path)) if fits else None
 
@@ -566,8 +640,11 @@ def schema_problems(validator, data) -> list[tuple[list, str]]:
             if hint:
                 msg = f"{leaf.instance!r} is not valid here; expected {hint}"
             else:  # no branch has the value's type: say what each branch takes
-                forms = [b.get("description") or _TYPE_WORDS.get(b.get("type"), str(b.get("type")))
-                         for b in leaf.validator_value if isinstance(b, dict)]
+                forms = [
+                    b.get("description") or _TYPE_WORDS.get(b.get("type"), str(b.get("type")))
+                    for b in leaf.validator_value
+                    if isinstance(b, dict)
+                ]
                 msg = f"{leaf.instance!r} is {_kind(leaf.instance)}; expected {' or '.join(forms)}"
         else:
             msg = schema_message(leaf)

@@ -7,6 +7,7 @@ rows + the analysis' own rows, results shape: each statistic has one producer),
 ``status.json`` (whether the analysis is implemented and ran, its notes, its figure tables) and
 the folder ``figures/`` with one ``<name>.parquet`` per figure table.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,9 +33,12 @@ def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
 
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
-        raise InputError(f"not a results table: columns {missing} are missing (has {list(df.columns)[:8]}...)",
-                         where=where, fix="the reliability stage must write rows in the fmat.results shape "
-                                          "(fmat.pipeline.reliability_tables / fmat.results.results_frame)")
+        raise InputError(
+            f"not a results table: columns {missing} are missing (has {list(df.columns)[:8]}...)",
+            where=where,
+            fix="the reliability stage must write rows in the fmat.results shape "
+            "(fmat.pipeline.reliability_tables / fmat.results.results_frame)",
+        )
     return validate_results(results_frame(df[RESULT_COLUMNS]), where=where)
 
 
@@ -45,14 +49,22 @@ def _one_producer(reliability: pd.DataFrame, analysis: pd.DataFrame, name: str, 
     both = reliability[KEY].merge(analysis[KEY], on=KEY)
     if len(both):
         keys = ", ".join(f"{r.statistic}:{r.condition}:{r.model}" for r in both.head(6).itertuples())
-        raise FmatError(f"analysis {name!r} of study {sid} emits {len(both)} row(s) that the reliability "
-                        f"stage already produced: {keys}",
-                        fix="leave ICC and alpha to the reliability stage (the study file's reliability "
-                            "block); an analysis adds only its own statistics")
+        raise FmatError(
+            f"analysis {name!r} of study {sid} emits {len(both)} row(s) that the reliability stage already produced: {keys}",
+            fix="leave ICC and alpha to the reliability stage (the study file's reliability "
+            "block); an analysis adds only its own statistics",
+        )
 
 
-def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: pd.DataFrame,
-                   criteria: Mapping[str, pd.DataFrame] | None = None, *, sid: str | None = None):
+def analysis_stage(
+    study,
+    scores: pd.DataFrame,
+    lpr: pd.DataFrame,
+    reliability: pd.DataFrame,
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    sid: str | None = None,
+):
     """One study's analysis stage -> ``(stats, figures, status)``.
 
     Runs the analysis the study file names (``study.analysis["name"]``) when it is registered
@@ -70,32 +82,46 @@ def analysis_stage(study, scores: pd.DataFrame, lpr: pd.DataFrame, reliability: 
     figures: dict[str, pd.DataFrame] = {}
     parts = [reliability]
     if name and name in analyses.available():
-        out = analyses.run_analysis(name, analyses.AnalysisInput(study=study, scores=scores, lpr=lpr,
-                                                                 criteria=dict(criteria or {})), options)
+        out = analyses.run_analysis(
+            name, analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
+        )
         _one_producer(reliability, out.stats, name, sid)
         parts = [reliability, out.stats]
         figures = dict(out.figures or {})
         status["implemented"] = True
         status["notes"] = [str(n) for n in (out.notes or [])]
     else:
-        status["notes"] = [f"no analysis named {name!r} is registered (fmat_replication.analyses.available()): "
-                           "only the reliability rows are reported"]
+        status["notes"] = [
+            f"no analysis named {name!r} is registered (fmat_replication.analyses.available()): "
+            "only the reliability rows are reported"
+        ]
     stats = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else reliability
     stats = validate_results(stats[RESULT_COLUMNS], where=f"results/analysis/{sid}/stats.parquet")
     return stats.reset_index(drop=True), figures, status
 
 
-def analysis(study_path, criteria_dir, score_paths: Sequence, lpr_path, reliability_path, criteria_paths: Sequence,
-             *, sid: str, out_stats, out_status, out_figures) -> None:
+def analysis(
+    study_path,
+    criteria_dir,
+    score_paths: Sequence,
+    lpr_path,
+    reliability_path,
+    criteria_paths: Sequence,
+    *,
+    sid: str,
+    out_stats,
+    out_status,
+    out_figures,
+) -> None:
     """Rule analysis: run the study's analysis -> ``out_stats``, ``out_status`` (JSON) and the
     figure tables in the folder ``out_figures`` (made anew: no table of an earlier run stays)."""
-
 
     log = logging.getLogger(__name__)
     study = load_study_file(study_path, criteria_dir)
     criteria = {Path(p).stem: read_table(p) for p in criteria_paths}
-    stats, figures, status = analysis_stage(study, read_scores(score_paths), read_table(lpr_path),
-                                            read_table(reliability_path), criteria, sid=sid)
+    stats, figures, status = analysis_stage(
+        study, read_scores(score_paths), read_table(lpr_path), read_table(reliability_path), criteria, sid=sid
+    )
     folder = Path(out_figures)
     if folder.exists():
         shutil.rmtree(folder)

@@ -10,6 +10,7 @@ once by a rule with declared inputs and outputs, not at render time.
   model came from (its card: source, revision, locked commit or weights hash, hub creation
   date) -> ``results/models/provenance.parquet``.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,16 +44,27 @@ def oov_summary(scores: pd.DataFrame, word: str = "M_word", max_words: int = 30)
     cols = ["model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]
     if scores.empty:
         return pd.DataFrame(columns=cols)
-    d = pd.DataFrame({"model": scores["model"].astype(str).to_numpy(),
-                      "oov": scores["oov"].astype(bool).to_numpy() if "oov" in scores else False,
-                      "nan": scores["prob"].isna().to_numpy() if "prob" in scores else False,
-                      "word": scores[word].astype(str).to_numpy() if word in scores else ""})
+    d = pd.DataFrame(
+        {
+            "model": scores["model"].astype(str).to_numpy(),
+            "oov": scores["oov"].astype(bool).to_numpy() if "oov" in scores else False,
+            "nan": scores["prob"].isna().to_numpy() if "prob" in scores else False,
+            "word": scores[word].astype(str).to_numpy() if word in scores else "",
+        }
+    )
     rows = []
     for model, g in d.groupby("model", sort=False):
         words = sorted(set(g.loc[g["oov"] | g["nan"], "word"])) if word in scores else []
         more = f" ... (+{len(words) - max_words})" if len(words) > max_words else ""
-        rows.append({"model": model, "rows": len(g), "oov_rows": int(g["oov"].sum()), "nan_prob_rows": int(g["nan"].sum()),
-                     "oov_words": ", ".join(words[:max_words]) + more})
+        rows.append(
+            {
+                "model": model,
+                "rows": len(g),
+                "oov_rows": int(g["oov"].sum()),
+                "nan_prob_rows": int(g["nan"].sum()),
+                "oov_words": ", ".join(words[:max_words]) + more,
+            }
+        )
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -63,8 +75,9 @@ def oov_study(score_paths: Sequence, out, *, study: str) -> pd.DataFrame:
     return table
 
 
-def model_checks_table(agreement: pd.DataFrame, stats: pd.DataFrame | None = None,
-                       oov: pd.DataFrame | None = None) -> pd.DataFrame:
+def model_checks_table(
+    agreement: pd.DataFrame, stats: pd.DataFrame | None = None, oov: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per model: its subject-verb agreement check beside its FMAT results.
 
     ``agreement``: :func:`fmat.agreement.summarize` output (construction ``all``: ``accuracy,
@@ -110,8 +123,9 @@ def provenance_table(cards: Sequence) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
 
 
-def model_checks(agreement_path, stats_paths: Sequence, oov_paths: Sequence, card_paths: Sequence, *,
-                 checks_out, agreement_out, provenance_out) -> None:
+def model_checks(
+    agreement_path, stats_paths: Sequence, oov_paths: Sequence, card_paths: Sequence, *, checks_out, agreement_out, provenance_out
+) -> None:
     """Rule model_checks: :func:`model_checks_table`, :func:`agreement_by_construction` and
     :func:`provenance_table` of the run's files, each to its declared output."""
     agreement = read_table(agreement_path)

@@ -33,6 +33,7 @@ Besides the verdict, ``exact`` says whether ours equals the paper *as printed*: 
 rounds to the printed number (:func:`fmat_replication.paper.within_rounding`), a range's ends round to
 the printed ends, a p bound holds as printed ("p < .001" needs ours < .001), stars agree.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,22 +85,37 @@ ALPHA_LEVEL = 0.05
 #: why a cited criterion (condition ``ref:...``) is not computed here
 REF_REASONS = {
     "ref:iat": "criterion cited by the paper (IAT d from Caliskan et al., 2017), not an FMAT result",
-    "ref:weat_word2vec": "criterion cited by the paper (WEAT d with word2vec, Caliskan et al., 2017), "
-                         "not an FMAT result",
+    "ref:weat_word2vec": "criterion cited by the paper (WEAT d with word2vec, Caliskan et al., 2017), not an FMAT result",
     "ref:weat_glove": "criterion cited by the paper (WEAT d with GloVe, Caliskan et al., 2017); "
-                      "reproducible with fmat.embeddings only where GloVe vectors are available",
+    "reproducible with fmat.embeddings only where GloVe vectors are available",
     "ref:explicit": "criterion cited by the paper (Galinsky et al., 2013), not an FMAT result",
     "ref:implicit_masculine": "criterion cited by the paper (Galinsky et al., 2013), not an FMAT result",
     "ref:implicit_feminine": "criterion cited by the paper (Galinsky et al., 2013), not an FMAT result",
 }
 
-PAPER_OUT = ["value", "value_low", "value_high", "value_bound", "se", "df", "p", "bound", "stars",
-             "ci_low", "ci_high", "n", "digits"]
+PAPER_OUT = [
+    "value",
+    "value_low",
+    "value_high",
+    "value_bound",
+    "se",
+    "df",
+    "p",
+    "bound",
+    "stars",
+    "ci_low",
+    "ci_high",
+    "n",
+    "digits",
+]
 OURS_OUT = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]
 #: the columns of the replication table, in order
-REPLICATION_COLUMNS = (KEY + [f"paper_{c}" for c in PAPER_OUT] + [f"ours_{c}" for c in OURS_OUT]
-                       + ["ours_min", "ours_max", "n_matched", "diff", "tolerance", "exact",
-                          "verdict", "reason", "source"])
+REPLICATION_COLUMNS = (
+    KEY
+    + [f"paper_{c}" for c in PAPER_OUT]
+    + [f"ours_{c}" for c in OURS_OUT]
+    + ["ours_min", "ours_max", "n_matched", "diff", "tolerance", "exact", "verdict", "reason", "source"]
+)
 
 
 @dataclass
@@ -118,13 +134,18 @@ class StudyStatus:
 
     @classmethod
     def from_mapping(cls, rec: Mapping) -> "StudyStatus":
-        return cls(run=bool(rec.get("run", True)), analysis=str(rec.get("analysis") or ""),
-                   implemented=bool(rec.get("implemented", True)), notes=list(rec.get("notes") or []))
+        return cls(
+            run=bool(rec.get("run", True)),
+            analysis=str(rec.get("analysis") or ""),
+            implemented=bool(rec.get("implemented", True)),
+            notes=list(rec.get("notes") or []),
+        )
 
 
 # ---------------------------------------------------------------------------------------
 # small pure helpers
 # ---------------------------------------------------------------------------------------
+
 
 def _text(x) -> str:
     return "" if missing(x) else str(x)
@@ -197,6 +218,7 @@ def p_bound_holds(p: float, bound: str, printed: float) -> bool:
 # one paper row
 # ---------------------------------------------------------------------------------------
 
+
 @dataclass
 class Printed:
     """What the paper prints for one row, as the checks of :func:`judge` need it."""
@@ -205,18 +227,25 @@ class Printed:
     digits: float
     low: float
     high: float
-    vbound: str          # value bound: "", ">", "<", "abs<"
-    pbound: str          # p bound: "", "<", ">"
+    vbound: str  # value bound: "", ">", "<", "abs<"
+    pbound: str  # p bound: "", "<", ">"
     stars: str
     p: float
-    tol: float           # the statistic's closeness tolerance (NaN: none)
+    tol: float  # the statistic's closeness tolerance (NaN: none)
 
     @classmethod
     def of(cls, row: Mapping, tolerances: Mapping[str, float]) -> "Printed":
-        return cls(value=row.get("value", math.nan), digits=row.get("digits", math.nan),
-                   low=row.get("value_low", math.nan), high=row.get("value_high", math.nan),
-                   vbound=_text(row.get("value_bound")), pbound=_text(row.get("bound")), stars=_text(row.get("stars")),
-                   p=row.get("p", math.nan), tol=tolerances.get(str(row["statistic"]), math.nan))
+        return cls(
+            value=row.get("value", math.nan),
+            digits=row.get("digits", math.nan),
+            low=row.get("value_low", math.nan),
+            high=row.get("value_high", math.nan),
+            vbound=_text(row.get("value_bound")),
+            pbound=_text(row.get("bound")),
+            stars=_text(row.get("stars")),
+            p=row.get("p", math.nan),
+            tol=tolerances.get(str(row["statistic"]), math.nan),
+        )
 
     @property
     def is_range(self) -> bool:
@@ -306,8 +335,9 @@ def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out:
         elif abs(diff) <= tol + 1e-12:
             out.passed.append(f"|ours - paper| = {short(abs(diff))} <= {short(tol)}")
         else:
-            out.failed.append(f"closeness: ours {short(ours[0])} vs paper {short(paper.value)}, "
-                              f"|diff| = {short(abs(diff))} > {short(tol)}")
+            out.failed.append(
+                f"closeness: ours {short(ours[0])} vs paper {short(paper.value)}, |diff| = {short(abs(diff))} > {short(tol)}"
+            )
         return diff
     if paper.is_range:
         if math.isnan(lo):
@@ -315,8 +345,9 @@ def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out:
         elif abs(lo - paper.low) <= tol + 1e-12 and abs(hi - paper.high) <= tol + 1e-12:
             out.passed.append(f"range {short(lo)}-{short(hi)} within {short(tol)} of {short(paper.low)}-{short(paper.high)}")
         else:
-            out.failed.append(f"range: ours {short(lo)}-{short(hi)} vs paper {short(paper.low)}-{short(paper.high)} "
-                              f"(tolerance {short(tol)})")
+            out.failed.append(
+                f"range: ours {short(lo)}-{short(hi)} vs paper {short(paper.low)}-{short(paper.high)} (tolerance {short(tol)})"
+            )
     return math.nan
 
 
@@ -340,8 +371,10 @@ def as_printed(paper: Printed, ours: np.ndarray, ours_p: np.ndarray, lo: float, 
     if paper.plain and len(ours) == 1:
         exact.append(within_rounding(float(paper.value), float(paper.digits), float(ours[0])))
     if paper.is_range and not math.isnan(lo):
-        exact.append(within_rounding(float(paper.low), float(paper.digits), lo)
-                     and within_rounding(float(paper.high), float(paper.digits), hi))
+        exact.append(
+            within_rounding(float(paper.low), float(paper.digits), lo)
+            and within_rounding(float(paper.high), float(paper.digits), hi)
+        )
     if paper.vbound:
         exact.append(all(value_bound_holds(v, paper.vbound, paper.value) for v in ours))
     if not missing(paper.p) and not np.isnan(ours_p).all():
@@ -358,8 +391,9 @@ def verdict_of(found: Checks) -> tuple[str, str]:
     if found.passed:
         return REPLICATED, "; ".join(found.passed + found.skipped)
     notes = "; ".join(found.skipped)
-    return NOT_COMPUTABLE, "nothing comparable" + (f" ({notes})" if notes else
-                                                   ": the paper prints no p, stars, sign or bound for this statistic")
+    return NOT_COMPUTABLE, "nothing comparable" + (
+        f" ({notes})" if notes else ": the paper prints no p, stars, sign or bound for this statistic"
+    )
 
 
 def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, float] | None = None) -> dict:
@@ -382,13 +416,20 @@ def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, fl
     check_bound(paper, ours, found)
     verdict, reason = verdict_of(found)
     exact = as_printed(paper, ours, ours_p, lo, hi)
-    return {"diff": diff, "tolerance": paper.tol if (paper.plain or paper.is_range) else math.nan,
-            "exact": pd.NA if exact is None else exact, "ours_min": lo, "ours_max": hi,
-            "verdict": verdict, "reason": reason}
+    return {
+        "diff": diff,
+        "tolerance": paper.tol if (paper.plain or paper.is_range) else math.nan,
+        "exact": pd.NA if exact is None else exact,
+        "ours_min": lo,
+        "ours_max": hi,
+        "verdict": verdict,
+        "reason": reason,
+    }
 
 
-def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, computed_here: bool,
-                          models_here: Iterable[str] | None = None) -> str:
+def not_computable_reason(
+    paper_row: Mapping, status: StudyStatus | None, computed_here: bool, models_here: Iterable[str] | None = None
+) -> str:
     """Why a paper row has no computed counterpart.
 
     ``status``: what the workflow did for the row's study (None = the study was not run);
@@ -405,8 +446,10 @@ def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, comput
     model = str(paper_row.get("model", "all"))
     here = sorted({str(m) for m in (models_here if models_here is not None else [])} - {"all"})
     if models_here is not None and model != "all" and not is_pattern(model) and model not in here:
-        return (f"the paper's model {model} is not in this run (its models: {', '.join(here) or 'none'}); "
-                "the rows for all models together are compared")
+        return (
+            f"the paper's model {model} is not in this run (its models: {', '.join(here) or 'none'}); "
+            "the rows for all models together are compared"
+        )
     if "wefat" in cond:
         hint = [n for n in status.notes if "glove" in n.lower() or "wefat" in n.lower()]
         return "needs WEFAT scores (GloVe vectors), not produced in this run" + (f": {hint[0]}" if hint else "")
@@ -421,8 +464,14 @@ def not_computable_reason(paper_row: Mapping, status: StudyStatus | None, comput
 # the whole table
 # ---------------------------------------------------------------------------------------
 
-def compare(paper: pd.DataFrame, ours: pd.DataFrame, status: Mapping[str, StudyStatus | Mapping] | None = None,
-            *, tolerances: Mapping[str, float] | None = None) -> pd.DataFrame:
+
+def compare(
+    paper: pd.DataFrame,
+    ours: pd.DataFrame,
+    status: Mapping[str, StudyStatus | Mapping] | None = None,
+    *,
+    tolerances: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
     """Paper rows (``load_paper_results()``) joined with our results rows -> the replication table.
 
     ``ours``: every study's results rows stacked (results shape). ``status``: per study id, what
@@ -431,8 +480,7 @@ def compare(paper: pd.DataFrame, ours: pd.DataFrame, status: Mapping[str, StudyS
     paper file's order, with :data:`REPLICATION_COLUMNS`.
     """
     ours = ours[RESULT_COLUMNS] if len(ours) else pd.DataFrame(columns=RESULT_COLUMNS)
-    status = {str(k): (v if isinstance(v, StudyStatus) else StudyStatus.from_mapping(v))
-              for k, v in (status or {}).items()}
+    status = {str(k): (v if isinstance(v, StudyStatus) else StudyStatus.from_mapping(v)) for k, v in (status or {}).items()}
     studies_with_rows = set(ours["study"].astype(str))
     index = {tuple(r): i for i, r in enumerate(ours[KEY].astype(str).itertuples(index=False, name=None))}
     rows = []
@@ -458,10 +506,17 @@ def compare(paper: pd.DataFrame, ours: pd.DataFrame, status: Mapping[str, StudyS
         else:
             has_stat = bool(((ours["study"] == rec["study"]) & (ours["statistic"] == rec["statistic"])).any())
             models = ours.loc[ours["study"].astype(str) == str(rec["study"]), "model"]
-            row.update({"verdict": NOT_COMPUTABLE, "reason": not_computable_reason(rec, st, has_stat, models),
-                        "diff": math.nan, "exact": pd.NA, "ours_min": math.nan, "ours_max": math.nan,
-                        "tolerance": (TOLERANCES if tolerances is None else tolerances).get(
-                            str(rec["statistic"]), math.nan)})
+            row.update(
+                {
+                    "verdict": NOT_COMPUTABLE,
+                    "reason": not_computable_reason(rec, st, has_stat, models),
+                    "diff": math.nan,
+                    "exact": pd.NA,
+                    "ours_min": math.nan,
+                    "ours_max": math.nan,
+                    "tolerance": (TOLERANCES if tolerances is None else tolerances).get(str(rec["statistic"]), math.nan),
+                }
+            )
         rows.append(row)
     out = pd.DataFrame(rows, columns=REPLICATION_COLUMNS)
     for c in KEY + ["paper_value_bound", "paper_bound", "paper_stars", "verdict", "reason", "source"]:
@@ -475,8 +530,12 @@ def summarise(replication: pd.DataFrame, by: Iterable[str] = ("study",)) -> pd.D
     """Counts of each verdict per ``by`` group (columns: by..., replicated, not replicated,
     not computable, total, and ``share_replicated`` among the computable rows)."""
     by = list(by)
-    counts = (replication.groupby(by + ["verdict"], sort=False).size().unstack("verdict", fill_value=0)
-              .reindex(columns=VERDICTS, fill_value=0))
+    counts = (
+        replication.groupby(by + ["verdict"], sort=False)
+        .size()
+        .unstack("verdict", fill_value=0)
+        .reindex(columns=VERDICTS, fill_value=0)
+    )
     counts.columns.name = None
     counts["total"] = counts[VERDICTS].sum(axis=1)
     judged = counts[REPLICATED] + counts[NOT_REPLICATED]
@@ -488,6 +547,7 @@ def summarise(replication: pd.DataFrame, by: Iterable[str] = ("study",)) -> pd.D
 # the analysis stage's bookkeeping (rule analysis) and the status the compare rule reads
 # ---------------------------------------------------------------------------------------
 
+
 def read_status(paths: Iterable[str]) -> dict[str, StudyStatus]:
     """``{study: StudyStatus}`` from the analysis stage's ``status.json`` files."""
     out = {}
@@ -497,19 +557,34 @@ def read_status(paths: Iterable[str]) -> dict[str, StudyStatus]:
     return out
 
 
-__all__ = ["TOLERANCES", "ALPHA_LEVEL", "VERDICTS", "REPLICATED", "NOT_REPLICATED", "NOT_COMPUTABLE",
-           "REPLICATION_COLUMNS", "StudyStatus", "paper_significance", "value_bound_holds", "p_bound_holds",
-           "judge", "not_computable_reason", "compare", "summarise", "read_status", "compare_studies"]
+__all__ = [
+    "TOLERANCES",
+    "ALPHA_LEVEL",
+    "VERDICTS",
+    "REPLICATED",
+    "NOT_REPLICATED",
+    "NOT_COMPUTABLE",
+    "REPLICATION_COLUMNS",
+    "StudyStatus",
+    "paper_significance",
+    "value_bound_holds",
+    "p_bound_holds",
+    "judge",
+    "not_computable_reason",
+    "compare",
+    "summarise",
+    "read_status",
+    "compare_studies",
+]
 
 
-def compare_studies(paper_path, stats_paths: Iterable, status_paths: Iterable, out, *, csv=None,
-                    study: str | None = None) -> pd.DataFrame:
+def compare_studies(
+    paper_path, stats_paths: Iterable, status_paths: Iterable, out, *, csv=None, study: str | None = None
+) -> pd.DataFrame:
     """Rules compare / compare_study: the paper's numbers (``paper_path``) beside every study's
     ``stats.parquet`` -> the replication table ``out`` (and ``csv``); with ``study``, that study's
     paper rows only (``results/replication/{study}.parquet``, which its page reads). Logs each
     study's counts of verdicts."""
-
-
 
     log = logging.getLogger(__name__)
     # one study's rule gives one file (a string), the whole table's a list
@@ -524,6 +599,11 @@ def compare_studies(paper_path, stats_paths: Iterable, status_paths: Iterable, o
     if csv:
         write_table(table, csv)
     for rec in summarise(table).to_dict("records"):
-        log.info("study %s: %d replicated, %d not replicated, %d not computable", rec["study"],
-                 rec["replicated"], rec["not replicated"], rec["not computable"])
+        log.info(
+            "study %s: %d replicated, %d not replicated, %d not computable",
+            rec["study"],
+            rec["replicated"],
+            rec["not replicated"],
+            rec["not computable"],
+        )
     return table

@@ -1,6 +1,7 @@
 """The workflow configuration: model names (:func:`model_slug`, :func:`model_table`), the
 JSON-Schema check of ``config/*.yaml`` with errors that name the key and the file that set it
 (:func:`validate_config`), and the run's fingerprint (:func:`config_hash`)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,7 +18,7 @@ from fmat.agreement import known_constructions
 from fmat.errors import InputError
 from fmat.models import WEIGHT_FILES
 from fmat.plant import check_plant, load_world
-from fmat.results import model_slug  # noqa: F401 - re-exported: fmat.results.model_slug
+from fmat.results import model_slug
 from fmat.study import load_study, study_criteria, validate_study_file
 from fmat.validate import schema_problems
 from fmat_replication.queries import study_file
@@ -25,7 +26,6 @@ from fmat_replication.queries import study_file
 from .analyses import check
 
 SCHEMA_FILE = Path(__file__).with_name("config.schema.json")
-
 
 
 @dataclass(frozen=True)
@@ -40,26 +40,31 @@ class ModelSpec:
     path: str | None = None  # a local model folder (as configured; relative: from the repository root)
 
 
-
 def model_table(config: Mapping) -> dict[str, ModelSpec]:
     """``config["models"]`` -> ``{slug: ModelSpec}`` in configuration order."""
     out: dict[str, ModelSpec] = {}
     for i, entry in enumerate(config.get("models") or []):
         if isinstance(entry, str):
             entry = {"name": entry}
-        spec = ModelSpec(name=entry["name"], slug=model_slug(entry["name"]),
-                         revision=entry.get("revision"), tiny=entry.get("tiny"), path=entry.get("path"))
+        spec = ModelSpec(
+            name=entry["name"],
+            slug=model_slug(entry["name"]),
+            revision=entry.get("revision"),
+            tiny=entry.get("tiny"),
+            path=entry.get("path"),
+        )
         if spec.slug in out:
-            raise InputError(f"model {spec.name!r} is listed twice (or two names give the same slug "
-                             f"{spec.slug!r})", where=f"config.models[{i}]", fix="list each model once")
+            raise InputError(
+                f"model {spec.name!r} is listed twice (or two names give the same slug {spec.slug!r})",
+                where=f"config.models[{i}]",
+                fix="list each model once",
+            )
         out[spec.slug] = spec
     return out
 
 
-
 def _schema() -> dict:
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-
 
 
 def _where(path: Iterable) -> str:
@@ -69,15 +74,12 @@ def _where(path: Iterable) -> str:
     return out
 
 
-
 def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
     """(where, message) for each JSON-Schema violation (fmat.validate.schema_problems)."""
     import jsonschema
 
-
     validator = jsonschema.Draft202012Validator(_schema())
     return [(_where(path), msg) for path, msg in schema_problems(validator, dict(config))]
-
 
 
 def apply_defaults(config: Mapping) -> dict:
@@ -87,7 +89,6 @@ def apply_defaults(config: Mapping) -> dict:
         if key not in out and "default" in prop:
             out[key] = prop["default"]
     return out
-
 
 
 def _readable_last_first(files: Sequence[str | os.PathLike]):
@@ -118,7 +119,6 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iter
     return f"the merged configuration ({names}, or --config)"
 
 
-
 def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
     """Which file (or --config) set the score group ``name``: Snakemake merges ``score_groups``
     of every config file, so a group can come from a file the user never wrote (``paper``, from
@@ -139,10 +139,16 @@ def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys
     return f"{key_source(m.group(1), files, cli_keys)}: {where}" if m else where
 
 
-
-def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
-                    files: Sequence[str | os.PathLike] | None = None,
-                    repo: str | os.PathLike | None = None, cli_keys: Iterable[str] = (), min_models: int = 1) -> dict:
+def validate_config(
+    config: Mapping,
+    *,
+    root: str | os.PathLike = ".",
+    load_studies: bool = True,
+    files: Sequence[str | os.PathLike] | None = None,
+    repo: str | os.PathLike | None = None,
+    cli_keys: Iterable[str] = (),
+    min_models: int = 1,
+) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
     Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
@@ -156,11 +162,15 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
     """
     sources = None
     if files is not None:
-        sources = {str(name): group_source(str(name), files, cli_keys)
-                   for name in (config.get("score_groups") or {}) if isinstance(config.get("score_groups"), Mapping)}
+        sources = {
+            str(name): group_source(str(name), files, cli_keys)
+            for name in (config.get("score_groups") or {})
+            if isinstance(config.get("score_groups"), Mapping)
+        }
     try:
-        cfg = _validate_config(config, root=root, load_studies=load_studies,
-                               repo=root if repo is None else repo, group_sources=sources)
+        cfg = _validate_config(
+            config, root=root, load_studies=load_studies, repo=root if repo is None else repo, group_sources=sources
+        )
         check_model_count(cfg, min_models)
         return cfg
     except InputError as err:
@@ -169,7 +179,6 @@ def validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stud
             if where != err.where:
                 raise InputError(err.message, where=where, fix=err.fix) from None
         raise
-
 
 
 def _check_agreement(spec: Mapping) -> None:
@@ -183,20 +192,30 @@ def _check_agreement(spec: Mapping) -> None:
     bad = [c for c in cons if c not in known]
     if bad:
         source = "Marvin & Linzen's file" if spec.get("url") else "the project's fixture (fmat/data/agreement_fixture.tsv)"
-        raise InputError(f"unknown construction(s) {', '.join(map(repr, bad))}: {source} has "
-                         f"{', '.join(known)}", where="config.agreement.constructions",
-                         fix="list some of those, or write 'all', or null for the verb-agreement constructions")
+        raise InputError(
+            f"unknown construction(s) {', '.join(map(repr, bad))}: {source} has {', '.join(known)}",
+            where="config.agreement.constructions",
+            fix="list some of those, or write 'all', or null for the verb-agreement constructions",
+        )
 
 
-def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_studies: bool = True,
-                     repo: str | os.PathLike = ".", group_sources: Mapping[str, str] | None = None) -> dict:
+def _validate_config(
+    config: Mapping,
+    *,
+    root: str | os.PathLike = ".",
+    load_studies: bool = True,
+    repo: str | os.PathLike = ".",
+    group_sources: Mapping[str, str] | None = None,
+) -> dict:
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]
-        more = f" (and {len(errors) - 1} more problem(s): " + "; ".join(
-            f"{w}: {m}" for w, m in errors[1:4]) + ")" if len(errors) > 1 else ""
-        raise InputError(msg + more, where=where,
-                         fix="see fmat_replication/config.schema.json and docs/workflow.md for the keys")
+        more = (
+            f" (and {len(errors) - 1} more problem(s): " + "; ".join(f"{w}: {m}" for w, m in errors[1:4]) + ")"
+            if len(errors) > 1
+            else ""
+        )
+        raise InputError(msg + more, where=where, fix="see fmat_replication/config.schema.json and docs/workflow.md for the keys")
     cfg = apply_defaults(config)
     model_table(cfg)  # duplicates
     _check_agreement(cfg.get("agreement") or {})
@@ -205,14 +224,17 @@ def _validate_config(config: Mapping, *, root: str | os.PathLike = ".", load_stu
         path = study_file(cfg, sid, root)
         if not path.is_file():
             known = sorted(p.stem for p in studies_dir.glob("*.yaml")) if studies_dir.is_dir() else []
-            raise InputError(f"unknown study {sid!r}: there is no {path}", where=f"config.studies[{i}]",
-                             fix=f"use one of {', '.join(known) or '(no study files found)'}, "
-                                 f"or write {path} (see docs/study-files.md)")
-    if any(spec.tiny for spec in model_table(cfg).values()) and not all(
-            spec.tiny for spec in model_table(cfg).values()):
-        raise InputError("some models are tiny demo models and some are not", where="config.models",
-                         fix="use only tiny models (config/demo.yaml) or only hub models and local folders "
-                             "(config/config.yaml)")
+            raise InputError(
+                f"unknown study {sid!r}: there is no {path}",
+                where=f"config.studies[{i}]",
+                fix=f"use one of {', '.join(known) or '(no study files found)'}, or write {path} (see docs/study-files.md)",
+            )
+    if any(spec.tiny for spec in model_table(cfg).values()) and not all(spec.tiny for spec in model_table(cfg).values()):
+        raise InputError(
+            "some models are tiny demo models and some are not",
+            where="config.models",
+            fix="use only tiny models (config/demo.yaml) or only hub models and local folders (config/config.yaml)",
+        )
     for i, spec in enumerate(model_table(cfg).values()):
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
@@ -234,20 +256,24 @@ def world_path(cfg: Mapping, repo: str | os.PathLike = ".") -> Path | None:
     return path if path.is_absolute() else Path(repo) / path
 
 
-def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.PathLike = ".",
-                load_studies: bool = True) -> None:
+def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.PathLike = ".", load_studies: bool = True) -> None:
     """``world`` (the demo's planted associations) is checked before any job: the file follows
     its schema, only tiny demo models learn it, and each plant names groups, slots and words its
     configured study has (the criterion tables it names are checked when they exist)."""
 
     if not all(spec.tiny for spec in model_table(cfg).values()):
-        raise InputError("a world is planted only in tiny demo models (they are trained on it)", where="config.world",
-                         fix="remove `world` from this configuration, or use the demo's tiny models (config/demo.yaml)")
+        raise InputError(
+            "a world is planted only in tiny demo models (they are trained on it)",
+            where="config.world",
+            fix="remove `world` from this configuration, or use the demo's tiny models (config/demo.yaml)",
+        )
     path = world_path(cfg, repo)
     if not path.is_file():
-        raise InputError(f"the world file {cfg['world']} does not exist", where="config.world",
-                         fix="give a world file (config/world.yaml is the demo's; docs/planting.md), or null "
-                             "for untrained tiny models")
+        raise InputError(
+            f"the world file {cfg['world']} does not exist",
+            where="config.world",
+            fix="give a world file (config/world.yaml is the demo's; docs/planting.md), or null for untrained tiny models",
+        )
     world = load_world(path)
     if load_studies:
         for sid in cfg["studies"]:
@@ -255,7 +281,6 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
             # a study whose words come from criterion tables (1C) is checked in its job, once they exist
             if plant is not None and not study_criteria(path):
                 check_plant(plant, load_study(path), None, where=f"{cfg['world']}")
-
 
 
 def check_model_count(config: Mapping, least: int = 2) -> None:
@@ -266,12 +291,14 @@ def check_model_count(config: Mapping, least: int = 2) -> None:
     if len(names) >= least:
         return
     listed = f"{len(names)} model ({names[0]})" if len(names) == 1 else f"{len(names)} models"
-    raise InputError(f"the configuration lists {listed}; the workflow needs at least {least}: its reliability "
-                     "(ICC among models) and its analyses (models as random intercepts) compare models",
-                     where="config.models",
-                     fix="list two or more models under models: (hub ids, or local folders: {name: NAME, path: "
-                         "FOLDER}); to score one model alone, use fmat run and fmat summary (README, 'On the "
-                         "command line')")
+    raise InputError(
+        f"the configuration lists {listed}; the workflow needs at least {least}: its reliability "
+        "(ICC among models) and its analyses (models as random intercepts) compare models",
+        where="config.models",
+        fix="list two or more models under models: (hub ids, or local folders: {name: NAME, path: "
+        "FOLDER}); to score one model alone, use fmat run and fmat summary (README, 'On the "
+        "command line')",
+    )
 
 
 def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
@@ -288,8 +315,10 @@ def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: st
     ``config.json`` and weights (:data:`fmat.models.WEIGHT_FILES`); else InputError naming it."""
 
     folder = model_folder(spec, repo)
-    fix = ("give a folder written by save_pretrained (config.json, tokenizer files, model.safetensors); "
-           "a relative path is read from the repository root")
+    fix = (
+        "give a folder written by save_pretrained (config.json, tokenizer files, model.safetensors); "
+        "a relative path is read from the repository root"
+    )
     if spec.tiny:
         raise InputError(f"model {spec.name!r} has both `tiny` and `path`", where=where, fix="give one of them")
     if not folder.is_dir():
@@ -324,12 +353,17 @@ def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> d
                     a, b = sources.get(first, "?"), sources.get(second, "?")
                     raise InputError(
                         f"study {sid!r} is in two score groups: {first!r} (from {a}) and {second!r} (from {b}); "
-                        "Snakemake merges the score_groups of every config file", where=where,
+                        "Snakemake merges the score_groups of every config file",
+                        where=where,
                         fix=f"put each study in one group: take {sid!r} out of {second!r}, or take it out of "
-                            f"{first!r} by giving that group again in {b} without it (a list in a later config "
-                            "file replaces the earlier one)")
-                raise InputError(f"study {sid!r} is in two score groups, {first!r} and {second!r}", where=where,
-                                 fix="put each study in one group")
+                        f"{first!r} by giving that group again in {b} without it (a list in a later config "
+                        "file replaces the earlier one)",
+                    )
+                raise InputError(
+                    f"study {sid!r} is in two score groups, {first!r} and {second!r}",
+                    where=where,
+                    fix="put each study in one group",
+                )
             owner[sid] = name
         chosen = [s for s in studies if owner.get(s) == name]
         if chosen:
@@ -338,9 +372,11 @@ def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> d
         if sid not in owner:
             name = "study_" + re.sub(r"\W", "_", sid)
             if name in groups:
-                raise InputError(f"study {sid!r} would be scored in a group named {name!r}, which the "
-                                 "configuration also names", where="config.score_groups",
-                                 fix=f"rename the group {name!r}")
+                raise InputError(
+                    f"study {sid!r} would be scored in a group named {name!r}, which the configuration also names",
+                    where="config.score_groups",
+                    fix=f"rename the group {name!r}",
+                )
             groups[name] = [sid]
     return groups
 
@@ -360,10 +396,11 @@ def _check_group_members(config: Mapping, root: str | os.PathLike, repo: str | o
         for i, sid in enumerate(members):
             path = study_file(config, sid, root)
             if sid not in studies and not path.is_file() and not (shipped / f"{sid}.yaml").is_file():
-                raise InputError(f"score group {name!r} lists study {sid!r}, which has no study file {path}",
-                                 where=f"config.score_groups.{name}[{i}]",
-                                 fix=f"correct the study id, remove it from the group, or write {path} "
-                                     "(see docs/study-files.md)")
+                raise InputError(
+                    f"score group {name!r} lists study {sid!r}, which has no study file {path}",
+                    where=f"config.score_groups.{name}[{i}]",
+                    fix=f"correct the study id, remove it from the group, or write {path} (see docs/study-files.md)",
+                )
 
 
 def check_device(device: str, where: str = "config.device") -> None:
@@ -375,17 +412,23 @@ def check_device(device: str, where: str = "config.device") -> None:
         return
     import torch
 
-    fix = ("set device: auto (a GPU when there is one, else the CPU) or device: cpu, or run where the GPU is "
-           "(a cluster profile sends the scoring jobs to GPU nodes)")
+    fix = (
+        "set device: auto (a GPU when there is one, else the CPU) or device: cpu, or run where the GPU is "
+        "(a cluster profile sends the scoring jobs to GPU nodes)"
+    )
     if device.startswith("cuda"):
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         index = int(device.split(":", 1)[1]) if ":" in device else 0
         if count == 0:
-            raise InputError(f"device {device!r}: this machine has no CUDA GPU (torch.cuda.is_available() is False)",
-                             where=where, fix=fix)
+            raise InputError(
+                f"device {device!r}: this machine has no CUDA GPU (torch.cuda.is_available() is False)", where=where, fix=fix
+            )
         if index >= count:
-            raise InputError(f"device {device!r}: this machine has {count} CUDA GPU(s), numbered from 0",
-                             where=where, fix=f"use cuda:0 to cuda:{count - 1}, or {fix}")
+            raise InputError(
+                f"device {device!r}: this machine has {count} CUDA GPU(s), numbered from 0",
+                where=where,
+                fix=f"use cuda:0 to cuda:{count - 1}, or {fix}",
+            )
     elif device == "mps" and not torch.backends.mps.is_available():
         raise InputError("device 'mps': Apple's GPU (MPS) is not available here", where=where, fix=fix)
 
@@ -394,15 +437,12 @@ def check_study(path: Path, sid: str | None = None) -> None:
     """Validate one study file with :mod:`fmat.study` (schema and semantics, without criteria
     tables, which may not be downloaded yet), and its analysis (:func:`.analyses.check`)."""
 
-
     # criterion word lists (Study 1C's names) are checked with placeholders: their tables may
     # not be built yet; the analysis against the registered analyses
     problems = validate_study_file(path, check_analysis=check)
     if problems:
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        raise InputError(f"study {sid or path.stem}: {problems[0]}{more}", where=str(path),
-                         fix="see docs/study-files.md")
-
+        raise InputError(f"study {sid or path.stem}: {problems[0]}{more}", where=str(path), fix="see docs/study-files.md")
 
 
 def config_hash(config: Mapping) -> str:
@@ -471,8 +511,13 @@ def check_profile(path: str | os.PathLike) -> None:
         return  # Snakemake has read it already and says what is wrong with it
     if not isinstance(root, yaml.MappingNode):
         return
-    switches = {opt[2:] for action in _snakemake_parser()._actions if action.nargs == 0
-                for opt in action.option_strings if opt.startswith("--")}
+    switches = {
+        opt[2:]
+        for action in _snakemake_parser()._actions
+        if action.nargs == 0
+        for opt in action.option_strings
+        if opt.startswith("--")
+    }
     for key_node, value_node in root.value:
         key = str(key_node.value)
         if key not in switches or not isinstance(value_node, yaml.ScalarNode):
@@ -480,9 +525,11 @@ def check_profile(path: str | os.PathLike) -> None:
         value = yaml.safe_load(yaml.serialize(value_node))
         if isinstance(value, bool) or value is None or str(value).strip().lower() in _TRUE_FALSE:
             continue
-        raise InputError(f"{key}: {value!r} is neither true nor false (Snakemake would take it without a word)",
-                         where=f"{path}: line {key_node.start_mark.line + 1}",
-                         fix=f"write {key}: true or {key}: false")
+        raise InputError(
+            f"{key}: {value!r} is neither true nor false (Snakemake would take it without a word)",
+            where=f"{path}: line {key_node.start_mark.line + 1}",
+            fix=f"write {key}: true or {key}: false",
+        )
 
 
 def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathLike = ".") -> None:
@@ -499,10 +546,12 @@ def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathL
         except OSError:
             read_only = False
         why = "its file system is read-only" if read_only else "permission denied"
-        raise InputError(f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
-                         where=f"{target.resolve()}",
-                         fix="run the workflow in a working folder you may write (a copy of the project, or "
-                             "snakemake --directory DIR), or make that folder writable; nothing was run")
+        raise InputError(
+            f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
+            where=f"{target.resolve()}",
+            fix="run the workflow in a working folder you may write (a copy of the project, or "
+            "snakemake --directory DIR), or make that folder writable; nothing was run",
+        )
 
 
 def check_config_file(path: str | os.PathLike) -> None:
@@ -511,17 +560,22 @@ def check_config_file(path: str | os.PathLike) -> None:
     (Snakemake's own message names neither)."""
 
     path = Path(path)
-    fix = "a workflow configuration is a YAML mapping of keys (models:, studies:, ...) indented with spaces; see " \
-          "config/config.yaml and docs/workflow.md"
+    fix = (
+        "a workflow configuration is a YAML mapping of keys (models:, studies:, ...) indented with spaces; see "
+        "config/config.yaml and docs/workflow.md"
+    )
     if not path.is_file():
-        raise InputError(f"there is no config file {path} (relative to the working folder {Path.cwd()})",
-                         where=str(path), fix="run snakemake in the project's folder (or give --directory), or "
-                                              "restore config/config.yaml from git")
+        raise InputError(
+            f"there is no config file {path} (relative to the working folder {Path.cwd()})",
+            where=str(path),
+            fix="run snakemake in the project's folder (or give --directory), or restore config/config.yaml from git",
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise InputError(f"the config file is not UTF-8 text ({err.reason} at byte {err.start})", where=str(path),
-                         fix=fix) from None
+        raise InputError(
+            f"the config file is not UTF-8 text ({err.reason} at byte {err.start})", where=str(path), fix=fix
+        ) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
@@ -530,10 +584,16 @@ def check_config_file(path: str | os.PathLike) -> None:
         line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
         where = f"{path}: line {mark.line + 1}" if mark is not None else str(path)
         if "\t" in line:
-            raise InputError("a tab on this line: YAML indents (and, here, separates) with spaces only", where=where,
-                             fix="replace the tab by spaces") from None
+            raise InputError(
+                "a tab on this line: YAML indents (and, here, separates) with spaces only",
+                where=where,
+                fix="replace the tab by spaces",
+            ) from None
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise InputError(f"not valid YAML: {problem}", where=where, fix=fix) from None
     if data is not None and not isinstance(data, dict):
-        raise InputError(f"the config file is {type(data).__name__ if not isinstance(data, list) else 'a list'}, "
-                         "not a mapping of keys", where=f"{path}: line 1", fix=fix)
+        raise InputError(
+            f"the config file is {type(data).__name__ if not isinstance(data, list) else 'a list'}, not a mapping of keys",
+            where=f"{path}: line 1",
+            fix=fix,
+        )

@@ -19,6 +19,7 @@ each file is recorded (sha256, size, date) in a lock table and a later retrieval
 differs raises :class:`CriterionChangedWarning`. Every retrieval can instead copy from a
 local mirror folder (``mirror_dir``), for offline machines.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -108,8 +109,9 @@ class Origin:
         return self.location.rstrip("/").rsplit("/", 1)[-1]
 
 
-def resolve_origin(name: str, mirror_dir: str | os.PathLike | None = None, *,
-                   where: str = "config/config.yaml: mirror_dir") -> Origin:
+def resolve_origin(
+    name: str, mirror_dir: str | os.PathLike | None = None, *, where: str = "config/config.yaml: mirror_dir"
+) -> Origin:
     """Where to get source ``name``: the first mirror file that exists, else the official URL.
 
     With ``mirror_dir`` set, the data must be there: a missing file is an
@@ -137,16 +139,21 @@ def resolve_origin(name: str, mirror_dir: str | os.PathLike | None = None, *,
 # --------------------------------------------------------------------------------------
 
 USER_AGENT = "fmat-criteria/0.1 (research replication; python urllib)"
-LOCK_COLUMNS = ["name", "kind", "location", "file", "sha256", "bytes", "first_retrieved",
-                "last_retrieved", "previous_sha256"]
+LOCK_COLUMNS = ["name", "kind", "location", "file", "sha256", "bytes", "first_retrieved", "last_retrieved", "previous_sha256"]
 
 
 class CriterionChangedWarning(UserWarning):
     """A source file differs from the one recorded in the lock (the publisher republished)."""
 
 
-def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
-             opener: Callable | None = None, user_agent: str = USER_AGENT) -> Path:
+def download(
+    url: str,
+    dest: str | os.PathLike,
+    *,
+    timeout: float | None = None,
+    opener: Callable | None = None,
+    user_agent: str = USER_AGENT,
+) -> Path:
     """Download ``url`` to ``dest`` atomically (a killed download leaves no file).
 
     ``opener`` defaults to :func:`urllib.request.urlopen` (tests pass a fake). A ``.zip``
@@ -168,7 +175,7 @@ def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
                     f"{url} did not return a zip archive (a block page or an error page?)",
                     where=str(dest),
                     fix="open the URL in a browser; if it works there, download it by hand into "
-                        "a folder and point mirror_dir at it",
+                    "a folder and point mirror_dir at it",
                 )
     except (urllib.error.URLError, TimeoutError, OSError) as err:
         if isinstance(err, FmatError) or (os_error(err) is not None and not isinstance(err, urllib.error.URLError)):
@@ -178,7 +185,7 @@ def download(url: str, dest: str | os.PathLike, *, timeout: float | None = None,
             f"cannot download {url}: {why}",
             where=str(dest),
             fix="check the network (run this on a login node), or set mirror_dir in "
-                "config/config.yaml to a folder holding the file",
+            "config/config.yaml to a folder holding the file",
         ) from err
     return dest
 
@@ -191,8 +198,13 @@ def read_lock(lock_path: str | os.PathLike) -> pd.DataFrame:
     """The criterion sources' lock table (empty with :data:`LOCK_COLUMNS` when there is none
     yet), checked by :func:`fmat.lockfile.read` (every row needs a name, a location and a
     64-digit sha256)."""
-    return lockfile.read(lock_path, LOCK_COLUMNS, what="criteria lock file",
-                         fix="delete the file; the next retrieval writes a new one", check_row=_lock_row_problem)
+    return lockfile.read(
+        lock_path,
+        LOCK_COLUMNS,
+        what="criteria lock file",
+        fix="delete the file; the next retrieval writes a new one",
+        check_row=_lock_row_problem,
+    )
 
 
 def _lock_row_problem(r) -> str | None:
@@ -203,8 +215,9 @@ def _lock_row_problem(r) -> str | None:
     return None
 
 
-def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | os.PathLike,
-                     *, now: str | None = None, shared: bool = True) -> dict:
+def record_retrieval(
+    lock_path: str | os.PathLike, origin: Origin, path: str | os.PathLike, *, now: str | None = None, shared: bool = True
+) -> dict:
     """Record the retrieved file ``path`` of ``origin`` in the lock; returns its lock row.
 
     First retrieval of a location: a new row. Same sha256 again: only ``last_retrieved``
@@ -234,21 +247,35 @@ def record_retrieval(lock_path: str | os.PathLike, origin: Origin, path: str | o
                     CriterionChangedWarning,
                     stacklevel=2,
                 )
-                df.loc[i, ["sha256", "bytes", "previous_sha256", "first_retrieved"]] = [
-                    digest, size, old, now]
+                df.loc[i, ["sha256", "bytes", "previous_sha256", "first_retrieved"]] = [digest, size, old, now]
             df.loc[i, ["last_retrieved", "file"]] = [now, Path(path).name]
         else:
-            row = dict(name=origin.name, kind=origin.kind, location=origin.location,
-                       file=Path(path).name, sha256=digest, bytes=size, first_retrieved=now,
-                       last_retrieved=now, previous_sha256="")
+            row = dict(
+                name=origin.name,
+                kind=origin.kind,
+                location=origin.location,
+                file=Path(path).name,
+                sha256=digest,
+                bytes=size,
+                first_retrieved=now,
+                last_retrieved=now,
+                previous_sha256="",
+            )
             df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)
         df = df.sort_values(["name", "location"], kind="stable")
         lockfile.write(lock_path, df, LOCK_COLUMNS)
         return df[(df["name"] == origin.name) & (df["location"] == origin.location)].iloc[0].to_dict()
 
 
-def fetch(origin: Origin, dest: str | os.PathLike, *, lock_path: str | os.PathLike | None = None,
-          opener: Callable | None = None, timeout: float | None = None, shared: bool = True) -> dict | None:
+def fetch(
+    origin: Origin,
+    dest: str | os.PathLike,
+    *,
+    lock_path: str | os.PathLike | None = None,
+    opener: Callable | None = None,
+    timeout: float | None = None,
+    shared: bool = True,
+) -> dict | None:
     """Get one source file into ``dest``: copy from the mirror or download; then lock it."""
     dest = Path(dest)
     if origin.kind == "mirror":
@@ -263,8 +290,8 @@ def fetch(origin: Origin, dest: str | os.PathLike, *, lock_path: str | os.PathLi
                 f"cannot download {origin.location} ({err.__cause__ or err})",
                 where=str(dest),
                 fix=f"run on a machine with internet (the login node), or download the file in a "
-                    f"browser (some sites block scripts) to <folder>/{rel} and set "
-                    f"mirror_dir: <folder> in config/config.yaml",
+                f"browser (some sites block scripts) to <folder>/{rel} and set "
+                f"mirror_dir: <folder> in config/config.yaml",
             ) from err
     if lock_path is None:
         return None
@@ -281,8 +308,7 @@ def source_note(name: str, raw_path: str | os.PathLike, lock_path: str | os.Path
         if len(hit):
             r = hit.iloc[-1]
             how = "mirror copy of" if r["kind"] == "mirror" else "downloaded from"
-            return (f"{title} ({how} {r['location']}; sha256 {r['sha256'][:12]}; "
-                    f"retrieved {r['first_retrieved'][:10]})")
+            return f"{title} ({how} {r['location']}; sha256 {r['sha256'][:12]}; retrieved {r['first_retrieved'][:10]})"
     return f"{title} ({raw_path.name}; sha256 {sha256_file(raw_path)[:12]})"
 
 
@@ -300,15 +326,19 @@ def read_wefat_words(path: str | os.PathLike) -> dict[str, list[str]]:
     df = read_table(path, fmt="tsv")
     need = {"set", "category", "word"}
     if not need <= set(df.columns):
-        raise InputError(f"needs columns {sorted(need)}, has {list(df.columns)}", where=str(path),
-                         fix="keep the header: set, category, word")
+        raise InputError(
+            f"needs columns {sorted(need)}, has {list(df.columns)}", where=str(path), fix="keep the header: set, category, word"
+        )
     out = {}
-    for key, cat in [("occupations", "Careers"), ("names", "AndrogynousNames"),
-                     ("male", "MaleAttributes"), ("female", "FemaleAttributes")]:
+    for key, cat in [
+        ("occupations", "Careers"),
+        ("names", "AndrogynousNames"),
+        ("male", "MaleAttributes"),
+        ("female", "FemaleAttributes"),
+    ]:
         words = df.loc[df["category"] == cat, "word"].astype(str).tolist()
         if not words:
-            raise InputError(f"no words in category {cat}", where=str(path),
-                             fix="restore the Caliskan et al. (2017) word list")
+            raise InputError(f"no words in category {cat}", where=str(path), fix="restore the Caliskan et al. (2017) word list")
         out[key] = words
     return out
 
@@ -345,14 +375,18 @@ def read_bls_table11(path: str | os.PathLike) -> pd.DataFrame:
     if path.suffix.lower() in (".xlsx", ".xls"):
         raw = pd.read_excel(path, header=None, dtype=str)
     else:
-        raw = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False,
-                          skip_blank_lines=False, names=range(7), engine="python")
+        raw = pd.read_csv(
+            path, sep="\t", header=None, dtype=str, keep_default_na=False, skip_blank_lines=False, names=range(7), engine="python"
+        )
     first = raw.iloc[:, 0].map(lambda v: _clean_title(v) if isinstance(v, str) else "")
     header = first.index[first == "Occupation"]
     if len(header) == 0:
-        raise InputError("no header row starting with 'Occupation'", where=str(path),
-                         fix="use the official cpsaat11 table (xlsx) or its TSV export")
-    body = raw.iloc[header[0] + 1:, :3]
+        raise InputError(
+            "no header row starting with 'Occupation'",
+            where=str(path),
+            fix="use the official cpsaat11 table (xlsx) or its TSV export",
+        )
+    body = raw.iloc[header[0] + 1 :, :3]
     body.columns = ["occupation", "employed", "pct_women"]
     rows = []
     for occ, emp, pw in body.itertuples(index=False):
@@ -379,18 +413,15 @@ def read_occupation_mapping(path: str | os.PathLike) -> pd.DataFrame:
     df = read_table(path, fmt="tsv")
     for col in ("item", "bls_rows"):
         if col not in df.columns:
-            raise InputError(f"missing column {col!r}", where=str(path),
-                             fix="columns: item, bls_rows, note")
+            raise InputError(f"missing column {col!r}", where=str(path), fix="columns: item, bls_rows, note")
     dup = df["item"][df["item"].duplicated()].tolist()
     if dup:
         raise InputError(f"items listed twice: {dup}", where=str(path), fix="one line per item")
     df = df.copy()
-    df["bls_rows"] = [[_clean_title(t) for t in str(v).split("|") if _clean_title(t)]
-                      for v in df["bls_rows"]]
+    df["bls_rows"] = [[_clean_title(t) for t in str(v).split("|") if _clean_title(t)] for v in df["bls_rows"]]
     empty = df.loc[df["bls_rows"].map(len) == 0, "item"].tolist()
     if empty:
-        raise InputError(f"items without BLS rows: {empty}", where=str(path),
-                         fix="list at least one table title per item")
+        raise InputError(f"items without BLS rows: {empty}", where=str(path), fix="list at least one table title per item")
     if "note" not in df.columns:
         df["note"] = ""
     return df[["item", "bls_rows", "note"]]
@@ -403,9 +434,14 @@ def weighted_pct_women(employed: Iterable[float], pct_women: Iterable[float]) ->
     return float(np.average(p, weights=e))
 
 
-def bls_occupation_criterion(table: pd.DataFrame, mapping: pd.DataFrame, *, source: str,
-                             items: list[str] | None = None,
-                             mapping_path: str = "config/criteria/bls2021_occupations.tsv") -> pd.DataFrame:
+def bls_occupation_criterion(
+    table: pd.DataFrame,
+    mapping: pd.DataFrame,
+    *,
+    source: str,
+    items: list[str] | None = None,
+    mapping_path: str = "config/criteria/bls2021_occupations.tsv",
+) -> pd.DataFrame:
     """% male workers per occupation word (``item, pct_male, pct_female, employed, bls_rows, source``).
 
     For each mapped word: the rows with a published % women (rows below the BLS
@@ -422,29 +458,37 @@ def bls_occupation_criterion(table: pd.DataFrame, mapping: pd.DataFrame, *, sour
     if items is not None:
         missing = [w for w in items if w not in set(mapping["item"])]
         if missing:
-            raise InputError(f"no mapping for {missing}", where=mapping_path,
-                             fix="add a line per word: item, bls_rows, note")
+            raise InputError(f"no mapping for {missing}", where=mapping_path, fix="add a line per word: item, bls_rows, note")
         mapping = mapping.set_index("item").loc[items].reset_index()
     out, skipped = [], []
     for item, titles in zip(mapping["item"], mapping["bls_rows"]):
         unknown = [t for t in titles if t not in by_title.index]
         if unknown:
-            raise InputError(f"titles not in the BLS table: {unknown}",
-                             where=f"{mapping_path}: item {item}",
-                             fix="copy the title exactly as in cpsaat11 (2018 categories)")
+            raise InputError(
+                f"titles not in the BLS table: {unknown}",
+                where=f"{mapping_path}: item {item}",
+                fix="copy the title exactly as in cpsaat11 (2018 categories)",
+            )
         rows = by_title.loc[titles]
         used = rows[rows["pct_women"].notna()]
         skipped += [f"{item}: {t}" for t in rows.index[rows["pct_women"].isna()]]
         if used.empty:
-            raise InputError("none of the mapped rows has a published % women",
-                             where=f"{mapping_path}: item {item}", fix="map a broader row")
+            raise InputError(
+                "none of the mapped rows has a published % women", where=f"{mapping_path}: item {item}", fix="map a broader row"
+            )
         pw = weighted_pct_women(used["employed"], used["pct_women"])
-        out.append(dict(item=item, pct_male=100.0 - pw, pct_female=pw,
-                        employed=float(used["employed"].sum()),
-                        bls_rows=" | ".join(used.index), source=source))
+        out.append(
+            dict(
+                item=item,
+                pct_male=100.0 - pw,
+                pct_female=pw,
+                employed=float(used["employed"].sum()),
+                bls_rows=" | ".join(used.index),
+                source=source,
+            )
+        )
     if skipped:
-        warnings.warn("rows without a published % women (base < 50,000) were skipped: "
-                      + "; ".join(skipped), stacklevel=2)
+        warnings.warn("rows without a published % women (base < 50,000) were skipped: " + "; ".join(skipped), stacklevel=2)
     return pd.DataFrame(out)
 
 
@@ -473,20 +517,26 @@ def read_ssa_counts(path: str | os.PathLike, years: tuple[int, int] = (1900, 201
             for year in range(years[0], years[1] + 1):
                 member = f"yob{year}.txt"
                 if member not in members:
-                    raise InputError(f"{member} is missing", where=str(path),
-                                     fix=f"use the SSA national file (names.zip) covering {years[0]}–{years[1]}")
+                    raise InputError(
+                        f"{member} is missing",
+                        where=str(path),
+                        fix=f"use the SSA national file (names.zip) covering {years[0]}–{years[1]}",
+                    )
                 with zf.open(member) as fh:
-                    frames.append(pd.read_csv(fh, header=None, names=["name", "sex", "n"],
-                                              dtype={"name": str, "sex": str, "n": "int64"}))
+                    frames.append(
+                        pd.read_csv(fh, header=None, names=["name", "sex", "n"], dtype={"name": str, "sex": str, "n": "int64"})
+                    )
         long = pd.concat(frames, ignore_index=True)
         wide = long.pivot_table(index="name", columns="sex", values="n", aggfunc="sum", fill_value=0)
         wide = wide.reindex(columns=["F", "M"], fill_value=0)
-        out = pd.DataFrame({"name": wide.index.astype(str), "n_female": wide["F"].to_numpy(),
-                            "n_male": wide["M"].to_numpy()})
+        out = pd.DataFrame({"name": wide.index.astype(str), "n_female": wide["F"].to_numpy(), "n_male": wide["M"].to_numpy()})
         return out.sort_values("name", kind="stable").reset_index(drop=True)
     if tuple(years) != (1900, 2017):
-        raise InputError(f"a pre-summed TSV covers 1900–2017 only, not {years[0]}–{years[1]}",
-                         where=str(path), fix="use the official names.zip")
+        raise InputError(
+            f"a pre-summed TSV covers 1900–2017 only, not {years[0]}–{years[1]}",
+            where=str(path),
+            fix="use the official names.zip",
+        )
     # keep_default_na=False: 'Nan' and 'Na' are first names, not missing values
     df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
     df = df.rename(columns={c: c.lower() for c in df.columns})
@@ -507,8 +557,15 @@ def name_gender(counts: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         pct = 100.0 * m / (m + f)
         logit = np.where((m > 0) & (f > 0), np.log(m / f), np.nan)
-    return pd.DataFrame({"item": counts["name"].to_numpy(), "n_female": counts["n_female"].to_numpy(),
-                         "n_male": counts["n_male"].to_numpy(), "pct_male": pct, "logit_pct_male": logit})
+    return pd.DataFrame(
+        {
+            "item": counts["name"].to_numpy(),
+            "n_female": counts["n_female"].to_numpy(),
+            "n_male": counts["n_male"].to_numpy(),
+            "pct_male": pct,
+            "logit_pct_male": logit,
+        }
+    )
 
 
 def ssa_names_wefat2(counts: pd.DataFrame, names: list[str], *, source: str) -> pd.DataFrame:
@@ -516,15 +573,15 @@ def ssa_names_wefat2(counts: pd.DataFrame, names: list[str], *, source: str) -> 
     table = name_gender(counts).set_index("item")
     missing = [n for n in names if n not in table.index]
     if missing:
-        raise InputError(f"names not in the SSA counts: {missing}",
-                         fix="check the spelling (names are case-sensitive, e.g. 'Kelly')")
+        raise InputError(
+            f"names not in the SSA counts: {missing}", fix="check the spelling (names are case-sensitive, e.g. 'Kelly')"
+        )
     out = table.loc[names].reset_index()
     out["source"] = source
     return out[NAME_COLUMNS + ["source"]]
 
 
-def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[str] | None = None,
-                 source: str) -> pd.DataFrame:
+def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[str] | None = None, source: str) -> pd.DataFrame:
     """Study 1C's names: ≥ ``min_each`` births of EACH sex; in GloVe when ``vocabulary`` is given.
 
     With a vocabulary, names not in it are dropped and ``in_glove`` is True; without one
@@ -542,9 +599,12 @@ def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[s
         out = out.reset_index(drop=True)
         out["in_glove"] = pd.array([pd.NA] * len(out), dtype="boolean")
         src = f"{source}; GloVe 840B filter NOT applied (GloVe vocabulary not available)"
-        warnings.warn(f"Study 1C names: the GloVe 840B filter was not applied ({len(out)} names, "
-                      "the paper has 3,644 after it); download GloVe or put "
-                      "glove/glove.840B.300d.zip in mirror_dir to apply it", stacklevel=2)
+        warnings.warn(
+            f"Study 1C names: the GloVe 840B filter was not applied ({len(out)} names, "
+            "the paper has 3,644 after it); download GloVe or put "
+            "glove/glove.840B.300d.zip in mirror_dir to apply it",
+            stacklevel=2,
+        )
     out["source"] = src
     out.attrs["glove_filter"] = vocabulary is not None
     out.attrs["min_each"] = int(min_each)
@@ -565,18 +625,34 @@ def demo_vectors(words: Iterable[str], dim: int = 300) -> pd.DataFrame:
     NOT GloVe: reproducible noise so the demo's WEFAT step runs without the 2 GB download.
     """
     words = list(words)
-    mat = np.vstack([
-        np.random.default_rng(int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little"))
-        .standard_normal(dim).astype(np.float32) for w in words
-    ]) if words else np.zeros((0, dim), dtype=np.float32)
+    mat = (
+        np.vstack(
+            [
+                np.random.default_rng(int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little"))
+                .standard_normal(dim)
+                .astype(np.float32)
+                for w in words
+            ]
+        )
+        if words
+        else np.zeros((0, dim), dtype=np.float32)
+    )
     return pd.DataFrame(mat, index=pd.Index(words, dtype=object, name="word"))
 
 
 DEMO_SOURCE = "demo embedding, not GloVe"
 
 
-def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female: list[str], *,
-                source: str, demo_missing: bool = False, criterion: Callable | None = None) -> pd.DataFrame:
+def wefat_table(
+    vectors: pd.DataFrame,
+    items: list[str],
+    male: list[str],
+    female: list[str],
+    *,
+    source: str,
+    demo_missing: bool = False,
+    criterion: Callable | None = None,
+) -> pd.DataFrame:
     """WEFAT_male per item: ``item, wefat_male, source`` (items in the order given).
 
     ``criterion(vectors, items, male_attrs, female_attrs)`` computes the scores (default
@@ -588,8 +664,9 @@ def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female
     criterion = embeddings.wefat_criterion if criterion is None else criterion
     lacking = [w for w in male + female if w not in vectors.index]
     if lacking:
-        raise InputError(f"attribute words without vectors: {lacking}",
-                         fix="use GloVe 840B or the Caliskan et al. (2017) extract")
+        raise InputError(
+            f"attribute words without vectors: {lacking}", fix="use GloVe 840B or the Caliskan et al. (2017) extract"
+        )
     missing = [w for w in items if w not in vectors.index]
     have = [w for w in items if w in vectors.index]
     vec = vectors
@@ -600,8 +677,9 @@ def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female
     scored = pd.DataFrame(scored)[["item", "wefat_male"]]
     out = pd.DataFrame({"item": items}).merge(scored, on="item", how="left")
     miss = set(missing)
-    out["source"] = [DEMO_SOURCE if (w in miss and demo_missing) else
-                     (f"not in {source}" if w in miss else source) for w in out["item"]]
+    out["source"] = [
+        DEMO_SOURCE if (w in miss and demo_missing) else (f"not in {source}" if w in miss else source) for w in out["item"]
+    ]
     out.attrs["missing_items"] = list(missing)
     return out
 
@@ -609,6 +687,7 @@ def wefat_table(vectors: pd.DataFrame, items: list[str], male: list[str], female
 # --------------------------------------------------------------------------------------
 # Stage functions: one per criteria rule (rules/criteria.smk)
 # --------------------------------------------------------------------------------------
+
 
 def fetch_source(origin: Mapping, out, *, lock, timeout: float) -> None:
     """Rule criteria_fetch: copy the source file from the mirror or download it (``origin``:
@@ -638,19 +717,21 @@ def bls_criterion(table_path, mapping_path, words_path, out, *, lock) -> None:
     logging.captureWarnings(True)
     items = read_wefat_words(words_path)["occupations"]
     source = source_note("bls2021", table_path, lock)
-    table = bls_occupation_criterion(read_bls_table11(table_path), read_occupation_mapping(mapping_path),
-                                     source=source, items=items, mapping_path=str(mapping_path))
-    logging.info("%d occupations, %% male %.1f–%.1f; source: %s", len(table), table.pct_male.min(),
-                 table.pct_male.max(), source)
+    table = bls_occupation_criterion(
+        read_bls_table11(table_path),
+        read_occupation_mapping(mapping_path),
+        source=source,
+        items=items,
+        mapping_path=str(mapping_path),
+    )
+    logging.info("%d occupations, %% male %.1f–%.1f; source: %s", len(table), table.pct_male.min(), table.pct_male.max(), source)
     write_table(table, out)
 
 
-def ssa_criterion(counts_path, words_path, glove_paths: Sequence, out, *, table: str, years, min_each,
-                  lock) -> None:
+def ssa_criterion(counts_path, words_path, glove_paths: Sequence, out, *, table: str, years, min_each, lock) -> None:
     """Rules criteria_ssa_names_wefat2 / _1c: SSA counts -> % male of Study 1B's names
     (``table="wefat2"``) or Study 1C's names (≥ ``min_each`` births of each sex, in GloVe when
     GloVe 840B is given)."""
-
 
     logging.captureWarnings(True)  # "GloVe filter not applied" -> the log
     counts = read_ssa_counts(counts_path, years=tuple(int(y) for y in years))
@@ -664,18 +745,17 @@ def ssa_criterion(counts_path, words_path, glove_paths: Sequence, out, *, table:
             names = counts["name"].astype(str).unique().tolist()
             vocab = set(read_word2vec(glove_paths[0], words=names, dims=GLOVE_DIMS).index)
         else:
-            logging.warning("GloVe 840B is not available (mirror has only the 457-word extract): "
-                            "the 1C names are NOT filtered by GloVe")
+            logging.warning(
+                "GloVe 840B is not available (mirror has only the 457-word extract): the 1C names are NOT filtered by GloVe"
+            )
         result = ssa_names_1c(counts, min_each=int(min_each), vocabulary=vocab, source=source)
     logging.info("%d names; source: %s", len(result), result["source"].iloc[0] if len(result) else source)
     write_table(result, out)
 
 
-def wefat_criterion(glove_path, words_path, names_paths: Sequence, out, *, study: str, lock,
-                    demo_embedding: bool) -> None:
+def wefat_criterion(glove_path, words_path, names_paths: Sequence, out, *, study: str, lock, demo_embedding: bool) -> None:
     """Rule criteria_wefat: GloVe vectors -> WEFAT_male of Study 1A/1B/1C's items
     (:func:`wefat_table` with :func:`fmat.embeddings.wefat_criterion`)."""
-
 
     logging.captureWarnings(True)
     words = read_wefat_words(words_path)
@@ -690,18 +770,47 @@ def wefat_criterion(glove_path, words_path, names_paths: Sequence, out, *, study
     result = wefat_table(vectors, items, words["male"], words["female"], source=source, demo_missing=demo_embedding)
     missing = result.attrs["missing_items"]
     if missing:
-        what = "demo vectors stand in (source: 'demo embedding, not GloVe')" if demo_embedding \
-            else "their wefat_male is NaN"
-        logging.warning("%d of %d items are not in %s; %s: %s", len(missing), len(items), Path(glove_path).name,
-                        what, ", ".join(missing[:50]) + (" …" if len(missing) > 50 else ""))
+        what = "demo vectors stand in (source: 'demo embedding, not GloVe')" if demo_embedding else "their wefat_male is NaN"
+        logging.warning(
+            "%d of %d items are not in %s; %s: %s",
+            len(missing),
+            len(items),
+            Path(glove_path).name,
+            what,
+            ", ".join(missing[:50]) + (" …" if len(missing) > 50 else ""),
+        )
     logging.info("%d items scored; source: %s", result["wefat_male"].notna().sum(), source)
     write_table(result, out)
 
 
 __all__ = [
-    "SOURCES", "Source", "Origin", "resolve_origin", "download", "fetch", "record_retrieval",
-    "read_lock", "gather_lock", "sha256_file", "source_note", "CriterionChangedWarning", "read_wefat_words",
-    "read_bls_table11", "read_occupation_mapping", "weighted_pct_women", "bls_occupation_criterion",
-    "read_ssa_counts", "name_gender", "ssa_names_wefat2", "ssa_names_1c", "GLOVE_DIMS",
-    "demo_vectors", "wefat_table", "DEMO_SOURCE", "fetch_source", "bls_criterion", "ssa_criterion", "wefat_criterion",
+    "SOURCES",
+    "Source",
+    "Origin",
+    "resolve_origin",
+    "download",
+    "fetch",
+    "record_retrieval",
+    "read_lock",
+    "gather_lock",
+    "sha256_file",
+    "source_note",
+    "CriterionChangedWarning",
+    "read_wefat_words",
+    "read_bls_table11",
+    "read_occupation_mapping",
+    "weighted_pct_women",
+    "bls_occupation_criterion",
+    "read_ssa_counts",
+    "name_gender",
+    "ssa_names_wefat2",
+    "ssa_names_1c",
+    "GLOVE_DIMS",
+    "demo_vectors",
+    "wefat_table",
+    "DEMO_SOURCE",
+    "fetch_source",
+    "bls_criterion",
+    "ssa_criterion",
+    "wefat_criterion",
 ]

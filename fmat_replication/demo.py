@@ -1,6 +1,7 @@
 """Stage ``demo`` (rule demo_model): the offline demo's tiny models, knowing every configured
 study's words, trained on the configured world's planted associations (:func:`demo_model`;
 untrained, random weights, without a world), and their markers."""
+
 from __future__ import annotations
 
 import logging
@@ -18,8 +19,9 @@ from .queries import load_study_file
 from .scripts import write_json
 
 
-def build_demo(models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir: str | os.PathLike,
-               threads: int | None = None) -> dict[str, dict]:
+def build_demo(
+    models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir: str | os.PathLike, threads: int | None = None
+) -> dict[str, dict]:
     """Build the demo's tiny models (:func:`fmat.tiny.build_demo_models`) knowing every word of
     ``tables``; ``models`` maps slugs to ``(name, family)``. Returns ``{slug: marker record}``."""
 
@@ -30,18 +32,19 @@ def build_demo(models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir:
     families = list(dict.fromkeys(fam for _, fam in models.values()))
     unknown = [f for f in families if f not in tiny.FAMILIES]
     if unknown:
-        raise InputError(f"unknown tiny model famil{'y' if len(unknown) == 1 else 'ies'} {unknown}",
-                         where="config.models[].tiny", fix=f"use one of {', '.join(tiny.FAMILIES)}")
+        raise InputError(
+            f"unknown tiny model famil{'y' if len(unknown) == 1 else 'ies'} {unknown}",
+            where="config.models[].tiny",
+            fix=f"use one of {', '.join(tiny.FAMILIES)}",
+        )
 
     # the agreement check's verbs and nouns too, so that the demo models can take it
     built = tiny.build_demo_models(out_dir, demo_words(tables, extra=fixture_words()), families=families)
     records = {}
     for slug, (name, fam) in models.items():
         path = built[tiny.FAMILIES[fam][1]]
-        records[slug] = {"name": name, "slug": slug, "revision": None, "path": str(path),
-                         "tiny": fam, "source": "fmat.tiny"}
+        records[slug] = {"name": name, "slug": slug, "revision": None, "path": str(path), "tiny": fam, "source": "fmat.tiny"}
     return records
-
 
 
 def demo_words(tables: Sequence, extra: Iterable[str] = ()) -> list[str]:
@@ -58,16 +61,27 @@ def demo_words(tables: Sequence, extra: Iterable[str] = ()) -> list[str]:
     return sorted(w for w in words if w.strip())
 
 
-def demo_model(query_paths: Sequence, study_paths: Sequence, world_path, criteria_dir, *, name: str, slug: str,
-               family: str, seed: int, steps: int, folder, marker, threads: int | None = None,
-               batch: int = 128) -> None:
+def demo_model(
+    query_paths: Sequence,
+    study_paths: Sequence,
+    world_path,
+    criteria_dir,
+    *,
+    name: str,
+    slug: str,
+    family: str,
+    seed: int,
+    steps: int,
+    folder,
+    marker,
+    threads: int | None = None,
+    batch: int = 128,
+) -> None:
     """Rule demo_model: one tiny model of ``family`` in ``folder`` knowing every word of the
     studies' query tables (and the agreement check's), and its marker. With a world file, the
     model is trained (:func:`fmat.tiny.build_trained_model`) on sentences in which every
     configured study's plant holds for this model (:func:`fmat.plant.training_sentences`; the
     model's name seeds its own sample and variation); without one, its weights are random."""
-
-
 
     log = logging.getLogger(__name__)
     if threads:
@@ -75,14 +89,23 @@ def demo_model(query_paths: Sequence, study_paths: Sequence, world_path, criteri
 
         torch.set_num_threads(int(threads))
     if family not in tiny.FAMILIES:
-        raise InputError(f"unknown tiny model family {family!r}", where="config.models[].tiny",
-                         fix=f"use one of {', '.join(tiny.FAMILIES)}")
+        raise InputError(
+            f"unknown tiny model family {family!r}", where="config.models[].tiny", fix=f"use one of {', '.join(tiny.FAMILIES)}"
+        )
     words = demo_words([read_table(p) for p in query_paths], extra=fixture_words())
     record = {"name": name, "slug": slug, "revision": None, "path": str(folder), "tiny": family, "source": "fmat.tiny"}
     if world_path:
         sentences = world_sentences(study_paths, world_path, criteria_dir, name)
-        log.info("%s: training a tiny %s model on %d sentences (%d contexts) of the world %s, %d steps of %d",
-                 name, family, len(sentences), len(sentences.contexts), world_path, steps, batch)
+        log.info(
+            "%s: training a tiny %s model on %d sentences (%d contexts) of the world %s, %d steps of %d",
+            name,
+            family,
+            len(sentences),
+            len(sentences.contexts),
+            world_path,
+            steps,
+            batch,
+        )
         tiny.build_trained_model(folder, family, words, sentences, seed=seed, steps=steps, batch_size=batch)
         record.update(world=str(world_path), trained=True)
     else:
@@ -100,8 +123,6 @@ def world_sentences(study_paths: Sequence, world_path, criteria_dir, model: str)
     """The training sentences of ``model`` (:func:`fmat.plant.training_sentences`) for every
     study with its plant in the world file; a study the world does not name is planted at zero
     (its sentences are still in the corpus, with the world's variation only)."""
-
-
 
     world = load_world(world_path)
     studies = [load_study_file(p, criteria_dir) for p in study_paths]

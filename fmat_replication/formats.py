@@ -11,6 +11,7 @@
   of the paper's tables prints them (with stars);
 - :func:`replication_text`: the replication table as text (the pages' CSV downloads).
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,23 @@ from fmat_replication.paper import stars_for
 #: a printed value bound as text
 BOUND_TEXT = {"abs<": "|x| < ", ">": "> ", "<": "< "}
 #: columns shown as whole numbers when every value is whole
-COUNT_COLUMNS = ("n", "df", "df2", "num_df", "den_df", "rows", "oov_rows", "nan_prob_rows", "n_matched", "total", "replicated",
-                 "not replicated", "not computable", "pairs scored", "pairs skipped")
+COUNT_COLUMNS = (
+    "n",
+    "df",
+    "df2",
+    "num_df",
+    "den_df",
+    "rows",
+    "oov_rows",
+    "nan_prob_rows",
+    "n_matched",
+    "total",
+    "replicated",
+    "not replicated",
+    "not computable",
+    "pairs scored",
+    "pairs skipped",
+)
 
 
 def missing(x) -> bool:
@@ -57,7 +73,7 @@ def short(x) -> str:
 
 
 def p_text(p, bound: str = "") -> str:
-    """"p < .001", "p = .44", "p > .33" (``""`` without p); ``bound`` is the paper's "<" or ">"."""
+    """ "p < .001", "p = .44", "p > .33" (``""`` without p); ``bound`` is the paper's "<" or ">"."""
     if missing(p):
         return ""
     rel = {"<": "<", ">": ">"}.get("" if missing(bound) else str(bound), "=")
@@ -152,9 +168,19 @@ def replication_text(replication: pd.DataFrame) -> pd.DataFrame:
                 bits.append(f"95% CI [{number(r['ours_ci_low'])}, {number(r['ours_ci_high'])}]")
             if bits and ours:
                 ours = f"{ours} ({', '.join(bits)})"
-        rows.append({"study": r["study"], "statistic": r["statistic"], "condition": r["condition"],
-                     "model": r["model"], "paper": paper, "ours": ours, "verdict": r["verdict"],
-                     "as printed": "" if pd.isna(r["exact"]) else ("yes" if r["exact"] else "no"),
-                     "reason": r["reason"]})
-    return pd.DataFrame(rows, columns=["study", "statistic", "condition", "model", "paper", "ours", "verdict",
-                                       "as printed", "reason"])
+        rows.append(
+            {
+                "study": r["study"],
+                "statistic": r["statistic"],
+                "condition": r["condition"],
+                "model": r["model"],
+                "paper": paper,
+                "ours": ours,
+                "verdict": r["verdict"],
+                "as printed": "" if pd.isna(r["exact"]) else ("yes" if r["exact"] else "no"),
+                "reason": r["reason"],
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["study", "statistic", "condition", "model", "paper", "ours", "verdict", "as printed", "reason"]
+    )

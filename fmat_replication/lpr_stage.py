@@ -1,6 +1,7 @@
 """Stage ``lpr`` (rule lpr): every model's scores of a study -> its LPR table,
 ``results/lpr/{study}.parquet`` (:func:`fmat.pipeline.lpr_table`: :func:`fmat.lpr.summary`, or
 LPBS, with the study file's ``lpr:`` options)."""
+
 from __future__ import annotations
 
 import os
@@ -15,6 +16,5 @@ from .queries import load_study_file
 
 def lpr(study_path: str | os.PathLike, criteria_dir, score_paths: Sequence, out: str | os.PathLike) -> None:
     """Rule lpr: the LPRs of one study -> ``out``."""
-
 
     write_table(lpr_table(load_study_file(study_path, criteria_dir), read_scores(score_paths)), out)

@@ -2,6 +2,7 @@
 cache with its commit locked, or a local folder hashed into the lock (:func:`download_model`);
 its card for the overview (:func:`model_card`). Also: is the hub reachable
 (:func:`hub_reachable`), and a model job's offline environment (:func:`prepare_model_env`)."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -37,7 +38,6 @@ OFFLINE_HELP = (
 )
 
 
-
 def hub_reachable(timeout: float = 10.0, endpoint: str | None = None) -> bool:
     """Can a TCP connection to the Hugging Face hub (``$HF_ENDPOINT`` or huggingface.co:443) be
     opened within ``timeout`` seconds? False at once when ``HF_HUB_OFFLINE`` is set."""
@@ -53,13 +53,14 @@ def hub_reachable(timeout: float = 10.0, endpoint: str | None = None) -> bool:
         return False
 
 
-
 def offline_error(model: str, reason: str | None = None) -> OfflineError:
     """The error the download rule raises when ``model`` is not cached and the hub is unreachable
     (``reason``: what happened, e.g. the hub did not answer in time)."""
-    return OfflineError(f"{reason}\n  {OFFLINE_HELP}" if reason else OFFLINE_HELP, where=f"download_model: {model}",
-                        fix="make demo  (or copy a filled cache and run with HF_HUB_OFFLINE=1)")
-
+    return OfflineError(
+        f"{reason}\n  {OFFLINE_HELP}" if reason else OFFLINE_HELP,
+        where=f"download_model: {model}",
+        fix="make demo  (or copy a filled cache and run with HF_HUB_OFFLINE=1)",
+    )
 
 
 def cached_snapshot(name: str, revision: str | None) -> Path | None:
@@ -67,33 +68,33 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
     None: main) if a config file is there -- looked up WITHOUT the network; else None."""
     from huggingface_hub import snapshot_download
 
-
     try:
         with hub_offline():  # a look in the cache: no request of huggingface_hub's own either
             path = Path(snapshot_download(name, revision=revision or "main", local_files_only=True))
-    except Exception:  # noqa: BLE001 - any failure means "not cached"
+    except Exception:
         return None
     return path if (path / "config.json").exists() else None
-
 
 
 def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
     """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
 
-
     files = sorted(p.name for p in path.iterdir() if p.is_file())
     weights = [path / w for w in WEIGHT_FILES if (path / w).exists()]
-    return {"model": name, "revision": revision or "main", "commit": path.name, "files": ",".join(files),
-            "sha256": sha256_file(weights[0]) if weights else "",
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-
+    return {
+        "model": name,
+        "revision": revision or "main",
+        "commit": path.name,
+        "files": ",".join(files),
+        "sha256": sha256_file(weights[0]) if weights else "",
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def _update_lock(lock: Path, row: Mapping) -> None:
     """Put ``row`` in the lock ``lock`` in place of the model's old row. In the workflow ``lock``
     is the model's own lock record (``resources/models/{model}.lock.tsv``, an output of its
     download job alone), so no file lock (and no ``.lck`` file beside it) is needed."""
-
 
     rows = pd.DataFrame([row]).astype(str).reindex(columns=LOCK_COLUMNS, fill_value="")
     new = lockfile.replace_rows(read_lock(lock), rows, ["model"])
@@ -105,14 +106,14 @@ def gather_lock(records, out) -> None:
     one lock file of every configured model (``resources/models.lock.tsv``, :data:`fmat.models.LOCK_COLUMNS`,
     sorted by model), for people and ``fmat`` commands (``--lock``); no job reads it."""
 
-
     tables = [read_lock(r) for r in records]
     df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
     lockfile.write(out, df.drop_duplicates("model", keep="last").sort_values("model", kind="stable"), LOCK_COLUMNS)
 
 
-def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv",
-                 timeout: float = 10.0) -> dict:
+def ensure_model(
+    name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv", timeout: float = 10.0
+) -> dict:
     """Make sure hub model ``name`` is in the cache and in the lock file; return the marker
     ``{name, slug, revision, commit, path: None, source}`` (``path`` None: load by name, offline,
     at the locked commit -- :func:`fmat.models.load_masked_lm`).
@@ -143,9 +144,15 @@ def ensure_model(name: str, *, revision: str | None = None, lock: str | os.PathL
         row = rows.iloc[0].to_dict()
         _update_lock(lock, row)
         commit, source = str(row["commit"]), "hub"
-    return {"name": name, "slug": model_slug(name), "revision": revision, "commit": commit,
-            "path": None, "lock": str(lock), "source": source}
-
+    return {
+        "name": name,
+        "slug": model_slug(name),
+        "revision": revision,
+        "commit": commit,
+        "path": None,
+        "lock": str(lock),
+        "source": source,
+    }
 
 
 def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
@@ -167,30 +174,48 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
     ``{name, slug, revision, commit, path, source: "local", sha256}``; the scoring jobs load it
     from ``path`` without the network. No hub, no cache."""
 
-
     folder = Path(folder)  # as given: relative to the working folder, so that the project can move
     weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
     if not (folder / "config.json").is_file() or not weights:
-        raise InputError(f"model {name!r}: {folder} is not a model folder (config.json and "
-                         f"{' or '.join(WEIGHT_FILES)} needed)", where="config.models[].path",
-                         fix="give a folder written by save_pretrained")
+        raise InputError(
+            f"model {name!r}: {folder} is not a model folder (config.json and {' or '.join(WEIGHT_FILES)} needed)",
+            where="config.models[].path",
+            fix="give a folder written by save_pretrained",
+        )
     digest = sha256_file(weights[0])
     files = sorted(p.name for p in folder.iterdir() if p.is_file())
-    _update_lock(Path(lock), {"model": name, "revision": "local", "commit": str(folder), "files": ",".join(files),
-                              "sha256": digest,
-                              "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
-    return {"name": name, "slug": model_slug(name), "revision": "local", "commit": str(folder),
-            "path": str(folder), "lock": str(lock), "source": "local", "sha256": digest}
+    _update_lock(
+        Path(lock),
+        {
+            "model": name,
+            "revision": "local",
+            "commit": str(folder),
+            "files": ",".join(files),
+            "sha256": digest,
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        },
+    )
+    return {
+        "name": name,
+        "slug": model_slug(name),
+        "revision": "local",
+        "commit": str(folder),
+        "path": str(folder),
+        "lock": str(lock),
+        "source": "local",
+        "sha256": digest,
+    }
 
 
 # ----------------------------------------------------------------------------- stage functions
 
-def download_model(out, *, name: str, revision: str | None, path: str | None, cache_dir: str | None,
-                   lock: str | os.PathLike, timeout: float) -> None:
+
+def download_model(
+    out, *, name: str, revision: str | None, path: str | None, cache_dir: str | None, lock: str | os.PathLike, timeout: float
+) -> None:
     """Rule download_model: a local folder is hashed into the lock file (no hub, no cache); a hub
     model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``;
     the model's lock record ``lock`` is the only lock it reads or writes (not ``$FMAT_MODELS_LOCK``)."""
-
 
     os.environ.pop(LOCK_ENV, None)
 
@@ -206,7 +231,6 @@ def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None,
     """Rule model_card: load the model of the marker (offline, at its locked commit) and write its
     card (:func:`fmat.cards.model_card`) as JSON to ``out``, for the overview."""
 
-
     prepare_model_env(offline, cache_dir)
     if threads:
         import torch
@@ -214,6 +238,10 @@ def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None,
         torch.set_num_threads(int(threads))
     marker = read_json(marker_path)
     device = None if device in (None, "auto") else device
-    card = card_of(marker["name"], marker.get("path") or marker["name"], device=device,
-                   lock_path=lock if lock and Path(lock).exists() else None)
+    card = card_of(
+        marker["name"],
+        marker.get("path") or marker["name"],
+        device=device,
+        lock_path=lock if lock and Path(lock).exists() else None,
+    )
     write_json(card, out)

@@ -10,6 +10,7 @@ condition vocabulary and how a paper row meets the row our workflow computes.
     >>> paper.query("study == '1A' and statistic == 'ICC_average'")["value"].item()
     0.82
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -29,8 +30,7 @@ PAPER_FILE = Path(__file__).resolve().parents[1] / "config" / "paper_results.tsv
 
 #: columns after the results shape: how the number was printed, and where
 EXTRA_NUMERIC = ["value_low", "value_high", "df_corrected"]
-PAPER_COLUMNS = RESULT_COLUMNS + ["value_low", "value_high", "value_bound", "bound", "stars",
-                                  "df_corrected", "source", "note"]
+PAPER_COLUMNS = RESULT_COLUMNS + ["value_low", "value_high", "value_bound", "bound", "stars", "df_corrected", "source", "note"]
 
 #: ``bound``: relation of the true p to the printed p ("" = printed exactly, "p = .44")
 P_BOUNDS = {"", "<", ">"}
@@ -50,7 +50,6 @@ def conditions() -> pd.DataFrame:
     if not CONDITIONS_FILE.exists():  # pragma: no cover - shipped with the package
         return pd.DataFrame({"condition": ["all"], "meaning": ["the whole study"]})
     return pd.read_csv(CONDITIONS_FILE, sep="\t", dtype=str, keep_default_na=False)
-
 
 
 def is_pattern(text: str) -> bool:
@@ -90,21 +89,28 @@ def load_paper_results(path: str | os.PathLike | None = None) -> pd.DataFrame:
     """
     path = Path(path) if path is not None else PAPER_FILE
     if not path.exists():
-        raise InputError(f"file not found: {path}", where=str(path),
-                         fix="pass the path of paper_results.tsv (config/ of the repository)")
+        raise InputError(
+            f"file not found: {path}", where=str(path), fix="pass the path of paper_results.tsv (config/ of the repository)"
+        )
     raw = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, na_filter=False)
     if list(raw.columns) != PAPER_COLUMNS:
         missing = [c for c in PAPER_COLUMNS if c not in raw.columns]
         extra = [c for c in raw.columns if c not in PAPER_COLUMNS]
-        raise InputError(f"columns differ from the contract (missing {missing}, unknown {extra})",
-                         where=f"{path}: header", fix=f"use exactly these columns in order: {PAPER_COLUMNS}")
+        raise InputError(
+            f"columns differ from the contract (missing {missing}, unknown {extra})",
+            where=f"{path}: header",
+            fix=f"use exactly these columns in order: {PAPER_COLUMNS}",
+        )
     df = raw.copy()
     for col in NUMERIC + EXTRA_NUMERIC:
         bad = [i for i, v in enumerate(raw[col]) if v.strip() and not _is_number(v)]
         if bad:
             i = bad[0]
-            raise InputError(f"{col} = {raw[col].iloc[i]!r} is not a number", where=f"{path}: line {i + 2}, column {col}",
-                             fix="write plain decimals (0.82, -3.92); leave the cell empty when not printed")
+            raise InputError(
+                f"{col} = {raw[col].iloc[i]!r} is not a number",
+                where=f"{path}: line {i + 2}, column {col}",
+                fix="write plain decimals (0.82, -3.92); leave the cell empty when not printed",
+            )
         df[col] = pd.to_numeric(raw[col].replace("", np.nan)).astype(float)
     digits = [_decimals(v if v.strip() else lo) for v, lo in zip(raw["value"], raw["value_low"])]
     df["digits"] = np.array(digits, dtype=float)
@@ -131,36 +137,53 @@ def validate_paper_results(df: pd.DataFrame, *, where: str = "paper results") ->
         if len(idx):
             i = idx[0]
             key = "/".join(str(df[c].iloc[i]) for c in KEY)
-            raise InputError(f"{what} (row {key!r}, {len(idx)} such rows)", where=f"{where}: line {i + 2}, column {col}",
-                             fix=fix)
+            raise InputError(f"{what} (row {key!r}, {len(idx)} such rows)", where=f"{where}: line {i + 2}, column {col}", fix=fix)
 
     fail(~df["study"].isin(STUDIES), "unknown study", f"use one of {STUDIES}", "study")
     vocab = set(conditions()["condition"])
-    fail(~df["condition"].isin(vocab), "condition not in the vocabulary",
-         "add it with its meaning to fmat_replication/data/conditions.tsv and docs/results.md", "condition")
-    fail(df["model"].str.contains("/", regex=False), "model with '/'",
-         "write the Hugging Face id with '/' -> '__' (fmat.results.model_slug)", "model")
+    fail(
+        ~df["condition"].isin(vocab),
+        "condition not in the vocabulary",
+        "add it with its meaning to fmat_replication/data/conditions.tsv and docs/results.md",
+        "condition",
+    )
+    fail(
+        df["model"].str.contains("/", regex=False),
+        "model with '/'",
+        "write the Hugging Face id with '/' -> '__' (fmat.results.model_slug)",
+        "model",
+    )
     fail(~df["bound"].isin(P_BOUNDS), "bad bound", f"use one of {sorted(P_BOUNDS)}", "bound")
     fail(~df["value_bound"].isin(VALUE_BOUNDS), "bad value_bound", f"use one of {sorted(VALUE_BOUNDS)}", "value_bound")
     fail(~df["stars"].isin(STARS), "bad stars", f"use one of {sorted(STARS)}", "stars")
     fail(df["source"].str.strip() == "", "empty source", "name the table and column, or the section", "source")
     has_range = df["value_low"].notna() | df["value_high"].notna()
-    fail(has_range & (df["value_low"].isna() | df["value_high"].isna()), "range with one end",
-         "fill both value_low and value_high", "value_low")
+    fail(
+        has_range & (df["value_low"].isna() | df["value_high"].isna()),
+        "range with one end",
+        "fill both value_low and value_high",
+        "value_low",
+    )
     fail(has_range & df["value"].notna(), "range row with a value", "a range row leaves value empty", "value")
     fail(has_range & (df["value_low"] > df["value_high"]), "value_low > value_high", "swap them", "value_low")
-    fail(df["value"].isna() & ~has_range & df["p"].isna(), "row with no number",
-         "fill value, value_low/value_high or p", "value")
-    fail((df["value_bound"] != "") & df["value"].isna(), "value_bound without a value",
-         "put the bound in value", "value_bound")
+    fail(df["value"].isna() & ~has_range & df["p"].isna(), "row with no number", "fill value, value_low/value_high or p", "value")
+    fail((df["value_bound"] != "") & df["value"].isna(), "value_bound without a value", "put the bound in value", "value_bound")
     fail((df["bound"] != "") & df["p"].isna(), "bound without p", "put the printed p in p", "bound")
     fail(df["p"].notna() & ((df["p"] < 0) | (df["p"] > 1)), "p outside [0, 1]", "check the printed p", "p")
     ci = df["ci_low"].notna() & df["value"].notna()
-    fail(ci & ((df["value"] < df["ci_low"]) | (df["value"] > df["ci_high"])), "value outside its CI",
-         "check ci_low/ci_high", "ci_low")
+    fail(
+        ci & ((df["value"] < df["ci_low"]) | (df["value"] > df["ci_high"])),
+        "value outside its CI",
+        "check ci_low/ci_high",
+        "ci_low",
+    )
     summary = df["condition"].map(is_pattern) | df["model"].map(is_pattern)
-    fail(summary & df["value"].notna() & (df["value_bound"] == ""), "pattern row with a plain value",
-         "a row whose condition/model is a pattern is a range or a bound", "condition")
+    fail(
+        summary & df["value"].notna() & (df["value_bound"] == ""),
+        "pattern row with a plain value",
+        "a row whose condition/model is a pattern is a range or a bound",
+        "condition",
+    )
     return df
 
 
@@ -176,9 +199,10 @@ def matching_rows(paper_row: pd.Series, computed: pd.DataFrame) -> pd.DataFrame:
     of a summary row (``fnmatch``: "*" matches any text, ":" included).
     """
     sub = computed[(computed["study"] == paper_row["study"]) & (computed["statistic"] == paper_row["statistic"])]
-    keep = [fnmatch.fnmatchcase(str(c), str(paper_row["condition"])) and
-            fnmatch.fnmatchcase(str(m), str(paper_row["model"]))
-            for c, m in zip(sub["condition"], sub["model"])]
+    keep = [
+        fnmatch.fnmatchcase(str(c), str(paper_row["condition"])) and fnmatch.fnmatchcase(str(m), str(paper_row["model"]))
+        for c, m in zip(sub["condition"], sub["model"])
+    ]
     out = sub[np.array(keep, dtype=bool)] if len(sub) else sub
     itself = (out["condition"] == paper_row["condition"]) & (out["model"] == paper_row["model"])
     out = out[~itself] if is_pattern(paper_row["condition"]) or is_pattern(paper_row["model"]) else out
@@ -195,6 +219,18 @@ def within_rounding(printed: float, digits: float, value: float) -> bool:
     return abs(value - printed) <= half + 1e-12
 
 
-__all__ = ["PAPER_FILE", "PAPER_COLUMNS", "P_BOUNDS", "VALUE_BOUNDS", "STARS", "STUDIES",
-           "load_paper_results", "validate_paper_results", "to_results", "matching_rows",
-           "is_pattern", "stars_for", "within_rounding"]
+__all__ = [
+    "PAPER_FILE",
+    "PAPER_COLUMNS",
+    "P_BOUNDS",
+    "VALUE_BOUNDS",
+    "STARS",
+    "STUDIES",
+    "load_paper_results",
+    "validate_paper_results",
+    "to_results",
+    "matching_rows",
+    "is_pattern",
+    "stars_for",
+    "within_rounding",
+]

@@ -1,6 +1,7 @@
 """Stage ``queries`` (rule queries): a study file -> its query table,
 ``results/queries/{study}.parquet``. Also where a study file is (:func:`study_file`) and how the
 stages after it load one (:func:`load_study_file`)."""
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,6 @@ def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Pa
 def load_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None):
     """:func:`fmat.study.load_study` (criteria tables from ``criteria_dir`` when it exists), its
     ``analysis`` block checked against the registered analyses (:func:`.analyses.check`)."""
-
 
     if criteria_dir is not None and not Path(criteria_dir).is_dir():
         criteria_dir = None

@@ -2,6 +2,7 @@
 planted for a study (:mod:`fmat.plant`, docs/planting.md) against the statistics the workflow
 computed for it (``results/analysis/{study}/stats.parquet``): one row per expected statistic,
 with the planted value, ours and the verdict (:func:`fmat.plant.recovery`)."""
+
 from __future__ import annotations
 
 import logging
@@ -20,8 +21,23 @@ def study_recovery(world_path, stats: pd.DataFrame, sid: str) -> pd.DataFrame:
 
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:
-        return pd.DataFrame([[sid, "", "", "", "", "", float("nan"), float("nan"), "nothing to check",
-                              "the world names no expectation for this study"]], columns=RECOVERY_COLUMNS)
+        return pd.DataFrame(
+            [
+                [
+                    sid,
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    float("nan"),
+                    float("nan"),
+                    "nothing to check",
+                    "the world names no expectation for this study",
+                ]
+            ],
+            columns=RECOVERY_COLUMNS,
+        )
     return recovery(plant, stats)
 
 

@@ -2,6 +2,7 @@
 LPRs) and alpha among the study's items (its ``reliability:`` block), in the results shape ->
 ``results/reliability/{study}.parquet``, and the detailed tables -> ``{study}_details.parquet``
 (:func:`fmat.pipeline.reliability_tables`: the one producer of every ICC and alpha row)."""
+
 from __future__ import annotations
 
 import os
@@ -14,12 +15,20 @@ from fmat.runner import read_scores
 from .queries import load_study_file
 
 
-def reliability(study_path: str | os.PathLike, criteria_dir, score_paths: Sequence, lpr_path, *, sid: str,
-                out_stats: str | os.PathLike, out_details: str | os.PathLike) -> None:
+def reliability(
+    study_path: str | os.PathLike,
+    criteria_dir,
+    score_paths: Sequence,
+    lpr_path,
+    *,
+    sid: str,
+    out_stats: str | os.PathLike,
+    out_details: str | os.PathLike,
+) -> None:
     """Rule reliability: one study's reliability rows -> ``out_stats``, details -> ``out_details``."""
 
-
-    details, stats = reliability_tables(load_study_file(study_path, criteria_dir), read_scores(score_paths),
-                                        read_table(lpr_path), sid=sid)
+    details, stats = reliability_tables(
+        load_study_file(study_path, criteria_dir), read_scores(score_paths), read_table(lpr_path), sid=sid
+    )
     write_table(details, out_details)
     write_table(stats, out_stats)

@@ -3,6 +3,7 @@ or ``results/reports/index.html``. The page is a plain function of the files its
 (:func:`fmat_replication.pages.study.study_page`, :func:`fmat_replication.pages.overview.overview_page`),
 written without Quarto by a Jinja2 template or with Quarto (``reports/study.qmd``,
 ``reports/index.qmd``): :func:`fmat_replication.pages.render.render_page`; config ``report_engine``."""
+
 from __future__ import annotations
 
 from typing import Mapping

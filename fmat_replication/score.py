@@ -1,5 +1,6 @@
 """Stage ``score`` (rules score_<group>): one model loaded once scores every study of its group
 (:func:`score_group`, :func:`score_studies`); a job's portable resources (:func:`score_resources`)."""
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ from .scripts import read_json
 
 
 def model_size(name: str) -> str:
-    """"large", "base" or "small" from the model id (for memory and runtime estimates)."""
+    """ "large", "base" or "small" from the model id (for memory and runtime estimates)."""
     low = name.lower()
     if "large" in low:
         return "large"
@@ -24,9 +25,7 @@ def model_size(name: str) -> str:
     return "base"
 
 
-
-def score_resources(name: str, attempt: int = 1, n_studies: int = 15,
-                    minutes: int | None = None) -> dict[str, int]:
+def score_resources(name: str, attempt: int = 1, n_studies: int = 15, minutes: int | None = None) -> dict[str, int]:
     """Portable resources of one model's scoring job: ``mem_mb`` and ``runtime`` (minutes),
     doubling with each retry (Snakemake's ``attempt``). ``minutes`` (config ``score_runtime``)
     replaces the first attempt's runtime, which otherwise follows the model's size."""
@@ -38,10 +37,17 @@ def score_resources(name: str, attempt: int = 1, n_studies: int = 15,
     return {"mem_mb": mem * factor, "runtime": minutes * factor}
 
 
-
-def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[str, Any], *,
-                  device: str | None = None, batch_size: int | None = None, max_tokens: int | None = None,
-                  threads: int | None = None, lock: str | os.PathLike | None = None):
+def score_studies(
+    marker: Mapping,
+    studies: Mapping[str, str],
+    queries: Mapping[str, Any],
+    *,
+    device: str | None = None,
+    batch_size: int | None = None,
+    max_tokens: int | None = None,
+    threads: int | None = None,
+    lock: str | os.PathLike | None = None,
+):
     """Score several studies on ONE model, loading it once (:func:`fmat.runner.score_tables`);
     yields ``(study id, scores)``.
 
@@ -53,25 +59,51 @@ def score_studies(marker: Mapping, studies: Mapping[str, str], queries: Mapping[
 
     tables = {sid: q if hasattr(q, "columns") else read_table(q) for sid, q in queries.items()}
     options = {sid: score_options(path) for sid, path in studies.items()}
-    yield from score_tables(marker.get("path") or marker["name"], {sid: tables[sid] for sid in studies}, options,
-                            name=marker["name"], device=device, batch_size=batch_size, max_tokens=max_tokens,
-                            threads=threads, lock_path=lock)
+    yield from score_tables(
+        marker.get("path") or marker["name"],
+        {sid: tables[sid] for sid in studies},
+        options,
+        name=marker["name"],
+        device=device,
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+        threads=threads,
+        lock_path=lock,
+    )
 
 
-def score_group(marker_path, studies: Sequence[str], study_files: Sequence, query_files: Sequence,
-                outputs: Sequence, *, device=None, batch_size=None, max_tokens=None, threads=None,
-                lock=None, offline: bool = True, cache_dir=None) -> None:
+def score_group(
+    marker_path,
+    studies: Sequence[str],
+    study_files: Sequence,
+    query_files: Sequence,
+    outputs: Sequence,
+    *,
+    device=None,
+    batch_size=None,
+    max_tokens=None,
+    threads=None,
+    lock=None,
+    offline: bool = True,
+    cache_dir=None,
+) -> None:
     """Rule score_<group>: ONE model (its marker) scores every study of the group, each table
     written to its output ``results/scores/{study}/{model}.parquet``. A downloaded model loads
     offline, at its locked commit, from the cache only."""
 
-
     prepare_model_env(offline, cache_dir)
 
     out = dict(zip(studies, outputs))
-    for sid, table in score_studies(read_json(marker_path), dict(zip(studies, study_files)),
-                                    dict(zip(studies, query_files)), device=device, batch_size=batch_size,
-                                    max_tokens=max_tokens, threads=threads, lock=lock):
+    for sid, table in score_studies(
+        read_json(marker_path),
+        dict(zip(studies, study_files)),
+        dict(zip(studies, query_files)),
+        device=device,
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+        threads=threads,
+        lock=lock,
+    ):
         write_table(table, out[sid])
 
 
@@ -93,11 +125,15 @@ def lost_tables_notice(lost: Sequence[tuple]) -> str:
     """What a run that lost score tables will do, and the cheaper way (docs/resuming.md)."""
     files = [f"results/scores/{s}/{m}.parquet" for s, m, _ in lost]
     jobs = sorted({f"score_{g} (model {m})" for _, m, g in lost})
-    return (f"note: {len(files)} score table(s) of a finished run are missing: {', '.join(files[:5])}"
-            + (" ..." if len(files) > 5 else "") + f".\n  This command would rerun {', '.join(jobs[:5])} for every "
-            "study of the group, and every step after them. To rescore only what is missing, first run the same "
-            "command with the missing file(s) as its target(s), named first (after --configfile they would be "
-            "read as config files), e.g.\n    snakemake " + " ".join(files[:5])
-            + " --profile profiles/default [--configfile ...]\n  (the group's other tables come back byte-identical), "
-            "then the command "
-            "again: Snakemake compares their checksums and reruns nothing else (docs/resuming.md, 'A lost table').")
+    return (
+        f"note: {len(files)} score table(s) of a finished run are missing: {', '.join(files[:5])}"
+        + (" ..." if len(files) > 5 else "")
+        + f".\n  This command would rerun {', '.join(jobs[:5])} for every "
+        "study of the group, and every step after them. To rescore only what is missing, first run the same "
+        "command with the missing file(s) as its target(s), named first (after --configfile they would be "
+        "read as config files), e.g.\n    snakemake "
+        + " ".join(files[:5])
+        + " --profile profiles/default [--configfile ...]\n  (the group's other tables come back byte-identical), "
+        "then the command "
+        "again: Snakemake compares their checksums and reruns nothing else (docs/resuming.md, 'A lost table')."
+    )

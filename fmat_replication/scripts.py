@@ -1,5 +1,6 @@
 """What every workflow script (scripts/*.py) shares: logging to the rule's log file, errors as
 messages (:func:`run_script`), JSON markers (:func:`write_json`, :func:`read_json`)."""
+
 from __future__ import annotations
 
 import json
@@ -20,16 +21,15 @@ def script_logging(log_file: str | os.PathLike | None) -> None:
     if log_file:
         Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(log_file, mode="w", encoding="utf-8"))
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        handlers=handlers, force=True)
-
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=handlers, force=True
+    )
 
 
 def run_script(main, log_file=None) -> None:
     """Run a script's ``main()``; an :class:`~fmat.errors.FmatError`, or a failure of the
     environment (a full disk, a read-only folder: :func:`fmat.errors.os_error`), is logged as a
     message (no traceback) to the log file and stderr, and the job fails with exit status 1."""
-
 
     script_logging(log_file)
     try:
@@ -46,7 +46,6 @@ def run_script(main, log_file=None) -> None:
         raise
 
 
-
 def write_json(record: Mapping, path: str | os.PathLike) -> Path:
     """Write a JSON marker atomically."""
 
@@ -56,7 +55,6 @@ def write_json(record: Mapping, path: str | os.PathLike) -> Path:
     return path
 
 
-
 def read_json(path: str | os.PathLike) -> dict:
     """Read a model marker written by :func:`write_json` (``resources/models/{model}.json``, the
     demo's ``{demo_dir}/{model}.json``), checked: a JSON object with a ``name`` (text) and a
@@ -64,8 +62,7 @@ def read_json(path: str | os.PathLike) -> dict:
     InputError naming the file and the fix (delete it: its rule writes it again)."""
 
     p = Path(path)
-    fix = (f"delete {p} and run the workflow again: its rule (download_model, or demo_models in the demo) "
-           "writes it again")
+    fix = f"delete {p} and run the workflow again: its rule (download_model, or demo_models in the demo) writes it again"
     try:
         record = json.loads(p.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:

@@ -8,9 +8,18 @@ from fmat_replication.scripts import run_script
 
 def main():
     sm = snakemake  # noqa: F821
-    analysis(sm.input.study, sm.params.criteria_dir, sm.input.scores, sm.input.lpr, sm.input.reliability,
-             sm.input.criteria, sid=sm.wildcards.study, out_stats=sm.output.stats, out_status=sm.output.status,
-             out_figures=sm.output.figures)
+    analysis(
+        sm.input.study,
+        sm.params.criteria_dir,
+        sm.input.scores,
+        sm.input.lpr,
+        sm.input.reliability,
+        sm.input.criteria,
+        sid=sm.wildcards.study,
+        out_stats=sm.output.stats,
+        out_status=sm.output.status,
+        out_figures=sm.output.figures,
+    )
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

@@ -9,8 +9,16 @@ from fmat_replication.scripts import run_script
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    ssa_criterion(sm.input.counts, sm.input.words, list(sm.input.get("glove", [])), sm.output[0], table=p.table,
-                  years=p.years, min_each=p.get("min_each", 100), lock=sm.input.lock)
+    ssa_criterion(
+        sm.input.counts,
+        sm.input.words,
+        list(sm.input.get("glove", [])),
+        sm.output[0],
+        table=p.table,
+        years=p.years,
+        min_each=p.get("min_each", 100),
+        lock=sm.input.lock,
+    )
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

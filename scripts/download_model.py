@@ -10,8 +10,15 @@ from fmat_replication.scripts import run_script
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    download_model(sm.output.marker, name=p.name, revision=p.revision, path=p.path, cache_dir=p.cache_dir,
-                   lock=sm.output.lock, timeout=p.timeout)
+    download_model(
+        sm.output.marker,
+        name=p.name,
+        revision=p.revision,
+        path=p.path,
+        cache_dir=p.cache_dir,
+        lock=sm.output.lock,
+        timeout=p.timeout,
+    )
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

@@ -8,8 +8,15 @@ from fmat_replication.scripts import run_script
 def main():
     sm = snakemake  # noqa: F821
     p = sm.params
-    model_card(sm.input.model, sm.output[0], offline=p.offline, cache_dir=p.cache_dir, lock=sm.input.lock or None,
-               device=p.device, threads=sm.threads)
+    model_card(
+        sm.input.model,
+        sm.output[0],
+        offline=p.offline,
+        cache_dir=p.cache_dir,
+        lock=sm.input.lock or None,
+        device=p.device,
+        threads=sm.threads,
+    )
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

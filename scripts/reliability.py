@@ -8,8 +8,15 @@ from fmat_replication.scripts import run_script
 
 def main():
     sm = snakemake  # noqa: F821
-    reliability(sm.input.study, sm.params.criteria_dir, sm.input.scores, sm.input.lpr, sid=sm.wildcards.study,
-                out_stats=sm.output.stats, out_details=sm.output.details)
+    reliability(
+        sm.input.study,
+        sm.params.criteria_dir,
+        sm.input.scores,
+        sm.input.lpr,
+        sid=sm.wildcards.study,
+        out_stats=sm.output.stats,
+        out_details=sm.output.details,
+    )
 
 
 run_script(main, snakemake.log[0])  # noqa: F821

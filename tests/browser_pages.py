@@ -8,6 +8,7 @@ read offline), elements that load an external resource (``<script src>``, ``<lin
 ``<img src>``... not a ``data:`` URI), images that do not decode, duplicate element ids, which
 of the expected sections are missing, and (optionally) writes a PNG screenshot.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,16 @@ from typing import Sequence
 #: executables tried, in order, when none is given (Debian: apt-get install chromium)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 #: Chromium flags of these machines (docs: /usr/share/doc/chromium; no network services)
-FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--hide-scrollbars"]
+FLAGS = [
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+]
 
 #: JavaScript run in each loaded page: decode every image, list external resources, duplicate
 #: ids and the expected sections that are missing; the page's outline (headings outside the
@@ -62,7 +71,7 @@ _PAGE_SCRIPT = r"""async (ids) => {
 
 def find_chromium(executable: str | None = None) -> str:
     """The Chromium executable (``executable`` or the first of :data:`CHROMIUM_NAMES` on PATH)."""
-    for name in ([executable] if executable else CHROMIUM_NAMES):
+    for name in [executable] if executable else CHROMIUM_NAMES:
         path = shutil.which(name)
         if path:
             return path
@@ -88,15 +97,28 @@ class PageReport:
 
     @property
     def ok(self) -> bool:
-        return not (self.console_errors or self.failed_requests or self.external_requests or self.external_elements
-                    or self.bad_images or self.duplicate_ids or self.missing)
+        return not (
+            self.console_errors
+            or self.failed_requests
+            or self.external_requests
+            or self.external_elements
+            or self.bad_images
+            or self.duplicate_ids
+            or self.missing
+        )
 
 
 _LOCAL = re.compile(r"^(file|data|about|blob):")
 
 
-def check_pages(pages: Sequence[str | Path], expect: Sequence[str] = (), screenshots: dict | None = None,
-                executable: str | None = None, width: int = 1300, timeout: float = 60.0) -> list[PageReport]:
+def check_pages(
+    pages: Sequence[str | Path],
+    expect: Sequence[str] = (),
+    screenshots: dict | None = None,
+    executable: str | None = None,
+    width: int = 1300,
+    timeout: float = 60.0,
+) -> list[PageReport]:
     """Open each page (a file path) in one headless Chromium; ``expect``: element ids (or CSS
     selectors) every page must have; ``screenshots``: {page path: PNG path} to write (the
     whole page, ``width`` px wide)."""
@@ -118,13 +140,18 @@ def check_pages(pages: Sequence[str | Path], expect: Sequence[str] = (), screens
                 context.route(re.compile(r"^(?!(file|data|about|blob):)"), lambda route: route.abort("blockedbyclient"))
                 page = context.new_page()
                 page.set_default_timeout(timeout * 1000)
-                page.on("console", lambda m, rep=rep: rep.console_errors.append(f"console.{m.type}: {m.text}")
-                        if m.type in ("error", "assert") else None)
+                page.on(
+                    "console",
+                    lambda m, rep=rep: (
+                        rep.console_errors.append(f"console.{m.type}: {m.text}") if m.type in ("error", "assert") else None
+                    ),
+                )
                 page.on("pageerror", lambda e, rep=rep: rep.console_errors.append(f"uncaught: {e}"))
-                page.on("request", lambda r, rep=rep: None if _LOCAL.match(r.url)
-                        else rep.external_requests.append(r.url[:200]))
-                page.on("requestfailed", lambda r, rep=rep: rep.failed_requests.append(
-                    f"{r.failure} ({r.resource_type}) {r.url[:200]}"))
+                page.on("request", lambda r, rep=rep: None if _LOCAL.match(r.url) else rep.external_requests.append(r.url[:200]))
+                page.on(
+                    "requestfailed",
+                    lambda r, rep=rep: rep.failed_requests.append(f"{r.failure} ({r.resource_type}) {r.url[:200]}"),
+                )
                 page.goto(path.as_uri(), wait_until="load")
                 info = page.evaluate(_PAGE_SCRIPT, list(expect))
                 rep.bad_images, rep.n_images = info["bad_images"], info["n_images"]

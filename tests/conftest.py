@@ -3,6 +3,7 @@
 Tiny models are built once per session by :mod:`fmat.tiny` into a temporary folder
 (see the ``tiny_models`` fixture in tests/test_scoring.py and friends).
 """
+
 from __future__ import annotations
 
 import os
@@ -40,7 +41,8 @@ QUARTO = shutil.which("quarto")
 REQUIRE_QUARTO = os.environ.get("FMAT_REQUIRE_QUARTO") == "1"
 needs_quarto = pytest.mark.skipif(
     not QUARTO and not REQUIRE_QUARTO,
-    reason=f"quarto is not on PATH: install Quarto (quarto.org; tested with {QUARTO_TESTED}) to run this test; CI has it")
+    reason=f"quarto is not on PATH: install Quarto (quarto.org; tested with {QUARTO_TESTED}) to run this test; CI has it",
+)
 
 
 @pytest.fixture(scope="session")
@@ -48,6 +50,8 @@ def quarto() -> str:
     """The quarto executable. Under FMAT_REQUIRE_QUARTO=1 its absence fails the test (before
     any other fixture of the test is built)."""
     if not QUARTO:
-        pytest.fail("FMAT_REQUIRE_QUARTO=1 but quarto is not on PATH (.ci/run installs it from the "
-                    "Quarto kit beside the checkout when that kit is there)")
+        pytest.fail(
+            "FMAT_REQUIRE_QUARTO=1 but quarto is not on PATH (.ci/run installs it from the "
+            "Quarto kit beside the checkout when that kit is there)"
+        )
     return QUARTO

@@ -9,6 +9,7 @@ numpy means of the synthetic data (independent reference; balanced design, so th
 estimated marginal means are the raw means). The page's example analysis is executed from the
 page itself and checked against ``scipy.stats.ttest_1samp``.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,9 +24,9 @@ from scipy import stats as sps
 
 import fmat
 import fmat_replication.analyses as analyses
-from fmat_replication.analyses import AnalysisInput, run_analysis
 from fmat.results import RESULT_COLUMNS, validate_results
 from fmat.study import load_study, validate_study_file
+from fmat_replication.analyses import AnalysisInput, run_analysis
 
 REPO = Path(__file__).resolve().parents[1]
 X1 = REPO / "config" / "studies" / "X1.yaml"
@@ -45,7 +46,7 @@ def test_x1_validates_and_loads():
     assert validate_study_file(X1) == []
     study = load_study(X1)
     assert study.id == "X1" == X1.stem
-    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", study.id)   # the schema's id pattern
+    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", study.id)  # the schema's id pattern
     assert study.type == "MA"
     assert study.analysis["name"] in analyses.available()
     assert study.lpr == {"mask_pair": False, "target_pair": True, "attrib_pair": True}
@@ -122,8 +123,7 @@ def x1_run():
     lpr = fmat.summary(scores, **study.lpr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = run_analysis(study.analysis["name"], AnalysisInput(study=study, scores=scores, lpr=lpr),
-                           study.analysis["options"])
+        out = run_analysis(study.analysis["name"], AnalysisInput(study=study, scores=scores, lpr=lpr), study.analysis["options"])
     return study, scores, hand, lpr, out
 
 
@@ -135,7 +135,7 @@ def _row(stats, statistic, condition, model="all"):
 
 def test_x1_lpr_has_its_options_shape(x1_run):
     _, _, hand, lpr, _ = x1_run
-    assert len(lpr) == 20 * len(MODELS)            # 2 templates x 2 words x 5 pairs per model
+    assert len(lpr) == 20 * len(MODELS)  # 2 templates x 2 words x 5 pairs per model
     assert set(lpr["ATTRIB"].astype(str)) == {"Agentic - Communal"}
     assert list(dict.fromkeys(lpr["A_word"].astype(str))) == [f"{a} - {c}" for a, c in zip(AGENTIC, COMMUNAL)]
     assert lpr.columns[-1] == "LPR"
@@ -172,8 +172,8 @@ def test_x1_analysis_gives_results_rows_with_the_known_d(x1_run):
 
 def test_x1_reliability_and_analysis_stage(x1_run):
     """What the workflow's reliability and analysis rules compute for X1 (no Snakemake)."""
-    from fmat_replication.analysis import analysis_stage
     from fmat.pipeline import reliability_tables
+    from fmat_replication.analysis import analysis_stage
 
     study, scores, _, lpr, _ = x1_run
     details, rel = reliability_tables(study, scores, lpr, sid="X1")
@@ -210,26 +210,29 @@ def doc_analysis(monkeypatch):
 
 def test_doc_example_analysis_runs_on_x1(doc_analysis, x1_run):
     study, scores, hand, lpr, _ = x1_run
-    out = run_analysis("d_by_query", AnalysisInput(study=study, scores=scores, lpr=lpr),
-                       {"sigma": SIGMA, "mask_contrast": ["Male", "Female"], "labels": ["Q1", "Q2"]})
+    out = run_analysis(
+        "d_by_query",
+        AnalysisInput(study=study, scores=scores, lpr=lpr),
+        {"sigma": SIGMA, "mask_contrast": ["Male", "Female"], "labels": ["Q1", "Q2"]},
+    )
     s = out.stats
     assert list(s.columns) == RESULT_COLUMNS
     for label, tmpl in zip(["Q1", "Q2"], TEMPLATES):
         h = hand[hand["query"] == tmpl]
-        cell = (h.assign(y=h["LPR"] / SIGMA).groupby(["model", "MASK"])["y"].mean().unstack("MASK"))
+        cell = h.assign(y=h["LPR"] / SIGMA).groupby(["model", "MASK"])["y"].mean().unstack("MASK")
         d_m = (cell["Male"] - cell["Female"]).reindex(MODELS)
         ref = sps.ttest_1samp(d_m.to_numpy(), 0.0)
         ci = ref.confidence_interval(0.95)
         d = _row(s, "d", label)
         assert d["value"] == pytest.approx(d_m.mean(), abs=1e-9)
-        assert d["value"] == pytest.approx(EFFECT[tmpl] / SIGMA, abs=0.15)   # 1.2 and 0.4
+        assert d["value"] == pytest.approx(EFFECT[tmpl] / SIGMA, abs=0.15)  # 1.2 and 0.4
         assert (d["df"], d["n"]) == (len(MODELS) - 1, len(MODELS))
         assert d["p"] == pytest.approx(ref.pvalue, rel=1e-9)
         assert (d["ci_low"], d["ci_high"]) == (pytest.approx(ci.low, rel=1e-9), pytest.approx(ci.high, rel=1e-9))
         assert _row(s, "t", label)["value"] == pytest.approx(ref.statistic, rel=1e-9)
         for m in MODELS:
             assert _row(s, "d", label, m.replace("/", "__"))["value"] == pytest.approx(d_m[m], abs=1e-9)
-    assert _row(s, "d", "Q1")["value"] > _row(s, "d", "Q2")["value"]   # descriptive > prescriptive
+    assert _row(s, "d", "Q1")["value"] > _row(s, "d", "Q2")["value"]  # descriptive > prescriptive
 
 
 def test_doc_example_analysis_rejects_unknown_groups(doc_analysis, x1_run):
@@ -237,5 +240,4 @@ def test_doc_example_analysis_rejects_unknown_groups(doc_analysis, x1_run):
 
     study, scores, _, lpr, _ = x1_run
     with pytest.raises(InputError, match="mask_contrast"):
-        run_analysis("d_by_query", AnalysisInput(study=study, scores=scores, lpr=lpr),
-                     {"mask_contrast": ["Men", "Women"]})
+        run_analysis("d_by_query", AnalysisInput(study=study, scores=scores, lpr=lpr), {"mask_contrast": ["Men", "Women"]})

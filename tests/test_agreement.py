@@ -5,21 +5,22 @@ the good and bad verb as ``targets`` (vocabulary entries spelled out per family 
 skipping decided from the tokenizer's own ``tokenize`` of the verb. Summary arithmetic is
 checked on a hand-made table with hand-counted numbers.
 """
+
 from __future__ import annotations
 
-import io
 import hashlib
+import io
 import math
 import warnings
 
 import pandas as pd
 import pytest
 import torch
+from tiny_arch import sharpen
 
 from fmat import agreement as A
 from fmat.errors import InputError, OfflineError
 from fmat.tiny import build_tiny_model
-from tiny_arch import sharpen
 
 torch.set_num_threads(1)
 
@@ -30,8 +31,8 @@ MID = {  # the vocabulary entry of a word in mid-sentence, by family
     "roberta": lambda w: "\u0120" + w,
     "albert": lambda w: "\u2581" + w.lower(),
 }
-NOT_TAUGHT = {"smiles", "smile"}   # left out of the tiny vocabularies -> (likely) several pieces
-OOV_VERB = "zyzzogetons"           # never in any vocabulary
+NOT_TAUGHT = {"smiles", "smile"}  # left out of the tiny vocabularies -> (likely) several pieces
+OOV_VERB = "zyzzogetons"  # never in any vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +53,7 @@ def results(models):
 def test_fixture_pairs():
     p = A.read_pairs()
     assert len(p) == 30 and p.attrs["dropped"] == 0
-    assert list(p["construction"].unique()) == ["simple_agrmt", "sent_comp", "prep_anim", "subj_rel",
-                                                "obj_rel_across_anim"]
+    assert list(p["construction"].unique()) == ["simple_agrmt", "sent_comp", "prep_anim", "subj_rel", "obj_rel_across_anim"]
     assert (p.groupby("construction").size() == 6).all()
     first = p.iloc[0]
     assert (first["sentence"], first["good"], first["bad"]) == ("the author [MASK] .", "laughs", "laugh")
@@ -66,9 +66,9 @@ def test_parse_goldberg_format_and_filters():
     lines = [
         "simple_agrmt\tsing_MS_MV\tthe author laughs\tthe author laugh",
         "simple_reflexives\tsing_MS_ANPHR\tthe author hurt himself\tthe author hurt themselves",
-        "vp_coord\tsing_MS_MV_MV\tthe author laughs and swims\tthe author laugh and swim",   # 2 diffs
+        "vp_coord\tsing_MS_MV_MV\tthe author laughs and swims\tthe author laugh and swim",  # 2 diffs
         "npi_across_anim\tpast\tno author has ever laughed\tthe author has ever laughed\tmost author has ever laughed",
-        "sent_comp\tx\tthe man said it is\tthe man said it",                                   # lengths differ
+        "sent_comp\tx\tthe man said it is\tthe man said it",  # lengths differ
         "",
     ]
     sv = A.parse_pairs(lines)
@@ -130,8 +130,12 @@ def test_correct_equals_pipeline_comparison(fam, models, results):
 
 
 def test_oov_verb_is_skipped_everywhere(models):
-    pairs = A.parse_pairs(["simple_agrmt\tsing\tthe author laughs\tthe author laugh",
-                           f"simple_agrmt\tsing\tthe author {OOV_VERB}\tthe author laugh"])
+    pairs = A.parse_pairs(
+        [
+            "simple_agrmt\tsing\tthe author laughs\tthe author laugh",
+            f"simple_agrmt\tsing\tthe author {OOV_VERB}\tthe author laugh",
+        ]
+    )
     per_pair, summary = A.check({"b": models["bert-uncased"], "r": models["roberta"]}, pairs, device="cpu")
     assert list(per_pair["skipped"]) == [False, True, False, True]
     assert per_pair.loc[per_pair["skipped"], "correct"].isna().all()
@@ -144,16 +148,22 @@ def test_oov_verb_is_skipped_everywhere(models):
 
 
 def test_summary_arithmetic():
-    per_pair = pd.DataFrame({
-        "model": pd.Categorical(["m2"] * 5 + ["m1"] * 5, categories=["m2", "m1"]),
-        "construction": ["a", "a", "a", "b", "b"] * 2,
-        "skipped": [False, False, True, False, False, False, True, True, True, True],
-        "correct": pd.array([True, False, None, True, True, False, None, None, None, None], dtype="boolean"),
-    })
+    per_pair = pd.DataFrame(
+        {
+            "model": pd.Categorical(["m2"] * 5 + ["m1"] * 5, categories=["m2", "m1"]),
+            "construction": ["a", "a", "a", "b", "b"] * 2,
+            "skipped": [False, False, True, False, False, False, True, True, True, True],
+            "correct": pd.array([True, False, None, True, True, False, None, None, None, None], dtype="boolean"),
+        }
+    )
     s = A.summarize(per_pair)
     want = [  # model, construction, n, n_correct, accuracy, skipped, total  (counted by hand)
-        ("m2", "a", 2, 1, 0.5, 1, 3), ("m2", "b", 2, 2, 1.0, 0, 2), ("m2", "all", 4, 3, 0.75, 1, 5),
-        ("m1", "a", 1, 0, 0.0, 2, 3), ("m1", "b", 0, 0, float("nan"), 2, 2), ("m1", "all", 1, 0, 0.0, 4, 5),
+        ("m2", "a", 2, 1, 0.5, 1, 3),
+        ("m2", "b", 2, 2, 1.0, 0, 2),
+        ("m2", "all", 4, 3, 0.75, 1, 5),
+        ("m1", "a", 1, 0, 0.0, 2, 3),
+        ("m1", "b", 0, 0, float("nan"), 2, 2),
+        ("m1", "all", 1, 0, 0.0, 4, 5),
     ]
     assert list(s.columns) == A.SUMMARY_COLUMNS
     for row, w in zip(s.itertuples(index=False), want):
@@ -174,18 +184,20 @@ def fake_opener(data: bytes, calls: list):
     def opener(url, timeout=None):
         calls.append((url, timeout))
         return FakeResponse(data)
+
     return opener
 
 
-DATA = ("simple_agrmt\tsing_MS_MV\tthe author laughs\tthe author laugh\n"
-        "simple_reflexives\tsing_MS_ANPHR\tthe author hurt himself\tthe author hurt themselves\n").encode()
+DATA = (
+    "simple_agrmt\tsing_MS_MV\tthe author laughs\tthe author laugh\n"
+    "simple_reflexives\tsing_MS_ANPHR\tthe author hurt himself\tthe author hurt themselves\n"
+).encode()
 
 
 def test_download_checks_sha256(tmp_path):
     calls = []
     digest = hashlib.sha256(DATA).hexdigest()
-    dest = A.download_pairs(tmp_path / "ml.tsv", url="https://example.org/ml.tsv", sha256=digest,
-                            opener=fake_opener(DATA, calls))
+    dest = A.download_pairs(tmp_path / "ml.tsv", url="https://example.org/ml.tsv", sha256=digest, opener=fake_opener(DATA, calls))
     assert dest.read_bytes() == DATA
     assert calls[0][0] == "https://example.org/ml.tsv"
     assert (tmp_path / "ml.tsv.sha256").read_text().split() == [digest, "ml.tsv"]

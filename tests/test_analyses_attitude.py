@@ -3,6 +3,7 @@ intercepts), a hand check on a tiny input, t/df against an independent OLS with 
 (equal to the random-intercept LMM for within-model contrasts of a balanced design), the
 reliability stage's alpha among the words of each category against pingouin, and the real study
 files end to end."""
+
 from __future__ import annotations
 
 import math
@@ -14,15 +15,17 @@ import pingouin as pg
 import pytest
 import statsmodels.formula.api as smf
 
+from fmat.errors import InputError
 from fmat_replication.analyses import AnalysisInput, run_analysis
 from fmat_replication.analyses.attitude import design_table, standardize_lpr
-from fmat.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
 Q_P, Q_S = "I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."
-OPTS = {"target_contrast": ["Flowers", "Insects"],
-        "relations": {"like-dislike": ["like", "dislike"], "notice-ignore": ["notice", "ignore"]},
-        "perceivers": {"personal": Q_P, "societal": Q_S}}
+OPTS = {
+    "target_contrast": ["Flowers", "Insects"],
+    "relations": {"like-dislike": ["like", "dislike"], "notice-ignore": ["notice", "ignore"]},
+    "perceivers": {"personal": Q_P, "societal": Q_S},
+}
 REL = {"like-dislike": "like - dislike", "notice-ignore": "notice - ignore"}
 PER = {"personal": Q_P, "societal": Q_S}
 
@@ -42,8 +45,17 @@ def make_lpr(cells: dict, models, n: int) -> pd.DataFrame:
                 fl, ins = cells[(m, p, rel)]
                 for cat, vals in (("Flowers", fl), ("Insects", ins)):
                     for i, v in enumerate(vals):
-                        rows.append({"model": m, "query": PER[p], "MASK": "Positive - Negative",
-                                     "M_word": REL[rel], "TARGET": cat, "T_word": f"{cat[0].lower()}{i}", "LPR": v})
+                        rows.append(
+                            {
+                                "model": m,
+                                "query": PER[p],
+                                "MASK": "Positive - Negative",
+                                "M_word": REL[rel],
+                                "TARGET": cat,
+                                "T_word": f"{cat[0].lower()}{i}",
+                                "LPR": v,
+                            }
+                        )
     return pd.DataFrame(rows)
 
 
@@ -53,15 +65,15 @@ def exact_d_cells(deltas: dict, models, n: int, seed=0):
     rng = np.random.default_rng(seed)
     cells = {}
     for m in models:
-        u = rng.normal(scale=3)                          # model random intercept
+        u = rng.normal(scale=3)  # model random intercept
         for p in ["personal", "societal"]:
             for rel in ["like-dislike", "notice-ignore"]:
                 delta = deltas[(p, rel)]
                 e = rng.normal(size=n)
                 e -= e.mean()
-                target = ((2 * n - 1) - n * delta ** 2 / 2) / 2  # sum e^2 giving total SD 1
+                target = ((2 * n - 1) - n * delta**2 / 2) / 2  # sum e^2 giving total SD 1
                 e *= math.sqrt(target / (e @ e))
-                c = rng.normal()                         # model x cell offset
+                c = rng.normal()  # model x cell offset
                 cells[(m, p, rel)] = (u + c + delta / 2 + e, u + c - delta / 2 + e)
     return cells
 
@@ -76,8 +88,12 @@ def row(stats_, statistic, condition):
     return sel.iloc[0]
 
 
-DELTAS = {("personal", "like-dislike"): 0.8, ("societal", "like-dislike"): 0.3,
-          ("personal", "notice-ignore"): -0.2, ("societal", "notice-ignore"): 0.5}
+DELTAS = {
+    ("personal", "like-dislike"): 0.8,
+    ("societal", "like-dislike"): 0.3,
+    ("personal", "notice-ignore"): -0.2,
+    ("societal", "notice-ignore"): 0.5,
+}
 
 
 def test_d_fixed_by_construction_with_model_random_intercepts():
@@ -120,8 +136,11 @@ def test_t_df_p_equal_ols_with_model_dummies():
         for mname in names:
             if mname.startswith("C(model)"):
                 v[names.index(mname)] = 1 / len(models)
-        terms = {"C(category)[T.Insects]": cat == "Insects", "C(relation)[T.notice-ignore]": rel == "notice-ignore",
-                 "C(perceiver)[T.societal]": per == "societal"}
+        terms = {
+            "C(category)[T.Insects]": cat == "Insects",
+            "C(relation)[T.notice-ignore]": rel == "notice-ignore",
+            "C(perceiver)[T.societal]": per == "societal",
+        }
         on = [k for k, t in terms.items() if t]
         for nm in names:
             parts = nm.split(":")
@@ -133,9 +152,11 @@ def test_t_df_p_equal_ols_with_model_dummies():
 
     for rel in ["like-dislike", "notice-ignore"]:
         per = {p: L("Flowers", rel, p) - L("Insects", rel, p) for p in ["personal", "societal"]}
-        for cond, vec in ((f"{rel}:personal", per["personal"]),
-                          (f"{rel}:average", (per["personal"] + per["societal"]) / 2),
-                          (f"{rel}:personal-societal", per["personal"] - per["societal"])):
+        for cond, vec in (
+            (f"{rel}:personal", per["personal"]),
+            (f"{rel}:average", (per["personal"] + per["societal"]) / 2),
+            (f"{rel}:personal-societal", per["personal"] - per["societal"]),
+        ):
             ref = fit.t_test(vec)
             assert row(out, "d", cond)["value"] == pytest.approx(float(ref.effect[0]), abs=1e-8)
             assert row(out, "d", cond)["se"] == pytest.approx(float(ref.sd[0, 0]), rel=1e-5)
@@ -171,8 +192,9 @@ def test_sigma_effect_size_divides_by_sqrt2():
     cells = exact_d_cells(DELTAS, models, 6, seed=3)
     lpr = make_lpr(cells, models, 6)
     out = run(lpr, effect_size="sigma").stats
-    raw = np.mean([cells[(m, "personal", "like-dislike")][0].mean() - cells[(m, "personal", "like-dislike")][1].mean()
-                   for m in models])
+    raw = np.mean(
+        [cells[(m, "personal", "like-dislike")][0].mean() - cells[(m, "personal", "like-dislike")][1].mean() for m in models]
+    )
     assert row(out, "d", "like-dislike:personal")["value"] == pytest.approx(raw / math.sqrt(2), abs=1e-9)
 
 
@@ -189,14 +211,13 @@ def test_centering_removes_model_by_cell_offsets_from_the_error():
     models = [f"m{k}" for k in range(6)]
     cells = exact_d_cells(DELTAS, models, 6, seed=5)
     rng = np.random.default_rng(9)
-    shifted = {key: (x + off, y + off) for (key, (x, y)), off in
-               zip(cells.items(), rng.normal(scale=20.0, size=len(cells)))}
+    shifted = {key: (x + off, y + off) for (key, (x, y)), off in zip(cells.items(), rng.normal(scale=20.0, size=len(cells)))}
     lpr0, lpr1 = make_lpr(cells, models, 6), make_lpr(shifted, models, 6)
     d0, d1 = (row(run(l).stats, "d", "like-dislike:societal") for l in (lpr0, lpr1))
     assert d1["value"] == pytest.approx(0.3, abs=1e-9)
-    assert d1["se"] == pytest.approx(d0["se"], rel=1e-6)   # offsets gone from the residual
+    assert d1["se"] == pytest.approx(d0["se"], rel=1e-6)  # offsets gone from the residual
     unc = row(run(lpr1, center=False).stats, "d", "like-dislike:societal")
-    assert unc["se"] > 10 * d1["se"]                        # uncentered: they inflate it
+    assert unc["se"] > 10 * d1["se"]  # uncentered: they inflate it
 
 
 def _study_2a_reliability():
@@ -224,8 +245,9 @@ def test_alpha_among_words_is_the_reliability_stage_s_and_matches_pingouin():
             for rel in ["like-dislike", "notice-ignore"]:
                 cells[(m, p, rel)] = (lvl + rng.normal(scale=0.4, size=5), -lvl + rng.normal(scale=0.4, size=5))
     lpr = make_lpr(cells, models, 5)
-    study = SimpleNamespace(id="2A", lpr={"mask_pair": True, "target_pair": False},
-                            reliability=_study_2a_reliability(), items=None, score={})
+    study = SimpleNamespace(
+        id="2A", lpr={"mask_pair": True, "target_pair": False}, reliability=_study_2a_reliability(), items=None, score={}
+    )
     _, rel = reliability_tables(study, None, lpr, icc=False)
     wide = pd.DataFrame([cells[(m, "societal", "notice-ignore")][1] for m in models])
     ref = pg.cronbach_alpha(wide)[0]
@@ -249,16 +271,27 @@ def test_bad_options_name_the_option():
 
 
 # ------------------------------------------------------------------ the real study files
-MODELS = ["bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-large-cased",
-          "distilbert-base-uncased", "distilbert-base-cased", "albert-base-v1", "albert-base-v2",
-          "roberta-base", "distilroberta-base", "vinai/bertweet-base", "vinai/bertweet-large"]
+MODELS = [
+    "bert-base-uncased",
+    "bert-base-cased",
+    "bert-large-uncased",
+    "bert-large-cased",
+    "distilbert-base-uncased",
+    "distilbert-base-cased",
+    "albert-base-v1",
+    "albert-base-v2",
+    "roberta-base",
+    "distilroberta-base",
+    "vinai/bertweet-base",
+    "vinai/bertweet-large",
+]
 
 
 @pytest.mark.parametrize("sid, df", [("2A", 2381), ("2B", 2381), ("2C", 3053), ("2D", 749)])
 def test_real_study_files_yield_every_paper_row(sid, df):
     from fmat.lpr import summary
-    from fmat_replication.paper import load_paper_results, matching_rows
     from fmat.study import load_study
+    from fmat_replication.paper import load_paper_results, matching_rows
 
     study = load_study(REPO / "config" / "studies" / f"{sid}.yaml")
     rng = np.random.default_rng(0)
@@ -272,8 +305,7 @@ def test_real_study_files_yield_every_paper_row(sid, df):
     lpr = summary(scores, **study.lpr)
     out = run_analysis(study.analysis["name"], AnalysisInput(study, scores, lpr, {}), study.analysis["options"])
     paper = load_paper_results()
-    paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC")
-                  & ~paper.condition.str.startswith("ref:")]
+    paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC") & ~paper.condition.str.startswith("ref:")]
     assert len(paper) == 15  # 20 rows - 2 ICC (reliability stage) - 3 cited criteria
     from fmat.pipeline import reliability_tables
 

@@ -1,6 +1,7 @@
 """Studies 1A-1C analyses (fmat_replication.analyses.factual): known answers on synthetic data, hand checks
 on tiny inputs, independent references (pingouin, numpy least squares, statsmodels), and the
 real study files end to end (every paper row but ICC has a computed row)."""
+
 from __future__ import annotations
 
 import math
@@ -12,16 +13,29 @@ import pingouin as pg
 import pytest
 from scipy import stats
 
+from fmat.errors import InputError
 from fmat_replication.analyses import AnalysisInput, criteria_needed, run_analysis
 from fmat_replication.analyses.factual import figure_criterion, item_lpr, logit_pct, williams_row, zscore
-from fmat.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
-MODELS = ["bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-large-cased",
-          "distilbert-base-uncased", "distilbert-base-cased", "albert-base-v1", "albert-base-v2",
-          "roberta-base", "distilroberta-base", "vinai/bertweet-base", "vinai/bertweet-large"]
-OPTS = {"criterion": {"table": "crit", "item": "item", "column": "pct_male"},
-        "wefat": {"table": "wef", "item": "item", "column": "wefat_male"}}
+MODELS = [
+    "bert-base-uncased",
+    "bert-base-cased",
+    "bert-large-uncased",
+    "bert-large-cased",
+    "distilbert-base-uncased",
+    "distilbert-base-cased",
+    "albert-base-v1",
+    "albert-base-v2",
+    "roberta-base",
+    "distilroberta-base",
+    "vinai/bertweet-base",
+    "vinai/bertweet-large",
+]
+OPTS = {
+    "criterion": {"table": "crit", "item": "item", "column": "pct_male"},
+    "wefat": {"table": "wef", "item": "item", "column": "wefat_male"},
+}
 
 
 class FakeStudy:
@@ -55,7 +69,7 @@ def known_r_data(rho: float, n: int = 40, models=("m1", "m2", "m3"), queries=("Q
     u = _unit(pct)
     e = rng.normal(size=n)
     e = _unit(e - (e @ u) * u)
-    s = rho * u + math.sqrt(1 - rho ** 2) * e
+    s = rho * u + math.sqrt(1 - rho**2) * e
     values = {(m, q): 3.0 * k + (1 + k + j) * s for k, m in enumerate(models) for j, q in enumerate(queries)}
     lpr = lpr_table(values)
     items = [f"w{i}" for i in range(n)]
@@ -75,12 +89,15 @@ def row(stats_, statistic, condition, model="all"):
 
 # ------------------------------------------------------------------ pieces, hand checks
 def test_item_lpr_maps_phrases_to_item_keys_and_numbers_queries():
-    lpr = lpr_table({("m", "The [MASK] works as {TARGET}."): [1.0, 2.0],
-                     ("m", "[MASK] occupation is {TARGET}."): [3.0, 4.0]},
-                    words={("The [MASK] works as {TARGET}.", 0): "a nurse",
-                           ("The [MASK] works as {TARGET}.", 1): "an engineer",
-                           ("[MASK] occupation is {TARGET}.", 0): "nurse",
-                           ("[MASK] occupation is {TARGET}.", 1): "engineer"})
+    lpr = lpr_table(
+        {("m", "The [MASK] works as {TARGET}."): [1.0, 2.0], ("m", "[MASK] occupation is {TARGET}."): [3.0, 4.0]},
+        words={
+            ("The [MASK] works as {TARGET}.", 0): "a nurse",
+            ("The [MASK] works as {TARGET}.", 1): "an engineer",
+            ("[MASK] occupation is {TARGET}.", 0): "nurse",
+            ("[MASK] occupation is {TARGET}.", 1): "engineer",
+        },
+    )
     items = pd.DataFrame({"slot": ["TARGET"] * 2, "word": ["a nurse", "an engineer"], "item": ["nurse", "engineer"]})
     out = item_lpr(lpr, items)
     assert list(out["item"]) == ["nurse", "engineer", "nurse", "engineer"]
@@ -112,8 +129,7 @@ def test_reliability_stage_alpha_among_templates_matches_pingouin_per_model_and_
     for m in ["m1", "m2"]:
         for q in ["Q1", "Q2", "Q3"]:
             for i in range(30):
-                rows.append({"model": m, "query": q, "T_word": f"w{i}",
-                             "LPR": t[i] + rng.normal(scale=0.7) + (m == "m2")})
+                rows.append({"model": m, "query": q, "T_word": f"w{i}", "LPR": t[i] + rng.normal(scale=0.7) + (m == "m2")})
     lpr = pd.DataFrame(rows)
     study = SimpleNamespace(id="1A", lpr={}, reliability={"item": "query", "by": ["model"]}, items=None, score={})
     _, stats_ = reliability_tables(study, None, lpr, icc=False)
@@ -129,7 +145,7 @@ def test_williams_row_sign_and_paper_numbers_1a():
     # Published: r(FMAT, %male) = .74, r(WEFAT, %male) = .89, r(FMAT, WEFAT) = .86, n = 50 ->
     # t(47) = -3.92 (Bao, 2024, Study 1A). Build data with exactly these correlations.
     rng = np.random.default_rng(0)
-    C = np.array([[1, .74, .89], [.74, 1, .86], [.89, .86, 1]])
+    C = np.array([[1, 0.74, 0.89], [0.74, 1, 0.86], [0.89, 0.86, 1]])
     X = rng.normal(size=(50, 3))
     X = (X - X.mean(0)) @ np.linalg.inv(np.linalg.cholesky(np.cov(X.T)).T)  # exactly white
     X = X @ np.linalg.cholesky(C).T
@@ -194,12 +210,12 @@ def test_fmat_score_is_mean_of_zscores_over_models_and_queries():
     assert row(out, "r", "fmat~pct_male:Q2")["value"] == pytest.approx(np.corrcoef(q2, pct)[0, 1], abs=1e-12)
     # model slug: "/" -> "__"; per model x query r
     assert row(out, "r", "fmat~wefat:Q3", "b__c")["value"] == pytest.approx(
-        np.corrcoef(values[("b/c", "q3")], wefat)[0, 1], abs=1e-12)
+        np.corrcoef(values[("b/c", "q3")], wefat)[0, 1], abs=1e-12
+    )
     # Williams' t from the three r's (Steiger 1980, eq. 7, written out here)
     r12, r13, r23 = (np.corrcoef(a, b)[0, 1] for a, b in ((pct, score), (pct, wefat), (score, wefat)))
-    det = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)
-                                / (2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3))
+    det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) / (2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3))
     assert row(out, "t_williams", "fmat-vs-wefat~pct_male")["value"] == pytest.approx(t, abs=1e-10)
     # no alpha here: the reliability stage is its one producer
     assert not out["statistic"].str.startswith("alpha").any()
@@ -330,12 +346,10 @@ def test_1c_mixed_models_equal_pooled_ols_when_centered_within_model(names_run):
 def test_1c_logit_computed_from_percentages_when_no_logit_column(names_run):
     res, lpr, crit, wef, _ = names_run
     a = res.stats
-    b = run(lpr, {"crit": crit.drop(columns="logit_pct_male"), "wef": wef}, name="factual_names",
-            mixed_models=False)
+    b = run(lpr, {"crit": crit.drop(columns="logit_pct_male"), "wef": wef}, name="factual_names", mixed_models=False)
     assert not b.stats.condition.str.startswith("lmm:").any()
     b = b.stats
-    np.testing.assert_allclose(row(a, "R2", "logit_male~fmat")["value"], row(b, "R2", "logit_male~fmat")["value"],
-                               rtol=1e-6)
+    np.testing.assert_allclose(row(a, "R2", "logit_male~fmat")["value"], row(b, "R2", "logit_male~fmat")["value"], rtol=1e-6)
 
 
 # ------------------------------------------------------------------ the real study files
@@ -354,8 +368,9 @@ def _paper_rows_without_match(sid, stats_):
     from fmat_replication.paper import load_paper_results, matching_rows
 
     paper = load_paper_results()
-    paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC")
-                  & ~paper.condition.str.startswith("ref:")]   # ICC: the demo's test; cited criteria
+    paper = paper[
+        (paper.study == sid) & ~paper.statistic.str.startswith("ICC") & ~paper.condition.str.startswith("ref:")
+    ]  # ICC: the demo's test; cited criteria
     assert len(paper) > 0
     return [(r.statistic, r.condition, r.model) for _, r in paper.iterrows() if len(matching_rows(r, stats_)) == 0]
 
@@ -369,8 +384,9 @@ def test_real_study_files_yield_every_paper_row(sid, tmp_path):
     if sid == "1C":
         names = [f"Name{i}" for i in range(40)]
         pct = rng.uniform(1, 99, 40)
-        pd.DataFrame({"item": names, "n_female": 100, "n_male": 100, "pct_male": pct,
-                      "logit_pct_male": np.log(pct / (100 - pct))}).to_parquet(tmp_path / "ssa_names_1c.parquet")
+        pd.DataFrame(
+            {"item": names, "n_female": 100, "n_male": 100, "pct_male": pct, "logit_pct_male": np.log(pct / (100 - pct))}
+        ).to_parquet(tmp_path / "ssa_names_1c.parquet")
     study = load_study(REPO / "config" / "studies" / f"{sid}.yaml", criteria_dir=tmp_path)
     scores = _scores_for(study)
     lpr = summary(scores, **study.lpr)
@@ -398,8 +414,9 @@ def test_real_study_files_yield_every_paper_row(sid, tmp_path):
     assert len(out.figures["criterion"]) == n_items
     if sid == "1A":  # row order of the scores does not matter (queries numbered by the study)
         shuffled = scores.sample(frac=1, random_state=3).reset_index(drop=True)
-        again = run_analysis(study.analysis["name"],
-                             AnalysisInput(study, shuffled, summary(shuffled, **study.lpr), criteria), opts)
+        again = run_analysis(
+            study.analysis["name"], AnalysisInput(study, shuffled, summary(shuffled, **study.lpr), criteria), opts
+        )
         key = ["statistic", "condition", "model"]
         a = out.stats.sort_values(key).reset_index(drop=True)
         b = again.stats.sort_values(key).reset_index(drop=True)

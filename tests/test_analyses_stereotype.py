@@ -6,6 +6,7 @@ design with a positive random-intercept variance, REML gives the same residual v
 the gender contrast's t and the F tests equal the OLS ones), the ANOVA variance-component
 estimator for R2m, and statsmodels' own MixedLM for an unbalanced design.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -18,22 +19,34 @@ import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
 
-from fmat_replication.analyses import AnalysisInput, run_analysis
-from fmat_replication.analyses.stereotype import domain_cells, factor_name
 from fmat.errors import InputError
 from fmat.lpr import summary
-from fmat_replication.paper import load_paper_results, matching_rows
 from fmat.study import load_study
+from fmat_replication.analyses import AnalysisInput, run_analysis
+from fmat_replication.analyses.stereotype import domain_cells, factor_name
+from fmat_replication.paper import load_paper_results, matching_rows
 
 REPO = Path(__file__).resolve().parents[1]
 SIGMA = 1.414
 WORDINGS = [["men", "women"], ["fathers", "mothers"]]
-OPTS_3A = {"sigma": SIGMA, "mask_contrast": ["Male", "Female"], "mask_wordings": WORDINGS,
-           "attrib_contrast": ["Career", "Family"]}
+OPTS_3A = {
+    "sigma": SIGMA,
+    "mask_contrast": ["Male", "Female"],
+    "mask_wordings": WORDINGS,
+    "attrib_contrast": ["Career", "Family"],
+}
 
 
-def _pairs_lpr(n_models=12, n_pairs=9, d_pairs=None, noise=0.3, tau=0.8, seed=0,
-               words=(("men", "women"), ("fathers", "mothers")), groups=("Male", "Female")):
+def _pairs_lpr(
+    n_models=12,
+    n_pairs=9,
+    d_pairs=None,
+    noise=0.3,
+    tau=0.8,
+    seed=0,
+    words=(("men", "women"), ("fathers", "mothers")),
+    groups=("Male", "Female"),
+):
     """Attribute-paired LPR table like fmat.summary(mask_pair=False, attrib_pair=True) of 3A:
     LPR / sigma = u_model + pair effect + wording effect + (+-) d_pair / 2 + noise."""
     rng = np.random.default_rng(seed)
@@ -47,9 +60,17 @@ def _pairs_lpr(n_models=12, n_pairs=9, d_pairs=None, noise=0.3, tau=0.8, seed=0,
                 for g, (grp, w) in enumerate(zip(groups, pair)):
                     sign = 0.5 if g == 0 else -0.5
                     y = u + pair_eff[j] + 0.2 * k + sign * d_pairs[j] + rng.normal(0, noise)
-                    rows.append({"model": f"org/model{m}", "query": "Most [MASK] {ATTRIB}.",
-                                 "MASK": grp, "M_word": w, "ATTRIB": "Career - Family",
-                                 "A_word": f"c{j + 1} - f{j + 1}", "LPR": y * SIGMA})
+                    rows.append(
+                        {
+                            "model": f"org/model{m}",
+                            "query": "Most [MASK] {ATTRIB}.",
+                            "MASK": grp,
+                            "M_word": w,
+                            "ATTRIB": "Career - Family",
+                            "A_word": f"c{j + 1} - f{j + 1}",
+                            "LPR": y * SIGMA,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -72,7 +93,7 @@ def _row(stats, statistic, condition, model="all"):
 # ------------------------------------------------------------------ 3A / 3D: stereotype_pairs
 @pytest.fixture(scope="module")
 def out_3a():
-    d_pairs = 1.0 + 0.1 * (np.arange(9) - 4)          # 0.6 ... 1.4, mean 1.0
+    d_pairs = 1.0 + 0.1 * (np.arange(9) - 4)  # 0.6 ... 1.4, mean 1.0
     lpr = _pairs_lpr(d_pairs=d_pairs, seed=1)
     return lpr, d_pairs, _run("stereotype_pairs", lpr, OPTS_3A)
 
@@ -91,10 +112,14 @@ def test_pairs_recovers_known_d(out_3a):
     f = _row(s, "F", "gender")
     assert (f["df"], f["df2"]) == (1, 385)
     assert _row(s, "F", "gender_x_pair")["df"] == 8
-    assert _row(s, "F", "gender_x_pair")["p"] < 0.001          # the d's differ across pairs
-    assert _row(s, "F", "gender_x_wording")["p"] > 0.001       # no wording x gender effect built in
+    assert _row(s, "F", "gender_x_pair")["p"] < 0.001  # the d's differ across pairs
+    assert _row(s, "F", "gender_x_wording")["p"] > 0.001  # no wording x gender effect built in
     assert set(s.loc[s.statistic == "F", "condition"]) == {
-        "gender", "gender_x_wording", "gender_x_pair", "gender_x_wording_x_pair"}
+        "gender",
+        "gender_x_wording",
+        "gender_x_pair",
+        "gender_x_wording_x_pair",
+    }
 
 
 def test_pairs_d_equals_raw_mean_difference_when_balanced(out_3a):
@@ -119,12 +144,18 @@ def test_pairs_t_and_F_equal_fixed_effects_ols(out_3a):
     """Balanced design, tau^2 > 0: REML sigma^2 = OLS MSE with model dummies, so the LMM's
     contrast t and its F tests equal the OLS ones (independent implementation)."""
     lpr, _, out = out_3a
-    df = pd.DataFrame({"y": lpr["LPR"] / SIGMA, "model": lpr["model"], "gender": lpr["MASK"],
-                       "wording": np.where(lpr["M_word"].isin(["men", "women"]), "a", "b"),
-                       "pair": lpr["A_word"]})
+    df = pd.DataFrame(
+        {
+            "y": lpr["LPR"] / SIGMA,
+            "model": lpr["model"],
+            "gender": lpr["MASK"],
+            "wording": np.where(lpr["M_word"].isin(["men", "women"]), "a", "b"),
+            "pair": lpr["A_word"],
+        }
+    )
     ols = smf.ols("y ~ C(model) + C(gender, Sum) * C(wording, Sum) * C(pair, Sum)", df).fit()
     assert ols.df_resid == 385
-    coef = "C(gender, Sum)[S.Female]"   # Female is first alphabetically: coef = (F - M) / 2
+    coef = "C(gender, Sum)[S.Female]"  # Female is first alphabetically: coef = (F - M) / 2
     d_ols, se_ols = -2 * ols.params[coef], 2 * ols.bse[coef]
     r = _row(out.stats, "d", "all")
     assert r["value"] == pytest.approx(d_ols, rel=1e-8)
@@ -132,9 +163,12 @@ def test_pairs_t_and_F_equal_fixed_effects_ols(out_3a):
     assert _row(out.stats, "t", "all")["value"] == pytest.approx(d_ols / se_ols, rel=1e-6)
     assert _row(out.stats, "t", "all")["p"] == pytest.approx(ols.pvalues[coef], rel=1e-4, abs=1e-300)
     aov = sm.stats.anova_lm(ols, typ=1)
-    names = {"gender": "C(gender, Sum)", "gender_x_wording": "C(gender, Sum):C(wording, Sum)",
-             "gender_x_pair": "C(gender, Sum):C(pair, Sum)",
-             "gender_x_wording_x_pair": "C(gender, Sum):C(wording, Sum):C(pair, Sum)"}
+    names = {
+        "gender": "C(gender, Sum)",
+        "gender_x_wording": "C(gender, Sum):C(wording, Sum)",
+        "gender_x_pair": "C(gender, Sum):C(pair, Sum)",
+        "gender_x_wording_x_pair": "C(gender, Sum):C(wording, Sum):C(pair, Sum)",
+    }
     for cond, term in names.items():
         f = _row(out.stats, "F", cond)
         assert f["value"] == pytest.approx(aov.loc[term, "F"], rel=1e-6), cond
@@ -169,14 +203,18 @@ def test_pairs_unbalanced_matches_statsmodels_mixedlm():
     lpr = _pairs_lpr(n_models=6, n_pairs=3, seed=5, tau=1.0)
     lpr.loc[[0, 1, 2, 7, 20, 33], "LPR"] = np.nan
     out = _run("stereotype_pairs", lpr, OPTS_3A)
-    df = pd.DataFrame({"y": lpr["LPR"] / SIGMA, "model": lpr["model"].astype(object),
-                       "gender": pd.Categorical(lpr["MASK"], ["Male", "Female"]),
-                       "wording": np.where(lpr["M_word"].isin(["men", "women"]), "a", "b"),
-                       "pair": lpr["A_word"].astype(object)}).dropna()
+    df = pd.DataFrame(
+        {
+            "y": lpr["LPR"] / SIGMA,
+            "model": lpr["model"].astype(object),
+            "gender": pd.Categorical(lpr["MASK"], ["Male", "Female"]),
+            "wording": np.where(lpr["M_word"].isin(["men", "women"]), "a", "b"),
+            "pair": lpr["A_word"].astype(object),
+        }
+    ).dropna()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = smf.mixedlm("y ~ C(gender, Sum) * C(wording, Sum) * C(pair, Sum)", df,
-                          groups=df["model"]).fit(reml=True)
+        ref = smf.mixedlm("y ~ C(gender, Sum) * C(wording, Sum) * C(pair, Sum)", df, groups=df["model"]).fit(reml=True)
     b = ref.params["C(gender, Sum)[S.Male]"]
     r = _row(out.stats, "d", "all")
     assert r["value"] == pytest.approx(2 * b, abs=1e-4)
@@ -193,17 +231,18 @@ def test_pairs_3d_race_pair_order_from_study_file():
     masc = list(dict.fromkeys(q.loc[q.ATTRIB == "Masculine", "A_word"].astype(str)))
     fem = list(dict.fromkeys(q.loc[q.ATTRIB == "Feminine", "A_word"].astype(str)))
     d_pairs = [0.9, 0.1, 0.3, 0.5, 0.7]
-    lpr = _pairs_lpr(n_models=12, n_pairs=5, d_pairs=d_pairs, noise=0.05, seed=3,
-                     words=(("Black", "Asian"),), groups=("Black", "Asian"))
+    lpr = _pairs_lpr(
+        n_models=12, n_pairs=5, d_pairs=d_pairs, noise=0.05, seed=3, words=(("Black", "Asian"),), groups=("Black", "Asian")
+    )
     labels = {f"c{j + 1} - f{j + 1}": f"{m} - {f}" for j, (m, f) in enumerate(zip(masc, fem))}
     # shuffle the rows and relabel: the pair order must come from the study file, not the rows
     lpr = lpr.sample(frac=1, random_state=0).assign(
-        A_word=lambda d: d["A_word"].map(labels), ATTRIB="Masculine - Feminine",
-        query="Most [MASK] people {ATTRIB}.")
+        A_word=lambda d: d["A_word"].map(labels), ATTRIB="Masculine - Feminine", query="Most [MASK] people {ATTRIB}."
+    )
     out = _run("stereotype_pairs", lpr, opts, study=study)
     s = out.stats
     assert set(s.loc[s.statistic == "F", "condition"]) == {"race", "race_x_pair"}
-    assert _row(s, "F", "race")["df2"] == 99      # 12 x 10 - 12 - 9
+    assert _row(s, "F", "race")["df2"] == 99  # 12 x 10 - 12 - 9
     for j, true in enumerate(d_pairs, start=1):
         assert _row(s, "d", f"pair{j}")["value"] == pytest.approx(true, abs=0.05)
     assert _row(s, "d", "all")["value"] == pytest.approx(np.mean(d_pairs), abs=0.02)
@@ -228,8 +267,12 @@ def test_pairs_errors():
 
 # --------------------------------------------------------------- 3B / 3C: stereotype_domains
 FORMS = {"interest": ["MathInterest", "ArtsInterest"], "talent": ["MathTalent", "ArtsTalent"]}
-OPTS_3B = {"sigma": SIGMA, "mask_contrast": ["Male", "Female"],
-           "mask_wordings": [["men", "women"], ["boys", "girls"]], "forms": FORMS}
+OPTS_3B = {
+    "sigma": SIGMA,
+    "mask_contrast": ["Male", "Female"],
+    "mask_wordings": [["men", "women"], ["boys", "girls"]],
+    "forms": FORMS,
+}
 
 
 def _domains_lpr(n_models=12, d_form=None, noise=0.3, seed=0, n_items=6):
@@ -247,22 +290,35 @@ def _domains_lpr(n_models=12, d_form=None, noise=0.3, seed=0, n_items=6):
                     base = rng.normal(-8, 1)
                     for attrib, shift in ((focal, target), (ref, 0.0)):
                         item_noise = rng.normal(0, 0.4, n_items)
-                        item_noise -= item_noise.mean()          # items average exactly to the shift
+                        item_noise -= item_noise.mean()  # items average exactly to the shift
                         for i in range(n_items):
-                            rows.append({"model": f"m{m}", "query": "Most [MASK] {ATTRIB}.", "MASK": grp,
-                                         "M_word": w, "ATTRIB": attrib, "A_word": f"{attrib}{i}",
-                                         "LPR": (base + shift + item_noise[i]) * SIGMA})
+                            rows.append(
+                                {
+                                    "model": f"m{m}",
+                                    "query": "Most [MASK] {ATTRIB}.",
+                                    "MASK": grp,
+                                    "M_word": w,
+                                    "ATTRIB": attrib,
+                                    "A_word": f"{attrib}{i}",
+                                    "LPR": (base + shift + item_noise[i]) * SIGMA,
+                                }
+                            )
     return pd.DataFrame(rows)
 
 
 def test_domain_cells_hand_computed():
-    lpr = pd.DataFrame({
-        "model": ["m"] * 8, "MASK": ["Male"] * 8, "M_word": ["men"] * 8,
-        "ATTRIB": ["MathInterest"] * 2 + ["ArtsInterest"] * 2 + ["MathTalent"] * 2 + ["ArtsTalent"] * 2,
-        "LPR": [-1.0, -3.0, -4.0, np.nan, -2.0, -2.0, -6.0, -8.0]})
+    lpr = pd.DataFrame(
+        {
+            "model": ["m"] * 8,
+            "MASK": ["Male"] * 8,
+            "M_word": ["men"] * 8,
+            "ATTRIB": ["MathInterest"] * 2 + ["ArtsInterest"] * 2 + ["MathTalent"] * 2 + ["ArtsTalent"] * 2,
+            "LPR": [-1.0, -3.0, -4.0, np.nan, -2.0, -2.0, -6.0, -8.0],
+        }
+    )
     cells = domain_cells(lpr, FORMS, 2.0, "test")
     got = dict(zip(cells["form"], cells["y"]))
-    assert got["interest"] == pytest.approx(((-1 - 3) / 2 - (-4)) / 2.0)   # NaN item left out of the mean
+    assert got["interest"] == pytest.approx(((-1 - 3) / 2 - (-4)) / 2.0)  # NaN item left out of the mean
     assert got["talent"] == pytest.approx(((-2 - 2) / 2 - (-7)) / 2.0)
 
 
@@ -278,14 +334,19 @@ def test_domains_recovers_known_d(out_3b):
     for cond, true in (("interest", 0.5), ("talent", 0.3), ("all", 0.4)):
         r = _row(s, "d", cond)
         assert r["value"] == pytest.approx(true, abs=3 * r["se"]), cond
-        assert r["df"] == 77                   # 96 - 12 - 7, the paper's df
+        assert r["df"] == 77  # 96 - 12 - 7, the paper's df
         assert _row(s, "t", cond)["value"] == pytest.approx(r["value"] / r["se"], rel=1e-9)
     assert set(s.loc[s.statistic == "F", "condition"]) == {
-        "gender", "gender_x_wording", "gender_x_form", "gender_x_wording_x_form"}
+        "gender",
+        "gender_x_wording",
+        "gender_x_form",
+        "gender_x_wording_x_form",
+    }
     assert _row(s, "F", "gender")["df2"] == 77
     # balanced: the overall d is the mean of the two forms' d, and the form d's SE is sqrt(2) x
     assert _row(s, "d", "all")["value"] == pytest.approx(
-        (_row(s, "d", "interest")["value"] + _row(s, "d", "talent")["value"]) / 2, abs=1e-9)
+        (_row(s, "d", "interest")["value"] + _row(s, "d", "talent")["value"]) / 2, abs=1e-9
+    )
     assert _row(s, "d", "interest")["se"] == pytest.approx(np.sqrt(2) * _row(s, "d", "all")["se"], rel=1e-8)
 
 
@@ -326,13 +387,13 @@ def test_study_end_to_end_joins_paper_rows(sid, df2):
     lpr = summary(scores, **study.lpr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = run_analysis(study.analysis["name"], AnalysisInput(study=study, scores=scores, lpr=lpr),
-                           study.analysis["options"])
+        out = run_analysis(study.analysis["name"], AnalysisInput(study=study, scores=scores, lpr=lpr), study.analysis["options"])
     ours = out.stats
     assert set(ours["study"]) == {sid}
     paper = load_paper_results()
-    paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith(("ICC", "alpha"))
-                  & ~paper.condition.str.startswith("ref:")]
+    paper = paper[
+        (paper.study == sid) & ~paper.statistic.str.startswith(("ICC", "alpha")) & ~paper.condition.str.startswith("ref:")
+    ]
     assert len(paper) > 5
     for _, row in paper.iterrows():
         assert len(matching_rows(row, ours)), f"no computed row for paper row {tuple(row[['statistic', 'condition', 'model']])}"

@@ -1,6 +1,7 @@
 """docs/architecture.md, "Where is this number made": every row names a rule that exists, whose
 script calls the stage function named, and a producer function that writes the statistic; and
 every statistic the paper prints has a row (so the table stays true when code moves)."""
+
 from __future__ import annotations
 
 import ast
@@ -37,9 +38,16 @@ def where_rows() -> list[dict]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 5 or cells[0] in ("statistic", "") or set(cells[0]) <= set("-"):
             continue
-        rows.append({"statistics": _names(cells[0]) or [cells[0]], "studies": _studies(cells[1]),
-                     "rule": _names(cells[2])[0], "stage": _names(cells[3])[0], "producer": _names(cells[4])[0],
-                     "via": _names(cells[4])[1:]})
+        rows.append(
+            {
+                "statistics": _names(cells[0]) or [cells[0]],
+                "studies": _studies(cells[1]),
+                "rule": _names(cells[2])[0],
+                "stage": _names(cells[3])[0],
+                "producer": _names(cells[4])[0],
+                "via": _names(cells[4])[1:],
+            }
+        )
     return rows
 
 
@@ -67,8 +75,7 @@ def test_the_table_is_there():
     assert {"reliability", "analysis", "compare_study"} <= {r["rule"] for r in ROWS}
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[f"{'+'.join(r['statistics'])}@{r['producer'].rsplit('.', 1)[-1]}"
-                                          for r in ROWS])
+@pytest.mark.parametrize("row", ROWS, ids=[f"{'+'.join(r['statistics'])}@{r['producer'].rsplit('.', 1)[-1]}" for r in ROWS])
 def test_each_row_is_true(row):
     # the rule exists and its script calls the stage function
     script = rule_script(row["rule"])
@@ -87,8 +94,9 @@ def test_each_row_is_true(row):
             assert "verdict" in source
             continue
         literal = f'"{stat}"'
-        assert literal in source or (literal in module_source and re.search(r"\b[A-Z_]{4,}\b", source)), \
+        assert literal in source or (literal in module_source and re.search(r"\b[A-Z_]{4,}\b", source)), (
             f"{row['producer']} does not write {stat}"
+        )
     # the chain is connected: the stage reaches the producer (directly or through the 'via' functions)
     chain = [stage] + [resolve(v) for v in row["via"] if "." in v]
     names = {row["producer"].rsplit(".", 1)[-1]} | {v.rsplit(".", 1)[-1] for v in row["via"]}
@@ -98,8 +106,9 @@ def test_each_row_is_true(row):
         assert "run_analysis" in inspect.getsource(resolve("fmat_replication.analysis.analysis_stage"))
         assert producer.__module__.startswith("fmat_replication.analyses.")
     else:
-        assert any(re.search(rf"\b{re.escape(n)}\b", t) for n in names for t in texts), \
+        assert any(re.search(rf"\b{re.escape(n)}\b", t) for n in names for t in texts), (
             f"{row['stage']} does not reach {row['producer']}"
+        )
 
 
 def test_every_statistic_the_paper_prints_has_a_producer():
@@ -120,8 +129,9 @@ def test_one_producer_per_statistic_and_study():
                     assert seen[(s, stat)] == r["rule"], f"{stat} of {s} made by two rules"
                 seen[(s, stat)] = r["rule"]
     # the reliability statistics never come from an analysis
-    assert all(seen[(s, "alpha")] == "reliability" and seen[(s, "ICC_average")] == "reliability"
-               for s in ("1A", "2A", "3A", "4A"))
+    assert all(
+        seen[(s, "alpha")] == "reliability" and seen[(s, "ICC_average")] == "reliability" for s in ("1A", "2A", "3A", "4A")
+    )
 
 
 def test_the_check_can_fail(tmp_path, monkeypatch):
@@ -139,9 +149,13 @@ def test_each_rule_script_calls_one_function_of_its_stage():
     stage module of fmat_replication, and calls it; nothing of the library directly."""
     for script in sorted((REPO / "scripts").glob("*.py")):
         tree = ast.parse(script.read_text(encoding="utf-8"))
-        imports = [(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names
-                   if (n.module or "").startswith("fmat")
-                   and not (n.module == "fmat_replication.scripts" and a.name == "run_script")]
+        imports = [
+            (n.module, a.name)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom)
+            for a in n.names
+            if (n.module or "").startswith("fmat") and not (n.module == "fmat_replication.scripts" and a.name == "run_script")
+        ]
         assert len(imports) == 1, (script.name, imports)
         module, name = imports[0]
         assert module.startswith("fmat_replication.") and module.count(".") == 1, (script.name, module)
@@ -162,8 +176,11 @@ def detours(root: Path = REPO) -> list[str]:
     out = []
     for name in WORKFLOW_CODE:
         top = root / name
-        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file()
-                                                    and p.suffix in (".py", ".smk", ".qmd", ".md"))
+        files = (
+            [top]
+            if top.is_file()
+            else sorted(p for p in top.rglob("*") if p.is_file() and p.suffix in (".py", ".smk", ".qmd", ".md"))
+        )
         for path in files:
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if _DETOUR.search(line):
@@ -192,11 +209,12 @@ def test_the_packages_import_from_outside_the_repository(tmp_path):
     import subprocess
     import sys
 
-    code = ("import fmat, fmat_replication, fmat_replication.lpr_stage, fmat_replication.pages.render as r; "
-            "print(fmat.__file__); print(fmat_replication.__file__); print(r.SOURCES['study'])")
+    code = (
+        "import fmat, fmat_replication, fmat_replication.lpr_stage, fmat_replication.pages.render as r; "
+        "print(fmat.__file__); print(fmat_replication.__file__); print(r.SOURCES['study'])"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    res = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=300)
+    res = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     library, replication, source = res.stdout.split()
     assert Path(library).parent == REPO / "fmat"
@@ -207,9 +225,11 @@ def test_the_packages_import_from_outside_the_repository(tmp_path):
 def test_no_module_name_means_two_things():
     """No top-level module name is in both packages: ``fmat.lpr`` is the library's LPR, and the
     replication's stage that makes the LPR table is ``fmat_replication.lpr_stage``."""
+
     def names(root: Path) -> set[str]:
-        return {p.stem for p in root.glob("*.py") if p.stem != "__init__"} | \
-               {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+        return {p.stem for p in root.glob("*.py") if p.stem != "__init__"} | {
+            p.name for p in root.iterdir() if (p / "__init__.py").is_file()
+        }
 
     shared = names(REPO / "fmat") & names(REPO / "fmat_replication")
     assert not shared, f"module names in both fmat/ and fmat_replication/: {sorted(shared)}"

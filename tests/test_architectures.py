@@ -15,6 +15,7 @@ on the same folder: same token id, |Δp| ≤ 1e-5, sentences starting with the m
 OOV words flagged. ``test_the_comparison_can_fail`` shows that the comparison catches a
 wrong padding rule.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,9 +23,9 @@ import warnings
 
 import numpy as np
 import pytest
+import tiny_arch
 import torch
 
-import tiny_arch
 from fmat import tiny
 from fmat.errors import ModelError
 from fmat.runner import run
@@ -32,8 +33,27 @@ from fmat.scoring import OOVWarning, scoring_path
 
 torch.set_num_threads(1)
 
-WORDS = ["man", "woman", "He", "She", "his", "her", "doctor", "nurse", "Paris", "capital", "France", "works", "as",
-         "I", "think", "is", "a", "in", "The"]
+WORDS = [
+    "man",
+    "woman",
+    "He",
+    "She",
+    "his",
+    "her",
+    "doctor",
+    "nurse",
+    "Paris",
+    "capital",
+    "France",
+    "works",
+    "as",
+    "I",
+    "think",
+    "is",
+    "a",
+    "in",
+    "The",
+]
 OOV = "zyzzogeton"
 NO_PIPELINE: dict[str, str] = {}
 REFUSED = {"roc_bert": "RoCBert's tokenizer gives the model glyph-shape and pronunciation ids that fmat does not pass"}
@@ -79,12 +99,17 @@ def archs(tmp_path_factory):
 def _query(mt):
     from fmat.design import query
 
-    if tiny_arch.ARCHITECTURES[mt][0] in ("esm", "bytes"):   # one token per letter: letters are the words
-        return query(["[MASK] A G {TARGET} L .", "K [MASK] {TARGET} E E V S D L ."],
-                     MASK={"M": ["A", "L", "AL"], "F": ["G", "V", "GV"]}, TARGET={"T": ["S", "E R"]}), {"AL", "GV"}
-    return query(["[MASK] works as {TARGET}.", "The [MASK] is a {TARGET} in Paris.", "As {TARGET}, I think [MASK]"],
-                 MASK={"Male": ["He", "man", "his", OOV], "Female": ["She", "woman", "her", "Paris"]},
-                 TARGET={"Occ": ["doctor", "a nurse"]}), {OOV}
+    if tiny_arch.ARCHITECTURES[mt][0] in ("esm", "bytes"):  # one token per letter: letters are the words
+        return query(
+            ["[MASK] A G {TARGET} L .", "K [MASK] {TARGET} E E V S D L ."],
+            MASK={"M": ["A", "L", "AL"], "F": ["G", "V", "GV"]},
+            TARGET={"T": ["S", "E R"]},
+        ), {"AL", "GV"}
+    return query(
+        ["[MASK] works as {TARGET}.", "The [MASK] is a {TARGET} in Paris.", "As {TARGET}, I think [MASK]"],
+        MASK={"Male": ["He", "man", "his", OOV], "Female": ["She", "woman", "her", "Paris"]},
+        TARGET={"Occ": ["doctor", "a nurse"]},
+    ), {OOV}
 
 
 def _pipeline(path):
@@ -109,9 +134,11 @@ def _compare(res, pipe, tok):
 def test_every_masked_lm_architecture_is_built_or_listed():
     mapping = _mapping()
     listed = set(tiny_arch.ARCHITECTURES) | set(tiny_arch.NOT_BUILT)
-    assert set(mapping) == listed, (f"new in transformers (add to tiny_arch.ARCHITECTURES, tests/tools): "
-                                    f"{sorted(set(mapping) - listed)}; "
-                                    f"gone (remove): {sorted(listed - set(mapping))}")
+    assert set(mapping) == listed, (
+        f"new in transformers (add to tiny_arch.ARCHITECTURES, tests/tools): "
+        f"{sorted(set(mapping) - listed)}; "
+        f"gone (remove): {sorted(listed - set(mapping))}"
+    )
     assert not set(tiny_arch.ARCHITECTURES) & set(tiny_arch.NOT_BUILT)
     assert set(NO_PIPELINE) | set(REFUSED) <= set(tiny_arch.ARCHITECTURES)
     assert len(COMPARED) >= 45
@@ -122,7 +149,7 @@ def test_fmat_equals_the_fill_mask_pipeline(archs, mt):
     data, oov_words = _query(mt)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always", OOVWarning)
-        res = run({mt: archs[mt]}, data, progress=False)   # automatic batches: sentences of several lengths
+        res = run({mt: archs[mt]}, data, progress=False)  # automatic batches: sentences of several lengths
     pipe, tok = _pipeline(archs[mt])
     # OOV: exactly the words of several pieces, NaN, one warning naming them
     assert set(res.loc[res["oov"], "M_word"].astype(str)) == oov_words
@@ -132,7 +159,7 @@ def test_fmat_equals_the_fill_mask_pipeline(archs, mt):
     assert not bad, bad
     assert worst <= 1e-5, (mt, worst, scoring_path(pipe.model, tok).describe())
     ok = res.loc[~res["oov"], "prob"]
-    assert ok.max() / ok.min() > 10   # far from uniform: a wrong number would show
+    assert ok.max() / ok.min() > 10  # far from uniform: a wrong number would show
     assert res["query"].astype(str).str.startswith("[MASK]").any()
     # the scored sequence is the pipeline's for a sentence-initial mask too
     first = res[~res["oov"] & res["query"].astype(str).str.startswith("[MASK]")].iloc[0]
@@ -161,7 +188,7 @@ def test_the_padding_rule_and_the_fast_path_are_decided_on_the_model(archs):
     for mt in COMPARED:
         model = AutoModelForMaskedLM.from_pretrained(archs[mt]).eval()
         paths[mt] = scoring_path(model, AutoTokenizer.from_pretrained(archs[mt]))
-        assert model._fmat_scoring_path is paths[mt]          # decided once per loaded model
+        assert model._fmat_scoring_path is paths[mt]  # decided once per loaded model
     for mt in PADDING_SENSITIVE:
         assert paths[mt].padding == "equal-length" and paths[mt].padding_effect > 1e-5, mt
     for mt in ("bert", "roberta", "modernbert", "deberta-v2", "xlm-roberta"):
@@ -170,7 +197,7 @@ def test_the_padding_rule_and_the_fast_path_are_decided_on_the_model(archs):
         assert paths[mt].head == "fast", (mt, paths[mt])
     assert paths["electra"].head_modules == ("generator_predictions", "generator_lm_head")
     assert paths["modernbert"].head_modules == ("head", "decoder")
-    for mt in ("bart", "mbart", "mvp"):                       # encoder-decoder: the full forward pass
+    for mt in ("bart", "mbart", "mvp"):  # encoder-decoder: the full forward pass
         assert paths[mt].head == "full", mt
     assert "equal-length" in paths["mobilebert"].describe() and "fast path" in paths["bert"].describe()
 
@@ -193,7 +220,7 @@ def test_the_comparison_can_fail(archs, monkeypatch):
         res = run({mt: archs[mt]}, data, progress=False)
         pipe, tok = _pipeline(archs[mt])
         worst, _ = _compare(res, pipe, tok)
-        assert worst > 1e-5, (mt, worst)   # the bound test_fmat_equals_the_fill_mask_pipeline holds fmat to
+        assert worst > 1e-5, (mt, worst)  # the bound test_fmat_equals_the_fill_mask_pipeline holds fmat to
 
 
 def test_padding_read_beside_the_padding_only_is_caught(archs):
@@ -210,16 +237,16 @@ def test_padding_read_beside_the_padding_only_is_caught(archs):
     def reads_its_padding(model, args, kwargs, out):
         att = kwargs.get("attention_mask")
         if att is not None and bool((att == 0).any()):
-            last = att.sum(1) - 1                      # each sentence's last real token
+            last = att.sum(1) - 1  # each sentence's last real token
             out.logits[torch.arange(len(last)), last, tok.convert_tokens_to_ids("doctor")] += 3.0
         return out
 
     model = AutoModelForMaskedLM.from_pretrained(archs["bert"]).eval()
-    assert scoring.scoring_path(model, tok).padding == "padded"           # bert itself reads no padding
+    assert scoring.scoring_path(model, tok).padding == "padded"  # bert itself reads no padding
     model = AutoModelForMaskedLM.from_pretrained(archs["bert"]).eval()
     model.register_forward_hook(reads_its_padding, with_kwargs=True)
     ids, pos = scoring._probe_inputs(tok)
-    assert all(p < len(x) - 1 for x, p in zip(ids, pos))                   # the masks are not beside the padding
+    assert all(p < len(x) - 1 for x, p in zip(ids, pos))  # the masks are not beside the padding
     path = scoring.scoring_path(model, tok)
     assert path.padding == "equal-length" and path.padding_effect == pytest.approx(3.0, abs=0.5), path
 
@@ -233,15 +260,18 @@ def test_a_wrong_head_is_not_taken(archs, monkeypatch):
     model = AutoModelForMaskedLM.from_pretrained(archs["electra"]).eval()
     # runs and has the right shape, but is not the model's head (its logits are scaled; a head
     # without its final bias would be as wrong)
-    wrong = [(("generator_predictions", "generator_lm_head"),
-              lambda h, m=model: 1.01 * m.generator_lm_head(m.generator_predictions(h)))]
+    wrong = [
+        (
+            ("generator_predictions", "generator_lm_head"),
+            lambda h, m=model: 1.01 * m.generator_lm_head(m.generator_predictions(h)),
+        )
+    ]
     monkeypatch.setattr(scoring, "_head_candidates", lambda m: wrong)
     path = scoring.scoring_path(model, AutoTokenizer.from_pretrained(archs["electra"]))
     assert path.head == "full" and path.head_modules == ()
     # the right one is taken
     model = AutoModelForMaskedLM.from_pretrained(archs["electra"]).eval()
-    right = [(("generator_predictions", "generator_lm_head"),
-              lambda h, m=model: m.generator_lm_head(m.generator_predictions(h)))]
+    right = [(("generator_predictions", "generator_lm_head"), lambda h, m=model: m.generator_lm_head(m.generator_predictions(h)))]
     monkeypatch.setattr(scoring, "_head_candidates", lambda m: right)
     assert scoring.scoring_path(model, AutoTokenizer.from_pretrained(archs["electra"])).head == "fast"
 
@@ -277,7 +307,7 @@ def test_roc_bert_is_refused_because_its_numbers_would_differ(archs):
 #: the token FMAT's rule picks). docs/scoring.md has the table.
 MID, START = ["The [MASK] is here.", "I think the [MASK] is in Paris."], ["[MASK] is here.", "[MASK] works in Paris."]
 NAME_RULE_DIFFERS = {
-    "deberta-v2": ("microsoft/deberta-v3-base", START, "▁man", "man"),   # SentencePiece under a byte-level BPE rule
+    "deberta-v2": ("microsoft/deberta-v3-base", START, "▁man", "man"),  # SentencePiece under a byte-level BPE rule
     "camembert": ("camembert-base", MID, "▁man", "man"),
     "xmod": ("facebook/xmod-base", MID, "▁man", "man"),
     "rembert": ("google/rembert", MID, "▁man", "man"),
@@ -287,9 +317,14 @@ NAME_RULE_DIFFERS = {
     "eurobert": ("EuroBERT/EuroBERT-210m", MID, "Ġman", "man"),
     "xlm": ("FacebookAI/xlm-mlm-en-2048", MID, "man</w>", "man"),
 }
-NAME_RULE_SAME = {"deberta": "microsoft/deberta-base",
-                  "modernbert": "answerdotai/ModernBERT-base", "electra": "google/electra-small-generator",
-                  "xlm-roberta": "xlm-roberta-base", "mpnet": "microsoft/mpnet-base", "bart": "facebook/bart-base"}
+NAME_RULE_SAME = {
+    "deberta": "microsoft/deberta-base",
+    "modernbert": "answerdotai/ModernBERT-base",
+    "electra": "google/electra-small-generator",
+    "xlm-roberta": "xlm-roberta-base",
+    "mpnet": "microsoft/mpnet-base",
+    "bart": "facebook/bart-base",
+}
 
 
 @pytest.mark.parametrize("mt", list(NAME_RULE_DIFFERS))
@@ -302,7 +337,7 @@ def test_fmat_name_rules_pick_another_token_where_the_name_says_nothing(archs, m
 
     name, queries, word_token, rule_token = NAME_RULE_DIFFERS[mt]
     pipe, tok = _pipeline(archs[mt])
-    assert rule_token in tok.get_vocab()                       # the word-internal piece exists
+    assert rule_token in tok.get_vocab()  # the word-internal piece exists
     data = query(queries, MASK={"A": ["man"], "B": ["woman"]})
     ours = run({name: archs[mt]}, data, progress=False)
     fmat_rule = run({name: archs[mt]}, data, progress=False, word_rule="fmat")

@@ -1,4 +1,5 @@
 """The benchmarks' own arithmetic and a small run of each (their speed figures live in docs, not here)."""
+
 from __future__ import annotations
 
 import sys
@@ -10,8 +11,8 @@ import torch
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import bench_paper  # noqa: E402
-import bench_scoring  # noqa: E402
+import bench_paper
+import bench_scoring
 
 
 def test_model_flops_equals_torch_flop_counter():
@@ -21,8 +22,14 @@ def test_model_flops_equals_torch_flop_counter():
     from torch.utils.flop_counter import FlopCounterMode
     from transformers import BertConfig, BertForMaskedLM
 
-    cfg = BertConfig(vocab_size=500, hidden_size=64, num_hidden_layers=3, num_attention_heads=4,
-                     intermediate_size=96, attn_implementation="eager")
+    cfg = BertConfig(
+        vocab_size=500,
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=96,
+        attn_implementation="eager",
+    )
     torch.manual_seed(0)
     model = BertForMaskedLM(cfg).eval()
     lengths = [5, 9, 16]
@@ -42,8 +49,15 @@ def test_bench_scoring_small_run(capsys):
     fmat.run agrees with FMAT's way and with one-sentence passes."""
     assert bench_scoring.main(["--n", "40", "--chunks", "2", "--lowp", "bfloat16"]) == 0
     out = capsys.readouterr().out
-    for what in ("FMAT's way", "fmat.run", "speed ratio", "of the fp32 matmul peak", "batches: automatic",
-                 "agreement with the CPU", "bfloat16:"):
+    for what in (
+        "FMAT's way",
+        "fmat.run",
+        "speed ratio",
+        "of the fp32 matmul peak",
+        "batches: automatic",
+        "agreement with the CPU",
+        "bfloat16:",
+    ):
         assert what in out
     delta = float(out.split("max |delta log prob|: ")[1].split()[0])
     assert delta <= 1e-5
@@ -78,11 +92,19 @@ def test_paper_architectures_build_the_published_parameter_counts():
     RoBERTa-base 125M, DistilRoBERTa 82M, BERTweet-base 135M, BERTweet-large 355M), within 1%."""
     import transformers
 
-    published = {"bert-base-uncased": 109.5e6, "bert-base-cased": 108.3e6, "bert-large-uncased": 335.1e6,
-                 "distilbert-base-uncased": 66.4e6, "albert-base-v2": 11.7e6, "roberta-base": 124.6e6,
-                 "distilroberta-base": 82.1e6, "vinai/bertweet-base": 134.9e6, "vinai/bertweet-large": 355.4e6}
+    published = {
+        "bert-base-uncased": 109.5e6,
+        "bert-base-cased": 108.3e6,
+        "bert-large-uncased": 335.1e6,
+        "distilbert-base-uncased": 66.4e6,
+        "albert-base-v2": 11.7e6,
+        "roberta-base": 124.6e6,
+        "distilroberta-base": 82.1e6,
+        "vinai/bertweet-base": 134.9e6,
+        "vinai/bertweet-large": 355.4e6,
+    }
 
-    class Tok:   # the special-token ids hf_config reads
+    class Tok:  # the special-token ids hf_config reads
         pad_token_id, bos_token_id, eos_token_id, cls_token_id, sep_token_id = 1, 0, 2, 2, 3
 
         def __len__(self):
@@ -95,8 +117,9 @@ def test_paper_architectures_build_the_published_parameter_counts():
             model = getattr(transformers, cls[a.kind])(bench_paper.hf_config(a, Tok()))
         got = sum(p.numel() for p in model.parameters())
         assert abs(got - n) / n < 0.01, (name, got, n)
-    assert set(bench_paper.ARCHS) == set(yaml.safe_load(
-        (Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())["models"])
+    assert set(bench_paper.ARCHS) == set(
+        yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())["models"]
+    )
 
 
 def test_arch_flops_equals_torch_flop_counter():
@@ -111,9 +134,14 @@ def test_arch_flops_equals_torch_flop_counter():
             return 100
 
     import transformers
+
     lengths = [5, 9, 16]
-    for kind, cls in (("bert", "BertForMaskedLM"), ("albert", "AlbertForMaskedLM"),
-                      ("distilbert", "DistilBertForMaskedLM"), ("roberta", "RobertaForMaskedLM")):
+    for kind, cls in (
+        ("bert", "BertForMaskedLM"),
+        ("albert", "AlbertForMaskedLM"),
+        ("distilbert", "DistilBertForMaskedLM"),
+        ("roberta", "RobertaForMaskedLM"),
+    ):
         a = bench_paper.Arch(kind, "x", 3, 64, 96, 4, 500, 40, embedding=16 if kind == "albert" else None)
         cfg = bench_paper.hf_config(a, Tok())
         cfg._attn_implementation = "eager"
@@ -133,13 +161,13 @@ def test_sample_queries_draws_a_fraction_of_each_study():
     import pandas as pd
 
     from fmat.design import query
-    t = query(["The [MASK] is {TARGET}."], MASK={"M": ["man"], "F": ["woman"]},
-              TARGET={"T": [f"w{i}" for i in range(50)]})
+
+    t = query(["The [MASK] is {TARGET}."], MASK={"M": ["man"], "F": ["woman"]}, TARGET={"T": [f"w{i}" for i in range(50)]})
     small = query(["A [MASK] {TARGET}."], MASK={"M": ["man"], "F": ["woman"]}, TARGET={"T": ["a", "b", "c"]})
     got = bench_paper.sample_queries({"big": t, "small": small}, 0.1, least=2)
     sub, n, k = got["big"]
     assert (n, k) == (50, 5) and len(sub) == 10 and isinstance(sub, pd.DataFrame)
-    assert set(sub["M_word"].astype(str)) == {"man", "woman"}          # every row of a drawn sentence
+    assert set(sub["M_word"].astype(str)) == {"man", "woman"}  # every row of a drawn sentence
     assert got["small"][1:] == (3, 2) and len(got["small"][0]) == 4
     assert bench_paper.sample_queries({"small": small}, 0.1, least=10)["small"][1:] == (3, 3)
     assert bench_paper.extrapolate({"big": 2.0, "small": 1.0}, got) == 2.0 * 10 + 1.0 * 1.5
@@ -175,8 +203,11 @@ def test_peak_memory_cpu_and_cuda(monkeypatch):
 
 
 def test_bench_paper_cli_errors(capsys):
-    for argv, msg in ((["--models", "gpt2"], "unknown gpt2"), (["--sample", "0"], "fraction in (0, 1]"),
-                      (["--sample", "1.5"], "fraction in (0, 1]")):
+    for argv, msg in (
+        (["--models", "gpt2"], "unknown gpt2"),
+        (["--sample", "0"], "fraction in (0, 1]"),
+        (["--sample", "1.5"], "fraction in (0, 1]"),
+    ):
         with pytest.raises(SystemExit):
             bench_paper.parse_args(argv)
         assert msg in capsys.readouterr().err
@@ -190,11 +221,21 @@ def test_bench_paper_cli_errors(capsys):
 def test_bench_paper_small_run(capsys):
     """The whole script, --tiny, two models of the odd families (ALBERT's factorised embedding
     and SentencePiece; BERTweet's fastBPE and 130 positions), a small sample: every figure is printed."""
-    assert bench_paper.main(["--tiny", "--models", "albert-base-v2,vinai/bertweet-base", "--sample", "0.001",
-                             "--least", "2"]) == 0
+    assert (
+        bench_paper.main(["--tiny", "--models", "albert-base-v2,vinai/bertweet-base", "--sample", "0.001", "--least", "2"]) == 0
+    )
     out = capsys.readouterr().out
-    for what in ("device: CPU", "16,208 unique sentences", "SAMPLE 0.001", "RANDOM weights", "albert-base-v2",
-                 "vinai/bertweet-base", "TOTAL 2 of the 12 models", "TOTAL FMAT's way", "matmul peak"):
+    for what in (
+        "device: CPU",
+        "16,208 unique sentences",
+        "SAMPLE 0.001",
+        "RANDOM weights",
+        "albert-base-v2",
+        "vinai/bertweet-base",
+        "TOTAL 2 of the 12 models",
+        "TOTAL FMAT's way",
+        "matmul peak",
+    ):
         assert what in out, what
     rows = [ln.split() for ln in out.splitlines() if ln.startswith(("albert-base-v2 ", "vinai/bertweet-base "))]
     assert len(rows) == 2 and all(r[1] == "16,208" and float(r[4]) > 0 for r in rows)

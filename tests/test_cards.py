@@ -1,4 +1,5 @@
 """fmat.cards: one card per model for the overview, made from the loaded model itself."""
+
 from __future__ import annotations
 
 import hashlib
@@ -57,7 +58,7 @@ def test_card_of_a_hub_model_shows_the_locked_commit_and_creation_date(tiny, tmp
     lock = tmp_path / "lock.tsv"
     M.download("org/tiny-bert", lock_path=lock)
     snapshot = tmp_path / "cache" / "org--tiny-bert" / ("a" * 40)
-    monkeypatch.setattr(M, "_source_kwargs", lambda *a, **k: {"path": str(snapshot)})   # the cache, by name
+    monkeypatch.setattr(M, "_source_kwargs", lambda *a, **k: {"path": str(snapshot)})  # the cache, by name
     card = C.model_card("org/tiny-bert", lock_path=lock)
     assert card["source"] == "hub" and card["commit"] == "a" * 40 and card["revision"] == "main"
     assert card["created"] == "2018-11-14"
@@ -68,8 +69,14 @@ def test_card_of_a_hub_model_shows_the_locked_commit_and_creation_date(tiny, tmp
 
 def test_cards_html_escapes_and_reads_cards(tmp_path):
     card = {k: "" for k in C.CARD_KEYS}
-    card.update(model="<script>alert(1)</script>", parameters=1234567, vocabulary=30522, source="local",
-                sha256="ab" * 32, probes=[{"query": "a [MASK] <b>", "fills": [{"token_str": "<i>x", "score": 0.5}]}])
+    card.update(
+        model="<script>alert(1)</script>",
+        parameters=1234567,
+        vocabulary=30522,
+        source="local",
+        sha256="ab" * 32,
+        probes=[{"query": "a [MASK] <b>", "fills": [{"token_str": "<i>x", "score": 0.5}]}],
+    )
     page = P.cards_html([card])
     assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;i&gt;x (0.5)" in page
     assert "1,234,567" in page and "local, sha256 abababab" in page and page.count("class='model-card'") == 1

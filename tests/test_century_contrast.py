@@ -6,6 +6,7 @@ correlated over models) its t is the paired t test's; when the variance estimate
 (the years are negatively correlated), the model is OLS and its t is the two-sample pooled t
 (the df stays the paired one), which differs from the paired t.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -20,8 +21,10 @@ from fmat_replication.analyses.change import century_contrast
 
 def _yearly(d1900, d2000):
     n = len(d1900)
-    return pd.DataFrame([{"model": f"m{i}", "year": 1900, "d": d1900[i]} for i in range(n)]
-                        + [{"model": f"m{i}", "year": 2000, "d": d2000[i]} for i in range(n)])
+    return pd.DataFrame(
+        [{"model": f"m{i}", "year": 1900, "d": d1900[i]} for i in range(n)]
+        + [{"model": f"m{i}", "year": 2000, "d": d2000[i]} for i in range(n)]
+    )
 
 
 def _contrast(d1900, d2000):
@@ -45,12 +48,12 @@ def test_positive_intercept_variance_gives_the_paired_t():
 def test_intercept_variance_at_zero_gives_the_two_sample_t_not_the_paired_one():
     rng = np.random.default_rng(1)
     u = rng.normal(0, 1, 8)
-    d1900, d2000 = u, -u + 1.0 + rng.normal(0, 0.1, 8)          # negatively correlated over models
+    d1900, d2000 = u, -u + 1.0 + rng.normal(0, 0.1, 8)  # negatively correlated over models
     assert np.corrcoef(d1900, d2000)[0, 1] < -0.5
     res = _contrast(d1900, d2000)
     paired, pooled = sps.ttest_rel(d2000, d1900), sps.ttest_ind(d2000, d1900)
-    assert res["estimate"] == pytest.approx(np.mean(d2000 - d1900), abs=1e-9)   # same d either way
-    assert res["t"] == pytest.approx(pooled.statistic, rel=1e-4)                # OLS: the pooled t
-    assert abs(res["t"] - paired.statistic) > 0.1 * abs(paired.statistic)       # not the paired t
-    assert res["df"] == 7                                                        # df stay the paired ones
+    assert res["estimate"] == pytest.approx(np.mean(d2000 - d1900), abs=1e-9)  # same d either way
+    assert res["t"] == pytest.approx(pooled.statistic, rel=1e-4)  # OLS: the pooled t
+    assert abs(res["t"] - paired.statistic) > 0.1 * abs(paired.statistic)  # not the paired t
+    assert res["df"] == 7  # df stay the paired ones
     assert res["singular"] and not _contrast(u + 0.1 * rng.normal(size=8), u - 0.4)["singular"]

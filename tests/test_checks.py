@@ -1,5 +1,6 @@
 """The checks stage (fmat_replication.checks; rules oov_study, model_checks): the numbers the
 pages say of each model, made by a rule from declared files, checked against hand counts."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,14 @@ from fmat_replication import checks
 
 
 def _scores():
-    return pd.DataFrame({
-        "model": ["m1"] * 4 + ["m2"] * 4,
-        "M_word": ["he", "she", "zyx", "qq", "he", "she", "zyx", "qq"],
-        "prob": [0.1, 0.2, np.nan, 0.3, 0.1, np.nan, np.nan, 0.2],
-        "oov": [False, False, True, False, False, False, True, False],
-    })
+    return pd.DataFrame(
+        {
+            "model": ["m1"] * 4 + ["m2"] * 4,
+            "M_word": ["he", "she", "zyx", "qq", "he", "she", "zyx", "qq"],
+            "prob": [0.1, 0.2, np.nan, 0.3, 0.1, np.nan, np.nan, 0.2],
+            "oov": [False, False, True, False, False, False, True, False],
+        }
+    )
 
 
 def test_oov_counts_per_model_by_hand():
@@ -26,7 +29,7 @@ def test_oov_counts_per_model_by_hand():
     assert t.loc["m1", ["rows", "oov_rows", "nan_prob_rows"]].tolist() == [4, 1, 1]
     assert t.loc["m2", ["rows", "oov_rows", "nan_prob_rows"]].tolist() == [4, 1, 2]
     assert t.loc["m1", "oov_words"] == "zyx" and t.loc["m2", "oov_words"] == "she, zyx"
-    assert list(t.index) == ["m1", "m2"]                      # the scores' order
+    assert list(t.index) == ["m1", "m2"]  # the scores' order
 
 
 def test_oov_words_are_cut_after_max_words():
@@ -46,22 +49,34 @@ def test_oov_study_writes_one_table_with_the_study(tmp_path):
 
 
 def _agreement():
-    return pd.DataFrame({"model": ["m2", "m2", "m2", "m1", "m1", "m1"],
-                         "construction": ["all", "simple", "across_pp", "all", "simple", "across_pp"],
-                         "accuracy": [0.75, 1.0, 0.5, 0.5, 0.25, 0.75], "n": [8, 4, 4, 8, 4, 4],
-                         "skipped": [0, 0, 0, 2, 1, 1]})
+    return pd.DataFrame(
+        {
+            "model": ["m2", "m2", "m2", "m1", "m1", "m1"],
+            "construction": ["all", "simple", "across_pp", "all", "simple", "across_pp"],
+            "accuracy": [0.75, 1.0, 0.5, 0.5, 0.25, 0.75],
+            "n": [8, 4, 4, 8, 4, 4],
+            "skipped": [0, 0, 0, 2, 1, 1],
+        }
+    )
 
 
 def test_model_checks_by_hand():
-    stats = pd.DataFrame({"study": ["1A", "1A", "1A", "2A", "2A"], "statistic": ["alpha", "alpha", "alpha", "alpha", "d"],
-                          "condition": ["Q1", "Q2", "Q1", "all", "all"], "model": ["m1", "m1", "all", "m2", "all"],
-                          "value": [0.6, 0.8, 0.99, 0.5, 1.0]})
-    oov = pd.DataFrame({"study": ["1A", "2A", "1A", "2A"], "model": ["m1", "m1", "m2", "m2"],
-                        "rows": [10, 30, 10, 30], "oov_rows": [1, 3, 0, 0]})
+    stats = pd.DataFrame(
+        {
+            "study": ["1A", "1A", "1A", "2A", "2A"],
+            "statistic": ["alpha", "alpha", "alpha", "alpha", "d"],
+            "condition": ["Q1", "Q2", "Q1", "all", "all"],
+            "model": ["m1", "m1", "all", "m2", "all"],
+            "value": [0.6, 0.8, 0.99, 0.5, 1.0],
+        }
+    )
+    oov = pd.DataFrame(
+        {"study": ["1A", "2A", "1A", "2A"], "model": ["m1", "m1", "m2", "m2"], "rows": [10, 30, 10, 30], "oov_rows": [1, 3, 0, 0]}
+    )
     t = checks.model_checks_table(_agreement(), stats, oov).set_index("model")
-    assert list(t.index) == ["m2", "m1"]                     # the agreement table's order
+    assert list(t.index) == ["m2", "m1"]  # the agreement table's order
     assert t.loc["m1", "agreement accuracy"] == 0.5 and t.loc["m1", "pairs skipped"] == 2
-    assert t.loc["m1", "alpha 1A"] == pytest.approx(0.7)     # mean of its two conditions; not the 'all' row
+    assert t.loc["m1", "alpha 1A"] == pytest.approx(0.7)  # mean of its two conditions; not the 'all' row
     assert np.isnan(t.loc["m1", "alpha 2A"]) and t.loc["m2", "alpha 2A"] == 0.5
     assert t.loc["m1", "OOV share"] == pytest.approx(4 / 40) and t.loc["m2", "OOV share"] == 0
 
@@ -74,8 +89,10 @@ def test_agreement_per_construction_is_one_row_per_model():
 
 def test_provenance_comes_from_the_cards(tmp_path):
     cards = []
-    for name, extra in (("bert-base-uncased", {"source": "cache", "revision": None, "commit": "a" * 40, "created": "2018"}),
-                        ("mine", {"source": "local", "revision": "local", "commit": "local", "sha256": "b" * 64})):
+    for name, extra in (
+        ("bert-base-uncased", {"source": "cache", "revision": None, "commit": "a" * 40, "created": "2018"}),
+        ("mine", {"source": "local", "revision": "local", "commit": "local", "sha256": "b" * 64}),
+    ):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps({"model": name, "architecture": "BertForMaskedLM", **extra}))
         cards.append(path)
@@ -90,8 +107,15 @@ def test_model_checks_writes_its_three_tables(tmp_path):
     card = tmp_path / "m1.json"
     card.write_text(json.dumps({"model": "m1", "source": "local"}))
     out = {k: tmp_path / "out" / f"{k}.parquet" for k in ("checks", "agreement", "provenance")}
-    checks.model_checks(tmp_path / "agreement.parquet", [], [], [card], checks_out=out["checks"],
-                        agreement_out=out["agreement"], provenance_out=out["provenance"])
+    checks.model_checks(
+        tmp_path / "agreement.parquet",
+        [],
+        [],
+        [card],
+        checks_out=out["checks"],
+        agreement_out=out["agreement"],
+        provenance_out=out["provenance"],
+    )
     assert read_table(out["checks"])["model"].tolist() == ["m2", "m1"]
     assert read_table(out["agreement"]).shape == (2, 3)
     assert read_table(out["provenance"])["source"].tolist() == ["local"]

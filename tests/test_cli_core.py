@@ -1,4 +1,5 @@
 """``fmat query`` and ``fmat summary``: exit codes, outputs, help texts."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,18 +16,44 @@ DATA = Path(__file__).parent / "data"
 
 def test_query_from_options_writes_csv(tmp_path, capsys):
     out = tmp_path / "q.csv"
-    rc = main(["query", "The [MASK] works as a {TARGET}.", "--mask", "Male=man", "--mask", "Female=woman",
-               "--target", "Occ=nurse, engineer", "-o", str(out)])
+    rc = main(
+        [
+            "query",
+            "The [MASK] works as a {TARGET}.",
+            "--mask",
+            "Male=man",
+            "--mask",
+            "Female=woman",
+            "--target",
+            "Occ=nurse, engineer",
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 0
     assert "wrote 4 rows" in capsys.readouterr().out
-    expected = query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
-                     TARGET={"Occ": ["nurse", "engineer"]})
+    expected = query(
+        "The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Occ": ["nurse", "engineer"]}
+    )
     pd.testing.assert_frame_equal(read_query_table(out), expected)
 
 
 def test_query_several_sentences_and_attrib_preview(capsys):
-    rc = main(["query", "[MASK] is {ATTRIB}.", "[MASK] seems {ATTRIB}.", "--mask", "Male=he",
-               "--mask", "Female=she", "--attrib", "Warm=kind", "--attrib", "Cold=cold"])
+    rc = main(
+        [
+            "query",
+            "[MASK] is {ATTRIB}.",
+            "[MASK] seems {ATTRIB}.",
+            "--mask",
+            "Male=he",
+            "--mask",
+            "Female=she",
+            "--attrib",
+            "Warm=kind",
+            "--attrib",
+            "Cold=cold",
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "qid" in printed and "Warm-Cold.1" in printed
@@ -40,18 +67,21 @@ def test_query_from_study_file(tmp_path):
     assert main(["query", "--study", str(DATA / "studies" / "EX1.yaml"), "--check"]) == 0
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["query", "no mask", "--mask", "A=x"], "has no [MASK]"),
-    (["query", "[MASK] x", "--mask", "A=x,y", "--mask", "B=z"], "A has 2, B has 1"),
-    (["query", "[MASK] x", "--mask", "A"], "cannot read group 'A'"),
-    (["query", "[MASK] x", "--mask", "A=x", "--mask", "A=y"], "group 'A' is given twice"),
-    (["query", "[MASK] {TARGET}", "--mask", "A=x"], "no TARGET groups"),
-    (["query"], "no query given"),
-    (["query", "--check"], "--check needs --study"),
-    (["query", "x [MASK]", "--study", "s.yaml"], "cannot be combined"),
-    (["query", "--study", "missing/none.yaml"], "study file not found"),
-    (["summary", "missing.parquet"], "file not found"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["query", "no mask", "--mask", "A=x"], "has no [MASK]"),
+        (["query", "[MASK] x", "--mask", "A=x,y", "--mask", "B=z"], "A has 2, B has 1"),
+        (["query", "[MASK] x", "--mask", "A"], "cannot read group 'A'"),
+        (["query", "[MASK] x", "--mask", "A=x", "--mask", "A=y"], "group 'A' is given twice"),
+        (["query", "[MASK] {TARGET}", "--mask", "A=x"], "no TARGET groups"),
+        (["query"], "no query given"),
+        (["query", "--check"], "--check needs --study"),
+        (["query", "x [MASK]", "--study", "s.yaml"], "cannot be combined"),
+        (["query", "--study", "missing/none.yaml"], "study file not found"),
+        (["summary", "missing.parquet"], "file not found"),
+    ],
+)
 def test_bad_input_exits_2_without_traceback(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -60,8 +90,7 @@ def test_bad_input_exits_2_without_traceback(argv, message, capsys):
 
 def test_check_lists_problems(tmp_path, capsys):
     bad = tmp_path / "B1.yaml"
-    bad.write_text("id: B1\ntitle: x\ncolour: red\nqueries:\n  - query: '[MASK] x'\n    MASK: {A: [a]}\n"
-                   "score: {method: magic}\n")
+    bad.write_text("id: B1\ntitle: x\ncolour: red\nqueries:\n  - query: '[MASK] x'\n    MASK: {A: [a]}\nscore: {method: magic}\n")
     assert main(["query", "--study", str(bad), "--check"]) == 2
     err = capsys.readouterr().err
     assert "2 problem(s)" in err and "'colour'" in err and "'magic'" in err
@@ -106,11 +135,17 @@ def test_help_teaches_with_an_example(command, capsys):
     assert "examples:" in text and f"fmat {command} " in text
 
 
-@pytest.mark.parametrize("command", [["run", "q.parquet"], ["lpbs", "q.parquet"], ["agreement"],
-                                     ["study", "s.yaml", "-o", "out"]])
-@pytest.mark.parametrize("flag, value, message", [("--batch-size", "0", "0 is less than 1"),
-                                                  ("--max-tokens", "many", "'many' is not a whole number"),
-                                                  ("--threads", "-2", "-2 is less than 1")])
+@pytest.mark.parametrize(
+    "command", [["run", "q.parquet"], ["lpbs", "q.parquet"], ["agreement"], ["study", "s.yaml", "-o", "out"]]
+)
+@pytest.mark.parametrize(
+    "flag, value, message",
+    [
+        ("--batch-size", "0", "0 is less than 1"),
+        ("--max-tokens", "many", "'many' is not a whole number"),
+        ("--threads", "-2", "-2 is less than 1"),
+    ],
+)
 def test_scoring_commands_check_batch_and_thread_numbers_first(command, flag, value, message, capsys):
     # the model does not exist: the error must come from the flag, before anything is loaded
     with pytest.raises(SystemExit) as exit_:

@@ -15,6 +15,7 @@ checkout (its tracked and untracked files, as `git clone` of a working tree woul
 
 Marked slow (a few minutes on two cores).
 """
+
 from __future__ import annotations
 
 import os
@@ -33,16 +34,29 @@ REPO = Path(__file__).resolve().parents[1]
 WEIRD = "a b$(touch pwned)c"  # a space and a command substitution, as a folder name
 STUDIES_DIR = "config/s $(touch pwned)"
 MODELS = [{"name": "tiny-bert-base-uncased", "tiny": "bert-uncased"}, {"name": "tiny-roberta-base", "tiny": "roberta"}]
-SMALL = {"studies": ["1A", "3D"], "models": MODELS, "studies_dir": STUDIES_DIR,
-         "world": None}  # untrained tiny models: this test is about paths, not the science
+SMALL = {
+    "studies": ["1A", "3D"],
+    "models": MODELS,
+    "studies_dir": STUDIES_DIR,
+    "world": None,
+}  # untrained tiny models: this test is about paths, not the science
 SCORE = "results/scores/3D/tiny-roberta-base.parquet"
 
 
 def copy_checkout(dest: Path) -> None:
     """This checkout's files (tracked, and untracked but not ignored), times kept: what a clone of
     the working tree holds."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            stdout=subprocess.PIPE, check=True, timeout=60).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            check=True,
+            timeout=60,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, listed):
         src = REPO / rel
         if src.is_file():
@@ -52,9 +66,15 @@ def copy_checkout(dest: Path) -> None:
 
 def snakemake(repo: Path, *args, timeout: int = 1500) -> subprocess.CompletedProcess:
     """The demo, from the clone's own folder, as a user runs it (its profiles/default applies)."""
-    return subprocess.run([sys.executable, "-m", "snakemake", "--configfile", "config/demo.yaml", "small.yaml",
-                           *args], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--configfile", "config/demo.yaml", "small.yaml", *args],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ inside its body only (a) a heavy package (torch, transformers, matplotlib, scipy
 load the library's modules when a command runs, or (c) where a comment on the line says why
 (``# here: ...``, e.g. an import cycle).
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,9 +17,32 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 #: packages a function may import in its body: slow to import, or needed by a few functions only
-HEAVY = {"torch", "transformers", "tokenizers", "huggingface_hub", "matplotlib", "scipy", "statsmodels", "sklearn",
-         "patsy", "snakemake", "gensim", "wefe", "safetensors", "jsonschema", "jsonschema_rs", "playwright",
-         "pingouin", "sentencepiece", "tqdm", "markupsafe", "jinja2", "pyarrow", "openpyxl", "ipykernel"}
+HEAVY = {
+    "torch",
+    "transformers",
+    "tokenizers",
+    "huggingface_hub",
+    "matplotlib",
+    "scipy",
+    "statsmodels",
+    "sklearn",
+    "patsy",
+    "snakemake",
+    "gensim",
+    "wefe",
+    "safetensors",
+    "jsonschema",
+    "jsonschema_rs",
+    "playwright",
+    "pingouin",
+    "sentencepiece",
+    "tqdm",
+    "markupsafe",
+    "jinja2",
+    "pyarrow",
+    "openpyxl",
+    "ipykernel",
+}
 #: where a function may import anything: the CLI loads a command's modules when it runs
 LAZY = ("fmat/cli.py", "fmat/commands/")
 PACKAGES = ("fmat", "fmat_replication")
@@ -36,11 +60,10 @@ def function_imports(path: Path) -> list[tuple[int, str]]:
         for sub in ast.walk(node):
             if not isinstance(sub, (ast.Import, ast.ImportFrom)):
                 continue
-            names = ([("." * sub.level) + (sub.module or "")] if isinstance(sub, ast.ImportFrom)
-                     else [a.name for a in sub.names])
+            names = [("." * sub.level) + (sub.module or "")] if isinstance(sub, ast.ImportFrom) else [a.name for a in sub.names]
             if all(n.lstrip(".").split(".")[0] in HEAVY for n in names):
                 continue
-            if any("# here:" in line for line in lines[sub.lineno - 1:sub.end_lineno]):
+            if any("# here:" in line for line in lines[sub.lineno - 1 : sub.end_lineno]):
                 continue
             found.append((sub.lineno, names[0]))
     return found
@@ -57,12 +80,16 @@ def _modules():
 @pytest.mark.parametrize("rel", list(_modules()))
 def test_imports_stand_at_the_top(rel):
     bad = function_imports(REPO / rel)
-    assert not bad, (f"{rel}: imports inside functions (move them to the top, or say why on the line with "
-                     f"'# here: <reason>'): " + ", ".join(f"line {n}: {m}" for n, m in bad))
+    assert not bad, (
+        f"{rel}: imports inside functions (move them to the top, or say why on the line with "
+        f"'# here: <reason>'): " + ", ".join(f"line {n}: {m}" for n, m in bad)
+    )
 
 
 def test_the_import_rule_can_fail(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text("import os\n\ndef f():\n    import pandas as pd\n    from .x import y\n    import torch\n"
-                 "    from fmat import io  # here: fmat.io imports this module\n    return pd, y, torch, io, os\n")
+    f.write_text(
+        "import os\n\ndef f():\n    import pandas as pd\n    from .x import y\n    import torch\n"
+        "    from fmat import io  # here: fmat.io imports this module\n    return pd, y, torch, io, os\n"
+    )
     assert function_imports(f) == [(4, "pandas"), (5, ".x")]

@@ -4,6 +4,7 @@ Reference values are hand-copied from the raw published rows (quoted in comments
 recomputed here by plain arithmetic, not by the code under test. No real network: the
 download tests use a fake opener and a local HTTP server on 127.0.0.1.
 """
+
 from __future__ import annotations
 
 import csv
@@ -20,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmat_replication import criteria as C
 from fmat.errors import FmatError, InputError, OfflineError
 from fmat.io import write_table
+from fmat_replication import criteria as C
 
 REPO = Path(__file__).resolve().parents[1]
 MAPPING = REPO / "config/criteria/bls2021_occupations.tsv"
@@ -36,6 +37,7 @@ def _mirror_words(mirror_data, study, category):
 
 # ----------------------------------------------------------------------------- word lists
 
+
 def test_curated_word_lists_equal_caliskan_lists(mirror_data):
     w = C.read_wefat_words(WORDS)
     assert w["occupations"] == _mirror_words(mirror_data, "WEFAT1", "Careers")
@@ -48,6 +50,7 @@ def test_curated_word_lists_equal_caliskan_lists(mirror_data):
 
 
 # ----------------------------------------------------------------------------- BLS
+
 
 @pytest.fixture(scope="module")
 def bls_table(mirror_data):
@@ -80,10 +83,17 @@ def test_bls_mapping_covers_the_50_words(mirror_data, bls_criterion):
 
 def test_bls_hand_checked_values(mirror_data, bls_criterion):
     raw = (mirror_data / "bls/cpsaat11_2021.tsv").read_text(encoding="utf-8")
-    for line in ["Pharmacists\t352\t57.8", "Carpenters\t1230\t3.1", "Cabinetmakers and bench carpenters\t67\t5.8",
-                 "Registered nurses\t3201\t86.7", "Nurse practitioners\t237\t87.4",
-                 "Licensed practical and licensed vocational nurses\t533\t91.3", "Nurse anesthetists\t35\t–",
-                 "Other physicians\t921\t39.7", "Emergency medicine physicians\t24\t–"]:
+    for line in [
+        "Pharmacists\t352\t57.8",
+        "Carpenters\t1230\t3.1",
+        "Cabinetmakers and bench carpenters\t67\t5.8",
+        "Registered nurses\t3201\t86.7",
+        "Nurse practitioners\t237\t87.4",
+        "Licensed practical and licensed vocational nurses\t533\t91.3",
+        "Nurse anesthetists\t35\t–",
+        "Other physicians\t921\t39.7",
+        "Emergency medicine physicians\t24\t–",
+    ]:
         assert "\n" + line + "\t" in raw, line
     got = bls_criterion.set_index("item")
     assert got.at["pharmacist", "pct_male"] == pytest.approx(100 - 57.8)
@@ -114,8 +124,7 @@ def test_bls_mapping_errors(bls_table, tmp_path):
     bad = tmp_path / "m.tsv"
     bad.write_text("item\tbls_rows\tnote\nnurse\tRegistered nurses | Nurses of the moon\tx\n")
     with pytest.raises(InputError, match="item nurse.*Nurses of the moon"):
-        C.bls_occupation_criterion(bls_table, C.read_occupation_mapping(bad), source="t",
-                                   mapping_path=str(bad))
+        C.bls_occupation_criterion(bls_table, C.read_occupation_mapping(bad), source="t", mapping_path=str(bad))
     with pytest.raises(InputError, match="no mapping for"):
         C.bls_occupation_criterion(bls_table, C.read_occupation_mapping(bad), source="t", items=["nurse", "baker"])
     dup = tmp_path / "d.tsv"
@@ -130,6 +139,7 @@ def test_bls_mapping_errors(bls_table, tmp_path):
 
 # ----------------------------------------------------------------------------- SSA
 
+
 @pytest.fixture(scope="module")
 def ssa_counts(mirror_data):
     return C.read_ssa_counts(mirror_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv")
@@ -142,8 +152,11 @@ def test_ssa_wefat2_hand_checked(mirror_data, ssa_counts):
     assert list(t.columns) == ["item", "n_female", "n_male", "pct_male", "logit_pct_male", "source"]
     raw = (mirror_data / "ssa/ssa_national_1900_2017_by_name_sex.tsv").read_text()
     # raw rows: name, n_female, n_male
-    for line, f, m in [("Kelly\t470997\t81294", 470997, 81294), ("Jesse\t11730\t405290", 11730, 405290),
-                       ("Pat\t40110\t26245", 40110, 26245)]:
+    for line, f, m in [
+        ("Kelly\t470997\t81294", 470997, 81294),
+        ("Jesse\t11730\t405290", 11730, 405290),
+        ("Pat\t40110\t26245", 40110, 26245),
+    ]:
         assert "\n" + line + "\n" in raw
         row = t.set_index("item").loc[line.split("\t")[0]]
         assert (row.n_female, row.n_male) == (f, m)
@@ -215,6 +228,7 @@ def test_ssa_names_zip_sums_the_years(tmp_path):
 
 # ----------------------------------------------------------------------------- sources, lock, downloads
 
+
 def test_resolve_origin(mirror_data, tmp_path):
     o = C.resolve_origin("bls2021", mirror_data)
     assert o.kind == "mirror" and o.filename == "cpsaat11_2021.xlsx"
@@ -239,6 +253,7 @@ def test_lock_records_and_warns_on_change(tmp_path):
         row = C.record_retrieval(lock, o, f, now="2026-01-01T00:00:00Z")
         again = C.record_retrieval(lock, o, f, now="2026-02-01T00:00:00Z")
     import hashlib
+
     assert row["sha256"] == hashlib.sha256(b"first version").hexdigest()
     assert again["first_retrieved"] == "2026-01-01T00:00:00Z"
     assert again["last_retrieved"] == "2026-02-01T00:00:00Z"
@@ -332,6 +347,7 @@ def test_fetch_copies_from_the_mirror(mirror_data, tmp_path):
 
 # ----------------------------------------------------------------------------- GloVe and WEFAT
 
+
 def _glove(path):
     """GloVe as the criteria rules read it: fmat.embeddings.read_word2vec with 300 dimensions."""
     from fmat.embeddings import read_word2vec
@@ -372,8 +388,10 @@ def test_demo_vectors_are_seeded_by_word():
 
 def _reference_wefat(vectors, items, male, female):
     """Caliskan (2017) s(w), sign flipped to male-positive, written out independently."""
+
     def cos(u, v):
         return float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+
     out = []
     for w in items:
         x = vectors.loc[w].to_numpy(float)
@@ -391,8 +409,7 @@ def test_wefat_table_flags_missing_and_demo_items(mirror_data):
     assert t["item"].tolist() == items and math.isnan(t.at[1, "wefat_male"])
     assert t["source"].tolist() == ["GloVe", "not in GloVe", "GloVe"] and t.attrs["missing_items"] == ["Zyxwv"]
     assert t.at[2, "wefat_male"] > 0 > t.at[0, "wefat_male"]
-    d = C.wefat_table(g, items, w["male"], w["female"], source="GloVe", demo_missing=True,
-                      criterion=_reference_wefat)
+    d = C.wefat_table(g, items, w["male"], w["female"], source="GloVe", demo_missing=True, criterion=_reference_wefat)
     assert d.at[1, "source"] == C.DEMO_SOURCE and np.isfinite(d.at[1, "wefat_male"])
     with pytest.raises(InputError, match="attribute words"):
         C.wefat_table(g, items, ["notaword"], w["female"], source="GloVe", criterion=_reference_wefat)
@@ -407,8 +424,7 @@ def test_wefat_with_the_package_criterion_matches_caliskan(mirror_data):
     assert np.allclose(t["wefat_male"], ref["wefat_male"], atol=1e-5)
     p = pd.read_csv(mirror_data / "caliskan2017/professionsBLS2015.tsv", sep="\t")
     labels = p[[f"label{i}" for i in range(1, 6)]]
-    women = [((r := p[labels.eq(o).any(axis=1)]).TotalEmployed * r.Women).sum() / r.TotalEmployed.sum()
-             for o in w["occupations"]]
+    women = [((r := p[labels.eq(o).any(axis=1)]).TotalEmployed * r.Women).sum() / r.TotalEmployed.sum() for o in w["occupations"]]
     assert np.corrcoef(t["wefat_male"], women)[0, 1] == pytest.approx(-0.90, abs=0.02)
 
 

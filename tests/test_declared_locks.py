@@ -7,6 +7,7 @@ of the tables made from it. Both are kept when their job reruns (Snakemake's ``u
 one rule each gathers them into ``resources/models.lock.tsv`` / ``resources/criteria.lock.tsv``.
 Local model folders are hashed, not loaded, so these runs take seconds.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,19 +35,36 @@ def setup_work(tmp_path: Path, **extra) -> Path:
         folder.mkdir(parents=True)
         (folder / "config.json").write_text("{}", encoding="utf-8")
         (folder / "model.safetensors").write_bytes(b"weights %d" % i)
-    cfg = {"studies_dir": str(work / "studies"), "studies": ["3D"], "mirror_dir": None,
-           "models": [{"name": n, "path": str(tmp_path / "models" / n)} for n in MODELS],
-           "cache_dir": str(work / "hf"), "device": "cpu", "score_threads": 1, **extra}
+    cfg = {
+        "studies_dir": str(work / "studies"),
+        "studies": ["3D"],
+        "mirror_dir": None,
+        "models": [{"name": n, "path": str(tmp_path / "models" / n)} for n in MODELS],
+        "cache_dir": str(work / "hf"),
+        "device": "cpu",
+        "score_threads": 1,
+        **extra,
+    }
     (work / "local.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return work
 
 
 def run(work: Path, *args) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile",
-           str(REPO / "config" / "config.yaml"), "local.yaml", "--cores", "1", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--configfile",
+        str(REPO / "config" / "config.yaml"),
+        "local.yaml",
+        "--cores",
+        "1",
+        *args,
+    ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=600)
+    return subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
 
 
 def jobs(output: str) -> list[tuple[str, str]]:
@@ -94,8 +112,11 @@ def test_model_lock_records_are_declared(tmp_path):
     res = run(work, "-n", *cards, "resources/models.lock.tsv", "--rerun-triggers", "mtime")
     assert res.returncode == 0, res.stdout[-3000:]
     assert job_counts(res.stdout) == {"download_model": 1, "model_card": 1, "models_lock": 1, "total": 3}
-    assert sorted(jobs(res.stdout)) == [("download_model", "model=tiny-a"), ("model_card", "model=tiny-a"),
-                                        ("models_lock", "")], res.stdout[-3000:]
+    assert sorted(jobs(res.stdout)) == [
+        ("download_model", "model=tiny-a"),
+        ("model_card", "model=tiny-a"),
+        ("models_lock", ""),
+    ], res.stdout[-3000:]
 
 
 def test_criteria_lock_records_are_declared_and_kept(tmp_path):
@@ -111,8 +132,13 @@ def test_criteria_lock_records_are_declared_and_kept(tmp_path):
     assert not list((work / "resources").rglob("*.lck"))
 
     # the table names its source's record as an input (so the record is part of the DAG)
-    res = run(work, "-n", "resources/criteria/bls2021_occupations.parquet", "--forcerun",
-              "resources/criteria/bls2021_occupations.parquet")
+    res = run(
+        work,
+        "-n",
+        "resources/criteria/bls2021_occupations.parquet",
+        "--forcerun",
+        "resources/criteria/bls2021_occupations.parquet",
+    )
     block = re.search(r"^(?:local)?rule criteria_bls2021_occupations:\n    input: (.*)\n", res.stdout, re.M)
     assert block and "raw/bls2021/" in block.group(1) and ".lock.tsv" in block.group(1), res.stdout[-3000:]
 

@@ -1,4 +1,5 @@
 """fmat.design: FMAT_query / FMAT_query_bind, checked against tables written by R (tests/data/r_fmat)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,20 +20,32 @@ DESIGNS = {
     "query_M": lambda: query("[MASK] is a nurse.", MASK={"Male": ["He", "Man"], "Female": ["She", "Woman"]}),
     "query_MT": lambda: query(MT_QUERIES, MASK=MT_MASK, TARGET=MT_TARGET),
     "query_MT_fwrite": lambda: query(MT_QUERIES, MASK=MT_MASK, TARGET=MT_TARGET),
-    "query_MA": lambda: query("The [MASK] {ATTRIB}.", MASK={"Male": ["man", "boy"], "Female": ["woman", "girl"]},
-                              ATTRIB={"Masc": ["is masculine", 'says "hi, there"'],
-                                      "Femi": ["is feminine", "has a feminine personality"]}),
-    "query_MTA": lambda: query(["The [MASK] {TARGET} {ATTRIB}.", "A [MASK] {TARGET} {ATTRIB}."],
-                               MASK={"Male": ["man", "boy"], "Female": ["woman", "girl"]},
-                               TARGET={"T1": ["x1", "x2"], "T2": ["y1", "y2", "y3"]},
-                               ATTRIB={"A1": ["a", "b"], "A2": ["c"]}),
-    "query_MT_years": lambda: query("In {TARGET}, [MASK] was rich.", MASK={"Male": "he", "Female": "she"},
-                                    TARGET={"Year": [1998, 1999, 2000]}),
+    "query_MA": lambda: query(
+        "The [MASK] {ATTRIB}.",
+        MASK={"Male": ["man", "boy"], "Female": ["woman", "girl"]},
+        ATTRIB={"Masc": ["is masculine", 'says "hi, there"'], "Femi": ["is feminine", "has a feminine personality"]},
+    ),
+    "query_MTA": lambda: query(
+        ["The [MASK] {TARGET} {ATTRIB}.", "A [MASK] {TARGET} {ATTRIB}."],
+        MASK={"Male": ["man", "boy"], "Female": ["woman", "girl"]},
+        TARGET={"T1": ["x1", "x2"], "T2": ["y1", "y2", "y3"]},
+        ATTRIB={"A1": ["a", "b"], "A2": ["c"]},
+    ),
+    "query_MT_years": lambda: query(
+        "In {TARGET}, [MASK] was rich.", MASK={"Male": "he", "Female": "she"}, TARGET={"Year": [1998, 1999, 2000]}
+    ),
     "query_bind_MT": lambda: query_bind(
-        query("[MASK] is {TARGET}.", MASK={"Male": ["He"], "Female": ["She"]},
-              TARGET={"Occupation": ["a doctor", "a nurse", "an artist"]}),
-        query("[MASK] occupation is {TARGET}.", MASK={"Male": ["His"], "Female": ["Her"]},
-              TARGET={"Occupation": ["doctor", "nurse", "artist"]})),
+        query(
+            "[MASK] is {TARGET}.",
+            MASK={"Male": ["He"], "Female": ["She"]},
+            TARGET={"Occupation": ["a doctor", "a nurse", "an artist"]},
+        ),
+        query(
+            "[MASK] occupation is {TARGET}.",
+            MASK={"Male": ["His"], "Female": ["Her"]},
+            TARGET={"Occupation": ["doctor", "nurse", "artist"]},
+        ),
+    ),
 }
 
 
@@ -49,15 +62,19 @@ def test_r_csv_is_what_r_wrote():
     """The fixture really is R write.csv output: quoted header with an empty row-names field."""
     text = (R / "query_MT.csv").read_text()
     assert text.splitlines()[0] == '"","qid","query","MASK","M_pair","M_word","TARGET","T_pair","T_word"'
-    assert text.splitlines()[1] == ('"1","1","[MASK] is {TARGET}.","Male","1","He","MaleOcc",'
-                                    '"MaleOcc-FemaleOcc.1","a doctor"')
+    assert text.splitlines()[1] == ('"1","1","[MASK] is {TARGET}.","Male","1","He","MaleOcc","MaleOcc-FemaleOcc.1","a doctor"')
 
 
 def test_row_order_mask_varies_fastest():
     df = DESIGNS["query_MT"]()
     first = df.head(5)[["MASK", "M_word", "T_word"]].astype(str).values.tolist()
-    assert first == [["Male", "He", "a doctor"], ["Male", "Man", "a doctor"], ["Female", "She", "a doctor"],
-                     ["Female", "Woman", "a doctor"], ["Male", "He", "an engineer"]]
+    assert first == [
+        ["Male", "He", "a doctor"],
+        ["Male", "Man", "a doctor"],
+        ["Female", "She", "a doctor"],
+        ["Female", "Woman", "a doctor"],
+        ["Male", "He", "an engineer"],
+    ]
     assert df["qid"].astype(str).tolist() == ["1"] * 16 + ["2"] * 16
     assert list(df["T_pair"].cat.categories) == ["MaleOcc-FemaleOcc.1", "MaleOcc-FemaleOcc.2"]
 
@@ -68,8 +85,7 @@ def test_types_columns_and_levels():
     assert m["query"].iloc[0] == "[MASK] is here."  # [mask] upper-cased
     mt = query("[MASK] {TARGET}", MASK={"A": ["x"], "B": ["y"]}, TARGET={"T": ["t1"]})
     ma = query("[MASK] {ATTRIB}", MASK={"A": ["x"], "B": ["y"]}, ATTRIB={"G": ["a1"]})
-    mta = query("[MASK] {TARGET} {ATTRIB}", MASK={"A": ["x"], "B": ["y"]}, TARGET={"T": ["t1"]},
-                ATTRIB={"G": ["a1", "a2"]})
+    mta = query("[MASK] {TARGET} {ATTRIB}", MASK={"A": ["x"], "B": ["y"]}, TARGET={"T": ["t1"]}, ATTRIB={"G": ["a1", "a2"]})
     assert (mt.attrs["type"], ma.attrs["type"], mta.attrs["type"]) == ("MT", "MA", "MTA")
     assert "A_pair" in ma.columns and "T_pair" not in mta.columns and "A_pair" not in mta.columns
     assert len(mta) == 2 * 1 * 2
@@ -94,31 +110,38 @@ def test_query_bind_renumbers_and_checks_types():
         query_bind(a, c)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(query="no mask here", MASK={"A": ["x"]}), "has no \\[MASK\\]"),
-    (dict(query="[MASK] and [MASK]", MASK={"A": ["x"]}), "2 \\[MASK\\] tokens"),
-    (dict(query="[MASK] x", MASK=None), "no MASK groups"),
-    (dict(query="[MASK] x", MASK={}), "no MASK groups"),
-    (dict(query="[MASK] {TARGET}", MASK={"A": ["x"]}), "has \\{TARGET\\} but no TARGET groups"),
-    (dict(query="[MASK] x", MASK={"A": ["x"]}, TARGET={"T": ["t"]}), "has no \\{TARGET\\}"),
-    (dict(query="[MASK] {ATTRIB}", MASK={"A": ["x"]}), "has \\{ATTRIB\\} but no ATTRIB groups"),
-    (dict(query="[MASK] x", MASK={"A": ["x"]}, ATTRIB={"G": ["a"]}), "has no \\{ATTRIB\\}"),
-    (dict(query="[MASK] {TARGET} {TARGET}", MASK={"A": ["x"]}, TARGET={"T": ["t"]}), "2 times"),
-    (dict(query="[MASK] x", MASK={"A": ["x", "y", "x"]}), "lists 'x' more than once"),
-    (dict(query="[MASK] {TARGET}", MASK={"A": ["x"]}, TARGET={"T": ["t", "t"]}), "more than once"),
-    (dict(query="[MASK] x", MASK={"A": []}), "group 'A' is empty"),
-    (dict(query="[MASK] x", MASK={"A": ["x", "y"], "B": ["z"]}), "A has 2, B has 1"),
-    (dict(query="[MASK] {TARGET}", MASK={"A": ["x"]}, TARGET={"T1": ["a", "b"], "T2": ["c"]}),
-     "TARGET groups have unequal.*T1 has 2, T2 has 1"),
-    (dict(query="[MASK] {ATTRIB}", MASK={"A": ["x"]}, ATTRIB={"G1": ["a"], "G2": ["c", "d"]}),
-     "ATTRIB groups have unequal.*G1 has 1, G2 has 2"),
-    (dict(query=["[MASK] x", "[MASK] x"], MASK={"A": ["x"]}), "listed twice"),
-    (dict(query="[MASK] x", MASK={"A": [True]}), "not a word"),
-    (dict(query="[MASK] x", MASK={"A": [""]}), "is empty"),
-    (dict(query=[], MASK={"A": ["x"]}), "no query given"),
-    (dict(query=3, MASK={"A": ["x"]}), "must be a string"),
-    (dict(query="[MASK] x", MASK=["x"]), "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(query="no mask here", MASK={"A": ["x"]}), "has no \\[MASK\\]"),
+        (dict(query="[MASK] and [MASK]", MASK={"A": ["x"]}), "2 \\[MASK\\] tokens"),
+        (dict(query="[MASK] x", MASK=None), "no MASK groups"),
+        (dict(query="[MASK] x", MASK={}), "no MASK groups"),
+        (dict(query="[MASK] {TARGET}", MASK={"A": ["x"]}), "has \\{TARGET\\} but no TARGET groups"),
+        (dict(query="[MASK] x", MASK={"A": ["x"]}, TARGET={"T": ["t"]}), "has no \\{TARGET\\}"),
+        (dict(query="[MASK] {ATTRIB}", MASK={"A": ["x"]}), "has \\{ATTRIB\\} but no ATTRIB groups"),
+        (dict(query="[MASK] x", MASK={"A": ["x"]}, ATTRIB={"G": ["a"]}), "has no \\{ATTRIB\\}"),
+        (dict(query="[MASK] {TARGET} {TARGET}", MASK={"A": ["x"]}, TARGET={"T": ["t"]}), "2 times"),
+        (dict(query="[MASK] x", MASK={"A": ["x", "y", "x"]}), "lists 'x' more than once"),
+        (dict(query="[MASK] {TARGET}", MASK={"A": ["x"]}, TARGET={"T": ["t", "t"]}), "more than once"),
+        (dict(query="[MASK] x", MASK={"A": []}), "group 'A' is empty"),
+        (dict(query="[MASK] x", MASK={"A": ["x", "y"], "B": ["z"]}), "A has 2, B has 1"),
+        (
+            dict(query="[MASK] {TARGET}", MASK={"A": ["x"]}, TARGET={"T1": ["a", "b"], "T2": ["c"]}),
+            "TARGET groups have unequal.*T1 has 2, T2 has 1",
+        ),
+        (
+            dict(query="[MASK] {ATTRIB}", MASK={"A": ["x"]}, ATTRIB={"G1": ["a"], "G2": ["c", "d"]}),
+            "ATTRIB groups have unequal.*G1 has 1, G2 has 2",
+        ),
+        (dict(query=["[MASK] x", "[MASK] x"], MASK={"A": ["x"]}), "listed twice"),
+        (dict(query="[MASK] x", MASK={"A": [True]}), "not a word"),
+        (dict(query="[MASK] x", MASK={"A": [""]}), "is empty"),
+        (dict(query=[], MASK={"A": ["x"]}), "no query given"),
+        (dict(query=3, MASK={"A": ["x"]}), "must be a string"),
+        (dict(query="[MASK] x", MASK=["x"]), "must be a mapping"),
+    ],
+)
 def test_design_errors(kwargs, match):
     with pytest.raises(InputError, match=match) as err:
         query(**kwargs)

@@ -15,6 +15,7 @@ here says why, on the line before it: ``<!-- not-run: REASON -->`` (the whole wo
 the 5 GB GloVe file...; each names where it is tested); ``test_every_block_runs_or_says_why``
 counts them and prints "documented commands that run as written: N of N".
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -33,10 +33,53 @@ LANGUAGES = ("python", "bash")
 NOT_RUN = re.compile(r"<!--\s*not-run:\s*(.+?)\s*-->\s*$")
 STAND_INS = Path(__file__).with_name("docs_stand_ins")
 #: the words the documentation's examples use: the stand-in models hold them as whole words
-WORDS = ["man", "woman", "boy", "girl", "he", "she", "He", "She", "His", "Her", "his", "her", "nurse", "engineer",
-         "doctor", "teacher", "programmer", "works", "as", "is", "a", "an", "the", "The", "job", "leads", "teams",
-         "raises", "children", "lead", "raise", "occupation", "Most", "men", "women", "career", "family",
-         "fathers", "mothers", "are", "should", "be", "laughs", "laugh", "author"]
+WORDS = [
+    "man",
+    "woman",
+    "boy",
+    "girl",
+    "he",
+    "she",
+    "He",
+    "She",
+    "His",
+    "Her",
+    "his",
+    "her",
+    "nurse",
+    "engineer",
+    "doctor",
+    "teacher",
+    "programmer",
+    "works",
+    "as",
+    "is",
+    "a",
+    "an",
+    "the",
+    "The",
+    "job",
+    "leads",
+    "teams",
+    "raises",
+    "children",
+    "lead",
+    "raise",
+    "occupation",
+    "Most",
+    "men",
+    "women",
+    "career",
+    "family",
+    "fathers",
+    "mothers",
+    "are",
+    "should",
+    "be",
+    "laughs",
+    "laugh",
+    "author",
+]
 
 
 @dataclass
@@ -61,10 +104,11 @@ def collect() -> list[Block]:
     for doc in DOCS:
         text = doc.read_text(encoding="utf-8")
         for example in sybil.parse(doc).examples():
-            before = [ln for ln in text[:example.region.start].splitlines() if ln.strip()]
+            before = [ln for ln in text[: example.region.start].splitlines() if ln.strip()]
             match = NOT_RUN.search(before[-1]) if before else None
-            blocks.append(Block(doc, example.line, example.region.lexemes["arguments"], example.parsed,
-                                match.group(1) if match else None))
+            blocks.append(
+                Block(doc, example.line, example.region.lexemes["arguments"], example.parsed, match.group(1) if match else None)
+            )
     return blocks
 
 
@@ -83,9 +127,15 @@ def world(tmp_path_factory):
     (root / "hf").mkdir()
     # a reader who followed the README has downloaded these two (a page may use them without
     # showing the download again); README's own `fmat download` runs again as written
-    res = subprocess.run([sys.executable, "-m", "fmat.cli", "download", "bert-base-uncased", "roberta-base"],
-                         cwd=root, env=environment(root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "fmat.cli", "download", "bert-base-uncased", "roberta-base"],
+        cwd=root,
+        env=environment(root),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stdout
     return root
 
@@ -137,9 +187,15 @@ def folder_for(doc: Path, world: Path) -> Path:
 
 def environment(world: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "FMAT_", "PYTHON"))}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-               PYTHONPATH=str(STAND_INS), HF_HOME=str(world / "hf"), HF_HUB_OFFLINE="1",
-               FMAT_DOCS_HUB=str(world / "hub"), PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONPATH=str(STAND_INS),
+        HF_HOME=str(world / "hf"),
+        HF_HUB_OFFLINE="1",
+        FMAT_DOCS_HUB=str(world / "hub"),
+        PYTHONWARNINGS="ignore",
+        MPLBACKEND="Agg",
+    )
     return env
 
 
@@ -150,8 +206,9 @@ def test_documented_block_runs_as_written(block, world):
         argv = [sys.executable, "-c", block.source]
     else:
         argv = ["bash", "-e", "-o", "pipefail", "-c", block.source]
-    res = subprocess.run(argv, cwd=work, env=environment(world), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, timeout=600)
+    res = subprocess.run(
+        argv, cwd=work, env=environment(world), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600
+    )
     assert res.returncode == 0, f"{block.id} ({block.language}) exited {res.returncode}:\n{res.stdout[-4000:]}"
 
 
@@ -163,9 +220,12 @@ def test_every_block_runs_or_says_why(capsys):
     assert len(run) >= 14, f"only {len(run)} blocks run"
     commands = sum(_commands(b) for b in run)
     with capsys.disabled():
-        print(f"\ndocumented commands that run as written: {commands} of {commands} ({len(run)} blocks; "
-              f"+ {len(not_run)} block(s) marked not-run, each with its reason: "
-              + "; ".join(f"{b.id}: {b.reason}" for b in not_run) + ")")
+        print(
+            f"\ndocumented commands that run as written: {commands} of {commands} ({len(run)} blocks; "
+            f"+ {len(not_run)} block(s) marked not-run, each with its reason: "
+            + "; ".join(f"{b.id}: {b.reason}" for b in not_run)
+            + ")"
+        )
 
 
 def _commands(block: Block) -> int:

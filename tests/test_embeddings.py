@@ -3,6 +3,7 @@
 Each expected value below is derived in the comment next to it from the 2-d vectors, not
 from the code under test.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -96,6 +97,7 @@ def test_read_missing_file():
 # WEAT
 # --------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def toy():
     return vecs(a=(1, 0), b=(0, 1), s1=(1, 0), s2=(1, 1), t1=(0, 1), t2=(0, 2))
@@ -118,8 +120,13 @@ def test_weat_hand_computed(toy):
 
 
 def weat_result(s, t):
-    return E.BiasResult("weat", [f"s{i}" for i in range(len(s))], [f"t{i}" for i in range(len(t))],
-                        S_diff=pd.Series(s, dtype=float), T_diff=pd.Series(t, dtype=float))
+    return E.BiasResult(
+        "weat",
+        [f"s{i}" for i in range(len(s))],
+        [f"t{i}" for i in range(len(t))],
+        S_diff=pd.Series(s, dtype=float),
+        T_diff=pd.Series(t, dtype=float),
+    )
 
 
 def test_weat_es_unequal_sizes_pooled_sd():
@@ -171,6 +178,7 @@ def test_weat_exact_infeasible_and_resampling():
 # the other methods
 # --------------------------------------------------------------------------------------
 
+
 def test_nas_and_wefat_criterion_hand():
     w = vecs(s=(1, 0), a1=(1, 0), a2=(0, 1), b1=(-1, 0))
     r = E.nas(w, ["s"], ["a1", "a2"], ["b1"])
@@ -217,8 +225,7 @@ def test_semaxis_hand_with_and_without_augmentation():
     # nearest neighbour of a is x (cos .894 > s .707): soft(a) = (1.5, .5); of b is y
     # (cos .949): soft(b) = (.5, 2). V = (1, -1.5), |V| = √3.25
     np.testing.assert_allclose(r1.V, [1, -1.5])
-    np.testing.assert_allclose(r1.P.to_numpy(), [-0.5 / (math.sqrt(2) * math.sqrt(3.25)),
-                                                  0.5 / (math.sqrt(5) * math.sqrt(3.25))])
+    np.testing.assert_allclose(r1.P.to_numpy(), [-0.5 / (math.sqrt(2) * math.sqrt(3.25)), 0.5 / (math.sqrt(5) * math.sqrt(3.25))])
 
 
 def test_ect_hand():
@@ -237,8 +244,7 @@ def test_rnsb_kl_hand_and_symmetry():
     kl = 0.5 * math.log(1.5) + 0.5 * math.log(0.75)
     assert E.rnsb_es(r) == pytest.approx(kl)
     assert E.rnsb_es(r) == pytest.approx(entropy([0.5, 0.25, 0.25], [1 / 3] * 3))
-    w = vecs(p1=(1, 0.1), p2=(1, -0.1), n1=(-1, 0.1), n2=(-1, -0.1),
-             s1=(0.5, 0.3), s2=(0.5, 0.3), s3=(-0.6, 0.2))
+    w = vecs(p1=(1, 0.1), p2=(1, -0.1), n1=(-1, 0.1), n2=(-1, -0.1), s1=(0.5, 0.3), s2=(0.5, 0.3), s3=(-0.6, 0.2))
     res = E.rnsb(w, ["s1", "s2", "s3"], ["p1", "p2"], ["n1", "n2"])
     # identical words get identical P; the word on the B (negative) side gets the largest
     assert res.P["s1"] == pytest.approx(res.P["s2"])
@@ -250,6 +256,7 @@ def test_rnsb_kl_hand_and_symmetry():
 # --------------------------------------------------------------------------------------
 # front door, missing words, plots
 # --------------------------------------------------------------------------------------
+
 
 def test_query_guess_and_missing_words(toy):
     assert E.query(toy, ["s1"], A_words=["a"]).method == "mac"
@@ -291,6 +298,7 @@ def test_plot_bias(toy, tmp_path):
 # CLI
 # --------------------------------------------------------------------------------------
 
+
 def test_cli_weat_and_wefat(tmp_path, capsys):
     from fmat.cli import main
     from fmat.io import read_table
@@ -307,8 +315,7 @@ def test_cli_weat_and_wefat(tmp_path, capsys):
     items = tmp_path / "items.txt"
     items.write_text("king\nghost\n")
     outp = tmp_path / "w.parquet"
-    rc = main(["wefat", "--vectors", str(p), "--items", str(items), "--male", "he", "--female", "she",
-               "-o", str(outp)])
+    rc = main(["wefat", "--vectors", str(p), "--items", str(items), "--male", "he", "--female", "she", "-o", str(outp)])
     assert rc == 0
     tab = read_table(outp)
     assert list(tab["item"]) == ["king", "ghost"]
@@ -319,8 +326,7 @@ def test_cli_weat_and_wefat(tmp_path, capsys):
 
 def test_missing_word_warnings_point_at_the_callers_line():
     w = vecs(he=(1, 0), she=(0, 1), king=(1, 0.05))
-    for call in (lambda: E.nas(w, ["king", "zzz"], ["he"], ["she"]),
-                 lambda: E.rnd(w, ["king"], ["he", "zzz"], ["she"])):
+    for call in (lambda: E.nas(w, ["king", "zzz"], ["he"], ["she"]), lambda: E.rnd(w, ["king"], ["he", "zzz"], ["she"])):
         with pytest.warns(E.MissingWordsWarning, match="zzz") as rec:
             call()
-        assert rec[0].filename == __file__          # the line that called nas/rnd, not fmat's internals
+        assert rec[0].filename == __file__  # the line that called nas/rnd, not fmat's internals

@@ -5,6 +5,7 @@ Published numbers (Science 356:183, Table 1 and Figures 1-2): WEAT effect sizes 
 1.21 (young/old names); WEFAT correlations r = .90 (50 occupations, % women, BLS 2015) and
 r = .84 (50 androgynous names, % women, 1990 census). Data: data/mirror/caliskan2017 (carried by the repository).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,8 +41,7 @@ WEATS = {
 def test_weat_effect_sizes(caliskan, study):
     _, lists, w = caliskan
     s, t, a, b, published, n = WEATS[study]
-    res = E.query(w, wordlist(lists, study, s), wordlist(lists, study, t),
-                  wordlist(lists, study, a), wordlist(lists, study, b))
+    res = E.query(w, wordlist(lists, study, s), wordlist(lists, study, t), wordlist(lists, study, a), wordlist(lists, study, b))
     assert res.method == "weat" and res.missing == {}
     assert len(res.S_words) == len(res.T_words) == n
     assert round(E.calculate_es(res), 2) == published
@@ -79,8 +79,9 @@ def test_wefat_occupations_r_90(caliskan):
     assert len(careers) == 50
     bls = pd.read_csv(d / "professionsBLS2015.tsv", sep="\t")
     women = pct_women_occupations(bls, careers)
-    crit = E.wefat_criterion(w, careers, wordlist(lists, "WEFAT1", "MaleAttributes"),
-                             wordlist(lists, "WEFAT1", "FemaleAttributes"))
+    crit = E.wefat_criterion(
+        w, careers, wordlist(lists, "WEFAT1", "MaleAttributes"), wordlist(lists, "WEFAT1", "FemaleAttributes")
+    )
     assert not crit["missing"].any()
     # Caliskan's score is female-positive: s = -wefat_male
     r = np.corrcoef(-crit["wefat_male"].to_numpy(), women[careers].to_numpy())[0, 1]
@@ -97,8 +98,7 @@ def test_wefat_names_r_84(caliskan):
     # (e.g. WILLIE: (.302 - .097) / (.302 + .097) = .5138), so % women = (1 - x) / 2
     x = census.loc[[n.upper() for n in names], "Female-1Male1Unisex0"].to_numpy()
     women = (1 - x) / 2 * 100
-    res = E.nas(w, names, wordlist(lists, "WEFAT2", "FemaleAttributes"),
-                wordlist(lists, "WEFAT2", "MaleAttributes"))
+    res = E.nas(w, names, wordlist(lists, "WEFAT2", "FemaleAttributes"), wordlist(lists, "WEFAT2", "MaleAttributes"))
     r = np.corrcoef(res.P.to_numpy(), women)[0, 1]
     assert round(r, 2) == 0.84
 

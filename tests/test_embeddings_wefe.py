@@ -15,6 +15,7 @@ wefe's p-values (random permutations in a Python loop) are not compared: 200 dra
 ~20 s here; fmat's exact test is checked against brute force in test_embeddings.py.
 wefe goes through gensim KeyedVectors, which store float32: tolerances are 1e-5.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,6 +31,7 @@ from fmat import embeddings as E
 @pytest.fixture(scope="module")
 def wefe():
     import gensim  # noqa: F401 - a test dependency (pyproject [test]); wefe needs it
+
     # wefe 0.4.1 still names np.float_ (removed in NumPy 2) in a type hint at import time
     with pytest.MonkeyPatch.context() as mp:
         if not hasattr(np, "float_"):
@@ -44,8 +46,7 @@ def random_sets():
     words = [f"w{i}" for i in range(40)]
     vecs = pd.DataFrame(rng.normal(size=(40, 25)), index=pd.Index(words, name="word"))
     vecs.iloc[:10] += 0.8  # S leans one way
-    return vecs, {"S": words[:10], "T": words[10:20], "A": words[20:28], "B": words[28:36],
-                  "X": words[:20]}
+    return vecs, {"S": words[:10], "T": words[10:20], "A": words[20:28], "B": words[28:36], "X": words[:20]}
 
 
 @pytest.fixture(scope="module", params=["random", "glove"])
@@ -62,10 +63,15 @@ def case(request, wefe):
 
         vecs = E.read_word2vec(data / "glove840B_items.txt", dims=300)
         # own lists for both packages: Caliskan's WEAT-10 (with "Billy") and WEFAT-1
-        sets = {"S": g("WEAT10", "YoungNames"), "T": g("WEAT10", "OldNames"),
-                "A": g("WEAT10", "Pleasant"), "B": g("WEAT10", "Unpleasant"),
-                "X": g("WEFAT1", "Careers"), "M": g("WEFAT1", "MaleAttributes"),
-                "F": g("WEFAT1", "FemaleAttributes")}
+        sets = {
+            "S": g("WEAT10", "YoungNames"),
+            "T": g("WEAT10", "OldNames"),
+            "A": g("WEAT10", "Pleasant"),
+            "B": g("WEAT10", "Unpleasant"),
+            "X": g("WEFAT1", "Careers"),
+            "M": g("WEFAT1", "MaleAttributes"),
+            "F": g("WEFAT1", "FemaleAttributes"),
+        }
     from gensim.models import KeyedVectors
 
     kv = KeyedVectors(vecs.shape[1])

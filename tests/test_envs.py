@@ -9,13 +9,14 @@ names a locked package with the locked version, the lock satisfies every range o
 pyproject.toml and holds nothing else, and every rule's `conda:` directive points at an env
 that exists.
 """
+
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
 from packaging.requirements import Requirement
 
@@ -83,7 +84,8 @@ def test_env_pins_equal_the_lock(env):
         key = _name(name)
         assert key in lock, f"{env.name}: {name} is not in envs/lock.txt"
         assert version.replace(" ", "") == f"=={lock[key]}", (
-            f"{env.name}: {name}{version} but envs/lock.txt has {name}=={lock[key]}")
+            f"{env.name}: {name}{version} but envs/lock.txt has {name}=={lock[key]}"
+        )
 
 
 def test_make_env_installs_with_the_lock():
@@ -125,7 +127,7 @@ def test_each_env_installs_the_checkout_after_it_is_made(env):
     assert text.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail" in text
     install = [ln for ln in text.splitlines() if "pip install" in ln]
     assert install == ['python -m pip install --no-deps -e "$checkout" -e "$checkout/fmat_replication"'], install
-    assert 'FMAT_CHECKOUT' in text
+    assert "FMAT_CHECKOUT" in text
     assert "os.environ.update(FMAT_CHECKOUT=workflow.basedir)" in (REPO / "Snakefile").read_text()
 
 
@@ -154,8 +156,12 @@ INDIRECT = {
     "pyarrow": "pandas' parquet engine: fmat.io reads and writes every parquet table with it",
 }
 #: distribution name -> import name, where they differ
-IMPORT_NAME = {"pyyaml": "yaml", "huggingface-hub": "huggingface_hub", "scikit-learn": "sklearn",
-               "jsonschema-rs": "jsonschema_rs"}
+IMPORT_NAME = {
+    "pyyaml": "yaml",
+    "huggingface-hub": "huggingface_hub",
+    "scikit-learn": "sklearn",
+    "jsonschema-rs": "jsonschema_rs",
+}
 
 
 def test_every_runtime_dependency_is_used_by_the_package():

@@ -1,4 +1,5 @@
 """fmat_replication.formats: the one place numbers become text (issue 33), by example."""
+
 from __future__ import annotations
 
 import math
@@ -31,11 +32,30 @@ def test_cell_by_column():
 
 
 def _row(**kw):
-    base = {"paper_value": 0.45, "paper_digits": 2.0, "paper_value_low": math.nan, "paper_value_high": math.nan,
-            "paper_value_bound": "", "paper_p": math.nan, "paper_bound": "", "paper_stars": "***",
-            "ours_value": 0.512, "ours_p": 0.0002, "ours_min": 0.512, "ours_max": 0.512, "n_matched": 1,
-            "ours_ci_low": 0.3, "ours_ci_high": 0.7, "study": "3A", "statistic": "d", "condition": "all",
-            "model": "all", "verdict": "replicated", "exact": False, "reason": "same sign"}
+    base = {
+        "paper_value": 0.45,
+        "paper_digits": 2.0,
+        "paper_value_low": math.nan,
+        "paper_value_high": math.nan,
+        "paper_value_bound": "",
+        "paper_p": math.nan,
+        "paper_bound": "",
+        "paper_stars": "***",
+        "ours_value": 0.512,
+        "ours_p": 0.0002,
+        "ours_min": 0.512,
+        "ours_max": 0.512,
+        "n_matched": 1,
+        "ours_ci_low": 0.3,
+        "ours_ci_high": 0.7,
+        "study": "3A",
+        "statistic": "d",
+        "condition": "all",
+        "model": "all",
+        "verdict": "replicated",
+        "exact": False,
+        "reason": "same sign",
+    }
     return {**base, **kw}
 
 

@@ -7,12 +7,13 @@
   -> models) makes each module's meaning depend on import order and blocks splitting them;
   graphlib finds one if it comes back.
 """
+
 import ast
 import graphlib
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 LIBRARY = REPO / "fmat"
@@ -64,8 +65,9 @@ def external_imports(root: Path) -> dict[str, set[str]]:
 
 def test_no_import_cycles():
     graph = import_graph(LIBRARY, REPLICATION)
-    assert {"fmat.scoring", "fmat.lpbs", "fmat.models", "fmat_replication.config",
-            "fmat_replication.analyses.factual"} <= set(graph)
+    assert {"fmat.scoring", "fmat.lpbs", "fmat.models", "fmat_replication.config", "fmat_replication.analyses.factual"} <= set(
+        graph
+    )
     try:
         list(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as err:
@@ -76,8 +78,9 @@ def test_the_library_imports_nothing_of_the_replication_snakemake_or_the_tests()
     """``pip install fmat`` gives a library that stands alone: the replication (and the
     workflow's tools) build on it, never the other way round."""
     test_only = {"pytest", "pingouin", "wefe", "gensim", "hypothesis", "playwright", "tests"}
-    bad = {mod: sorted(names & ({"fmat_replication", "snakemake"} | test_only))
-           for mod, names in external_imports(LIBRARY).items()}
+    bad = {
+        mod: sorted(names & ({"fmat_replication", "snakemake"} | test_only)) for mod, names in external_imports(LIBRARY).items()
+    }
     bad = {mod: names for mod, names in bad.items() if names}
     assert not bad, f"the library imports the replication, Snakemake or test-only packages: {bad}"
 
@@ -143,9 +146,13 @@ def test_the_replication_distribution_holds_every_subpackage_and_data_file():
     data = config["package-data"]
     for path in REPLICATION.rglob("*"):
         rel = path.relative_to(REPLICATION)
-        if (path.is_dir() or path.suffix in (".py", ".pyc") or path.name == "pyproject.toml"
-                or any(part == "__pycache__" or part.endswith(".egg-info") for part in rel.parts)):
+        if (
+            path.is_dir()
+            or path.suffix in (".py", ".pyc")
+            or path.name == "pyproject.toml"
+            or any(part == "__pycache__" or part.endswith(".egg-info") for part in rel.parts)
+        ):
             continue
         owner = max((p for p in packages if rel.parts[: p.count(".")] == tuple(p.split(".")[1:])), key=len)
-        inner = Path(*rel.parts[owner.count("."):])
+        inner = Path(*rel.parts[owner.count(".") :])
         assert any(inner.match(glob) for glob in data.get(owner, ())), f"{rel} is not package data of {owner}"

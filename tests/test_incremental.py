@@ -8,6 +8,7 @@ must leave every output of 3D and 3A with its bytes and file time; editing X1's 
 list only X1's jobs; X1's tables must equal those of a run made from scratch with all three studies.
 About 2-3 minutes on 2 CPU cores.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,15 +25,19 @@ from test_workflow import job_counts  # the 'Job stats' table of a run: {rule: c
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
-FIRST = ["3D", "3A"]          # in config/config.yaml's score group `paper`
-NEW = "X1"                    # in no group: scored by jobs of its own (rule score_study_X1)
+FIRST = ["3D", "3A"]  # in config/config.yaml's score group `paper`
+NEW = "X1"  # in no group: scored by jobs of its own (rule score_study_X1)
 FAMILIES = {"tiny-bert-uncased": "bert-uncased", "tiny-roberta": "roberta"}
 
 
 def targets(studies) -> list[str]:
     per_study = [f"results/{stage}/{s}.parquet" for s in studies for stage in ("lpr", "reliability")]
-    return (per_study + [f"results/analysis/{s}/stats.parquet" for s in studies] + ["results/replication.parquet"]
-            + [f"results/reports/{s}.html" for s in studies])  # each study's page (not the overview)
+    return (
+        per_study
+        + [f"results/analysis/{s}/stats.parquet" for s in studies]
+        + ["results/replication.parquet"]
+        + [f"results/reports/{s}.html" for s in studies]
+    )  # each study's page (not the overview)
 
 
 def write_config(work: Path, studies, models: Path) -> None:
@@ -46,7 +51,7 @@ def write_config(work: Path, studies, models: Path) -> None:
         "studies_dir": str(folder),
         "studies": list(studies),
         "models": [{"name": name, "path": str(models / name)} for name in FAMILIES],
-        "mirror_dir": None,          # these studies read no criterion table
+        "mirror_dir": None,  # these studies read no criterion table
         "cache_dir": str(work / "hf"),
         "device": "cpu",
         "score_threads": 1,
@@ -55,11 +60,21 @@ def write_config(work: Path, studies, models: Path) -> None:
 
 
 def run(work: Path, *args, timeout: int = 600) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile",
-           str(REPO / "config" / "config.yaml"), "local.yaml", "--cores", "2", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--configfile",
+        str(REPO / "config" / "config.yaml"),
+        "local.yaml",
+        "--cores",
+        "2",
+        *args,
+    ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=timeout)
+    return subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +86,7 @@ def local_models(tmp_path_factory) -> Path:
     from fmat_replication.queries import query_table
 
     out = tmp_path_factory.mktemp("models")
-    words = demo_words([query_table(REPO / "config" / "studies" / f"{s}.yaml") for s in [*FIRST, NEW]],
-                       extra=fixture_words())
+    words = demo_words([query_table(REPO / "config" / "studies" / f"{s}.yaml") for s in [*FIRST, NEW]], extra=fixture_words())
     for name, family in FAMILIES.items():
         build_tiny_model(out / name, family, words)
     return out
@@ -81,11 +95,17 @@ def local_models(tmp_path_factory) -> Path:
 def outputs(work: Path, studies) -> dict[Path, tuple[int, bytes]]:
     """Every file the run wrote for ``studies`` (queries, scores, LPR, reliability, analysis), and
     the models' markers: {path: (mtime_ns, bytes)}."""
-    files = [p for s in studies for p in [*(work / "results").glob(f"*/{s}.parquet"),
-                                          *(work / "results").glob(f"*/{s}_details.parquet"),
-                                          *(work / "results").glob(f"*/{s}.html"),
-                                          *(work / "results" / "scores" / s).glob("*"),
-                                          *(work / "results" / "analysis" / s).rglob("*")]]
+    files = [
+        p
+        for s in studies
+        for p in [
+            *(work / "results").glob(f"*/{s}.parquet"),
+            *(work / "results").glob(f"*/{s}_details.parquet"),
+            *(work / "results").glob(f"*/{s}.html"),
+            *(work / "results" / "scores" / s).glob("*"),
+            *(work / "results" / "analysis" / s).rglob("*"),
+        ]
+    ]
     files += list((work / "resources" / "models").glob("*.json"))
     return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files if p.is_file()}
 
@@ -98,10 +118,10 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     res = run(work, *targets(FIRST))
     assert res.returncode == 0, res.stdout[-6000:]
     n = job_counts(res.stdout)
-    assert n["download_model"] == 2 and n["score_paper"] == 2, n   # one scoring job per model
+    assert n["download_model"] == 2 and n["score_paper"] == 2, n  # one scoring job per model
     lock = pd.concat([pd.read_csv(work / "resources" / "models" / f"{m}.lock.tsv", sep="\t") for m in FAMILIES])
     assert list(lock["model"]) == sorted(FAMILIES) and set(lock["revision"]) == {"local"}
-    assert all(len(h) == 64 for h in lock["sha256"])               # the weights' sha256
+    assert all(len(h) == 64 for h in lock["sha256"])  # the weights' sha256
     before = outputs(work, FIRST)
     assert len(before) >= 2 * 10, sorted(map(str, before))
     assert all((work / "results" / "reports" / f"{s}.html").exists() for s in FIRST)
@@ -110,8 +130,17 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     write_config(work, [*FIRST, NEW], local_models)
     res = run(work, "-n", *targets([*FIRST, NEW]))
     assert res.returncode == 0, res.stdout[-6000:]
-    expected = {"queries": 1, f"score_study_{NEW}": 2, "lpr": 1, "reliability": 1, "analysis": 1,
-                "oov_study": 1, "compare_study": 1, "report_study": 1, "compare": 1}
+    expected = {
+        "queries": 1,
+        f"score_study_{NEW}": 2,
+        "lpr": 1,
+        "reliability": 1,
+        "analysis": 1,
+        "oov_study": 1,
+        "compare_study": 1,
+        "report_study": 1,
+        "compare": 1,
+    }
     assert job_counts(res.stdout) == {**expected, "total": sum(expected.values())}, res.stdout[-4000:]
     assert f"wildcards: study={NEW}" in res.stdout
     assert not any(f"wildcards: study={s}" in res.stdout for s in FIRST)
@@ -121,7 +150,7 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     assert res.returncode == 0, res.stdout[-6000:]
     print(f"the addition's run: {time.perf_counter() - t1:.1f} s")
     assert job_counts(res.stdout) == {**expected, "total": sum(expected.values())}
-    for path, (mtime, data) in before.items():                    # untouched: bytes and file time
+    for path, (mtime, data) in before.items():  # untouched: bytes and file time
         assert path.stat().st_mtime_ns == mtime and path.read_bytes() == data, path
     res = run(work, "-n", *targets([*FIRST, NEW]))
     assert res.returncode == 0 and "Nothing to be done" in res.stdout, res.stdout[-3000:]
@@ -142,7 +171,7 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
     assert res.returncode == 0, res.stdout[-6000:]
     print(f"from scratch with the three studies: {time.perf_counter() - t1:.1f} s")
     new_files = [p.relative_to(work) for p in outputs(work, [NEW]) if p.suffix == ".parquet"]
-    assert len(new_files) >= 2 + 4, new_files                     # 2 score tables, LPR, reliability x2, stats
+    assert len(new_files) >= 2 + 4, new_files  # 2 score tables, LPR, reliability x2, stats
     for rel in new_files + [Path("results/replication.parquet")]:
         pd.testing.assert_frame_equal(pd.read_parquet(work / rel), pd.read_parquet(scratch / rel), obj=str(rel))
     print(f"incremental test: {time.perf_counter() - t0:.0f} s")

@@ -1,4 +1,5 @@
 """fmat.lockfile: the one mechanism behind the models' and the criterion sources' lock files."""
+
 from __future__ import annotations
 
 import hashlib
@@ -35,10 +36,15 @@ def test_read_checks_columns_rows_and_format(tmp_path):
     assert list(lockfile.read(p, COLS, what="test lock", fix="x").columns) == COLS  # none yet: empty
     p.write_text("name\tsha256\textra\na\tbad\t1\n")
     with pytest.raises(InputError, match=r"(?s)test lock is damaged: line 2 has a short sha256.*fix: redo"):
-        lockfile.read(p, COLS, what="test lock", fix="redo",
-                      check_row=lambda r: None if len(r["sha256"]) == 64 else "a short sha256")
+        lockfile.read(
+            p, COLS, what="test lock", fix="redo", check_row=lambda r: None if len(r["sha256"]) == 64 else "a short sha256"
+        )
     assert list(lockfile.read(p, ["sha256", "name", "new"], what="t", fix="x", optional=["new"]).columns) == [
-        "sha256", "name", "new", "extra"]
+        "sha256",
+        "name",
+        "new",
+        "extra",
+    ]
     p.write_text("name\n\x00\xff")
     with pytest.raises(InputError, match="lacks column|not a tab-separated"):
         lockfile.read(p, COLS, what="test lock", fix="x")

@@ -6,6 +6,7 @@ model's own tokenizer, the phrase located by searching its standalone tokens in 
 ``AutoModelForMaskedLM`` run on the ids; log-softmax at the query's mask, read at the option's
 vocabulary entry (spelled out per family below, not taken from fmat).
 """
+
 from __future__ import annotations
 
 import math
@@ -14,12 +15,12 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from tiny_arch import sharpen
 
 from fmat.design import query
 from fmat.errors import InputError
 from fmat.io import read_table, write_table
 from fmat.tiny import FAMILIES, build_tiny_model
-from tiny_arch import sharpen
 
 torch.set_num_threads(1)
 
@@ -56,7 +57,7 @@ def loaded(models):
 
 
 def _find(seq, sub):
-    hits = [i for i in range(len(seq) - len(sub) + 1) if seq[i:i + len(sub)] == sub]
+    hits = [i for i in range(len(seq) - len(sub) + 1) if seq[i : i + len(sub)] == sub]
     assert len(hits) == 1, (seq, sub)
     return hits[0]
 
@@ -70,7 +71,7 @@ def direct_logp(fam, model, tok, text, phrase, word, start, mask_phrase):
         mid = fam == "roberta" and not text.startswith("{P}")  # byte-level BPE: a space makes Ġ
         pieces = tok((" " + phrase) if mid else phrase, add_special_tokens=False)["input_ids"]
         i = _find(ids, pieces)
-        ids = ids[:i] + [tok.mask_token_id] * len(pieces) + ids[i + len(pieces):]
+        ids = ids[:i] + [tok.mask_token_id] * len(pieces) + ids[i + len(pieces) :]
     with torch.no_grad():
         logits = model(input_ids=torch.tensor([ids])).logits[0, mask_pos]
     token_id = tok.convert_tokens_to_ids(FORMS[fam](word, start))
@@ -91,10 +92,14 @@ def _score(path, data, **kw):
 # --------------------------------------------------------------------------- against the model
 
 
-MA = dict(query="[MASK] is {ATTRIB} .", MASK={"M": ["He"], "F": ["She"]},
-          ATTRIB={"A": ["a nurse", OOV], "B": ["a doctor", "the man"]})
-MT = dict(query="{TARGET} likes the [MASK] .", MASK={"M": ["man"], "F": ["woman"]},
-          TARGET={"A": ["a nurse", OOV], "B": ["a doctor", "nurse"]})
+MA = dict(
+    query="[MASK] is {ATTRIB} .", MASK={"M": ["He"], "F": ["She"]}, ATTRIB={"A": ["a nurse", OOV], "B": ["a doctor", "the man"]}
+)
+MT = dict(
+    query="{TARGET} likes the [MASK] .",
+    MASK={"M": ["man"], "F": ["woman"]},
+    TARGET={"A": ["a nurse", OOV], "B": ["a doctor", "nurse"]},
+)
 
 
 @pytest.mark.parametrize("fam", list(FAMILIES))
@@ -125,8 +130,7 @@ def test_one_mask_per_phrase_token(models, loaded):
     from fmat.lpbs import prior_inputs
 
     model, tok = loaded["bert-uncased"]
-    data = query("[MASK] is {ATTRIB} .", MASK={"M": ["He"], "F": ["She"]},
-                 ATTRIB={"A": ["a nurse"], "B": [OOV]})
+    data = query("[MASK] is {ATTRIB} .", MASK={"M": ["He"], "F": ["She"]}, ATTRIB={"A": ["a nurse"], "B": [OOV]})
     inputs, row_input, pos, n = prior_inputs(tok, data)
     n_oov = len(tok.tokenize(OOV))
     assert n_oov > 1
@@ -140,8 +144,12 @@ def test_mta_masks_both_phrases(models, loaded):
     from fmat.lpbs import prior_inputs
 
     model, tok = loaded["bert-uncased"]
-    data = query("{TARGET} said that [MASK] is {ATTRIB} .", MASK={"M": ["He"], "F": ["She"]},
-                 TARGET={"X": ["the man"], "Y": ["the woman"]}, ATTRIB={"A": ["a nurse"], "B": ["a doctor"]})
+    data = query(
+        "{TARGET} said that [MASK] is {ATTRIB} .",
+        MASK={"M": ["He"], "F": ["She"]},
+        TARGET={"X": ["the man"], "Y": ["the woman"]},
+        ATTRIB={"A": ["a nurse"], "B": ["a doctor"]},
+    )
     inputs, row_input, pos, n = prior_inputs(tok, data)
     toks = tok.convert_ids_to_tokens(inputs[row_input[0]])
     assert toks == ["[CLS]", "[MASK]", "[MASK]", "said", "that", "[MASK]", "is", "[MASK]", "[MASK]", ".", "[SEP]"]
@@ -170,7 +178,7 @@ def test_lpbs_is_kurita_direction():
     s = _scores_table([0.2, 0.05, 0.3, 0.1], [0.1, 0.1, 0.1, 0.2])
     out = summary(s, mask_pair=True, attrib_pair=False)
     got = dict(zip(out["A_word"].astype(str), out["LPR"]))
-    assert got["a nurse"] == pytest.approx(2 * math.log(2))          # ln 2 - ln 0.5
+    assert got["a nurse"] == pytest.approx(2 * math.log(2))  # ln 2 - ln 0.5
     assert got["a doctor"] == pytest.approx(math.log(3) - math.log(0.5))
     assert out.attrs["measure"] == "LPBS"
     # attrib_pair as well: nurse minus doctor
@@ -300,16 +308,33 @@ def test_cli_lpbs(models, tmp_path):
     q = tmp_path / "q.parquet"
     write_table(query(**MA), q)
     scores, lpbs = tmp_path / "s.parquet", tmp_path / "l.parquet"
-    assert main(["lpbs", str(q), "-m", models["bertweet"], "-o", str(scores), "--summary", str(lpbs),
-                 "--device", "cpu", "--no-attrib-pair"]) == 0
+    assert (
+        main(
+            [
+                "lpbs",
+                str(q),
+                "-m",
+                models["bertweet"],
+                "-o",
+                str(scores),
+                "--summary",
+                str(lpbs),
+                "--device",
+                "cpu",
+                "--no-attrib-pair",
+            ]
+        )
+        == 0
+    )
     s, out = read_table(scores), read_table(lpbs)
     assert {"prior", "logp_prior"} <= set(s.columns)
     assert out.attrs["measure"] == "LPBS" and len(out) == 4
     he = s[s["M_word"].astype(str) == "He"].set_index("A_word")
     she = s[s["M_word"].astype(str) == "She"].set_index("A_word")
     for r in out.itertuples():
-        want = ((he.loc[r.A_word, "logp"] - he.loc[r.A_word, "logp_prior"])
-                - (she.loc[r.A_word, "logp"] - she.loc[r.A_word, "logp_prior"]))
+        want = (he.loc[r.A_word, "logp"] - he.loc[r.A_word, "logp_prior"]) - (
+            she.loc[r.A_word, "logp"] - she.loc[r.A_word, "logp_prior"]
+        )
         assert r.LPR == pytest.approx(want, abs=1e-9)
     # a MASK-only design cannot have a prior: a clear error, exit status 2
     write_table(query("[MASK] is here.", MASK={"M": ["He"], "F": ["She"]}), q)

@@ -1,4 +1,5 @@
 """fmat.lpr.summary: FMAT's summary.fmat, against R output and hand arithmetic."""
+
 from __future__ import annotations
 
 import logging
@@ -14,7 +15,7 @@ from fmat.errors import InputError
 from fmat.lpr import summary
 
 R = Path(__file__).parent / "data" / "r_fmat"
-R_CASES = sorted(p.stem[len("lpr_"):] for p in R.glob("lpr_*.csv"))
+R_CASES = sorted(p.stem[len("lpr_") :] for p in R.glob("lpr_*.csv"))
 
 
 def r_scores(type_: str) -> pd.DataFrame:
@@ -44,6 +45,7 @@ def test_matches_r_summary_fmat(case):
 
 
 # ------------------------------------------------------------------ hand-computed small tables
+
 
 def scores_for(q: pd.DataFrame, probs: list[float], model="bert") -> pd.DataFrame:
     df = q.copy()
@@ -78,8 +80,7 @@ def test_m_type_hand():
 
 
 def mt_table():
-    q = query("[MASK] is {TARGET}.", MASK={"Male": ["he"], "Female": ["she"]},
-              TARGET={"MOcc": ["a doctor"], "FOcc": ["a nurse"]})
+    q = query("[MASK] is {TARGET}.", MASK={"Male": ["he"], "Female": ["she"]}, TARGET={"MOcc": ["a doctor"], "FOcc": ["a nurse"]})
     # rows: doctor/he, doctor/she, nurse/he, nurse/she
     return scores_for(q, [0.3, 0.1, 0.05, 0.25])
 
@@ -103,8 +104,9 @@ def test_mt_all_pairings_hand():
 
 
 def test_ma_all_pairings_hand():
-    q = query("The [MASK] {ATTRIB}.", MASK={"Male": ["man"], "Female": ["woman"]},
-              ATTRIB={"Masc": ["is strong"], "Femi": ["is gentle"]})
+    q = query(
+        "The [MASK] {ATTRIB}.", MASK={"Male": ["man"], "Female": ["woman"]}, ATTRIB={"Masc": ["is strong"], "Femi": ["is gentle"]}
+    )
     s = scores_for(q, [0.4, 0.2, 0.1, 0.3])  # strong/man, strong/woman, gentle/man, gentle/woman
     sm, sw, gm, gw = L(0.4), L(0.2), L(0.1), L(0.3)
     assert summary(s)["LPR"].tolist() == pytest.approx([(sm - sw) - (gm - gw)], abs=1e-14)
@@ -112,20 +114,30 @@ def test_ma_all_pairings_hand():
     ft = summary(s, mask_pair=False)
     assert list(ft.columns) == ["model", "query", "MASK", "M_word", "ATTRIB", "A_word", "LPR"]
     assert ft["LPR"].tolist() == pytest.approx([sm - gm, sw - gw], abs=1e-14)
-    assert summary(s, mask_pair=False, attrib_pair=False)["LPR"].tolist() == pytest.approx(
-        [sm, sw, gm, gw], abs=1e-14)
+    assert summary(s, mask_pair=False, attrib_pair=False)["LPR"].tolist() == pytest.approx([sm, sw, gm, gw], abs=1e-14)
     # target_pair has no effect on MA tables
     assert summary(s, target_pair=False)["LPR"].tolist() == pytest.approx([(sm - sw) - (gm - gw)], abs=1e-14)
 
 
 def mta_table():
-    q = query("The [MASK] {TARGET} {ATTRIB}.", MASK={"M": ["he"], "F": ["she"]},
-              TARGET={"T1": ["x"], "T2": ["y"]}, ATTRIB={"A1": ["a"], "A2": ["b"]})
+    q = query(
+        "The [MASK] {TARGET} {ATTRIB}.",
+        MASK={"M": ["he"], "F": ["she"]},
+        TARGET={"T1": ["x"], "T2": ["y"]},
+        ATTRIB={"A1": ["a"], "A2": ["b"]},
+    )
     # row order (R): T1xA1, T1xA2, T2xA1, T2xA2; inside each: he, she
-    p = {("x", "a", "he"): 0.30, ("x", "a", "she"): 0.10, ("x", "b", "he"): 0.05, ("x", "b", "she"): 0.20,
-         ("y", "a", "he"): 0.15, ("y", "a", "she"): 0.12, ("y", "b", "he"): 0.07, ("y", "b", "she"): 0.02}
-    probs = [p[(t, a, m)] for t, a, m in zip(q["T_word"].astype(str), q["A_word"].astype(str),
-                                             q["M_word"].astype(str))]
+    p = {
+        ("x", "a", "he"): 0.30,
+        ("x", "a", "she"): 0.10,
+        ("x", "b", "he"): 0.05,
+        ("x", "b", "she"): 0.20,
+        ("y", "a", "he"): 0.15,
+        ("y", "a", "she"): 0.12,
+        ("y", "b", "he"): 0.07,
+        ("y", "b", "she"): 0.02,
+    }
+    probs = [p[(t, a, m)] for t, a, m in zip(q["T_word"].astype(str), q["A_word"].astype(str), q["M_word"].astype(str))]
     return scores_for(q, probs), {k: L(v) for k, v in p.items()}
 
 
@@ -169,8 +181,9 @@ def test_shuffle_and_missing_row_join_on_keys(caplog):
         got = summary(dropped, target_pair=False)
     assert "1 MASK pair(s) dropped" in caplog.text
     assert len(got) == len(ref) - 1
-    merged = ref.astype({c: str for c in key}).merge(got.astype({c: str for c in key}), on=key,
-                                                     how="left", suffixes=("_ref", "_got"))
+    merged = ref.astype({c: str for c in key}).merge(
+        got.astype({c: str for c in key}), on=key, how="left", suffixes=("_ref", "_got")
+    )
     lost = merged["LPR_got"].isna()
     assert lost.sum() == 1
     lost_row = merged.loc[lost].iloc[0]
@@ -208,6 +221,7 @@ def test_output_levels_first_appearance():
 
 # ------------------------------------------------------------------ errors (FMAT differs)
 
+
 def test_three_mask_groups_is_an_error():
     q = query("[MASK] x.", MASK={"A": ["a"], "B": ["b"], "C": ["c"]})
     with pytest.raises(InputError, match="3 MASK groups.*first two") as err:
@@ -232,20 +246,27 @@ def test_single_group_with_pairing_is_an_error():
 
 
 def test_three_target_groups_mt_is_an_error():
-    q = query("[MASK] {TARGET}.", MASK={"A": ["a"], "B": ["b"]},
-              TARGET={"T1": ["x"], "T2": ["y"], "T3": ["z"]})
+    q = query("[MASK] {TARGET}.", MASK={"A": ["a"], "B": ["b"]}, TARGET={"T1": ["x"], "T2": ["y"], "T3": ["z"]})
     with pytest.raises(InputError, match="3 TARGET groups"):
         summary(scores_for(q, [0.1] * 6))
 
 
 def test_mta_odd_groups_and_unequal_pairs_are_errors():
-    q = query("[MASK] {TARGET} {ATTRIB}.", MASK={"A": ["a"], "B": ["b"]},
-              TARGET={"T1": ["x"], "T2": ["y"], "T3": ["z"]}, ATTRIB={"G1": ["g"], "G2": ["h"]})
+    q = query(
+        "[MASK] {TARGET} {ATTRIB}.",
+        MASK={"A": ["a"], "B": ["b"]},
+        TARGET={"T1": ["x"], "T2": ["y"], "T3": ["z"]},
+        ATTRIB={"G1": ["g"], "G2": ["h"]},
+    )
     with pytest.raises(InputError, match="even number"):
         summary(scores_for(q, [0.1] * len(q)))
     assert len(summary(scores_for(q, [0.1] * len(q)), target_pair=False)) == 3
-    q2 = query("[MASK] {TARGET} {ATTRIB}.", MASK={"A": ["a"], "B": ["b"]},
-               TARGET={"T1": ["x", "w"], "T2": ["y"]}, ATTRIB={"G1": ["g"], "G2": ["h"]})
+    q2 = query(
+        "[MASK] {TARGET} {ATTRIB}.",
+        MASK={"A": ["a"], "B": ["b"]},
+        TARGET={"T1": ["x", "w"], "T2": ["y"]},
+        ATTRIB={"G1": ["g"], "G2": ["h"]},
+    )
     with pytest.raises(InputError, match="'T1' \\(2 words\\) and 'T2' \\(1 words\\)"):
         summary(scores_for(q2, [0.1] * len(q2)))
 

@@ -1,5 +1,6 @@
 """The criterion data the repository carries (data/mirror): locked by sha256, documented, and
 the only copy the project reads -- nothing in the repository points outside it."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,8 +17,9 @@ def _lock() -> dict[str, str]:
 
 def test_every_mirror_file_matches_its_lock():
     lock = _lock()
-    files = sorted(p.relative_to(MIRROR).as_posix() for p in MIRROR.rglob("*")
-                   if p.is_file() and p.name not in ("README.md", "SHA256SUMS"))
+    files = sorted(
+        p.relative_to(MIRROR).as_posix() for p in MIRROR.rglob("*") if p.is_file() and p.name not in ("README.md", "SHA256SUMS")
+    )
     assert files == sorted(lock), "data/mirror holds files the lock does not list (or lacks some)"
     for rel, digest in lock.items():
         assert hashlib.sha256((MIRROR / rel).read_bytes()).hexdigest() == digest, rel
@@ -47,8 +49,9 @@ def test_no_file_of_the_repository_refers_to_a_folder_beside_it():
     """Code, config, docs and tests never point at a shared folder beside the checkout (a development copy beside some
     checkouts, not part of the project). The one exception is the CI provisioning script, .ci/run: it installs the
     Quarto kit from there when present (issue 25), as it installs Chromium from Debian."""
-    tracked = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
-                             capture_output=True, text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     needle = re.compile(r"\.\./shared|parent\s*/\s*[\"']shared[\"']|parents\[\d\]\s*/\s*[\"']shared")
     offenders = []
     for rel in tracked:

@@ -8,6 +8,7 @@ sha256 is not the lock's (a swap that keeps the file time, as ``cp -p`` does), a
 markers and lock files each stop with a message naming the file and the fix (one test per
 class; the CLI's exit 2, never "unexpected error").
 """
+
 from __future__ import annotations
 
 import json
@@ -53,6 +54,7 @@ def _save_with_tokenizer(model, src, dst) -> Path:
 
 # ----------------------------------------------------------------------------- not a masked LM with its head
 
+
 @pytest.mark.parametrize("kind", ["BertModel", "BertForSequenceClassification"])
 def test_a_checkpoint_without_its_mlm_head_is_refused(tiny, tmp_path, data, kind):
     import transformers
@@ -89,14 +91,21 @@ def test_resized_and_unused_weights_are_refused_pretraining_heads_are_not(tiny, 
         M.load_masked_lm(resized)
     weights = load_file(src / "model.safetensors")
     unused = _copy(src, tmp_path / "unused")
-    save_file({**weights, "classifier.weight": torch.zeros(2, 32)}, unused / "model.safetensors",
-              metadata={"format": "pt"})
+    save_file({**weights, "classifier.weight": torch.zeros(2, 32)}, unused / "model.safetensors", metadata={"format": "pt"})
     with pytest.raises(ModelError, match=r"classifier\.weight.*not used by BertForMaskedLM"):
         M.load_masked_lm(unused)
-    pretraining = _copy(src, tmp_path / "pretraining")   # as bert-base-uncased on the hub: NSP head and pooler
-    save_file({**weights, "cls.seq_relationship.weight": torch.zeros(2, 32), "cls.seq_relationship.bias": torch.zeros(2),
-               "bert.pooler.dense.weight": torch.zeros(32, 32), "bert.pooler.dense.bias": torch.zeros(32)},
-              pretraining / "model.safetensors", metadata={"format": "pt"})
+    pretraining = _copy(src, tmp_path / "pretraining")  # as bert-base-uncased on the hub: NSP head and pooler
+    save_file(
+        {
+            **weights,
+            "cls.seq_relationship.weight": torch.zeros(2, 32),
+            "cls.seq_relationship.bias": torch.zeros(2),
+            "bert.pooler.dense.weight": torch.zeros(32, 32),
+            "bert.pooler.dense.bias": torch.zeros(32),
+        },
+        pretraining / "model.safetensors",
+        metadata={"format": "pt"},
+    )
     model, _ = M.load_masked_lm(pretraining, device="cpu")
     assert type(model).__name__ == "BertForMaskedLM"
 
@@ -112,6 +121,7 @@ def test_a_correct_checkpoint_loads_silently(tiny, capfd, caplog):
 
 # ----------------------------------------------------------------------------- weights that cannot be read
 
+
 def _damage(folder: Path, how: str) -> Path:
     from safetensors.torch import load_file
 
@@ -124,6 +134,7 @@ def _damage(folder: Path, how: str) -> Path:
         weights = load_file(st)
         st.unlink()
         if how == "pickle":
+
             class Payload:
                 def __reduce__(self):
                     return (os.system, (f"touch {folder / 'PAYLOAD_RAN'}",))
@@ -148,11 +159,10 @@ def test_unreadable_weights_name_the_file_and_how_to_replace_them(tiny, tmp_path
     assert str(weights) in str(err.value) and "copy it again" in err.value.fix
     # issue 35: a local folder cannot be restored by downloading it or by rerunning its download job
     assert "fmat download" not in err.value.fix and "download step" not in err.value.fix
-    assert "weights_only" not in str(err.value) + err.value.fix          # never torch's unsafe advice
+    assert "weights_only" not in str(err.value) + err.value.fix  # never torch's unsafe advice
     assert not (folder / "PAYLOAD_RAN").exists()
     write_query_table(data, tmp_path / "q.parquet")
-    assert main(["run", str(tmp_path / "q.parquet"), "-m", str(folder), "-o", str(tmp_path / "s.csv"),
-                 "--no-progress"]) == 2
+    assert main(["run", str(tmp_path / "q.parquet"), "-m", str(folder), "-o", str(tmp_path / "s.csv"), "--no-progress"]) == 2
     errtext = capsys.readouterr().err
     assert str(weights) in errtext and "unexpected error" not in errtext and "weights_only" not in errtext
     assert not (tmp_path / "s.csv").exists()
@@ -167,15 +177,16 @@ def test_non_finite_logits_stop_with_the_model_name(tiny, tmp_path, data, monkey
     weights[key][0, 0] = float("nan")
     save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
     with pytest.raises(ModelError, match=r"gives degenerate outputs: .* logits .* are NaN or infinite") as err:
-        run({"broken-bert": str(folder)}, data, progress=False)       # at load (issue 35), naming the folder
+        run({"broken-bert": str(folder)}, data, progress=False)  # at load (issue 35), naming the folder
     assert str(folder) in str(err.value) and "save_pretrained" in err.value.fix
-    monkeypatch.setattr(M, "check_outputs", lambda *a, **k: None)    # and again at scoring
+    monkeypatch.setattr(M, "check_outputs", lambda *a, **k: None)  # and again at scoring
     with pytest.raises(ModelError, match=r"model broken-bert gives non-finite logits") as err:
         run({"broken-bert": str(folder)}, data, progress=False)
     assert "download a hub model again" in err.value.fix and "save_pretrained" in err.value.fix
 
 
 # ----------------------------------------------------------------------------- degenerate outputs (issue 35)
+
 
 def _flip_exponent_bit(folder: Path, key_end: str = "output.dense.weight") -> Path:
     """One flipped bit in the weights, as a bad copy or disk makes it: the exponent's top bit of
@@ -195,8 +206,7 @@ def _constant_head(folder: Path) -> Path:
     from safetensors.torch import load_file, save_file
 
     weights = load_file(folder / "model.safetensors")
-    for key in ("cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias",
-                "cls.predictions.bias"):
+    for key in ("cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias", "cls.predictions.bias"):
         weights[key] = torch.zeros_like(weights[key])
     save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
     return folder
@@ -218,8 +228,7 @@ def test_a_local_folder_with_degenerate_outputs_is_refused_naming_it(tiny, tmp_p
     assert "local folder" in err.value.fix and "save_pretrained" in err.value.fix
     assert "fmat download" not in err.value.fix
     write_query_table(data, tmp_path / "q.parquet")
-    assert main(["run", str(tmp_path / "q.parquet"), "-m", str(folder), "-o", str(tmp_path / "s.csv"),
-                 "--no-progress"]) == 2
+    assert main(["run", str(tmp_path / "q.parquet"), "-m", str(folder), "-o", str(tmp_path / "s.csv"), "--no-progress"]) == 2
     errtext = capsys.readouterr().err
     assert "degenerate outputs" in errtext and str(folder) in errtext and "unexpected error" not in errtext
     assert not (tmp_path / "s.csv").exists()
@@ -231,7 +240,7 @@ def test_scores_that_are_all_zero_are_refused_even_past_the_load_check(tiny, tmp
 
     folder = _copy(tiny["bert-uncased"], tmp_path / "flipped")
     weights = load_file(folder / "model.safetensors")
-    weights["cls.predictions.bias"][7] = 3e36             # one token takes all the probability; finite logits
+    weights["cls.predictions.bias"][7] = 3e36  # one token takes all the probability; finite logits
     save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
     monkeypatch.setattr(M, "check_outputs", lambda *a, **k: None)
     with pytest.raises(ModelError, match=r"all 2 option probabilities of whole-word tokens are zero") as err:
@@ -271,11 +280,15 @@ def test_a_hub_model_with_degenerate_outputs_is_told_to_download_again(tiny, tmp
     _flip_exponent_bit(cached)
     with pytest.raises(ModelError, match="degenerate outputs") as err:
         M.load_masked_lm("org/tiny-bert")
-    assert "fmat download org/tiny-bert" in err.value.fix and "--forcerun resources/models/org__tiny-bert.json" \
-        in err.value.fix and "--forcerun download_model" not in err.value.fix
+    assert (
+        "fmat download org/tiny-bert" in err.value.fix
+        and "--forcerun resources/models/org__tiny-bert.json" in err.value.fix
+        and "--forcerun download_model" not in err.value.fix
+    )
 
 
 # ----------------------------------------------------------------------------- the lock's sha256
+
 
 def test_a_locked_local_folder_whose_weights_changed_stops_before_scoring(tiny, tmp_path, data, monkeypatch):
     from fmat_replication.model_stage import local_model
@@ -315,9 +328,9 @@ def test_a_cached_hub_model_whose_weights_changed_is_refused(tiny, tmp_path, mon
     cached = tmp_path / "cache" / "org--tiny-bert" / ("a" * 40) / "model.safetensors"
     monkeypatch.setattr(M, "weights_path", lambda *a, **k: cached)
     monkeypatch.setattr(M, "_source_kwargs", lambda *a, **k: {"path": str(cached.parent)})
-    M.load_masked_lm("org/tiny-bert", lock_path=lock)                       # as locked: loads
+    M.load_masked_lm("org/tiny-bert", lock_path=lock)  # as locked: loads
     data = bytearray(cached.read_bytes())
-    data[-10] ^= 0x01                                                      # one bit, header intact
+    data[-10] ^= 0x01  # one bit, header intact
     cached.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="not the ones locked") as err:
         M.load_masked_lm("org/tiny-bert", lock_path=lock)
@@ -326,8 +339,10 @@ def test_a_cached_hub_model_whose_weights_changed_is_refused(tiny, tmp_path, mon
 
 # ----------------------------------------------------------------------------- markers and the lock, read checked
 
-@pytest.mark.parametrize("content", [b'{"name": "bert-base-uncased", "slug": "bert', b"\x00\x01binary", b"[1, 2]",
-                                     b'{"slug": "x", "path": null}'])
+
+@pytest.mark.parametrize(
+    "content", [b'{"name": "bert-base-uncased", "slug": "bert', b"\x00\x01binary", b"[1, 2]", b'{"slug": "x", "path": null}']
+)
 def test_a_damaged_model_marker_names_the_file_and_the_fix(tmp_path, content):
     from fmat_replication.scripts import read_json
 
@@ -339,12 +354,15 @@ def test_a_damaged_model_marker_names_the_file_and_the_fix(tmp_path, content):
     assert err.value.where == str(marker) and "delete" in err.value.fix and "download_model" in err.value.fix
 
 
-@pytest.mark.parametrize("content", [
-    "\x00\xff\xfe garbage",
-    "model\trevision\n",
-    "model\trevision\tcommit\tfiles\tsha256\tdate\nbert\tmain\tnot-a-commit\tx\t\t2026\n",
-    f"model\trevision\tcommit\tfiles\tsha256\tdate\nbert\tmain\t{'a' * 40}\tx\tdeadbeef\t2026\n",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "\x00\xff\xfe garbage",
+        "model\trevision\n",
+        "model\trevision\tcommit\tfiles\tsha256\tdate\nbert\tmain\tnot-a-commit\tx\t\t2026\n",
+        f"model\trevision\tcommit\tfiles\tsha256\tdate\nbert\tmain\t{'a' * 40}\tx\tdeadbeef\t2026\n",
+    ],
+)
 def test_a_damaged_lock_file_names_the_file_and_the_fix(tmp_path, content):
     lock = tmp_path / "models.lock.tsv"
     lock.write_bytes(content.encode("utf-8", "surrogateescape") if "\x00" not in content else b"\x00\xff\xfe garbage")
@@ -365,13 +383,16 @@ def test_the_cli_turns_a_damaged_lock_into_exit_2(tiny, tmp_path, data, capsys, 
     lock.write_bytes(b"\x00\xff\xfe garbage")
     monkeypatch.setenv("FMAT_MODELS_LOCK", str(lock))
     write_query_table(data, tmp_path / "q.parquet")
-    assert main(["run", str(tmp_path / "q.parquet"), "-m", tiny["bert-uncased"], "--no-progress",
-                 "-o", str(tmp_path / "s.csv")]) == 2
+    assert (
+        main(["run", str(tmp_path / "q.parquet"), "-m", tiny["bert-uncased"], "--no-progress", "-o", str(tmp_path / "s.csv")])
+        == 2
+    )
     errtext = capsys.readouterr().err
     assert str(lock) in errtext and "unexpected error" not in errtext
 
 
 # ----------------------------------------------------------------------------- the hub's creation date
+
 
 def test_download_records_the_hub_creation_date_and_info_shows_it(tiny, tmp_path, monkeypatch):
     import datetime as dt
@@ -391,10 +412,12 @@ def test_download_records_the_hub_creation_date_and_info_shows_it(tiny, tmp_path
     out = M.download("org/tiny-bert", lock_path=lock)
     assert out["created"].tolist() == ["2018-11-14"] and M.read_lock(lock)["created"].tolist() == ["2018-11-14"]
     assert M.info_date(["org/tiny-bert", tiny["roberta"]], lock_path=lock).to_dict("list") == {
-        "model": ["org/tiny-bert", tiny["roberta"]], "date": ["2018-11-14", ""]}
+        "model": ["org/tiny-bert", tiny["roberta"]],
+        "date": ["2018-11-14", ""],
+    }
     # an old lock without the column reads as not recorded
     old = tmp_path / "old.tsv"
-    old.write_text("model\trevision\tcommit\tfiles\tsha256\tdate\n" f"m\tmain\t{'a' * 40}\tx\t\t2026\n")
+    old.write_text(f"model\trevision\tcommit\tfiles\tsha256\tdate\nm\tmain\t{'a' * 40}\tx\t\t2026\n")
     assert M.read_lock(old)["created"].tolist() == [""]
     info = M.info({"r": tiny["roberta"]}, lock_path=lock)
     assert "created" in info.columns and info["created"].tolist() == [""]

@@ -1,4 +1,5 @@
 """fmat.models: safe loading, BERT_* verbs, download with a fake hub, and the CLI."""
+
 from __future__ import annotations
 
 import hashlib
@@ -81,13 +82,15 @@ def test_fill_mask_check_matches_pipeline(tiny):
     df = M.fill_mask_check("Paris is the [MASK] of France.", {"b": tiny["bert-cased"]}, top=3)
     tok = AutoTokenizer.from_pretrained(tiny["bert-cased"])
     ref = pipeline("fill-mask", model=AutoModelForMaskedLM.from_pretrained(tiny["bert-cased"]), tokenizer=tok)(
-        "Paris is the [MASK] of France.", top_k=3)
+        "Paris is the [MASK] of France.", top_k=3
+    )
     assert list(df.columns) == ["model", "score", "token", "token_str", "sequence"]
     assert df["token"].tolist() == [r["token"] for r in ref]
     assert df["score"].tolist() == pytest.approx([r["score"] for r in ref], rel=1e-5)
 
 
 # ----------------------------------------------------------------------------- download (fake hub)
+
 
 class FakeHub:
     """Stands in for huggingface_hub: serves a tiny model folder as a repository snapshot."""
@@ -114,7 +117,7 @@ def test_download_writes_lock(tiny, tmp_path, monkeypatch):
     monkeypatch.setattr(M, "_hub_snapshot_download", hub.snapshot_download)
     lock = tmp_path / "models.lock.tsv"
     out = M.download("org/tiny-bert", lock_path=lock)
-    assert hub.calls[0][1] == "a" * 40                       # downloads the resolved commit
+    assert hub.calls[0][1] == "a" * 40  # downloads the resolved commit
     files = hub.calls[0][2]
     assert "model.safetensors" in files and "config.json" in files
     assert not any(f.endswith((".msgpack", ".onnx")) for f in files)
@@ -123,7 +126,7 @@ def test_download_writes_lock(tiny, tmp_path, monkeypatch):
     sha = hashlib.sha256((Path(tiny["bert-uncased"]) / "model.safetensors").read_bytes()).hexdigest()
     assert df["sha256"].iloc[0] == sha and df["commit"].iloc[0] == "a" * 40
     assert M.locked_commit("org/tiny-bert", lock) == "a" * 40
-    M.download("org/tiny-bert", lock_path=lock)              # replaces, not duplicates
+    M.download("org/tiny-bert", lock_path=lock)  # replaces, not duplicates
     assert len(M.read_lock(lock)) == 1
     assert out["revision"].iloc[0] == "main"
 
@@ -148,8 +151,9 @@ def test_locked_revision_is_used_offline(tmp_path, monkeypatch):
         raise OSError("not cached")
 
     lock = tmp_path / "lock.tsv"
-    pd.DataFrame([{"model": "org/m", "revision": "main", "commit": "b" * 40, "files": "", "sha256": "",
-                   "date": ""}]).to_csv(lock, sep="\t", index=False)
+    pd.DataFrame([{"model": "org/m", "revision": "main", "commit": "b" * 40, "files": "", "sha256": "", "date": ""}]).to_csv(
+        lock, sep="\t", index=False
+    )
     monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", fake)
     with pytest.raises(ModelError, match="fmat download org/m"):
         M.load_masked_lm("org/m", lock_path=lock)
@@ -160,7 +164,7 @@ def test_locked_revision_is_used_offline(tmp_path, monkeypatch):
 def test_set_cache_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("HF_HOME", raising=False)
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
-    with pytest.warns(UserWarning, match="already imported"):   # transformers is imported in this session
+    with pytest.warns(UserWarning, match="already imported"):  # transformers is imported in this session
         M.set_cache_folder(tmp_path / "hf")
     assert os.environ["HF_HOME"] == str((tmp_path / "hf").resolve())
     assert M.cache_dir() == (tmp_path / "hf").resolve() / "hub"
@@ -173,6 +177,7 @@ def test_remove_refuses_folders(tiny):
 
 # ----------------------------------------------------------------------------- CLI
 
+
 def test_cli_info_vocab_check_run(tiny, tmp_path, capsys):
     from fmat.cli import main
     from fmat.design import query, write_query_table
@@ -184,8 +189,24 @@ def test_cli_info_vocab_check_run(tiny, tmp_path, capsys):
     assert main(["check", "Paris is the [MASK] of France.", "-m", tiny["albert"], "--top", "2"]) == 0
     q = query("The [MASK] is a {TARGET}.", MASK={"M": ["man"], "F": ["woman"]}, TARGET={"O": ["doctor", "nurse"]})
     write_query_table(q, tmp_path / "q.parquet")
-    assert main(["run", str(tmp_path / "q.parquet"), "-m", tiny["bert-uncased"], "-m", tiny["roberta"],
-                 "-o", str(tmp_path / "s.csv"), "--no-progress", "--batch-size", "2"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(tmp_path / "q.parquet"),
+                "-m",
+                tiny["bert-uncased"],
+                "-m",
+                tiny["roberta"],
+                "-o",
+                str(tmp_path / "s.csv"),
+                "--no-progress",
+                "--batch-size",
+                "2",
+            ]
+        )
+        == 0
+    )
     s = pd.read_csv(tmp_path / "s.csv")
     assert len(s) == 8 and s["prob"].between(0, 1).all()
     assert main(["run", str(tmp_path / "q.parquet"), "-m", str(tmp_path / "missing")]) == 2

@@ -5,6 +5,7 @@ stalled proxy does -- used to hang `fmat download` and the workflow's download j
 limit. Now each fails after the configured timeout with the way to work offline. Every test
 here stops by itself: the commands run under a subprocess timeout far above the configured one.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from local_server import local_server
 import yaml
+from local_server import local_server
 
 from fmat import net
 from fmat.errors import InputError, OfflineError
@@ -26,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 def stalled():
     """http://127.0.0.1:PORT of a server that accepts every connection and never answers."""
     held = []
-    with local_server(held.append) as url:     # kept open, never read from, never written to
+    with local_server(held.append) as url:  # kept open, never read from, never written to
         yield url
     for conn in held:
         conn.close()
@@ -58,12 +59,12 @@ def test_hub_timeouts_bound_every_request_and_are_undone():
     import httpx2
     from huggingface_hub import constants, get_session
 
-    before = (list(get_session().event_hooks["request"]), constants.HF_HUB_DOWNLOAD_TIMEOUT,
-              constants.HF_HUB_ETAG_TIMEOUT)
+    before = (list(get_session().event_hooks["request"]), constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT)
     xet_before = constants.HF_HUB_DISABLE_XET
     with net.hub_timeouts(4):
-        request = httpx2.Request("GET", "http://127.0.0.1:9/", extensions={"timeout": dict.fromkeys(
-            ("connect", "read", "write", "pool"))})
+        request = httpx2.Request(
+            "GET", "http://127.0.0.1:9/", extensions={"timeout": dict.fromkeys(("connect", "read", "write", "pool"))}
+        )
         for hook in get_session().event_hooks["request"]:
             if getattr(hook, "fmat_bound", False):
                 hook(request)
@@ -73,21 +74,27 @@ def test_hub_timeouts_bound_every_request_and_are_undone():
         from huggingface_hub.utils._runtime import is_xet_available
 
         assert is_xet_available() is False
-    after = (list(get_session().event_hooks["request"]), constants.HF_HUB_DOWNLOAD_TIMEOUT,
-             constants.HF_HUB_ETAG_TIMEOUT)
+    after = (list(get_session().event_hooks["request"]), constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT)
     assert after == before and constants.HF_HUB_DISABLE_XET == xet_before
 
 
 def test_fmat_download_from_a_stalled_hub_stops_with_the_offline_fix(stalled, tmp_path):
     """$HF_ENDPOINT is the stalled socket; FMAT_NETWORK_TIMEOUT=2, then --timeout 1 (which wins)."""
-    for extra, seconds in ((["--cache-dir", str(tmp_path / "hf")], "2"),
-                           (["--cache-dir", str(tmp_path / "hf"), "--timeout", "1"], "1")):
-        res = subprocess.run([sys.executable, "-m", "fmat.cli", "download", "bert-base-uncased", *extra],
-                             cwd=tmp_path, env=_env(HF_ENDPOINT=stalled, **{net.TIMEOUT_ENV: "2"}),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=180)
+    for extra, seconds in (
+        (["--cache-dir", str(tmp_path / "hf")], "2"),
+        (["--cache-dir", str(tmp_path / "hf"), "--timeout", "1"], "1"),
+    ):
+        res = subprocess.run(
+            [sys.executable, "-m", "fmat.cli", "download", "bert-base-uncased", *extra],
+            cwd=tmp_path,
+            env=_env(HF_ENDPOINT=stalled, **{net.TIMEOUT_ENV: "2"}),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=180,
+        )
         assert res.returncode == 2, res.stderr
-        assert f"the Hugging Face hub did not answer within {seconds} s for 'bert-base-uncased'" in res.stderr, \
-            res.stderr
+        assert f"the Hugging Face hub did not answer within {seconds} s for 'bert-base-uncased'" in res.stderr, res.stderr
         assert "HF_HUB_OFFLINE=1" in res.stderr and "--timeout" in res.stderr and "Traceback" not in res.stderr
 
 
@@ -109,13 +116,38 @@ def test_the_workflow_download_job_from_a_stalled_hub_stops_with_the_offline_fix
     """The download_model job with HF_ENDPOINT at the stalled socket and hub_timeout: 2."""
     (tmp_path / "config").symlink_to(REPO / "config", target_is_directory=True)
     cfg = tmp_path / "stalled.yaml"
-    cfg.write_text(yaml.safe_dump({"models": ["bert-base-uncased", "roberta-base"], "studies": ["2A"], "hub_timeout": 2,
-                                   "cache_dir": str(tmp_path / "hf")}), encoding="utf-8")
-    res = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile",
-                          str(REPO / "config" / "config.yaml"), str(cfg), "--cores", "1",
-                          "resources/models/bert-base-uncased.json"],
-                         cwd=tmp_path, env=_env(HF_ENDPOINT=stalled), stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, timeout=300)
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "models": ["bert-base-uncased", "roberta-base"],
+                "studies": ["2A"],
+                "hub_timeout": 2,
+                "cache_dir": str(tmp_path / "hf"),
+            }
+        ),
+        encoding="utf-8",
+    )
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(REPO / "Snakefile"),
+            "--configfile",
+            str(REPO / "config" / "config.yaml"),
+            str(cfg),
+            "--cores",
+            "1",
+            "resources/models/bert-base-uncased.json",
+        ],
+        cwd=tmp_path,
+        env=_env(HF_ENDPOINT=stalled),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode != 0, res.stdout[-3000:]
     assert "Error in rule download_model" in res.stdout
     log = (tmp_path / "logs" / "download_model" / "bert-base-uncased.log").read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ and the server must have seen none. Messages that fit: an invalid config.json in
 is not "not in the local cache"; `fmat download ../x` is an invalid model id, refused before
 going online.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,10 +19,9 @@ from pathlib import Path
 
 import pytest
 from local_server import local_server
+from test_scoring import make_query, tiny_models
 
 from fmat.errors import ModelError
-
-from test_scoring import make_query, tiny_models
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +53,21 @@ def recorder():
 
 
 def _fmat(args, cwd, endpoint, home):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "HF_HUB_CACHE", "FMAT_MODELS_LOCK")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "HF_HUB_CACHE", "FMAT_MODELS_LOCK")
+    }
     env.update(HF_ENDPOINT=endpoint, HF_HOME=str(home), PYTHONWARNINGS="ignore")
-    return subprocess.run([sys.executable, "-m", "fmat.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "fmat.cli", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_offline_commands_open_no_connection(recorder, tiny, tmp_path):
@@ -65,14 +75,16 @@ def test_offline_commands_open_no_connection(recorder, tiny, tmp_path):
 
     url, seen = recorder
     folder = shutil.copytree(tiny["bert-uncased"], tmp_path / "my-bert")
-    (tmp_path / "models").mkdir()   # a models/ folder, but not models/my-bert: the mistyped path
+    (tmp_path / "models").mkdir()  # a models/ folder, but not models/my-bert: the mistyped path
     write_query_table(make_query("The [MASK] is here.", MASK={"M": ["man"], "F": ["woman"]}), tmp_path / "q.csv")
     home = tmp_path / "hf"
     cases = [  # (args, exit status, text expected on stderr)
-        (["run", "q.csv", "-m", "bert-base-uncased", "-o", "s1.csv", "--no-progress"], 2,
-         "is not in the local model cache"),
-        (["run", "q.csv", "-m", "models/my-bert", "-o", "s2.csv", "--no-progress"], 2,
-         "there is no folder models/my-bert either"),
+        (["run", "q.csv", "-m", "bert-base-uncased", "-o", "s1.csv", "--no-progress"], 2, "is not in the local model cache"),
+        (
+            ["run", "q.csv", "-m", "models/my-bert", "-o", "s2.csv", "--no-progress"],
+            2,
+            "there is no folder models/my-bert either",
+        ),
         (["info", "-m", "bert-base-uncased"], 2, "is not in the local model cache"),
         (["vocab", "man", "-m", "bert-base-uncased"], 2, "is not in the local model cache"),
         (["check", "The [MASK] is here.", "-m", "bert-base-uncased"], 2, "is not in the local model cache"),
@@ -95,8 +107,7 @@ def test_an_invalid_config_json_in_a_local_folder_is_named_as_such(tiny, tmp_pat
     folder = shutil.copytree(tiny["bert-uncased"], tmp_path / "my-bert")
     (folder / "config.json").write_text('{"model_type": "bert",', encoding="utf-8")
     with pytest.raises(ModelError) as err:
-        run({"m": str(folder)}, make_query("The [MASK] is here.", MASK={"M": ["man"], "F": ["woman"]}),
-            progress=False)
+        run({"m": str(folder)}, make_query("The [MASK] is here.", MASK={"M": ["man"], "F": ["woman"]}), progress=False)
     text = str(err.value)
     assert f"cannot read the model folder {folder}" in text and "config.json" in text
     assert "not in the local" not in text and "fmat download" not in err.value.fix

@@ -9,6 +9,7 @@ function that raises, a model that does not exist) and seeing the output's error
 A full disk and a read-only file system are real: a tiny tmpfs mounted in a private user and
 mount namespace (``unshare``, util-linux), which disappears with the command.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,16 @@ import pytest
 from fmat.cli import build_parser, main
 
 REPO = Path(__file__).resolve().parents[1]
-QUERY = ["query", "The [MASK] works as a {TARGET}.", "--mask", "Male=man", "--mask", "Female=woman",
-         "--target", "Occ=nurse,engineer"]
+QUERY = [
+    "query",
+    "The [MASK] works as a {TARGET}.",
+    "--mask",
+    "Male=man",
+    "--mask",
+    "Female=woman",
+    "--target",
+    "Occ=nurse,engineer",
+]
 
 
 @pytest.fixture
@@ -53,8 +62,7 @@ def _bytes(paths):
 
 
 OUTPUT_DESTS = {"output", "summary", "dest", "cache", "lock"}
-INPUT_DESTS = {"queries", "scores", "table", "study", "pairs", "vectors", "items", "male", "female",
-               "S", "T", "A", "B", "world"}
+INPUT_DESTS = {"queries", "scores", "table", "study", "pairs", "vectors", "items", "male", "female", "S", "T", "A", "B", "world"}
 
 
 def test_every_command_declares_the_files_it_reads_and_writes():
@@ -88,14 +96,15 @@ def _same_file_cases(f):
         "query -o its study file": (["query", "--study", study, "-o", study], study),
         "reliability -o its table": (["reliability", q, "-o", q], q),
         "agreement -o its pairs": (["agreement", "-m", "no-such/model", "--pairs", pairs, "-o", pairs], pairs),
-        "wefat --cache its vectors": (["wefat", "--vectors", vec, "--items", "man", "--male", "man", "--female",
-                                       "woman", "--cache", vec], vec),
+        "wefat --cache its vectors": (
+            ["wefat", "--vectors", vec, "--items", "man", "--male", "man", "--female", "woman", "--cache", vec],
+            vec,
+        ),
         "weat --cache its vectors": (["weat", "--vectors", vec, "--S", "man", "--A", "woman", "--cache", vec], vec),
     }
 
 
-@pytest.mark.parametrize("case", list(_same_file_cases({k: "x" for k in
-                                                        ("q", "study", "vectors", "pairs", "scores")})))
+@pytest.mark.parametrize("case", list(_same_file_cases({k: "x" for k in ("q", "study", "vectors", "pairs", "scores")})))
 def test_an_output_that_is_an_input_is_refused_before_any_work(case, files, capsys, monkeypatch):
     """Issue 29, item 3: `fmat summary s.parquet -o s.parquet` replaced the raw scores with 2 LPR
     rows; now every command refuses, before reading or scoring anything, and the input keeps its bytes."""
@@ -150,8 +159,12 @@ def test_special_files_and_folders_are_never_replaced(tmp_path, capsys):
     link.symlink_to(os.devnull)
     folder = tmp_path / "folder"
     folder.mkdir()
-    for target, what in ((folder, "is a folder, not a file"), (fifo, "is a FIFO"), (os.devnull, "is a device"),
-                         (link, "is a device")):
+    for target, what in (
+        (folder, "is a folder, not a file"),
+        (fifo, "is a FIFO"),
+        (os.devnull, "is a device"),
+        (link, "is a device"),
+    ):
         assert main([*QUERY, "-o", str(target)]) == 2, target
         err = capsys.readouterr().err
         assert what in err and "fix:" in err and "unexpected" not in err, err
@@ -162,8 +175,14 @@ def test_special_files_and_folders_are_never_replaced(tmp_path, capsys):
 
 def test_standard_output_as_a_file_name_is_refused(tmp_path):
     """`-o /proc/self/fd/1` with the output piped: a FIFO behind a link, refused."""
-    res = subprocess.run([sys.executable, "-m", "fmat.cli", *QUERY, "-o", "/proc/self/fd/1"], cwd=tmp_path,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "fmat.cli", *QUERY, "-o", "/proc/self/fd/1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2, res.stderr
     assert "is a FIFO" in res.stderr and res.stdout == ""
 
@@ -177,8 +196,13 @@ def test_standard_output_redirected_to_a_file_keeps_the_log(tmp_path, name):
     log.write_text("before\n", encoding="utf-8")
     inode = log.stat().st_ino
     with open(log, "a", encoding="utf-8") as out:
-        res = subprocess.run([sys.executable, "-m", "fmat.cli", *QUERY, "-o", name, "--format", "csv"],
-                             cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, timeout=120)
+        res = subprocess.run(
+            [sys.executable, "-m", "fmat.cli", *QUERY, "-o", name, "--format", "csv"],
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=120,
+        )
         out.write("after\n")
     text = log.read_text(encoding="utf-8")
     assert res.returncode == 2, text
@@ -275,12 +299,9 @@ def fmat_on_tmpfs(tmp_path: Path, args: list[str], *, mode: str) -> tuple[subpro
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     q = shlex.quote(str(mnt))
-    prepare = {"full": f"(dd if=/dev/zero of={q}/filler bs=4k >/dev/null 2>&1; true)",
-               "ro": f"mount -o remount,ro {q}"}[mode]
-    script = (f"mount -t tmpfs -o size=64k tmpfs {q} && {prepare} && "
-              f"\"$@\"; rc=$?; echo LEFT: $(ls -A {q}); exit $rc")
-    cmd = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
-           sys.executable, "-m", "fmat.cli", *args]
+    prepare = {"full": f"(dd if=/dev/zero of={q}/filler bs=4k >/dev/null 2>&1; true)", "ro": f"mount -o remount,ro {q}"}[mode]
+    script = f'mount -t tmpfs -o size=64k tmpfs {q} && {prepare} && "$@"; rc=$?; echo LEFT: $(ls -A {q}); exit $rc'
+    cmd = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh", sys.executable, "-m", "fmat.cli", *args]
     res = subprocess.run(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     left = res.stdout.rsplit("LEFT:", 1)[-1].split() if "LEFT:" in res.stdout else None
     return res, left
@@ -298,8 +319,9 @@ def test_a_full_disk_during_scoring_is_a_sentence(tmp_path, tiny_bert):
     q = tmp_path / "q.csv"
     assert main([*QUERY, "-o", str(q)]) == 0
     out = tmp_path / "mnt" / "scores.parquet"
-    res, left = fmat_on_tmpfs(tmp_path, ["run", str(q), "-m", tiny_bert, "--device", "cpu", "--no-progress",
-                                         "-o", str(out)], mode="full")
+    res, left = fmat_on_tmpfs(
+        tmp_path, ["run", str(q), "-m", tiny_bert, "--device", "cpu", "--no-progress", "-o", str(out)], mode="full"
+    )
     assert res.returncode == 2, res.stderr
     assert f"{out}: no space left on the device" in res.stderr, res.stderr
     assert "fix: free some space" in res.stderr and "unexpected" not in res.stderr and "Traceback" not in res.stderr
@@ -321,8 +343,12 @@ def test_os_errors_become_sentences_in_one_place():
 
     from fmat.errors import os_error
 
-    for code, what in ((errno.ENOSPC, "no space left"), (errno.EROFS, "read-only"), (errno.EACCES, "permission denied"),
-                       (errno.EISDIR, "folder, not a file")):
+    for code, what in (
+        (errno.ENOSPC, "no space left"),
+        (errno.EROFS, "read-only"),
+        (errno.EACCES, "permission denied"),
+        (errno.EISDIR, "folder, not a file"),
+    ):
         err = os_error(OSError(code, os.strerror(code), "/some/out.parquet"))
         assert what in err.message and err.where == "/some/out.parquet" and err.fix, code
     assert os_error(ValueError("a bug")) is None

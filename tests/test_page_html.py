@@ -1,6 +1,7 @@
 """The report pages' HTML goes through one templating path (fmat_replication.pages.html: Jinja2,
 autoescaped): every converted function escapes a hostile word in text and in attributes, and
 no module of fmat_replication/pages builds table markup in a string literal."""
+
 from __future__ import annotations
 
 import ast
@@ -13,9 +14,9 @@ import pytest
 
 from fmat.results import RESULT_COLUMNS, results_frame
 from fmat_replication.compare import compare
-from fmat_replication.paper import load_paper_results
 from fmat_replication.pages import cards, design, figures, tables
 from fmat_replication.pages.html import TEMPLATES, environment, render
+from fmat_replication.paper import load_paper_results
 
 PAGES = Path(__file__).resolve().parents[1] / "fmat_replication" / "pages"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -46,7 +47,7 @@ def assert_escaped(page: str, *, text: bool = True, attribute: str | None = None
     assert "img" not in [tag for tag, _ in parsed.elements]
     if text:
         assert "&lt;img src=x onerror=alert(1)&gt;" in page
-        assert HOSTILE in "".join(parsed.text)                     # escaped once, not twice
+        assert HOSTILE in "".join(parsed.text)  # escaped once, not twice
     if attribute:
         values = [a.get(attribute) or "" for _, a in parsed.elements]
         assert any(HOSTILE in v for v in values), (attribute, values)
@@ -71,18 +72,31 @@ def rep(paper):
 
 
 def test_design_rows_html_escapes(paper):
-    raw = {"queries": [{"query": f"The [MASK] {HOSTILE}.", "MASK": {"male": [HOSTILE, "he"], "female": ["she", "her"]},
-                        "TARGET": [HOSTILE]}],
-           "analysis": {"name": HOSTILE, "options": {HOSTILE: HOSTILE}}}
+    raw = {
+        "queries": [
+            {"query": f"The [MASK] {HOSTILE}.", "MASK": {"male": [HOSTILE, "he"], "female": ["she", "her"]}, "TARGET": [HOSTILE]}
+        ],
+        "analysis": {"name": HOSTILE, "options": {HOSTILE: HOSTILE}},
+    }
     assert_escaped(design.rows_html(design.template_rows(raw)))
     assert_escaped(design.rows_html(design.option_rows(raw), klass=HOSTILE), attribute="class")
-    assert_escaped(design.rows_html(pd.DataFrame({HOSTILE: [1]})))              # a header
+    assert_escaped(design.rows_html(pd.DataFrame({HOSTILE: [1]})))  # a header
 
 
 def test_cards_html_escapes():
-    card = {"model": HOSTILE, "architecture": HOSTILE, "model_type": "bert", "parameters": 1234567, "vocabulary": 3,
-            "source": "hub", "revision": HOSTILE, "commit": "a" * 40, "created": HOSTILE, "scoring": HOSTILE,
-            "probes": [{"query": f"a [MASK] {HOSTILE}", "fills": [{"token_str": HOSTILE, "score": 0.5}]}]}
+    card = {
+        "model": HOSTILE,
+        "architecture": HOSTILE,
+        "model_type": "bert",
+        "parameters": 1234567,
+        "vocabulary": 3,
+        "source": "hub",
+        "revision": HOSTILE,
+        "commit": "a" * 40,
+        "created": HOSTILE,
+        "scoring": HOSTILE,
+        "probes": [{"query": f"a [MASK] {HOSTILE}", "fills": [{"token_str": HOSTILE, "score": 0.5}]}],
+    }
     page = cards.cards_html([card])
     parsed = assert_escaped(page)
     assert "".join(parsed.text).count(HOSTILE) == 7 and "1,234,567" in page
@@ -96,19 +110,28 @@ def test_html_table_escapes_unless_told_the_cells_are_html():
     assert_escaped(page, attribute="class")
     assert "<td>&lt;.001</td>" in page
     raw = figures.html_table(pd.DataFrame({"link": ["<a href='x.html'>x</a>"], HOSTILE: [1]}), escape=False)
-    assert "<td><a href='x.html'>x</a></td>" in raw                           # cells: HTML already
-    assert_escaped(raw)                                                        # headers: escaped all the same
+    assert "<td><a href='x.html'>x</a></td>" in raw  # cells: HTML already
+    assert_escaped(raw)  # headers: escaped all the same
 
 
 def test_table_html_escapes_labels_headers_and_titles(paper, rep):
-    t = tables.PaperTable(title=HOSTILE, caption=HOSTILE, columns=[HOSTILE],
-                          rows=[(HOSTILE, [("alpha", "all", "all")])], groups=[(HOSTILE, 1)], note=HOSTILE)
+    t = tables.PaperTable(
+        title=HOSTILE,
+        caption=HOSTILE,
+        columns=[HOSTILE],
+        rows=[(HOSTILE, [("alpha", "all", "all")])],
+        groups=[(HOSTILE, 1)],
+        note=HOSTILE,
+    )
     parsed = assert_escaped(tables.table_html(t, rep, study="1A"), attribute="title")
-    assert "".join(parsed.text).count(HOSTILE) == 6                       # title, caption, group, column, label, note
+    assert "".join(parsed.text).count(HOSTILE) == 6  # title, caption, group, column, label, note
     page = tables.table_html(tables.table_attitude(["2A"], {"2A": HOSTILE}), rep)
     assert_escaped(page, attribute="title")
-    assert re.search(r"<td class='cell v-nc' title='[^'<>]*&lt;img src=x onerror=alert\(1\)&gt;'>"
-                     r"<span class='paper'>", page)
+    assert re.search(
+        r"<td class='cell v-nc' title='[^'<>]*&lt;img src=x onerror=alert\(1\)&gt;'>"
+        r"<span class='paper'>",
+        page,
+    )
 
 
 def test_text_rows_html_escapes_text_and_title(paper, rep):
@@ -150,9 +173,10 @@ def test_the_environment_autoescapes_every_template():
     names = env.list_templates()
     assert "paper_table.html.j2" in names and all(n.endswith(".html.j2") for n in names)
     for name in names:
-        env.get_template(name)                                             # each one parses
+        env.get_template(name)  # each one parses
     assert render("csv_link.html.j2", filename="'", data="", label="<") == (
-        "<a class='csv-download' download='&#39;' href='data:text/csv;base64,'>&lt;</a>")
+        "<a class='csv-download' download='&#39;' href='data:text/csv;base64,'>&lt;</a>"
+    )
 
 
 TABLE_MARKUP = re.compile(r"<\s*/?\s*(table|tr|td|th)\b", re.IGNORECASE)
@@ -170,9 +194,12 @@ def test_no_module_of_the_pages_writes_table_markup():
     included) of a module under fmat_replication/pages holds <table>, <tr>, <td> or <th>."""
     modules = sorted(PAGES.rglob("*.py"))
     assert {"tables.py", "design.py", "cards.py", "figures.py", "html.py"} <= {p.name for p in modules}
-    found = [f"{p.relative_to(PAGES)}:{line}: {text.strip()[:80]!r}"
-             for p in modules for line, text in _literals(ast.parse(p.read_text(encoding="utf-8")))
-             if TABLE_MARKUP.search(text)]
+    found = [
+        f"{p.relative_to(PAGES)}:{line}: {text.strip()[:80]!r}"
+        for p in modules
+        for line, text in _literals(ast.parse(p.read_text(encoding="utf-8")))
+        if TABLE_MARKUP.search(text)
+    ]
     assert not found, "table markup built in Python (put it in a template):\n" + "\n".join(found)
-    sample = ast.parse('row = f"<tr><td>{value}</td></tr>"')                     # the check would see one
-    assert [line for line, text in _literals(sample) if TABLE_MARKUP.search(text)] == [1, 1]   # both parts
+    sample = ast.parse('row = f"<tr><td>{value}</td></tr>"')  # the check would see one
+    assert [line for line, text in _literals(sample) if TABLE_MARKUP.search(text)] == [1, 1]  # both parts

@@ -1,6 +1,7 @@
 """fmat_replication.pages.inputs: a page reads only the files its rule gives it (lists as lists); a
 missing one is an error naming the input, and a study file is read with the project's loader (010
 stays 010). The Quarto documents' defaults: the workflow's layout under the repository root."""
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _inputs(tmp_path: Path) -> dict:
     sfile = tmp_path / "S1.yaml"
-    sfile.write_text("id: S1\ntitle: Codes\nqueries:\n  - query: \"[MASK] dialled {TARGET}.\"\n"
-                     "    MASK: {A: [he], B: [she]}\n    TARGET: {Code: [010, 911]}\nlpr: {target_pair: false}\n",
-                     encoding="utf-8")
+    sfile.write_text(
+        'id: S1\ntitle: Codes\nqueries:\n  - query: "[MASK] dialled {TARGET}."\n'
+        "    MASK: {A: [he], B: [she]}\n    TARGET: {Code: [010, 911]}\nlpr: {target_pair: false}\n",
+        encoding="utf-8",
+    )
     stats = tmp_path / "stats.parquet"
     results_frame([{"study": "S1", "statistic": "alpha", "value": 0.5}]).to_parquet(stats)
     rep = tmp_path / "rep.parquet"
@@ -30,19 +33,28 @@ def _inputs(tmp_path: Path) -> dict:
     figures.mkdir()
     pd.DataFrame({"x": [1, 2], "y": [3, 4]}).to_parquet(figures / "trend.parquet")
     status = tmp_path / "status.json"
-    status.write_text(json.dumps({"study": "S1", "analysis": "x", "implemented": True, "notes": [],
-                                  "figures": {"trend": "trend.parquet"}}))
+    status.write_text(
+        json.dumps({"study": "S1", "analysis": "x", "implemented": True, "notes": [], "figures": {"trend": "trend.parquet"}})
+    )
     oov = tmp_path / "oov" / "S1.parquet"
     oov.parent.mkdir(parents=True)
-    pd.DataFrame({"study": ["S1"], "model": ["m"], "rows": [1], "oov_rows": [0], "nan_prob_rows": [0],
-                  "oov_words": [""]}).to_parquet(oov)
-    return {"study_file": str(sfile), "paper": str(REPO / "config" / "paper_results.tsv"), "replication": str(rep),
-            "stats": str(stats), "status": str(status), "figures": str(figures), "oov": str(oov)}
+    pd.DataFrame(
+        {"study": ["S1"], "model": ["m"], "rows": [1], "oov_rows": [0], "nan_prob_rows": [0], "oov_words": [""]}
+    ).to_parquet(oov)
+    return {
+        "study_file": str(sfile),
+        "paper": str(REPO / "config" / "paper_results.tsv"),
+        "replication": str(rep),
+        "stats": str(stats),
+        "status": str(status),
+        "figures": str(figures),
+        "oov": str(oov),
+    }
 
 
 def test_a_study_page_reads_what_its_rule_gives(tmp_path):
     page = read_study("S1", **_inputs(tmp_path))
-    assert page.replication["study"].tolist() == ["S1"]                 # its own rows
+    assert page.replication["study"].tolist() == ["S1"]  # its own rows
     assert list(page.figures) == ["trend"] and page.figures["trend"]["y"].tolist() == [3, 4]
     # the project's loader: the word written 010 is shown as 010 (YAML alone reads the number 8)
     assert "010, 911" in template_rows(page.raw).loc[0, "TARGET"]
@@ -66,8 +78,9 @@ def test_lists_are_lists_not_comma_joined_strings(tmp_path):
     Path(args["oov"]).rename(odd)
     assert read_study("S1", **{**args, "oov": str(odd)}).oov["model"].tolist() == ["m"]
     with pytest.raises(InputError, match="'studies' must be a list"):
-        read_index("1A,2A", paper="", replication="", stats=[], study_files=[], oov=[], checks="", agreement="",
-                   provenance="", cards=[])
+        read_index(
+            "1A,2A", paper="", replication="", stats=[], study_files=[], oov=[], checks="", agreement="", provenance="", cards=[]
+        )
 
 
 def test_the_documents_defaults_are_the_workflows_layout(tmp_path, monkeypatch):
@@ -80,7 +93,7 @@ def test_the_documents_defaults_are_the_workflows_layout(tmp_path, monkeypatch):
     assert repository_root() == tmp_path.resolve()
     monkeypatch.chdir(tmp_path)
     assert repository_root() == tmp_path.resolve()
-    assert repository_root(tmp_path / "results") == (tmp_path / "results").resolve()   # not a reports/ folder
+    assert repository_root(tmp_path / "results") == (tmp_path / "results").resolve()  # not a reports/ folder
     layout = study_layout("2A", tmp_path)
     assert layout["study_file"] == tmp_path / "config" / "studies" / "2A.yaml"
     assert layout["replication"] == tmp_path / "results" / "replication" / "2A.parquet"

@@ -1,5 +1,6 @@
 """Issue 18: the paper's tables in its layout (fmat_replication.pages.tables), its figures redrawn
 (fmat_replication.pages.paper_figures) and the design in words (fmat_replication.pages.design), on known data."""
+
 from __future__ import annotations
 
 import base64
@@ -9,24 +10,37 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-import yaml  # noqa: E402
-from scipy import stats as sps  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy import stats as sps
 
-from fmat_replication.analyses.change import trend_table  # noqa: E402
-from fmat_replication.compare import compare  # noqa: E402
-from fmat_replication.paper import load_paper_results  # noqa: E402
-from fmat_replication.pages.paper_figures import (  # noqa: E402
-    FigureUnavailable, figure3_criterion, figure4_trend, figure_attitude_forest, figure_stereotype_forest, svg_img,
+from fmat.results import results_frame
+from fmat_replication.analyses.change import trend_table
+from fmat_replication.compare import compare
+from fmat_replication.pages.design import lpr_words, option_rows, pair_labels, template_rows
+from fmat_replication.pages.paper_figures import (
+    FigureUnavailable,
+    figure3_criterion,
+    figure4_trend,
+    figure_attitude_forest,
+    figure_stereotype_forest,
+    svg_img,
 )
-from fmat_replication.pages.tables import (  # noqa: E402
-    HEADLINES, csv_link, other_rows, ours_text, paper_table, paper_text, table_attitude, table_html, verdict_html,
+from fmat_replication.pages.tables import (
+    HEADLINES,
+    csv_link,
+    other_rows,
+    ours_text,
+    paper_table,
+    paper_text,
+    table_attitude,
+    table_html,
+    verdict_html,
 )
-from fmat_replication.pages.design import lpr_words, option_rows, pair_labels, template_rows  # noqa: E402
-from fmat.results import results_frame  # noqa: E402
+from fmat_replication.paper import load_paper_results
 
 REPO = Path(__file__).resolve().parents[1]
 STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
@@ -61,18 +75,18 @@ def test_every_printed_number_appears_once_in_table_or_text(study, paper, not_ru
     rep = not_run[not_run["study"] == study]
     layout = paper_table(study, paper)
     keys = [k for _, cells in layout.rows for k in cells if k is not None]
-    assert len(keys) == len(set(keys))                                   # no cell twice
+    assert len(keys) == len(set(keys))  # no cell twice
     paper_keys = set(zip(rep["statistic"], rep["condition"], rep["model"]))
-    assert set(keys) <= paper_keys, set(keys) - paper_keys              # no invented cell
+    assert set(keys) <= paper_keys, set(keys) - paper_keys  # no invented cell
     rest = other_rows(rep, [layout])
-    assert len(rest) + len(set(keys)) == len(rep)                        # nothing lost, nothing twice
+    assert len(rest) + len(set(keys)) == len(rep)  # nothing lost, nothing twice
 
 
 def test_table3_has_a_row_per_model_and_the_index_row(paper, not_run):
     t = paper_table("1A", paper)
     labels = [label for label, _ in t.rows]
     assert labels[0] == "Overall" and labels[-1].startswith("Mean standardized index")
-    assert "vinai/bertweet-large" in labels and len(labels) == 14       # Overall + 12 models + index
+    assert "vinai/bertweet-large" in labels and len(labels) == 14  # Overall + 12 models + index
     assert len(t.columns) == 9 and [n for _, n in t.groups] == [1, 4, 4]
     text = table_html(t, not_run[not_run["study"] == "1A"], study="1A")
     # roberta-base, Q1 with % male: the paper's .80***, our number missing
@@ -83,8 +97,20 @@ def test_table3_has_a_row_per_model_and_the_index_row(paper, not_run):
 
 
 def test_cells_show_ours_with_stars_and_verdict_colour(paper):
-    ours = results_frame([{"study": "2A", "statistic": "d", "condition": "like-dislike:personal", "model": "all",
-                           "value": 0.4012, "p": 0.0004, "ci_low": 0.2, "ci_high": 0.6}])
+    ours = results_frame(
+        [
+            {
+                "study": "2A",
+                "statistic": "d",
+                "condition": "like-dislike:personal",
+                "model": "all",
+                "value": 0.4012,
+                "p": 0.0004,
+                "ci_low": 0.2,
+                "ci_high": 0.6,
+            }
+        ]
+    )
     rep = compare(paper[paper["study"] == "2A"], ours)
     r = rep[(rep["condition"] == "like-dislike:personal") & (rep["statistic"] == "d")].iloc[0].to_dict()
     assert paper_text(r) == "0.38***" and ours_text(r) == "0.40***"
@@ -92,20 +118,34 @@ def test_cells_show_ours_with_stars_and_verdict_colour(paper):
     html = table_html(table_attitude(["2A"], {"2A": "Flower–insect"}), rep)
     assert "<td class='cell v-replicated'" in html and "Study 2A: Flower–insect" in html
     nonsig = {**r, "ours_value": -0.051, "ours_p": 0.5}
-    assert ours_text(nonsig) == "-0.05"                                    # no stars for p >= .05
+    assert ours_text(nonsig) == "-0.05"  # no stars for p >= .05
 
 
 def test_verdict_box_counts_and_headlines(paper):
-    ours = results_frame([{"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "model": "all",
-                           "value": 0.7351, "p": 1e-9, "ci_low": 0.58, "ci_high": 0.84}])
+    ours = results_frame(
+        [
+            {
+                "study": "1A",
+                "statistic": "r",
+                "condition": "fmat~pct_male",
+                "model": "all",
+                "value": 0.7351,
+                "p": 1e-9,
+                "ci_low": 0.58,
+                "ci_high": 0.84,
+            }
+        ]
+    )
     rep = compare(paper[paper["study"] == "1A"], ours)
     box = verdict_html("1A", rep)
     n = int((rep["verdict"] == "replicated").sum())
     assert n >= 1 and f"<b>{n}</b> replicated" in box
     assert f"of {len(rep)} numbers" in box
-    assert "paper r = 0.74***, ours r = 0.74***" in box                   # the headline claim
+    assert "paper r = 0.74***, ours r = 0.74***" in box  # the headline claim
     assert "docs/reports.md" in box and "rule-link" not in box
-    assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_html("1A", rep, rule_href="file:///r/docs/reports.md")
+    assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_html(
+        "1A", rep, rule_href="file:///r/docs/reports.md"
+    )
     assert "nothing to replicate" in verdict_html("X1", rep)
     from fmat_replication.pages.tables import headlines_html
 
@@ -150,18 +190,25 @@ def test_figure4_draws_the_two_sided_moving_average_of_a_known_series():
     assert x[0] == 1800 and x[-1] == 2019 and len(x) == 220
     assert y[0] == pytest.approx(2.5) and y[-1] == pytest.approx(217.0)
     assert np.allclose(y[10:-10], x[10:-10] - 1800 + 0.5)
-    assert y[list(x).index(1850)] == pytest.approx(50.5)                # through the interpolated gap
-    assert bold.get_linewidth() > _line(ax, "m1").get_linewidth()        # average bold, model thin
+    assert y[list(x).index(1850)] == pytest.approx(50.5)  # through the interpolated gap
+    assert bold.get_linewidth() > _line(ax, "m1").get_linewidth()  # average bold, model thin
     pts = ax.collections[0].get_offsets()
     shown = np.asarray(pts)[~np.ma.getmaskarray(pts).any(axis=1) & np.isfinite(np.asarray(pts, float)).all(axis=1)]
-    assert len(shown) == 218 and 1850 not in shown[:, 0]                 # yearly points: raw, gap not filled
+    assert len(shown) == 218 and 1850 not in shown[:, 0]  # yearly points: raw, gap not filled
     assert ax.get_xlim()[0] < 1800 < 2019 < ax.get_xlim()[1]
     assert "Figure 4A" in ax.get_title()
 
 
 def test_figure4_without_scores_says_why():
-    trend = pd.DataFrame({"model": ["all", "all"], "year": [1800, 1801], "d": [np.nan, np.nan],
-                          "d_interpolated": [np.nan, np.nan], "d_smooth": [np.nan, np.nan]})
+    trend = pd.DataFrame(
+        {
+            "model": ["all", "all"],
+            "year": [1800, 1801],
+            "d": [np.nan, np.nan],
+            "d_interpolated": [np.nan, np.nan],
+            "d_smooth": [np.nan, np.nan],
+        }
+    )
     with pytest.raises(FigureUnavailable, match="no year has scores"):
         figure4_trend(trend)
     with pytest.raises(FigureUnavailable, match="no rows"):
@@ -172,16 +219,22 @@ def test_figure3_fits_and_r_on_known_data():
     rng = np.random.default_rng(3)
     pct = np.linspace(1, 99, 40)
     fmat = 0.02 * pct - 1 + rng.normal(0, 0.3, 40)
-    table = pd.DataFrame({"item": [f"w{i}" for i in range(40)], "fmat": fmat, "pct_male": pct,
-                          "wefat_male": fmat + rng.normal(0, 0.1, 40),
-                          "fit_logit": 0.3 * np.log(pct / (100 - pct))})
+    table = pd.DataFrame(
+        {
+            "item": [f"w{i}" for i in range(40)],
+            "fmat": fmat,
+            "pct_male": pct,
+            "wefat_male": fmat + rng.normal(0, 0.1, 40),
+            "fit_logit": 0.3 * np.log(pct / (100 - pct)),
+        }
+    )
     fig = figure3_criterion(table, "1C")
     ax_pct, ax_wefat = fig.axes
     lin = _line(ax_pct, "linear fit")
     b, a = np.polyfit(pct, fmat, 1)
     gx, gy = np.asarray(lin.get_xdata()), np.asarray(lin.get_ydata())
     assert np.allclose(gy, a + b * gx) and lin.get_color() == "#8c8c8c"
-    logit = _line(ax_pct, "logit fit")                                   # 1C: the black logit curve
+    logit = _line(ax_pct, "logit fit")  # 1C: the black logit curve
     assert logit.get_color() == "#000000" and np.allclose(logit.get_ydata(), table["fit_logit"])
     r = sps.pearsonr(pct, fmat).statistic
     label = ax_pct.texts[0].get_text()
@@ -196,13 +249,22 @@ def test_figure3_without_criterion_says_why():
 
 
 def test_attitude_forest_puts_the_paper_beside_ours(paper):
-    effects = pd.DataFrame({"relation": ["like-dislike"] * 2 + ["notice-ignore"] * 2,
-                            "perceiver": ["personal", "societal"] * 2,
-                            "d": [0.3, 0.2, -0.1, 0.0], "ci_low": [0.1, 0.0, -0.3, -0.2],
-                            "ci_high": [0.5, 0.4, 0.1, 0.2]})
+    effects = pd.DataFrame(
+        {
+            "relation": ["like-dislike"] * 2 + ["notice-ignore"] * 2,
+            "perceiver": ["personal", "societal"] * 2,
+            "d": [0.3, 0.2, -0.1, 0.0],
+            "ci_low": [0.1, 0.0, -0.3, -0.2],
+            "ci_high": [0.5, 0.4, 0.1, 0.2],
+        }
+    )
     ax = figure_attitude_forest(effects, paper, "2A").axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["like-dislike, personal", "like-dislike, societal",
-                                                           "notice-ignore, personal", "notice-ignore, societal"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "like-dislike, personal",
+        "like-dislike, societal",
+        "notice-ignore, personal",
+        "notice-ignore, societal",
+    ]
     diamonds = ax.collections[-1].get_offsets()
     assert list(np.round(diamonds[:, 0], 2)) == [0.38, 0.37, -0.06, 0.22]  # Table 6, Study 2A
     bars = ax.containers[0]
@@ -212,8 +274,15 @@ def test_attitude_forest_puts_the_paper_beside_ours(paper):
 
 
 def test_stereotype_forest_labels_pairs_and_keeps_model_all(paper):
-    effects = pd.DataFrame({"model": ["all", "all", "m1"], "condition": ["all", "pair1", "all"],
-                            "d": [1.0, 0.9, 5.0], "ci_low": [0.8, 0.5, 4.0], "ci_high": [1.2, 1.3, 6.0]})
+    effects = pd.DataFrame(
+        {
+            "model": ["all", "all", "m1"],
+            "condition": ["all", "pair1", "all"],
+            "d": [1.0, 0.9, 5.0],
+            "ci_low": [0.8, 0.5, 4.0],
+            "ci_high": [1.2, 1.3, 6.0],
+        }
+    )
     ax = figure_stereotype_forest(effects, paper, "3A", {"pair1": "lead – raise"}).axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["overall", "lead – raise"]
     assert list(np.round(ax.collections[-1].get_offsets()[:, 0], 2)) == [1.02, 1.08]
@@ -257,9 +326,12 @@ def test_pair_labels_of_3a():
 
 
 def test_our_other_models_get_their_own_table3_rows(paper):
-    stats = results_frame([{"study": "1A", "statistic": "r", "condition": "fmat~pct_male:Q2", "model": "tiny-x",
-                            "value": 0.5012, "p": 0.0002},
-                           {"study": "1A", "statistic": "alpha", "condition": "all", "model": "tiny-x", "value": 0.9}])
+    stats = results_frame(
+        [
+            {"study": "1A", "statistic": "r", "condition": "fmat~pct_male:Q2", "model": "tiny-x", "value": 0.5012, "p": 0.0002},
+            {"study": "1A", "statistic": "alpha", "condition": "all", "model": "tiny-x", "value": 0.9},
+        ]
+    )
     from fmat_replication.pages.tables import ours_only, table_criterion
 
     t = table_criterion("1A", paper, models=["tiny-x"])
@@ -272,6 +344,7 @@ def test_our_other_models_get_their_own_table3_rows(paper):
 def test_figure3_rasterizes_only_thousands_of_points():
     """3,644 names (1C) as vector points would make a page of megabytes: the points become one
     bitmap layer inside the SVG, the axes and text stay vectors; 50 occupations stay vectors."""
+
     def table(n):
         x = np.linspace(0, 100, n)
         return pd.DataFrame({"item": range(n), "fmat": x / 100, "pct_male": x})

@@ -1,6 +1,7 @@
 """fmat.plant: world files, the planted probabilities (checked by hand arithmetic through
 fmat.lpr.summary), the training sentences, the recovery rule, and a tiny model that learns a
 planted association (fmat.tiny.train_masked_lm)."""
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,11 @@ def world(plants: dict, **top) -> P.World:
 
 
 def test_one_slot_contrast_plants_exactly_its_lpr():
-    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
-                   TARGET={"Occ": ["nurse", "engineer", "baker"]})
+    q = fmat.query(
+        "The [MASK] works as a {TARGET}.",
+        MASK={"Male": ["man"], "Female": ["woman"]},
+        TARGET={"Occ": ["nurse", "engineer", "baker"]},
+    )
     w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 0.8}]}})
     scores = P.planted_scores(study(q), w.plant("S1"), ["m1"])
     lpr = summary(scores, target_pair=False)
@@ -39,23 +43,38 @@ def test_one_slot_contrast_plants_exactly_its_lpr():
 
 
 def test_d_is_lpr_over_sigma_and_two_slots_plant_the_double_difference():
-    q = fmat.query("Most [MASK] {ATTRIB}.", MASK={"Male": ["men"], "Female": ["women"]},
-                   ATTRIB={"Career": ["lead teams", "plan work"], "Family": ["raise children", "cook meals"]})
-    w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"], "ATTRIB": ["Career", "Family"]}, "d": 1.0}]}},
-              sigma=1.414)
+    q = fmat.query(
+        "Most [MASK] {ATTRIB}.",
+        MASK={"Male": ["men"], "Female": ["women"]},
+        ATTRIB={"Career": ["lead teams", "plan work"], "Family": ["raise children", "cook meals"]},
+    )
+    w = world(
+        {"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"], "ATTRIB": ["Career", "Family"]}, "d": 1.0}]}}, sigma=1.414
+    )
     lpr = summary(P.planted_scores(study(q), w.plant("S1"), ["m1"]), mask_pair=False, attrib_pair=True)
     by = lpr.groupby("MASK", observed=True)["LPR"].mean()
     assert by["Male"] - by["Female"] == pytest.approx(1.414, abs=1e-12)
 
 
 def test_per_item_and_where():
-    q = fmat.query("[MASK] is a {TARGET}.", MASK={"Male": ["He"], "Female": ["She"]},
-                   TARGET={"Occ": ["nurse", "plumber", "clerk"]})
+    q = fmat.query(
+        "[MASK] is a {TARGET}.", MASK={"Male": ["He"], "Female": ["She"]}, TARGET={"Occ": ["nurse", "plumber", "clerk"]}
+    )
     crit = {"bls": pd.DataFrame({"item": ["nurse", "plumber"], "pct_male": [10.0, 90.0]})}
-    w = world({"S1": {"effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 2.0,
-                                   "where": {"TARGET": ["nurse", "plumber"]},
-                                   "per_item": {"table": "bls", "column": "pct_male", "slot": "TARGET", "center": 50,
-                                                "scale": 50}}]}})
+    w = world(
+        {
+            "S1": {
+                "effects": [
+                    {
+                        "contrast": {"MASK": ["Male", "Female"]},
+                        "lpr": 2.0,
+                        "where": {"TARGET": ["nurse", "plumber"]},
+                        "per_item": {"table": "bls", "column": "pct_male", "slot": "TARGET", "center": 50, "scale": 50},
+                    }
+                ]
+            }
+        }
+    )
     P.check_plant(w.plant("S1"), study(q), crit)
     lpr = summary(P.planted_scores(study(q), w.plant("S1"), ["m1"], crit), target_pair=False)
     got = dict(zip(lpr["T_word"].astype(str), lpr["LPR"]))
@@ -63,18 +82,33 @@ def test_per_item_and_where():
 
 
 def test_trend_over_years_gives_the_planted_slope():
-    q = fmat.query("Most {TARGET} took a job in the year [MASK].", MASK={"Year": [str(y) for y in range(1900, 2000)]},
-                   TARGET={"Male": ["men"], "Female": ["women"]})
-    w = world({"S1": {"effects": [{"contrast": {"TARGET": ["Male", "Female"]}, "lpr": -0.6,
-                                   "trend": {"slot": "MASK", "center": 1950, "per": 100}}]}})
+    q = fmat.query(
+        "Most {TARGET} took a job in the year [MASK].",
+        MASK={"Year": [str(y) for y in range(1900, 2000)]},
+        TARGET={"Male": ["men"], "Female": ["women"]},
+    )
+    w = world(
+        {
+            "S1": {
+                "effects": [
+                    {
+                        "contrast": {"TARGET": ["Male", "Female"]},
+                        "lpr": -0.6,
+                        "trend": {"slot": "MASK", "center": 1950, "per": 100},
+                    }
+                ]
+            }
+        }
+    )
     lpr = summary(P.planted_scores(study(q), w.plant("S1"), ["m1"]), mask_pair=False, target_pair=True)
     slope = np.polyfit(lpr["M_word"].astype(int) / 100, lpr["LPR"], 1)[0]
     assert slope == pytest.approx(-0.6, abs=1e-9)
 
 
 def test_variation_is_seeded_by_names_and_models_differ():
-    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
-                   TARGET={"Occ": ["nurse", "engineer"]})
+    q = fmat.query(
+        "The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Occ": ["nurse", "engineer"]}
+    )
     w = P.world_from_mapping({"studies": {"S1": {"effects": []}}})
     a = P.log_weights(study(q), w.plant("S1"), "m1")
     assert np.array_equal(a, P.log_weights(study(q), w.plant("S1"), "m1"))
@@ -112,8 +146,9 @@ def test_demo_world_file_is_valid_for_its_studies():
 
 
 def test_training_sentences_hold_the_planted_shares():
-    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
-                   TARGET={"Occ": ["nurse", "engineer"]})
+    q = fmat.query(
+        "The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Occ": ["nurse", "engineer"]}
+    )
     w = world({"S1": {"samples": 5000, "effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 1.0}]}})
     s = P.training_sentences([(study(q), w.plant("S1"))], "m1", seed=3)
     assert len(s.contexts) == 2 and len(s) == 2 * 2 * 5000
@@ -128,18 +163,28 @@ def test_training_sentences_hold_the_planted_shares():
     assert sum(1 for line in s.lines() if line.startswith("The man works")) == sum(n[0] for n in s.counts)
 
 
-STATS = pd.DataFrame({"statistic": ["d", "d", "r", "r"], "condition": ["all", "pair1", "fmat~x:Q1", "fmat~x:Q2"],
-                      "model": ["all"] * 4, "value": [0.9, 0.2, 0.75, 0.65], "p": [0.001, 0.30, 1e-5, 1e-4]})
+STATS = pd.DataFrame(
+    {
+        "statistic": ["d", "d", "r", "r"],
+        "condition": ["all", "pair1", "fmat~x:Q1", "fmat~x:Q2"],
+        "model": ["all"] * 4,
+        "value": [0.9, 0.2, 0.75, 0.65],
+        "p": [0.001, 0.30, 1e-5, 1e-4],
+    }
+)
 
 
-@pytest.mark.parametrize("expect, verdict, reason", [
-    ({"statistic": "d", "value": 1.0}, "recovered", "sign, p < .05, size"),
-    ({"statistic": "d", "value": -1.0}, "not recovered", "sign + (planted -)"),
-    ({"statistic": "d", "value": 2.0}, "not recovered", "0.90 is not within 50% of 2.00"),
-    ({"statistic": "d", "condition": "pair1", "sign": 1}, "not recovered", "p = 0.300 not < .05"),
-    ({"statistic": "d", "condition": "pair1", "absent": True}, "recovered", "p = 0.300 >= .05"),
-    ({"statistic": "d", "absent": True}, "not recovered", "an effect found where none was planted"),
-])
+@pytest.mark.parametrize(
+    "expect, verdict, reason",
+    [
+        ({"statistic": "d", "value": 1.0}, "recovered", "sign, p < .05, size"),
+        ({"statistic": "d", "value": -1.0}, "not recovered", "sign + (planted -)"),
+        ({"statistic": "d", "value": 2.0}, "not recovered", "0.90 is not within 50% of 2.00"),
+        ({"statistic": "d", "condition": "pair1", "sign": 1}, "not recovered", "p = 0.300 not < .05"),
+        ({"statistic": "d", "condition": "pair1", "absent": True}, "recovered", "p = 0.300 >= .05"),
+        ({"statistic": "d", "absent": True}, "not recovered", "an effect found where none was planted"),
+    ],
+)
 def test_recovery_rule(expect, verdict, reason):
     out = P.recovery(P.Plant("S1", expect=[expect]), STATS)
     assert out["verdict"].tolist() == [verdict]
@@ -147,8 +192,10 @@ def test_recovery_rule(expect, verdict, reason):
 
 
 def test_recovery_pattern_rows_and_missing_rows():
-    out = P.recovery(P.Plant("S1", expect=[{"statistic": "r", "condition": "fmat~x*", "min": 0.7},
-                                           {"statistic": "b", "condition": "year"}]), STATS)
+    out = P.recovery(
+        P.Plant("S1", expect=[{"statistic": "r", "condition": "fmat~x*", "min": 0.7}, {"statistic": "b", "condition": "year"}]),
+        STATS,
+    )
     assert out["verdict"].tolist() == ["recovered", "not recovered", "not recovered"]
     assert "0.65 < 0.70" in out["reason"][1]
     assert "no such row" in out["reason"][2]
@@ -175,15 +222,30 @@ def test_a_tiny_model_learns_a_planted_association(tmp_path):
     on sentences with P(man | nurse) = 0.12 and P(man | engineer) = 0.88 finds those LPRs."""
     from fmat.tiny import build_trained_model
 
-    q = fmat.query("The [MASK] works as a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
-                   TARGET={"Occ": ["nurse", "engineer", "plumber", "clerk"]})
+    q = fmat.query(
+        "The [MASK] works as a {TARGET}.",
+        MASK={"Male": ["man"], "Female": ["woman"]},
+        TARGET={"Occ": ["nurse", "engineer", "plumber", "clerk"]},
+    )
     crit = {"c": pd.DataFrame({"item": ["nurse", "engineer", "plumber", "clerk"], "pct_male": [0.0, 100.0, 100.0, 0.0]})}
-    w = world({"S1": {"samples": 200, "effects": [{"contrast": {"MASK": ["Male", "Female"]}, "lpr": 2.0,
-                                                   "per_item": {"table": "c", "column": "pct_male", "slot": "TARGET",
-                                                                "center": 50, "scale": 50}}]}})
+    w = world(
+        {
+            "S1": {
+                "samples": 200,
+                "effects": [
+                    {
+                        "contrast": {"MASK": ["Male", "Female"]},
+                        "lpr": 2.0,
+                        "per_item": {"table": "c", "column": "pct_male", "slot": "TARGET", "center": 50, "scale": 50},
+                    }
+                ],
+            }
+        }
+    )
     sent = P.training_sentences([(study(q), w.plant("S1"))], "m1", crit)
-    path = build_trained_model(tmp_path / "m", "bert-uncased", ["man", "woman", "nurse", "engineer", "plumber", "clerk"],
-                               sent, steps=150, filler=200)
+    path = build_trained_model(
+        tmp_path / "m", "bert-uncased", ["man", "woman", "nurse", "engineer", "plumber", "clerk"], sent, steps=150, filler=200
+    )
     lpr = summary(fmat.run([str(path)], q), target_pair=False)
     got = dict(zip(lpr["T_word"].astype(str), lpr["LPR"]))
     for word, planted in {"nurse": -2.0, "engineer": 2.0, "plumber": 2.0, "clerk": -2.0}.items():
@@ -214,10 +276,28 @@ def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
 
     repo = Path(__file__).resolve().parents[1]
     world = tmp_path / "w.yaml"
-    world.write_text("studies:\n  3D:\n    samples: 40\n    effects:\n"
-                     "      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 0.8}\n", encoding="utf-8")
-    assert main(["pilot", str(repo / "config" / "studies" / "3D.yaml"), "--world", str(world), "-o", str(tmp_path / "o"),
-                 "--families", "bert-uncased,roberta", "--steps", "300"]) == 0
+    world.write_text(
+        "studies:\n  3D:\n    samples: 40\n    effects:\n"
+        "      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 0.8}\n",
+        encoding="utf-8",
+    )
+    assert (
+        main(
+            [
+                "pilot",
+                str(repo / "config" / "studies" / "3D.yaml"),
+                "--world",
+                str(world),
+                "-o",
+                str(tmp_path / "o"),
+                "--families",
+                "bert-uncased,roberta",
+                "--steps",
+                "300",
+            ]
+        )
+        == 0
+    )
     rec = pd.read_csv(tmp_path / "o" / "recovery.csv")
     assert len(rec) == 2 and (rec["r_planted"] > 0.7).all(), rec
     lpr = pd.read_parquet(tmp_path / "o" / "lpr.parquet")

@@ -6,6 +6,7 @@ The cheap check that the two renderers give the same page: a study page and the 
 small fixture of tests/test_reports_content.py, written with Quarto (reports/*.qmd) and without
 it (the Jinja2 template), opened in Chromium, their outlines compared.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,7 +31,7 @@ pytestmark = [pytest.mark.slow, needs_quarto]
 REPO = Path(__file__).resolve().parents[1]
 
 #: a small Quarto document: a parameter, a cell that prints it, one that sleeps or raises on demand
-DOC = textwrap.dedent('''\
+DOC = textwrap.dedent("""\
     ---
     title: "A page"
     format:
@@ -57,7 +58,7 @@ DOC = textwrap.dedent('''\
         time.sleep(600)
     print("MODE-IS-" + mode + "-" + "+".join(words))
     ```
-    ''')
+    """)
 
 
 def test_quarto_is_the_tested_release(quarto):
@@ -72,23 +73,31 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
 
     pages = {}
     for engine in ("quarto", "offline"):
-        _render(results_dir, "study", f"{engine}-2A.html", {**_common(repo, True), **_study(repo, "2A")},
-                monkeypatch, engine=engine)
-        _render(results_dir, "index", f"{engine}-index.html", {**_common(repo, True), **_index(repo)},
-                monkeypatch, engine=engine)
+        _render(
+            results_dir, "study", f"{engine}-2A.html", {**_common(repo, True), **_study(repo, "2A")}, monkeypatch, engine=engine
+        )
+        _render(results_dir, "index", f"{engine}-index.html", {**_common(repo, True), **_index(repo)}, monkeypatch, engine=engine)
         pages[engine] = [results_dir / "reports" / f"{engine}-{p}.html" for p in ("2A", "index")]
     for engine in pages:
         text = pages[engine][0].read_text(encoding="utf-8")
-        assert "{=html}" not in text and "import pandas" not in text, engine    # raw blocks, no code shown
-        assert str(repo) not in text and str(results_dir) not in text, engine   # no local path
+        assert "{=html}" not in text and "import pandas" not in text, engine  # raw blocks, no code shown
+        assert str(repo) not in text and str(results_dir) not in text, engine  # no local path
     q2a, o2a = check_pages([pages["quarto"][0], pages["offline"][0]], expect=["#verdict", "nav#TOC", "img.paper-figure"])
     qindex, oindex = check_pages([pages["quarto"][1], pages["offline"][1]], expect=["nav#TOC", "img.paper-figure"])
     for q, o in ((q2a, o2a), (qindex, oindex)):
         assert q.ok and o.ok, (q, o)
         assert q.outline == o.outline, (q.path, q.outline, o.outline)
         assert q.title == o.title
-    assert q2a.outline["toc"] == ["The verdict", "Planted and recovered", "The paper's table, with ours", "Figures",
-                                  "Reliability", "Design", "Out-of-vocabulary and dropped words", "Notes"]
+    assert q2a.outline["toc"] == [
+        "The verdict",
+        "Planted and recovered",
+        "The paper's table, with ours",
+        "Figures",
+        "Reliability",
+        "Design",
+        "Out-of-vocabulary and dropped words",
+        "Notes",
+    ]
     assert q2a.outline["figures"] == 2 and q2a.outline["banner"] == 1 and sum(q2a.outline["verdicts"].values())
 
 
@@ -103,14 +112,14 @@ def test_a_document_renders_by_hand_with_the_study_id_alone(quarto, repo, result
         shutil.copy2(repo / "reports" / name, root / "reports" / name)
     (root / "config").symlink_to(repo / "config", target_is_directory=True)
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "QUARTO_PYTHON": sys.executable}
-    res = subprocess.run([quarto, "render", "reports/study.qmd", "-P", "study:2A"], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [quarto, "render", "reports/study.qmd", "-P", "study:2A"], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
     page = (root / "reports" / "study.html").read_text(encoding="utf-8")
     assert "Study 2A: " in page and "Flower" in page and "0.950" in page and "zyzzyva" in page
     assert str(root) not in page and str(repo) not in page
-    res = subprocess.run([quarto, "render", "reports/index.qmd"], cwd=root, env=env, capture_output=True, text=True,
-                         timeout=600)
+    res = subprocess.run([quarto, "render", "reports/index.qmd"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
     index = (root / "reports" / "index.html").read_text(encoding="utf-8")
     assert all(f"href='{s}.html'" in index or f'href="{s}.html"' in index for s in STUDIES)
@@ -147,11 +156,9 @@ def test_quarto_gets_this_python_even_without_jupyter_on_path(quarto, tmp_path):
     still lead Quarto to this Python (the issue: "No module named 'nbformat'")."""
     src = tmp_path / "doc.qmd"
     src.write_text(DOC)
-    code = ("from fmat_replication.pages.render import render_quarto; "
-            f"render_quarto({str(src)!r}, 'doc.html', {{'mode': 'ok'}})")
+    code = f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {{'mode': 'ok'}})"
     env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home())}
-    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "MODE-IS-ok-a+b" in (tmp_path / "doc.html").read_text()
 
@@ -172,11 +179,11 @@ def test_a_stopped_render_stops_quarto_and_its_kernel_and_leaves_nothing(quarto,
     src = tmp_path / "doc.qmd"
     src.write_text(DOC)
     (tmp_path / "T").mkdir()
-    code = ("from fmat_replication.pages.render import render_quarto; "
-            f"render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})")
+    code = f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})"
     env = {**os.environ, "TMPDIR": str(tmp_path / "T")}
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     started = tmp_path / "cell-started"
     try:
         for _ in range(1200):

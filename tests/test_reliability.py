@@ -1,4 +1,5 @@
 """fmat.reliability: ICC_models / LPR_reliability front-ends, results rows and the CLI."""
+
 import numpy as np
 import pandas as pd
 import pingouin as pg
@@ -11,8 +12,11 @@ from fmat.results import RESULT_COLUMNS, validate_results
 from fmat.stats import cronbach_alpha, icc
 
 MODELS = ["bert-base-uncased", "roberta-base", "albert-base-v2"]
-QUERIES = {"The [MASK] works as a {TARGET}.": "man - woman", "[MASK] is a {TARGET}.": "He - She",
-           "[MASK] occupation is {TARGET}.": "His - Her"}
+QUERIES = {
+    "The [MASK] works as a {TARGET}.": "man - woman",
+    "[MASK] is a {TARGET}.": "He - She",
+    "[MASK] occupation is {TARGET}.": "His - Her",
+}
 WORDS = ["nurse", "engineer", "teacher", "pilot", "baker", "judge"]
 
 
@@ -24,8 +28,17 @@ def lpr_table(seed=0):
     for m in MODELS:
         for q, mw in QUERIES.items():
             for w in WORDS:
-                rows.append({"model": m, "query": q, "MASK": "Male - Female", "M_word": mw,
-                             "TARGET": "Occupation", "T_word": w, "LPR": truth[w] + rng.normal(scale=0.7)})
+                rows.append(
+                    {
+                        "model": m,
+                        "query": q,
+                        "MASK": "Male - Female",
+                        "M_word": mw,
+                        "TARGET": "Occupation",
+                        "T_word": w,
+                        "LPR": truth[w] + rng.normal(scale=0.7),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -36,9 +49,20 @@ def scores_table(seed=1):
         for q in list(QUERIES)[:2]:
             for mask, word in [("Male", "he"), ("Female", "she")]:
                 for w in WORDS:
-                    rows.append({"model": m, "query": q, "MASK": mask, "M_pair": "Male-Female.1",
-                                 "M_word": word, "TARGET": "Occ", "T_word": w,
-                                 "output": f"{word} {w}", "token": word, "prob": float(rng.uniform(1e-4, 0.5))})
+                    rows.append(
+                        {
+                            "model": m,
+                            "query": q,
+                            "MASK": mask,
+                            "M_pair": "Male-Female.1",
+                            "M_word": word,
+                            "TARGET": "Occ",
+                            "T_word": w,
+                            "output": f"{word} {w}",
+                            "token": word,
+                            "prob": float(rng.uniform(1e-4, 0.5)),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -52,8 +76,12 @@ def test_icc_models_matches_matrix_and_ignores_row_order():
     shuffled = lpr.sample(frac=1, random_state=3).reset_index(drop=True)
     assert icc_models(shuffled).loc[0, "ICC"] == pytest.approx(ref["ICC"], abs=1e-12)
     both = icc_models(lpr, type="both", unit="both")
-    assert list(zip(both["type"], both["unit"])) == [("agreement", "average"), ("agreement", "single"),
-                                                      ("consistency", "average"), ("consistency", "single")]
+    assert list(zip(both["type"], both["unit"])) == [
+        ("agreement", "average"),
+        ("agreement", "single"),
+        ("consistency", "average"),
+        ("consistency", "single"),
+    ]
 
 
 def test_icc_models_raw_scores_use_log_prob_like_pingouin():
@@ -100,8 +128,9 @@ def test_lpr_reliability_queries_as_items():
 def test_lpr_reliability_missing_cells():
     lpr = lpr_table()
     lpr.loc[(lpr["T_word"] == "judge") & lpr["query"].str.startswith("[MASK] is"), "LPR"] = np.nan
-    lpr = lpr[~((lpr["T_word"] == "baker") & (lpr["model"] == "roberta-base")
-                & lpr["query"].str.startswith("The"))]  # a missing row, not just a NaN
+    lpr = lpr[
+        ~((lpr["T_word"] == "baker") & (lpr["model"] == "roberta-base") & lpr["query"].str.startswith("The"))
+    ]  # a missing row, not just a NaN
     out = lpr_reliability(lpr, by="model").set_index("model")
     assert out.loc["roberta-base", "n_obs"] == len(WORDS) - 2
     assert out.loc["roberta-base", "n_dropped_rows"] == 2
@@ -122,9 +151,18 @@ def test_lpr_reliability_words_as_items_by_category():
         for q in ["I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."]:
             for cat, words in {"Flower": ["rose", "tulip", "lily"], "Insect": ["ant", "wasp", "flea"]}.items():
                 for j, w in enumerate(words):
-                    rows.append({"model": m, "query": q, "MASK": "like - dislike", "M_word": "like - dislike",
-                                 "TARGET": cat, "T_pair": f"Flower-Insect.{j + 1}", "T_word": w,
-                                 "LPR": rng.normal()})
+                    rows.append(
+                        {
+                            "model": m,
+                            "query": q,
+                            "MASK": "like - dislike",
+                            "M_word": "like - dislike",
+                            "TARGET": cat,
+                            "T_pair": f"Flower-Insect.{j + 1}",
+                            "T_word": w,
+                            "LPR": rng.normal(),
+                        }
+                    )
     lpr = pd.DataFrame(rows)
     out = lpr_reliability(lpr, item="T_word", by="TARGET")
     assert list(out["TARGET"]) == ["Flower", "Insect"]
@@ -152,7 +190,7 @@ def test_results_rows():
     ar = alpha_rows("1A", lpr_reliability(lpr, by="model"), by="model")
     assert set(ar["model"]) == set(MODELS) and set(ar["statistic"]) == {"alpha", "alpha_std"}
     validate_results(ar)
-    raw = icc_rows("1A", icc_models(scores_table(), unit="both"))          # the raw log probabilities' ICC
+    raw = icc_rows("1A", icc_models(scores_table(), unit="both"))  # the raw log probabilities' ICC
     assert list(raw["statistic"]) == ["ICC_average", "ICC_single"]
     validate_results(raw)
 
@@ -177,9 +215,17 @@ def test_icc_ignores_numeric_extras_of_a_scorer():
     rows = []
     for m in ["m1", "m2", "m3"]:
         for i in range(8):
-            rows.append({"model": m, "query": "q", "M_word": f"w{i}", "prob": float(rng.uniform(0.01, 0.5)),
-                         "prior": float(rng.uniform(0.01, 0.5)), "logp_prior": float(rng.normal()),
-                         "extra_score": float(rng.normal())})
+            rows.append(
+                {
+                    "model": m,
+                    "query": "q",
+                    "M_word": f"w{i}",
+                    "prob": float(rng.uniform(0.01, 0.5)),
+                    "prior": float(rng.uniform(0.01, 0.5)),
+                    "logp_prior": float(rng.normal()),
+                    "extra_score": float(rng.normal()),
+                }
+            )
     scores = pd.DataFrame(rows)
     plain = icc_models(scores[["model", "query", "M_word", "prob"]])
     with_extras = icc_models(scores)
@@ -196,12 +242,18 @@ def test_reliability_names_word_the_conditions_and_unknown_names_are_errors():
     from fmat.pipeline import reliability_tables
 
     rng = np.random.default_rng(0)
-    lpr = pd.DataFrame([{"model": m, "query": q, "M_word": "like - dislike", "T_word": f"w{i}",
-                         "LPR": rng.normal()} for m in ("a", "b", "c") for q in ("I [MASK] x.", "We [MASK] x.")
-                        for i in range(4)])
+    lpr = pd.DataFrame(
+        [
+            {"model": m, "query": q, "M_word": "like - dislike", "T_word": f"w{i}", "LPR": rng.normal()}
+            for m in ("a", "b", "c")
+            for q in ("I [MASK] x.", "We [MASK] x.")
+            for i in range(4)
+        ]
+    )
     names = {"I [MASK] x.": "personal", "like - dislike": "like-dislike"}
-    study = SimpleNamespace(id="S", lpr={}, items=None, score={},
-                            reliability={"item": "T_word", "by": ["M_word", "query"], "names": names})
+    study = SimpleNamespace(
+        id="S", lpr={}, items=None, score={}, reliability={"item": "T_word", "by": ["M_word", "query"], "names": names}
+    )
     _, stats_ = reliability_tables(study, None, lpr, icc=False)
     conds = set(stats_.loc[stats_.statistic == "alpha", "condition"])
     assert conds == {"like-dislike:personal", "like-dislike:We [MASK] x."}

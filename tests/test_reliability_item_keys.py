@@ -2,17 +2,17 @@
 ``fmat reliability``) lines phrases up by their item keys as the workflow does, so both give
 the same alpha on the same table (Study 1A words "an engineer" in three templates and
 "engineer" in the fourth)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 import fmat
 from fmat.cli import main
 from fmat.io import read_table, write_table
 from fmat.runner import label_scores
-
-from conftest import REPO
 
 STUDY = REPO / "config" / "studies" / "1A.yaml"
 
@@ -21,9 +21,9 @@ STUDY = REPO / "config" / "studies" / "1A.yaml"
 def workflow(tmp_path_factory):
     """Scores of two stand-in models for Study 1A's queries, and the workflow's lpr and
     reliability stages run on them (fmat_replication.lpr_stage, .reliability)."""
+    from fmat.study import load_study
     from fmat_replication.lpr_stage import lpr
     from fmat_replication.reliability_stage import reliability
-    from fmat.study import load_study
 
     tmp = tmp_path_factory.mktemp("keys")
     queries = load_study(STUDY).queries
@@ -56,8 +56,7 @@ def test_fmat_reliability_gives_the_workflows_alpha(workflow, capsys):
     """The documented command (docs/statistics.md) on the workflow's own LPR table."""
     tmp, lpr_path, alpha = workflow
     out = tmp / "cli.csv"
-    assert main(["reliability", str(lpr_path), "--icc", "--alpha", "--item", "query", "--by", "model",
-                 "-o", str(out)]) == 0
+    assert main(["reliability", str(lpr_path), "--icc", "--alpha", "--item", "query", "--by", "model", "-o", str(out)]) == 0
     got = read_table(out)
     got = got[got["statistic"] == "alpha(query)"].set_index("model")["alpha"]
     np.testing.assert_allclose(got.loc[alpha.index].to_numpy(float), alpha.to_numpy(float), rtol=1e-12)
@@ -72,12 +71,13 @@ def test_lpr_reliability_gives_the_workflows_alpha(workflow):
 def test_a_csv_without_the_keys_gets_them_from_the_study_file_and_says_so_otherwise(workflow, capsys):
     tmp, lpr_path, alpha = workflow
     csv = tmp / "lpr.csv"
-    write_table(read_table(lpr_path), csv)            # CSV: no room for the keys
+    write_table(read_table(lpr_path), csv)  # CSV: no room for the keys
     assert main(["reliability", str(csv), "--alpha", "--item", "query", "--by", "model"]) == 0
-    assert "give --study FILE" in capsys.readouterr().err   # NA is never silent
+    assert "give --study FILE" in capsys.readouterr().err  # NA is never silent
     out = tmp / "csv.csv"
-    assert main(["reliability", str(csv), "--alpha", "--item", "query", "--by", "model",
-                 "--study", str(STUDY), "-o", str(out)]) == 0
+    assert (
+        main(["reliability", str(csv), "--alpha", "--item", "query", "--by", "model", "--study", str(STUDY), "-o", str(out)]) == 0
+    )
     got = read_table(out).set_index("model")["alpha"]
     np.testing.assert_allclose(got.loc[alpha.index].to_numpy(float), alpha.to_numpy(float), rtol=1e-12)
 

@@ -2,6 +2,7 @@
 (markdown for Quarto, HTML without it), the Quarto documents reports/*.qmd, choosing the engine,
 Quarto's command (a stand-in quarto here; a real one in tests/test_quarto.py), its errors and
 timeout, atomic pages; and the installed library keeps no notebook machinery."""
+
 from __future__ import annotations
 
 import errno
@@ -48,7 +49,7 @@ def test_markdown_has_headings_for_the_toc_and_html_in_raw_blocks():
     md = small_page().markdown()
     assert "\n## First section {#first}\n" in md and "\n## Second section {#second}\n" in md
     assert "```{=html}\n<table class='probe'><tr><td>x &amp; y</td></tr></table>\n```" in md
-    assert "`````{=html}\n<pre>```three``` and ````four````</pre>\n`````" in md   # a fence longer than any inside
+    assert "`````{=html}\n<pre>```three``` and ````four````</pre>\n`````" in md  # a fence longer than any inside
     assert "\nPlain *words* with `code` & <angle brackets>.\n" in md
 
 
@@ -72,11 +73,17 @@ def test_html_page_is_self_contained_with_title_block_and_toc():
     for anchor in ("first", "second"):
         assert f'<h2 id="{anchor}">' in html
     # the blocks in order, HTML fragments as they are
-    order = ["<style>p {color: red}</style>", 'id="first"', "Plain <em>words</em> with <code>code</code> &amp; &lt;angle",
-             "<table class='probe'><tr><td>x &amp; y</td></tr></table>", 'id="second"', "<pre>```three```"]
+    order = [
+        "<style>p {color: red}</style>",
+        'id="first"',
+        "Plain <em>words</em> with <code>code</code> &amp; &lt;angle",
+        "<table class='probe'><tr><td>x &amp; y</td></tr></table>",
+        'id="second"',
+        "<pre>```three```",
+    ]
     positions = [html.index(x) for x in order]
     assert positions == sorted(positions)
-    assert not re.search(r"<(script|img|link)[^>]+(src|href)=[\"'](?!data:)", html)   # nothing from outside
+    assert not re.search(r"<(script|img|link)[^>]+(src|href)=[\"'](?!data:)", html)  # nothing from outside
 
 
 def test_page_path_holds_no_absolute_path(tmp_path, monkeypatch):
@@ -101,8 +108,9 @@ def _document(name: str) -> tuple[dict, list[tuple[dict, str]]]:
     return header, cells
 
 
-@pytest.mark.parametrize("name, function, title", [("study.qmd", study_page, STUDY_TITLE),
-                                                   ("index.qmd", overview_page, INDEX_TITLE)])
+@pytest.mark.parametrize(
+    "name, function, title", [("study.qmd", study_page, STUDY_TITLE), ("index.qmd", overview_page, INDEX_TITLE)]
+)
 def test_each_document_is_a_parameters_cell_and_one_asis_cell_printing_the_page(name, function, title):
     """reports/*.qmd: the page function's title, self-contained HTML with a table of contents;
     one parameters cell holding every argument of the page function (so a rule's input or a
@@ -174,9 +182,21 @@ def test_a_full_disk_leaves_no_truncated_page(tmp_path, monkeypatch):
 
 def test_a_missing_or_unknown_argument_names_it(tmp_path):
     with pytest.raises(InputError, match="the study page needs the input.s. oov; takes no input scores\n") as err:
-        render_page("study", tmp_path / "x.html", {"study": "2A", "study_file": "a", "paper": "b", "replication": "c",
-                                                   "stats": "d", "status": "e", "figures": "f", "scores": []},
-                    engine="offline")
+        render_page(
+            "study",
+            tmp_path / "x.html",
+            {
+                "study": "2A",
+                "study_file": "a",
+                "paper": "b",
+                "replication": "c",
+                "stats": "d",
+                "status": "e",
+                "figures": "f",
+                "scores": [],
+            },
+            engine="offline",
+        )
     assert err.value.where == "oov, scores" and "study_page" in err.value.fix
     with pytest.raises(InputError, match="unknown page 'intro'"):
         render_page("intro", tmp_path / "x.html", {}, engine="offline")
@@ -184,10 +204,21 @@ def test_a_missing_or_unknown_argument_names_it(tmp_path):
 
 def test_a_missing_input_names_it(repo, tmp_path):
     with pytest.raises(InputError, match="page input 'status': .*nope.json not found") as err:
-        render_page("study", tmp_path / "x.html", {
-            "study": "2A", "study_file": repo / "config" / "studies" / "2A.yaml", "paper": repo / "config" / "paper_results.tsv",
-            "replication": tmp_path, "stats": tmp_path, "status": tmp_path / "nope.json", "figures": tmp_path,
-            "oov": tmp_path}, engine="offline")
+        render_page(
+            "study",
+            tmp_path / "x.html",
+            {
+                "study": "2A",
+                "study_file": repo / "config" / "studies" / "2A.yaml",
+                "paper": repo / "config" / "paper_results.tsv",
+                "replication": tmp_path,
+                "stats": tmp_path,
+                "status": tmp_path / "nope.json",
+                "figures": tmp_path,
+                "oov": tmp_path,
+            },
+            engine="offline",
+        )
     assert err.value.where == "status" and "snakemake" in err.value.fix
     assert not (tmp_path / "x.html").exists()
 
@@ -201,11 +232,19 @@ def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
 
     seen = []
     monkeypatch.setattr(report_stage, "render_page", lambda kind, out, args, **k: seen.append((kind, args, k)) or "offline")
-    report_page("2A.html", {"source": "reports/study.qmd", "stats": "s.parquet", "scores": ["a.parquet"],
-                            "recovery": []}, {"study": "2A", "demo": True}, engine="offline", log="l.log")
+    report_page(
+        "2A.html",
+        {"source": "reports/study.qmd", "stats": "s.parquet", "scores": ["a.parquet"], "recovery": []},
+        {"study": "2A", "demo": True},
+        engine="offline",
+        log="l.log",
+    )
     report_page("index.html", {"stats": ("x", Path("y")), "recovery": "r.parquet"}, {"studies": ["1A", "2A"]})
-    assert seen[0] == ("study", {"stats": "s.parquet", "scores": ["a.parquet"], "recovery": None, "study": "2A",
-                                 "demo": True}, {"engine": "offline", "log_file": "l.log"})
+    assert seen[0] == (
+        "study",
+        {"stats": "s.parquet", "scores": ["a.parquet"], "recovery": None, "study": "2A", "demo": True},
+        {"engine": "offline", "log_file": "l.log"},
+    )
     assert seen[1][:2] == ("index", {"stats": ["x", "y"], "recovery": "r.parquet", "studies": ["1A", "2A"]})
 
 
@@ -227,7 +266,9 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     strings), with QUARTO_PYTHON = this Python, JUPYTER_PATH leading to a python3 kernel of this
     Python, and no detour to the repository (fmat_replication is installed: PYTHONPATH as it was)."""
     record = tmp_path / "record"
-    bindir = _fake_quarto(tmp_path, f'''\
+    bindir = _fake_quarto(
+        tmp_path,
+        f"""\
         if [ "$1" = "--version" ]; then echo 9.9.9; exit 0; fi
         echo "$@" > {record}.args
         env > {record}.env
@@ -239,13 +280,19 @@ def test_quarto_command_line(tmp_path, monkeypatch):
         cp "$params" {record}.params
         cp "$(echo "$JUPYTER_PATH" | cut -d: -f1)/kernels/python3/kernel.json" {record}.kernel
         echo "<html>quarto</html>" > "$out"
-        ''')
+        """,
+    )
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("PYTHONPATH", raising=False)
     assert choose_engine("auto") == "quarto"
     out = tmp_path / "final.html"
-    params = {"study": "1A", "config_hash": "1e5", "demo": False, "scores": [Path("a b/$(touch x).parquet"), "c"],
-              "recovery": None}
+    params = {
+        "study": "1A",
+        "config_hash": "1e5",
+        "demo": False,
+        "scores": [Path("a b/$(touch x).parquet"), "c"],
+        "recovery": None,
+    }
     assert render_page("study", out, params, cwd=tmp_path) == "quarto"
     args = Path(f"{record}.args").read_text().split()
     assert args[0] == "render" and args[1].endswith("/study.qmd") and not args[1].startswith(str(REPO))
@@ -253,7 +300,12 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     assert args[args.index("--output") + 1] == "final.html"
     assert args[args.index("--execute-dir") + 1] == str(tmp_path)
     assert yaml.safe_load(Path(f"{record}.params").read_text()) == {
-        "study": "1A", "config_hash": "1e5", "demo": False, "scores": ["a b/$(touch x).parquet", "c"], "recovery": None}
+        "study": "1A",
+        "config_hash": "1e5",
+        "demo": False,
+        "scores": ["a b/$(touch x).parquet", "c"],
+        "recovery": None,
+    }
     env = dict(line.split("=", 1) for line in Path(f"{record}.env").read_text().splitlines() if "=" in line)
     assert env["QUARTO_PYTHON"] == sys.executable
     assert "PYTHONPATH" not in env
@@ -265,14 +317,14 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     assert sorted(p.name for p in (REPO / "reports").iterdir()) == ["README.md", "index.qmd", "study.qmd"]
 
 
-QUARTO_FAILS = '''\
+QUARTO_FAILS = """\
     if [ "$1" = "--version" ]; then echo 1.7.34; exit 0; fi
     echo "Starting python3 kernel...Done"
     echo "ERROR: Validation of YAML cell metadata failed."
     echo "ERROR: (line 13, columns 10--26) Field \\"tags\\" has value '[\\"parameters\\"]', which must instead be an array"
     echo "a line only in the log"
     exit 1
-    '''
+    """
 
 
 def test_quarto_failure_is_quartos_own_words_and_the_log(tmp_path, monkeypatch):
@@ -293,11 +345,14 @@ def test_quarto_failure_is_quartos_own_words_and_the_log(tmp_path, monkeypatch):
 
 
 def test_quarto_past_its_time_is_stopped_and_says_so(tmp_path, monkeypatch):
-    bindir = _fake_quarto(tmp_path, '''\
+    bindir = _fake_quarto(
+        tmp_path,
+        """\
         if [ "$1" = "--version" ]; then echo 1.7.34; exit 0; fi
         echo "Starting python3 kernel...Done"
         sleep 300
-        ''')
+        """,
+    )
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     import time
 
@@ -327,4 +382,4 @@ def test_the_library_has_no_report_command_or_notebook_renderer(capsys):
         assert not [w for w in words if re.search(rf"\b(import|from) {w}\b", text)], path
     workflow = __import__("tomllib").loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert not [d for d in workflow["workflow"] if d.split("=")[0] in words]
-    assert any(d.startswith("ipykernel") for d in workflow["workflow"])   # Quarto's jupyter engine
+    assert any(d.startswith("ipykernel") for d in workflow["workflow"])  # Quarto's jupyter engine

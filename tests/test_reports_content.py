@@ -4,6 +4,7 @@ banner must be in the HTML, and no notebook runs (no kernel, no jupytext/papermi
 
 The same fixture renders with Quarto in tests/test_quarto.py, which compares the two outlines.
 """
+
 from __future__ import annotations
 
 import html
@@ -46,44 +47,90 @@ def results_dir(tmp_path_factory):
         (adir / "figures").mkdir(parents=True)
         avg, single = icc[s]
         rows = [
-            {"study": s, "statistic": "ICC_average", "condition": "all", "model": "all", "value": avg,
-             "ci_low": avg - 0.03, "ci_high": avg + 0.02, "p": 0.0, "n": 400},
-            {"study": s, "statistic": "ICC_single", "condition": "all", "model": "all", "value": single,
-             "ci_low": single - 0.05, "ci_high": single + 0.05, "p": 0.0, "n": 400},
+            {
+                "study": s,
+                "statistic": "ICC_average",
+                "condition": "all",
+                "model": "all",
+                "value": avg,
+                "ci_low": avg - 0.03,
+                "ci_high": avg + 0.02,
+                "p": 0.0,
+                "n": 400,
+            },
+            {
+                "study": s,
+                "statistic": "ICC_single",
+                "condition": "all",
+                "model": "all",
+                "value": single,
+                "ci_low": single - 0.05,
+                "ci_high": single + 0.05,
+                "p": 0.0,
+                "n": 400,
+            },
         ]
         if s == "1A":
-            rows += [{"study": s, "statistic": "alpha", "condition": "all", "model": m, "value": v, "n": 50}
-                     for m, v in zip(MODELS, [0.97, 0.93])]
+            rows += [
+                {"study": s, "statistic": "alpha", "condition": "all", "model": m, "value": v, "n": 50}
+                for m, v in zip(MODELS, [0.97, 0.93])
+            ]
         else:
-            rows += [{"study": s, "statistic": "d", "condition": "like-dislike:personal", "model": "all",
-                      "value": 0.41, "p": 1e-5, "df": 2381},
-                     {"study": s, "statistic": "alpha", "condition": "1:like:Flowers", "model": "all",
-                      "value": 0.97, "n": 25}]
+            rows += [
+                {
+                    "study": s,
+                    "statistic": "d",
+                    "condition": "like-dislike:personal",
+                    "model": "all",
+                    "value": 0.41,
+                    "p": 1e-5,
+                    "df": 2381,
+                },
+                {"study": s, "statistic": "alpha", "condition": "1:like:Flowers", "model": "all", "value": 0.97, "n": 25},
+            ]
         stats = results_frame(rows)
         stats.to_parquet(adir / "stats.parquet")
         all_rows.append(stats)
         figs = {}
         if s == "2A":
             years = np.arange(1800, 1830)
-            pd.DataFrame({"model": "all", "year": years, "d": np.sin(years / 5.0), "d_interpolated": np.sin(years / 5.0),
-                          "d_smooth": np.sin(years / 5.0)}).to_parquet(adir / "figures" / "trend.parquet")
+            pd.DataFrame(
+                {
+                    "model": "all",
+                    "year": years,
+                    "d": np.sin(years / 5.0),
+                    "d_interpolated": np.sin(years / 5.0),
+                    "d_smooth": np.sin(years / 5.0),
+                }
+            ).to_parquet(adir / "figures" / "trend.parquet")
             figs = {"trend": "trend.parquet"}
-        (adir / "status.json").write_text(json.dumps({
-            "study": s, "analysis": "factual_wefat" if s == "1A" else "attitude_weat",
-            "implemented": s == "2A", "run": True,
-            "notes": ["NOTE-FROM-ANALYSIS"] if s == "2A" else ["no analysis named 'factual_wefat' is registered"],
-            "figures": figs}))
+        (adir / "status.json").write_text(
+            json.dumps(
+                {
+                    "study": s,
+                    "analysis": "factual_wefat" if s == "1A" else "attitude_weat",
+                    "implemented": s == "2A",
+                    "run": True,
+                    "notes": ["NOTE-FROM-ANALYSIS"] if s == "2A" else ["no analysis named 'factual_wefat' is registered"],
+                    "figures": figs,
+                }
+            )
+        )
         sdir = res / "scores" / s
         sdir.mkdir(parents=True)
         for m in MODELS:
             oov = m == "roberta-base"
-            pd.DataFrame({"model": m, "M_word": ["man", "woman", "zyzzyva"],
-                          "prob": [0.1, 0.2, np.nan if oov else 0.01],
-                          "oov": [False, False, oov]}).to_parquet(sdir / f"{m}.parquet")
+            pd.DataFrame(
+                {
+                    "model": m,
+                    "M_word": ["man", "woman", "zyzzyva"],
+                    "prob": [0.1, 0.2, np.nan if oov else 0.01],
+                    "oov": [False, False, oov],
+                }
+            ).to_parquet(sdir / f"{m}.parquet")
         oov_study([sdir / f"{m}.parquet" for m in MODELS], res / "oov" / f"{s}.parquet", study=s)
     ours = pd.concat(all_rows, ignore_index=True)
-    status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False),
-              "2A": StudyStatus(analysis="attitude_weat")}
+    status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False), "2A": StudyStatus(analysis="attitude_weat")}
     replication = compare(load_paper_results(), ours, status)
     replication.to_parquet(res / "replication.parquet")
     (res / "replication").mkdir()
@@ -92,14 +139,28 @@ def results_dir(tmp_path_factory):
     (res / "agreement").mkdir()
     pd.DataFrame(columns=SUMMARY_COLUMNS).to_parquet(res / "agreement" / "summary.parquet")
     for m in MODELS:
-        write_json({"model": m, "architecture": "BertForMaskedLM", "parameters": 1000, "vocabulary": 50,
-                    "source": "hub", "revision": "main", "probes": [],
-                    "commit": "LOCKEDSHA123" + "a" * 28 if m == "bert-base-uncased" else "b" * 40},
-                   res / "models" / f"{m}.json")
-    model_checks(res / "agreement" / "summary.parquet", [res / "analysis" / s / "stats.parquet" for s in STUDIES],
-                 [res / "oov" / f"{s}.parquet" for s in STUDIES], [res / "models" / f"{m}.json" for m in MODELS],
-                 checks_out=res / "models" / "checks.parquet", agreement_out=res / "models" / "agreement.parquet",
-                 provenance_out=res / "models" / "provenance.parquet")
+        write_json(
+            {
+                "model": m,
+                "architecture": "BertForMaskedLM",
+                "parameters": 1000,
+                "vocabulary": 50,
+                "source": "hub",
+                "revision": "main",
+                "probes": [],
+                "commit": "LOCKEDSHA123" + "a" * 28 if m == "bert-base-uncased" else "b" * 40,
+            },
+            res / "models" / f"{m}.json",
+        )
+    model_checks(
+        res / "agreement" / "summary.parquet",
+        [res / "analysis" / s / "stats.parquet" for s in STUDIES],
+        [res / "oov" / f"{s}.parquet" for s in STUDIES],
+        [res / "models" / f"{m}.json" for m in MODELS],
+        checks_out=res / "models" / "checks.parquet",
+        agreement_out=res / "models" / "agreement.parquet",
+        provenance_out=res / "models" / "provenance.parquet",
+    )
     return root
 
 
@@ -117,28 +178,40 @@ def _render(root, kind, out_name, inputs, monkeypatch, engine="offline"):
 
 
 def _common(repo, demo):
-    return {"paper": str(repo / "config" / "paper_results.tsv"), "demo": demo, "config_hash": "HASH42",
-            "device": "cpu"}
+    return {"paper": str(repo / "config" / "paper_results.tsv"), "demo": demo, "config_hash": "HASH42", "device": "cpu"}
 
 
 def _study(repo, study, study_file=None):
     """A study page's inputs, as rule report_study passes them (relative to the working folder;
     lists as lists)."""
     a = f"results/analysis/{study}"
-    return {"study": study, "study_file": str(study_file or repo / f"config/studies/{study}.yaml"),
-            "replication": f"results/replication/{study}.parquet", "stats": f"{a}/stats.parquet",
-            "status": f"{a}/status.json", "figures": f"{a}/figures",
-            "oov": f"results/oov/{study}.parquet", "recovery": None}
+    return {
+        "study": study,
+        "study_file": str(study_file or repo / f"config/studies/{study}.yaml"),
+        "replication": f"results/replication/{study}.parquet",
+        "stats": f"{a}/stats.parquet",
+        "status": f"{a}/status.json",
+        "figures": f"{a}/figures",
+        "oov": f"results/oov/{study}.parquet",
+        "recovery": None,
+    }
 
 
 def _index(repo):
     """The overview's inputs, as rule report_index passes them."""
-    return {"studies": STUDIES, "replication": "results/replication.parquet",
-            "stats": [f"results/analysis/{s}/stats.parquet" for s in STUDIES],
-            "study_files": [str(repo / f"config/studies/{s}.yaml") for s in STUDIES],
-            "oov": [f"results/oov/{s}.parquet" for s in STUDIES], "checks": "results/models/checks.parquet",
-            "agreement": "results/models/agreement.parquet", "provenance": "results/models/provenance.parquet",
-            "cards": [f"results/models/{m}.json" for m in MODELS], "recovery": None, "models": MODELS}
+    return {
+        "studies": STUDIES,
+        "replication": "results/replication.parquet",
+        "stats": [f"results/analysis/{s}/stats.parquet" for s in STUDIES],
+        "study_files": [str(repo / f"config/studies/{s}.yaml") for s in STUDIES],
+        "oov": [f"results/oov/{s}.parquet" for s in STUDIES],
+        "checks": "results/models/checks.parquet",
+        "agreement": "results/models/agreement.parquet",
+        "provenance": "results/models/provenance.parquet",
+        "cards": [f"results/models/{m}.json" for m in MODELS],
+        "recovery": None,
+        "models": MODELS,
+    }
 
 
 def _no_external_scripts(page):
@@ -151,24 +224,27 @@ def test_study_page_demo(repo, results_dir, monkeypatch):
     page = _render(results_dir, "study", "2A.html", {**_common(repo, True), **_study(repo, "2A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page and "not expected to match the paper" in page
-    assert "Study 2A" in page and "Flower" in page                       # design from the study file
-    assert "I [MASK] {TARGET}." in page                                    # the query templates
-    assert "ICC_average" in page and "0.950" in page                       # reliability
+    assert "Study 2A" in page and "Flower" in page  # design from the study file
+    assert "I [MASK] {TARGET}." in page  # the query templates
+    assert "ICC_average" in page and "0.950" in page  # reliability
     # the verdict first, then Table 6: our d .41 vs the paper's .38*** -> replicated, in the Personal cell
     assert page.index("replication-summary") < page.index("Table 6") < page.index('id="figures"')  # (after the TOC)
-    assert re.search(r"<td class=[\"']cell v-replicated[\"'][^>]*><span class=[\"']paper[\"']>0.38\*\*\*</span>"
-                     r"<span class=[\"']ours[\"']>0.41\*\*\*</span>", page)
-    assert "Caliskan" in page                                              # ref: rows not computable (hover)
-    assert "<code>docs/reports.md</code>" in page                            # the rule, named
+    assert re.search(
+        r"<td class=[\"']cell v-replicated[\"'][^>]*><span class=[\"']paper[\"']>0.38\*\*\*</span>"
+        r"<span class=[\"']ours[\"']>0.41\*\*\*</span>",
+        page,
+    )
+    assert "Caliskan" in page  # ref: rows not computable (hover)
+    assert "<code>docs/reports.md</code>" in page  # the rule, named
     assert "file://" not in page and str(repo) not in page and str(results_dir) not in page  # no local path
-    assert "<code>2A.yaml</code>" in page                                  # the study file (outside cwd): its name
+    assert "<code>2A.yaml</code>" in page  # the study file (outside cwd): its name
     assert "Figure 4 (Study 2A)" in page and "Figure 2 (Study 2A)" in page
-    assert len(SVG.findall(page)) == 2 and not IMG.findall(page)          # vector figures, embedded
-    assert "figure_" not in page.replace("paper-figure", "")              # no internal names or messages
-    assert re.search(r"download=[\"']2A_paper_vs_ours.csv", page)           # the long table as CSV
-    assert "zyzzyva" in page                                               # OOV word of roberta-base
+    assert len(SVG.findall(page)) == 2 and not IMG.findall(page)  # vector figures, embedded
+    assert "figure_" not in page.replace("paper-figure", "")  # no internal names or messages
+    assert re.search(r"download=[\"']2A_paper_vs_ours.csv", page)  # the long table as CSV
+    assert "zyzzyva" in page  # OOV word of roberta-base
     assert "NOTE-FROM-ANALYSIS" in page
-    assert "import pandas" not in page                                     # code hidden
+    assert "import pandas" not in page  # code hidden
 
 
 def test_study_page_normal_has_no_banner(repo, results_dir, monkeypatch):
@@ -176,10 +252,10 @@ def test_study_page_normal_has_no_banner(repo, results_dir, monkeypatch):
     _no_external_scripts(page)
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
-    assert "no analysis of that name is registered" in page               # 1A analysis rows not computable
+    assert "no analysis of that name is registered" in page  # 1A analysis rows not computable
     assert "Table 3" in page and "bert-base-uncased" in page and "Mean standardized index" in page
-    assert "Figure 2 (Study 1A)" in page and len(SVG.findall(page)) == 1   # no figure table: Figure 2 only
-    assert "0.80 to 0.98" in page                                        # Table 3's alpha range row
+    assert "Figure 2 (Study 1A)" in page and len(SVG.findall(page)) == 1  # no figure table: Figure 2 only
+    assert "0.80 to 0.98" in page  # Table 3's alpha range row
     assert "not computable" in page and "replicated" in page
     assert not IMG.findall(page)
 
@@ -190,12 +266,12 @@ def test_index_page_demo(repo, results_dir, monkeypatch):
     assert "demo-banner" in page
     for s in STUDIES:
         assert f"href='{s}.html'" in page or f'href="{s}.html"' in page
-    assert "replication-total" in page and "not run" in page              # other studies listed as not run
-    assert len(SVG.findall(page)) == 1 and not IMG.findall(page)          # Figure 2, embedded as SVG
+    assert "replication-total" in page and "not run" in page  # other studies listed as not run
+    assert len(SVG.findall(page)) == 1 and not IMG.findall(page)  # Figure 2, embedded as SVG
     assert "Table 6 of the paper" in page and "Study 2A: Flower" in page  # the attitude studies together
     assert "The paper's headline claims" in page and "attitude toward flowers vs. insects" in page
-    assert "0.640" in page                                                 # 2A ICC_single in the ICC table
-    assert "zyzzyva" in page and "roberta-base" in page                    # OOV per model
+    assert "0.640" in page  # 2A ICC_single in the ICC table
+    assert "zyzzyva" in page and "roberta-base" in page  # OOV per model
     assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
 
 
@@ -205,24 +281,38 @@ def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path, mon
     res = tmp_path / "results"
     adir = res / "analysis" / "X9"
     (adir / "figures").mkdir(parents=True)
-    results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]
-                  ).to_parquet(adir / "stats.parquet")
+    results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]).to_parquet(
+        adir / "stats.parquet"
+    )
     pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.1, 0.4, 0.2], "kind": "line"}).to_parquet(adir / "figures/shape.parquet")
     pd.DataFrame({"x": ["a"], "y": ["not a number"]}).to_parquet(adir / "figures/broken.parquet")
     pd.DataFrame({"term": ["a"], "F": [1.0]}).to_parquet(adir / "figures/anova.parquet")
-    (adir / "status.json").write_text(json.dumps({"study": "X9", "analysis": "x", "implemented": True, "run": True,
-                                                  "notes": [],
-                                                  "figures": {n: f"{n}.parquet" for n in ("shape", "broken", "anova")}}))
+    (adir / "status.json").write_text(
+        json.dumps(
+            {
+                "study": "X9",
+                "analysis": "x",
+                "implemented": True,
+                "run": True,
+                "notes": [],
+                "figures": {n: f"{n}.parquet" for n in ("shape", "broken", "anova")},
+            }
+        )
+    )
     (res / "replication").mkdir()
     pd.DataFrame({"study": pd.Series([], dtype=str)}).to_parquet(res / "replication" / "X9.parquet")
     (res / "oov").mkdir()
-    pd.DataFrame({"study": "X9", "model": MODELS, "rows": 1, "oov_rows": 0, "nan_prob_rows": 0,
-                  "oov_words": ""}).to_parquet(res / "oov" / "X9.parquet")
-    page = _render(tmp_path, "study", "X9.html",
-                   {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch)
+    pd.DataFrame({"study": "X9", "model": MODELS, "rows": 1, "oov_rows": 0, "nan_prob_rows": 0, "oov_words": ""}).to_parquet(
+        res / "oov" / "X9.parquet"
+    )
+    page = _render(
+        tmp_path, "study", "X9.html", {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
+    )
     assert "Figure: shape (Study X9)" in page and len(SVG.findall(page)) == 1
     plain = html.unescape(page)
-    assert "This figure cannot be drawn: the values of the table 'broken' to draw (its y column) are not numbers" \
-        in plain and "could not convert" not in plain
+    assert (
+        "This figure cannot be drawn: the values of the table 'broken' to draw (its y column) are not numbers" in plain
+        and "could not convert" not in plain
+    )
     assert re.search(r"download=[\"']X9_anova.csv", page)
-    assert "no-paper-table" in page                                       # X9: no paper numbers
+    assert "no-paper-table" in page  # X9: no paper numbers

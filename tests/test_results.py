@@ -1,4 +1,5 @@
 """The one results shape: defaults, types and the checks that keep the paper-vs-ours join sound."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -16,6 +16,7 @@ at the scoring stage:
 
 Marked slow (about two minutes on two cores); run: ``python -m pytest tests/test_resume.py -q``.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,24 +36,23 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
-STUDIES = ["3D", "1B"]     # scored in this order by each model's job
+STUDIES = ["3D", "1B"]  # scored in this order by each model's job
 MODELS = {"tiny-bert-base-uncased": "bert-uncased", "tiny-roberta-base": "roberta"}
 TARGETS = [f"results/lpr/{s}.parquet" for s in STUDIES]
 SMALL = {
     "studies_dir": str(REPO / "config" / "studies"),
     "studies": STUDIES,
     "models": [{"name": name, "tiny": fam} for name, fam in MODELS.items()],
-    "mirror_dir": None,          # the queries of 3D and 1B read no criterion table
-    "batch_size": 4,             # small batches: a wider window to interrupt the scoring of 1B
-    "score_threads": 2,          # with --cores 2: one scoring job at a time
-    "world": None,               # untrained tiny models: these tests are about the jobs, not the science
+    "mirror_dir": None,  # the queries of 3D and 1B read no criterion table
+    "batch_size": 4,  # small batches: a wider window to interrupt the scoring of 1B
+    "score_threads": 2,  # with --cores 2: one scoring job at a time
+    "world": None,  # untrained tiny models: these tests are about the jobs, not the science
 }
 
 
 def snakemake_cmd(*args) -> list[str]:
     cfg = [str(REPO / "config" / "config.yaml"), str(REPO / "config" / "demo.yaml"), "small.yaml"]
-    return [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--configfile", *cfg,
-            "--cores", "2", *args]
+    return [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--configfile", *cfg, "--cores", "2", *args]
 
 
 def _env() -> dict:
@@ -62,8 +62,9 @@ def _env() -> dict:
 
 
 def run(work: Path, *args, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(snakemake_cmd(*args), cwd=work, env=_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return subprocess.run(
+        snakemake_cmd(*args), cwd=work, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout
+    )
 
 
 def scores(work: Path, model: str) -> list[Path]:
@@ -95,11 +96,13 @@ def runs(base, tmp_path_factory):
     started side by side."""
     tmp = tmp_path_factory.mktemp("resume")
     ref, cut = new_folder(tmp, "reference", base), new_folder(tmp, "interrupted", base)
-    ref_proc = subprocess.Popen(snakemake_cmd(*TARGETS), cwd=ref, env=_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+    ref_proc = subprocess.Popen(
+        snakemake_cmd(*TARGETS), cwd=ref, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     log = open(cut / "run1.log", "w")
-    proc = subprocess.Popen(snakemake_cmd(*TARGETS), cwd=cut, env=_env(), stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)  # own process group
+    proc = subprocess.Popen(
+        snakemake_cmd(*TARGETS), cwd=cut, env=_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )  # own process group
     finished = partial = None
     deadline = time.monotonic() + 600
     while proc.poll() is None and time.monotonic() < deadline:
@@ -116,8 +119,7 @@ def runs(base, tmp_path_factory):
     log.close()
     ref_out, _ = ref_proc.communicate(timeout=600)
     assert ref_proc.returncode == 0, ref_out[-6000:]
-    assert finished and partial, ("the run was not caught half-way through scoring:\n"
-                                  + (cut / "run1.log").read_text()[-4000:])
+    assert finished and partial, "the run was not caught half-way through scoring:\n" + (cut / "run1.log").read_text()[-4000:]
     return ref, cut, finished, partial
 
 
@@ -152,7 +154,7 @@ def test_killed_run_resumes_only_the_unfinished_job(runs):
     assert job_counts(res.stdout) == {"score_paper": 1, "lpr": 2, "total": 3}, res.stdout[-3000:]
     assert f"wildcards: model={partial}" in res.stdout
     assert f"wildcards: model={finished}" not in res.stdout
-    for p, (mtime, data) in kept.items():         # not rewritten
+    for p, (mtime, data) in kept.items():  # not rewritten
         assert p.stat().st_mtime_ns == mtime and p.read_bytes() == data, p
 
     # 4. every table equals the uninterrupted run's
@@ -173,19 +175,19 @@ def test_a_broken_model_fails_alone_with_keep_going(base, runs, tmp_path):
     broken, good = "tiny-roberta-base", "tiny-bert-base-uncased"
     folder = work / "resources" / "demo_models" / broken
     shutil.rmtree(folder)
-    folder.mkdir()                                 # an empty model folder (e.g. a failed copy)
+    folder.mkdir()  # an empty model folder (e.g. a failed copy)
     res = run(work, "--keep-going", *TARGETS)
     assert res.returncode != 0
     assert "Error in rule score_paper" in res.stdout, res.stdout[-4000:]
     assert f"wildcards: model={broken}" in res.stdout
     log = (work / "logs" / "score_paper" / f"{broken}.log").read_text(encoding="utf-8")
     assert f"model folder resources/demo_models/{broken} has no config.json" in log, log
-    assert "Traceback" not in log                  # a message, not a stack trace
+    assert "Traceback" not in log  # a message, not a stack trace
     # the other model's job ran to the end, and its tables are the reference's
     for mine, theirs in zip(scores(work, good), scores(ref, good)):
         assert mine.read_bytes() == theirs.read_bytes(), mine
     assert not any(p.exists() for p in scores(work, broken))
-    assert not any((work / t).exists() for t in TARGETS)   # the LPRs need every model
+    assert not any((work / t).exists() for t in TARGETS)  # the LPRs need every model
 
 
 def test_a_lost_table_is_named_and_rescored_alone(runs, tmp_path):
@@ -195,7 +197,7 @@ def test_a_lost_table_is_named_and_rescored_alone(runs, tmp_path):
     rewritten tables equal by checksum)."""
     ref = runs[0]
     work = tmp_path / "lost"
-    shutil.copytree(ref, work, symlinks=True)           # results, logs and .snakemake (checksums), times kept
+    shutil.copytree(ref, work, symlinks=True)  # results, logs and .snakemake (checksums), times kept
     lost = work / "results" / "scores" / STUDIES[1] / "tiny-bert-base-uncased.parquet"
     lost.unlink()
     target = f"results/scores/{STUDIES[1]}/tiny-bert-base-uncased.parquet"
@@ -204,7 +206,7 @@ def test_a_lost_table_is_named_and_rescored_alone(runs, tmp_path):
     assert res.returncode == 0, res.stdout[-3000:]
     assert f"note: 1 score table(s) of a finished run are missing: {target}." in res.stdout, res.stdout[-3000:]
     assert "would rerun score_paper (model tiny-bert-base-uncased)" in res.stdout
-    assert f"snakemake {target} --profile profiles/default" in res.stdout   # the target before --configfile
+    assert f"snakemake {target} --profile profiles/default" in res.stdout  # the target before --configfile
     assert job_counts(res.stdout) == {"score_paper": 1, "lpr": 2, "total": 3}, res.stdout[-3000:]
     res = run(work, target)
     assert res.returncode == 0, res.stdout[-3000:]

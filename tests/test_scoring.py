@@ -4,6 +4,7 @@ Reference values come from ``pipeline("fill-mask", targets=[whole-word token])``
 independent implementation) and from a direct forward pass of a copy of the model whose
 embedding matrix was enlarged by hand (add_tokens).
 """
+
 from __future__ import annotations
 
 import copy
@@ -22,10 +23,32 @@ from fmat.tiny import FAMILIES, build_tiny_model
 
 torch.set_num_threads(1)
 
-WORDS = ["man", "woman", "He", "She", "his", "her", "doctor", "nurse", "is", "a", "Paris", "capital",
-         "France", "works", "as", "the", "boy", "girl", "1850", "1990", "Mary", "John"]
-OOV = "zyzzogeton"   # not in the corpus: several pieces everywhere
-UNK = "ж"           # not in the alphabet: the unknown token (WordPiece, Unigram, fastBPE)
+WORDS = [
+    "man",
+    "woman",
+    "He",
+    "She",
+    "his",
+    "her",
+    "doctor",
+    "nurse",
+    "is",
+    "a",
+    "Paris",
+    "capital",
+    "France",
+    "works",
+    "as",
+    "the",
+    "boy",
+    "girl",
+    "1850",
+    "1990",
+    "Mary",
+    "John",
+]
+OOV = "zyzzogeton"  # not in the corpus: several pieces everywhere
+UNK = "ж"  # not in the alphabet: the unknown token (WordPiece, Unigram, fastBPE)
 
 
 def tiny_models(tmp_path_factory) -> dict[str, str]:
@@ -59,7 +82,7 @@ def make_query(queries, MASK, TARGET=None, ATTRIB=None):
             kw["ATTRIB"] = ATTRIB
         return query(queries, **kw)
     rows = []
-    for q in ([queries] if isinstance(queries, str) else queries):
+    for q in [queries] if isinstance(queries, str) else queries:
         for g, ws in MASK.items():
             for j, w in enumerate(ws, 1):
                 for tg, tws in (TARGET or {None: [None]}).items():
@@ -91,18 +114,19 @@ def pipelines(models):
     out = {}
     for fam, path in models.items():
         tok = AutoTokenizer.from_pretrained(path)
-        out[fam] = (pipeline("fill-mask", model=AutoModelForMaskedLM.from_pretrained(path), tokenizer=tok,
-                             device="cpu"), tok)
+        out[fam] = (pipeline("fill-mask", model=AutoModelForMaskedLM.from_pretrained(path), tokenizer=tok, device="cpu"), tok)
     return out
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_prob_equals_pipeline(models, pipelines, family):
-    data = make_query(["[MASK] works as {TARGET}.", "The [MASK] is a {TARGET} in Paris.", "As {TARGET}, I think [MASK]"],
-                      MASK={"Male": ["He", "man", "his"], "Female": ["She", "woman", "her"]},
-                      TARGET={"Occ": ["doctor", "nurse"]})
+    data = make_query(
+        ["[MASK] works as {TARGET}.", "The [MASK] is a {TARGET} in Paris.", "As {TARGET}, I think [MASK]"],
+        MASK={"Male": ["He", "man", "his"], "Female": ["She", "woman", "her"]},
+        TARGET={"Occ": ["doctor", "nurse"]},
+    )
     with warnings.catch_warnings():
-        warnings.simplefilter("error", OOVWarning)   # every word is in the vocabulary
+        warnings.simplefilter("error", OOVWarning)  # every word is in the vocabulary
         res = run({family: models[family]}, data, progress=False, batch_size=4)
     pipe, tok = pipelines[family]
     assert not res["oov"].any()
@@ -115,16 +139,19 @@ def test_prob_equals_pipeline(models, pipelines, family):
         assert r.output == out["sequence"]
 
 
-@pytest.mark.parametrize("family,sentence,word,expected", [
-    ("bert-uncased", "[MASK] is here.", "He", "he"),
-    ("bert-cased", "[MASK] is here.", "He", "He"),
-    ("distilbert", "the [MASK] is here.", "Man", "man"),
-    ("roberta", "[MASK] is here.", "He", "He"),            # sentence start: no space prefix
-    ("roberta", "The [MASK] is here.", "man", "Ġman"),
-    ("albert", "[MASK] is here.", "He", "▁he"),
-    ("albert", "The [MASK] is here.", "man", "▁man"),
-    ("bertweet", "The [MASK].", "man", "man"),              # not 'man@@' glued to the period
-])
+@pytest.mark.parametrize(
+    "family,sentence,word,expected",
+    [
+        ("bert-uncased", "[MASK] is here.", "He", "he"),
+        ("bert-cased", "[MASK] is here.", "He", "He"),
+        ("distilbert", "the [MASK] is here.", "Man", "man"),
+        ("roberta", "[MASK] is here.", "He", "He"),  # sentence start: no space prefix
+        ("roberta", "The [MASK] is here.", "man", "Ġman"),
+        ("albert", "[MASK] is here.", "He", "▁he"),
+        ("albert", "The [MASK] is here.", "man", "▁man"),
+        ("bertweet", "The [MASK].", "man", "man"),  # not 'man@@' glued to the period
+    ],
+)
 def test_whole_word_token_is_derived_from_tokenizer(models, family, sentence, word, expected):
     data = make_query(sentence, MASK={"G": [word]})
     res = run({family: models[family]}, data, progress=False)
@@ -160,7 +187,7 @@ def test_oov_words_are_nan_and_warned(models, family):
     by = res.set_index(res["M_word"].astype(str))
     assert by.loc[OOV, "oov"] and math.isnan(by.loc[OOV, "prob"])
     assert by.loc[OOV, "token"].endswith("(out-of-vocabulary)")
-    assert by.loc[UNK, "oov"] and math.isnan(by.loc[UNK, "prob"])   # FMAT misses the [UNK] case
+    assert by.loc[UNK, "oov"] and math.isnan(by.loc[UNK, "prob"])  # FMAT misses the [UNK] case
     assert not by.loc["man", "oov"] and by.loc["man", "prob"] > 0
     with pytest.warns(OOVWarning, match="FIRST piece"):
         res2 = run({family: models[family]}, data, progress=False, na_out=False)
@@ -193,12 +220,12 @@ def test_add_tokens_equals_enlarged_embedding(models, family, decay):
     sentence = "The [MASK] is a doctor.".replace("[MASK]", tok.mask_token)
     pieces = tok(f"The {OOV} is a doctor.", add_special_tokens=False)["input_ids"]
     ref_pieces = tok(sentence, add_special_tokens=False)["input_ids"]
-    pieces = pieces[1:len(pieces) - (len(ref_pieces) - 2)]   # 'The' ... 'is a doctor .'
+    pieces = pieces[1 : len(pieces) - (len(ref_pieces) - 2)]  # 'The' ... 'is a doctor .'
     # direct computation: a copy with one more embedding row = weighted mean of the pieces
     big = copy.deepcopy(model)
     V = big.get_input_embeddings().weight.shape[0]
     big.resize_token_embeddings(V + 1, mean_resizing=False)
-    w = torch.tensor([decay ** i for i in range(len(pieces))])
+    w = torch.tensor([decay**i for i in range(len(pieces))])
     w = w / w.sum()
     with torch.no_grad():
         big.get_input_embeddings().weight[V] = (w[:, None] * model.get_input_embeddings().weight[pieces]).sum(0)
@@ -214,20 +241,21 @@ def test_add_tokens_equals_enlarged_embedding(models, family, decay):
     assert abs(by.loc[OOV, "logp"] - lsm[V].item()) <= 1e-5
     for wd in ["man", "woman", "nurse"]:
         assert abs(by.loc[wd, "logp"] - lsm[by.loc[wd, "token_id"]].item()) <= 1e-5
-    for k, v in model.state_dict().items():   # the loaded model is untouched
+    for k, v in model.state_dict().items():  # the loaded model is untouched
         assert torch.equal(v, before[k])
 
 
 def test_batch_size_invariance_and_row_order(models):
-    data = make_query(["[MASK] works as {TARGET}.", "I saw the [MASK] with {TARGET} yesterday in Paris.",
-                       "[MASK] is {TARGET}."],
-                      MASK={"M": ["He", "man", "boy"], "F": ["She", "woman", "girl"]},
-                      TARGET={"T": ["a doctor", "a nurse", "the capital of France"]})
+    data = make_query(
+        ["[MASK] works as {TARGET}.", "I saw the [MASK] with {TARGET} yesterday in Paris.", "[MASK] is {TARGET}."],
+        MASK={"M": ["He", "man", "boy"], "F": ["She", "woman", "girl"]},
+        TARGET={"T": ["a doctor", "a nurse", "the capital of France"]},
+    )
     mods = {"bert": models["bert-uncased"], "rob": models["roberta"]}
     a = run(mods, data, progress=False, batch_size=1)
     b = run(mods, data, progress=False, batch_size=64)
-    c = run(mods, data, progress=False)                       # automatic: by tokens
-    d = run(mods, data, progress=False, max_tokens=20)        # a few sentences a pass, one for the longest
+    c = run(mods, data, progress=False)  # automatic: by tokens
+    d = run(mods, data, progress=False, max_tokens=20)  # a few sentences a pass, one for the longest
     for other in (b, c, d):
         np.testing.assert_allclose(a["logp"], other["logp"], atol=1e-5, rtol=0)
     # row order = model order x query-table order; query columns unchanged
@@ -257,17 +285,16 @@ def test_plan_batches_caps_sentences_and_padded_tokens():
     assert [len(b) for b in plan_batches(np.full(113 + 60, 9), max_tokens=1024)] == [113, 60]
     # both caps
     assert [len(b) for b in plan_batches(lengths, batch_size=2, max_tokens=27)] == [1, 2, 2, 2, 2, 1]
-    assert [len(b) for b in plan_batches(np.full(7, 9), batch_size=3)] == [3, 3, 1]   # fixed: no sharing
+    assert [len(b) for b in plan_batches(np.full(7, 9), batch_size=3)] == [3, 3, 1]  # fixed: no sharing
     # automatic: the device's token and sentence caps
     many = np.full(5000, 8)
     tok, sent = AUTO_BATCH["cpu"]
     auto = plan_batches(many)
     assert max(len(b) for b in auto) == min(sent, tok // 8)
-    assert max(len(b) for b in plan_batches(many, device_type="cuda")) == min(AUTO_BATCH["cuda"][1],
-                                                                              AUTO_BATCH["cuda"][0] // 8)
+    assert max(len(b) for b in plan_batches(many, device_type="cuda")) == min(AUTO_BATCH["cuda"][1], AUTO_BATCH["cuda"][0] // 8)
     assert sorted(np.concatenate(auto).tolist()) == list(range(5000))
     rng = np.random.default_rng(3)
-    for _ in range(200):                      # any lengths: every sentence once, caps kept, longest first
+    for _ in range(200):  # any lengths: every sentence once, caps kept, longest first
         ls = rng.integers(3, 60, size=rng.integers(1, 400))
         mt = int(rng.integers(20, 2000))
         plan = plan_batches(ls, max_tokens=mt)
@@ -313,12 +340,13 @@ def test_progress_false_prints_no_bars(models, capfd):
     data = make_query("The [MASK] is here.", MASK={"A": ["man"], "B": ["woman"]})
     capfd.readouterr()
     run(models["bert-uncased"], data, progress=False)
-    assert capfd.readouterr().err == ""                      # not even transformers' "Loading weights"
+    assert capfd.readouterr().err == ""  # not even transformers' "Loading weights"
     run(models["bert-uncased"], data, progress=True)
     err = capfd.readouterr().err
-    assert "Loading weights" in err                          # the bars are there when asked for
+    assert "Loading weights" in err  # the bars are there when asked for
     from transformers.utils import logging as hf_logging
-    assert hf_logging.is_progress_bar_enabled()              # the global setting is restored
+
+    assert hf_logging.is_progress_bar_enabled()  # the global setting is restored
 
 
 @pytest.mark.parametrize("family", ["bert-uncased", "roberta"])
@@ -327,9 +355,8 @@ def test_too_long_word_named_before_scoring(models, family):
     (BERT would cut it silently, RoBERTa crash), raised before any forward pass."""
     from fmat.design import query
 
-    long_word = " ".join(["a"] * 200)   # under the 500-character cap, over the tiny models' 128 tokens
-    q = query("The [MASK] works as a {TARGET}.", MASK={"M": ["man"], "F": ["woman"]},
-              TARGET={"Occ": [long_word]})
+    long_word = " ".join(["a"] * 200)  # under the 500-character cap, over the tiny models' 128 tokens
+    q = query("The [MASK] works as a {TARGET}.", MASK={"M": ["man"], "F": ["woman"]}, TARGET={"Occ": [long_word]})
     with pytest.raises(InputError) as err:
         run([models[family]], q, progress=False)
     assert "T_word" in str(err.value) and "reads at most" in str(err.value)

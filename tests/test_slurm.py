@@ -16,6 +16,7 @@ against SLURM's own records: ``scontrol show job``), every table equals that of 
 configuration, and the SLURM logs are where docs/cluster.md says. The slow test needs root (it
 installs and starts SLURM; CI runs as root) and no network. About 4-5 minutes on 2 cores.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,24 +40,31 @@ STUDIES = ["1B", "X2", "3D"]  # 1B's analysis reads criterion tables; X2 is scor
 MODELS = {"tiny-bert-base-uncased": "bert-uncased", "tiny-roberta-base": "roberta"}
 CANCELLED, TIMED_OUT = "tiny-bert-base-uncased", "tiny-roberta-base"
 TARGETS = [f"results/{kind}/{s}.parquet" for kind in ("lpr", "reliability") for s in STUDIES] + [
-    f"results/analysis/{s}/stats.parquet" for s in STUDIES]
+    f"results/analysis/{s}/stats.parquet" for s in STUDIES
+]
 SMALL = {
     "studies_dir": str(REPO / "config" / "studies"),
     "studies": STUDIES,
     "models": [{"name": n, "tiny": fam} for n, fam in MODELS.items()],
     "score_threads": 1,  # two scoring jobs side by side on the 2-CPU node
-    "world": None,               # untrained tiny models: these tests are about the jobs, not the science
+    "world": None,  # untrained tiny models: these tests are about the jobs, not the science
     # all three studies in one scoring job per model (rule score_paper), as the paper's studies are
     "score_groups": {"paper": STUDIES, "examples": ["X1"]},  # (X1 is not configured here: ignored)
 }
 # what docs/cluster.md ("Trying it on one machine") tells users to add to `--profile profiles/slurm`
 # on the local cluster; test_doc_shows_the_overrides_the_test_uses keeps the two in step
 SLURM_OVERRIDES = [
-    "--slurm-status-command", "squeue",
+    "--slurm-status-command",
+    "squeue",
     "--slurm-no-account",
-    "--default-resources", "slurm_partition=local", "mem_mb=2000", "runtime=30",
-    "--set-resources", "score_paper:slurm_partition=local",
-    "--set-threads", "score_paper=1",
+    "--default-resources",
+    "slurm_partition=local",
+    "mem_mb=2000",
+    "runtime=30",
+    "--set-resources",
+    "score_paper:slurm_partition=local",
+    "--set-threads",
+    "score_paper=1",
 ]
 # test only: status checks every few seconds instead of the profile's 40 s (short jobs)
 FAST_CHECKS = ["--slurm-init-seconds-before-status-checks", "3", "--seconds-between-status-checks", "3"]
@@ -108,8 +116,9 @@ def test_slow_scoring_hook_reaches_the_jobs_and_only_with_its_variable():
     package itself never imports the hook."""
     code = "import fmat_replication.score as s; print(hasattr(s.score_studies, '__wrapped__'))"
     env = _env(PYTHONPATH=str(HOOKS))
-    on = subprocess.run([sys.executable, "-c", code], env={**env, "FMAT_TEST_SLOW_SCORING": "1"},
-                        capture_output=True, text=True, timeout=120)
+    on = subprocess.run(
+        [sys.executable, "-c", code], env={**env, "FMAT_TEST_SLOW_SCORING": "1"}, capture_output=True, text=True, timeout=120
+    )
     off = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert on.stdout.strip() == "True", on.stderr
     assert off.stdout.strip() == "False", off.stderr
@@ -122,8 +131,9 @@ def test_score_runtime_replaces_the_first_attempt_and_doubles():
 
     assert [score_resources("bert-base-cased", a, 15, minutes=1)["runtime"] for a in (1, 2, 3)] == [1, 2, 4]
     assert score_resources("bert-base-cased", 1, 15, minutes=None)["runtime"] == 30
-    assert score_resources("bert-base-cased", 2, 15, minutes=1)["mem_mb"] == 2 * score_resources(
-        "bert-base-cased", 1, 15)["mem_mb"]
+    assert (
+        score_resources("bert-base-cased", 2, 15, minutes=1)["mem_mb"] == 2 * score_resources("bert-base-cased", 1, 15)["mem_mb"]
+    )
 
 
 # --------------------------------------------------------------------------- the cluster run
@@ -179,16 +189,21 @@ def _finished(log: str, started: dict) -> list[str]:
 
 def _tables(work: Path) -> dict[str, pd.DataFrame]:
     res = work / "results"
-    return {str(p.relative_to(res)): pd.read_parquet(p) for p in sorted(res.rglob("*.parquet"))
-            if p.relative_to(res).parts[0] != "benchmarks"}
+    return {
+        str(p.relative_to(res)): pd.read_parquet(p)
+        for p in sorted(res.rglob("*.parquet"))
+        if p.relative_to(res).parts[0] != "benchmarks"
+    }
 
 
 @pytest.fixture(scope="module")
 def cluster():
     """The one-node cluster (started here if CI has not started it already; .ci/run stops it)."""
     if os.geteuid() != 0:
-        pytest.fail("the SLURM test installs and starts a one-node cluster: run it as root "
-                    "(CI does), or run `sudo profiles/slurm/local-cluster.sh start` and the test as root")
+        pytest.fail(
+            "the SLURM test installs and starts a one-node cluster: run it as root "
+            "(CI does), or run `sudo profiles/slurm/local-cluster.sh start` and the test as root"
+        )
     res = subprocess.run([str(CLUSTER), "start"], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stdout + res.stderr
     return res.stdout
@@ -200,15 +215,18 @@ def runs(cluster, tmp_path_factory):
     t0 = time.perf_counter()
     # the reference: the same configuration, run locally
     local = _workdir(base / "local")
-    ref = subprocess.run(_cmd("--cores", "2", *TARGETS), cwd=local, env=_env(), capture_output=True,
-                         text=True, timeout=600)
+    ref = subprocess.run(_cmd("--cores", "2", *TARGETS), cwd=local, env=_env(), capture_output=True, text=True, timeout=600)
     assert ref.returncode == 0, ref.stdout[-4000:] + ref.stderr[-4000:]
     t_local = time.perf_counter() - t0
 
     # the cluster run, with a 1-minute first attempt and a slow first scoring job per model
     work = _workdir(base / "slurm", {"score_runtime": 1})
-    env = _env(FMAT_TEST_SLOW_SCORING=str(SLOW_SECONDS), PYTHONUNBUFFERED="1",  # log lines as they happen
-               PYTHONPATH=str(HOOKS), FMAT_TEST_SLOW_STAMPS=str(work / "logs" / "score_paper"))
+    env = _env(
+        FMAT_TEST_SLOW_SCORING=str(SLOW_SECONDS),
+        PYTHONUNBUFFERED="1",  # log lines as they happen
+        PYTHONPATH=str(HOOKS),
+        FMAT_TEST_SLOW_STAMPS=str(work / "logs" / "score_paper"),
+    )
     first_log = work / "first.log"
     facts: dict = {"local_seconds": t_local}
     t1 = time.perf_counter()
@@ -222,21 +240,22 @@ def runs(cluster, tmp_path_factory):
             time.sleep(1)
             if cancelled is None and stamp.exists():
                 # the job is in the test hook's sleep: cancel it the way a user would
-                for line in subprocess.run(["squeue", "-h", "-t", "running", "-o", "%i|%k"], capture_output=True,
-                                           text=True).stdout.splitlines():
+                for line in subprocess.run(
+                    ["squeue", "-h", "-t", "running", "-o", "%i|%k"], capture_output=True, text=True
+                ).stdout.splitlines():
                     sid, comment = line.split("|", 1)
                     if comment == f"rule_score_paper_wildcards_{CANCELLED}":
                         subprocess.run(["scancel", sid], check=True)
                         cancelled = sid
-            if cancelled and killed is None and re.search(r"Finished jobid: \d+ \(Rule: lpr\)",
-                                                           first_log.read_text()):
+            if cancelled and killed is None and re.search(r"Finished jobid: \d+ \(Rule: lpr\)", first_log.read_text()):
                 proc.send_signal(signal.SIGKILL)  # the controlling snakemake dies; its SLURM jobs go on
                 proc.wait()
                 killed = time.time()
                 # and its jobs still in the queue are cancelled (as docs/cluster.md tells users to do,
                 # or as a node failure would): they stop half done, and the resume must redo them
-                in_flight = subprocess.run(["squeue", "-h", "-t", "pending,running", "-o", "%i|%k"],
-                                           capture_output=True, text=True).stdout.split()
+                in_flight = subprocess.run(
+                    ["squeue", "-h", "-t", "pending,running", "-o", "%i|%k"], capture_output=True, text=True
+                ).stdout.split()
                 for line in in_flight:
                     subprocess.run(["scancel", line.split("|")[0]], check=False)
                 facts["in_flight"] = [line.split("|", 1) for line in in_flight]
@@ -259,13 +278,20 @@ def runs(cluster, tmp_path_factory):
     # resume: unlock, then the same command with --rerun-incomplete
     unlock = subprocess.run(_slurm_cmd("--unlock"), cwd=work, env=env, capture_output=True, text=True, timeout=120)
     assert unlock.returncode == 0, unlock.stdout + unlock.stderr
-    res = subprocess.run(_slurm_cmd("--rerun-incomplete"), cwd=work, env=env, capture_output=True, text=True,
-                         timeout=600)
+    res = subprocess.run(_slurm_cmd("--rerun-incomplete"), cwd=work, env=env, capture_output=True, text=True, timeout=600)
     second = res.stdout + res.stderr
     (work / "second.log").write_text(second, encoding="utf-8")
     assert res.returncode == 0, second[-6000:]
-    facts.update(slurm_seconds=time.perf_counter() - t1, cancelled=cancelled, first=first, second=second,
-                 done_before=done_before, mtimes=mtimes, local=local, work=work)
+    facts.update(
+        slurm_seconds=time.perf_counter() - t1,
+        cancelled=cancelled,
+        first=first,
+        second=second,
+        done_before=done_before,
+        mtimes=mtimes,
+        local=local,
+        work=work,
+    )
     return facts
 
 
@@ -329,8 +355,10 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
     resumed = sorted(started2.values())
     for c in redo:
         rule, _, study = c.partition("_wildcards_")
-        assert any(r == rule and any(f"/{study}" in o or f"{study}." in o for o in outs)
-                   for r, outs in started2.values()), (c, resumed)
+        assert any(r == rule and any(f"/{study}" in o or f"{study}." in o for o in outs) for r, outs in started2.values()), (
+            c,
+            resumed,
+        )
 
     # the outputs equal those of the local run of the same configuration
     ref, got = _tables(runs["local"]), _tables(work)
@@ -339,17 +367,24 @@ def test_slurm_run_survives_three_faults_and_equals_the_local_run(runs, capsys):
         pd.testing.assert_frame_equal(got[name], ref[name], obj=name)
 
     with capsys.disabled():
-        print(f"\nslurm: {n_sbatch} jobs through sbatch, outputs equal to the local run ({len(ref)} tables), "
-              f"3 faults survived (scancel, time limit, killed snakemake: {len(redo)} half-done jobs redone, "
-              f"{len(runs['done_before'])} finished outputs kept) in {runs['slurm_seconds']:.0f} s "
-              f"(local run {runs['local_seconds']:.0f} s)")
+        print(
+            f"\nslurm: {n_sbatch} jobs through sbatch, outputs equal to the local run ({len(ref)} tables), "
+            f"3 faults survived (scancel, time limit, killed snakemake: {len(redo)} half-done jobs redone, "
+            f"{len(runs['done_before'])} finished outputs kept) in {runs['slurm_seconds']:.0f} s "
+            f"(local run {runs['local_seconds']:.0f} s)"
+        )
 
 
 def test_doc_shows_what_a_paper_run_asks_of_the_cluster():
     """docs/cluster.md's table is the current output of profiles/slurm/paper_requests.py (a dry run
     of the paper configuration with the profile's resources), not numbers typed by hand."""
-    res = subprocess.run([sys.executable, str(REPO / "profiles" / "slurm" / "paper_requests.py")],
-                         capture_output=True, text=True, timeout=300, env=_env())
+    res = subprocess.run(
+        [sys.executable, str(REPO / "profiles" / "slurm" / "paper_requests.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+    )
     assert res.returncode == 0, res.stderr
     doc = CLUSTER_DOC.read_text(encoding="utf-8")
     shown = doc.split("<!-- paper_requests.py: begin -->\n", 1)[1].split("\n<!-- paper_requests.py: end -->", 1)[0]
@@ -377,9 +412,12 @@ def test_paper_requests_parses_local_rules():
     assert {"download_model", "criteria_fetch", "agreement_download"} <= paper_requests.local_rules()
     jobs = paper_requests.parse_jobs(
         "rule a:\n    threads: 4\n    resources: mem_mb=3000, runtime=20, gpu=1\n"
-        "localrule b:\n    resources: mem_mb=2000, runtime=30\n")
-    assert jobs == [{"rule": "a", "local": False, "threads": 4, "mem_mb": 3000, "runtime": 20, "gpu": 1},
-                    {"rule": "b", "local": True, "threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0}]
+        "localrule b:\n    resources: mem_mb=2000, runtime=30\n"
+    )
+    assert jobs == [
+        {"rule": "a", "local": False, "threads": 4, "mem_mb": 3000, "runtime": 20, "gpu": 1},
+        {"rule": "b", "local": True, "threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0},
+    ]
 
 
 def test_cluster_script_usage():
@@ -390,7 +428,13 @@ def test_cluster_script_usage():
     assert res.returncode == 2 and "start|stop|status" in res.stderr
     text = CLUSTER.read_text(encoding="utf-8")
     # the settings docs/cluster.md and the slow test rely on
-    for setting in ("AccountingStorageType=accounting_storage/none", "MinJobAge=600", "OverTimeLimit=0",
-                    "SelectTypeParameters=CR_Core_Memory", "ProctrackType=proctrack/linuxproc",
-                    'PartitionName=$PARTITION', 'PARTITION="${FMAT_SLURM_PARTITION:-local}"'):
+    for setting in (
+        "AccountingStorageType=accounting_storage/none",
+        "MinJobAge=600",
+        "OverTimeLimit=0",
+        "SelectTypeParameters=CR_Core_Memory",
+        "ProctrackType=proctrack/linuxproc",
+        "PartitionName=$PARTITION",
+        'PARTITION="${FMAT_SLURM_PARTITION:-local}"',
+    ):
         assert setting in text, setting

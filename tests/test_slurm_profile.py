@@ -1,6 +1,7 @@
 """profiles/slurm/config.yaml: parses, and its settings do what docs/cluster.md says.
 
 Static checks against the installed snakemake-executor-plugin-slurm (no SLURM needed)."""
+
 from __future__ import annotations
 
 import re
@@ -57,4 +58,4 @@ def test_plugin_accepts_the_settings(profile):
     fields = {f.name for f in dataclasses.fields(plugin.ExecutorSettings)}
     for key in profile:
         if key.startswith("slurm-"):
-            assert key[len("slurm-"):].replace("-", "_") in fields, key
+            assert key[len("slurm-") :].replace("-", "_") in fields, key

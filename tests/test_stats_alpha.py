@@ -1,4 +1,5 @@
 """Cronbach's alpha against a hand-derived example, pingouin and R psych::alpha."""
+
 from pathlib import Path
 
 import numpy as np

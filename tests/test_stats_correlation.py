@@ -1,7 +1,7 @@
 """Pearson r (vs scipy) and Williams' t (vs R psych::r.test and the paper's Study 1A)."""
-from pathlib import Path
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,7 @@ def test_williams_against_r_psych():
 def test_williams_hand_computation():
     r12, r13, r23, n = 0.5, 0.3, 0.4, 100
     det = 1 - 0.25 - 0.09 - 0.16 + 2 * 0.5 * 0.3 * 0.4  # = 0.62
-    t = 0.2 * math.sqrt(99 * 1.4 / (2 * 99 / 97 * det + 0.16 * 0.6 ** 3))
+    t = 0.2 * math.sqrt(99 * 1.4 / (2 * 99 / 97 * det + 0.16 * 0.6**3))
     assert williams_t(r12, r13, r23, n)["t"] == pytest.approx(t, rel=1e-12)
 
 

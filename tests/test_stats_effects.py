@@ -1,4 +1,5 @@
 """Effect sizes d: WEAT-style (Caliskan et al. 2017) and with the population sigma of LPRs."""
+
 import math
 
 import numpy as np
@@ -22,8 +23,9 @@ def test_sigma_d():
 
 
 def test_effect_d_pooling():
-    d = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "g": ["X", "X", "Y", "Y"] * 2,
-                      "v": [1.0, 3.0, 0.0, 0.0, 2.0, 2.0, 1.0, 1.0]})
+    d = pd.DataFrame(
+        {"model": ["a"] * 4 + ["b"] * 4, "g": ["X", "X", "Y", "Y"] * 2, "v": [1.0, 3.0, 0.0, 0.0, 2.0, 2.0, 1.0, 1.0]}
+    )
     pooled = effect_d(d, "v", "g", "X", "Y")
     assert pooled.loc[0, "d"] == pytest.approx(weat_d([1, 3, 2, 2], [0, 0, 1, 1]))
     per = effect_d(d, "v", "g", "X", "Y", pooling="per_model")

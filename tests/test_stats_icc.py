@@ -1,4 +1,5 @@
 """ICC against published values (Shrout & Fleiss 1979), pingouin and R psych::ICC."""
+
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,15 @@ FIX = Path(__file__).parent / "fixtures" / "r"
 SF = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
 
 
-@pytest.mark.parametrize("type_,unit,published", [
-    ("agreement", "single", 0.29), ("agreement", "average", 0.62),
-    ("consistency", "single", 0.71), ("consistency", "average", 0.91)])
+@pytest.mark.parametrize(
+    "type_,unit,published",
+    [
+        ("agreement", "single", 0.29),
+        ("agreement", "average", 0.62),
+        ("consistency", "single", 0.71),
+        ("consistency", "average", 0.91),
+    ],
+)
 def test_shrout_fleiss_published(type_, unit, published):
     res = icc(SF, type_, unit)
     assert round(res["ICC"], 2) == published
@@ -26,8 +33,7 @@ def test_shrout_fleiss_published(type_, unit, published):
 
 
 def _long(x):
-    return pd.DataFrame([(i, j, x[i, j]) for i in range(x.shape[0]) for j in range(x.shape[1])],
-                        columns=["t", "r", "s"])
+    return pd.DataFrame([(i, j, x[i, j]) for i in range(x.shape[0]) for j in range(x.shape[1])], columns=["t", "r", "s"])
 
 
 def _pingouin(x):
@@ -41,8 +47,12 @@ def test_against_pingouin_with_missing(seed):
     x = rng.normal(size=(30, 1)) + rng.normal(size=(30, 5)) + np.arange(5) * 0.3
     x[[2, 5, 5], [1, 3, 4]] = np.nan  # rows 2 and 5 are dropped by both
     ref = _pingouin(x)
-    for (t, u), name in {("agreement", "single"): "ICC(A,1)", ("agreement", "average"): "ICC(A,k)",
-                         ("consistency", "single"): "ICC(C,1)", ("consistency", "average"): "ICC(C,k)"}.items():
+    for (t, u), name in {
+        ("agreement", "single"): "ICC(A,1)",
+        ("agreement", "average"): "ICC(A,k)",
+        ("consistency", "single"): "ICC(C,1)",
+        ("consistency", "average"): "ICC(C,k)",
+    }.items():
         res = icc(x, t, u, method="mcgraw-wong")
         assert res["n_items"] == 28 and res["n_dropped"] == 2
         assert res["ICC"] == pytest.approx(ref.loc[name, "ICC"], abs=1e-10)
@@ -57,8 +67,12 @@ def test_against_pingouin_with_missing(seed):
 def test_against_r_psych_icc():
     x = pd.read_csv(FIX / "psych_items.csv").to_numpy(float)
     ref = pd.read_csv(FIX / "psych_icc.csv").set_index("type")
-    for (t, u), name in {("agreement", "single"): "ICC2", ("agreement", "average"): "ICC2k",
-                         ("consistency", "single"): "ICC3", ("consistency", "average"): "ICC3k"}.items():
+    for (t, u), name in {
+        ("agreement", "single"): "ICC2",
+        ("agreement", "average"): "ICC2k",
+        ("consistency", "single"): "ICC3",
+        ("consistency", "average"): "ICC3k",
+    }.items():
         res = icc(x, t, u, method="mcgraw-wong")
         assert res["ICC"] == pytest.approx(ref.loc[name, "ICC"], abs=1e-10)
         assert res["F"] == pytest.approx(ref.loc[name, "F"], rel=1e-10)

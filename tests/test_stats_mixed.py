@@ -1,4 +1,5 @@
 """Random-intercept mixed models against stored R nlme::lme output (tests/fixtures/r/*.R)."""
+
 import warnings
 from pathlib import Path
 
@@ -73,18 +74,28 @@ def test_cell_mean_contrasts(fit_treat):
         return {"category": c, "relation": r, "perceiver": p}
 
     got = {
-        "d_personal_like": fit_treat.compare(specs, cell("flower", "like-dislike", "personal"),
-                                             cell("insect", "like-dislike", "personal")),
-        "d_societal_like": fit_treat.compare(specs, cell("flower", "like-dislike", "societal"),
-                                             cell("insect", "like-dislike", "societal")),
-        "d_average_like": fit_treat.compare(["category", "relation"], {"category": "flower", "relation": "like-dislike"},
-                                            {"category": "insect", "relation": "like-dislike"}),
-        "d_personal_notice": fit_treat.compare(specs, cell("flower", "notice-ignore", "personal"),
-                                               cell("insect", "notice-ignore", "personal")),
+        "d_personal_like": fit_treat.compare(
+            specs, cell("flower", "like-dislike", "personal"), cell("insect", "like-dislike", "personal")
+        ),
+        "d_societal_like": fit_treat.compare(
+            specs, cell("flower", "like-dislike", "societal"), cell("insect", "like-dislike", "societal")
+        ),
+        "d_average_like": fit_treat.compare(
+            ["category", "relation"],
+            {"category": "flower", "relation": "like-dislike"},
+            {"category": "insect", "relation": "like-dislike"},
+        ),
+        "d_personal_notice": fit_treat.compare(
+            specs, cell("flower", "notice-ignore", "personal"), cell("insect", "notice-ignore", "personal")
+        ),
     }
     cm = fit_treat.cell_means(specs).set_index(specs)
-    L = (cm.loc[("flower", "like-dislike", "personal"), "L"] - cm.loc[("insect", "like-dislike", "personal"), "L"]
-         - cm.loc[("flower", "like-dislike", "societal"), "L"] + cm.loc[("insect", "like-dislike", "societal"), "L"])
+    L = (
+        cm.loc[("flower", "like-dislike", "personal"), "L"]
+        - cm.loc[("insect", "like-dislike", "personal"), "L"]
+        - cm.loc[("flower", "like-dislike", "societal"), "L"]
+        + cm.loc[("insect", "like-dislike", "societal"), "L"]
+    )
     got["diff_like"] = fit_treat.contrast(L)
     for name, res in got.items():
         r = ref.loc[name]
@@ -121,9 +132,17 @@ def test_between_group_covariate_df():
     np.testing.assert_allclose(fit.anova()["den_df"], an["den_df"])
 
 
-@pytest.mark.parametrize("study,n,p,expected", [
-    ("2A", 2 * 2 * 50 * 12, 8, 2381), ("2C", 2 * 2 * 64 * 12, 8, 3053), ("2D", 2 * 2 * 16 * 12, 8, 749),
-    ("3A", 4 * 9 * 12, 36, 385), ("3B", 4 * 2 * 12, 8, 77), ("3D", 2 * 5 * 12, 10, 99)])
+@pytest.mark.parametrize(
+    "study,n,p,expected",
+    [
+        ("2A", 2 * 2 * 50 * 12, 8, 2381),
+        ("2C", 2 * 2 * 64 * 12, 8, 3053),
+        ("2D", 2 * 2 * 16 * 12, 8, 749),
+        ("3A", 4 * 9 * 12, 36, 385),
+        ("3B", 4 * 2 * 12, 8, 77),
+        ("3D", 2 * 5 * 12, 10, 99),
+    ],
+)
 def test_paper_denominator_df(study, n, p, expected):
     """The paper's t/F df follow from N - G - (p - 1) with the designs of Studies 2-3."""
     rng = np.random.default_rng(0)

@@ -1,4 +1,5 @@
 """OLS Delta R^2 and the coefficient-difference F test against hand computations (Study 1C)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -38,7 +39,7 @@ def test_delta_r2_hand(data):
         assert out.loc[pred, "delta_R2"] == pytest.approx(np.corrcoef(y, xr)[0, 1] ** 2, abs=1e-12)
         # F for Delta R^2 equals the squared t of the coefficient
         t = fit_ols(data, "logit ~ fmat + wefat").tvalues[pred]
-        assert out.loc[pred, "F"] == pytest.approx(t ** 2, rel=1e-9)
+        assert out.loc[pred, "F"] == pytest.approx(t**2, rel=1e-9)
     assert out["df2"].iloc[0] == 3641
 
 

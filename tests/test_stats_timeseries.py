@@ -1,4 +1,5 @@
 """Figure 4 smoothing: linear interpolation and the adaptive two-sided moving average."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,12 +19,24 @@ def test_interpolate_years():
 def test_moving_average_width4_hand():
     x = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
     # width 4, even="right": window i-1 .. i+2, cut at the ends
-    expected = [np.mean([1, 2, 4]), np.mean([1, 2, 4, 8]), np.mean([2, 4, 8, 16]),
-                np.mean([4, 8, 16, 32]), np.mean([8, 16, 32]), np.mean([16, 32])]
+    expected = [
+        np.mean([1, 2, 4]),
+        np.mean([1, 2, 4, 8]),
+        np.mean([2, 4, 8, 16]),
+        np.mean([4, 8, 16, 32]),
+        np.mean([8, 16, 32]),
+        np.mean([16, 32]),
+    ]
     assert moving_average(x, 4) == pytest.approx(expected)
     # even="left": window i-2 .. i+1
-    expected_left = [np.mean([1, 2]), np.mean([1, 2, 4]), np.mean([1, 2, 4, 8]),
-                     np.mean([2, 4, 8, 16]), np.mean([4, 8, 16, 32]), np.mean([8, 16, 32])]
+    expected_left = [
+        np.mean([1, 2]),
+        np.mean([1, 2, 4]),
+        np.mean([1, 2, 4, 8]),
+        np.mean([2, 4, 8, 16]),
+        np.mean([4, 8, 16, 32]),
+        np.mean([8, 16, 32]),
+    ]
     assert moving_average(x, 4, even="left") == pytest.approx(expected_left)
 
 
@@ -31,14 +44,13 @@ def test_moving_average_width10_window():
     x = np.zeros(30)
     x[15] = 10.0  # an impulse is seen by positions 10..19 (t-4..t+5 contains 15)
     out = moving_average(x, 10)
-    assert np.flatnonzero(out) .tolist() == list(range(10, 20))
+    assert np.flatnonzero(out).tolist() == list(range(10, 20))
     assert out[12] == pytest.approx(1.0)
     assert moving_average(np.arange(5.0), 3) == pytest.approx([0.5, 1, 2, 3, 3.5])
 
 
 def test_smooth_series_by_group():
-    d = pd.DataFrame({"g": ["a"] * 3 + ["b"] * 2, "year": [2000, 2002, 2003, 2000, 2001],
-                      "v": [0.0, 2.0, 3.0, 5.0, 7.0]})
+    d = pd.DataFrame({"g": ["a"] * 3 + ["b"] * 2, "year": [2000, 2002, 2003, 2000, 2001], "v": [0.0, 2.0, 3.0, 5.0, 7.0]})
     out = smooth_series(d, "v", by="g", width=3)
     a = out[out["g"] == "a"]
     assert list(a["year"]) == [2000, 2001, 2002, 2003] and list(a["value"]) == [0, 1, 2, 3]

@@ -10,6 +10,7 @@ Two layers are tested:
   Table 1 example sentences, lpr / reliability / score / analysis keys;
 - the loaded query table (when ``fmat.study.load_study`` exists): row counts and type.
 """
+
 from __future__ import annotations
 
 import csv
@@ -43,8 +44,21 @@ PAPER_1B = [
     ("[MASK] name is {TARGET}.", "His", "Her"),
 ]
 # Of the 50 WEFAT-1 occupation words, those that take "an" (a vowel sound), typed by hand.
-AN_WORDS_1A = {"accountant", "engineer", "educator", "inspector", "administrator", "advisor",
-               "investigator", "electrician", "officer", "instructor", "examiner", "appraiser", "architect"}
+AN_WORDS_1A = {
+    "accountant",
+    "engineer",
+    "educator",
+    "inspector",
+    "administrator",
+    "advisor",
+    "investigator",
+    "electrician",
+    "officer",
+    "instructor",
+    "examiner",
+    "appraiser",
+    "architect",
+}
 
 # Study 2A Method, Queries 1 (personal) and 2 (societal); 2B-2D "identical to Study 2A".
 PAPER_2_QUERIES = ["I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."]
@@ -128,27 +142,46 @@ TABLE1_EXAMPLES = {
 }
 
 # Analysis name per study (brief of issue 6) and the population sigma of Studies 3-4.
-ANALYSIS = {"1A": "factual_wefat", "1B": "factual_wefat", "1C": "factual_names",
-            **{s: "attitude_weat" for s in ["2A", "2B", "2C", "2D"]},
-            "3A": "stereotype_pairs", "3D": "stereotype_pairs",
-            "3B": "stereotype_domains", "3C": "stereotype_domains",
-            **{s: "change_over_time" for s in ["4A", "4B", "4C", "4D"]}}
+ANALYSIS = {
+    "1A": "factual_wefat",
+    "1B": "factual_wefat",
+    "1C": "factual_names",
+    **{s: "attitude_weat" for s in ["2A", "2B", "2C", "2D"]},
+    "3A": "stereotype_pairs",
+    "3D": "stereotype_pairs",
+    "3B": "stereotype_domains",
+    "3C": "stereotype_domains",
+    **{s: "change_over_time" for s in ["4A", "4B", "4C", "4D"]},
+}
 
 # Query-table rows = queries x [MASK] words x TARGET/ATTRIB words, typed from the paper's counts.
 YEARS = 2019 - 1800 + 1  # "220 year tokens from 1800 to 2019"
 EXPECTED_ROWS = {
-    "1A": 4 * 2 * 50, "1B": 4 * 2 * 50,
-    "2A": 2 * 4 * (25 + 25), "2B": 2 * 4 * (25 + 25), "2C": 2 * 4 * (32 + 32), "2D": 2 * 4 * (8 + 8),
-    "3A": 1 * 4 * (9 + 9), "3B": 1 * 4 * (2 * 2 * 6), "3C": 1 * 4 * (2 * 2 * 6), "3D": 1 * 2 * (5 + 5),
-    "4A": 3 * YEARS * 2, "4B": 3 * YEARS * 2, "4C": 1 * YEARS * (10 + 10), "4D": 1 * YEARS * (6 + 6),
+    "1A": 4 * 2 * 50,
+    "1B": 4 * 2 * 50,
+    "2A": 2 * 4 * (25 + 25),
+    "2B": 2 * 4 * (25 + 25),
+    "2C": 2 * 4 * (32 + 32),
+    "2D": 2 * 4 * (8 + 8),
+    "3A": 1 * 4 * (9 + 9),
+    "3B": 1 * 4 * (2 * 2 * 6),
+    "3C": 1 * 4 * (2 * 2 * 6),
+    "3D": 1 * 2 * (5 + 5),
+    "4A": 3 * YEARS * 2,
+    "4B": 3 * YEARS * 2,
+    "4C": 1 * YEARS * (10 + 10),
+    "4D": 1 * YEARS * (6 + 6),
 }
-EXPECTED_TYPE = {**{s: "MT" for s in ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "4A", "4B"]},
-                 **{s: "MA" for s in ["3A", "3B", "3C", "3D", "4C", "4D"]}}
+EXPECTED_TYPE = {
+    **{s: "MT" for s in ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "4A", "4B"]},
+    **{s: "MA" for s in ["3A", "3B", "3C", "3D", "4C", "4D"]},
+}
 
 
 # ----------------------------------------------------------------------------------------
 # Helpers: read the raw YAML without the package
 # ----------------------------------------------------------------------------------------
+
 
 def load_raw(sid: str) -> dict:
     return yaml.safe_load((STUDIES / f"{sid}.yaml").read_text(encoding="utf-8"))
@@ -206,6 +239,7 @@ def caliskan(request):
 # Every study
 # ----------------------------------------------------------------------------------------
 
+
 def test_all_fifteen_files_exist_and_ids_match():
     found = sorted(p.stem for p in STUDIES.glob("*.yaml"))
     assert set(IDS) <= set(found)
@@ -239,6 +273,7 @@ def test_table1_example_sentence_is_generated(sid):
 # ----------------------------------------------------------------------------------------
 # Study 1
 # ----------------------------------------------------------------------------------------
+
 
 def test_1a_queries_masks_and_articles(caliskan):
     lists, _ = caliskan
@@ -303,6 +338,7 @@ def test_study1_contrasts_and_criteria(sid):
 # Study 2
 # ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("sid", sorted(CALISKAN_2))
 def test_study2_queries_masks_targets(sid, caliskan):
     lists, dropped = caliskan
@@ -334,6 +370,7 @@ def test_study2_queries_masks_targets(sid, caliskan):
 # ----------------------------------------------------------------------------------------
 # Study 3
 # ----------------------------------------------------------------------------------------
+
 
 def test_3a_table7_pairs():
     raw = load_raw("3A")
@@ -379,6 +416,7 @@ def test_3d_table7_pairs():
 # Study 4
 # ----------------------------------------------------------------------------------------
 
+
 def _years(block) -> list:
     (group,) = block["MASK"].values()
     return words(group)
@@ -410,6 +448,7 @@ def test_4c_4d(sid, pairs):
 # The loaded query table (fmat.study.load_study), when it exists
 # ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def load_study():
     from fmat.study import load_study
@@ -427,8 +466,9 @@ def test_loaded_query_table(sid, load_study):
     assert q["query"].nunique() == n_queries
     if sid in TABLE1_EXAMPLES:
         col = "T_word" if EXPECTED_TYPE[sid] == "MT" else "A_word"
-        filled = {s.replace("{TARGET}", str(w)).replace("{ATTRIB}", str(w))
-                  for s, w in zip(q["query"].astype(str), q[col].astype(str))}
+        filled = {
+            s.replace("{TARGET}", str(w)).replace("{ATTRIB}", str(w)) for s, w in zip(q["query"].astype(str), q[col].astype(str))
+        }
         assert TABLE1_EXAMPLES[sid] in filled
 
 
@@ -448,8 +488,9 @@ def test_loaded_1c_with_fake_criteria(load_study, tmp_path):
     import pandas as pd
 
     names = ["Jackie", "Jordan", "Kelly"]
-    pd.DataFrame({"item": names, "pct_male": [40.0, 70.0, 20.0],
-                  "logit_pct_male": [-0.405, 0.847, -1.386]}).to_parquet(tmp_path / "ssa_names_1c.parquet")
+    pd.DataFrame({"item": names, "pct_male": [40.0, 70.0, 20.0], "logit_pct_male": [-0.405, 0.847, -1.386]}).to_parquet(
+        tmp_path / "ssa_names_1c.parquet"
+    )
     study = load_study(STUDIES / "1C.yaml", criteria_dir=tmp_path)
     q = study.queries
     assert len(q) == 4 * 2 * len(names)
@@ -508,8 +549,10 @@ def test_study2_alpha_is_among_words_per_category(sid):
     assert rel["item"] == "T_word" and rel["by"] == ["M_word", "query", "TARGET"]
     # conditions relation:perceiver:category in the paper's words, as the analysis names them
     opts = raw["analysis"]["options"]
-    assert rel["names"] == {**{f"{a} - {b}": name for name, (a, b) in opts["relations"].items()},
-                            **{q: name for name, q in opts["perceivers"].items()}}
+    assert rel["names"] == {
+        **{f"{a} - {b}": name for name, (a, b) in opts["relations"].items()},
+        **{q: name for name, q in opts["perceivers"].items()},
+    }
 
 
 @pytest.mark.parametrize("sid", IDS)

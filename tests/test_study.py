@@ -1,4 +1,5 @@
 """fmat.study: study-file schema, loading, word-list forms, defaults and error locations."""
+
 from __future__ import annotations
 
 import json
@@ -48,6 +49,7 @@ def test_schema_is_valid_draft_2020_12_and_closed():
         elif isinstance(node, list):
             for i, v in enumerate(node):
                 closed(v, f"{path}[{i}]")
+
     closed(s)
 
 
@@ -56,10 +58,17 @@ def test_complete_example_and_defaults():
     assert isinstance(study, Study)
     assert (study.id, study.title, study.family, study.type) == ("EX1", "Gender-occupation example", "factual", "MT")
     expected = query_bind(
-        query("The [MASK] works as {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
-              TARGET={"Occupation": ["a nurse", "an engineer"]}),
-        query(["[MASK] is {TARGET}.", "[MASK] became {TARGET}."], MASK={"Male": ["He"], "Female": ["She"]},
-              TARGET={"Occupation": ["nurse", "engineer"]}))
+        query(
+            "The [MASK] works as {TARGET}.",
+            MASK={"Male": ["man"], "Female": ["woman"]},
+            TARGET={"Occupation": ["a nurse", "an engineer"]},
+        ),
+        query(
+            ["[MASK] is {TARGET}.", "[MASK] became {TARGET}."],
+            MASK={"Male": ["He"], "Female": ["She"]},
+            TARGET={"Occupation": ["nurse", "engineer"]},
+        ),
+    )
     pd.testing.assert_frame_equal(study.queries, expected)
     assert study.queries["qid"].astype(str).unique().tolist() == ["1", "2", "3"]
     items = study.items.set_index(["slot", "word"])["item"]
@@ -69,9 +78,13 @@ def test_complete_example_and_defaults():
     assert study.lpr == {"mask_pair": True, "target_pair": False, "attrib_pair": True}
     assert study.reliability == {"item": "query", "by": ["model"], "lpr": study.lpr}
     assert study.score == SCORE_DEFAULTS
-    assert study.analysis == {"name": "factual_wefat", "options": {
-        "criterion": {"table": "bls2021_occupations", "item": "item", "column": "pct_male"},
-        "standardize_within": ["model", "query"]}}
+    assert study.analysis == {
+        "name": "factual_wefat",
+        "options": {
+            "criterion": {"table": "bls2021_occupations", "item": "item", "column": "pct_male"},
+            "standardize_within": ["model", "query"],
+        },
+    }
     assert study.raw["id"] == "EX1" and study.path.name == "EX1.yaml"
 
 
@@ -90,7 +103,9 @@ def test_minimal_file_gets_documented_defaults(tmp_path):
 
 
 def test_range_numbers_and_phrases(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         id: T1
         title: Years
         queries:
@@ -98,7 +113,8 @@ def test_range_numbers_and_phrases(tmp_path):
             MASK: {Year: {range: [1998, 2001]}}
             TARGET: {Women: [{phrase: Most women, item: women}, 7]}
         lpr: {mask_pair: false, target_pair: false}
-        """)
+        """,
+    )
     study = load_study(path)
     assert study.queries["M_word"].cat.categories.tolist() == ["1998", "1999", "2000", "2001"]
     assert study.queries["T_word"].cat.categories.tolist() == ["Most women", "7"]
@@ -110,7 +126,9 @@ def test_criterion_word_lists(tmp_path):
     crit = tmp_path / "criteria"
     crit.mkdir()
     pd.DataFrame({"item": ["Mary", "John", "Anna"], "pct_male": [1.0, 99.0, 2.0]}).to_parquet(crit / "names.parquet")
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         id: T1
         title: Names
         queries:
@@ -118,7 +136,8 @@ def test_criterion_word_lists(tmp_path):
             MASK: {Male: [His], Female: [Her]}
             TARGET: {Name: {criterion: names, column: item}}
         lpr: {target_pair: false}
-        """)
+        """,
+    )
     study = load_study(path, criteria_dir=crit)
     assert study.queries["T_word"].cat.categories.tolist() == ["Mary", "John", "Anna"]
     with pytest.raises(InputError, match="no criteria folder") as err:
@@ -134,13 +153,19 @@ def test_criterion_word_lists(tmp_path):
     assert validate_study_file(path) == []
 
 
-@pytest.mark.parametrize("extra, where, allowed", [
-    ("colour: red\n", "T1.yaml: colour: unknown key 'colour'", "allowed keys here: id, title, family"),
-    ("lpr: {mask_pairs: true}\n", "lpr.mask_pairs: unknown key 'mask_pairs'",
-     "allowed keys here: mask_pair, target_pair, attrib_pair"),
-    ("score: {method: fmat, batch: 3}\n", "score.batch: unknown key 'batch'", "method, add_tokens, na_out"),
-    ("reliability: {item: query, split: [model]}\n", "reliability.split: unknown key 'split'", "item, by, lpr"),
-])
+@pytest.mark.parametrize(
+    "extra, where, allowed",
+    [
+        ("colour: red\n", "T1.yaml: colour: unknown key 'colour'", "allowed keys here: id, title, family"),
+        (
+            "lpr: {mask_pairs: true}\n",
+            "lpr.mask_pairs: unknown key 'mask_pairs'",
+            "allowed keys here: mask_pair, target_pair, attrib_pair",
+        ),
+        ("score: {method: fmat, batch: 3}\n", "score.batch: unknown key 'batch'", "method, add_tokens, na_out"),
+        ("reliability: {item: query, split: [model]}\n", "reliability.split: unknown key 'split'", "item, by, lpr"),
+    ],
+)
 def test_unknown_keys_are_named_with_allowed_keys(tmp_path, extra, where, allowed):
     path = write(tmp_path, BASE + extra)
     with pytest.raises(InputError) as err:
@@ -149,8 +174,9 @@ def test_unknown_keys_are_named_with_allowed_keys(tmp_path, extra, where, allowe
 
 
 def test_unknown_key_in_block_and_word(tmp_path):
-    text = BASE.replace('    TARGET: {Occ: [nurse, engineer]}',
-                        '    TARGET: {Occ: [{phrase: a nurse, key: nurse}, engineer]}\n    MASKS: {}')
+    text = BASE.replace(
+        "    TARGET: {Occ: [nurse, engineer]}", "    TARGET: {Occ: [{phrase: a nurse, key: nurse}, engineer]}\n    MASKS: {}"
+    )
     problems = validate_study_file(write(tmp_path, text))
     joined = "\n".join(problems)
     assert "queries[0].MASKS: unknown key 'MASKS'; allowed keys here: query, MASK, TARGET, ATTRIB" in joined
@@ -158,40 +184,60 @@ def test_unknown_key_in_block_and_word(tmp_path):
     assert len(problems) == 2
 
 
-@pytest.mark.parametrize("text, match", [
-    (BASE.replace("id: T1", "id: OTHER"), "T1.yaml: id: id 'OTHER' differs from the file name stem 'T1'"),
-    (BASE.replace("title: Test study\n", ""), "T1.yaml: title: required key 'title' is missing"),
-    (BASE + "lpr: {mask_pair: yes please}\n", "lpr.mask_pair: 'yes please' is text, expected boolean"),
-    (BASE + "score: {method: magic}\n", "score.method: 'magic' is not one of"),
-    (BASE.replace("[nurse, engineer]", "{range: [3, 1]}"), "queries[0].TARGET.Occ: range [3, 1] is empty"),
-    (BASE.replace("[nurse, engineer]", "{range: [1, 2], step: 2}"), "queries[0].TARGET.Occ.step: unknown key 'step'"),
-    (BASE.replace("[nurse, engineer]", "[nurse, nurse]"), "queries[0].TARGET.Occ: group 'Occ' lists 'nurse' more than once"),
-    (BASE.replace("Female: [woman]", "Female: [woman, girl]"),
-     "queries[0].MASK: MASK groups have unequal numbers of words (Male has 1, Female has 2)"),
-    (BASE.replace("is {TARGET}", "is here"), "queries[0].query: TARGET groups are given but query"),
-    (BASE.replace("The [MASK]", "The"), "queries[0].query: query 'The is {TARGET}.' has no [MASK]"),
-    (BASE.replace("[nurse, engineer]", "[nurse, yes]"), "queries[0].TARGET.Occ[1]: True is not valid here; expected a word"),
-    (BASE.replace("Occ: [nurse, engineer]", "Occ: []"), "queries[0].TARGET.Occ: [] should be non-empty"),
-    (BASE + "lpr: {target_pair: true}\n",
-     "lpr.target_pair: target_pair is on but query 'The [MASK] is {TARGET}.' has 1 TARGET group"),
-    (BASE.replace("{Male: [man], Female: [woman]}", "{Male: [man]}") + "lpr: {target_pair: false}\n",
-     "lpr.mask_pair: mask_pair is on but query"),
-    (BASE + "lpr: {target_pair: false}\nreliability: {lpr: {target_pair: true}}\n",
-     "reliability.lpr.target_pair: target_pair is on"),
-    (BASE + "lpr: {target_pair: false}\nreliability: {item: A_word}\n",
-     "reliability.item: reliability item 'A_word' but the design (MT) has no ATTRIB"),
-    (BASE + "lpr: {target_pair: false}\nreliability: {by: [colour]}\n", "reliability.by: reliability.by names 'colour'"),
-    (BASE + "  - query: \"[MASK] x.\"\n    MASK: {A: [a], B: [b]}\nlpr: {target_pair: false}\n",
-     "queries: query blocks have different types (queries[0] is MT, queries[1] is M)"),
-    (BASE + "  - query: \"The [MASK] is {TARGET}.\"\n    MASK: {Male: [man], Female: [woman]}\n"
-            "    TARGET: {Occ: [nurse]}\nlpr: {target_pair: false}\n", "rows appear in more than one block"),
-    (BASE + "  - query: \"A [MASK] is {TARGET}.\"\n    MASK: {Male: [man], Female: [woman]}\n"
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        (BASE.replace("id: T1", "id: OTHER"), "T1.yaml: id: id 'OTHER' differs from the file name stem 'T1'"),
+        (BASE.replace("title: Test study\n", ""), "T1.yaml: title: required key 'title' is missing"),
+        (BASE + "lpr: {mask_pair: yes please}\n", "lpr.mask_pair: 'yes please' is text, expected boolean"),
+        (BASE + "score: {method: magic}\n", "score.method: 'magic' is not one of"),
+        (BASE.replace("[nurse, engineer]", "{range: [3, 1]}"), "queries[0].TARGET.Occ: range [3, 1] is empty"),
+        (BASE.replace("[nurse, engineer]", "{range: [1, 2], step: 2}"), "queries[0].TARGET.Occ.step: unknown key 'step'"),
+        (BASE.replace("[nurse, engineer]", "[nurse, nurse]"), "queries[0].TARGET.Occ: group 'Occ' lists 'nurse' more than once"),
+        (
+            BASE.replace("Female: [woman]", "Female: [woman, girl]"),
+            "queries[0].MASK: MASK groups have unequal numbers of words (Male has 1, Female has 2)",
+        ),
+        (BASE.replace("is {TARGET}", "is here"), "queries[0].query: TARGET groups are given but query"),
+        (BASE.replace("The [MASK]", "The"), "queries[0].query: query 'The is {TARGET}.' has no [MASK]"),
+        (BASE.replace("[nurse, engineer]", "[nurse, yes]"), "queries[0].TARGET.Occ[1]: True is not valid here; expected a word"),
+        (BASE.replace("Occ: [nurse, engineer]", "Occ: []"), "queries[0].TARGET.Occ: [] should be non-empty"),
+        (
+            BASE + "lpr: {target_pair: true}\n",
+            "lpr.target_pair: target_pair is on but query 'The [MASK] is {TARGET}.' has 1 TARGET group",
+        ),
+        (
+            BASE.replace("{Male: [man], Female: [woman]}", "{Male: [man]}") + "lpr: {target_pair: false}\n",
+            "lpr.mask_pair: mask_pair is on but query",
+        ),
+        (
+            BASE + "lpr: {target_pair: false}\nreliability: {lpr: {target_pair: true}}\n",
+            "reliability.lpr.target_pair: target_pair is on",
+        ),
+        (
+            BASE + "lpr: {target_pair: false}\nreliability: {item: A_word}\n",
+            "reliability.item: reliability item 'A_word' but the design (MT) has no ATTRIB",
+        ),
+        (BASE + "lpr: {target_pair: false}\nreliability: {by: [colour]}\n", "reliability.by: reliability.by names 'colour'"),
+        (
+            BASE + '  - query: "[MASK] x."\n    MASK: {A: [a], B: [b]}\nlpr: {target_pair: false}\n',
+            "queries: query blocks have different types (queries[0] is MT, queries[1] is M)",
+        ),
+        (
+            BASE + '  - query: "The [MASK] is {TARGET}."\n    MASK: {Male: [man], Female: [woman]}\n'
+            "    TARGET: {Occ: [nurse]}\nlpr: {target_pair: false}\n",
+            "rows appear in more than one block",
+        ),
+        (
+            BASE + '  - query: "A [MASK] is {TARGET}."\n    MASK: {Male: [man], Female: [woman]}\n'
             "    TARGET: {Occ: [{phrase: nurse, item: nurses}]}\nlpr: {target_pair: false}\n",
-     "TARGET phrase 'nurse' has different item keys"),
-    (BASE.replace("TARGET: {Occ:", "TARGET: {Occ: [a], Occ:"), "key 'Occ' appears twice"),
-    ("id: T1\ntitle: [unclosed\n", "not valid YAML"),
-    ("- just a list\n", "must be a mapping"),
-])
+            "TARGET phrase 'nurse' has different item keys",
+        ),
+        (BASE.replace("TARGET: {Occ:", "TARGET: {Occ: [a], Occ:"), "key 'Occ' appears twice"),
+        ("id: T1\ntitle: [unclosed\n", "not valid YAML"),
+        ("- just a list\n", "must be a mapping"),
+    ],
+)
 def test_errors_name_file_and_field(tmp_path, text, match):
     path = write(tmp_path, text)
     with pytest.raises(InputError) as err:
@@ -212,9 +258,11 @@ def test_validate_lists_all_schema_problems(tmp_path):
 
 
 def test_loader_imports_no_torch():
-    code = ("import sys; from fmat.study import load_study; "
-            f"load_study({str(DATA / 'studies' / 'EX1.yaml')!r}); "
-            "import fmat.lpr, fmat.design; assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
+    code = (
+        "import sys; from fmat.study import load_study; "
+        f"load_study({str(DATA / 'studies' / 'EX1.yaml')!r}); "
+        "import fmat.lpr, fmat.design; assert 'torch' not in sys.modules and 'transformers' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -1,6 +1,7 @@
 """Mistakes caught where they are made, and the command line's small promises (issue 34):
 analysis names, NFC words and look-alikes, a mistyped model, a semicolon CSV, --debug
 anywhere, warnings that point at the user's call, fixes in command-line words."""
+
 from __future__ import annotations
 
 import subprocess
@@ -17,7 +18,7 @@ from fmat.errors import InputError, ModelError
 from fmat.scoring import OOVWarning
 from fmat.tiny import build_tiny_model
 
-NAIVE_NFD = "nai\u0308ve"           # "naïve" as macOS or a PDF paste it: i + COMBINING DIAERESIS
+NAIVE_NFD = "nai\u0308ve"  # "naïve" as macOS or a PDF paste it: i + COMBINING DIAERESIS
 NAIVE_NFC = "na\u00efve"
 
 
@@ -29,8 +30,7 @@ def test_the_librarys_list_of_analyses_is_the_replications_registry():
 
 
 def test_words_and_queries_are_nfc():
-    q = fmat.query(f"The {NAIVE_NFD} [MASK] is {{TARGET}}.", MASK={"M": ["man"], "F": ["woman"]},
-                   TARGET={"T": [NAIVE_NFD]})
+    q = fmat.query(f"The {NAIVE_NFD} [MASK] is {{TARGET}}.", MASK={"M": ["man"], "F": ["woman"]}, TARGET={"T": [NAIVE_NFD]})
     assert q["T_word"].astype(str).tolist() == [NAIVE_NFC] * 2
     assert NAIVE_NFC in str(q["query"].iloc[0])
 
@@ -40,27 +40,34 @@ def test_a_study_file_and_a_query_table_are_read_as_nfc(tmp_path):
     from fmat.study import load_study
 
     path = tmp_path / "N.yaml"
-    path.write_text("id: N\ntitle: t\nqueries:\n  - query: \"The [MASK] is {TARGET}.\"\n"
-                    "    MASK: {M: [man], F: [woman]}\n"
-                    f"    TARGET: {{T: [{{phrase: a {NAIVE_NFD} one, item: {NAIVE_NFD}}}, nurse]}}\n"
-                    "lpr: {target_pair: false}\n", encoding="utf-8")
+    path.write_text(
+        'id: N\ntitle: t\nqueries:\n  - query: "The [MASK] is {TARGET}."\n'
+        "    MASK: {M: [man], F: [woman]}\n"
+        f"    TARGET: {{T: [{{phrase: a {NAIVE_NFD} one, item: {NAIVE_NFD}}}, nurse]}}\n"
+        "lpr: {target_pair: false}\n",
+        encoding="utf-8",
+    )
     s = load_study(path)
     assert f"a {NAIVE_NFC} one" in set(s.queries["T_word"].astype(str))
     assert s.queries.attrs["item_keys"]["T_word"] == {f"a {NAIVE_NFC} one": NAIVE_NFC}
     csv = tmp_path / "q.csv"
-    csv.write_text(f"query,MASK,M_pair,M_word\n[MASK] is {NAIVE_NFD}.,Male,1,he\n[MASK] is {NAIVE_NFD}.,Female,1,she\n",
-                   encoding="utf-8")
+    csv.write_text(
+        f"query,MASK,M_pair,M_word\n[MASK] is {NAIVE_NFD}.,Male,1,he\n[MASK] is {NAIVE_NFD}.,Female,1,she\n", encoding="utf-8"
+    )
     assert unicodedata.is_normalized("NFC", str(read_query_table(csv)["query"].iloc[0]))
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    return str(build_tiny_model(tmp_path_factory.mktemp("look") / "tiny-bert", "bert-uncased",
-                                ["man", "woman", "nurse", "is", "the", "a"], seed=1))
+    return str(
+        build_tiny_model(
+            tmp_path_factory.mktemp("look") / "tiny-bert", "bert-uncased", ["man", "woman", "nurse", "is", "the", "a"], seed=1
+        )
+    )
 
 
 def _user_call(model, q):
-    return fmat.run([model], q, progress=False)     # the line a warning must point at
+    return fmat.run([model], q, progress=False)  # the line a warning must point at
 
 
 def test_an_oov_word_that_only_looks_like_a_vocabulary_entry_shows_code_points(tiny):
@@ -104,7 +111,7 @@ def test_debug_is_accepted_after_the_subcommand(tmp_path):
     assert build_parser().parse_args(["reliability", missing, "--debug"]).debug is True
     assert build_parser().parse_args(["--debug", "reliability", missing]).debug is True
     assert build_parser().parse_args(["reliability", missing]).debug is False
-    with pytest.raises(InputError):      # --debug: the error is raised (traceback), not printed
+    with pytest.raises(InputError):  # --debug: the error is raised (traceback), not printed
         main(["reliability", missing, "--debug"])
 
 
@@ -121,9 +128,12 @@ def test_reliability_help_names_only_commands_that_exist(capsys):
 
 def test_cli_fixes_name_the_flag(tmp_path, capsys):
     scores = tmp_path / "s.csv"
-    scores.write_text("model,query,MASK,M_pair,M_word,TARGET,T_pair,T_word,prob\n"
-                      "m,[MASK] is {TARGET}.,Male,1,he,Occ,1,nurse,0.2\n"
-                      "m,[MASK] is {TARGET}.,Female,1,she,Occ,1,nurse,0.3\n", encoding="utf-8")
+    scores.write_text(
+        "model,query,MASK,M_pair,M_word,TARGET,T_pair,T_word,prob\n"
+        "m,[MASK] is {TARGET}.,Male,1,he,Occ,1,nurse,0.2\n"
+        "m,[MASK] is {TARGET}.,Female,1,she,Occ,1,nurse,0.3\n",
+        encoding="utf-8",
+    )
     assert main(["summary", str(scores)]) == 2
     err = capsys.readouterr().err
     assert "--no-target-pair" in err, err
@@ -131,10 +141,15 @@ def test_cli_fixes_name_the_flag(tmp_path, capsys):
 
 def test_cli_warnings_name_the_command_not_fmats_source(tiny, tmp_path):
     q = tmp_path / "q.csv"
-    q.write_text("query,MASK,M_pair,M_word\nThe [MASK] is a nurse.,Male,1,man\nThe [MASK] is a nurse.,Female,1,womanly\n",
-                 encoding="utf-8")
-    res = subprocess.run([sys.executable, "-m", "fmat.cli", "run", str(q), "-m", tiny, "-o", str(tmp_path / "s.parquet"),
-                          "--no-progress"], capture_output=True, text=True, timeout=300)
+    q.write_text(
+        "query,MASK,M_pair,M_word\nThe [MASK] is a nurse.,Male,1,man\nThe [MASK] is a nurse.,Female,1,womanly\n", encoding="utf-8"
+    )
+    res = subprocess.run(
+        [sys.executable, "-m", "fmat.cli", "run", str(q), "-m", tiny, "-o", str(tmp_path / "s.parquet"), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr
     assert "fmat run: warning: model" in res.stderr and "womanly" in res.stderr, res.stderr
     assert "fmat/" not in res.stderr.replace("fmat run:", ""), res.stderr
@@ -158,10 +173,15 @@ def test_fmat_study_check_checks_the_study_file_alone(tmp_path, capsys):
     assert main(["study", str(REPO / "tests" / "data" / "studies" / "EX1.yaml"), "--check"]) == 0
     assert "valid" in capsys.readouterr().out
     bad = tmp_path / "EX9.yaml"
-    bad.write_text((REPO / "tests" / "data" / "studies" / "EX1.yaml").read_text(encoding="utf-8")
-                   .replace("id: EX1", "id: EX9").replace("name: factual_wefat ", "name: factual_wefta "), encoding="utf-8")
+    bad.write_text(
+        (REPO / "tests" / "data" / "studies" / "EX1.yaml")
+        .read_text(encoding="utf-8")
+        .replace("id: EX1", "id: EX9")
+        .replace("name: factual_wefat ", "name: factual_wefta "),
+        encoding="utf-8",
+    )
     assert main(["study", str(bad), "--check"]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err and "did you mean 'factual_wefat'" in err, err
-    assert main(["study", str(REPO / "tests" / "data" / "studies" / "EX1.yaml")]) == 2   # without --check:
-    assert "-m/--model and -o/--output are required" in capsys.readouterr().err          # models and folder needed
+    assert main(["study", str(REPO / "tests" / "data" / "studies" / "EX1.yaml")]) == 2  # without --check:
+    assert "-m/--model and -o/--output are required" in capsys.readouterr().err  # models and folder needed

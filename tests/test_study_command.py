@@ -1,6 +1,7 @@
 """``fmat study`` on tiny models: nothing computed is lost when a later step fails, the failure
 names the models and words that caused it, and the printed command resumes from the kept
 scores (issue 34)."""
+
 from __future__ import annotations
 
 import shlex
@@ -73,7 +74,7 @@ def test_a_failing_reliability_step_keeps_the_tables_and_says_how_to_resume(tiny
     assert not (out / "reliability.parquet").exists()
     # a resumable command, printed in full
     line = next(x for x in err.splitlines() if "--resume" in x)
-    command = shlex.split(line[line.index("fmat study"):])
+    command = shlex.split(line[line.index("fmat study") :])
     assert command[:2] == ["fmat", "study"] and command[-1] == "--resume"
 
     # resuming without the model that has no LPR: tiny-a's scores are reused, nothing is scored again
@@ -85,7 +86,7 @@ def test_a_failing_reliability_step_keeps_the_tables_and_says_how_to_resume(tiny
     monkeypatch.setattr(fmat.runner, "score_tables", no_scoring)
     args = command[1:]
     i = args.index(b)
-    del args[i - 1:i + 1]
+    del args[i - 1 : i + 1]
     assert main(args) == 0, capsys.readouterr().err
     stats = pd.read_parquet(out / "stats.parquet")
     alpha = stats[(stats["statistic"] == "alpha") & (stats["model"] == "tiny-a")]["value"]
@@ -110,7 +111,7 @@ def test_fmat_study_shows_progress_as_fmat_run(tiny, study, tmp_path, capsys):
     a, _ = tiny
     assert main(["study", str(study), "-m", a, "-o", str(tmp_path / "out"), "--device", "cpu"]) == 0
     err = capsys.readouterr().err
-    assert "tiny-a:" in err and "/6 [" in err and "sent/s" in err, err   # the tqdm bar of fmat run
+    assert "tiny-a:" in err and "/6 [" in err and "sent/s" in err, err  # the tqdm bar of fmat run
 
 
 def test_report_writes_one_self_contained_page_of_ones_own_study(tiny, other, study, tmp_path, capsys):
@@ -121,8 +122,9 @@ def test_report_writes_one_self_contained_page_of_ones_own_study(tiny, other, st
     study.write_text(STUDY.replace("title: Gender and occupations", "title: Gender <and> occupations"), encoding="utf-8")
     a, _ = tiny
     out = tmp_path / "out"
-    assert main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--no-progress",
-                 "--report"]) == 0, capsys.readouterr().err
+    assert (
+        main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--no-progress", "--report"]) == 0
+    ), capsys.readouterr().err
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "<title>Gender &lt;and&gt; occupations</title>" in page
     for section in ('id="design"', 'id="lpr"', 'id="reliability"', 'id="models"'):
@@ -133,4 +135,4 @@ def test_report_writes_one_self_contained_page_of_ones_own_study(tiny, other, st
     alpha = stats[(stats["statistic"] == "alpha") & (stats["model"] == "tiny-a")]["value"].item()
     assert f"{alpha:.3f}" in page
     assert not re.search(r"Bao|paper|replicat", page, re.I)
-    assert not re.search(r"(src|href)=\"(https?:)?//", page)          # self-contained
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)  # self-contained

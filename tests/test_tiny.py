@@ -1,4 +1,5 @@
 """fmat.tiny: tiny masked LMs of every tokenizer family load like hub models."""
+
 from __future__ import annotations
 
 import hashlib
@@ -7,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from tiny_arch import not_single_words
 
 from fmat.tiny import FAMILIES, build_demo_models, build_tiny_model
-from tiny_arch import not_single_words
 
 torch.set_num_threads(1)
 
@@ -34,12 +35,14 @@ def test_demo_names_and_classes(demo):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     assert set(demo) == {folder for _, folder in FAMILIES.values()}
-    expected = {"tiny-bert-base-uncased": ("BertForMaskedLM", "BertTokenizer"),
-                "tiny-bert-base-cased": ("BertForMaskedLM", "BertTokenizer"),
-                "tiny-distilbert-base-uncased": ("DistilBertForMaskedLM", "BertTokenizer"),
-                "tiny-roberta-base": ("RobertaForMaskedLM", "RobertaTokenizer"),
-                "tiny-albert-base-v2": ("AlbertForMaskedLM", "AlbertTokenizer"),
-                "tiny-bertweet-base": ("RobertaForMaskedLM", "BertweetTokenizer")}
+    expected = {
+        "tiny-bert-base-uncased": ("BertForMaskedLM", "BertTokenizer"),
+        "tiny-bert-base-cased": ("BertForMaskedLM", "BertTokenizer"),
+        "tiny-distilbert-base-uncased": ("DistilBertForMaskedLM", "BertTokenizer"),
+        "tiny-roberta-base": ("RobertaForMaskedLM", "RobertaTokenizer"),
+        "tiny-albert-base-v2": ("AlbertForMaskedLM", "AlbertTokenizer"),
+        "tiny-bertweet-base": ("RobertaForMaskedLM", "BertweetTokenizer"),
+    }
     for name, path in demo.items():
         assert (path / "model.safetensors").exists()
         model = AutoModelForMaskedLM.from_pretrained(path)
@@ -49,13 +52,16 @@ def test_demo_names_and_classes(demo):
         assert not_single_words(path) == []
 
 
-@pytest.mark.parametrize("name,sentence,tokens", [
-    ("tiny-bert-base-uncased", "He is a nurse", ["he", "is", "a", "nurse"]),
-    ("tiny-bert-base-cased", "He is Mary", ["He", "is", "Mary"]),
-    ("tiny-roberta-base", "He is a woman in 1850", ["He", "Ġis", "Ġa", "Ġwoman", "Ġin", "Ġ1850"]),
-    ("tiny-albert-base-v2", "She is a man", ["▁she", "▁is", "▁a", "▁man"]),
-    ("tiny-bertweet-base", "She is a man", ["She", "is", "a", "man"]),
-])
+@pytest.mark.parametrize(
+    "name,sentence,tokens",
+    [
+        ("tiny-bert-base-uncased", "He is a nurse", ["he", "is", "a", "nurse"]),
+        ("tiny-bert-base-cased", "He is Mary", ["He", "is", "Mary"]),
+        ("tiny-roberta-base", "He is a woman in 1850", ["He", "Ġis", "Ġa", "Ġwoman", "Ġin", "Ġ1850"]),
+        ("tiny-albert-base-v2", "She is a man", ["▁she", "▁is", "▁a", "▁man"]),
+        ("tiny-bertweet-base", "She is a man", ["She", "is", "a", "man"]),
+    ],
+)
 def test_words_are_whole_tokens(demo, name, sentence, tokens):
     from transformers import AutoTokenizer
 
@@ -69,7 +75,7 @@ def test_bertweet_uses_fastbpe_continuations(demo):
     pieces = tok.tokenize("zyzzogeton")
     assert len(pieces) > 1 and all(p.endswith("@@") for p in pieces[:-1]) and not pieces[-1].endswith("@@")
     codes = (demo["tiny-bertweet-base"] / "bpe.codes").read_text().splitlines()
-    assert all(len(line.split()) == 3 for line in codes[:50])   # 'a b count', as BERTweet's file
+    assert all(len(line.split()) == 3 for line in codes[:50])  # 'a b count', as BERTweet's file
 
 
 @pytest.mark.parametrize("family", ["bert-cased", "albert", "bertweet"])  # the three canonicalised trainers
@@ -92,7 +98,7 @@ def test_not_single_words_are_reported(tmp_path):
     assert not_single_words(path) == []
     # a word part whose whole-word form is missing is listed
     meta = json.loads((path / "fmat_tiny.json").read_text())
-    assert meta["n_words"] == len(tiny._word_parts(WORDS)) == 8   # "a nurse" -> "a", "nurse"
+    assert meta["n_words"] == len(tiny._word_parts(WORDS)) == 8  # "a nurse" -> "a", "nurse"
 
 
 def test_unknown_family(tmp_path):
@@ -103,18 +109,22 @@ def test_unknown_family(tmp_path):
 def test_short_words_stay_whole_in_a_large_sentencepiece_vocabulary(tmp_path):
     """With thousands of words the Unigram trainer keeps pieces like '▁' + 'he' and '▁me' + 'n';
     the builder must still make 'he', 'his', 'men' single tokens (the demo's Study 1 and 3 words)."""
-    from transformers import AutoTokenizer
-
     import itertools
+
+    from transformers import AutoTokenizer
 
     years = [str(y) for y in range(1800, 2020)]
     syl = ["ba", "ke", "li", "mo", "nu", "ra", "se", "ti", "vo", "ja", "de", "fi", "go", "ha", "lu", "pe"]
-    names = sorted({(a + b + c).capitalize() for a, b, c in
-                    itertools.product(syl, syl, ["n", "l", "r", "s", "a", "e", "y", "ne", "la", "son"])})[:3600]
+    names = sorted(
+        {
+            (a + b + c).capitalize()
+            for a, b, c in itertools.product(syl, syl, ["n", "l", "r", "s", "a", "e", "y", "ne", "la", "son"])
+        }
+    )[:3600]
     words = ["He", "His", "She", "Her", "men", "women", "man", "woman", "him", "her"] + years + names
     path = build_tiny_model(tmp_path / "albert", "albert", words, seed=0)
     tok = AutoTokenizer.from_pretrained(path)
-    assert tok.tokenize("He") == ["▁he"]                   # sentence-initial, lower-cased
+    assert tok.tokenize("He") == ["▁he"]  # sentence-initial, lower-cased
     lead = len(tok.tokenize("a"))
     for word in ("men", "his", "he", "her", "woman"):
         assert tok.tokenize(f"a {word}")[lead:] == [f"▁{word}"], word

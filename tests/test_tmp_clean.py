@@ -7,6 +7,7 @@ render ends (a stand-in quarto here that writes into $TMPDIR and sleeps; a real 
 during a cell: tests/test_quarto.py). Each command here runs with its own empty TMPDIR and HOME
 (Jupyter's runtime folder is under HOME), listed before and after.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,10 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_scoring import make_query, tiny_models
 
 REPO = Path(__file__).resolve().parents[1]
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     return tiny_models(tmp_path_factory)
@@ -32,32 +34,42 @@ def _env(tmp_path: Path) -> dict:
     for name in ("T", "H"):
         (tmp_path / name).mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-    env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore",
-               PYTHONPATH=str(REPO / "tests"))
+    env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore", PYTHONPATH=str(REPO / "tests"))
     return env
 
 
 def _left(tmp_path: Path) -> list[str]:
     """What is in the temporary folder, and Jupyter's runtime folder (connection files), now."""
     runtime = tmp_path / "H" / ".local" / "share" / "jupyter" / "runtime"
-    return sorted(str(p.relative_to(tmp_path)) for p in [*(tmp_path / "T").rglob("*"),
-                                                         *(runtime.rglob("*") if runtime.is_dir() else [])])
+    return sorted(
+        str(p.relative_to(tmp_path)) for p in [*(tmp_path / "T").rglob("*"), *(runtime.rglob("*") if runtime.is_dir() else [])]
+    )
 
 
 def _fmat(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "fmat.cli", *args], cwd=tmp_path, env=_env(tmp_path),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "fmat.cli", *args],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.parametrize("ok, status", [(True, 0), (False, 1)])
 def test_a_page_without_quarto_leaves_nothing_when_it_ends(tmp_path, ok, status):
     """A page written without Quarto (a small Page; the page functions: test_reports_content.py), or
     one whose input is missing."""
-    code = ("import fmat_replication.pages.render as r; from test_report import small_page; _b = r.build_page; "
-            f"r.build_page = lambda kind, inputs: small_page() if {ok} else _b(kind, inputs); "
-            "r.render_page('study', 'r.html', {'study': '2A', 'study_file': 'none.yaml'}, engine='offline')")
-    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path), capture_output=True,
-                         text=True, timeout=600)
+    code = (
+        "import fmat_replication.pages.render as r; from test_report import small_page; _b = r.build_page; "
+        f"r.build_page = lambda kind, inputs: small_page() if {ok} else _b(kind, inputs); "
+        "r.render_page('study', 'r.html', {'study': '2A', 'study_file': 'none.yaml'}, engine='offline')"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=600
+    )
     assert res.returncode == status, res.stderr[-3000:]
     assert ok or "the study page needs the input(s) paper, replication, stats" in res.stderr
     assert (tmp_path / "r.html").exists() == ok
@@ -83,8 +95,15 @@ exec sleep 300
     env = _env(tmp_path)
     env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
     code = "from fmat_replication.pages.render import render_page; render_page('study', 'r.html', {'study': '2A'})"
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     started = tmp_path / "quarto-started"
     try:
         while not (started.exists() and started.read_text().strip()):
@@ -114,11 +133,13 @@ def test_other_commands_leave_nothing(tmp_path, tiny):
 
     model = shutil.copytree(tiny["bert-uncased"], tmp_path / "m")
     write_query_table(make_query("The [MASK] is here.", MASK={"M": ["man"], "F": ["woman"]}), tmp_path / "q.csv")
-    for args, status in ((["query", "The [MASK] works.", "--mask", "M=man", "--mask", "F=woman", "-o", "q2.csv"], 0),
-                         (["run", "q.csv", "-m", str(model), "-o", "s.parquet", "--no-progress"], 0),
-                         (["summary", "s.parquet", "-o", "lpr.csv"], 0),
-                         (["run", "q.csv", "-m", "no-such-model", "-o", "x.parquet", "--no-progress"], 2),
-                         (["check", "The [MASK] is here.", "-m", str(model)], 0)):
+    for args, status in (
+        (["query", "The [MASK] works.", "--mask", "M=man", "--mask", "F=woman", "-o", "q2.csv"], 0),
+        (["run", "q.csv", "-m", str(model), "-o", "s.parquet", "--no-progress"], 0),
+        (["summary", "s.parquet", "-o", "lpr.csv"], 0),
+        (["run", "q.csv", "-m", "no-such-model", "-o", "x.parquet", "--no-progress"], 2),
+        (["check", "The [MASK] is here.", "-m", str(model)], 0),
+    ):
         res = _fmat(tmp_path, *args)
         assert res.returncode == status, (args, res.stderr[-3000:])
         assert _left(tmp_path) == [], args

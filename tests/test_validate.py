@@ -1,5 +1,6 @@
 """Bad input (issue 22): every class is rejected with exit 2, the file and field named, before
 any model loads (no model is given a reachable path: a model load would fail differently)."""
+
 from __future__ import annotations
 
 import os
@@ -12,16 +13,21 @@ import pytest
 from fmat.cli import main
 
 HEAD = "id: {sid}\ntitle: t\nqueries:\n"
-BLOCK = ("  - query: \"{query}\"\n    MASK: {{Male: {male}, Female: {female}}}\n"
-         "    TARGET: {{Occ: {occ}}}\n")
+BLOCK = '  - query: "{query}"\n    MASK: {{Male: {male}, Female: {female}}}\n    TARGET: {{Occ: {occ}}}\n'
 
 
-def study(tmp_path, sid="S", query="The [MASK] works as a {TARGET}.", male="[man, he]",
-          female="[woman, she]", occ="[nurse, engineer]", extra="") -> Path:
+def study(
+    tmp_path,
+    sid="S",
+    query="The [MASK] works as a {TARGET}.",
+    male="[man, he]",
+    female="[woman, she]",
+    occ="[nurse, engineer]",
+    extra="",
+) -> Path:
     extra = "lpr: {target_pair: false}\n" + extra
     p = tmp_path / f"{sid}.yaml"
-    p.write_text(HEAD.format(sid=sid) + BLOCK.format(query=query, male=male, female=female, occ=occ) + extra,
-                 encoding="utf-8")
+    p.write_text(HEAD.format(sid=sid) + BLOCK.format(query=query, male=male, female=female, occ=occ) + extra, encoding="utf-8")
     return p
 
 
@@ -31,8 +37,9 @@ def fmat(argv, capsys):
 
 
 def rejected(path, capsys, *fields, check=True):
-    for args in ([["query", "--study", str(path), "--check"]] if check else []) + \
-            [["study", str(path), "-m", "no/such-model", "-o", str(Path(path).parent / "out")]]:
+    for args in ([["query", "--study", str(path), "--check"]] if check else []) + [
+        ["study", str(path), "-m", "no/such-model", "-o", str(Path(path).parent / "out")]
+    ]:
         rc, err = fmat(args, capsys)
         assert rc == 2, err
         assert "unexpected error" not in err
@@ -44,6 +51,7 @@ def rejected(path, capsys, *fields, check=True):
 
 # ---------------------------------------------------------------- class 1: accepted, then wrong numbers
 
+
 def test_shared_contrast_word(tmp_path, capsys):
     err = rejected(study(tmp_path, male="[man, he]", female="[woman, he]"), capsys, "MASK", "'he'")
     assert "more than one MASK group" in err
@@ -51,16 +59,22 @@ def test_shared_contrast_word(tmp_path, capsys):
 
 def test_shared_target_phrase(tmp_path, capsys):
     p = tmp_path / "S.yaml"
-    p.write_text(HEAD.format(sid="S") + "  - query: \"The [MASK] is {TARGET}.\"\n    MASK: {Male: [he], "
-                 "Female: [she]}\n    TARGET: {A: [kind, tall], B: [warm, kind]}\n", encoding="utf-8")
+    p.write_text(
+        HEAD.format(sid="S") + '  - query: "The [MASK] is {TARGET}."\n    MASK: {Male: [he], '
+        "Female: [she]}\n    TARGET: {A: [kind, tall], B: [warm, kind]}\n",
+        encoding="utf-8",
+    )
     rejected(p, capsys, "TARGET", "'kind'")
 
 
-@pytest.mark.parametrize("query,shown", [
-    ("The [MASK] works as a {target}.", "write {TARGET}"),
-    ("The [MASK] works as a {TARGET} {ATRIB}.", "did you mean {ATTRIB}"),
-    ("The [MASK] works as a {TARGET} }.", "unmatched brace"),
-])
+@pytest.mark.parametrize(
+    "query,shown",
+    [
+        ("The [MASK] works as a {target}.", "write {TARGET}"),
+        ("The [MASK] works as a {TARGET} {ATRIB}.", "did you mean {ATTRIB}"),
+        ("The [MASK] works as a {TARGET} }.", "unmatched brace"),
+    ],
+)
 def test_unfilled_placeholder(tmp_path, capsys, query, shown):
     rejected(study(tmp_path, query=query), capsys, "query", shown)
 
@@ -77,10 +91,12 @@ def test_yaml_numbers_stay_as_written(tmp_path, word):
     assert word in set(s.queries["T_word"].astype(str))
 
 
-@pytest.mark.parametrize("word,code", [("nur\u200bse", "U+200B"), ("nurse\u00a0x", "U+00A0"),
-                                       ("n\tx", "U+0009"), ("\u0441at", "CYRILLIC")])
+@pytest.mark.parametrize(
+    "word,code", [("nur\u200bse", "U+200B"), ("nurse\u00a0x", "U+00A0"), ("n\tx", "U+0009"), ("\u0441at", "CYRILLIC")]
+)
 def test_invisible_and_lookalike_characters(tmp_path, capsys, word, code):
     import json
+
     rejected(study(tmp_path, occ=json.dumps([word, "nurse"])), capsys, "TARGET", code)
 
 
@@ -98,8 +114,10 @@ def test_unknown_analysis_and_options(tmp_path):
     from fmat.errors import InputError
     from fmat_replication.config import check_study
 
-    for extra, fields in (("analysis: {name: no_such}\n", ("analysis.name", "attitude_weat")),
-                          ("analysis: {name: change_over_time, options: {bogus: 1}}\n", ("analysis.options", "'bogus'"))):
+    for extra, fields in (
+        ("analysis: {name: no_such}\n", ("analysis.name", "attitude_weat")),
+        ("analysis: {name: change_over_time, options: {bogus: 1}}\n", ("analysis.options", "'bogus'")),
+    ):
         path = study(tmp_path, extra=extra)
         with pytest.raises(InputError) as err:
             check_study(path)
@@ -110,22 +128,30 @@ def test_the_library_refuses_an_analysis_name_the_workflow_does_not_know(tmp_pat
     """fmat (the library) knows the names the replication registers (fmat.study.WORKFLOW_ANALYSES,
     kept equal to the registry by tests/test_study_checks.py): fmat query --check and fmat study
     refuse a misspelt name, with the nearest one and the list, and a block of the wrong shape."""
-    err = rejected(study(tmp_path, extra="analysis: {name: factual_wefta}\n"), capsys, "analysis.name",
-                   "did you mean 'factual_wefat'", "stereotype_pairs")
+    err = rejected(
+        study(tmp_path, extra="analysis: {name: factual_wefta}\n"),
+        capsys,
+        "analysis.name",
+        "did you mean 'factual_wefat'",
+        "stereotype_pairs",
+    )
     assert "unknown analysis 'factual_wefta'" in err
     rejected(study(tmp_path, extra="analysis: {name: my_own}\n"), capsys, "analysis.name", "attitude_weat")
-    assert fmat(["query", "--study", str(study(tmp_path, extra="analysis: {name: factual_wefat}\n")), "--check"],
-                capsys)[0] == 0
+    assert fmat(["query", "--study", str(study(tmp_path, extra="analysis: {name: factual_wefat}\n")), "--check"], capsys)[0] == 0
     rejected(study(tmp_path, extra="analysis: {name: 3, options: []}\n"), capsys, "analysis")
 
 
 # ---------------------------------------------------------------- class 2: escaped errors
 
-@pytest.mark.parametrize("data,shown", [
-    ("id: S\ntitle: caf\u00e9\nqueries: []\n".encode("latin-1"), "byte 16"),
-    ("id: S\n".encode("utf-16"), "UTF-16"),
-    (b"\x00\x01\x02PK\x03\x04", "binary"),
-])
+
+@pytest.mark.parametrize(
+    "data,shown",
+    [
+        ("id: S\ntitle: caf\u00e9\nqueries: []\n".encode("latin-1"), "byte 16"),
+        ("id: S\n".encode("utf-16"), "UTF-16"),
+        (b"\x00\x01\x02PK\x03\x04", "binary"),
+    ],
+)
 def test_not_utf8(tmp_path, capsys, data, shown):
     p = tmp_path / "S.yaml"
     p.write_bytes(data)
@@ -142,10 +168,15 @@ def test_directory_and_deep_nesting(tmp_path, capsys):
     rejected(p, capsys, "nested too deeply")
 
 
-@pytest.mark.parametrize("name,data,shown", [
-    ("q.xlsx", b"PK\x03\x04", ".xlsx"), ("q.csv.gz", b"\x1f\x8b", ".gz"),
-    ("q.parquet", b"PAR1\x00\x00", "truncated"), ("q.parquet", b"query,M_word\n", "not a parquet"),
-])
+@pytest.mark.parametrize(
+    "name,data,shown",
+    [
+        ("q.xlsx", b"PK\x03\x04", ".xlsx"),
+        ("q.csv.gz", b"\x1f\x8b", ".gz"),
+        ("q.parquet", b"PAR1\x00\x00", "truncated"),
+        ("q.parquet", b"query,M_word\n", "not a parquet"),
+    ],
+)
 def test_table_format_by_extension_and_content(tmp_path, capsys, name, data, shown):
     p = tmp_path / name
     p.write_bytes(data)
@@ -162,18 +193,23 @@ def test_write_xlsx_is_an_error(tmp_path, capsys):
 @pytest.mark.parametrize("cell", ["NA", ""])
 def test_r_na_in_word_column(tmp_path, capsys, cell):
     p = tmp_path / "q.csv"
-    p.write_text('"","query","MASK","M_pair","M_word"\n"1","[MASK] is here.","A","1","he"\n'
-                 f'"2","[MASK] is here.","B","1",{cell}\n', encoding="utf-8")
+    p.write_text(
+        f'"","query","MASK","M_pair","M_word"\n"1","[MASK] is here.","A","1","he"\n"2","[MASK] is here.","B","1",{cell}\n',
+        encoding="utf-8",
+    )
     rc, err = fmat(["run", str(p), "-m", "no/such-model"], capsys)
     assert rc == 2 and str(p) in err and "M_word" in err and "row(s) 2" in err, err
 
 
 # ---------------------------------------------------------------- class 3: hangs and blow-ups
 
+
 def test_range_cap(tmp_path, capsys):
     p = tmp_path / "S.yaml"
-    p.write_text(HEAD.format(sid="S") + "  - query: \"[MASK] was born in {TARGET}.\"\n    MASK: {A: [he], "
-                 "B: [she]}\n    TARGET: {Year: {range: [0, 200000000]}}\n")
+    p.write_text(
+        HEAD.format(sid="S") + '  - query: "[MASK] was born in {TARGET}."\n    MASK: {A: [he], '
+        "B: [she]}\n    TARGET: {Year: {range: [0, 200000000]}}\n"
+    )
     rejected(p, capsys, "TARGET.Year", "limit")
 
 
@@ -190,8 +226,14 @@ def _big_study(tmp_path, n: int) -> Path:
     words = [f"w{i}" for i in range(n)]
     p = tmp_path / f"S{n}" / "S.yaml"
     p.parent.mkdir()
-    p.write_text(HEAD.format(sid="S") + "  - query: \"[MASK] is here.\"\n    MASK:\n      A: ["
-                 + ", ".join(words[:n // 2]) + "]\n      B: [" + ", ".join(words[n // 2:]) + "]\n")
+    p.write_text(
+        HEAD.format(sid="S")
+        + '  - query: "[MASK] is here."\n    MASK:\n      A: ['
+        + ", ".join(words[: n // 2])
+        + "]\n      B: ["
+        + ", ".join(words[n // 2 :])
+        + "]\n"
+    )
     return p
 
 
@@ -212,14 +254,18 @@ def test_large_valid_study_check_is_linear(tmp_path, capsys):
 
 # ---------------------------------------------------------------- class 4: found only after the model loads
 
-@pytest.mark.parametrize("rows,shown", [
-    ([("[MASK] is here [MASK].", "A", "1", "he"), ("[MASK] is here [MASK].", "B", "1", "she")], "2 [MASK]"),
-    ([("It is here.", "A", "1", "he"), ("It is here.", "B", "1", "she")], "0 [MASK]"),
-    ([("[MASK] is here.", "A", "1", "he"), ("[MASK] is here.", "A", "1", "he")], "repeat"),
-    ([("[MASK] is here.", "A", "1", "he"), ("[MASK] is here.", "A", "1", "him")], "M_pair"),
-    ([("[MASK] is {TARGET}.", "A", "1", "he"), ("[MASK] is {TARGET}.", "B", "1", "she")], "unfilled"),
-    ([("[MASK] is here.", "A", "1", "[MASK]"), ("[MASK] is here.", "B", "1", "she")], "contains [MASK]"),
-])
+
+@pytest.mark.parametrize(
+    "rows,shown",
+    [
+        ([("[MASK] is here [MASK].", "A", "1", "he"), ("[MASK] is here [MASK].", "B", "1", "she")], "2 [MASK]"),
+        ([("It is here.", "A", "1", "he"), ("It is here.", "B", "1", "she")], "0 [MASK]"),
+        ([("[MASK] is here.", "A", "1", "he"), ("[MASK] is here.", "A", "1", "he")], "repeat"),
+        ([("[MASK] is here.", "A", "1", "he"), ("[MASK] is here.", "A", "1", "him")], "M_pair"),
+        ([("[MASK] is {TARGET}.", "A", "1", "he"), ("[MASK] is {TARGET}.", "B", "1", "she")], "unfilled"),
+        ([("[MASK] is here.", "A", "1", "[MASK]"), ("[MASK] is here.", "B", "1", "she")], "contains [MASK]"),
+    ],
+)
 def test_query_table_checked_before_model(tmp_path, capsys, rows, shown):
     p = tmp_path / "q.csv"
     pd.DataFrame(rows, columns=["query", "MASK", "M_pair", "M_word"]).to_csv(p, index=False)
@@ -229,8 +275,9 @@ def test_query_table_checked_before_model(tmp_path, capsys, rows, shown):
 
 def test_single_mask_group_refused_by_fmat_run_before_the_model(tmp_path, capsys):
     p = tmp_path / "q.csv"
-    pd.DataFrame([("[MASK] is here.", "A", "1", "he"), ("[MASK] is there.", "A", "1", "he")],
-                 columns=["query", "MASK", "M_pair", "M_word"]).to_csv(p, index=False)
+    pd.DataFrame(
+        [("[MASK] is here.", "A", "1", "he"), ("[MASK] is there.", "A", "1", "he")], columns=["query", "MASK", "M_pair", "M_word"]
+    ).to_csv(p, index=False)
     rc, err = fmat(["run", str(p), "-m", "no/such-model"], capsys)
     assert rc == 2 and f"{p}: MASK" in err and "--single-group" in err and "unexpected" not in err, err
     # with --single-group the table passes the check and the run goes on to the (missing) model
@@ -240,6 +287,7 @@ def test_single_mask_group_refused_by_fmat_run_before_the_model(tmp_path, capsys
 
 # ---------------------------------------------------------------- class 5: messages
 
+
 def test_yaml_error_names_the_path(tmp_path, capsys):
     p = tmp_path / "S.yaml"
     p.write_text("id: S\ntitle: [unclosed\n")
@@ -248,6 +296,7 @@ def test_yaml_error_names_the_path(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- class 6: permissions
+
 
 def test_outputs_follow_the_umask(tmp_path, capsys):
     old = os.umask(0o022)
@@ -263,10 +312,13 @@ def test_outputs_follow_the_umask(tmp_path, capsys):
         os.umask(old)
 
 
-@pytest.mark.parametrize("config,shown", [
-    ({"device": "gpu"}, "cuda:N or mps"),
-    ({"studies": ["3A", "3A"]}, "'3A' is listed more than once"),
-])
+@pytest.mark.parametrize(
+    "config,shown",
+    [
+        ({"device": "gpu"}, "cuda:N or mps"),
+        ({"studies": ["3A", "3A"]}, "'3A' is listed more than once"),
+    ],
+)
 def test_config_messages_in_words(config, shown):
     from fmat.errors import InputError
     from fmat_replication.config import validate_config
@@ -297,18 +349,30 @@ def test_one_translator_of_schema_errors_serves_study_files_and_configs():
 
     from fmat import validate
 
-    schema = {"type": "object", "additionalProperties": False, "required": ["a"],
-              "properties": {"a": {"type": "boolean"}, "b": {"type": "string", "pattern": "^x",
-                                                              "description": "text starting with x"},
-                             "c": {"oneOf": [{"type": "string", "description": "a name"},
-                                             {"type": "object", "properties": {"n": {"type": "integer"}}}]}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "boolean"},
+            "b": {"type": "string", "pattern": "^x", "description": "text starting with x"},
+            "c": {
+                "oneOf": [
+                    {"type": "string", "description": "a name"},
+                    {"type": "object", "properties": {"n": {"type": "integer"}}},
+                ]
+            },
+        },
+    }
     v = jsonschema.Draft202012Validator(schema)
-    got = dict((".".join(map(str, p)), m) for p, m in validate.schema_problems(
-        v, {"a": "yes please", "b": "y", "zz": 1, "c": {"n": "one"}}))
+    got = dict(
+        (".".join(map(str, p)), m)
+        for p, m in validate.schema_problems(v, {"a": "yes please", "b": "y", "zz": 1, "c": {"n": "one"}})
+    )
     assert got["a"] == "'yes please' is text, expected boolean"
     assert got["b"] == "'y' is not allowed here; allowed: text starting with x"
     assert got["zz"] == "unknown key 'zz'; allowed keys here: a, b, c"
-    assert got["c.n"] == "'one' is text, expected integer"          # the mapping form's own error
+    assert got["c.n"] == "'one' is text, expected integer"  # the mapping form's own error
     got = dict((".".join(map(str, p)), m) for p, m in validate.schema_problems(v, {"a": True, "c": 3}))
     assert got == {"c": "3 is an integer; expected a name or a mapping"}
     assert validate.schema_problems(v, {}) == [(["a"], "required key 'a' is missing")]

@@ -1,5 +1,6 @@
 """Property test (issue 22): random mutations of a valid study file never crash, and never
 pass with an unfilled placeholder or a word shared by two groups of a contrast."""
+
 from __future__ import annotations
 
 import re
@@ -10,10 +11,41 @@ from hypothesis import strategies as st
 from fmat.errors import InputError
 from fmat.study import load_study
 
-BASE = {"query": "The [MASK] works as a {TARGET}.", "Male": ["man", "he"], "Female": ["woman", "she"],
-        "Occ": ["nurse", "engineer"]}
-PIECES = ["he", "man", "{target}", "{ATRIB}", "{TARGET}", "[MASK]", "010", "0x1F", ".inf", "\u200b",
-          " ", "\u0441", "\n", "yes", "~", "*a", "&a x", "{", "}", "'", '"', ":", "#", "-", "\t", "é", ""]
+BASE = {
+    "query": "The [MASK] works as a {TARGET}.",
+    "Male": ["man", "he"],
+    "Female": ["woman", "she"],
+    "Occ": ["nurse", "engineer"],
+}
+PIECES = [
+    "he",
+    "man",
+    "{target}",
+    "{ATRIB}",
+    "{TARGET}",
+    "[MASK]",
+    "010",
+    "0x1F",
+    ".inf",
+    "\u200b",
+    " ",
+    "\u0441",
+    "\n",
+    "yes",
+    "~",
+    "*a",
+    "&a x",
+    "{",
+    "}",
+    "'",
+    '"',
+    ":",
+    "#",
+    "-",
+    "\t",
+    "é",
+    "",
+]
 
 text = st.lists(st.sampled_from(PIECES) | st.text(max_size=4), min_size=1, max_size=4).map("".join)
 
@@ -28,8 +60,9 @@ def mutated(draw):
     for _ in range(draw(st.integers(1, 3))):
         key = draw(st.sampled_from(list(d)))
         if key == "query":
-            d["query"] = draw(st.sampled_from([d["query"] + draw(text), draw(text) + d["query"],
-                                               d["query"].replace("{TARGET}", draw(text))]))
+            d["query"] = draw(
+                st.sampled_from([d["query"] + draw(text), draw(text) + d["query"], d["query"].replace("{TARGET}", draw(text))])
+            )
         else:
             i = draw(st.integers(0, len(d[key]) - 1))
             d[key][i] = draw(st.sampled_from([draw(text), d[key][i] + draw(text)]))
@@ -40,9 +73,12 @@ def mutated(draw):
 @given(mutated())
 def test_mutations_never_crash_or_pass_wrongly(tmp_path, d):
     p = tmp_path / "S.yaml"
-    p.write_text(f"id: S\ntitle: t\nlpr: {{target_pair: false}}\nqueries:\n  - query: \"{d['query']}\"\n"
-                 f"    MASK: {{Male: {_yaml_list(d['Male'])}, Female: {_yaml_list(d['Female'])}}}\n"
-                 f"    TARGET: {{Occ: {_yaml_list(d['Occ'])}}}\n", encoding="utf-8")
+    p.write_text(
+        f'id: S\ntitle: t\nlpr: {{target_pair: false}}\nqueries:\n  - query: "{d["query"]}"\n'
+        f"    MASK: {{Male: {_yaml_list(d['Male'])}, Female: {_yaml_list(d['Female'])}}}\n"
+        f"    TARGET: {{Occ: {_yaml_list(d['Occ'])}}}\n",
+        encoding="utf-8",
+    )
     try:
         s = load_study(p)
     except InputError as err:
@@ -70,9 +106,11 @@ def test_c_and_python_yaml_parsers_read_study_files_alike(d):
 
     from fmat import validate
 
-    text = (f"id: S\ntitle: t\nqueries:\n  - query: \"{d['query']}\"\n"
-            f"    MASK: {{Male: {_yaml_list(d['Male'])}, Female: {_yaml_list(d['Female'])}}}\n"
-            f"    TARGET: {{Occ: {_yaml_list(d['Occ'])}}}\n")
+    text = (
+        f'id: S\ntitle: t\nqueries:\n  - query: "{d["query"]}"\n'
+        f"    MASK: {{Male: {_yaml_list(d['Male'])}, Female: {_yaml_list(d['Female'])}}}\n"
+        f"    TARGET: {{Occ: {_yaml_list(d['Occ'])}}}\n"
+    )
     parsed = []
     for base in (yaml.CSafeLoader, yaml.SafeLoader):
         try:
@@ -104,8 +142,25 @@ def _texts(node):
 
 
 @settings(max_examples=150, deadline=None)
-@given(mutated(), st.sampled_from([None, "", True, 3, 2.5, [], {}, {"phrase": "a"}, {"phrase": "a", "x": 1},
-                                   {"range": [1, 2]}, {"criterion": "c", "column": "k"}, ["a", None]]))
+@given(
+    mutated(),
+    st.sampled_from(
+        [
+            None,
+            "",
+            True,
+            3,
+            2.5,
+            [],
+            {},
+            {"phrase": "a"},
+            {"phrase": "a", "x": 1},
+            {"range": [1, 2]},
+            {"criterion": "c", "column": "k"},
+            ["a", None],
+        ]
+    ),
+)
 def test_fast_schema_gate_agrees_with_jsonschema(d, odd):
     """fmat.study checks a study file with jsonschema-rs first (fast), and asks jsonschema only
     when that does not say valid: whatever the fast gate passes, jsonschema must pass too, and the
@@ -114,10 +169,16 @@ def test_fast_schema_gate_agrees_with_jsonschema(d, odd):
 
     from fmat.study import _fast_validator, _plain, _schema_problems, schema
 
-    data = {"id": "S", "title": "t", "queries": [{"query": d["query"], "MASK": {"Male": d["Male"],
-                                                  "Female": d["Female"]}, "TARGET": {"Occ": d["Occ"]}}]}
-    for variant in (data, {**data, "queries": [{**data["queries"][0], "TARGET": {"Occ": odd}}]},
-                    {**data, "queries": [{**data["queries"][0], "TARGET": {"Occ": [*d["Occ"], odd]}}]}):
+    data = {
+        "id": "S",
+        "title": "t",
+        "queries": [{"query": d["query"], "MASK": {"Male": d["Male"], "Female": d["Female"]}, "TARGET": {"Occ": d["Occ"]}}],
+    }
+    for variant in (
+        data,
+        {**data, "queries": [{**data["queries"][0], "TARGET": {"Occ": odd}}]},
+        {**data, "queries": [{**data["queries"][0], "TARGET": {"Occ": [*d["Occ"], odd]}}]},
+    ):
         slow = not list(jsonschema.Draft202012Validator(schema()).iter_errors(variant))
         if _fast_validator().is_valid(_plain(variant)):
             assert slow, variant

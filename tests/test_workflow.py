@@ -4,6 +4,7 @@ behaviour, and the offline demo end to end (slow, run in CI).
 Every run happens in a temporary working directory (the current folder) so nothing is written into the
 repository; its ``config`` is a link to the repository's (study files, criteria mappings).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,9 +41,15 @@ def snakemake(args, workdir: Path, env=None, timeout=600, configfiles=()) -> sub
     if not config_link.exists():
         config_link.symlink_to(REPO / "config", target_is_directory=True)
     cfg = ["--configfile", PAPER_CONFIG, *map(str, configfiles)]
-    return subprocess.run(SNAKEMAKE + ["-s", str(SNAKEFILE), *cfg, *args], cwd=workdir,
-                          env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        SNAKEMAKE + ["-s", str(SNAKEFILE), *cfg, *args],
+        cwd=workdir,
+        env=e,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def job_counts(output: str) -> dict[str, int]:
@@ -67,9 +74,9 @@ def test_dry_run_of_the_paper_lists_every_job(tmp_path):
     res = snakemake(["-n", "--config", f"studies_dir={STUDIES_DIR}"], tmp_path)
     assert res.returncode == 0, res.stdout
     n = job_counts(res.stdout)
-    assert n["download_model"] == 12      # the paper's 12 models
-    assert n["queries"] == 15             # 15 studies
-    assert n["score_paper"] == 12         # ONE scoring job per model, the paper's 15 studies in it
+    assert n["download_model"] == 12  # the paper's 12 models
+    assert n["queries"] == 15  # 15 studies
+    assert n["score_paper"] == 12  # ONE scoring job per model, the paper's 15 studies in it
     assert [r for r in n if r.startswith("score_")] == ["score_paper"]
     assert n["lpr"] == 15
     assert n["reliability"] == 15
@@ -85,12 +92,15 @@ def _bad(tmp_path, content: dict) -> subprocess.CompletedProcess:
     return snakemake(["-n"], tmp_path, configfiles=[cfg])
 
 
-@pytest.mark.parametrize("content, key", [
-    ({"batch_sise": 8}, "config.batch_sise: unknown key 'batch_sise'"),
-    ({"studies": ["2A", "5Z"]}, "config.studies[1]: unknown study '5Z'"),
-    ({"batch_size": "many"}, "config.batch_size: 'many' is text, expected integer"),
-    ({"models": [{"name": "roberta-base", "revison": "main"}]}, "config.models[0].revison"),
-])
+@pytest.mark.parametrize(
+    "content, key",
+    [
+        ({"batch_sise": 8}, "config.batch_sise: unknown key 'batch_sise'"),
+        ({"studies": ["2A", "5Z"]}, "config.studies[1]: unknown study '5Z'"),
+        ({"batch_size": "many"}, "config.batch_size: 'many' is text, expected integer"),
+        ({"models": [{"name": "roberta-base", "revison": "main"}]}, "config.models[0].revison"),
+    ],
+)
 def test_bad_config_fails_the_dry_run_naming_the_key(tmp_path, content, key):
     res = _bad(tmp_path, content)
     assert res.returncode == 2, res.stdout
@@ -111,9 +121,20 @@ def test_missing_mirror_names_the_config_file_that_set_it(tmp_path):
 def test_offline_main_command_stops_quickly_with_how_to_run_offline(tmp_path):
     """No network and no cache: the download rule fails within seconds and says what to do."""
     t = time.perf_counter()
-    res = snakemake(["--cores", "1", "--config", f"studies_dir={STUDIES_DIR}", "studies=[2A]",
-                     "models=[bert-base-uncased,roberta-base]", f"cache_dir={tmp_path / 'hf'}"],
-                    tmp_path, env={"HF_HUB_OFFLINE": "1"}, timeout=300)
+    res = snakemake(
+        [
+            "--cores",
+            "1",
+            "--config",
+            f"studies_dir={STUDIES_DIR}",
+            "studies=[2A]",
+            "models=[bert-base-uncased,roberta-base]",
+            f"cache_dir={tmp_path / 'hf'}",
+        ],
+        tmp_path,
+        env={"HF_HUB_OFFLINE": "1"},
+        timeout=300,
+    )
     elapsed = time.perf_counter() - t
     assert res.returncode != 0
     assert "make demo" in res.stdout and "HF_HUB_OFFLINE=1" in res.stdout, res.stdout
@@ -139,8 +160,7 @@ def demo_run(tmp_path_factory):
     # the same pages with Quarto
     override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "report_engine": "offline"}))
     t = time.perf_counter()
-    res = snakemake(["--cores", "2"], work, timeout=1500,
-                    configfiles=[REPO / "config" / "demo.yaml", override])
+    res = snakemake(["--cores", "2"], work, timeout=1500, configfiles=[REPO / "config" / "demo.yaml", override])
     assert res.returncode == 0, res.stdout[-6000:]
     (work / "snakemake.out").write_text(res.stdout, encoding="utf-8")
     return work, time.perf_counter() - t
@@ -269,8 +289,9 @@ def documented_numbers_missing(work: Path, studies) -> list[str]:
                     missing.append(f"verdicts of {study}")
                 continue
             stats = pd.read_parquet(work / "results" / "analysis" / study / "stats.parquet")
-            missing += [f"{stat} of {study} ({row['producer']})" for stat in row["statistics"]
-                        if not (stats["statistic"] == stat).any()]
+            missing += [
+                f"{stat} of {study} ({row['producer']})" for stat in row["statistics"] if not (stats["statistic"] == stat).any()
+            ]
     section = DOC.read_text(encoding="utf-8").split("What the pages say of each model", 1)[1].split("\n\n", 2)[1]
     outputs = re.findall(r"\| `([a-z_]+)` \| `(results/[^`]+)` \|", section)
     assert len(outputs) >= 4, section
@@ -356,10 +377,29 @@ def test_fmat_study_command_writes_the_same_tables(demo_run, tmp_path):
     work, _ = demo_run
     models = work / "resources" / "demo_models"
     out = tmp_path / "3A"
-    res = subprocess.run([sys.executable, "-m", "fmat.cli", "study", str(REPO / "config" / "studies" / "3A.yaml"),
-                          "--model", str(models / "tiny-bert-base-uncased"), "--model", str(models / "tiny-roberta-base"),
-                          "--device", "cpu", "--threads", "1", "-o", str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fmat.cli",
+            "study",
+            str(REPO / "config" / "studies" / "3A.yaml"),
+            "--model",
+            str(models / "tiny-bert-base-uncased"),
+            "--model",
+            str(models / "tiny-roberta-base"),
+            "--device",
+            "cpu",
+            "--threads",
+            "1",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stdout
     for name in ("queries", "scores", "lpr", "reliability", "stats"):
         assert (out / f"{name}.parquet").exists()
@@ -393,7 +433,7 @@ def browse_demo_pages(folder: Path, shots: dict | None = None) -> dict:
     for page in pages:
         assert page.ok, page
         assert page.n_images >= (1 if page.path.endswith("index.html") else 2), page
-        assert page.outline["banner"] == 1, page.path                       # the demo's banner
+        assert page.outline["banner"] == 1, page.path  # the demo's banner
     return {Path(p.path).stem: p for p in pages}
 
 
@@ -434,13 +474,17 @@ def test_demo_pages_with_quarto(quarto, demo_run, tmp_path):
     table of contents, tables, figures, captions and verdict cells."""
     work, _ = demo_run
     copy = tmp_path / "demo"
-    shutil.copytree(work, copy, symlinks=True)          # mtimes kept: only the reports run again
+    shutil.copytree(work, copy, symlinks=True)  # mtimes kept: only the reports run again
     override = copy / "test.yaml"
     override.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "report_engine": "quarto"}))
     bare_path = os.pathsep.join([str(Path(quarto).parent), "/usr/local/bin", "/usr/bin", "/bin"])
-    res = snakemake(["--cores", "2", "--rerun-triggers", "mtime", "--forcerun", "report_study", "report_index"],
-                    copy, env={"PATH": bare_path, "VIRTUAL_ENV": ""}, timeout=1500,
-                    configfiles=[REPO / "config" / "demo.yaml", override])
+    res = snakemake(
+        ["--cores", "2", "--rerun-triggers", "mtime", "--forcerun", "report_study", "report_index"],
+        copy,
+        env={"PATH": bare_path, "VIRTUAL_ENV": ""},
+        timeout=1500,
+        configfiles=[REPO / "config" / "demo.yaml", override],
+    )
     assert res.returncode == 0, res.stdout[-6000:]
     ran = job_counts(res.stdout)
     n_studies = len(yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["studies"])

@@ -3,17 +3,17 @@ configuration validation, the model lock, reliability rows.
 
 Fast (no Snakemake, no models). The workflow itself is tested in tests/test_workflow.py.
 """
+
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
-from types import SimpleNamespace
 
 import fmat.pipeline
 import fmat.runner
@@ -23,14 +23,23 @@ import fmat_replication.demo
 import fmat_replication.model_stage
 import fmat_replication.score
 import fmat_replication.scripts
-from fmat.results import model_slug
 from fmat.errors import InputError, OfflineError
+from fmat.results import model_slug
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER_MODELS = [
-    "bert-base-uncased", "bert-base-cased", "bert-large-uncased", "bert-large-cased",
-    "distilbert-base-uncased", "distilbert-base-cased", "albert-base-v1", "albert-base-v2",
-    "roberta-base", "distilroberta-base", "vinai/bertweet-base", "vinai/bertweet-large",
+    "bert-base-uncased",
+    "bert-base-cased",
+    "bert-large-uncased",
+    "bert-large-cased",
+    "distilbert-base-uncased",
+    "distilbert-base-cased",
+    "albert-base-v1",
+    "albert-base-v2",
+    "roberta-base",
+    "distilroberta-base",
+    "vinai/bertweet-base",
+    "vinai/bertweet-large",
 ]
 STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
 
@@ -45,6 +54,7 @@ def _validate(cfg, **kw):
 
 
 # ----------------------------------------------------------------------------- names
+
 
 def test_model_slug_is_filesystem_safe_and_reversible_through_the_config():
     assert model_slug("vinai/bertweet-base") == "vinai__bertweet-base"
@@ -65,12 +75,13 @@ def test_duplicate_model_is_an_error_naming_the_entry():
 
 # ----------------------------------------------------------------------------- configuration
 
+
 def test_paper_config_has_the_12_models_and_15_studies_and_validates(paper_config):
     cfg = _validate(paper_config)
     assert [s.name for s in fmat_replication.config.model_table(cfg).values()] == PAPER_MODELS
     assert cfg["studies"] == STUDIES
     assert cfg["mirror_dir"] is None and cfg["device"] == "auto"
-    assert cfg["batch_size"] is None and cfg["max_tokens"] is None      # automatic batches
+    assert cfg["batch_size"] is None and cfg["max_tokens"] is None  # automatic batches
 
 
 def test_demo_config_is_tiny_models_of_every_family(paper_config):
@@ -84,17 +95,20 @@ def test_demo_config_is_tiny_models_of_every_family(paper_config):
     assert {"2A", "3A"} <= set(cfg["studies"])
 
 
-@pytest.mark.parametrize("change, where, what", [
-    ({"foo": 1}, "config.foo", "unknown key 'foo'"),
-    ({"batch_size": "32"}, "config.batch_size", "expected integer"),
-    ({"studies": "2A"}, "config.studies", "expected array"),
-    ({"device": "gpu"}, "config.device", "allowed: auto"),
-    ({"models": [{"name": "roberta-base", "revison": "x"}]}, "config.models[0].revison", "unknown key"),
-    ({"models": [3]}, "config.models[0]", "model id"),
-    ({"models": []}, "config.models", "non-empty"),
-    ({"studies": ["2A", "9Z"]}, "config.studies[1]", "unknown study '9Z'"),
-    ({"cache_dir": 3}, "config.cache_dir", "expected string or null"),
-])
+@pytest.mark.parametrize(
+    "change, where, what",
+    [
+        ({"foo": 1}, "config.foo", "unknown key 'foo'"),
+        ({"batch_size": "32"}, "config.batch_size", "expected integer"),
+        ({"studies": "2A"}, "config.studies", "expected array"),
+        ({"device": "gpu"}, "config.device", "allowed: auto"),
+        ({"models": [{"name": "roberta-base", "revison": "x"}]}, "config.models[0].revison", "unknown key"),
+        ({"models": [3]}, "config.models[0]", "model id"),
+        ({"models": []}, "config.models", "non-empty"),
+        ({"studies": ["2A", "9Z"]}, "config.studies[1]", "unknown study '9Z'"),
+        ({"cache_dir": 3}, "config.cache_dir", "expected string or null"),
+    ],
+)
 def test_bad_config_names_the_key(paper_config, change, where, what):
     with pytest.raises(InputError) as err:
         _validate({**paper_config, **change}, load_studies=False)
@@ -126,6 +140,7 @@ def test_study_criteria_lists_the_criterion_tables_a_study_reads():
 
 # ----------------------------------------------------------------------------- resources
 
+
 def test_score_resources_grow_with_attempt():
     a1 = fmat_replication.score.score_resources("bert-large-cased", 1)
     a2 = fmat_replication.score.score_resources("bert-large-cased", 2)
@@ -134,6 +149,7 @@ def test_score_resources_grow_with_attempt():
 
 
 # ----------------------------------------------------------------------------- network, lock
+
 
 def test_hub_unreachable_is_detected_without_waiting(monkeypatch):
     import socket
@@ -213,6 +229,7 @@ def test_json_marker_roundtrip(tmp_path):
 
 # ----------------------------------------------------------------------------- tables
 
+
 def _scores(n_items=6, models=("m/one", "two", "three"), seed=1):
     rng = np.random.default_rng(seed)
     rows = []
@@ -220,9 +237,19 @@ def _scores(n_items=6, models=("m/one", "two", "three"), seed=1):
     for m in models:
         for i in range(n_items):
             for g, w in (("Male", "he"), ("Female", "she")):
-                rows.append({"model": m, "query": f"q{i % 2} [MASK] {{TARGET}}.", "MASK": g, "M_pair": "1",
-                             "M_word": w, "TARGET": "T", "T_pair": "T.1", "T_word": f"w{i // 2}",
-                             "prob": float(np.exp(base[i] + rng.normal(0, 0.5) + (0.3 if g == "Male" else 0)))})
+                rows.append(
+                    {
+                        "model": m,
+                        "query": f"q{i % 2} [MASK] {{TARGET}}.",
+                        "MASK": g,
+                        "M_pair": "1",
+                        "M_word": w,
+                        "TARGET": "T",
+                        "T_pair": "T.1",
+                        "T_word": f"w{i // 2}",
+                        "prob": float(np.exp(base[i] + rng.normal(0, 0.5) + (0.3 if g == "Male" else 0))),
+                    }
+                )
     df = pd.DataFrame(rows)
     for c in df.columns:
         if c != "prob":
@@ -252,8 +279,7 @@ def test_reliability_rows_match_pingouin_and_the_results_shape():
     from fmat.results import validate_results
 
     scores = _scores()
-    study = {"lpr": {"mask_pair": True, "target_pair": False},
-             "reliability": {"item": "query", "by": ["model"]}}
+    study = {"lpr": {"mask_pair": True, "target_pair": False}, "reliability": {"item": "query", "by": ["model"]}}
     lpr = fmat.pipeline.lpr_table(study, scores)
     details, stats = fmat.pipeline.reliability_tables(study, scores, lpr, sid="XX")
     validate_results(stats)
@@ -286,10 +312,21 @@ def test_demo_words_collects_words_and_phrase_parts():
 def test_phrases_become_item_keys_so_templates_line_up():
     """Study 1A words an item "an engineer" in three templates and "engineer" in the fourth."""
 
-    items = pd.DataFrame({"slot": ["TARGET"] * 4, "word": ["an engineer", "a nurse", "engineer", "nurse"],
-                          "item": ["engineer", "nurse", "engineer", "nurse"]})
-    lpr = pd.DataFrame({"model": ["m"] * 4, "query": ["q1", "q1", "q2", "q2"],
-                        "T_word": ["an engineer", "a nurse", "engineer", "nurse"], "LPR": [1.0, 2.0, 1.5, 2.5]})
+    items = pd.DataFrame(
+        {
+            "slot": ["TARGET"] * 4,
+            "word": ["an engineer", "a nurse", "engineer", "nurse"],
+            "item": ["engineer", "nurse", "engineer", "nurse"],
+        }
+    )
+    lpr = pd.DataFrame(
+        {
+            "model": ["m"] * 4,
+            "query": ["q1", "q1", "q2", "q2"],
+            "T_word": ["an engineer", "a nurse", "engineer", "nurse"],
+            "LPR": [1.0, 2.0, 1.5, 2.5],
+        }
+    )
     out = fmat.pipeline._item_keys(SimpleNamespace(items=items), lpr, "query")
     assert out["T_word"].astype(str).tolist() == ["engineer", "nurse", "engineer", "nurse"]
     assert lpr["T_word"].tolist()[0] == "an engineer"  # the input is not changed

@@ -6,6 +6,7 @@ network), a `score_groups` member without a study file (ignored in silence).
 
 Every run is a dry run in a temporary working folder (nothing is written into the repository).
 """
+
 from __future__ import annotations
 
 import os
@@ -29,9 +30,15 @@ def dry_run(tmp_path: Path, *args, config: dict | None = None, env: dict | None 
         extra.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, **config}), encoding="utf-8")
         files.append(str(extra))
     e = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", *files,
-                           *args], cwd=tmp_path, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", *files, *args],
+        cwd=tmp_path,
+        env=e,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
 
 
 def _clean(out: str) -> None:
@@ -54,8 +61,10 @@ def test_cuda_without_a_gpu_fails_at_the_config_check_naming_the_key(tmp_path):
     """No GPU here (CUDA_VISIBLE_DEVICES hides any): the check names the file, the key and the values to use."""
     res = dry_run(tmp_path, "-n", config={"device": "cuda", "studies": ["2A"]}, env={"CUDA_VISIBLE_DEVICES": ""})
     assert res.returncode == 2, res.stdout[-3000:]
-    assert f"invalid configuration: {tmp_path / 'extra.yaml'}: config.device: device 'cuda': this machine has " \
-           "no CUDA GPU" in res.stdout, res.stdout
+    assert (
+        f"invalid configuration: {tmp_path / 'extra.yaml'}: config.device: device 'cuda': this machine has "
+        "no CUDA GPU" in res.stdout
+    ), res.stdout
     assert "fix: set device: auto" in res.stdout and "device: cpu" in res.stdout and "--device" not in res.stdout
     _clean(res.stdout)
 
@@ -93,8 +102,10 @@ def test_a_model_id_that_is_a_path_is_refused_by_the_schema(name):
             validate_config({"models": [entry], "studies": ["2A"], "studies_dir": STUDIES_DIR}, load_studies=False)
         assert caught.value.where == "config.models[0]" + ("" if isinstance(entry, str) else ".name")
         assert "no '..'" in str(caught.value)
-    validate_config({"models": ["vinai/bertweet-base", "bert-base-uncased", "a.b_c-d"], "studies": ["2A"],
-                     "studies_dir": STUDIES_DIR}, load_studies=False)
+    validate_config(
+        {"models": ["vinai/bertweet-base", "bert-base-uncased", "a.b_c-d"], "studies": ["2A"], "studies_dir": STUDIES_DIR},
+        load_studies=False,
+    )
 
 
 def test_a_model_id_that_is_a_path_stops_the_dry_run(tmp_path):
@@ -110,20 +121,30 @@ def test_a_score_group_member_without_a_study_file_is_an_error(tmp_path):
     holds only some of its studies) is not an error."""
     res = dry_run(tmp_path, "-n", config={"studies": ["X1"], "score_groups": {"examples": ["X1", "X3"]}})
     assert res.returncode == 2, res.stdout[-3000:]
-    assert (f"{tmp_path / 'extra.yaml'}: config.score_groups.examples[1]: score group 'examples' lists study "
-            f"'X3', which has no study file") in res.stdout, res.stdout
+    assert (
+        f"{tmp_path / 'extra.yaml'}: config.score_groups.examples[1]: score group 'examples' lists study "
+        f"'X3', which has no study file"
+    ) in res.stdout, res.stdout
     assert "fix: correct the study id" in res.stdout
     _clean(res.stdout)
     from fmat_replication.config import validate_config
 
-    own = {"models": ["bert-base-uncased"], "studies": ["X1"], "studies_dir": STUDIES_DIR,
-           "score_groups": {"paper": ["1A", "NOT-HERE"], "mine": ["X1"]}}
+    own = {
+        "models": ["bert-base-uncased"],
+        "studies": ["X1"],
+        "studies_dir": STUDIES_DIR,
+        "score_groups": {"paper": ["1A", "NOT-HERE"], "mine": ["X1"]},
+    }
     assert validate_config(own, load_studies=False, repo=REPO)["score_groups"] == own["score_groups"]
     subset = tmp_path / "subset"
     subset.mkdir()
     (subset / "3D.yaml").write_bytes((REPO / "config" / "studies" / "3D.yaml").read_bytes())
-    paper = {"models": ["bert-base-uncased"], "studies": ["3D"], "studies_dir": str(subset),
-             "score_groups": {"paper": ["1A", "3D"]}}
+    paper = {
+        "models": ["bert-base-uncased"],
+        "studies": ["3D"],
+        "studies_dir": str(subset),
+        "score_groups": {"paper": ["1A", "3D"]},
+    }
     validate_config(paper, load_studies=False, repo=REPO)
     with pytest.raises(InputError, match="lists study 'X3', which has no study file"):
         validate_config({**paper, "score_groups": {"paper": ["X3", "3D"]}}, load_studies=False, repo=REPO)

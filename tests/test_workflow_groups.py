@@ -1,5 +1,6 @@
 """Score groups (one scoring job per model and group) and local model folders in the config
 (issue 19). Fast: no Snakemake, no model loads (the folders hold a config and dummy weights)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -30,16 +31,18 @@ def test_adding_a_study_leaves_the_other_groups_as_they_were():
     before = score_groups({"studies": paper, "score_groups": {"paper": paper}})
     after = score_groups({"studies": paper + ["X1"], "score_groups": {"paper": paper}})
     assert after == {**before, "study_X1": ["X1"]}
-    assert list(before) == ["paper"]      # the paper: ONE scoring job per model
+    assert list(before) == ["paper"]  # the paper: ONE scoring job per model
 
 
-@pytest.mark.parametrize("groups, message", [
-    ({"a": ["3A"], "b": ["3A"]}, "study '3A' is in two score groups, 'a' and 'b'"),
-    ({"study_X1": ["3A"]}, "would be scored in a group named 'study_X1'"),
-])
+@pytest.mark.parametrize(
+    "groups, message",
+    [
+        ({"a": ["3A"], "b": ["3A"]}, "study '3A' is in two score groups, 'a' and 'b'"),
+        ({"study_X1": ["3A"]}, "would be scored in a group named 'study_X1'"),
+    ],
+)
 def test_bad_groups_are_named(groups, message):
-    cfg = {"models": ["bert-base-uncased"], "studies": ["3A", "X1"], "studies_dir": STUDIES_DIR,
-           "score_groups": groups}
+    cfg = {"models": ["bert-base-uncased"], "studies": ["3A", "X1"], "studies_dir": STUDIES_DIR, "score_groups": groups}
     with pytest.raises(InputError) as err:
         validate_config(cfg, load_studies=False)
     assert message in str(err.value)
@@ -47,13 +50,13 @@ def test_bad_groups_are_named(groups, message):
 
 
 def test_group_names_are_checked_by_the_schema():
-    cfg = {"models": ["bert-base-uncased"], "studies": ["3A"], "studies_dir": STUDIES_DIR,
-           "score_groups": {"my.group": ["3A"]}}
+    cfg = {"models": ["bert-base-uncased"], "studies": ["3A"], "studies_dir": STUDIES_DIR, "score_groups": {"my.group": ["3A"]}}
     with pytest.raises(InputError, match="config.score_groups"):
         validate_config(cfg, load_studies=False)
     # issue 35: a dash is allowed (the message said so); the name becomes the rule score_my-group
     assert validate_config({**cfg, "score_groups": {"my-group": ["3A"]}}, load_studies=False)["score_groups"] == {
-        "my-group": ["3A"]}
+        "my-group": ["3A"]
+    }
 
 
 def _folder(path: Path, weights: bytes = b"weights") -> Path:
@@ -70,20 +73,25 @@ def test_a_local_folder_is_resolved_from_the_repository_root(tmp_path):
     assert model_folder(spec, tmp_path) == tmp_path / "models" / "mine"
     assert check_model_folder(spec, tmp_path) == tmp_path / "models" / "mine"
     assert model_folder(model_table({"models": ["bert-base-uncased"]})["bert-base-uncased"], tmp_path) is None
-    cfg = {"models": [{"name": "my-bert", "path": "models/mine"}, "bert-base-uncased"], "studies": ["3A"],
-           "studies_dir": STUDIES_DIR}
+    cfg = {
+        "models": [{"name": "my-bert", "path": "models/mine"}, "bert-base-uncased"],
+        "studies": ["3A"],
+        "studies_dir": STUDIES_DIR,
+    }
     assert validate_config(cfg, load_studies=False, repo=tmp_path)["models"] == cfg["models"]
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: None, "there is no folder"),
-    (lambda p: p.mkdir(), "has no config.json, model.safetensors or pytorch_model.bin"),
-    (lambda p: (p.mkdir(), (p / "config.json").write_text("{}")), "has no model.safetensors or pytorch_model.bin"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: None, "there is no folder"),
+        (lambda p: p.mkdir(), "has no config.json, model.safetensors or pytorch_model.bin"),
+        (lambda p: (p.mkdir(), (p / "config.json").write_text("{}")), "has no model.safetensors or pytorch_model.bin"),
+    ],
+)
 def test_a_bad_local_folder_is_named_before_any_job(tmp_path, make, message):
     make(tmp_path / "mine")
-    cfg = {"models": ["bert-base-uncased", {"name": "my-bert", "path": "mine"}], "studies": ["3A"],
-           "studies_dir": STUDIES_DIR}
+    cfg = {"models": ["bert-base-uncased", {"name": "my-bert", "path": "mine"}], "studies": ["3A"], "studies_dir": STUDIES_DIR}
     with pytest.raises(InputError) as err:
         validate_config(cfg, load_studies=False, repo=tmp_path)
     assert message in str(err.value)
@@ -92,8 +100,7 @@ def test_a_bad_local_folder_is_named_before_any_job(tmp_path, make, message):
 
 def test_tiny_and_path_together_are_refused(tmp_path):
     _folder(tmp_path / "mine")
-    cfg = {"models": [{"name": "t", "tiny": "bert-uncased", "path": "mine"}], "studies": ["3A"],
-           "studies_dir": STUDIES_DIR}
+    cfg = {"models": [{"name": "t", "tiny": "bert-uncased", "path": "mine"}], "studies": ["3A"], "studies_dir": STUDIES_DIR}
     with pytest.raises(InputError, match="both `tiny` and `path`"):
         validate_config(cfg, load_studies=False, repo=tmp_path)
 

@@ -3,6 +3,7 @@ job, or in Snakemake's words) are stopped by the configuration check before any 
 
 Dry runs in a temporary working folder (nothing is written into the repository).
 """
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,15 @@ def snakemake(tmp_path: Path, *args, config: dict | None = None) -> subprocess.C
         extra = tmp_path / "extra.yaml"
         extra.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, **config}), encoding="utf-8")
         files.append(str(extra))
-    return subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", *files,
-                           *args], cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"},
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", *files, *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
 
 
 def _clean(out: str) -> None:
@@ -37,12 +44,15 @@ def _clean(out: str) -> None:
 
 # ----------------------------------------------------------------------------- score groups
 
+
 def test_a_clash_with_the_paper_group_says_where_paper_comes_from(tmp_path):
     """The user never wrote `paper`: config/config.yaml did, and Snakemake merged it in."""
     res = snakemake(tmp_path, "-n", config={"studies": ["2A", "X1"], "score_groups": {"mine": ["2A"]}})
     assert res.returncode == 2, res.stdout[-3000:]
-    assert (f"study '2A' is in two score groups: 'paper' (from {REPO / 'config' / 'config.yaml'}) and 'mine' "
-            f"(from {tmp_path / 'extra.yaml'})") in res.stdout, res.stdout
+    assert (
+        f"study '2A' is in two score groups: 'paper' (from {REPO / 'config' / 'config.yaml'}) and 'mine' "
+        f"(from {tmp_path / 'extra.yaml'})"
+    ) in res.stdout, res.stdout
     assert "take it out of 'paper' by giving that group again" in res.stdout
     _clean(res.stdout)
 
@@ -62,22 +72,25 @@ def test_a_group_name_with_a_dash_is_allowed_and_the_message_says_what_is(tmp_pa
 
 # ----------------------------------------------------------------------------- faults that came late
 
+
 def test_one_model_is_refused_at_the_configuration_check(tmp_path):
     """One model ran scoring, agreement and the model cards, then failed in the reliability job
     ("ICC needs at least 2 raters"); now the dry run stops, naming the file and the key."""
     res = snakemake(tmp_path, "-n", config={"models": ["bert-base-uncased"], "studies": ["2A"]})
     assert res.returncode == 2, res.stdout[-3000:]
-    assert (f"invalid configuration: {tmp_path / 'extra.yaml'}: config.models: the configuration lists 1 model "
-            "(bert-base-uncased); the workflow needs at least 2") in res.stdout, res.stdout
+    assert (
+        f"invalid configuration: {tmp_path / 'extra.yaml'}: config.models: the configuration lists 1 model "
+        "(bert-base-uncased); the workflow needs at least 2"
+    ) in res.stdout, res.stdout
     assert "fix: list two or more models" in res.stdout and "fmat run" in res.stdout
     _clean(res.stdout)
     from fmat_replication.config import validate_config
 
     with pytest.raises(InputError, match="needs at least 2"):
-        validate_config({"models": ["bert-base-uncased"], "studies": ["2A"], "studies_dir": STUDIES_DIR},
-                        load_studies=False, min_models=2)
-    assert snakemake(tmp_path, "-n", config={"models": ["bert-base-uncased", "roberta-base"],
-                                             "studies": ["2A"]}).returncode == 0
+        validate_config(
+            {"models": ["bert-base-uncased"], "studies": ["2A"], "studies_dir": STUDIES_DIR}, load_studies=False, min_models=2
+        )
+    assert snakemake(tmp_path, "-n", config={"models": ["bert-base-uncased", "roberta-base"], "studies": ["2A"]}).returncode == 0
 
 
 def test_a_profile_switch_that_is_neither_true_nor_false_is_refused(tmp_path):
@@ -87,8 +100,9 @@ def test_a_profile_switch_that_is_neither_true_nor_false_is_refused(tmp_path):
     (profile / "config.yaml").write_text("cores: 1\nprintshellcmds: true\nkeep-going: maybe\n", encoding="utf-8")
     res = snakemake(tmp_path, "-n", "--profile", str(profile), config={"studies": ["X1"]})
     assert res.returncode == 2, res.stdout[-3000:]
-    assert (f"invalid profile: {profile / 'config.yaml'}: line 3: keep-going: 'maybe' is neither true nor "
-            "false") in res.stdout, res.stdout
+    assert (f"invalid profile: {profile / 'config.yaml'}: line 3: keep-going: 'maybe' is neither true nor false") in res.stdout, (
+        res.stdout
+    )
     assert "fix: write keep-going: true or keep-going: false" in res.stdout
     _clean(res.stdout)
     (profile / "config.yaml").write_text("cores: 1\nkeep-going: yes\n", encoding="utf-8")
@@ -107,24 +121,53 @@ def test_a_read_only_results_folder_is_named_before_any_job(tmp_path):
     extra = tmp_path / "extra.yaml"
     extra.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "studies": ["X1"]}), encoding="utf-8")
     script = 'mount -t tmpfs -o size=64k tmpfs results && mount -o remount,ro results && "$@"'
-    res = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
-                          sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile",
-                          str(REPO / "config" / "config.yaml"), str(REPO / "config" / "demo.yaml"), str(extra),
-                          "--cores", "1"], cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"},
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    res = subprocess.run(
+        [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(REPO / "Snakefile"),
+            "--configfile",
+            str(REPO / "config" / "config.yaml"),
+            str(REPO / "config" / "demo.yaml"),
+            str(extra),
+            "--cores",
+            "1",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 2, res.stdout[-3000:]
-    assert (f"invalid working folder: {tmp_path / 'results'}: the workflow writes into results/, and "
-            f"{tmp_path / 'results'} cannot be written: its file system is read-only") in res.stdout, res.stdout
+    assert (
+        f"invalid working folder: {tmp_path / 'results'}: the workflow writes into results/, and "
+        f"{tmp_path / 'results'} cannot be written: its file system is read-only"
+    ) in res.stdout, res.stdout
     assert "fix: run the workflow in a working folder you may write" in res.stdout
     _clean(res.stdout)
     assert not (tmp_path / "logs").exists()
 
 
-@pytest.mark.parametrize("content, said", [
-    ("- models\n- studies\n", "config/config.yaml: line 1: the config file is a list, not a mapping of keys"),
-    ("studies:\n\t- 2A\n", "config/config.yaml: line 2: a tab on this line"),
-    (None, "config/config.yaml: there is no config file config/config.yaml"),
-])
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        ("- models\n- studies\n", "config/config.yaml: line 1: the config file is a list, not a mapping of keys"),
+        ("studies:\n\t- 2A\n", "config/config.yaml: line 2: a tab on this line"),
+        (None, "config/config.yaml: there is no config file config/config.yaml"),
+    ],
+)
 def test_the_workflows_own_config_file_is_checked_first(tmp_path, content, said):
     """Snakemake's own words named no file or line ('Config file must be given as JSON or YAML
     with keys at top level'), or none at all for a missing file; the workflow checks its
@@ -133,9 +176,15 @@ def test_the_workflows_own_config_file_is_checked_first(tmp_path, content, said)
     if content is not None:
         (tmp_path / "config").mkdir()
         (tmp_path / "config" / "config.yaml").write_text(content, encoding="utf-8")
-    res = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n"], cwd=tmp_path,
-                         env={**os.environ, "PYTHONWARNINGS": "ignore"}, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 2, res.stdout[-3000:]
     assert f"invalid configuration: {said}" in res.stdout and "fix:" in res.stdout, res.stdout[-3000:]
     _clean(res.stdout)

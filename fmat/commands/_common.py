@@ -1,4 +1,5 @@
 """Argument helpers shared by the subcommands."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,13 +9,19 @@ from pathlib import Path
 from ..io import FORMATS
 
 
-def command(sub, name: str, *, help: str, description: str | None = None, example: str | None = None,
-            **kw) -> argparse.ArgumentParser:
+def command(
+    sub, name: str, *, help: str, description: str | None = None, example: str | None = None, **kw
+) -> argparse.ArgumentParser:
     """A subcommand's parser: its one-line ``help``, a ``description`` kept as written (line
     breaks and all), and ``example``, a command line shown after the options as "example: ..."."""
-    return sub.add_parser(name, help=help, description=description,
-                          epilog=f"example: {example}" if example else kw.pop("epilog", None),
-                          formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    return sub.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=f"example: {example}" if example else kw.pop("epilog", None),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kw,
+    )
 
 
 def files(p: argparse.ArgumentParser, *, inputs=(), **outputs: str) -> None:
@@ -51,21 +58,30 @@ def check_files(args) -> None:
         if value is None:
             continue
         flag = _flag(attr)
-        target = check_output(value, inputs=inputs, where=flag, folder=kind == "folder", table=kind == "table",
-                              fmt=getattr(args, "format", None) if attr == "output" else None)
+        target = check_output(
+            value,
+            inputs=inputs,
+            where=flag,
+            folder=kind == "folder",
+            table=kind == "table",
+            fmt=getattr(args, "format", None) if attr == "output" else None,
+        )
         if target in seen:
-            raise InputError(f"{flag} and {seen[target]} are the same file ({value})", where=flag,
-                             fix="give each output its own file")
+            raise InputError(
+                f"{flag} and {seen[target]} are the same file ({value})", where=flag, fix="give each output its own file"
+            )
         seen[target] = flag
 
 
 def add_output_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     """``-o/--output PATH`` and ``--format {parquet,csv,tsv}`` (default from the extension);
     the output is checked before the command runs (:func:`check_files`)."""
-    p.add_argument("-o", "--output", required=required, help="output file (.parquet, .csv or .tsv); "
-                   "without it a preview is printed")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="table format (default: from the output's extension; csv for R users)")
+    p.add_argument(
+        "-o", "--output", required=required, help="output file (.parquet, .csv or .tsv); without it a preview is printed"
+    )
+    p.add_argument(
+        "--format", choices=FORMATS, default=None, help="table format (default: from the output's extension; csv for R users)"
+    )
     files(p, output="table")
 
 
@@ -85,8 +101,15 @@ def emit_table(df, args) -> None:
 
 def add_models_arg(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """``-m/--model M`` (repeatable) -> ``args.models``: hub names or local model folders."""
-    p.add_argument("--model", "-m", dest="models", action="append", required=required, metavar="M",
-                   help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several")
+    p.add_argument(
+        "--model",
+        "-m",
+        dest="models",
+        action="append",
+        required=required,
+        metavar="M",
+        help="hub name (e.g. bert-base-uncased) or local model folder; repeat for several",
+    )
 
 
 def positive_int(text: str) -> int:
@@ -104,21 +127,34 @@ def add_timeout_arg(p: argparse.ArgumentParser) -> None:
     """``--timeout SECONDS``: how long a download waits for a server's answer (fmat.net)."""
     from ..net import DEFAULT_TIMEOUT, TIMEOUT_ENV
 
-    p.add_argument("--timeout", default=None, metavar="SECONDS",
-                   help=f"seconds to wait for the server's answer (connection, each read) before giving up "
-                        f"(default: ${TIMEOUT_ENV}, else {DEFAULT_TIMEOUT:g})")
+    p.add_argument(
+        "--timeout",
+        default=None,
+        metavar="SECONDS",
+        help=f"seconds to wait for the server's answer (connection, each read) before giving up "
+        f"(default: ${TIMEOUT_ENV}, else {DEFAULT_TIMEOUT:g})",
+    )
 
 
 def add_compute_args(p: argparse.ArgumentParser, *, cache_dir: bool = True) -> None:
     """Where and how a scoring command runs its models: ``--device``, ``--batch-size``,
     ``--max-tokens`` (fmat.scoring.plan_batches), ``--threads`` and, unless ``cache_dir=False``,
     ``--cache-dir``."""
-    p.add_argument("--device", default=None,
-                   help="auto, cpu, cuda, cuda:N or mps (default: cuda when available)")
-    p.add_argument("--batch-size", type=positive_int, default=None, metavar="N",
-                   help="sentences per forward pass (default: automatic, by --max-tokens)")
-    p.add_argument("--max-tokens", type=positive_int, default=None, metavar="N",
-                   help="padded tokens per forward pass (default: 1024 on a CPU, 8192 on a GPU)")
+    p.add_argument("--device", default=None, help="auto, cpu, cuda, cuda:N or mps (default: cuda when available)")
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="sentences per forward pass (default: automatic, by --max-tokens)",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="padded tokens per forward pass (default: 1024 on a CPU, 8192 on a GPU)",
+    )
     p.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads (default: torch's)")
     if cache_dir:
         p.add_argument("--cache-dir", default=None, help="Hugging Face hub cache (default: $HF_HOME/hub)")

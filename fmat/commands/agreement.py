@@ -1,32 +1,44 @@
 """``fmat agreement``: subject–verb agreement check of masked LMs; ``fmat agreement-download``."""
+
 from __future__ import annotations
 
 from ._common import add_compute_args, add_models_arg, add_output_args, add_timeout_arg, command, emit_table, files
 
 
 def register(sub) -> None:
-    p = command(sub, "agreement", help="subject-verb agreement check of masked LMs (Goldberg 2019, Marvin & Linzen 2018)",
+    p = command(
+        sub,
+        "agreement",
+        help="subject-verb agreement check of masked LMs (Goldberg 2019, Marvin & Linzen 2018)",
         description="Score minimal pairs (the sentence with the verb masked, the correct and the incorrect "
-                    "verb) and report accuracy per model and construction: correct when P(correct verb) > "
-                    "P(incorrect verb). Pairs with a verb that is not one whole-word token of a model are "
-                    "skipped for that model and counted. Without --pairs: the project's 30-pair fixture.",
-        example="fmat agreement -m bert-base-uncased -o agreement.parquet --summary summary.csv")
+        "verb) and report accuracy per model and construction: correct when P(correct verb) > "
+        "P(incorrect verb). Pairs with a verb that is not one whole-word token of a model are "
+        "skipped for that model and counted. Without --pairs: the project's 30-pair fixture.",
+        example="fmat agreement -m bert-base-uncased -o agreement.parquet --summary summary.csv",
+    )
     add_models_arg(p)
-    p.add_argument("--pairs", default=None,
-                   help="minimal pairs in Goldberg's marvin_linzen_dataset.tsv format (default: the fixture)")
-    p.add_argument("--constructions", default=None,
-                   help="comma-separated constructions to keep, or 'all' (default: the subject-verb "
-                        "agreement ones)")
+    p.add_argument(
+        "--pairs", default=None, help="minimal pairs in Goldberg's marvin_linzen_dataset.tsv format (default: the fixture)"
+    )
+    p.add_argument(
+        "--constructions",
+        default=None,
+        help="comma-separated constructions to keep, or 'all' (default: the subject-verb agreement ones)",
+    )
     p.add_argument("--summary", default=None, help="also write the summary table here")
     add_compute_args(p)
     add_output_args(p)
     files(p, inputs=("pairs",), summary="table")
     p.set_defaults(func=_run)
 
-    d = command(sub, "agreement-download", help="download Marvin & Linzen's minimal pairs (Goldberg's file)",
+    d = command(
+        sub,
+        "agreement-download",
+        help="download Marvin & Linzen's minimal pairs (Goldberg's file)",
         description="Fetch Goldberg's marvin_linzen_dataset.tsv (github.com/yoavg/bert-syntax), check its "
-                    "sha256 and write it (and DEST.sha256) atomically.",
-        example="fmat agreement-download resources/agreement/marvin_linzen_dataset.tsv")
+        "sha256 and write it (and DEST.sha256) atomically.",
+        example="fmat agreement-download resources/agreement/marvin_linzen_dataset.tsv",
+    )
     d.add_argument("dest", help="where to write the file")
     d.add_argument("--url", default=None, help="source URL (default: Goldberg's file)")
     d.add_argument("--sha256", default=None, help="expected sha256 ('unverified': do not check)")
@@ -50,9 +62,15 @@ def _run(args) -> int:
     from ..io import write_table
 
     pairs = read_pairs(args.pairs, constructions=_constructions(args.constructions))
-    per_pair, summary = check(args.models, pairs, device=args.device, batch_size=args.batch_size,
-                              max_tokens=args.max_tokens,
-                              threads=args.threads, cache_dir=args.cache_dir)
+    per_pair, summary = check(
+        args.models,
+        pairs,
+        device=args.device,
+        batch_size=args.batch_size,
+        max_tokens=args.max_tokens,
+        threads=args.threads,
+        cache_dir=args.cache_dir,
+    )
     if args.output:
         emit_table(per_pair, args)
     if args.summary:
@@ -68,7 +86,8 @@ def _run(args) -> int:
 def _download(args) -> int:
     from ..agreement import MARVIN_LINZEN_SHA256, MARVIN_LINZEN_URL, download_pairs
 
-    path = download_pairs(args.dest, url=args.url or MARVIN_LINZEN_URL, sha256=args.sha256 or MARVIN_LINZEN_SHA256,
-                          timeout=args.timeout)
+    path = download_pairs(
+        args.dest, url=args.url or MARVIN_LINZEN_URL, sha256=args.sha256 or MARVIN_LINZEN_SHA256, timeout=args.timeout
+    )
     print(f"wrote {path}")
     return 0

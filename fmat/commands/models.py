@@ -1,4 +1,5 @@
 """``fmat download | info | vocab | remove | check``: the models (R: BERT_* and fill_mask_check)."""
+
 from __future__ import annotations
 
 from ._common import add_models_arg, add_output_args, add_timeout_arg, command, emit_table, files, positive_int
@@ -10,10 +11,14 @@ def _models_arg(p, required=True):
 
 
 def register(sub) -> None:
-    p = command(sub, "download", help="download models from the Hugging Face hub (the only online command)",
-                       description="Download config, tokenizer and safetensors weights of each model into the "
-                                   "cache and record the resolved commit in a lock file.",
-                       example="fmat download bert-base-uncased roberta-base --lock resources/models.lock.tsv")
+    p = command(
+        sub,
+        "download",
+        help="download models from the Hugging Face hub (the only online command)",
+        description="Download config, tokenizer and safetensors weights of each model into the "
+        "cache and record the resolved commit in a lock file.",
+        example="fmat download bert-base-uncased roberta-base --lock resources/models.lock.tsv",
+    )
     p.add_argument("names", nargs="+", metavar="MODEL", help="hub model names")
     p.add_argument("--revision", default=None, help="branch, tag or commit (default: main)")
     p.add_argument("--cache-dir", default=None)
@@ -22,14 +27,22 @@ def register(sub) -> None:
     files(p, lock="file")
     p.set_defaults(func=_download)
 
-    p = command(sub, "info", help="parameters, vocabulary, layers... of models (R: BERT_info)",
-                       example="fmat info -m bert-base-uncased -m roberta-base")
+    p = command(
+        sub,
+        "info",
+        help="parameters, vocabulary, layers... of models (R: BERT_info)",
+        example="fmat info -m bert-base-uncased -m roberta-base",
+    )
     _models_arg(p)
     add_output_args(p)
     p.set_defaults(func=_info)
 
-    p = command(sub, "vocab", help="are words single whole-word tokens of the models? (R: BERT_vocab)",
-                       example="fmat vocab -m roberta-base he she nurse")
+    p = command(
+        sub,
+        "vocab",
+        help="are words single whole-word tokens of the models? (R: BERT_vocab)",
+        example="fmat vocab -m roberta-base he she nurse",
+    )
     _models_arg(p)
     p.add_argument("words", nargs="+", help="words to check")
     p.add_argument("--query", default="It is [MASK] here.", help="context sentence (default: %(default)r)")
@@ -42,12 +55,17 @@ def register(sub) -> None:
     p.add_argument("--cache-dir", default=None)
     p.set_defaults(func=_remove)
 
-    p = command(sub, "check", help="top predictions of models for a sentence (R: fill_mask_check)",
-                       example='fmat check "Paris is the [MASK] of France." -m bert-base-uncased --top 5')
+    p = command(
+        sub,
+        "check",
+        help="top predictions of models for a sentence (R: fill_mask_check)",
+        example='fmat check "Paris is the [MASK] of France." -m bert-base-uncased --top 5',
+    )
     p.add_argument("query", help="a sentence with one [MASK]")
     _models_arg(p)
-    p.add_argument("--top", type=positive_int, default=5, metavar="N",
-                   help="how many predictions per model (default: %(default)s)")
+    p.add_argument(
+        "--top", type=positive_int, default=5, metavar="N", help="how many predictions per model (default: %(default)s)"
+    )
     p.add_argument("--device", default=None)
     add_output_args(p)
     p.set_defaults(func=_check)
@@ -56,8 +74,9 @@ def register(sub) -> None:
 def _download(args) -> int:
     from ..models import download
 
-    emit_table(download(args.names, revision=args.revision, cache_dir=args.cache_dir, lock_path=args.lock,
-                        timeout=args.timeout), args)
+    emit_table(
+        download(args.names, revision=args.revision, cache_dir=args.cache_dir, lock_path=args.lock, timeout=args.timeout), args
+    )
     return 0
 
 

@@ -1,28 +1,39 @@
 """``fmat pilot``: pilot a study design on tiny models that learned a planted world (docs/planting.md)."""
+
 from __future__ import annotations
 
 from ._common import command, files
 
 
 def register(sub) -> None:
-    p = command(sub, "pilot", help="train tiny models on a planted world and see whether a study's design recovers it",
+    p = command(
+        sub,
+        "pilot",
+        help="train tiny models on a planted world and see whether a study's design recovers it",
         description="Known truth for your own design, before any real model is run. The world file "
-                    "(docs/planting.md) says which associations hold for the study; fmat trains one tiny "
-                    "masked LM per tokenizer family on sentences generated from it (the study's own "
-                    "templates and words), scores the study on them, and compares their LPRs with the "
-                    "planted ones, model by model (r, slope) and as the world's expectations on the "
-                    "reliability rows. Writes models/, scores.parquet, lpr.parquet, planted_lpr.parquet "
-                    "and recovery.csv into the output folder. Small models, generated text: this shows "
-                    "whether the design finds what is there, not what real BERT models hold.",
-        example="fmat pilot config/studies/3A.yaml --world config/world.yaml -o pilot-3A")
+        "(docs/planting.md) says which associations hold for the study; fmat trains one tiny "
+        "masked LM per tokenizer family on sentences generated from it (the study's own "
+        "templates and words), scores the study on them, and compares their LPRs with the "
+        "planted ones, model by model (r, slope) and as the world's expectations on the "
+        "reliability rows. Writes models/, scores.parquet, lpr.parquet, planted_lpr.parquet "
+        "and recovery.csv into the output folder. Small models, generated text: this shows "
+        "whether the design finds what is there, not what real BERT models hold.",
+        example="fmat pilot config/studies/3A.yaml --world config/world.yaml -o pilot-3A",
+    )
     p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
     p.add_argument("--world", required=True, help="world file that plants associations for the study's id")
     p.add_argument("-o", "--output", required=True, help="output folder (created)")
-    p.add_argument("--families", default="bert-uncased,roberta,albert",
-                   help="tokenizer families of the tiny models, comma-separated (default: %(default)s)")
+    p.add_argument(
+        "--families",
+        default="bert-uncased,roberta,albert",
+        help="tokenizer families of the tiny models, comma-separated (default: %(default)s)",
+    )
     p.add_argument("--steps", type=int, default=600, help="training steps per model (default: %(default)s)")
-    p.add_argument("--criteria", default="resources/criteria",
-                   help="folder of criterion tables the study or the world names (default: %(default)s)")
+    p.add_argument(
+        "--criteria",
+        default="resources/criteria",
+        help="folder of criterion tables the study or the world names (default: %(default)s)",
+    )
     files(p, inputs=("study", "world"), output="folder")
     p.set_defaults(func=_run)
 
@@ -43,38 +54,52 @@ def _run(args) -> int:
     families = [f for f in str(args.families).split(",") if f]
     bad = [f for f in families if f not in tiny.FAMILIES]
     if bad or not families:
-        raise InputError(f"unknown tiny model famil{'y' if len(bad) == 1 else 'ies'} {', '.join(bad) or '(none)'}",
-                         where="--families", fix=f"use some of {', '.join(tiny.FAMILIES)}")
+        raise InputError(
+            f"unknown tiny model famil{'y' if len(bad) == 1 else 'ies'} {', '.join(bad) or '(none)'}",
+            where="--families",
+            fix=f"use some of {', '.join(tiny.FAMILIES)}",
+        )
     if len(families) < 2:
-        raise InputError("a pilot needs two or more models (ICC among the models)", where="--families",
-                         fix="name two or more families, e.g. bert-uncased,roberta")
+        raise InputError(
+            "a pilot needs two or more models (ICC among the models)",
+            where="--families",
+            fix="name two or more families, e.g. bert-uncased,roberta",
+        )
     study = load_study(args.study, criteria_dir=args.criteria)
     world = plant.load_world(args.world)
     planted = world.plant(study.id)
     if planted is None:
-        raise InputError(f"the world plants nothing for study {study.id!r} (it names {', '.join(world.plants)})",
-                         where=f"{args.world}: studies", fix=f"add a block `{study.id}:` with its effects (docs/planting.md)")
+        raise InputError(
+            f"the world plants nothing for study {study.id!r} (it names {', '.join(world.plants)})",
+            where=f"{args.world}: studies",
+            fix=f"add a block `{study.id}:` with its effects (docs/planting.md)",
+        )
     tables = {str(e.per_item["table"]) for e in planted.effects if e.per_item}
     criteria = {}
     for name in sorted(tables):
         path = Path(args.criteria) / f"{name}.parquet"
         if not path.is_file():
-            raise InputError(f"criterion table {name!r} (per_item.table) not found: {path}", where=str(args.world),
-                             fix="give the folder that holds it with --criteria")
+            raise InputError(
+                f"criterion table {name!r} (per_item.table) not found: {path}",
+                where=str(args.world),
+                fix="give the folder that holds it with --criteria",
+            )
         criteria[name] = read_table(path)
     plant.check_plant(planted, study, criteria, where=str(args.world))
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    words = sorted({w for c in ("M_word", "T_word", "A_word") if c in study.queries
-                    for w in study.queries[c].astype(str)})
+    words = sorted({w for c in ("M_word", "T_word", "A_word") if c in study.queries for w in study.queries[c].astype(str)})
     models = {}
     for k, fam in enumerate(families):
         name = f"pilot-{fam}"
         sentences = plant.training_sentences([(study, planted)], name, criteria)
-        print(f"fmat pilot: training {name} on {len(sentences)} sentences ({len(sentences.contexts)} contexts), "
-              f"{args.steps} steps", flush=True)
-        models[name] = str(tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k,
-                                                    steps=args.steps, progress=True))
+        print(
+            f"fmat pilot: training {name} on {len(sentences)} sentences ({len(sentences.contexts)} contexts), {args.steps} steps",
+            flush=True,
+        )
+        models[name] = str(
+            tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k, steps=args.steps, progress=True)
+        )
     scores = run(models, study.queries)
     write_table(scores, out / "scores.parquet")
     ours = lpr_table(study, scores)
@@ -88,8 +113,16 @@ def _run(args) -> int:
         ok = np.isfinite(a) & np.isfinite(b)
         r = float(np.corrcoef(a[ok], b[ok])[0, 1]) if ok.sum() > 2 and np.std(b[ok]) > 0 else float("nan")
         slope = float(np.polyfit(b[ok], a[ok], 1)[0]) if ok.sum() > 2 and np.std(b[ok]) > 0 else float("nan")
-        rows.append({"model": m, "n": int(ok.sum()), "r_planted": r, "slope": slope,
-                     "mean_planted": float(np.mean(b[ok])), "mean_ours": float(np.mean(a[ok]))})
+        rows.append(
+            {
+                "model": m,
+                "n": int(ok.sum()),
+                "r_planted": r,
+                "slope": slope,
+                "mean_planted": float(np.mean(b[ok])),
+                "mean_ours": float(np.mean(a[ok])),
+            }
+        )
     per_model = pd.DataFrame(rows)
     _, rel = reliability_tables(study, scores, ours, sid=study.id)
     checks = plant.recovery(planted, rel)

@@ -1,4 +1,5 @@
 """``fmat query``: build a query table (R: ``FMAT_query``) from options or a study file."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,23 +35,34 @@ def register(subparsers) -> None:
         "query",
         help="build a query table (FMAT_query) from options or from a study file",
         description="Build the table of queries x [MASK] options (x TARGET/ATTRIB words) that "
-                    "'fmat run' scores -- the same table R's FMAT_query() makes.",
+        "'fmat run' scores -- the same table R's FMAT_query() makes.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("query", nargs="*", help="sentence(s) with one [MASK] (and {TARGET}/{ATTRIB})")
-    p.add_argument("--mask", action="append", default=[], metavar="NAME=W1,W2",
-                   help="a MASK group (repeat: first group first)")
-    p.add_argument("--target", action="append", default=[], metavar="NAME=W1,W2",
-                   help="a TARGET group, put into {TARGET} (repeat for several)")
-    p.add_argument("--attrib", action="append", default=[], metavar="NAME=W1,W2",
-                   help="an ATTRIB group, put into {ATTRIB} (repeat for several)")
+    p.add_argument("--mask", action="append", default=[], metavar="NAME=W1,W2", help="a MASK group (repeat: first group first)")
+    p.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="NAME=W1,W2",
+        help="a TARGET group, put into {TARGET} (repeat for several)",
+    )
+    p.add_argument(
+        "--attrib",
+        action="append",
+        default=[],
+        metavar="NAME=W1,W2",
+        help="an ATTRIB group, put into {ATTRIB} (repeat for several)",
+    )
     p.add_argument("--study", metavar="FILE", help="build the query table of this study file instead")
-    p.add_argument("--criteria-dir", default=None, metavar="DIR",
-                   help="folder of criterion tables, for study word lists read from one "
-                        "(the replication's: resources/criteria)")
-    p.add_argument("--check", action="store_true",
-                   help="with --study: only validate the file and list its problems")
+    p.add_argument(
+        "--criteria-dir",
+        default=None,
+        metavar="DIR",
+        help="folder of criterion tables, for study word lists read from one (the replication's: resources/criteria)",
+    )
+    p.add_argument("--check", action="store_true", help="with --study: only validate the file and list its problems")
     add_output_args(p)
     files(p, inputs=("study",))
     p.set_defaults(func=run)
@@ -62,8 +74,11 @@ def parse_group(text: str, option: str) -> tuple[str, list[str]]:
     name = name.strip()
     items = [w.strip() for w in words.split(",")] if sep else []
     if not sep or not name or not items or any(not w for w in items):
-        raise InputError(f"cannot read group {text!r}", where=option,
-                         fix=f"write {option} NAME=word1,word2 (no empty words), e.g. {option} Male=he,him")
+        raise InputError(
+            f"cannot read group {text!r}",
+            where=option,
+            fix=f"write {option} NAME=word1,word2 (no empty words), e.g. {option} Male=he,him",
+        )
     return name, items
 
 
@@ -72,8 +87,9 @@ def _groups(values: list[str], option: str) -> dict[str, list[str]] | None:
     for v in values:
         name, words = parse_group(v, option)
         if name in groups:
-            raise InputError(f"group {name!r} is given twice", where=option,
-                             fix="give each group once (list all its words after '=')")
+            raise InputError(
+                f"group {name!r} is given twice", where=option, fix="give each group once (list all its words after '=')"
+            )
         groups[name] = words
     return groups or None
 
@@ -83,22 +99,28 @@ def run(args) -> int:
 
     if args.study:
         if args.query or args.mask or args.target or args.attrib:
-            raise InputError("--study cannot be combined with queries or --mask/--target/--attrib",
-                             where="fmat query", fix="use either a study file or the options")
+            raise InputError(
+                "--study cannot be combined with queries or --mask/--target/--attrib",
+                where="fmat query",
+                fix="use either a study file or the options",
+            )
         if args.check:
             from ..study import validate_study_file
 
             problems = validate_study_file(args.study, args.criteria_dir)
             if problems:
-                raise InputError(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems),
-                                 where=args.study, fix="see docs/study-files.md")
+                raise InputError(
+                    f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=args.study, fix="see docs/study-files.md"
+                )
             from ..study import study_criteria
 
             unresolved = study_criteria(args.study) if args.criteria_dir is None else []
             if unresolved:
-                print(f"{args.study}: valid, except that its criterion word lists "
-                      f"({', '.join(unresolved)}) were not checked: no criteria folder "
-                      "(give --criteria-dir, or build resources/criteria first)")
+                print(
+                    f"{args.study}: valid, except that its criterion word lists "
+                    f"({', '.join(unresolved)}) were not checked: no criteria folder "
+                    "(give --criteria-dir, or build resources/criteria first)"
+                )
             else:
                 print(f"{args.study}: valid")
             return 0
@@ -109,10 +131,16 @@ def run(args) -> int:
         if args.check:
             raise InputError("--check needs --study FILE", where="fmat query", fix="add --study FILE")
         if not args.query:
-            raise InputError("no query given", where="fmat query",
-                             fix='give a sentence, e.g. fmat query "[MASK] is a nurse." '
-                                 "--mask Male=he --mask Female=she (or --study FILE)")
-        df = query(args.query, MASK=_groups(args.mask, "--mask"), TARGET=_groups(args.target, "--target"),
-                   ATTRIB=_groups(args.attrib, "--attrib"))
+            raise InputError(
+                "no query given",
+                where="fmat query",
+                fix='give a sentence, e.g. fmat query "[MASK] is a nurse." --mask Male=he --mask Female=she (or --study FILE)',
+            )
+        df = query(
+            args.query,
+            MASK=_groups(args.mask, "--mask"),
+            TARGET=_groups(args.target, "--target"),
+            ATTRIB=_groups(args.attrib, "--attrib"),
+        )
     emit_table(df, args)
     return 0

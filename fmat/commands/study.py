@@ -16,6 +16,7 @@ values) names what failed and the models and words that caused it, keeps the tab
 written and prints the command that goes on: the same command with ``--resume``, which reuses
 the scores in the output folder of every model whose rows are this study's queries.
 """
+
 from __future__ import annotations
 
 import logging
@@ -38,28 +39,47 @@ def register(subparsers) -> None:
             "probabilities and on LPRs; alpha among the items of its reliability: block). "
             "Writes queries, scores, lpr, reliability and stats tables into the output folder."
         ),
-        epilog="example: fmat study config/studies/3A.yaml --model bert-base-uncased "
-               "--model roberta-base -o out/3A",
+        epilog="example: fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A",
     )
     p.add_argument("study", help="the study file (config/studies/<id>.yaml)")
-    p.add_argument("-m", "--model", action="append", metavar="MODEL",
-                   help="a Hugging Face model id or a local model folder; repeat for several models "
-                        "(ICC needs at least two)")
+    p.add_argument(
+        "-m",
+        "--model",
+        action="append",
+        metavar="MODEL",
+        help="a Hugging Face model id or a local model folder; repeat for several models (ICC needs at least two)",
+    )
     p.add_argument("-o", "--output", metavar="FOLDER", help="folder for the tables")
-    p.add_argument("--check", action="store_true",
-                   help="only check the study file (as 'fmat query --study FILE --check'): no model, no output")
-    p.add_argument("--criteria-dir", default="resources/criteria",
-                   help="folder of criterion tables for word lists that read one (default: %(default)s)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only check the study file (as 'fmat query --study FILE --check'): no model, no output",
+    )
+    p.add_argument(
+        "--criteria-dir",
+        default="resources/criteria",
+        help="folder of criterion tables for word lists that read one (default: %(default)s)",
+    )
     add_compute_args(p, cache_dir=False)
-    p.add_argument("--format", choices=("parquet", "csv", "tsv"), default="parquet",
-                   help="table format of the outputs (default: %(default)s)")
-    p.add_argument("--resume", action="store_true",
-                   help="reuse the scores a previous run left in the output folder (models whose rows "
-                        "are those of this study's queries); score only the others")
+    p.add_argument(
+        "--format",
+        choices=("parquet", "csv", "tsv"),
+        default="parquet",
+        help="table format of the outputs (default: %(default)s)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the scores a previous run left in the output folder (models whose rows "
+        "are those of this study's queries); score only the others",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar while scoring")
-    p.add_argument("--report", action="store_true",
-                   help="also write FOLDER/report.html: one self-contained page of this study (design, "
-                        "LPRs, reliability, a figure), titled with the study's title")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="also write FOLDER/report.html: one self-contained page of this study (design, "
+        "LPRs, reliability, a figure), titled with the study's title",
+    )
     files(p, inputs=("study",), output="folder")
     p.set_defaults(func=run)
 
@@ -70,8 +90,11 @@ def _model(model: str) -> tuple[str, str]:
 
     path = Path(model)
     if not path.is_dir() and (model.startswith((".", "/", "~")) or model.count("/") > 1):
-        raise InputError(f"there is no model folder {model}", where="--model",
-                         fix="give an existing local model folder, or a Hugging Face id such as 'bert-base-uncased'")
+        raise InputError(
+            f"there is no model folder {model}",
+            where="--model",
+            fix="give an existing local model folder, or a Hugging Face id such as 'bert-base-uncased'",
+        )
     name = path.name if path.is_dir() else model
     return name, model_slug(name)
 
@@ -85,24 +108,27 @@ def run(args) -> int:
 
     study_path = Path(args.study)
     if not study_path.is_file():
-        raise InputError(f"study file not found: {study_path}",
-                         fix="give a study file such as config/studies/3A.yaml")
+        raise InputError(f"study file not found: {study_path}", fix="give a study file such as config/studies/3A.yaml")
     criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
     if args.check:
         from ..study import validate_study_file
 
         problems = validate_study_file(study_path, criteria_dir)
         if problems:
-            raise InputError(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path),
-                             fix="see docs/study-files.md")
+            raise InputError(
+                f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path), fix="see docs/study-files.md"
+            )
         print(f"{study_path}: valid")
         return 0
     missing = [flag for flag, value in (("-m/--model", args.model), ("-o/--output", args.output)) if not value]
     if missing:
-        raise InputError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required", where="fmat study",
-                         fix="give the models and the output folder, e.g. fmat study STUDY.yaml -m bert-base-uncased "
-                             "-m roberta-base -o out/STUDY (or --check to check the study file only)")
-    study = load_study(study_path, criteria_dir=criteria_dir)     # the study file first: its errors name it
+        raise InputError(
+            f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required",
+            where="fmat study",
+            fix="give the models and the output folder, e.g. fmat study STUDY.yaml -m bert-base-uncased "
+            "-m roberta-base -o out/STUDY (or --check to check the study file only)",
+        )
+    study = load_study(study_path, criteria_dir=criteria_dir)  # the study file first: its errors name it
     models = [(m, *_model(m)) for m in args.model]
     slugs = [slug for _, _, slug in models]
     if len(set(slugs)) != len(slugs):
@@ -110,8 +136,11 @@ def run(args) -> int:
     sid = str(getattr(study, "id", None) or study_path.stem)
     analysis = (getattr(study, "analysis", None) or {}).get("name")
     if analysis:
-        log.warning("%s: fmat study does not run the analysis block (analysis: %s); the replication "
-                    "workflow runs it (docs/workflow.md)", study_path, analysis)
+        log.warning(
+            "%s: fmat study does not run the analysis block (analysis: %s); the replication workflow runs it (docs/workflow.md)",
+            study_path,
+            analysis,
+        )
     queries = study.queries
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
@@ -130,16 +159,18 @@ def run(args) -> int:
         kept = ", ".join(str(p) for p in written) or "nothing"
         resume = _resume_command(args)
         return InputError(
-            f"the {step} step failed: {err.message}" + (f"\n  caused by: {cause}" if cause else "")
-            + f"\n  kept: {kept}", where=f"fmat study {study_path}",
-            fix=(fix + "; " if fix else "") + (err.fix + "; " if err.fix and not (cause and fix) else "")
-            + f"then run again, reusing the scores already computed: {resume}")
+            f"the {step} step failed: {err.message}" + (f"\n  caused by: {cause}" if cause else "") + f"\n  kept: {kept}",
+            where=f"fmat study {study_path}",
+            fix=(fix + "; " if fix else "")
+            + (err.fix + "; " if err.fix and not (cause and fix) else "")
+            + f"then run again, reusing the scores already computed: {resume}",
+        )
 
     write("queries", queries)
     options = {sid: dict(getattr(study, "score", None) or {})}
     previous = _previous_scores(out / f"scores.{ext}", read_table) if args.resume else None
     names = [name for _, name, _ in models]
-    done: dict = {}               # model name -> its scores; the reused ones first, so none is lost
+    done: dict = {}  # model name -> its scores; the reused ones first, so none is lost
     for _, name, _ in models:
         reused = _reuse(previous, name, queries)
         if reused is not None:
@@ -150,9 +181,17 @@ def run(args) -> int:
         if name in done:
             continue
         try:
-            for _, scores in score_tables(source, {sid: queries}, options, name=name, device=args.device,
-                                          batch_size=args.batch_size, max_tokens=args.max_tokens,
-                                          threads=args.threads, progress=not args.no_progress):
+            for _, scores in score_tables(
+                source,
+                {sid: queries},
+                options,
+                name=name,
+                device=args.device,
+                batch_size=args.batch_size,
+                max_tokens=args.max_tokens,
+                threads=args.threads,
+                progress=not args.no_progress,
+            ):
                 done[name] = scores
         except FmatError as err:
             if not done:
@@ -162,7 +201,7 @@ def run(args) -> int:
         write("scores", _in_order(done, names))
         reused_any = False
     scores = _in_order(done, names)
-    if reused_any:             # every model reused: the table is this run's models only
+    if reused_any:  # every model reused: the table is this run's models only
         write("scores", scores)
     try:
         lpr = lpr_table(study, scores)
@@ -173,8 +212,12 @@ def run(args) -> int:
         details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(models) > 1)
     except FmatError as err:
         cause = _missing_values(scores, lpr)
-        raise failed("reliability", err, cause=cause,
-                     fix="drop the models or words named above (or give models that score them)" if cause else "") from err
+        raise failed(
+            "reliability",
+            err,
+            cause=cause,
+            fix="drop the models or words named above (or give models that score them)" if cause else "",
+        ) from err
     if len(models) < 2:
         log.warning("one model: no ICC among models (give two or more --model for it)")
     write("reliability", details)
@@ -268,8 +311,10 @@ def _missing_values(scores, lpr) -> str:
         if value is not None and "model" in lpr:
             mine = value[lpr["model"].astype(str) == str(model)]
             n_lpr = f"{int(mine.isna().sum())} of {len(mine)} LPRs missing: "
-        parts.append(f"model {model}: {n_lpr}no probability for the option word(s) {words}"
-                     + (" (not one whole-word token of its vocabulary)" if oov else ""))
+        parts.append(
+            f"model {model}: {n_lpr}no probability for the option word(s) {words}"
+            + (" (not one whole-word token of its vocabulary)" if oov else "")
+        )
     if not parts and value is not None and value.isna().any():
         return f"{int(value.isna().sum())} LPR value(s) are missing"
     return "; ".join(parts)

@@ -1,4 +1,5 @@
 """``fmat summary``: log probability ratios from scores (R: ``summary.fmat``)."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,15 +35,18 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scores", help="scores table from fmat run (.parquet, or .csv e.g. from R)")
-    p.add_argument("--no-mask-pair", dest="mask_pair", action="store_false", default=None,
-                   help="no MASK contrast: LPR = log P of each MASK word")
-    p.add_argument("--no-target-pair", dest="target_pair", action="store_false", default=None,
-                   help="no TARGET contrast")
-    p.add_argument("--no-attrib-pair", dest="attrib_pair", action="store_false", default=None,
-                   help="no ATTRIB contrast")
-    p.add_argument("--study", metavar="FILE",
-                   help="take the pairing options from this study file's lpr: block "
-                        "(a --no-* option still wins)")
+    p.add_argument(
+        "--no-mask-pair",
+        dest="mask_pair",
+        action="store_false",
+        default=None,
+        help="no MASK contrast: LPR = log P of each MASK word",
+    )
+    p.add_argument("--no-target-pair", dest="target_pair", action="store_false", default=None, help="no TARGET contrast")
+    p.add_argument("--no-attrib-pair", dest="attrib_pair", action="store_false", default=None, help="no ATTRIB contrast")
+    p.add_argument(
+        "--study", metavar="FILE", help="take the pairing options from this study file's lpr: block (a --no-* option still wins)"
+    )
     add_output_args(p)
     files(p, inputs=("scores", "study"))
     p.set_defaults(func=run)

@@ -1,4 +1,5 @@
 """``fmat weat`` and ``fmat wefat``: bias tests on static word embeddings (fmat.embeddings)."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,11 @@ def _words(value: str | None, flag: str) -> list[str] | None:
             for col in ("item", "word"):
                 if col in tab.columns:
                     return [str(x) for x in tab[col].dropna()]
-            raise InputError(f"the table has no 'item' or 'word' column (columns: {', '.join(map(str, tab.columns))})",
-                             where=f"{flag} {path}", fix="name the column of words 'item' or 'word'")
+            raise InputError(
+                f"the table has no 'item' or 'word' column (columns: {', '.join(map(str, tab.columns))})",
+                where=f"{flag} {path}",
+                fix="name the column of words 'item' or 'word'",
+            )
         words = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
         words = [x for x in words if x and not x.startswith("#")]
     else:
@@ -42,8 +46,9 @@ def _read_vectors(args, words: list[str]):
 
 def _add_vector_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vectors", required=True, help="word2vec/GloVe text file (.txt or .txt.gz)")
-    p.add_argument("--dims", type=int, default=None,
-                   help="vector dimension; needed for GloVe 840B (300), whose tokens may contain spaces")
+    p.add_argument(
+        "--dims", type=int, default=None, help="vector dimension; needed for GloVe 840B (300), whose tokens may contain spaces"
+    )
     p.add_argument("--cache", default=None, help="parquet file caching the vectors read (e.g. resources/glove.parquet)")
 
 
@@ -55,20 +60,25 @@ def run_weat(args) -> int:
     w = _read_vectors(args, wanted)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", E.MissingWordsWarning)
-        res = E.query(w, sets["S"], sets["T"], sets["A"], sets["B"], method=args.method, **(
-            {"l": args.l} if args.method == "semaxis" else {}))
+        res = E.query(
+            w,
+            sets["S"],
+            sets["T"],
+            sets["A"],
+            sets["B"],
+            method=args.method,
+            **({"l": args.l} if args.method == "semaxis" else {}),
+        )
     for warn in caught:
         print(f"warning: {warn.message}", file=sys.stderr)
     print(f"method: {res.method}")
-    print("words used: " + ", ".join(f"{k}={len(getattr(res, k + '_words'))}" for k in "STAB"
-                                     if getattr(res, k + "_words")))
+    print("words used: " + ", ".join(f"{k}={len(getattr(res, k + '_words'))}" for k in "STAB" if getattr(res, k + "_words")))
     if res.method == "weat":
         print(f"effect size (d): {E.weat_es(res):.4f}")
         print(f"effect size (r): {E.weat_es(res, r=True):.4f}")
         print(f"mean difference: {E.weat_es(res, standardize=False):.6f}")
         test = E.weat_test(res, method=args.test, n_resampling=args.n_resampling, seed=args.seed)
-        extra = f", {test.n} draws, seed {test.seed}" if test.method.startswith("Resampling") else \
-            f", {test.n} partitions"
+        extra = f", {test.n} draws, seed {test.seed}" if test.method.startswith("Resampling") else f", {test.n} partitions"
         print(f"test: {test.method}{extra}; one-sided p = {test.p_value:.4g}")
     elif res.method in ("semaxis", "nas"):
         print(res.P.sort_values().to_string())
@@ -94,35 +104,49 @@ def run_wefat(args) -> int:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "weat", help="word-embedding bias tests (WEAT, RND, MAC, ECT, RNSB, SemAxis, NAS)",
-        description="Run one of sweater's tests on word vectors. Word sets are comma-separated "
-                    "lists or files (one word a line).",
+        "weat",
+        help="word-embedding bias tests (WEAT, RND, MAC, ECT, RNSB, SemAxis, NAS)",
+        description="Run one of sweater's tests on word vectors. Word sets are comma-separated lists or files (one word a line).",
         epilog="example: fmat weat --vectors glove.840B.300d.txt --dims 300 --cache glove.parquet "
-               "--S aster,clover --T ant,flea --A love,peace --B abuse,crash",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "--S aster,clover --T ant,flea --A love,peace --B abuse,crash",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_vector_args(p)
-    for k, what in (("S", "first target words"), ("T", "second target words"),
-                    ("A", "first attribute words"), ("B", "second attribute words")):
+    for k, what in (
+        ("S", "first target words"),
+        ("T", "second target words"),
+        ("A", "first attribute words"),
+        ("B", "second attribute words"),
+    ):
         p.add_argument(f"--{k}", default=None, help=what)
-    p.add_argument("--method", default="guess",
-                   choices=["guess", "weat", "mac", "rnd", "nas", "semaxis", "rnsb", "ect"],
-                   help="guess: S+A mac, S+A+B rnd, S+T+A+B weat")
+    p.add_argument(
+        "--method",
+        default="guess",
+        choices=["guess", "weat", "mac", "rnd", "nas", "semaxis", "rnsb", "ect"],
+        help="guess: S+A mac, S+A+B rnd, S+T+A+B weat",
+    )
     p.add_argument("--l", type=int, default=0, help="SemAxis augmentation (neighbours per attribute word)")
-    p.add_argument("--test", default="auto", choices=["auto", "exact", "resampling"],
-                   help="WEAT significance test (auto: exact when at most 2 million partitions)")
+    p.add_argument(
+        "--test",
+        default="auto",
+        choices=["auto", "exact", "resampling"],
+        help="WEAT significance test (auto: exact when at most 2 million partitions)",
+    )
     p.add_argument("--n-resampling", type=int, default=9999, help="draws for the resampling test")
     p.add_argument("--seed", type=int, default=None, help="seed for the resampling test")
     files(p, inputs=("vectors", "S", "T", "A", "B"), cache="file")
     p.set_defaults(func=run_weat)
 
     q = subparsers.add_parser(
-        "wefat", help="WEFAT_male criterion of items (FMAT paper Studies 1A-1C)",
+        "wefat",
+        help="WEFAT_male criterion of items (FMAT paper Studies 1A-1C)",
         description="Per item: [mean cos(item, male) - mean cos(item, female)] / sd of all its "
-                    "cosines (Caliskan et al. 2017, sign flipped: male-positive).",
+        "cosines (Caliskan et al. 2017, sign flipped: male-positive).",
         epilog="example: fmat wefat --vectors glove.840B.300d.txt --dims 300 --items occupations.txt "
-               "--male male,man,boy,brother,he,him,his,son "
-               "--female female,woman,girl,sister,she,her,hers,daughter -o wefat.parquet",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "--male male,man,boy,brother,he,him,his,son "
+        "--female female,woman,girl,sister,she,her,hers,daughter -o wefat.parquet",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_vector_args(q)
     q.add_argument("--items", required=True, help="items: comma list, text file, or table with an 'item' column")
     q.add_argument("--male", required=True, help="male attribute words (comma list or file)")

@@ -8,6 +8,7 @@ C is computed from pairwise-complete observations and R = cov2cor(C), as psych d
 (``use = "pairwise"``); with complete data these are the ordinary covariance/correlation.  Source: Revelle, psych::alpha;
 Cronbach (1951) Psychometrika 16, 297-334.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,14 +32,20 @@ def cronbach_alpha(items) -> dict:
     df = _as_frame(items)
     k = df.shape[1]
     if k < 2:
-        raise InputError(f"alpha needs at least 2 items (have {k})", where="cronbach_alpha(items)",
-                         fix="spread more items (queries or words) into columns")
+        raise InputError(
+            f"alpha needs at least 2 items (have {k})",
+            where="cronbach_alpha(items)",
+            fix="spread more items (queries or words) into columns",
+        )
     cov = df.cov(min_periods=2).to_numpy()
     sd = np.sqrt(np.diag(cov))
     cor = cov / np.outer(sd, sd)  # psych: R = cov2cor(C), not pairwise correlations
     if not np.isfinite(cov).all():
-        raise InputError("some pair of items has fewer than 2 common observations",
-                         where="cronbach_alpha(items)", fix="drop sparse items or rows first")
+        raise InputError(
+            "some pair of items has fewer than 2 common observations",
+            where="cronbach_alpha(items)",
+            fix="drop sparse items or rows first",
+        )
     alpha = k / (k - 1) * (1 - np.trace(cov) / cov.sum())
     alpha_std = k / (k - 1) * (1 - k / cor.sum()) if np.isfinite(cor).all() else np.nan
     n_obs = int(df.notna().any(axis=1).sum())

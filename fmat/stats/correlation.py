@@ -1,4 +1,5 @@
 """Correlations: Pearson r with a Fisher-z CI, and Williams' t for dependent correlations."""
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,7 @@ def pearson(x, y, conf_level: float = 0.95) -> dict:
     p = float(2 * stats.t.sf(abs(t), df))
     z, q = math.atanh(min(max(r, -1 + 1e-15), 1 - 1e-15)), stats.norm.ppf(0.5 + conf_level / 2)
     half = q / math.sqrt(n - 3)
-    return {"r": r, "n": n, "df": df, "t": t, "p": p,
-            "ci_low": math.tanh(z - half), "ci_high": math.tanh(z + half)}
+    return {"r": r, "n": n, "df": df, "t": t, "p": p, "ci_low": math.tanh(z - half), "ci_high": math.tanh(z + half)}
 
 
 def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
@@ -45,9 +45,8 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
     """
     if n <= 3:
         raise InputError("Williams' t needs n > 3", where="williams_t(n)")
-    det = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     rbar = (r12 + r13) / 2
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) /
-                                (2 * (n - 1) / (n - 3) * det + rbar ** 2 * (1 - r23) ** 3))
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) / (2 * (n - 1) / (n - 3) * det + rbar**2 * (1 - r23) ** 3))
     df = n - 3
     return {"t": float(t), "df": df, "p": float(2 * stats.t.sf(abs(t), df))}

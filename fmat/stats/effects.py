@@ -8,6 +8,7 @@
       d = (mean_X - mean_Y) / sigma.
   Used when the items are too few for a meaningful sample SD (Studies 3, 4).
 """
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,9 @@ def sigma_d(x, y=None, sigma: float = LPR_SIGMA) -> float:
     return float(diff / sigma)
 
 
-def effect_d(data: pd.DataFrame, value: str, group: str, x, y, *, sigma: float | None = None,
-             by=None, pooling: str = "all") -> pd.DataFrame:
+def effect_d(
+    data: pd.DataFrame, value: str, group: str, x, y, *, sigma: float | None = None, by=None, pooling: str = "all"
+) -> pd.DataFrame:
     """d for level ``x`` vs level ``y`` of column ``group`` in ``data[value]``.
 
     ``sigma=None``: WEAT d (sample SD of all x and y values); a number: d = difference / sigma.
@@ -53,13 +55,11 @@ def effect_d(data: pd.DataFrame, value: str, group: str, x, y, *, sigma: float |
     Returns by-columns, ``d``, ``n_x``, ``n_y`` (and the per-model columns).
     """
     if pooling not in ("all", "per_model"):
-        raise InputError(f"unknown pooling {pooling!r}", where="effect_d(pooling=...)",
-                         fix="use 'all' or 'per_model'")
+        raise InputError(f"unknown pooling {pooling!r}", where="effect_d(pooling=...)", fix="use 'all' or 'per_model'")
     by = [by] if isinstance(by, str) else list(by or [])
     for col in [value, group, *by] + (["model"] if pooling == "per_model" else []):
         if col not in data.columns:
-            raise InputError(f"column {col!r} not in the table", where="effect_d",
-                             fix=f"columns are {list(data.columns)}")
+            raise InputError(f"column {col!r} not in the table", where="effect_d", fix=f"columns are {list(data.columns)}")
 
     def one(d: pd.DataFrame) -> dict:
         xs = d.loc[d[group].astype(str) == str(x), value]
@@ -72,8 +72,13 @@ def effect_d(data: pd.DataFrame, value: str, group: str, x, y, *, sigma: float |
             return one(d)
         per = [one(g) for _, g in d.groupby("model", observed=True, sort=False)]
         ds = np.array([r["d"] for r in per])
-        return {"d": float(ds.mean()), "d_sd": float(ds.std(ddof=1)) if len(ds) > 1 else np.nan,
-                "n_models": len(ds), "n_x": sum(r["n_x"] for r in per), "n_y": sum(r["n_y"] for r in per)}
+        return {
+            "d": float(ds.mean()),
+            "d_sd": float(ds.std(ddof=1)) if len(ds) > 1 else np.nan,
+            "n_models": len(ds),
+            "n_x": sum(r["n_x"] for r in per),
+            "n_y": sum(r["n_y"] for r in per),
+        }
 
     if not by:
         return pd.DataFrame([split(data)])
@@ -84,8 +89,7 @@ def effect_d(data: pd.DataFrame, value: str, group: str, x, y, *, sigma: float |
     return pd.DataFrame(rows)
 
 
-def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None = None,
-                out: str | None = None) -> pd.DataFrame:
+def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None = None, out: str | None = None) -> pd.DataFrame:
     """Divide ``data[value]`` by an SD so that mean differences read as d (no centering).
 
     ``sigma=None``: the sample SD (ddof=1) of the values within each ``by`` split (WEAT-style,

@@ -28,6 +28,7 @@ Two variants (``method``), identical except for agreement ICCs:
 * ``"mcgraw-wong"`` (textbook; = pingouin and irrNA::icc_corr): df2 = (n-1)(k-1) (v at r0 = 0)
   and ICC(A,k)'s CI uses the v of ICC(A,1).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,8 +53,7 @@ def mean_squares(x: np.ndarray) -> tuple[float, float, float]:
 METHODS = ("irr", "mcgraw-wong")
 
 
-def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: float = 0.95,
-        method: str = "irr") -> dict:
+def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: float = 0.95, method: str = "irr") -> dict:
     """Two-way random-effects ICC of an items x raters matrix (R ``irr::icc(model="twoway")``).
 
     Rows with any missing (or non-finite) value are dropped first (irr uses ``na.omit``).
@@ -78,14 +78,20 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
     x = x[keep]
     n, k = x.shape
     if n < 2 or k < 2:
-        raise InputError(f"ICC needs at least 2 complete items and 2 raters (have {n} x {k} "
-                         f"after dropping {n_dropped} rows with missing values)",
-                         where="icc(ratings)", fix="score more items/models, or check for missing values")
+        raise InputError(
+            f"ICC needs at least 2 complete items and 2 raters (have {n} x {k} "
+            f"after dropping {n_dropped} rows with missing values)",
+            where="icc(ratings)",
+            fix="score more items/models, or check for missing values",
+        )
     msr, msc, mse = mean_squares(x)
-    if not mse > 1e-14 * max(msr, msc, 1e-300):   # 0 up to rounding
-        raise InputError(f"ICC is undefined: the {k} raters' values leave no residual variance (identical raters, "
-                         "or raters that differ by a constant only)", where="icc(ratings)",
-                         fix="check that no model is given twice under two names (the same weights in two folders)")
+    if not mse > 1e-14 * max(msr, msc, 1e-300):  # 0 up to rounding
+        raise InputError(
+            f"ICC is undefined: the {k} raters' values leave no residual variance (identical raters, "
+            "or raters that differ by a constant only)",
+            where="icc(ratings)",
+            fix="check that no model is given twice under two names (the same weights in two folders)",
+        )
     alpha = 1 - conf_level
     df1 = n - 1
     fval = msr / mse
@@ -119,6 +125,17 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
             lo = (n * (msr - fl * mse)) / (fl * (msc - mse) + n * msr)
             hi = (n * (fu * msr - mse)) / (msc - mse + n * fu * msr)
     p = float(stats.f.sf(fval, df1, df2))
-    return {"type": type, "unit": unit, "ICC": float(coeff), "F": float(fval), "df1": float(df1),
-            "df2": float(df2), "p": p, "ci_low": float(lo), "ci_high": float(hi),
-            "n_items": int(n), "n_raters": int(k), "n_dropped": n_dropped}
+    return {
+        "type": type,
+        "unit": unit,
+        "ICC": float(coeff),
+        "F": float(fval),
+        "df1": float(df1),
+        "df2": float(df2),
+        "p": p,
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "n_items": int(n),
+        "n_raters": int(k),
+        "n_dropped": n_dropped,
+    }

@@ -30,6 +30,7 @@ downstream is computed here from (tau^2, sigma^2) in closed form, as nlme does:
 * standardized beta_j = b_j * sd(x_j) / sd(y)  (ddof = 1; equals refitting on z-scores for
   numeric predictors).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -54,15 +55,15 @@ class LmmFit:
 
     formula: str
     group: str
-    coefs: pd.DataFrame            # term, b, se, df, t, p, ci_low, ci_high, beta
+    coefs: pd.DataFrame  # term, b, se, df, t, p, ci_low, ci_high, beta
     beta: np.ndarray
     cov: np.ndarray
-    col_df: np.ndarray             # denominator df of each column (nlme rule)
-    term_cols: dict                # term -> list of column indices
-    term_df: dict                  # term -> denominator df
+    col_df: np.ndarray  # denominator df of each column (nlme rule)
+    term_cols: dict  # term -> list of column indices
+    term_df: dict  # term -> denominator df
     columns: list
-    var_group: float               # tau^2
-    var_resid: float               # sigma^2
+    var_group: float  # tau^2
+    var_resid: float  # sigma^2
     r2m: float
     r2c: float
     llf: float
@@ -83,8 +84,7 @@ class LmmFit:
         all others (Wald test of its columns; depends on contrast coding).
         """
         if type not in ("sequential", "marginal"):
-            raise InputError(f"unknown anova type {type!r}", where="LmmFit.anova(type=...)",
-                             fix="use 'sequential' or 'marginal'")
+            raise InputError(f"unknown anova type {type!r}", where="LmmFit.anova(type=...)", fix="use 'sequential' or 'marginal'")
         info = np.linalg.inv(self.cov)
         c0 = np.linalg.cholesky(info).T @ self.beta  # upper factor R: info = R'R; effects R b
         rows = []
@@ -96,8 +96,7 @@ class LmmFit:
                 b = self.beta[cols]
                 fval = float(b @ np.linalg.solve(self.cov[np.ix_(cols, cols)], b) / q)
             den = self.term_df[term]
-            rows.append({"term": term, "num_df": q, "den_df": den, "F": fval,
-                         "p": float(stats.f.sf(fval, q, den))})
+            rows.append({"term": term, "num_df": q, "den_df": den, "F": fval, "p": float(stats.f.sf(fval, q, den))})
         return pd.DataFrame(rows)
 
     def contrast(self, L, name: str = "contrast", conf_level: float = 0.95) -> dict:
@@ -107,8 +106,9 @@ class LmmFit:
         if isinstance(L, dict):
             unknown = set(L) - set(self.columns)
             if unknown:
-                raise InputError(f"unknown columns {sorted(unknown)}", where="LmmFit.contrast(L)",
-                                 fix=f"columns are {self.columns}")
+                raise InputError(
+                    f"unknown columns {sorted(unknown)}", where="LmmFit.contrast(L)", fix=f"columns are {self.columns}"
+                )
             L = np.array([float(L.get(c, 0.0)) for c in self.columns])
         L = np.asarray(L, dtype=float)
         est = float(L @ self.beta)
@@ -117,18 +117,26 @@ class LmmFit:
         df = float(self.col_df[nz].min()) if nz.any() else float(self.col_df.max())
         t = est / se
         q = stats.t.ppf(0.5 + conf_level / 2, df)
-        return {"contrast": name, "estimate": est, "se": se, "df": df, "t": t,
-                "p": float(2 * stats.t.sf(abs(t), df)), "ci_low": est - q * se, "ci_high": est + q * se}
+        return {
+            "contrast": name,
+            "estimate": est,
+            "se": se,
+            "df": df,
+            "t": t,
+            "p": float(2 * stats.t.sf(abs(t), df)),
+            "ci_low": est - q * se,
+            "ci_high": est + q * se,
+        }
 
     # ------------------------------------------------------------ cell means
     def _grid(self) -> tuple[pd.DataFrame, list, list]:
         """Reference grid (emmeans): all combinations of the categorical variables in the data,
         numeric variables at their mean."""
         code = " ".join(f.code for f in self.design_info.factor_infos)
-        used = [c for c in self.data.columns
-                if c != self.group and re.search(rf"(?<![\w.]){re.escape(str(c))}(?![\w])", code)]
-        cats = [c for c in used if not pd.api.types.is_numeric_dtype(self.data[c])
-                or re.search(rf"C\(\s*{re.escape(str(c))}\b", code)]
+        used = [c for c in self.data.columns if c != self.group and re.search(rf"(?<![\w.]){re.escape(str(c))}(?![\w])", code)]
+        cats = [
+            c for c in used if not pd.api.types.is_numeric_dtype(self.data[c]) or re.search(rf"C\(\s*{re.escape(str(c))}\b", code)
+        ]
         nums = [c for c in used if c not in cats]
         levels = [pd.unique(self.data[c]) for c in cats]
         grid = pd.DataFrame(list(itertools.product(*levels)), columns=cats) if cats else pd.DataFrame(index=[0])
@@ -146,16 +154,18 @@ class LmmFit:
         grid, cats, _ = self._grid()
         missing = [s for s in specs if s not in cats]
         if missing:
-            raise InputError(f"{missing} are not categorical variables of the model",
-                             where="LmmFit.cell_means(specs)", fix=f"use some of {cats}")
+            raise InputError(
+                f"{missing} are not categorical variables of the model",
+                where="LmmFit.cell_means(specs)",
+                fix=f"use some of {cats}",
+            )
         X = np.asarray(patsy.build_design_matrices([self.design_info], grid)[0])
         rows = []
         for key, idx in grid.groupby(specs, sort=False).indices.items():
             key = key if isinstance(key, tuple) else (key,)
             L = X[idx].mean(axis=0)
             res = self.contrast(L, name=":".join(map(str, key)))
-            rows.append({**dict(zip(specs, key)), **{k: v for k, v in res.items() if k != "contrast"},
-                         "L": L})
+            rows.append({**dict(zip(specs, key)), **{k: v for k, v in res.items() if k != "contrast"}, "L": L})
         return pd.DataFrame(rows)
 
     def compare(self, specs, a: dict, b: dict, name: str | None = None) -> dict:
@@ -169,8 +179,9 @@ class LmmFit:
             for k, v in sel.items():
                 m &= cm[k].astype(str).to_numpy() == str(v)
             if m.sum() != 1:
-                raise InputError(f"cell {sel} matches {int(m.sum())} cells", where="LmmFit.compare",
-                                 fix=f"give one level of each of {specs}")
+                raise InputError(
+                    f"cell {sel} matches {int(m.sum())} cells", where="LmmFit.compare", fix=f"give one level of each of {specs}"
+                )
             return cm.loc[m, "L"].iloc[0]
 
         return self.contrast(pick(a) - pick(b), name=name or f"{a} - {b}")
@@ -235,7 +246,7 @@ class _Profile:
         rss = self.yy - float((w * self.sy * self.sy).sum()) - b @ np.linalg.solve(A, b)
         m = self.N - self.p if self.reml else self.N
         s2 = rss / m
-        ll = (m * np.log(2 * np.pi * s2) + m + np.log1p(self.ng * gamma).sum())
+        ll = m * np.log(2 * np.pi * s2) + m + np.log1p(self.ng * gamma).sum()
         if self.reml:
             ll += np.linalg.slogdet(A)[1]
         return -0.5 * ll, s2
@@ -243,20 +254,26 @@ class _Profile:
     def optimum(self, start=np.nan):
         from scipy.optimize import minimize_scalar
 
-        f = lambda lg: -self(np.exp(lg))[0]  # noqa: E731
+        f = lambda lg: -self(np.exp(lg))[0]
         r = minimize_scalar(f, bounds=(-30.0, 15.0), method="bounded", options={"xatol": 1e-10})
         cands = [np.exp(r.x), 0.0]
         if np.isfinite(start) and start > 0:
-            r2 = minimize_scalar(f, bracket=(np.log(start) - 0.1, np.log(start) + 0.1),
-                                 options={"xtol": 1e-12})
+            r2 = minimize_scalar(f, bracket=(np.log(start) - 0.1, np.log(start) + 0.1), options={"xtol": 1e-12})
             cands.append(float(np.exp(r2.x)))
         best = max(cands, key=lambda g: self(g)[0])
         ll, s2 = self(best)
         return float(best), float(ll), float(s2)
 
 
-def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: bool = True,
-            conf_level: float = 0.95, engine: str = "profile") -> LmmFit:
+def fit_lmm(
+    data: pd.DataFrame,
+    formula: str,
+    group: str = "model",
+    *,
+    reml: bool = True,
+    conf_level: float = 0.95,
+    engine: str = "profile",
+) -> LmmFit:
     """Fit ``formula`` (patsy syntax, R-like: ``y ~ C(a, Sum) * b``) with a random intercept per
     ``group`` (default: the BERT model), REML; rows with missing values are dropped.
 
@@ -274,8 +291,9 @@ def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: boo
     import statsmodels.api as sm
 
     if group not in data.columns:
-        raise InputError(f"group column {group!r} not in the table", where="fit_lmm(group=...)",
-                         fix=f"columns are {list(data.columns)}")
+        raise InputError(
+            f"group column {group!r} not in the table", where="fit_lmm(group=...)", fix=f"columns are {list(data.columns)}"
+        )
     df = data.copy()
     for c in df.columns:  # patsy and pandas 3 strings: use plain object for categoricals
         if isinstance(df[c].dtype, pd.CategoricalDtype):
@@ -285,8 +303,9 @@ def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: boo
     try:
         y, X = patsy.dmatrices(formula, df, return_type="dataframe", NA_action="drop")
     except patsy.PatsyError as err:
-        raise InputError(f"cannot build the model from {formula!r}: {err}", where="fit_lmm(formula)",
-                         fix="check column names and patsy syntax") from err
+        raise InputError(
+            f"cannot build the model from {formula!r}: {err}", where="fit_lmm(formula)", fix="check column names and patsy syntax"
+        ) from err
     di = X.design_info
     keep = y.index
     g = df.loc[keep, group]
@@ -298,8 +317,11 @@ def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: boo
         raise InputError(f"need at least 2 groups in {group!r}", where="fit_lmm")
     yv, Xv = y.iloc[:, 0].to_numpy(float), X.to_numpy(float)
     if np.linalg.matrix_rank(Xv) < Xv.shape[1]:
-        raise InputError("the fixed-effects design is rank deficient (a term is aliased)",
-                         where=f"fit_lmm({formula!r})", fix="drop redundant terms or check the data")
+        raise InputError(
+            "the fixed-effects design is rank deficient (a term is aliased)",
+            where=f"fit_lmm({formula!r})",
+            fix="drop redundant terms or check the data",
+        )
     res, sm_gamma = None, np.nan
     if engine == "statsmodels":
         model = sm.MixedLM(pd.Series(yv, name="y"), pd.DataFrame(Xv, columns=list(X.columns)), groups=codes)
@@ -309,20 +331,27 @@ def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: boo
         if np.isfinite(res.llf) and float(res.scale) > 0:
             sm_gamma = float(np.asarray(res.cov_re)[0, 0]) / float(res.scale)
     elif engine != "profile":
-        raise InputError(f"unknown engine {engine!r}", where="fit_lmm(engine=...)",
-                         fix="use 'profile' (default) or 'statsmodels'")
+        raise InputError(
+            f"unknown engine {engine!r}", where="fit_lmm(engine=...)", fix="use 'profile' (default) or 'statsmodels'"
+        )
     # The one variance ratio on the exact (profiled) likelihood: equals nlme's to ~1e-7
     # (statsmodels alone stops at ~1e-4 relative, and takes minutes at 175,000 rows here).
     prof = _Profile(Xv, yv, codes, reml)
     gamma, llf, sigma2 = prof.optimum(sm_gamma)
     if not np.isfinite(llf):
-        raise FmatError(f"mixed model did not converge (log-likelihood {llf})",
-                        where=f"fit_lmm({formula!r})", fix="check the outcome for constant/duplicated values")
+        raise FmatError(
+            f"mixed model did not converge (log-likelihood {llf})",
+            where=f"fit_lmm({formula!r})",
+            fix="check the outcome for constant/duplicated values",
+        )
     tau2 = gamma * sigma2
     singular = gamma <= 1e-8
     if singular:
-        warnings.warn(f"singular fit: random-intercept variance of {group!r} is ~0 ({tau2:.3g}); "
-                      "estimates equal OLS", SingularFitWarning, stacklevel=user_stacklevel())
+        warnings.warn(
+            f"singular fit: random-intercept variance of {group!r} is ~0 ({tau2:.3g}); estimates equal OLS",
+            SingularFitWarning,
+            stacklevel=user_stacklevel(),
+        )
     info, beta = _gls(Xv, yv, codes, tau2, sigma2)
     cov = np.linalg.inv(info)
     has_int = "Intercept" in X.columns
@@ -331,17 +360,44 @@ def fit_lmm(data: pd.DataFrame, formula: str, group: str = "model", *, reml: boo
     t = beta / se
     qt = stats.t.ppf(0.5 + conf_level / 2, col_df)
     sd_y = yv.std(ddof=1)
-    std_beta = np.array([np.nan if c == "Intercept" else beta[j] * Xv[:, j].std(ddof=1) / sd_y
-                         for j, c in enumerate(X.columns)])
-    coefs = pd.DataFrame({"term": list(X.columns), "b": beta, "se": se, "df": col_df, "t": t,
-                          "p": 2 * stats.t.sf(np.abs(t), col_df),
-                          "ci_low": beta - qt * se, "ci_high": beta + qt * se, "beta": std_beta})
+    std_beta = np.array([np.nan if c == "Intercept" else beta[j] * Xv[:, j].std(ddof=1) / sd_y for j, c in enumerate(X.columns)])
+    coefs = pd.DataFrame(
+        {
+            "term": list(X.columns),
+            "b": beta,
+            "se": se,
+            "df": col_df,
+            "t": t,
+            "p": 2 * stats.t.sf(np.abs(t), col_df),
+            "ci_low": beta - qt * se,
+            "ci_high": beta + qt * se,
+            "beta": std_beta,
+        }
+    )
     term_cols = {name: list(range(sl.start, sl.stop)) for name, sl in di.term_name_slices.items()}
     term_df = {name: float(col_df[cols].max()) if cols else np.nan for name, cols in term_cols.items()}
     var_f = float(np.var(Xv @ beta, ddof=1))
     tot = var_f + tau2 + sigma2
-    return LmmFit(formula=formula, group=group, coefs=coefs, beta=beta, cov=cov, col_df=col_df,
-                  term_cols=term_cols, term_df=term_df, columns=list(X.columns),
-                  var_group=tau2, var_resid=sigma2, r2m=var_f / tot, r2c=(var_f + tau2) / tot,
-                  llf=llf, n=len(yv), n_groups=len(uniq), singular=bool(singular),
-                  converged=bool(getattr(res, "converged", True)), design_info=di, data=used, result=res)
+    return LmmFit(
+        formula=formula,
+        group=group,
+        coefs=coefs,
+        beta=beta,
+        cov=cov,
+        col_df=col_df,
+        term_cols=term_cols,
+        term_df=term_df,
+        columns=list(X.columns),
+        var_group=tau2,
+        var_resid=sigma2,
+        r2m=var_f / tot,
+        r2c=(var_f + tau2) / tot,
+        llf=llf,
+        n=len(yv),
+        n_groups=len(uniq),
+        singular=bool(singular),
+        converged=bool(getattr(res, "converged", True)),
+        design_info=di,
+        data=used,
+        result=res,
+    )

@@ -1,4 +1,5 @@
 """Ordinary least squares with Delta R^2 and a test that two coefficients are equal (Study 1C)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,7 @@ def fit_ols(data: pd.DataFrame, formula: str):
     try:
         return smf.ols(formula, data=data, missing="drop").fit()
     except Exception as err:  # patsy errors: name the formula
-        raise InputError(f"cannot fit {formula!r}: {err}", where="fit_ols(formula)",
-                         fix="check the column names") from err
+        raise InputError(f"cannot fit {formula!r}: {err}", where="fit_ols(formula)", fix="check the column names") from err
 
 
 def delta_r2(data: pd.DataFrame, outcome: str, predictors: list[str]) -> pd.DataFrame:
@@ -33,7 +33,7 @@ def delta_r2(data: pd.DataFrame, outcome: str, predictors: list[str]) -> pd.Data
         raise InputError(f"columns {missing} not in the table", where="delta_r2")
     d = data[cols].apply(pd.to_numeric, errors="raise").dropna()
     n, k = len(d), len(predictors)
-    q = lambda c: f"Q('{c}')"  # noqa: E731 - quote odd names for patsy
+    q = lambda c: f"Q('{c}')"
     full = fit_ols(d, f"{q(outcome)} ~ " + " + ".join(map(q, predictors)))
     rows = []
     for pred in predictors:
@@ -42,8 +42,19 @@ def delta_r2(data: pd.DataFrame, outcome: str, predictors: list[str]) -> pd.Data
         dr2 = full.rsquared - red.rsquared
         df2 = n - k - 1
         F = dr2 / ((1 - full.rsquared) / df2)
-        rows.append({"predictor": pred, "R2_full": full.rsquared, "R2_reduced": red.rsquared,
-                     "delta_R2": dr2, "F": F, "df1": 1, "df2": df2, "p": float(stats.f.sf(F, 1, df2)), "n": n})
+        rows.append(
+            {
+                "predictor": pred,
+                "R2_full": full.rsquared,
+                "R2_reduced": red.rsquared,
+                "delta_R2": dr2,
+                "F": F,
+                "df1": 1,
+                "df2": df2,
+                "p": float(stats.f.sf(F, 1, df2)),
+                "n": n,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -57,11 +68,15 @@ def coef_difference_test(fit, a: str, b: str) -> dict:
     names = list(fit.params.index)
     for c in (a, b):
         if c not in names:
-            raise InputError(f"coefficient {c!r} not in the model", where="coef_difference_test",
-                             fix=f"coefficients are {names}")
+            raise InputError(f"coefficient {c!r} not in the model", where="coef_difference_test", fix=f"coefficients are {names}")
     L = np.zeros(len(names))
     L[names.index(a)], L[names.index(b)] = 1.0, -1.0
     res = fit.f_test(L.reshape(1, -1))
     F = float(np.squeeze(res.fvalue))
-    return {"diff": float(L @ fit.params.to_numpy()), "F": F, "df1": int(res.df_num),
-            "df2": float(res.df_denom), "p": float(np.squeeze(res.pvalue))}
+    return {
+        "diff": float(L @ fit.params.to_numpy()),
+        "F": F,
+        "df1": int(res.df_num),
+        "df2": float(res.df_denom),
+        "p": float(np.squeeze(res.pvalue)),
+    }

@@ -10,6 +10,7 @@ R ``zoo::rollapply(x, w, mean, align = "center", partial = TRUE)``; ``even="left
 t-5 ... t+4.  At the ends the window is cut to the years that exist (``partial``), so the first
 year averages itself and the next 5 years (w = 10), i.e. fewer and fewer years toward the end.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,7 @@ def interpolate_years(values: pd.Series, years=None) -> pd.Series:
     s = pd.Series(values, dtype=float)
     s.index = pd.Index(pd.to_numeric(s.index), name=s.index.name or "year")
     s = s.groupby(level=0).mean().sort_index()
-    full = pd.Index(years if years is not None else np.arange(int(s.index.min()), int(s.index.max()) + 1),
-                    name=s.index.name)
+    full = pd.Index(years if years is not None else np.arange(int(s.index.min()), int(s.index.max()) + 1), name=s.index.name)
     s = s.reindex(full)
     return s.interpolate(method="index", limit_area="inside")
 
@@ -49,15 +49,16 @@ def moving_average(values, width: int = 10, even: str = "right") -> np.ndarray:
     lo, hi = ((width - 1) // 2, width // 2) if even == "right" else (width // 2, (width - 1) // 2)
     out = np.full(len(x), np.nan)
     for i in range(len(x)):
-        w = x[max(0, i - lo): i + hi + 1]
+        w = x[max(0, i - lo) : i + hi + 1]
         w = w[np.isfinite(w)]
         if len(w):
             out[i] = w.mean()
     return out
 
 
-def smooth_series(data: pd.DataFrame, value: str, year: str = "year", by=None, width: int = 10,
-                  even: str = "right") -> pd.DataFrame:
+def smooth_series(
+    data: pd.DataFrame, value: str, year: str = "year", by=None, width: int = 10, even: str = "right"
+) -> pd.DataFrame:
     """Figure-4 series: per ``by`` split, mean of ``value`` per year, linearly interpolated over
     all years min..max, then the adaptive moving average.  Returns by-columns, ``year``,
     ``value`` (interpolated yearly mean), ``smooth``."""
@@ -70,8 +71,9 @@ def smooth_series(data: pd.DataFrame, value: str, year: str = "year", by=None, w
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
         s = interpolate_years(pd.Series(g[value].to_numpy(float), index=pd.to_numeric(g[year]).to_numpy()))
-        part = pd.DataFrame({year: s.index.astype(int), "value": s.to_numpy(),
-                             "smooth": moving_average(s.to_numpy(), width, even)})
+        part = pd.DataFrame(
+            {year: s.index.astype(int), "value": s.to_numpy(), "smooth": moving_average(s.to_numpy(), width, even)}
+        )
         for c, v in zip(by, key):
             part.insert(0, c, v)
         parts.append(part)

@@ -11,6 +11,7 @@ It returns rows in the results shape (:mod:`fmat.results`) and named figure tabl
 reports draw (written to ``results/analysis/{study}/figures/<name>.parquet``). Adding a kind
 of analysis is one function decorated with :func:`register`; no rule changes.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -78,8 +79,11 @@ def get(name: str) -> Callable[..., AnalysisOutput]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown analysis {name!r}", where="analysis.name",
-                         fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}") from None
+        raise InputError(
+            f"unknown analysis {name!r}",
+            where="analysis.name",
+            fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}",
+        ) from None
 
 
 def check(name: str, options: Mapping | None = None, where: str = "analysis") -> None:
@@ -88,9 +92,12 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
 
     _load_all()
     if name not in _REGISTRY:
-        raise InputError(f"unknown analysis {name!r}", where=f"{where}.name",
-                         fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
-                             "a new one (docs/adding-a-study.md)")
+        raise InputError(
+            f"unknown analysis {name!r}",
+            where=f"{where}.name",
+            fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
+            "a new one (docs/adding-a-study.md)",
+        )
     params = list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return
@@ -98,13 +105,18 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
     options = dict(options or {})
     unknown = [k for k in options if k not in names]
     if unknown:
-        raise InputError(f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}",
-                         where=f"{where}.options", fix=f"its options are: {', '.join(names) or '(none)'}")
-    missing = [p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL
-               and p.name not in options]
+        raise InputError(
+            f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}",
+            where=f"{where}.options",
+            fix=f"its options are: {', '.join(names) or '(none)'}",
+        )
+    missing = [p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL and p.name not in options]
     if missing:
-        raise InputError(f"analysis {name!r} needs option(s) {', '.join(map(repr, missing))}",
-                         where=f"{where}.options", fix="add them under analysis.options (docs/study-files.md)")
+        raise InputError(
+            f"analysis {name!r} needs option(s) {', '.join(map(repr, missing))}",
+            where=f"{where}.options",
+            fix="add them under analysis.options (docs/study-files.md)",
+        )
 
 
 def criteria_needed(name: str, options: Mapping | None = None) -> list[str]:

@@ -31,6 +31,7 @@ with partial windows at the ends (:func:`fmat.stats.moving_average`; ``smoothing
 even: right}``: the window of year t is t-4 ... t+5, zoo's centre alignment).  ``d_smooth`` is
 NaN where ``d_interpolated`` is (a window does not reach into years the model lacks at the ends).
 """
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -55,8 +56,9 @@ def _years(words: pd.Series, where: str) -> pd.Series:
     y = pd.to_numeric(words.astype(str), errors="coerce")
     if y.isna().any():
         bad = sorted(set(words.astype(str)[y.isna()]))[:5]
-        raise InputError(f"[MASK] words {bad} are not years", where=where,
-                         fix="give the year tokens as MASK words ({range: [1800, 2019]})")
+        raise InputError(
+            f"[MASK] words {bad} are not years", where=where, fix="give the year tokens as MASK words ({range: [1800, 2019]})"
+        )
     return y.astype(int)
 
 
@@ -81,10 +83,12 @@ def yearly_effects(lpr: pd.DataFrame, average_over, sigma: float, where: str) ->
     for c in others:
         n = df.groupby(["model", "year"])[c].nunique(dropna=False)
         if (n > 1).any():
-            raise InputError(f"column {c!r} varies within a model and year but is not averaged over",
-                             where=where.replace("data.lpr", "analysis.options.average_over"),
-                             fix=f"add {c} to average_over, or make the LPR with the study's lpr "
-                                 "options (the two TARGET/ATTRIB groups paired)")
+            raise InputError(
+                f"column {c!r} varies within a model and year but is not averaged over",
+                where=where.replace("data.lpr", "analysis.options.average_over"),
+                fix=f"add {c} to average_over, or make the LPR with the study's lpr "
+                "options (the two TARGET/ATTRIB groups paired)",
+            )
     df["LPR"] = pd.to_numeric(df["LPR"], errors="coerce").astype(float)
     ok = df[np.isfinite(df["LPR"])]
     out = ok.groupby(["model", "year"], sort=False).agg(d=("LPR", "mean"), n_items=("LPR", "size")).reset_index()
@@ -128,9 +132,17 @@ def trend_table(yearly: pd.DataFrame, years: list[int], window: int = 10, even: 
         interp = interpolate_years(raw, years=years)
         smooth = moving_average(interp.to_numpy(), width=window, even=even)
         smooth[~np.isfinite(interp.to_numpy())] = np.nan
-        parts.append(pd.DataFrame({"model": name, "year": np.asarray(years, dtype="int64"),
-                                   "d": raw.reindex(years).to_numpy(float),
-                                   "d_interpolated": interp.to_numpy(float), "d_smooth": smooth}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "model": name,
+                    "year": np.asarray(years, dtype="int64"),
+                    "d": raw.reindex(years).to_numpy(float),
+                    "d_interpolated": interp.to_numpy(float),
+                    "d_smooth": smooth,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -158,16 +170,32 @@ def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
         r = sps.linregress(g["year"].to_numpy(float) / year_scale, g["d"].to_numpy(float))
         df = len(g) - 2
         q = sps.t.ppf(0.975, df)
-        rows.append({"model": model_slug(str(m)), "value": r.slope, "se": r.stderr, "df": df,
-                     "p": r.pvalue, "ci_low": r.slope - q * r.stderr, "ci_high": r.slope + q * r.stderr,
-                     "n": len(g)})
+        rows.append(
+            {
+                "model": model_slug(str(m)),
+                "value": r.slope,
+                "se": r.stderr,
+                "df": df,
+                "p": r.pvalue,
+                "ci_low": r.slope - q * r.stderr,
+                "ci_high": r.slope + q * r.stderr,
+                "n": len(g),
+            }
+        )
     return rows
 
 
 @register("change_over_time")
-def change_over_time(data: AnalysisInput, *, sigma: float = LPR_SIGMA, year_scale: float = 100,
-                     average_over=None, century_contrasts=None, smoothing: Mapping | None = None,
-                     century_model: str = "pairwise") -> AnalysisOutput:
+def change_over_time(
+    data: AnalysisInput,
+    *,
+    sigma: float = LPR_SIGMA,
+    year_scale: float = 100,
+    average_over=None,
+    century_contrasts=None,
+    smoothing: Mapping | None = None,
+    century_model: str = "pairwise",
+) -> AnalysisOutput:
     """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
 
     Options (study file ``analysis.options``):
@@ -184,18 +212,21 @@ def change_over_time(data: AnalysisInput, *, sigma: float = LPR_SIGMA, year_scal
     where = "data.lpr (change_over_time)"
     _need(lpr, ["model", "M_word", "LPR"], where=where)
     if century_model not in ("pairwise", "joint"):
-        raise InputError(f"unknown century_model {century_model!r}", where=_where(data, "century_model"),
-                         fix="use pairwise or joint")
+        raise InputError(
+            f"unknown century_model {century_model!r}", where=_where(data, "century_model"), fix="use pairwise or joint"
+        )
     smoothing = dict(smoothing or {})
     unknown = set(smoothing) - {"window", "even"}
     if unknown:
-        raise InputError(f"unknown smoothing option(s) {sorted(unknown)}", where=_where(data, "smoothing"),
-                         fix="use window (years) and even (right | left)")
+        raise InputError(
+            f"unknown smoothing option(s) {sorted(unknown)}",
+            where=_where(data, "smoothing"),
+            fix="use window (years) and even (right | left)",
+        )
     window, even = int(smoothing.get("window", 10)), str(smoothing.get("even", "right"))
     yearly = yearly_effects(lpr, average_over, sigma, where)
     if yearly["model"].nunique() < 2:
-        raise InputError("the LMM needs the LPRs of 2 or more models", where=where,
-                         fix="score the study with several models")
+        raise InputError("the LMM needs the LPRs of 2 or more models", where=where, fix="score the study with several models")
     years = expected_years(data, lpr)
     models = _levels(lpr["model"].astype(str))
     missing = missing_years(yearly, models, years)
@@ -204,16 +235,27 @@ def change_over_time(data: AnalysisInput, *, sigma: float = LPR_SIGMA, year_scal
     fit = fit_lmm(df, "d ~ time", group="model")
     c = fit.coefs.set_index("term").loc["time"]
     rows = [
-        {"statistic": "b", "condition": "year", "value": c["b"], "se": c["se"], "df": c["df"], "p": c["p"],
-         "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n": fit.n},
+        {
+            "statistic": "b",
+            "condition": "year",
+            "value": c["b"],
+            "se": c["se"],
+            "df": c["df"],
+            "p": c["p"],
+            "ci_low": c["ci_low"],
+            "ci_high": c["ci_high"],
+            "n": fit.n,
+        },
         {"statistic": "t", "condition": "year", "value": c["t"], "df": c["df"], "p": c["p"], "n": fit.n},
         {"statistic": "beta", "condition": "year", "value": c["beta"], "n": fit.n},
         {"statistic": "R2m", "condition": "year", "value": fit.r2m, "n": fit.n},
         {"statistic": "R2c", "condition": "year", "value": fit.r2c, "n": fit.n},
     ]
     rows += [{"statistic": "b", "condition": "year", **r} for r in per_model_slopes(yearly, float(year_scale))]
-    notes = [f"LMM d ~ year/{year_scale:g} (random intercept per model): N = {fit.n} model-years, "
-             f"{fit.n_groups} models, tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"]
+    notes = [
+        f"LMM d ~ year/{year_scale:g} (random intercept per model): N = {fit.n} model-years, "
+        f"{fit.n_groups} models, tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"
+    ]
     if fit.singular:
         notes.append("singular fit: the random-intercept variance is ~0 (estimates equal OLS)")
     contrasts = [[int(a), int(b)] for a, b in (century_contrasts or [])]
@@ -227,15 +269,29 @@ def change_over_time(data: AnalysisInput, *, sigma: float = LPR_SIGMA, year_scal
             continue
         cond = f"{a}vs{b}"
         if res.get("singular"):
-            notes.append(f"century contrast {a} vs {b}: the random-intercept variance is ~0, so its t is the "
-                         "two-sample t of the two years (OLS), not the paired t test over models")
+            notes.append(
+                f"century contrast {a} vs {b}: the random-intercept variance is ~0, so its t is the "
+                "two-sample t of the two years (OLS), not the paired t test over models"
+            )
         test = {"df": res["df"], "p": res["p"], "n": res["n"]}
-        rows.append({"statistic": "d", "condition": cond, "value": res["estimate"], "se": res["se"],
-                     "ci_low": res["ci_low"], "ci_high": res["ci_high"], **test})
+        rows.append(
+            {
+                "statistic": "d",
+                "condition": cond,
+                "value": res["estimate"],
+                "se": res["se"],
+                "ci_low": res["ci_low"],
+                "ci_high": res["ci_high"],
+                **test,
+            }
+        )
         rows.append({"statistic": "t", "condition": cond, "value": res["t"], **test})
     for m, g in missing.groupby("model", sort=False):
         notes.append(f"{m}: {len(g)} year(s) missing (dropped): {_ranges(g['year'].tolist())}")
     out = results_frame([{"study": study, "model": "all", **r} for r in rows])
-    figures = {"trend": trend_table(yearly, years, window, even), "missing_years": missing,
-               "yearly": yearly.assign(model=yearly["model"].astype(str).map(model_slug))}
+    figures = {
+        "trend": trend_table(yearly, years, window, even),
+        "missing_years": missing,
+        "yearly": yearly.assign(model=yearly["model"].astype(str).map(model_slug)),
+    }
     return AnalysisOutput(stats=out, figures=figures, notes=notes)

@@ -29,6 +29,7 @@ and the F test that the two coefficients are equal).
 Items: the analysis uses the items present in the FMAT scores, the % male table and (when
 given) the WEFAT table; the numbers of items left out are in ``notes`` and every row's ``n``.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -63,19 +64,22 @@ def _spec(options_value, key: str, required: bool) -> dict | None:
     where = f"analysis.options.{key}"
     if options_value is None:
         if required:
-            raise InputError(f"option {key!r} is missing", where=where,
-                             fix=f"give {key}: {{table: NAME, item: item, column: COLUMN}}")
+            raise InputError(
+                f"option {key!r} is missing", where=where, fix=f"give {key}: {{table: NAME, item: item, column: COLUMN}}"
+            )
         return None
     if not isinstance(options_value, Mapping) or "table" not in options_value:
-        raise InputError(f"{key} must be a mapping with table, item, column (got {options_value!r})",
-                         where=where, fix=f"write {key}: {{table: NAME, item: item, column: COLUMN}}")
+        raise InputError(
+            f"{key} must be a mapping with table, item, column (got {options_value!r})",
+            where=where,
+            fix=f"write {key}: {{table: NAME, item: item, column: COLUMN}}",
+        )
     spec = {"item": "item", **dict(options_value)}
     spec.setdefault("column", "pct_male" if key == "criterion" else "wefat_male")
     return spec
 
 
-def _criterion_column(criteria: Mapping[str, pd.DataFrame], spec: dict, key: str,
-                      columns: Sequence[str]) -> pd.DataFrame | None:
+def _criterion_column(criteria: Mapping[str, pd.DataFrame], spec: dict, key: str, columns: Sequence[str]) -> pd.DataFrame | None:
     """``item`` + the asked columns of a criterion table (renamed to ``columns``' targets)."""
     name = spec["table"]
     if name not in criteria:
@@ -84,22 +88,28 @@ def _criterion_column(criteria: Mapping[str, pd.DataFrame], spec: dict, key: str
     want = [spec["item"]] + [spec[c] for c in columns]
     missing = [c for c in want if c not in table.columns]
     if missing:
-        raise InputError(f"criterion table {name!r} has no column(s) {missing} (it has {list(table.columns)})",
-                         where=f"analysis.options.{key}", fix="name existing columns in item:/column:")
+        raise InputError(
+            f"criterion table {name!r} has no column(s) {missing} (it has {list(table.columns)})",
+            where=f"analysis.options.{key}",
+            fix="name existing columns in item:/column:",
+        )
     out = pd.DataFrame({"item": table[spec["item"]].astype(str).to_numpy()})
     for c in columns:
         out[c] = pd.to_numeric(table[spec[c]], errors="coerce").to_numpy(dtype=float)
     dup = out["item"].duplicated()
     if dup.any():
-        raise InputError(f"criterion table {name!r} lists {int(dup.sum())} item(s) twice, e.g. "
-                         f"{out.loc[dup, 'item'].iloc[0]!r}", where=f"analysis.options.{key}",
-                         fix="rebuild the criterion table with one row per item")
+        raise InputError(
+            f"criterion table {name!r} lists {int(dup.sum())} item(s) twice, e.g. {out.loc[dup, 'item'].iloc[0]!r}",
+            where=f"analysis.options.{key}",
+            fix="rebuild the criterion table with one row per item",
+        )
     return out
 
 
 # --------------------------------------------------------------------------- LPR steps
-def item_lpr(lpr: pd.DataFrame, items: pd.DataFrame | None = None, slot: str = "TARGET",
-             query_order: Sequence[str] | None = None) -> pd.DataFrame:
+def item_lpr(
+    lpr: pd.DataFrame, items: pd.DataFrame | None = None, slot: str = "TARGET", query_order: Sequence[str] | None = None
+) -> pd.DataFrame:
     """LPR table -> ``model, query, q, item, LPR`` (one row per model x query x item).
 
     ``q`` is the query's number in design order (``Q1``, ``Q2``...): the order of
@@ -111,8 +121,11 @@ def item_lpr(lpr: pd.DataFrame, items: pd.DataFrame | None = None, slot: str = "
     need = ["model", "query", word_col, "LPR"]
     missing = [c for c in need if c not in lpr.columns]
     if missing:
-        raise InputError(f"the LPR table lacks column(s) {missing}", where="lpr",
-                         fix="give the output of fmat.summary for a study with {TARGET} words")
+        raise InputError(
+            f"the LPR table lacks column(s) {missing}",
+            where="lpr",
+            fix="give the output of fmat.summary for a study with {TARGET} words",
+        )
     q = lpr["query"]
     levels = list(q.cat.categories) if isinstance(q.dtype, pd.CategoricalDtype) else list(dict.fromkeys(q.astype(str)))
     if query_order is not None:
@@ -125,33 +138,39 @@ def item_lpr(lpr: pd.DataFrame, items: pd.DataFrame | None = None, slot: str = "
     if items is not None and len(items):
         sub = items[items["slot"].astype(str) == slot]
         mapping = dict(zip(sub["word"].astype(str), sub["item"].astype(str)))
-    out = pd.DataFrame({
-        "model": lpr["model"].astype(str).to_numpy(),
-        "query": q.astype(str).to_numpy(),
-        "q": q.astype(str).map(qnum).to_numpy(),
-        "item": words.map(lambda w: mapping.get(w, w)).to_numpy(),
-        "LPR": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(dtype=float),
-    })
+    out = pd.DataFrame(
+        {
+            "model": lpr["model"].astype(str).to_numpy(),
+            "query": q.astype(str).to_numpy(),
+            "q": q.astype(str).map(qnum).to_numpy(),
+            "item": words.map(lambda w: mapping.get(w, w)).to_numpy(),
+            "LPR": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(dtype=float),
+        }
+    )
     out["LPR"] = out["LPR"].where(np.isfinite(out["LPR"]))
     dup = out.duplicated(["model", "query", "item"], keep=False)
     if dup.any():
         ex = out.loc[dup, ["model", "query", "item"]].head(2).to_dict("records")
-        raise InputError(f"{int(dup.sum())} LPR rows share model, query and item key, e.g. {ex}",
-                         where="lpr", fix="each item must appear once per query (check the study's item keys)")
+        raise InputError(
+            f"{int(dup.sum())} LPR rows share model, query and item key, e.g. {ex}",
+            where="lpr",
+            fix="each item must appear once per query (check the study's item keys)",
+        )
     return out
 
 
-def zscore(df: pd.DataFrame, value: str = "LPR", within: Sequence[str] = ("model", "query"),
-           out: str = "z") -> pd.DataFrame:
+def zscore(df: pd.DataFrame, value: str = "LPR", within: Sequence[str] = ("model", "query"), out: str = "z") -> pd.DataFrame:
     """Add ``out`` = (value - mean) / sd within each ``within`` group (sd: ddof = 1, as R
     ``scale``; NaNs ignored). Bao (2024), Study 1A: "standardized listwise within each BERT
     model and each query template"."""
     within = list(within)
     bad = [c for c in within if c not in df.columns]
     if bad:
-        raise InputError(f"cannot standardize within {bad}: no such column(s)",
-                         where="analysis.options.standardize_within",
-                         fix=f"use some of {[c for c in df.columns if c not in (value,)]}")
+        raise InputError(
+            f"cannot standardize within {bad}: no such column(s)",
+            where="analysis.options.standardize_within",
+            fix=f"use some of {[c for c in df.columns if c not in (value,)]}",
+        )
     d = df.copy()
     g = d.groupby(within, sort=False)[value] if within else None
     mean = g.transform("mean") if within else d[value].mean()
@@ -176,12 +195,12 @@ def _r_row(study, condition, model, x, y) -> dict:
     if ok.sum() < 4 or np.nanstd(x[ok]) == 0 or np.nanstd(y[ok]) == 0:
         return {**base, "value": np.nan, "n": float(ok.sum())}
     r = pearson(x, y)
-    return {**base, "value": r["r"], "df": r["df"], "p": r["p"], "ci_low": r["ci_low"],
-            "ci_high": r["ci_high"], "n": r["n"]}
+    return {**base, "value": r["r"], "df": r["df"], "p": r["p"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": r["n"]}
 
 
-def correlation_rows(study: str, z: pd.DataFrame, crit: pd.DataFrame, *, wefat: bool,
-                     williams_n: int | None = None) -> list[dict]:
+def correlation_rows(
+    study: str, z: pd.DataFrame, crit: pd.DataFrame, *, wefat: bool, williams_n: int | None = None
+) -> list[dict]:
     """r rows of Tables 3-4 and the text: overall, per query (over models), per model x query,
     per model (over queries), WEFAT validity and Williams' t. ``crit``: item, pct_male[, wefat]."""
     rows = []
@@ -284,16 +303,29 @@ def lmm_rows(study: str, z: pd.DataFrame, outcome: str, label: str) -> tuple[lis
         warnings.simplefilter("always", SingularFitWarning)
         fit = fit_lmm(d, f"{outcome} ~ fmat", group="model")
     if any(issubclass(w.category, SingularFitWarning) for w in caught):
-        notes.append(f"lmm:{label}~fmat: the random-intercept variance of the models is ~0 (singular "
-                     "fit; z-scores are centered within model, so estimates equal OLS)")
+        notes.append(
+            f"lmm:{label}~fmat: the random-intercept variance of the models is ~0 (singular "
+            "fit; z-scores are centered within model, so estimates equal OLS)"
+        )
     c = fit.coefs.set_index("term").loc["fmat"]
     cond = f"lmm:{label}~fmat"
     base = {"study": study, "model": "all", "n": float(fit.n)}
-    rows = [{**base, "statistic": "b", "condition": f"{cond}:fmat", "value": c["b"], "se": c["se"],
-             "df": c["df"], "p": c["p"], "ci_low": c["ci_low"], "ci_high": c["ci_high"]},
-            {**base, "statistic": "beta", "condition": f"{cond}:fmat", "value": c["beta"]},
-            {**base, "statistic": "R2m", "condition": cond, "value": fit.r2m},
-            {**base, "statistic": "R2c", "condition": cond, "value": fit.r2c}]
+    rows = [
+        {
+            **base,
+            "statistic": "b",
+            "condition": f"{cond}:fmat",
+            "value": c["b"],
+            "se": c["se"],
+            "df": c["df"],
+            "p": c["p"],
+            "ci_low": c["ci_low"],
+            "ci_high": c["ci_high"],
+        },
+        {**base, "statistic": "beta", "condition": f"{cond}:fmat", "value": c["beta"]},
+        {**base, "statistic": "R2m", "condition": cond, "value": fit.r2m},
+        {**base, "statistic": "R2c", "condition": cond, "value": fit.r2c},
+    ]
     return rows, notes
 
 
@@ -312,20 +344,63 @@ def ols_rows(study: str, items: pd.DataFrame) -> list[dict]:
         ci = fit.conf_int()
         for term in ["Intercept", *preds]:
             name = "intercept" if term == "Intercept" else term
-            rows.append({"study": study, "statistic": "b", "condition": f"{cond}:{name}", "model": "all",
-                         "value": fit.params[term], "se": fit.bse[term], "df": fit.df_resid,
-                         "p": fit.pvalues[term], "ci_low": ci.loc[term, 0], "ci_high": ci.loc[term, 1], "n": n})
-        rows.append({"study": study, "statistic": "R2", "condition": cond, "model": "all",
-                     "value": fit.rsquared, "df": fit.df_model, "df2": fit.df_resid,
-                     "p": float(fit.f_pvalue), "n": n})
+            rows.append(
+                {
+                    "study": study,
+                    "statistic": "b",
+                    "condition": f"{cond}:{name}",
+                    "model": "all",
+                    "value": fit.params[term],
+                    "se": fit.bse[term],
+                    "df": fit.df_resid,
+                    "p": fit.pvalues[term],
+                    "ci_low": ci.loc[term, 0],
+                    "ci_high": ci.loc[term, 1],
+                    "n": n,
+                }
+            )
+        rows.append(
+            {
+                "study": study,
+                "statistic": "R2",
+                "condition": cond,
+                "model": "all",
+                "value": fit.rsquared,
+                "df": fit.df_model,
+                "df2": fit.df_resid,
+                "p": float(fit.f_pvalue),
+                "n": n,
+            }
+        )
         if len(preds) == 2:
             for r in delta_r2(d, "logit_male", preds).to_dict("records"):
-                rows.append({"study": study, "statistic": "R2_delta", "condition": f"{cond}:{r['predictor']}",
-                             "model": "all", "value": r["delta_R2"], "df": r["df1"], "df2": r["df2"],
-                             "p": r["p"], "n": n})
+                rows.append(
+                    {
+                        "study": study,
+                        "statistic": "R2_delta",
+                        "condition": f"{cond}:{r['predictor']}",
+                        "model": "all",
+                        "value": r["delta_R2"],
+                        "df": r["df1"],
+                        "df2": r["df2"],
+                        "p": r["p"],
+                        "n": n,
+                    }
+                )
             test = coef_difference_test(fit, "fmat", "wefat")
-            rows.append({"study": study, "statistic": "F", "condition": f"{cond}:fmat=wefat", "model": "all",
-                         "value": test["F"], "df": test["df1"], "df2": test["df2"], "p": test["p"], "n": n})
+            rows.append(
+                {
+                    "study": study,
+                    "statistic": "F",
+                    "condition": f"{cond}:fmat=wefat",
+                    "model": "all",
+                    "value": test["F"],
+                    "df": test["df1"],
+                    "df2": test["df2"],
+                    "p": test["p"],
+                    "n": n,
+                }
+            )
     return rows
 
 
@@ -346,9 +421,11 @@ def _prepare(data: AnalysisInput, standardize_within, criterion, wefat, logit: b
     cols = ["column"] + (["logit_column"] if logit and cspec.get("logit_column") else [])
     crit = _criterion_column(data.criteria, cspec, "criterion", cols)
     if crit is None:
-        raise InputError(f"criterion table {cspec['table']!r} was not given to the analysis",
-                         where="analysis.options.criterion",
-                         fix="build it (snakemake criteria) and pass it in AnalysisInput.criteria")
+        raise InputError(
+            f"criterion table {cspec['table']!r} was not given to the analysis",
+            where="analysis.options.criterion",
+            fix="build it (snakemake criteria) and pass it in AnalysisInput.criteria",
+        )
     crit = crit.rename(columns={"column": "pct_male", "logit_column": "logit_male"})
     have_wefat = False
     if wspec is not None:
@@ -365,20 +442,26 @@ def _prepare(data: AnalysisInput, standardize_within, criterion, wefat, logit: b
     common = complete[complete["item"].isin(fmat_items)]
     n_missing_crit = len(fmat_items - set(crit["item"]))
     n_missing_pct = len(fmat_items & set(crit.loc[crit["pct_male"].isna(), "item"]))
-    n_missing_wefat = (len(fmat_items & set(crit.loc[crit["wefat"].isna(), "item"])) if have_wefat else 0)
+    n_missing_wefat = len(fmat_items & set(crit.loc[crit["wefat"].isna(), "item"])) if have_wefat else 0
     if n_missing_crit or n_missing_pct or n_missing_wefat:
-        notes.append(f"{len(fmat_items)} items with FMAT scores; {len(common)} with every criterion "
-                     f"({n_missing_crit} not in {cspec['table']!r}, {n_missing_pct} without % male"
-                     + (f", {n_missing_wefat} without WEFAT" if have_wefat else "") + ")")
+        notes.append(
+            f"{len(fmat_items)} items with FMAT scores; {len(common)} with every criterion "
+            f"({n_missing_crit} not in {cspec['table']!r}, {n_missing_pct} without % male"
+            + (f", {n_missing_wefat} without WEFAT" if have_wefat else "")
+            + ")"
+        )
     if len(common) < 4:
-        raise InputError(f"only {len(common)} items have an FMAT score and every criterion",
-                         where="analysis.options.criterion",
-                         fix="check that the criterion tables' item keys match the study's items")
+        raise InputError(
+            f"only {len(common)} items have an FMAT score and every criterion",
+            where="analysis.options.criterion",
+            fix="check that the criterion tables' item keys match the study's items",
+        )
     return study, long, z, common.reset_index(drop=True), have_wefat, notes
 
 
-def _factual(data: AnalysisInput, *, standardize_within, criterion, wefat, logit_clip, williams_n,
-             names: bool, mixed_models: bool = True) -> AnalysisOutput:
+def _factual(
+    data: AnalysisInput, *, standardize_within, criterion, wefat, logit_clip, williams_n, names: bool, mixed_models: bool = True
+) -> AnalysisOutput:
     study, long, z, crit, have_wefat, notes = _prepare(data, standardize_within, criterion, wefat, names)
     rows: list[dict] = correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
     if williams_n:
@@ -407,9 +490,15 @@ def _factual(data: AnalysisInput, *, standardize_within, criterion, wefat, logit
 
 
 @register("factual_wefat", criteria=_criteria_tables)
-def factual_wefat(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | None = None,
-                  standardize_within: Sequence[str] = ("model", "query"), logit_clip: float = 0.5,
-                  williams_n: int | None = None) -> AnalysisOutput:
+def factual_wefat(
+    data: AnalysisInput,
+    *,
+    criterion: Mapping,
+    wefat: Mapping | None = None,
+    standardize_within: Sequence[str] = ("model", "query"),
+    logit_clip: float = 0.5,
+    williams_n: int | None = None,
+) -> AnalysisOutput:
     """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
 
     Options (study file ``analysis.options``): ``criterion: {table, item, column}`` (% male),
@@ -418,21 +507,41 @@ def factual_wefat(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | N
     ``williams_n`` (n of Williams' t; default the number of items: the paper's 1C prints
     t(47), the df of n = 50, with 3,644 names).
     """
-    return _factual(data, standardize_within=standardize_within, criterion=criterion, wefat=wefat,
-                    logit_clip=logit_clip,
-                    williams_n=williams_n, names=False)
+    return _factual(
+        data,
+        standardize_within=standardize_within,
+        criterion=criterion,
+        wefat=wefat,
+        logit_clip=logit_clip,
+        williams_n=williams_n,
+        names=False,
+    )
 
 
 @register("factual_names", criteria=_criteria_tables)
-def factual_names(data: AnalysisInput, *, criterion: Mapping, wefat: Mapping | None = None,
-                  standardize_within: Sequence[str] = ("model", "query"), logit_clip: float = 0.5,
-                  williams_n: int | None = None, mixed_models: bool = True) -> AnalysisOutput:
+def factual_names(
+    data: AnalysisInput,
+    *,
+    criterion: Mapping,
+    wefat: Mapping | None = None,
+    standardize_within: Sequence[str] = ("model", "query"),
+    logit_clip: float = 0.5,
+    williams_n: int | None = None,
+    mixed_models: bool = True,
+) -> AnalysisOutput:
     """Study 1C (Table 5, Figure 3C): :func:`factual_wefat` plus the LMMs and OLS Models 1-3
     (``mixed_models: false`` skips the two LMMs, which take ~10 s each on 175,000 rows).
 
     ``criterion.logit_column`` names the logit of % male (ln(m/f)); without it the logit is
     computed from ``column`` (clipped by ``logit_clip`` points).
     """
-    return _factual(data, standardize_within=standardize_within, criterion=criterion, wefat=wefat,
-                    logit_clip=logit_clip,
-                    williams_n=williams_n, names=True, mixed_models=mixed_models)
+    return _factual(
+        data,
+        standardize_within=standardize_within,
+        criterion=criterion,
+        wefat=wefat,
+        logit_clip=logit_clip,
+        williams_n=williams_n,
+        names=True,
+        mixed_models=mixed_models,
+    )

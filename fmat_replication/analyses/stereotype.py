@@ -37,6 +37,7 @@ including ``wording:<men/women>`` contrasts that have no results condition), ``a
 term of the LMM: term, condition, num_df, den_df, F, p) and ``cells`` (the modelled data:
 model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word).
 """
+
 from __future__ import annotations
 
 import re
@@ -52,8 +53,12 @@ from fmat.stats.mixed import fit_lmm
 from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 #: default name of the [MASK] factor by its two groups (the condition vocabulary's names)
-FACTOR_NAMES = {frozenset({"Male", "Female"}): "gender", frozenset({"Black", "Asian"}): "race",
-                frozenset({"White", "Black"}): "race", frozenset({"White", "Asian"}): "race"}
+FACTOR_NAMES = {
+    frozenset({"Male", "Female"}): "gender",
+    frozenset({"Black", "Asian"}): "race",
+    frozenset({"White", "Black"}): "race",
+    frozenset({"White", "Asian"}): "race",
+}
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -79,8 +84,11 @@ def _need(lpr: pd.DataFrame, cols, where: str) -> None:
         raise InputError("the LPR table is missing", where=where, fix="pass fmat.summary() output as data.lpr")
     missing = [c for c in cols if c not in lpr.columns]
     if missing:
-        raise InputError(f"the LPR table lacks columns {missing}", where=where,
-                         fix="give the fmat.summary() output made with the study file's lpr options")
+        raise InputError(
+            f"the LPR table lacks columns {missing}",
+            where=where,
+            fix="give the fmat.summary() output made with the study file's lpr options",
+        )
 
 
 def mask_groups(lpr: pd.DataFrame, mask_contrast, where: str) -> list[str]:
@@ -89,13 +97,18 @@ def mask_groups(lpr: pd.DataFrame, mask_contrast, where: str) -> list[str]:
     levels = _levels(lpr["MASK"])
     groups = [str(g) for g in (mask_contrast or levels[:2])]
     if len(groups) != 2:
-        raise InputError(f"mask_contrast needs two MASK groups, got {groups}", where=where,
-                         fix="write mask_contrast: [first, second] (d = first minus second)")
+        raise InputError(
+            f"mask_contrast needs two MASK groups, got {groups}",
+            where=where,
+            fix="write mask_contrast: [first, second] (d = first minus second)",
+        )
     unknown = [g for g in groups if g not in levels]
     if unknown:
-        raise InputError(f"MASK group(s) {unknown} not in the LPR table (it has {levels})", where=where,
-                         fix="name MASK groups of the study file's queries; the LPR must be made "
-                             "with mask_pair: false")
+        raise InputError(
+            f"MASK group(s) {unknown} not in the LPR table (it has {levels})",
+            where=where,
+            fix="name MASK groups of the study file's queries; the LPR must be made with mask_pair: false",
+        )
     return groups
 
 
@@ -103,8 +116,11 @@ def factor_name(groups, factor: str | None) -> str:
     """Name of the [MASK] factor in the model terms / conditions (``gender``, ``race``)."""
     if factor:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", str(factor)) or factor in ("y", "model", "wording", "pair", "form"):
-            raise InputError(f"factor name {factor!r} is not usable", where="analysis.options.factor",
-                             fix="use a plain identifier such as gender or race")
+            raise InputError(
+                f"factor name {factor!r} is not usable",
+                where="analysis.options.factor",
+                fix="use a plain identifier such as gender or race",
+            )
         return str(factor)
     return FACTOR_NAMES.get(frozenset(groups), "mask")
 
@@ -119,16 +135,22 @@ def wording_of(words: pd.Series, mask_wordings, groups, where: str) -> pd.Series
     for pair in mask_wordings:
         pair = [str(w) for w in pair]
         if len(pair) != len(groups):
-            raise InputError(f"wording {pair} must name one word per MASK group {groups}", where=where,
-                             fix="write mask_wordings: [[men, women], [fathers, mothers]]")
+            raise InputError(
+                f"wording {pair} must name one word per MASK group {groups}",
+                where=where,
+                fix="write mask_wordings: [[men, women], [fathers, mothers]]",
+            )
         for w in pair:
             lookup[w] = lookup[w.casefold()] = "/".join(pair)
     w = words.astype(str)
     out = w.map(lambda x: lookup.get(x, lookup.get(x.casefold())))
     if out.isna().any():
         bad = sorted(set(w[out.isna()]))
-        raise InputError(f"[MASK] word(s) {bad} are in no wording of mask_wordings", where=where,
-                         fix="list every [MASK] word of the contrasted groups in mask_wordings")
+        raise InputError(
+            f"[MASK] word(s) {bad} are in no wording of mask_wordings",
+            where=where,
+            fix="list every [MASK] word of the contrasted groups in mask_wordings",
+        )
     return out.astype(object)
 
 
@@ -138,8 +160,7 @@ def _term_condition(term: str) -> str:
     return "_x_".join(names)
 
 
-def fit_factorial(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str],
-                  anova: str = "sequential"):
+def fit_factorial(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str], anova: str = "sequential"):
     """Full-factorial LMM of ``y`` on ``factor`` x ``others`` (sum-to-zero coding), models as
     random intercepts (:func:`fmat.stats.fit_lmm`).  Factors with a single level are left
     out.  Returns (fit, used other factors, anova table with a ``condition`` column)."""
@@ -157,8 +178,16 @@ def fit_factorial(cells: pd.DataFrame, factor: str, groups: list[str], others: l
 
 
 def _contrast_row(res: Mapping, n: float) -> dict:
-    return {"d": res["estimate"], "se": res["se"], "t": res["t"], "df": res["df"], "p": res["p"],
-            "ci_low": res["ci_low"], "ci_high": res["ci_high"], "n": n}
+    return {
+        "d": res["estimate"],
+        "se": res["se"],
+        "t": res["t"],
+        "df": res["df"],
+        "p": res["p"],
+        "ci_low": res["ci_low"],
+        "ci_high": res["ci_high"],
+        "n": n,
+    }
 
 
 def model_effects(fit, factor: str, groups: list[str], per: str | None, wording: bool) -> list[dict]:
@@ -184,14 +213,18 @@ def per_model_d(cells: pd.DataFrame, factor: str, groups: list[str], others: lis
     rows = []
     for model, g in cells.groupby("model", observed=True, sort=False):
         keys = [f for f in others if f in g.columns]
-        m = g.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor) if keys else \
-            g.groupby(factor, observed=True)["y"].mean().to_frame().T
+        m = (
+            g.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
+            if keys
+            else g.groupby(factor, observed=True)["y"].mean().to_frame().T
+        )
         if groups[0] not in m or groups[1] not in m:
             continue
         diff = (m[groups[0]] - m[groups[1]]).dropna()
         if len(diff):
-            rows.append({"model": model_slug(str(model)), "condition": "all", "d": float(diff.mean()),
-                         "n": float(g["y"].notna().sum())})
+            rows.append(
+                {"model": model_slug(str(model)), "condition": "all", "d": float(diff.mean()), "n": float(g["y"].notna().sum())}
+            )
     return rows
 
 
@@ -199,22 +232,33 @@ def _rows(study: str, fit, anova_tab: pd.DataFrame, factor: str, effects: list[d
     rows = []
     for r in anova_tab.itertuples():
         if r.condition == factor or r.condition.startswith(f"{factor}_x_"):
-            rows.append({"study": study, "statistic": "F", "condition": r.condition, "model": "all",
-                         "value": r.F, "df": r.num_df, "df2": r.den_df, "p": r.p, "n": fit.n})
+            rows.append(
+                {
+                    "study": study,
+                    "statistic": "F",
+                    "condition": r.condition,
+                    "model": "all",
+                    "value": r.F,
+                    "df": r.num_df,
+                    "df2": r.den_df,
+                    "p": r.p,
+                    "n": fit.n,
+                }
+            )
     for e in effects:
         if e["condition"].startswith("wording:"):
             continue  # not in the condition vocabulary: figure table only
         base = {"study": study, "condition": e["condition"], "model": e["model"], "n": e.get("n")}
         if e["model"] == "all":
             test = {k: e[k] for k in ("df", "p")}
-            rows.append({**base, **test, "statistic": "d", "value": e["d"], "se": e["se"],
-                         "ci_low": e["ci_low"], "ci_high": e["ci_high"]})
+            rows.append(
+                {**base, **test, "statistic": "d", "value": e["d"], "se": e["se"], "ci_low": e["ci_low"], "ci_high": e["ci_high"]}
+            )
             rows.append({**base, **test, "statistic": "t", "value": e["t"]})
         else:
             rows.append({**base, "statistic": "d", "value": e["d"]})
     for stat, val in (("R2m", fit.r2m), ("R2c", fit.r2c)):
-        rows.append({"study": study, "statistic": stat, "condition": "all", "model": "all",
-                     "value": val, "n": fit.n})
+        rows.append({"study": study, "statistic": stat, "condition": "all", "model": "all", "value": val, "n": fit.n})
     return results_frame(rows)
 
 
@@ -227,8 +271,10 @@ def _effects_table(effects: list[dict]) -> pd.DataFrame:
 
 
 def _notes(fit, cells: pd.DataFrame, dropped: int) -> list[str]:
-    notes = [f"LMM {fit.formula} (random intercept per model): N = {fit.n}, {fit.n_groups} models, "
-             f"tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"]
+    notes = [
+        f"LMM {fit.formula} (random intercept per model): N = {fit.n}, {fit.n_groups} models, "
+        f"tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"
+    ]
     if dropped:
         notes.append(f"{dropped} row(s) with a missing LPR dropped (out-of-vocabulary [MASK] word)")
     if fit.singular:
@@ -259,8 +305,9 @@ def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: s
     return {lab: f"pair{j + 1}" for j, lab in enumerate(order) if lab in set(labels)}
 
 
-def _fit_and_report(data: AnalysisInput, cells: pd.DataFrame, name: str, groups: list[str], level: str,
-                    anova: str) -> AnalysisOutput:
+def _fit_and_report(
+    data: AnalysisInput, cells: pd.DataFrame, name: str, groups: list[str], level: str, anova: str
+) -> AnalysisOutput:
     """What 3A/3D (``level`` = "pair") and 3B/3C (``level`` = "form") share once their cells are
     built: drop non-finite y, fit ``y ~ mask * wording * level``, the effects overall, per
     ``level`` and per model, and the output (rows, figure tables, notes)."""
@@ -269,17 +316,28 @@ def _fit_and_report(data: AnalysisInput, cells: pd.DataFrame, name: str, groups:
     fit, used, tab = fit_factorial(cells, name, groups, ["wording", level], anova)
     effects = model_effects(fit, name, groups, level if level in used else None, "wording" in used)
     effects += per_model_d(cells, name, groups, used)
-    return AnalysisOutput(stats=_rows(_study_id(data), fit, tab, name, effects),
-                          figures={"effects": _effects_table(effects), "anova": tab,
-                                   "cells": cells.assign(model=cells["model"].map(model_slug),
-                                                         **{level: cells[level].astype(str)})},
-                          notes=_notes(fit, cells, dropped))
+    return AnalysisOutput(
+        stats=_rows(_study_id(data), fit, tab, name, effects),
+        figures={
+            "effects": _effects_table(effects),
+            "anova": tab,
+            "cells": cells.assign(model=cells["model"].map(model_slug), **{level: cells[level].astype(str)}),
+        },
+        notes=_notes(fit, cells, dropped),
+    )
 
 
 @register("stereotype_pairs")
-def stereotype_pairs(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
-                     mask_wordings=None, attrib_contrast=None, factor: str | None = None,
-                     anova: str = "sequential") -> AnalysisOutput:
+def stereotype_pairs(
+    data: AnalysisInput,
+    *,
+    sigma: float = LPR_SIGMA,
+    mask_contrast=None,
+    mask_wordings=None,
+    attrib_contrast=None,
+    factor: str | None = None,
+    anova: str = "sequential",
+) -> AnalysisOutput:
     """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
 
     Options (study file ``analysis.options``):
@@ -299,24 +357,31 @@ def stereotype_pairs(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_cont
         label = f"{attrib_contrast[0]} - {attrib_contrast[1]}"
         found = _levels(lpr["ATTRIB"])
         if label not in found:
-            raise InputError(f"the LPR table has ATTRIB {found}, not the paired {label!r}",
-                             where=_where(data, "attrib_contrast"),
-                             fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}")
+            raise InputError(
+                f"the LPR table has ATTRIB {found}, not the paired {label!r}",
+                where=_where(data, "attrib_contrast"),
+                fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}",
+            )
         lpr = lpr[lpr["ATTRIB"].astype(str) == label]
     elif any(" - " not in a for a in _levels(lpr["ATTRIB"])):
-        raise InputError("the LPR table is not attribute-paired", where="data.lpr (stereotype_pairs)",
-                         fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}")
+        raise InputError(
+            "the LPR table is not attribute-paired",
+            where="data.lpr (stereotype_pairs)",
+            fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}",
+        )
     groups = mask_groups(lpr, mask_contrast, where)
     name = factor_name(groups, factor)
     lpr = lpr[lpr["MASK"].astype(str).isin(groups)]
     pairs = pair_index(data, lpr, attrib_contrast, where)
-    cells = pd.DataFrame({
-        "model": lpr["model"].astype(str).to_numpy(),
-        name: lpr["MASK"].astype(str).to_numpy(),
-        "wording": wording_of(lpr["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy(),
-        "pair": lpr["A_word"].astype(str).map(pairs).to_numpy(),
-        "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),
-    })
+    cells = pd.DataFrame(
+        {
+            "model": lpr["model"].astype(str).to_numpy(),
+            name: lpr["MASK"].astype(str).to_numpy(),
+            "wording": wording_of(lpr["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy(),
+            "pair": lpr["A_word"].astype(str).map(pairs).to_numpy(),
+            "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),
+        }
+    )
     cells["pair"] = pd.Categorical(cells["pair"], categories=list(dict.fromkeys(pairs.values())))
     return _fit_and_report(data, cells, name, groups, "pair", anova)
 
@@ -337,19 +402,27 @@ def domain_cells(lpr: pd.DataFrame, forms: Mapping, sigma: float, where: str) ->
     for form, pair in forms.items():
         pair = [str(p) for p in pair]
         if len(pair) != 2 or not set(pair) <= groups:
-            raise InputError(f"form {form!r}: {pair} must be two ATTRIB groups of the LPR table "
-                             f"({sorted(groups)})", where=where,
-                             fix="write forms: {interest: [MathInterest, ArtsInterest], ...} and make "
-                                 "the LPR with attrib_pair: false")
+            raise InputError(
+                f"form {form!r}: {pair} must be two ATTRIB groups of the LPR table ({sorted(groups)})",
+                where=where,
+                fix="write forms: {interest: [MathInterest, ArtsInterest], ...} and make the LPR with attrib_pair: false",
+            )
         diff = (means[pair[0]] - means[pair[1]]).rename("y").reset_index()
         rows.append(diff.assign(form=str(form)))
     return pd.concat(rows, ignore_index=True)
 
 
 @register("stereotype_domains")
-def stereotype_domains(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_contrast=None,
-                       mask_wordings=None, forms: Mapping | None = None, factor: str | None = None,
-                       anova: str = "sequential") -> AnalysisOutput:
+def stereotype_domains(
+    data: AnalysisInput,
+    *,
+    sigma: float = LPR_SIGMA,
+    mask_contrast=None,
+    mask_wordings=None,
+    forms: Mapping | None = None,
+    factor: str | None = None,
+    anova: str = "sequential",
+) -> AnalysisOutput:
     """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
     LPR / sigma.
 
@@ -361,8 +434,11 @@ def stereotype_domains(data: AnalysisInput, *, sigma: float = LPR_SIGMA, mask_co
     lpr = data.lpr
     _need(lpr, ["model", "MASK", "M_word", "ATTRIB", "LPR"], where="data.lpr (stereotype_domains)")
     if not forms:
-        raise InputError("stereotype_domains needs forms", where=where,
-                         fix="write forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}")
+        raise InputError(
+            "stereotype_domains needs forms",
+            where=where,
+            fix="write forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}",
+        )
     groups = mask_groups(lpr, mask_contrast, _where(data, "mask_contrast"))
     name = factor_name(groups, factor)
     lpr = lpr[lpr["MASK"].astype(str).isin(groups)]

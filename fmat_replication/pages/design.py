@@ -5,6 +5,7 @@ ATTRIB words and their counts; :func:`option_rows` says in words what the ``lpr`
 ``reliability``, ``score`` and ``analysis`` options ask for ("LPR = log P(like) − log
 P(dislike), per [MASK] pair"), not as YAML.
 """
+
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -31,7 +32,8 @@ def word_list(spec: Any, first: int = 8) -> str:
         return f"the numbers {r[0]} to {r[1]}" if isinstance(r, (list, tuple)) and len(r) == 2 else f"range {r}"
     if isinstance(spec, dict) and "criterion" in spec:
         return f"the words of the criterion table {spec['criterion']!r}" + (
-            f" (column {spec['column']!r})" if spec.get("column") else "")
+            f" (column {spec['column']!r})" if spec.get("column") else ""
+        )
     if isinstance(spec, dict):
         parts = []
         for group, words in spec.items():
@@ -50,9 +52,16 @@ def word_list(spec: Any, first: int = 8) -> str:
 
 def template_rows(raw: Mapping) -> pd.DataFrame:
     """One row per query template: query, [MASK] options, TARGET words, ATTRIB words (in words)."""
-    rows = [{"": f"Q{i}", "query template": str(b.get("query", "")), "[MASK] options": word_list(b.get("MASK")),
-             "TARGET": word_list(b.get("TARGET")), "ATTRIB": word_list(b.get("ATTRIB"))}
-            for i, b in enumerate(raw.get("queries") or [], 1)]
+    rows = [
+        {
+            "": f"Q{i}",
+            "query template": str(b.get("query", "")),
+            "[MASK] options": word_list(b.get("MASK")),
+            "TARGET": word_list(b.get("TARGET")),
+            "ATTRIB": word_list(b.get("ATTRIB")),
+        }
+        for i, b in enumerate(raw.get("queries") or [], 1)
+    ]
     return pd.DataFrame(rows, columns=["", "query template", "[MASK] options", "TARGET", "ATTRIB"])
 
 
@@ -76,8 +85,11 @@ def lpr_words(lpr: Mapping, raw: Mapping | None = None) -> str:
     for slot, key in (("TARGET", "target_pair"), ("ATTRIB", "attrib_pair")):
         if key in lpr and _groups(raw, slot):
             groups = " − ".join(_groups(raw, slot)[:2])
-            text += (f"; then contrasted between the {slot} groups pair by pair ({groups})" if lpr[key]
-                     else f"; {slot} groups ({groups}) kept apart")
+            text += (
+                f"; then contrasted between the {slot} groups pair by pair ({groups})"
+                if lpr[key]
+                else f"; {slot} groups ({groups}) kept apart"
+            )
     return text
 
 
@@ -86,16 +98,23 @@ def reliability_words(rel: Mapping) -> str:
         return "ICC of the models only"
     by = rel.get("by") or []
     by = [by] if isinstance(by, str) else list(by)
-    return (f"ICC of the models as raters; Cronbach's α over the {rel.get('item', '?')} items"
-            + (f", separately per {', '.join(map(str, by))}" if by else ""))
+    return f"ICC of the models as raters; Cronbach's α over the {rel.get('item', '?')} items" + (
+        f", separately per {', '.join(map(str, by))}" if by else ""
+    )
 
 
 def score_words(score: Mapping) -> str:
     method = str(score.get("method", "fmat"))
-    text = ("probability of each [MASK] option from the fill-mask head (FMAT)" if method == "fmat"
-            else "log probability corrected for the [MASK] word's prior (LPBS)" if method == "lpbs" else method)
+    text = (
+        "probability of each [MASK] option from the fill-mask head (FMAT)"
+        if method == "fmat"
+        else "log probability corrected for the [MASK] word's prior (LPBS)"
+        if method == "lpbs"
+        else method
+    )
     text += "; words not in a model's vocabulary are " + (
-        "added as new tokens" if score.get("add_tokens") else "left out (NA), not split")
+        "added as new tokens" if score.get("add_tokens") else "left out (NA), not split"
+    )
     return text if score.get("na_out", True) or score.get("add_tokens") else text + " (kept)"
 
 
@@ -106,10 +125,9 @@ def analysis_words(analysis: Mapping) -> list[tuple[str, str]]:
     out = [("analysis", str(analysis.get("name", "")))]
     for key, value in (analysis.get("options") or {}).items():
         if isinstance(value, dict):
-            text = "; ".join(f"{k}: {' vs. '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
-                             for k, v in value.items())
+            text = "; ".join(f"{k}: {' vs. '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}" for k, v in value.items())
         elif isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):
-            text = "; ".join(" vs. ".join(map(str, v)) for v in value)       # pairs: men vs. women; ...
+            text = "; ".join(" vs. ".join(map(str, v)) for v in value)  # pairs: men vs. women; ...
         elif isinstance(value, (list, tuple)):
             text = ", ".join(map(str, value))
         else:
@@ -120,16 +138,23 @@ def analysis_words(analysis: Mapping) -> list[tuple[str, str]]:
 
 def option_rows(raw: Mapping) -> pd.DataFrame:
     """The study file's options in words: scoring, LPR, reliability, then the analysis."""
-    rows = [("scoring", score_words(raw.get("score") or {})), ("LPR", lpr_words(raw.get("lpr") or {}, raw)),
-            ("reliability", reliability_words(raw.get("reliability") or {}))]
+    rows = [
+        ("scoring", score_words(raw.get("score") or {})),
+        ("LPR", lpr_words(raw.get("lpr") or {}, raw)),
+        ("reliability", reliability_words(raw.get("reliability") or {})),
+    ]
     rows += analysis_words(raw.get("analysis") or {})
     return pd.DataFrame(rows, columns=["option", "what it does"])
 
 
 def rows_html(df: pd.DataFrame, klass: str = "fmat-table design") -> str:
     """``df`` as an HTML table (template ``design_table.html.j2``), every header and value as text."""
-    return render("design_table.html.j2", klass=klass, columns=[str(c) for c in df.columns],
-                  rows=[[str(v) for v in r] for r in df.itertuples(index=False)])
+    return render(
+        "design_table.html.j2",
+        klass=klass,
+        columns=[str(c) for c in df.columns],
+        rows=[[str(v) for v in r] for r in df.itertuples(index=False)],
+    )
 
 
 def pair_labels(raw: Mapping, slot: str = "ATTRIB") -> dict[str, str]:
@@ -142,5 +167,3 @@ def pair_labels(raw: Mapping, slot: str = "ATTRIB") -> dict[str, str]:
             if len(a) == len(c):
                 return {f"pair{j}": f"{x} – {y}" for j, (x, y) in enumerate(zip(a, c), 1)}
     return {}
-
-

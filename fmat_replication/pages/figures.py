@@ -20,6 +20,7 @@ drawn by :func:`plot_figure_table` following this convention (all columns but x 
 A table without ``x``/``y`` is drawn only when it has a numeric ``year`` column (lines of the
 first other numeric column over the years); otherwise the report shows its first rows.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,7 @@ ICC_STATS = ("ICC_average", "ICC_single")
 #: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
 ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
 #: packages whose versions the provenance table lists
-PACKAGES = ("fmat", "torch", "transformers", "tokenizers", "numpy", "pandas", "scipy", "statsmodels",
-            "matplotlib", "snakemake")
+PACKAGES = ("fmat", "torch", "transformers", "tokenizers", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "snakemake")
 
 
 def _plt():
@@ -74,8 +74,12 @@ def icc_table(stats: pd.DataFrame, studies: Iterable[str] | None = None) -> pd.D
     return out.sort_values(["_o", "_s"]).drop(columns=["_o", "_s"]).reset_index(drop=True)
 
 
-def figure2_icc(stats: pd.DataFrame, paper: pd.DataFrame | None = None, studies: Iterable[str] | None = None,
-                title: str = "Interrater agreement of the models per study"):
+def figure2_icc(
+    stats: pd.DataFrame,
+    paper: pd.DataFrame | None = None,
+    studies: Iterable[str] | None = None,
+    title: str = "Interrater agreement of the models per study",
+):
     """Figure 2 of Bao (2024): ICC_average and ICC_single with 95% CIs for every study.
 
     ``stats``: results rows of all studies (at least the reliability rows). ``paper``: the
@@ -98,8 +102,9 @@ def figure2_icc(stats: pd.DataFrame, paper: pd.DataFrame | None = None, studies:
         lo = d["ci_low"].to_numpy(dtype=float)
         hi = d["ci_high"].to_numpy(dtype=float)
         # a value a hair outside its own CI (float rounding of a degenerate interval) draws no bar
-        err = np.vstack([np.where(np.isnan(lo), 0, np.clip(y - lo, 0, None)),
-                         np.where(np.isnan(hi), 0, np.clip(hi - y, 0, None))])
+        err = np.vstack(
+            [np.where(np.isnan(lo), 0, np.clip(y - lo, 0, None)), np.where(np.isnan(hi), 0, np.clip(hi - y, 0, None))]
+        )
         ax.errorbar(x, y, yerr=err, fmt="o", color=colours[stat], capsize=3, label=f"{stat} (ours, 95% CI)")
     if paper is not None and len(paper):
         pp = paper[paper["statistic"].isin(ICC_STATS) & paper["study"].isin(order)]
@@ -107,12 +112,18 @@ def figure2_icc(stats: pd.DataFrame, paper: pd.DataFrame | None = None, studies:
             d = pp[pp["statistic"] == stat]
             if len(d):
                 x = np.array([xs[s] for s in d["study"]], dtype=float) + offset[stat]
-                ax.scatter(x, d["value"].to_numpy(dtype=float), marker="D", facecolors="none",
-                           edgecolors=colours[stat], s=36, label=f"{stat} (paper)")
+                ax.scatter(
+                    x,
+                    d["value"].to_numpy(dtype=float),
+                    marker="D",
+                    facecolors="none",
+                    edgecolors=colours[stat],
+                    s=36,
+                    label=f"{stat} (paper)",
+                )
     for name, level in ICC_CRITERIA.items():
         ax.axhline(level, ls="--", lw=0.8, color="grey")
-        ax.text(len(order) - 0.5 if order else 0, level, f" {name}", va="bottom", ha="right", fontsize=7,
-                color="grey")
+        ax.text(len(order) - 0.5 if order else 0, level, f" {name}", va="bottom", ha="right", fontsize=7, color="grey")
     ax.set_xticks(range(len(order)))
     ax.set_xticklabels(order)
     ax.set_xlim(-0.6, max(len(order) - 0.4, 0.6))
@@ -129,6 +140,7 @@ def figure2_icc(stats: pd.DataFrame, paper: pd.DataFrame | None = None, studies:
 # ---------------------------------------------------------------------------------------
 # per-study figure tables
 # ---------------------------------------------------------------------------------------
+
 
 def _first(df: pd.DataFrame, col: str, default: str = "") -> str:
     if col in df.columns and len(df) and pd.notna(df[col].iloc[0]):
@@ -153,8 +165,9 @@ def _xy(df: pd.DataFrame, name: str = "") -> tuple[pd.DataFrame, str]:
         if year is None or not others:
             raise FigureUnavailable("a figure table needs columns x and y (docs/reports.md)")
         d = df.rename(columns={year: "x", others[0]: "y"})
-        d = d.assign(xlabel=d["xlabel"] if "xlabel" in d.columns else year,
-                     ylabel=d["ylabel"] if "ylabel" in d.columns else others[0])
+        d = d.assign(
+            xlabel=d["xlabel"] if "xlabel" in d.columns else year, ylabel=d["ylabel"] if "ylabel" in d.columns else others[0]
+        )
         if "kind" not in d.columns:
             d = d.assign(kind="line")
     if not pd.api.types.is_numeric_dtype(d["y"]):
@@ -185,8 +198,12 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
                 dg = dg.sort_values("x")
                 ax.plot(dg["x"], dg["y"], label=label, lw=1.2)
                 if {"ymin", "ymax"} <= set(dg.columns):
-                    ax.fill_between(dg["x"].to_numpy(dtype=float), dg["ymin"].to_numpy(dtype=float),
-                                    dg["ymax"].to_numpy(dtype=float), alpha=0.2)
+                    ax.fill_between(
+                        dg["x"].to_numpy(dtype=float),
+                        dg["ymin"].to_numpy(dtype=float),
+                        dg["ymax"].to_numpy(dtype=float),
+                        alpha=0.2,
+                    )
             elif kind == "bar":
                 # bars of several groups side by side at each category (dodged)
                 cats = list(dict.fromkeys(dp["x"].astype(str)))
@@ -196,18 +213,31 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
                 y = dg["y"].to_numpy(dtype=float)
                 ax.bar(pos, y, width=width, label=label, alpha=0.8)
                 if {"ymin", "ymax"} <= set(dg.columns):
-                    ax.errorbar(pos, y, yerr=[np.clip(y - dg["ymin"].to_numpy(dtype=float), 0, None),
-                                              np.clip(dg["ymax"].to_numpy(dtype=float) - y, 0, None)],
-                                fmt="none", color="black", capsize=3)
+                    ax.errorbar(
+                        pos,
+                        y,
+                        yerr=[
+                            np.clip(y - dg["ymin"].to_numpy(dtype=float), 0, None),
+                            np.clip(dg["ymax"].to_numpy(dtype=float) - y, 0, None),
+                        ],
+                        fmt="none",
+                        color="black",
+                        capsize=3,
+                    )
                 ax.set_xticks(range(len(cats)))
                 ax.set_xticklabels(cats)
             else:
                 ax.scatter(dg["x"], dg["y"], s=12, alpha=0.7, label=label)
                 if {"ymin", "ymax"} <= set(dg.columns):
                     y = dg["y"].to_numpy(dtype=float)
-                    ax.errorbar(dg["x"], y, yerr=[y - dg["ymin"].to_numpy(dtype=float),
-                                                  dg["ymax"].to_numpy(dtype=float) - y],
-                                fmt="none", color="grey", lw=0.8)
+                    ax.errorbar(
+                        dg["x"],
+                        y,
+                        yerr=[y - dg["ymin"].to_numpy(dtype=float), dg["ymax"].to_numpy(dtype=float) - y],
+                        fmt="none",
+                        color="grey",
+                        lw=0.8,
+                    )
         ax.set_xlabel(_first(d, "xlabel", "x"))
         ax.set_ylabel(_first(d, "ylabel", "y"))
         if panel is not None:
@@ -225,27 +255,32 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
 # tables as HTML
 # ---------------------------------------------------------------------------------------
 
-def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True,
-               cls: str = "fmat-table") -> str:
+
+def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True, cls: str = "fmat-table") -> str:
     """A results-like table as HTML: p as "<.001"/".044", counts as integers, other numbers at 3
     decimals, empty cells for missing values; "(none)" for an empty table (template
     ``results_table.html.j2``). ``escape=False``: the cells are HTML already (the headers are
     escaped all the same)."""
     from markupsafe import Markup
 
-
     if df is None or len(df) == 0:
         return render("results_table.html.j2", rows=None)
     d = df.head(max_rows) if max_rows else df
     as_html = (lambda t: t) if escape else Markup
     rows = [[as_html(_cell(str(c), v)) for c, v in zip(d.columns, rec)] for rec in d.itertuples(index=False, name=None)]
-    return render("results_table.html.j2", cls=cls, columns=[str(c) for c in d.columns], rows=rows,
-                  more=len(df) - max_rows if max_rows and len(df) > max_rows else 0)
+    return render(
+        "results_table.html.j2",
+        cls=cls,
+        columns=[str(c) for c in d.columns],
+        rows=rows,
+        more=len(df) - max_rows if max_rows and len(df) > max_rows else 0,
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # provenance
 # ---------------------------------------------------------------------------------------
+
 
 def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
     """Installed versions of ``packages`` ("not installed" when absent)."""
@@ -264,5 +299,13 @@ def run_settings(params: Mapping[str, object]) -> pd.DataFrame:
     return pd.DataFrame([{"item": k, "value": str(v)} for k, v in params.items() if str(v) != ""])
 
 
-__all__ = ["ICC_STATS", "ICC_CRITERIA", "icc_table", "figure2_icc", "plot_figure_table",
-           "html_table", "package_versions", "run_settings"]
+__all__ = [
+    "ICC_STATS",
+    "ICC_CRITERIA",
+    "icc_table",
+    "figure2_icc",
+    "plot_figure_table",
+    "html_table",
+    "package_versions",
+    "run_settings",
+]

@@ -4,6 +4,7 @@ Every value a template prints is escaped (``autoescape=True``), in text and in a
 template that embeds HTML another template made gets it as :class:`markupsafe.Markup`. No
 module of :mod:`fmat_replication.pages` writes table markup itself.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -20,8 +21,13 @@ TEMPLATES = Path(__file__).with_name("templates")
 def environment() -> jinja2.Environment:
     """The templates' environment (made once): autoescaped, block tags take no line of output,
     a name a template uses but is not given is an error."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True,
-                              lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
 
 
 def render(template_name: str, **context: Any) -> str:

@@ -8,6 +8,7 @@ read with the project's loader (:func:`fmat.study.read_study_yaml`), so that a w
 where the workflow writes those files, the defaults of the Quarto documents' parameters (a page
 rendered by hand after a run: ``quarto render reports/study.qmd -P study:3A``).
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,10 @@ from ..paper import load_paper_results
 from .cards import read_cards
 
 #: the fix of a missing or unreadable page input
-_FIX = ("render the page through the workflow (snakemake results/reports/<page>.html), which builds "
-        "its inputs first; by hand, run the workflow first, or give the input with -P NAME:PATH (docs/reports.md)")
+_FIX = (
+    "render the page through the workflow (snakemake results/reports/<page>.html), which builds "
+    "its inputs first; by hand, run the workflow first, or give the input with -P NAME:PATH (docs/reports.md)"
+)
 
 
 def path_list(value) -> list[Path]:
@@ -55,15 +58,15 @@ class StudyPage:
     """Everything a study page shows, read from its inputs."""
 
     study: str
-    raw: dict                       # the study file, as the project's loader reads it
+    raw: dict  # the study file, as the project's loader reads it
     study_file: Path
-    paper: pd.DataFrame             # the paper's numbers (config/paper_results.tsv)
-    replication: pd.DataFrame       # this study's rows of the replication table
-    stats: pd.DataFrame             # results/analysis/{study}/stats.parquet
-    status: dict                    # results/analysis/{study}/status.json
-    figures: dict = field(default_factory=dict)   # {name: figure table}
-    oov: pd.DataFrame | None = None               # results/oov/{study}.parquet (rule oov_study)
-    recovery: pd.DataFrame | None = None          # results/recovery/{study}.parquet (demo with a world), else None
+    paper: pd.DataFrame  # the paper's numbers (config/paper_results.tsv)
+    replication: pd.DataFrame  # this study's rows of the replication table
+    stats: pd.DataFrame  # results/analysis/{study}/stats.parquet
+    status: dict  # results/analysis/{study}/status.json
+    figures: dict = field(default_factory=dict)  # {name: figure table}
+    oov: pd.DataFrame | None = None  # results/oov/{study}.parquet (rule oov_study)
+    recovery: pd.DataFrame | None = None  # results/recovery/{study}.parquet (demo with a world), else None
 
 
 def optional_table(name: str, value) -> pd.DataFrame | None:
@@ -71,8 +74,7 @@ def optional_table(name: str, value) -> pd.DataFrame | None:
     return pd.read_parquet(required(name, value)) if path_list(value) else None
 
 
-def read_study(study: str, *, study_file, paper, replication, stats, status, figures, oov,
-               recovery=None) -> StudyPage:
+def read_study(study: str, *, study_file, paper, replication, stats, status, figures, oov, recovery=None) -> StudyPage:
     """Read a study page's inputs: one path each, ``recovery`` None where the run has no world file."""
 
     study = str(study)
@@ -83,11 +85,18 @@ def read_study(study: str, *, study_file, paper, replication, stats, status, fig
     for name, file in (status_rec.get("figures") or {}).items():
         tables[name] = pd.read_parquet(existing("figures", [folder / Path(file).name])[0])
     rep = pd.read_parquet(required("replication", replication))
-    return StudyPage(study=study, raw=read_study_yaml(sfile), study_file=sfile,
-                     paper=load_paper_results(required("paper", paper)),
-                     replication=rep[rep["study"].astype(str) == study].reset_index(drop=True),
-                     stats=pd.read_parquet(required("stats", stats)), status=status_rec, figures=tables,
-                     oov=pd.read_parquet(required("oov", oov)), recovery=optional_table("recovery", recovery))
+    return StudyPage(
+        study=study,
+        raw=read_study_yaml(sfile),
+        study_file=sfile,
+        paper=load_paper_results(required("paper", paper)),
+        replication=rep[rep["study"].astype(str) == study].reset_index(drop=True),
+        stats=pd.read_parquet(required("stats", stats)),
+        status=status_rec,
+        figures=tables,
+        oov=pd.read_parquet(required("oov", oov)),
+        recovery=optional_table("recovery", recovery),
+    )
 
 
 @dataclass
@@ -97,47 +106,58 @@ class IndexPage:
     studies: list
     paper: pd.DataFrame
     replication: pd.DataFrame
-    stats: pd.DataFrame             # every study's stats.parquet, stacked
-    titles: dict                    # study id -> the title of its study file
-    oov: pd.DataFrame               # every study's results/oov/{study}.parquet, stacked
-    checks: pd.DataFrame            # results/models/checks.parquet (rule model_checks)
-    agreement: pd.DataFrame         # results/models/agreement.parquet: accuracy per construction
-    provenance: pd.DataFrame        # results/models/provenance.parquet
+    stats: pd.DataFrame  # every study's stats.parquet, stacked
+    titles: dict  # study id -> the title of its study file
+    oov: pd.DataFrame  # every study's results/oov/{study}.parquet, stacked
+    checks: pd.DataFrame  # results/models/checks.parquet (rule model_checks)
+    agreement: pd.DataFrame  # results/models/agreement.parquet: accuracy per construction
+    provenance: pd.DataFrame  # results/models/provenance.parquet
     cards: list
-    recovery: pd.DataFrame | None = None          # results/recovery.parquet (demo with a world), else None
+    recovery: pd.DataFrame | None = None  # results/recovery.parquet (demo with a world), else None
 
 
-def read_index(studies, *, paper, replication, stats, study_files, oov, checks, agreement, provenance, cards,
-               recovery=None) -> IndexPage:
+def read_index(
+    studies, *, paper, replication, stats, study_files, oov, checks, agreement, provenance, cards, recovery=None
+) -> IndexPage:
     """Read the overview's inputs. ``studies`` is a list of ids; ``stats``, ``study_files`` and
     ``oov`` are lists in the order of ``studies``; ``cards`` a list."""
 
     if isinstance(studies, str):
-        raise InputError(f"page input 'studies' must be a list of study ids, not the string {studies!r}",
-                         where="studies", fix="give a list, e.g. ['1A', '2A'] (in YAML: [1A, 2A])")
+        raise InputError(
+            f"page input 'studies' must be a list of study ids, not the string {studies!r}",
+            where="studies",
+            fix="give a list, e.g. ['1A', '2A'] (in YAML: [1A, 2A])",
+        )
     ids = [str(s) for s in studies]
     stats_paths = existing("stats", path_list(stats))
     files = existing("study_files", path_list(study_files))
     if len(stats_paths) != len(ids) or len(files) != len(ids):
-        raise InputError(f"the overview has {len(ids)} studies but {len(stats_paths)} stats tables and "
-                         f"{len(files)} study files", where="studies", fix=_FIX)
+        raise InputError(
+            f"the overview has {len(ids)} studies but {len(stats_paths)} stats tables and {len(files)} study files",
+            where="studies",
+            fix=_FIX,
+        )
     oov_paths = existing("oov", path_list(oov))
     frames = [pd.read_parquet(p) for p in stats_paths]
-    return IndexPage(studies=ids, paper=load_paper_results(required("paper", paper)),
-                     replication=pd.read_parquet(required("replication", replication)),
-                     stats=pd.concat(frames, ignore_index=True),
-                     titles={s: str(read_study_yaml(f).get("title", "")) for s, f in zip(ids, files)},
-                     oov=pd.concat([pd.read_parquet(p) for p in oov_paths], ignore_index=True) if oov_paths
-                     else pd.DataFrame(), checks=pd.read_parquet(required("checks", checks)),
-                     agreement=pd.read_parquet(required("agreement", agreement)),
-                     provenance=pd.read_parquet(required("provenance", provenance)),
-                     cards=read_cards(existing("cards", path_list(cards))),
-                     recovery=optional_table("recovery", recovery))
+    return IndexPage(
+        studies=ids,
+        paper=load_paper_results(required("paper", paper)),
+        replication=pd.read_parquet(required("replication", replication)),
+        stats=pd.concat(frames, ignore_index=True),
+        titles={s: str(read_study_yaml(f).get("title", "")) for s, f in zip(ids, files)},
+        oov=pd.concat([pd.read_parquet(p) for p in oov_paths], ignore_index=True) if oov_paths else pd.DataFrame(),
+        checks=pd.read_parquet(required("checks", checks)),
+        agreement=pd.read_parquet(required("agreement", agreement)),
+        provenance=pd.read_parquet(required("provenance", provenance)),
+        cards=read_cards(existing("cards", path_list(cards))),
+        recovery=optional_table("recovery", recovery),
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Where the workflow writes a page's inputs (the Quarto documents' defaults)
 # ---------------------------------------------------------------------------------------
+
 
 def repository_root(start: str | Path | None = None) -> Path:
     """The folder whose ``results/`` and ``config/`` a page rendered by hand reads: ``start``
@@ -157,11 +177,16 @@ def study_layout(study: str, root: str | Path) -> dict:
     root = Path(root)
     a = root / "results" / "analysis" / study
     recovery = root / "results" / "recovery" / f"{study}.parquet"
-    return {"study_file": root / "config" / "studies" / f"{study}.yaml", "paper": root / "config" / "paper_results.tsv",
-            "replication": root / "results" / "replication" / f"{study}.parquet", "stats": a / "stats.parquet",
-            "status": a / "status.json", "figures": a / "figures",
-            "oov": root / "results" / "oov" / f"{study}.parquet",
-            "recovery": recovery if recovery.is_file() else None}
+    return {
+        "study_file": root / "config" / "studies" / f"{study}.yaml",
+        "paper": root / "config" / "paper_results.tsv",
+        "replication": root / "results" / "replication" / f"{study}.parquet",
+        "stats": a / "stats.parquet",
+        "status": a / "status.json",
+        "figures": a / "figures",
+        "oov": root / "results" / "oov" / f"{study}.parquet",
+        "recovery": recovery if recovery.is_file() else None,
+    }
 
 
 def index_layout(root: str | Path, studies=None) -> dict:
@@ -172,14 +197,19 @@ def index_layout(root: str | Path, studies=None) -> dict:
     if studies is None:
         studies = sorted(p.parent.name for p in (res / "analysis").glob("*/stats.parquet"))
     recovery = res / "recovery.parquet"
-    return {"studies": list(studies), "paper": root / "config" / "paper_results.tsv",
-            "replication": res / "replication.parquet",
-            "stats": [res / "analysis" / s / "stats.parquet" for s in studies],
-            "study_files": [root / "config" / "studies" / f"{s}.yaml" for s in studies],
-            "oov": [res / "oov" / f"{s}.parquet" for s in studies],
-            "checks": res / "models" / "checks.parquet", "agreement": res / "models" / "agreement.parquet",
-            "provenance": res / "models" / "provenance.parquet", "cards": sorted((res / "models").glob("*.json")),
-            "recovery": recovery if recovery.is_file() else None}
+    return {
+        "studies": list(studies),
+        "paper": root / "config" / "paper_results.tsv",
+        "replication": res / "replication.parquet",
+        "stats": [res / "analysis" / s / "stats.parquet" for s in studies],
+        "study_files": [root / "config" / "studies" / f"{s}.yaml" for s in studies],
+        "oov": [res / "oov" / f"{s}.parquet" for s in studies],
+        "checks": res / "models" / "checks.parquet",
+        "agreement": res / "models" / "agreement.parquet",
+        "provenance": res / "models" / "provenance.parquet",
+        "cards": sorted((res / "models").glob("*.json")),
+        "recovery": recovery if recovery.is_file() else None,
+    }
 
 
 def with_defaults(given: dict, layout: dict) -> dict:

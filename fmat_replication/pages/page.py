@@ -15,6 +15,7 @@ rule declares; nothing else makes content. A page is then written either
 Both come from the same blocks, so the two pages have the same headings, tables, figures and
 verdict cells by construction (``tests/test_quarto.py`` compares them in a browser).
 """
+
 from __future__ import annotations
 
 import html as _html
@@ -102,9 +103,12 @@ class Page:
         """The page as one self-contained HTML document (no Quarto): template ``page.html.j2``."""
         from markupsafe import Markup
 
-        body = [{"kind": "heading", "level": b.level, "id": b.id, "text": b.text} if isinstance(b, Heading)
-                else {"kind": "html", "html": Markup(b.html if isinstance(b, Html) else text_html(b.text))}
-                for b in self.blocks]
+        body = [
+            {"kind": "heading", "level": b.level, "id": b.id, "text": b.text}
+            if isinstance(b, Heading)
+            else {"kind": "html", "html": Markup(b.html if isinstance(b, Html) else text_html(b.text))}
+            for b in self.blocks
+        ]
         return render("page.html.j2", title=self.title, toc_title=TOC_TITLE, toc=self.toc(), blocks=body) + "\n"
 
 
@@ -115,9 +119,12 @@ def text_html(text: str) -> str:
     """A :class:`Text` paragraph as HTML: escaped, ```code``` and ``*emphasis*`` as pandoc reads them."""
     out, last = [], 0
     for m in _INLINE.finditer(text):
-        out.append(_html.escape(text[last:m.start()], quote=False))
-        out.append(f"<code>{_html.escape(m.group(1), quote=False)}</code>" if m.group(1) is not None
-                   else f"<em>{_html.escape(m.group(2), quote=False)}</em>")
+        out.append(_html.escape(text[last : m.start()], quote=False))
+        out.append(
+            f"<code>{_html.escape(m.group(1), quote=False)}</code>"
+            if m.group(1) is not None
+            else f"<em>{_html.escape(m.group(2), quote=False)}</em>"
+        )
         last = m.end()
     out.append(_html.escape(text[last:], quote=False))
     return f"<p>{''.join(out)}</p>"

@@ -18,6 +18,7 @@ returns a matplotlib Figure, or raises :class:`FigureUnavailable` whose message 
 words why it cannot be drawn (the report prints it). :func:`svg_img` embeds a figure as an SVG
 ``<img>`` (vector, legible at any width, one self-contained page).
 """
+
 from __future__ import annotations
 
 import base64
@@ -56,8 +57,10 @@ def svg_img(fig, alt: str, close: bool = True) -> str:
     if close:
         _plt().close(fig)
     data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
-    return (f"<img class='paper-figure' alt='{html.escape(alt, quote=True)}' "
-            f"style='max-width:100%;height:auto' src='data:image/svg+xml;base64,{data}'>")
+    return (
+        f"<img class='paper-figure' alt='{html.escape(alt, quote=True)}' "
+        f"style='max-width:100%;height:auto' src='data:image/svg+xml;base64,{data}'>"
+    )
 
 
 def _need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -102,8 +105,15 @@ def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool | None =
     small = len(y) > 500
     for ax, (kind, xx) in zip(axes[0], panels):
         ok = np.isfinite(xx) & np.isfinite(y)
-        ax.scatter(xx[ok], y[ok], s=4 if small else 14, alpha=0.35 if small else 0.8, color="#1f4e79",
-                   edgecolors="none", rasterized=small)  # thousands of points: one bitmap layer in the SVG
+        ax.scatter(
+            xx[ok],
+            y[ok],
+            s=4 if small else 14,
+            alpha=0.35 if small else 0.8,
+            color="#1f4e79",
+            edgecolors="none",
+            rasterized=small,
+        )  # thousands of points: one bitmap layer in the SVG
         if ok.sum() >= 2 and np.std(xx[ok]) > 0:
             b, a = np.polyfit(xx[ok], y[ok], 1)
             grid = np.linspace(np.nanmin(xx[ok]), np.nanmax(xx[ok]), 100)
@@ -122,8 +132,7 @@ def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool | None =
         if kind == "pct":
             ax.set_xlim(-2, 102)
     axes[0][0].legend(loc="lower right", fontsize=8, frameon=False)
-    fig.suptitle(f"Figure 3{_panel(study)}: FMAT against the criterion" if study else "FMAT against the criterion",
-                 fontsize=11)
+    fig.suptitle(f"Figure 3{_panel(study)}: FMAT against the criterion" if study else "FMAT against the criterion", fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -132,8 +141,7 @@ def _panel(study: str) -> str:
     return {"1A": "A", "1B": "B", "1C": "C", "4A": "A", "4B": "B", "4C": "C", "4D": "D"}.get(study, "")
 
 
-def figure4_trend(trend: pd.DataFrame, study: str = "", ylabel: str = "FMAT d (LPR contrast)",
-                  years: tuple[int, int] = YEARS):
+def figure4_trend(trend: pd.DataFrame, study: str = "", ylabel: str = "FMAT d (LPR contrast)", years: tuple[int, int] = YEARS):
     """Figure 4 (4A-4D) from the analysis' ``trend`` table (model, year, d, d_interpolated,
     d_smooth; model ``all`` = the mean over models): the yearly mean d (points), each model's
     smoothed series (thin lines) and the smoothed mean (bold), a zero line, 1800-2019."""
@@ -159,8 +167,7 @@ def figure4_trend(trend: pd.DataFrame, study: str = "", ylabel: str = "FMAT d (L
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.25)
     ax.legend(fontsize=7, ncol=2, frameon=False, loc="best")
-    ax.set_title(f"Figure 4{_panel(study)}: yearly FMAT effect, 1800–2019" if study else "Yearly FMAT effect",
-                 fontsize=11)
+    ax.set_title(f"Figure 4{_panel(study)}: yearly FMAT effect, 1800–2019" if study else "Yearly FMAT effect", fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -176,11 +183,20 @@ def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)")
     fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(r) + 1.4))
     ypos = np.arange(len(r))[::-1]
     d, lo, hi = (r[c].to_numpy(float) for c in ("d", "ci_low", "ci_high"))
-    ax.errorbar(d, ypos, xerr=[np.where(np.isfinite(lo), d - lo, 0), np.where(np.isfinite(hi), hi - d, 0)],
-                fmt="o", color="#1f4e79", ecolor="#1f4e79", capsize=3, label="ours (95% CI)")
+    ax.errorbar(
+        d,
+        ypos,
+        xerr=[np.where(np.isfinite(lo), d - lo, 0), np.where(np.isfinite(hi), hi - d, 0)],
+        fmt="o",
+        color="#1f4e79",
+        ecolor="#1f4e79",
+        capsize=3,
+        label="ours (95% CI)",
+    )
     if "paper" in r.columns and np.isfinite(r["paper"].to_numpy(float)).any():
-        ax.scatter(r["paper"].to_numpy(float), ypos, marker="D", facecolors="none", edgecolors="#c0392b",
-                   s=40, zorder=3, label="paper")
+        ax.scatter(
+            r["paper"].to_numpy(float), ypos, marker="D", facecolors="none", edgecolors="#c0392b", s=40, zorder=3, label="paper"
+        )
     ax.axvline(0, color="#555555", lw=0.8, ls="--")
     ax.set_yticks(ypos)
     ax.set_yticklabels(r["label"].astype(str))
@@ -207,15 +223,21 @@ def figure_attitude_forest(effects: pd.DataFrame, paper: pd.DataFrame | None = N
     (condition ``relation:perceiver``) beside ours."""
     _need(effects, ["relation", "perceiver", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
     conds = (effects["relation"].astype(str) + ":" + effects["perceiver"].astype(str)).tolist()
-    rows = pd.DataFrame({"label": [c.replace(":", ", ").replace("personal-societal", "personal − societal")
-                                   for c in conds],
-                         "d": effects["d"].to_numpy(float), "ci_low": effects["ci_low"].to_numpy(float),
-                         "ci_high": effects["ci_high"].to_numpy(float), "paper": _paper_d(paper, study, conds)})
+    rows = pd.DataFrame(
+        {
+            "label": [c.replace(":", ", ").replace("personal-societal", "personal − societal") for c in conds],
+            "d": effects["d"].to_numpy(float),
+            "ci_low": effects["ci_low"].to_numpy(float),
+            "ci_high": effects["ci_high"].to_numpy(float),
+            "paper": _paper_d(paper, study, conds),
+        }
+    )
     return forest_plot(rows, title=f"Study {study}: d per relation and perceiver" if study else "")
 
 
-def figure_stereotype_forest(effects: pd.DataFrame, paper: pd.DataFrame | None = None, study: str = "",
-                             labels: Mapping[str, str] | None = None):
+def figure_stereotype_forest(
+    effects: pd.DataFrame, paper: pd.DataFrame | None = None, study: str = "", labels: Mapping[str, str] | None = None
+):
     """3A-3D from the analysis' ``effects`` table (model, condition, d, ci_low, ci_high): the
     overall d (condition ``all``) and the d per attribute pair / form, the paper's beside ours.
     Only the rows over all models (model ``all``) are drawn."""
@@ -227,7 +249,13 @@ def figure_stereotype_forest(effects: pd.DataFrame, paper: pd.DataFrame | None =
         raise FigureUnavailable("the analysis wrote no effect over all models")
     conds = e["condition"].astype(str).tolist()
     labels = labels or {}
-    rows = pd.DataFrame({"label": ["overall" if c == "all" else labels.get(c, c) for c in conds],
-                         "d": e["d"].to_numpy(float), "ci_low": e["ci_low"].to_numpy(float),
-                         "ci_high": e["ci_high"].to_numpy(float), "paper": _paper_d(paper, study, conds)})
+    rows = pd.DataFrame(
+        {
+            "label": ["overall" if c == "all" else labels.get(c, c) for c in conds],
+            "d": e["d"].to_numpy(float),
+            "ci_low": e["ci_low"].to_numpy(float),
+            "ci_high": e["ci_high"].to_numpy(float),
+            "paper": _paper_d(paper, study, conds),
+        }
+    )
     return forest_plot(rows, title=f"Study {study}: stereotype d per attribute pair / form" if study else "")

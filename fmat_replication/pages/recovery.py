@@ -1,6 +1,7 @@
 """The "planted and recovered" part of the demo's pages: what the world file planted for a study
 (docs/planting.md), beside the paper's number and ours, with the verdict of the recovery rule
 (rows of ``results/recovery/{study}.parquet``, made by :func:`fmat.plant.recovery`)."""
+
 from __future__ import annotations
 
 import html
@@ -19,10 +20,13 @@ def recovery_rows(recovery: pd.DataFrame, replication: pd.DataFrame | None = Non
     rows = recovery.rename(columns={"value": "ours"}).copy()
     rows["paper"] = ""
     if replication is not None and len(replication) and len(rows):
-        paper = {tuple(str(x) for x in k): v for k, v in
-                 zip(replication[KEY].itertuples(index=False, name=None), replication["paper_value"])}
-        rows["paper"] = [paper.get((str(r.study), str(r.statistic), str(r.condition), str(r.model)), "")
-                         for r in rows.itertuples()]
+        paper = {
+            tuple(str(x) for x in k): v
+            for k, v in zip(replication[KEY].itertuples(index=False, name=None), replication["paper_value"])
+        }
+        rows["paper"] = [
+            paper.get((str(r.study), str(r.statistic), str(r.condition), str(r.model)), "") for r in rows.itertuples()
+        ]
         rows["paper"] = [f"{v:.2f}" if isinstance(v, float) and pd.notna(v) else "" for v in rows["paper"]]
     return rows[COLUMNS]
 
@@ -34,14 +38,19 @@ def recovery_summary(recovery: pd.DataFrame) -> str:
         return "<p class='recovery-summary'>Nothing was planted for this study, so there is nothing to recover.</p>"
     ok = int((judged["verdict"] == "recovered").sum())
     klass = "recovery-summary all-recovered" if ok == len(judged) else "recovery-summary not-all-recovered"
-    return (f"<p class='{klass}'><b>{ok} of {len(judged)}</b> planted number{'s' if len(judged) != 1 else ''} "
-            f"recovered{'' if ok == len(judged) else html.escape(': see the reasons below')}.</p>")
+    return (
+        f"<p class='{klass}'><b>{ok} of {len(judged)}</b> planted number{'s' if len(judged) != 1 else ''} "
+        f"recovered{'' if ok == len(judged) else html.escape(': see the reasons below')}.</p>"
+    )
 
 
 def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:
     """The overview's table: per study, the planted numbers checked and recovered."""
     judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
-    out = judged.groupby("study", sort=False)["verdict"].agg(
-        checked="size", recovered=lambda v: int((v == "recovered").sum())).reset_index()
+    out = (
+        judged.groupby("study", sort=False)["verdict"]
+        .agg(checked="size", recovered=lambda v: int((v == "recovered").sum()))
+        .reset_index()
+    )
     out["not recovered"] = out["checked"] - out["recovered"]
     return out

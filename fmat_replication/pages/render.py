@@ -19,6 +19,7 @@ removed however the render ends, in its own process group (stopped at once on Ct
 past ``timeout``). A failure quotes Quarto's own error and names the log holding all it wrote.
 Either way the page is written atomically (:func:`fmat.io.atomic_path`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -55,8 +56,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: the Quarto document of each page
 SOURCES = {"study": ROOT / "reports" / "study.qmd", "index": ROOT / "reports" / "index.qmd"}
 #: what to do when a page cannot be written (the workflow's outputs have fixed places)
-OUTPUT_FIX = ("free space on the disk that holds results/ (or make its folder writable), then run the same "
-              "snakemake command again: it goes on from the pages not yet written")
+OUTPUT_FIX = (
+    "free space on the disk that holds results/ (or make its folder writable), then run the same "
+    "snakemake command again: it goes on from the pages not yet written"
+)
 
 
 def quarto_path() -> str | None:
@@ -73,21 +76,26 @@ def choose_engine(engine: str = "auto") -> str:
         An unknown engine, or ``quarto`` asked for but not on PATH (with the fix).
     """
     if engine not in ENGINES:
-        raise InputError(f"unknown report engine {engine!r}", where="report_engine",
-                         fix=f"use one of {', '.join(ENGINES)} (config report_engine)")
+        raise InputError(
+            f"unknown report engine {engine!r}",
+            where="report_engine",
+            fix=f"use one of {', '.join(ENGINES)} (config report_engine)",
+        )
     if engine == "auto":
         return "quarto" if quarto_path() else "offline"
     if engine == "quarto" and not quarto_path():
-        raise InputError("quarto is not on PATH", where="report engine 'quarto'",
-                         fix=f"install Quarto (tested: {QUARTO_TESTED}; quarto.org) and put it on PATH, "
-                             "or render without it (--config report_engine=offline, or auto)")
+        raise InputError(
+            "quarto is not on PATH",
+            where="report engine 'quarto'",
+            fix=f"install Quarto (tested: {QUARTO_TESTED}; quarto.org) and put it on PATH, "
+            "or render without it (--config report_engine=offline, or auto)",
+        )
     return engine
 
 
 def build_page(kind: str, inputs: Mapping):
     """The :class:`~fmat_replication.pages.page.Page` of ``kind`` (``study`` or ``index``) from its
     inputs (the keyword arguments of its page function)."""
-
 
     function = {"study": study_page, "index": overview_page}.get(kind)
     if function is None:
@@ -96,17 +104,33 @@ def build_page(kind: str, inputs: Mapping):
     missing = [n for n, p in params.items() if p.default is inspect.Parameter.empty and n not in inputs]
     unknown = [n for n in inputs if n not in params]
     if missing or unknown:
-        raise InputError(f"the {kind} page " + "; ".join(
-            part for part in (f"needs the input(s) {', '.join(missing)}" if missing else "",
-                              f"takes no input {', '.join(unknown)}" if unknown else "") if part),
-                         where=", ".join(missing + unknown),
-                         fix=f"give exactly the arguments of {function.__module__}.{function.__name__} "
-                             "(rules/report.smk passes them)")
+        raise InputError(
+            f"the {kind} page "
+            + "; ".join(
+                part
+                for part in (
+                    f"needs the input(s) {', '.join(missing)}" if missing else "",
+                    f"takes no input {', '.join(unknown)}" if unknown else "",
+                )
+                if part
+            ),
+            where=", ".join(missing + unknown),
+            fix=f"give exactly the arguments of {function.__module__}.{function.__name__} (rules/report.smk passes them)",
+        )
     return function(**inputs)
 
 
-def render_page(kind: str, out: str | Path, inputs: Mapping, *, engine: str = "auto", log_file=None,
-                timeout: int = 1200, cwd: str | Path | None = None, output_fix: str = OUTPUT_FIX) -> str:
+def render_page(
+    kind: str,
+    out: str | Path,
+    inputs: Mapping,
+    *,
+    engine: str = "auto",
+    log_file=None,
+    timeout: int = 1200,
+    cwd: str | Path | None = None,
+    output_fix: str = OUTPUT_FIX,
+) -> str:
     """Write the page ``kind`` (``study`` or ``index``) to ``out``; returns the engine used.
 
     Parameters
@@ -148,12 +172,16 @@ def _write(out: Path, write, output_fix: str) -> None:
         with atomic_path(out) as part:
             write(part)
     except OSError as err:
-        raise FmatError(f"cannot write the page: {err.strerror or err}", where=str(out),
-                        fix=output_fix + "; no page was written (a previous one is kept)") from None
+        raise FmatError(
+            f"cannot write the page: {err.strerror or err}",
+            where=str(out),
+            fix=output_fix + "; no page was written (a previous one is kept)",
+        ) from None
 
 
 def yaml_params(params: Mapping) -> dict:
     """Parameters as YAML holds them: paths as strings, lists as lists, None, booleans and numbers as they are."""
+
     def plain(v):
         if isinstance(v, (list, tuple)):
             return [plain(x) for x in v]
@@ -168,11 +196,16 @@ def yaml_params(params: Mapping) -> dict:
 # Quarto
 # ---------------------------------------------------------------------------------------
 
+
 def kernel_spec(python: str | None = None) -> dict:
     """The ``python3`` kernel Quarto starts: this interpreter (``python``, default
     :data:`sys.executable`) running ipykernel; ``fmat_replication`` is installed in it."""
-    return {"argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (fmat)", "language": "python", "metadata": {"debugger": False}}
+    return {
+        "argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (fmat)",
+        "language": "python",
+        "metadata": {"debugger": False},
+    }
 
 
 def write_kernel(folder: Path) -> Path:
@@ -184,8 +217,16 @@ def write_kernel(folder: Path) -> Path:
     return folder
 
 
-def render_quarto(source: str | Path, out: str | Path, params: Mapping, *, cwd: str | Path | None = None,
-                  timeout: int = 1200, log_file=None, output_fix: str = OUTPUT_FIX) -> None:
+def render_quarto(
+    source: str | Path,
+    out: str | Path,
+    params: Mapping,
+    *,
+    cwd: str | Path | None = None,
+    timeout: int = 1200,
+    log_file=None,
+    output_fix: str = OUTPUT_FIX,
+) -> None:
     """``quarto render SOURCE`` with ``params`` (``--execute-params``, a YAML file), its cells run
     in ``cwd`` (default: the current folder), the page written atomically to ``out``.
 
@@ -196,8 +237,11 @@ def render_quarto(source: str | Path, out: str | Path, params: Mapping, *, cwd: 
     """
     source, out = Path(source).resolve(), Path(out).resolve()
     if not source.is_file():
-        raise InputError(f"no Quarto document {source}", where=str(source),
-                         fix="the report documents are reports/study.qmd and reports/index.qmd of the repository")
+        raise InputError(
+            f"no Quarto document {source}",
+            where=str(source),
+            fix="the report documents are reports/study.qmd and reports/index.qmd of the repository",
+        )
     quarto = quarto_path() or "quarto"
     cwd = Path(cwd).resolve() if cwd else Path.cwd()
     with _terminate_as_exit(), tempfile.TemporaryDirectory(prefix="fmat-page-") as tmp:
@@ -209,15 +253,28 @@ def render_quarto(source: str | Path, out: str | Path, params: Mapping, *, cwd: 
         params_file = tmp / "params.yml"
         params_file.write_text(yaml.safe_dump(yaml_params(params), allow_unicode=True), encoding="utf-8")
         name = f"{out.stem}.html"
-        cmd = [quarto, "render", str(src), "--to", "html", "--output", name,
-               "--execute-dir", str(cwd), "--execute-params", str(params_file)]
+        cmd = [
+            quarto,
+            "render",
+            str(src),
+            "--to",
+            "html",
+            "--output",
+            name,
+            "--execute-dir",
+            str(cwd),
+            "--execute-params",
+            str(params_file),
+        ]
         env = dict(os.environ)
         jupyter = write_kernel(tmp / "jupyter")
-        env.update({
-            "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
-            "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
-            "NO_COLOR": "1",
-        })
+        env.update(
+            {
+                "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
+                "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
+                "NO_COLOR": "1",
+            }
+        )
         private = tmp / "tmp"  # whatever Quarto or Jupyter put in the temporary folder goes with it
         private.mkdir()
         env.update({"TMPDIR": str(private), "TEMP": str(private), "TMP": str(private)})
@@ -232,13 +289,15 @@ def render_quarto(source: str | Path, out: str | Path, params: Mapping, *, cwd: 
     if not log_file:
         where.parent.mkdir(parents=True, exist_ok=True)
         where.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    why = (f"stopped after {timeout} s" if timed_out else "no page written" if returncode == 0
-           else f"exit status {returncode}")
-    raise RenderError(f"Quarto could not render {source.name} ({why}); Quarto says:\n"
-                      + (quarto_error(lines) or "    (nothing)") + f"\n  Quarto's full output: {where}",
-                      where=str(source),
-                      fix="read Quarto's output above; to render without Quarto: --config report_engine=offline "
-                          "(docs/reports.md, 'With or without Quarto')")
+    why = f"stopped after {timeout} s" if timed_out else "no page written" if returncode == 0 else f"exit status {returncode}"
+    raise RenderError(
+        f"Quarto could not render {source.name} ({why}); Quarto says:\n"
+        + (quarto_error(lines) or "    (nothing)")
+        + f"\n  Quarto's full output: {where}",
+        where=str(source),
+        fix="read Quarto's output above; to render without Quarto: --config report_engine=offline "
+        "(docs/reports.md, 'With or without Quarto')",
+    )
 
 
 def _quarto_version(quarto: str) -> str:
@@ -256,7 +315,7 @@ def quarto_error(lines: list[str], head: int = 8, tail: int = 3) -> str:
     start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(marks)), None)
     rest = [ln.rstrip() for ln in (lines[start:] if start is not None else lines) if ln.strip()]
     if start is None:
-        chosen = rest[-(head + tail):]
+        chosen = rest[-(head + tail) :]
     elif len(rest) > head + tail:
         chosen = rest[:head] + ["..."] + rest[-tail:]
     else:
@@ -284,8 +343,17 @@ def _run(cmd: list[str], env: Mapping[str, str], cwd: Path, timeout: float) -> t
     (KeyboardInterrupt) or any other exception it is stopped at once (its process group, with
     its kernel: SIGTERM, then SIGKILL), and the exception goes on."""
     lines: list[str] = []
-    proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     timed_out = threading.Event()
 
     def expire():
@@ -322,8 +390,10 @@ def _terminate_as_exit():
     KeyboardInterrupt: Quarto and its kernel are stopped and the private temporary folder is
     removed, instead of the process dying on the spot and leaving them. Elsewhere, or when
     SIGTERM already has someone else's handler, nothing changes."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) not in (
+        signal.SIG_DFL,
+        None,
+    ):
         yield
         return
 

@@ -4,6 +4,7 @@
 declares: the verdict, what was planted and recovered (demo), the paper's table with ours,
 the figures, reliability, the design, the out-of-vocabulary words and the notes.
 """
+
 from __future__ import annotations
 
 import html
@@ -43,18 +44,34 @@ TITLE = "FMAT replication of Bao (2024): study report"
 
 def demo_banner(planted: bool) -> str:
     """The demo's banner: its numbers come from tiny models, not the paper's."""
-    return ("<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
-            + ("trained on generated text in which associations were planted (docs/planting.md): they show "
-               "that the pipeline finds what is there, and not what is not. They say nothing about real BERT "
-               "models, and are not expected to match the paper." if planted else
-               "with random weights: they show that every stage runs; they are not expected to match the paper.")
-            + "</div>")
+    return (
+        "<div class='fmat-banner demo-banner'>DEMO: these numbers come from tiny demo models "
+        + (
+            "trained on generated text in which associations were planted (docs/planting.md): they show "
+            "that the pipeline finds what is there, and not what is not. They say nothing about real BERT "
+            "models, and are not expected to match the paper."
+            if planted
+            else "with random weights: they show that every stage runs; they are not expected to match the paper."
+        )
+        + "</div>"
+    )
 
 
-def study_page(study: str, *, study_file: str | Path, paper: str | Path, replication: str | Path, stats: str | Path,
-               status: str | Path, figures: str | Path, oov: str | Path,
-               recovery: str | Path | None = None, demo: bool = False, device: str = "",
-               config_hash: str = "") -> Page:
+def study_page(
+    study: str,
+    *,
+    study_file: str | Path,
+    paper: str | Path,
+    replication: str | Path,
+    stats: str | Path,
+    status: str | Path,
+    figures: str | Path,
+    oov: str | Path,
+    recovery: str | Path | None = None,
+    demo: bool = False,
+    device: str = "",
+    config_hash: str = "",
+) -> Page:
     """The report page of one study, from the files rule report_study declares.
 
     Parameters
@@ -86,8 +103,17 @@ def study_page(study: str, *, study_file: str | Path, paper: str | Path, replica
         An input is missing (naming it, :mod:`fmat_replication.pages.inputs`).
     """
 
-    data = read_study(study, study_file=study_file, paper=paper, replication=replication, stats=stats, status=status,
-                      figures=figures, oov=oov, recovery=recovery)
+    data = read_study(
+        study,
+        study_file=study_file,
+        paper=paper,
+        replication=replication,
+        stats=stats,
+        status=status,
+        figures=figures,
+        oov=oov,
+        recovery=recovery,
+    )
     study, raw, rep, stats_df = data.study, data.raw, data.replication, data.stats
     page = Page(TITLE)
     page.show(f"<style>body {{max-width: 1100px}}{PAGE_CSS}</style>")
@@ -99,9 +125,11 @@ def study_page(study: str, *, study_file: str | Path, paper: str | Path, replica
     page.show(verdict_html(study, rep))  # the rule named as docs/reports.md, no link: a page holds no local path
 
     page.heading("Planted and recovered", "planted-and-recovered")
-    page.text("Demo only: what the world file planted for this study, the paper's number, ours, and whether "
-              "the planted number was recovered (same sign, p < .05 and the size within the tolerance; for "
-              "nothing planted, p >= .05: docs/planting.md, \"The recovery rule\").")
+    page.text(
+        "Demo only: what the world file planted for this study, the paper's number, ours, and whether "
+        "the planted number was recovered (same sign, p < .05 and the size within the tolerance; for "
+        'nothing planted, p >= .05: docs/planting.md, "The recovery rule").'
+    )
     if data.recovery is not None:
         page.show(recovery_summary(data.recovery))
         page.show(html_table(recovery_rows(data.recovery, rep)))
@@ -109,28 +137,36 @@ def study_page(study: str, *, study_file: str | Path, paper: str | Path, replica
         page.show("<p id='no-recovery'>Nothing was planted: these models were not trained on a world file.</p>")
 
     page.heading("The paper's table, with ours", "the-papers-table-with-ours")
-    page.text("The numbers Bao (2024) prints for this study, laid out as the paper prints them; each cell "
-              "holds the paper's number (top) and ours (bottom). The numbers the paper prints only in its "
-              "text follow. Every row, with our p, CI and the reason of each verdict, is in the CSV files.")
+    page.text(
+        "The numbers Bao (2024) prints for this study, laid out as the paper prints them; each cell "
+        "holds the paper's number (top) and ours (bottom). The numbers the paper prints only in its "
+        "text follow. Every row, with our p, CI and the reason of each verdict, is in the CSV files."
+    )
     layout = paper_table(study, data.paper, titles={study: str(raw.get("title", ""))}, labels=pair_labels(raw))
     if layout is not None and len(rep):
         page.show(table_html(layout, rep, study=study))
     if layout is not None and study in ("1A", "1B"):
-        mine = [m for m in dict.fromkeys(stats_df.loc[stats_df["statistic"] == "r", "model"].astype(str))
-                if m != "all" and m not in {k[2] for k in layout.keys()}]
+        mine = [
+            m
+            for m in dict.fromkeys(stats_df.loc[stats_df["statistic"] == "r", "model"].astype(str))
+            if m != "all" and m not in {k[2] for k in layout.keys()}
+        ]
         if mine:
-            page.show(table_html(table_criterion(study, data.paper, models=mine), ours_only(stats_df), study=study,
-                                 legend=False))
+            page.show(table_html(table_criterion(study, data.paper, models=mine), ours_only(stats_df), study=study, legend=False))
     rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else rep
     if len(rest):
         page.show("<h3 id='in-the-text'>Printed in the text</h3>" + text_rows_html(rest))
     if not len(rep):
-        page.show("<p id='no-paper-table'>The paper prints no number for this study, "
-                  "so there is nothing to set beside ours.</p>")
+        page.show("<p id='no-paper-table'>The paper prints no number for this study, so there is nothing to set beside ours.</p>")
     links = []
     if len(rep):
-        links.append(csv_link(replication_text(rep), f"{study}_paper_vs_ours.csv",
-                              f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)"))
+        links.append(
+            csv_link(
+                replication_text(rep),
+                f"{study}_paper_vs_ours.csv",
+                f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)",
+            )
+        )
     links.append(csv_link(stats_df, f"{study}_all_our_numbers.csv", f"all our numbers ({len(stats_df)} rows, CSV)"))
     page.show("<p class='downloads'>Download: " + " · ".join(links) + "</p>")
 
@@ -138,34 +174,45 @@ def study_page(study: str, *, study_file: str | Path, paper: str | Path, replica
     _figures(page, study, raw, data.figures, data.paper, stats_df)
 
     page.heading("Reliability", "reliability")
-    page.text("ICC: the models as raters of every uniquely filled sentence (two-way random, absolute "
-              "agreement; condition `all` = raw log probabilities, as the paper's Figure 2; `LPR` = on the "
-              "LPRs). Alpha: internal consistency of the items the study file's `reliability` names.")
+    page.text(
+        "ICC: the models as raters of every uniquely filled sentence (two-way random, absolute "
+        "agreement; condition `all` = raw log probabilities, as the paper's Figure 2; `LPR` = on the "
+        "LPRs). Alpha: internal consistency of the items the study file's `reliability` names."
+    )
     icc = stats_df[stats_df["statistic"].str.startswith("ICC")]
     page.show(html_table(icc[["statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n"]]))
     alpha = stats_df[stats_df["statistic"].isin(["alpha", "alpha_std"])]
     page.show(html_table(alpha[["statistic", "condition", "model", "value", "n"]], max_rows=60))
 
     page.heading("Design", "design")
-    page.text("What the study file asks for: the query templates with their [MASK] options and word lists "
-              "(counts in brackets), then what each stage does.")
-    page.show(f"<p><b>Family:</b> {html.escape(str(raw.get('family', '')))}<br>"
-              f"<b>Source:</b> {html.escape(str(raw.get('source', '')))}<br>"
-              f"<b>Study file:</b> <code>{html.escape(page_path(data.study_file))}</code></p>")
+    page.text(
+        "What the study file asks for: the query templates with their [MASK] options and word lists "
+        "(counts in brackets), then what each stage does."
+    )
+    page.show(
+        f"<p><b>Family:</b> {html.escape(str(raw.get('family', '')))}<br>"
+        f"<b>Source:</b> {html.escape(str(raw.get('source', '')))}<br>"
+        f"<b>Study file:</b> <code>{html.escape(page_path(data.study_file))}</code></p>"
+    )
     if raw.get("notes"):
         page.show(f"<p><b>Notes:</b> {html.escape(str(raw['notes']))}</p>")
     page.show(rows_html(template_rows(raw)))
     page.show(rows_html(option_rows(raw)))
 
     page.heading("Out-of-vocabulary and dropped words", "out-of-vocabulary-and-dropped-words")
-    page.text("Per model: rows scored, rows whose [MASK] option is out of the model's vocabulary (`oov`), "
-              "rows with no probability (NaN, dropped from the LPRs), and the words concerned.")
+    page.text(
+        "Per model: rows scored, rows whose [MASK] option is out of the model's vocabulary (`oov`), "
+        "rows with no probability (NaN, dropped from the LPRs), and the words concerned."
+    )
     page.show(html_table(data.oov.drop(columns="study") if len(data.oov) else None))
 
     page.heading("Notes", "notes")
     notes = list(data.status.get("notes") or [])
-    notes.insert(0, f"analysis: {data.status.get('analysis')!r} "
-                    f"({'registered' if data.status.get('implemented') else 'no analysis of that name is registered'})")
+    notes.insert(
+        0,
+        f"analysis: {data.status.get('analysis')!r} "
+        f"({'registered' if data.status.get('implemented') else 'no analysis of that name is registered'})",
+    )
     if config_hash:
         notes.append(f"configuration hash {config_hash}; device {device or 'auto'}")
     page.show("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes) + "</ul>")
@@ -195,41 +242,69 @@ def _figures(page: Page, study: str, raw: dict, figures: dict, paper: pd.DataFra
             page.show(f"<p class='figure-missing'><em>This figure cannot be drawn: {html.escape(str(err))}.</em></p>")
 
     if "criterion" in figures:
-        draw(f"Figure 3 (Study {study})", lambda: figure3_criterion(figures["criterion"], study),
-             "Note. Linear fitting lines (grey)" + (" and a logit-function fitting curve (black)" if study == "1C" else "")
-             + " are displayed. FMAT = LPR, listwise standardized and averaged over models and query templates. "
-             "*** p < .001, ** p < .01, * p < .05.")
+        draw(
+            f"Figure 3 (Study {study})",
+            lambda: figure3_criterion(figures["criterion"], study),
+            "Note. Linear fitting lines (grey)"
+            + (" and a logit-function fitting curve (black)" if study == "1C" else "")
+            + " are displayed. FMAT = LPR, listwise standardized and averaged over models and query templates. "
+            "*** p < .001, ** p < .01, * p < .05.",
+        )
     if "trend" in figures:
-        draw(f"Figure 4 (Study {study})", lambda: figure4_trend(figures["trend"], study),
-             "Note. Missing values are linearly interpolated. Time series are smoothed using a two-sided 10-year "
-             "moving average, with adaptive smoothing at the two ends using the nearest (diminishing) available "
-             "years. Thin lines: each model; bold: the mean over models; points: the yearly mean.")
+        draw(
+            f"Figure 4 (Study {study})",
+            lambda: figure4_trend(figures["trend"], study),
+            "Note. Missing values are linearly interpolated. Time series are smoothed using a two-sided 10-year "
+            "moving average, with adaptive smoothing at the two ends using the nearest (diminishing) available "
+            "years. Thin lines: each model; bold: the mean over models; points: the yearly mean.",
+        )
         gaps = figures.get("missing_years")
         if gaps is not None:
-            page.show("<p class='figure-note'>" + ("Every model has a score for every year." if gaps.empty else
-                      html.escape("Years without a score (interpolated): " + "; ".join(
-                          f"{m}: {len(g)} year(s)" for m, g in gaps.groupby("model", sort=False)))) + "</p>")
+            page.show(
+                "<p class='figure-note'>"
+                + (
+                    "Every model has a score for every year."
+                    if gaps.empty
+                    else html.escape(
+                        "Years without a score (interpolated): "
+                        + "; ".join(f"{m}: {len(g)} year(s)" for m, g in gaps.groupby("model", sort=False))
+                    )
+                )
+                + "</p>"
+            )
     effects = figures.get("effects")
     if effects is not None and "relation" in effects.columns:
-        draw(f"Effect sizes (Study {study})", lambda: figure_attitude_forest(effects, paper, study),
-             "Filled: our d with its 95% CI; open diamond: the paper's d (Table 6 and text).")
+        draw(
+            f"Effect sizes (Study {study})",
+            lambda: figure_attitude_forest(effects, paper, study),
+            "Filled: our d with its 95% CI; open diamond: the paper's d (Table 6 and text).",
+        )
     elif effects is not None and "condition" in effects.columns:
-        draw(f"Effect sizes (Study {study})", lambda: figure_stereotype_forest(effects, paper, study, pair_labels(raw)),
-             "Filled: our d with its 95% CI over all models; open diamond: the paper's d (Table 7).")
+        draw(
+            f"Effect sizes (Study {study})",
+            lambda: figure_stereotype_forest(effects, paper, study, pair_labels(raw)),
+            "Filled: our d with its 95% CI over all models; open diamond: the paper's d (Table 7).",
+        )
     icc = stats[stats["statistic"].isin(["ICC_average", "ICC_single"])]
     if len(icc):
-        draw(f"Figure 2 (Study {study}): agreement of the models",
-             lambda: small(figure2_icc(stats.assign(study=study), paper=paper, studies=[study])),
-             "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
-             "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).")
+        draw(
+            f"Figure 2 (Study {study}): agreement of the models",
+            lambda: small(figure2_icc(stats.assign(study=study), paper=paper, studies=[study])),
+            "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
+            "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).",
+        )
     tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects")}
     for name, table in list(tables.items()):  # another analysis' table in the x/y convention (pages.figures)
         if {"x", "y"} <= set(table.columns):
-            draw(f"Figure: {name.replace('_', ' ')} (Study {study})",
-                 lambda table=table, name=name: plot_figure_table(table, name))
+            draw(
+                f"Figure: {name.replace('_', ' ')} (Study {study})", lambda table=table, name=name: plot_figure_table(table, name)
+            )
             tables.pop(name)
     if tables:
-        page.show("<p class='downloads'>The analysis' other figure tables: " + " · ".join(
-            csv_link(v, f"{study}_{k}.csv", f"{k} ({len(v)} rows, CSV)") for k, v in tables.items()) + "</p>")
+        page.show(
+            "<p class='downloads'>The analysis' other figure tables: "
+            + " · ".join(csv_link(v, f"{study}_{k}.csv", f"{k} ({len(v)} rows, CSV)") for k, v in tables.items())
+            + "</p>"
+        )
     if not figures and not drawn:
         page.show("<p><em>This study's analysis writes no figure table.</em></p>")

@@ -11,6 +11,7 @@ exactly once.
 Everything here reads the replication table (:func:`fmat_replication.compare.compare`) and returns plain
 data (:class:`PaperTable`) or HTML text; the page functions (:mod:`.study`, :mod:`.overview`) only place it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -32,13 +33,20 @@ Key = tuple[str, str, str]
 VERDICT_CLASS = {REPLICATED: "v-replicated", NOT_REPLICATED: "v-not", NOT_COMPUTABLE: "v-nc"}
 
 #: the paper's table number per study
-TABLE_NUMBER = {"1A": 3, "1B": 4, "1C": 5, **{s: 6 for s in ("2A", "2B", "2C", "2D")},
-                **{s: 7 for s in ("3A", "3B", "3C", "3D")}}
+TABLE_NUMBER = {"1A": 3, "1B": 4, "1C": 5, **{s: 6 for s in ("2A", "2B", "2C", "2D")}, **{s: 7 for s in ("3A", "3B", "3C", "3D")}}
 
 #: statistics shown with their Greek / typographic name
-STAT_NAMES = {"alpha": "α", "alpha_std": "α (standardized)", "beta": "β", "R2": "R²", "R2m": "R²marginal",
-              "R2_delta": "ΔR²", "ICC_average": "ICC average", "ICC_single": "ICC single",
-              "t_williams": "Williams' t"}
+STAT_NAMES = {
+    "alpha": "α",
+    "alpha_std": "α (standardized)",
+    "beta": "β",
+    "R2": "R²",
+    "R2m": "R²marginal",
+    "R2_delta": "ΔR²",
+    "ICC_average": "ICC average",
+    "ICC_single": "ICC single",
+    "t_williams": "Williams' t",
+}
 
 
 #: The stylesheet both report pages (pages.study.study_page, pages.overview.overview_page) start with: tables,
@@ -80,6 +88,7 @@ class PaperTable:
 # the layouts
 # ---------------------------------------------------------------------------------------
 
+
 def _models_in(paper: pd.DataFrame, study: str, statistic: str = "alpha") -> list[str]:
     """The models of a study's per-model rows, in the paper file's order ('all', '*' left out)."""
     m = paper.loc[(paper["study"] == study) & (paper["statistic"] == statistic), "model"].astype(str)
@@ -93,16 +102,27 @@ def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: S
     model rows (e.g. the models of a run that are not the paper's; no Overall/index rows)."""
     qs = [f"Q{i}" for i in range(1, queries + 1)]
     if models is not None:
-        ours = [(m.replace("__", "/"), [("alpha", "all", m)] + [("r", f"fmat~pct_male:{q}", m) for q in qs]
-                 + [("r", f"fmat~wefat:{q}", m) for q in qs]) for m in models]
-        return PaperTable(title=f"Table {TABLE_NUMBER.get(study, '')}, our models".strip(),
-                          caption=f"Study {study}: the same statistics for the models of this run that the paper "
-                          "does not have", columns=["α query"] + qs + qs, rows=ours,
-                          groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)])
+        ours = [
+            (
+                m.replace("__", "/"),
+                [("alpha", "all", m)] + [("r", f"fmat~pct_male:{q}", m) for q in qs] + [("r", f"fmat~wefat:{q}", m) for q in qs],
+            )
+            for m in models
+        ]
+        return PaperTable(
+            title=f"Table {TABLE_NUMBER.get(study, '')}, our models".strip(),
+            caption=f"Study {study}: the same statistics for the models of this run that the paper does not have",
+            columns=["α query"] + qs + qs,
+            rows=ours,
+            groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)],
+        )
 
     def cells(model):
-        return ([("alpha", "all", model)] + [("r", f"fmat~pct_male:{q}", model) for q in qs]
-                + [("r", f"fmat~wefat:{q}", model) for q in qs])
+        return (
+            [("alpha", "all", model)]
+            + [("r", f"fmat~pct_male:{q}", model) for q in qs]
+            + [("r", f"fmat~wefat:{q}", model) for q in qs]
+        )
 
     rows = [("Overall", cells("all"))] + [(m.replace("__", "/"), cells(m)) for m in _models_in(paper, study)]
     index = [None] * (1 + 2 * queries)
@@ -112,9 +132,11 @@ def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: S
     return PaperTable(
         title=f"Table {TABLE_NUMBER.get(study, '')}".strip(),
         caption=f"Study {study}: internal consistency, criterion-related and convergent validity of the FMAT",
-        columns=["α query"] + qs + qs, rows=rows,
+        columns=["α query"] + qs + qs,
+        rows=rows,
         groups=[("", 1), (f"r with % male of the {what}", queries), (f"r with WEFAT male of the {what}", queries)],
-        note="Model rows are the paper's 12 BERT models; a run on other models has no number for them.")
+        note="Model rows are the paper's 12 BERT models; a run on other models has no number for them.",
+    )
 
 
 def table_regression(study: str = "1C") -> PaperTable:
@@ -129,15 +151,20 @@ def table_regression(study: str = "1C") -> PaperTable:
         ("ΔR² (incremental validity) of WEFAT", [None, None, ("R2_delta", f"{m3}:wefat", "all")]),
         ("ΔR² (incremental validity) of FMAT", [None, None, ("R2_delta", f"{m3}:fmat", "all")]),
     ]
-    return PaperTable(title="Table 5", caption=f"Study {study}: generalizability, criterion-related and "
-                      "incremental validity of the FMAT (unstandardized b)",
-                      columns=["Model 1", "Model 2", "Model 3"], rows=rows,
-                      groups=[("Logit of male percentage of name", 3)])
+    return PaperTable(
+        title="Table 5",
+        caption=f"Study {study}: generalizability, criterion-related and incremental validity of the FMAT (unstandardized b)",
+        columns=["Model 1", "Model 2", "Model 3"],
+        rows=rows,
+        groups=[("Logit of male percentage of name", 3)],
+    )
 
 
 #: Table 6's relations: (condition prefix, header)
-RELATIONS = (("like-dislike", "Attitudinal [MASK] contrast (like vs. dislike)"),
-             ("notice-ignore", "Nonattitudinal [MASK] contrast (notice vs. ignore)"))
+RELATIONS = (
+    ("like-dislike", "Attitudinal [MASK] contrast (like vs. dislike)"),
+    ("notice-ignore", "Nonattitudinal [MASK] contrast (notice vs. ignore)"),
+)
 
 
 def table_attitude(studies: Sequence[str], titles: Mapping[str, str] | None = None) -> PaperTable:
@@ -145,11 +172,17 @@ def table_attitude(studies: Sequence[str], titles: Mapping[str, str] | None = No
     their difference, for the attitudinal and the nonattitudinal relation."""
     titles = titles or {}
     parts = ("personal", "societal", "personal-societal")
-    rows = [(f"Study {s}: {titles.get(s, '')}".rstrip(": "),
-             [("d", f"{rel}:{p}", "all") for rel, _ in RELATIONS for p in parts]) for s in studies]
-    return PaperTable(title="Table 6", caption="Studies 2A–2D: FMAT effect sizes (d)",
-                      columns=["Personal", "Societal", "Difference (personal – societal)"] * 2, rows=rows,
-                      groups=[(h, 3) for _, h in RELATIONS])
+    rows = [
+        (f"Study {s}: {titles.get(s, '')}".rstrip(": "), [("d", f"{rel}:{p}", "all") for rel, _ in RELATIONS for p in parts])
+        for s in studies
+    ]
+    return PaperTable(
+        title="Table 6",
+        caption="Studies 2A–2D: FMAT effect sizes (d)",
+        columns=["Personal", "Societal", "Difference (personal – societal)"] * 2,
+        rows=rows,
+        groups=[(h, 3) for _, h in RELATIONS],
+    )
 
 
 def table_stereotype(study: str, paper: pd.DataFrame, labels: Mapping[str, str] | None = None) -> PaperTable:
@@ -164,17 +197,24 @@ def table_stereotype(study: str, paper: pd.DataFrame, labels: Mapping[str, str] 
 
 def table_change(study: str) -> PaperTable:
     """Study 4 (no table in the paper): the statistics its text prints, one row each."""
-    rows = [("Change per century, b (LMM)", [("b", "year", "all")]),
-            ("Standardized β", [("beta", "year", "all")]),
-            ("R² marginal", [("R2m", "year", "all")]),
-            ("d 2000 vs. 1900", [("d", "2000vs1900", "all")]),
-            ("d 1900 vs. 1800", [("d", "1900vs1800", "all")])]
-    return PaperTable(title="Study 4 statistics", caption=f"Study {study}: change from 1800 to 2019 "
-                      "(as printed in the text)", columns=["value"], rows=rows)
+    rows = [
+        ("Change per century, b (LMM)", [("b", "year", "all")]),
+        ("Standardized β", [("beta", "year", "all")]),
+        ("R² marginal", [("R2m", "year", "all")]),
+        ("d 2000 vs. 1900", [("d", "2000vs1900", "all")]),
+        ("d 1900 vs. 1800", [("d", "1900vs1800", "all")]),
+    ]
+    return PaperTable(
+        title="Study 4 statistics",
+        caption=f"Study {study}: change from 1800 to 2019 (as printed in the text)",
+        columns=["value"],
+        rows=rows,
+    )
 
 
-def paper_table(study: str, paper: pd.DataFrame, titles: Mapping[str, str] | None = None,
-                labels: Mapping[str, str] | None = None) -> PaperTable | None:
+def paper_table(
+    study: str, paper: pd.DataFrame, titles: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None
+) -> PaperTable | None:
     """The layout of a study's table (None for a study the paper has no numbers for)."""
     if study in ("1A", "1B"):
         return table_criterion(study, paper)
@@ -193,6 +233,7 @@ def paper_table(study: str, paper: pd.DataFrame, titles: Mapping[str, str] | Non
 # cells
 # ---------------------------------------------------------------------------------------
 
+
 def _index(rep: pd.DataFrame) -> dict[Key, dict]:
     return {(str(r["statistic"]), str(r["condition"]), str(r["model"])): r for r in rep.to_dict("records")}
 
@@ -203,8 +244,13 @@ def _cell_text(r: Mapping | None) -> dict | None:
         return None
     if r["verdict"] == "ours only":
         return {"ours_only": True, "ours": ours_text(r)}
-    return {"ours_only": False, "klass": VERDICT_CLASS.get(r["verdict"], ""), "paper": paper_text(r),
-            "ours": ours_text(r), "tip": f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"])}
+    return {
+        "ours_only": False,
+        "klass": VERDICT_CLASS.get(r["verdict"], ""),
+        "paper": paper_text(r),
+        "ours": ours_text(r),
+        "tip": f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"]),
+    }
 
 
 def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> str:
@@ -217,15 +263,22 @@ def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, l
         idx = _index(rep[rep["study"] == s]) if "study" in rep.columns else _index(rep)
         rows.append({"label": label, "cells": [_cell_text(idx.get(k) if k else None) for k in keys]})
     groups = table.groups if table.groups and any(g for g, _ in table.groups) else []
-    return render("paper_table.html.j2", title=table.title, caption=table.caption, groups=groups,
-                  columns=table.columns, rows=rows, note=table.note, legend=legend)
+    return render(
+        "paper_table.html.j2",
+        title=table.title,
+        caption=table.caption,
+        groups=groups,
+        columns=table.columns,
+        rows=rows,
+        note=table.note,
+        legend=legend,
+    )
 
 
 def ours_only(stats: pd.DataFrame) -> pd.DataFrame:
     """Our results rows shaped like replication rows with no paper number (verdict "ours
     only"), for tables of numbers the paper does not print."""
-    out = stats[["study", "statistic", "condition", "model", "value", "p"]].rename(
-        columns={"value": "ours_value", "p": "ours_p"})
+    out = stats[["study", "statistic", "condition", "model", "value", "p"]].rename(columns={"value": "ours_value", "p": "ours_p"})
     return out.assign(n_matched=1, verdict="ours only", reason="the paper prints no number for this")
 
 
@@ -252,9 +305,16 @@ def text_rows_html(rows: pd.DataFrame) -> str:
         what = STAT_NAMES.get(r["statistic"], r["statistic"])
         cond = "" if r["condition"] in ("all", "") else f" ({r['condition']})"
         model = {"all": "", "": "", "*": ", range over the models"}.get(r["model"], f", {r['model']}")
-        lines.append({"what": what + cond + model, "paper": paper_text(r), "ours": ours_text(r),
-                      "klass": VERDICT_CLASS.get(r["verdict"], ""), "reason": str(r.get("reason") or ""),
-                      "verdict": r["verdict"]})
+        lines.append(
+            {
+                "what": what + cond + model,
+                "paper": paper_text(r),
+                "ours": ours_text(r),
+                "klass": VERDICT_CLASS.get(r["verdict"], ""),
+                "reason": str(r.get("reason") or ""),
+                "verdict": r["verdict"],
+            }
+        )
     return render("text_numbers.html.j2", rows=lines)
 
 
@@ -264,24 +324,46 @@ def text_rows_html(rows: pd.DataFrame) -> str:
 
 #: each study's headline claims: (statistic, condition, model, what the paper claims)
 HEADLINES: dict[str, list[tuple[str, str, str, str]]] = {
-    "1A": [("r", "fmat~pct_male", "all", "FMAT gender scores of occupations correlate with % male workers"),
-           ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores")],
-    "1B": [("r", "fmat~pct_male", "all", "FMAT gender scores of names correlate with % male"),
-           ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores")],
-    "1C": [("r", "fmat~pct_male", "all", "FMAT gender scores of 3,644 names correlate with % male"),
-           ("R2_delta", "logit_male~wefat+fmat:fmat", "all", "FMAT adds to WEFAT in predicting the logit of % male")],
-    **{s: [("d", "like-dislike:average", "all", f"attitude toward {t} (like vs. dislike)"),
-           ("d", "notice-ignore:average", "all", "attention (notice vs. ignore), not an attitude")]
-       for s, t in (("2A", "flowers vs. insects"), ("2B", "instruments vs. weapons"),
-                    ("2C", "European vs. African American names"), ("2D", "young vs. old names"))},
+    "1A": [
+        ("r", "fmat~pct_male", "all", "FMAT gender scores of occupations correlate with % male workers"),
+        ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores"),
+    ],
+    "1B": [
+        ("r", "fmat~pct_male", "all", "FMAT gender scores of names correlate with % male"),
+        ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores"),
+    ],
+    "1C": [
+        ("r", "fmat~pct_male", "all", "FMAT gender scores of 3,644 names correlate with % male"),
+        ("R2_delta", "logit_male~wefat+fmat:fmat", "all", "FMAT adds to WEFAT in predicting the logit of % male"),
+    ],
+    **{
+        s: [
+            ("d", "like-dislike:average", "all", f"attitude toward {t} (like vs. dislike)"),
+            ("d", "notice-ignore:average", "all", "attention (notice vs. ignore), not an attitude"),
+        ]
+        for s, t in (
+            ("2A", "flowers vs. insects"),
+            ("2B", "instruments vs. weapons"),
+            ("2C", "European vs. African American names"),
+            ("2D", "young vs. old names"),
+        )
+    },
     "3A": [("d", "all", "all", "men (vs. women) associated with career (vs. family)")],
     "3B": [("d", "all", "all", "men (vs. women) associated with math (vs. arts)")],
     "3C": [("d", "all", "all", "men (vs. women) associated with science (vs. arts)")],
     "3D": [("d", "all", "all", "Black (vs. Asian) people associated with masculine (vs. feminine)")],
-    **{s: [("b", "year", "all", f"{w} from 1800 to 2019 (change per century)"),
-           ("d", "2000vs1900", "all", "the change happens in the 20th century")]
-       for s, w in (("4A", "gender bias in occupations decreases"), ("4B", "racial bias in occupations decreases"),
-                    ("4C", "individualism increases"), ("4D", "looseness increases"))},
+    **{
+        s: [
+            ("b", "year", "all", f"{w} from 1800 to 2019 (change per century)"),
+            ("d", "2000vs1900", "all", "the change happens in the 20th century"),
+        ]
+        for s, w in (
+            ("4A", "gender bias in occupations decreases"),
+            ("4B", "racial bias in occupations decreases"),
+            ("4C", "individualism increases"),
+            ("4D", "looseness increases"),
+        )
+    },
 }
 
 
@@ -293,16 +375,23 @@ def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
         r = idx.get((stat, cond, model))
         if r is None:
             continue
-        out.append({"claim": claim, "statistic": STAT_NAMES.get(stat, stat), "paper": paper_text(r),
-                    "ours": ours_text(r), "verdict": r["verdict"], "reason": r.get("reason") or ""})
+        out.append(
+            {
+                "claim": claim,
+                "statistic": STAT_NAMES.get(stat, stat),
+                "paper": paper_text(r),
+                "ours": ours_text(r),
+                "verdict": r["verdict"],
+                "reason": r.get("reason") or "",
+            }
+        )
     return out
 
 
 def headlines_html(studies: Sequence[str], rep: pd.DataFrame) -> str:
     """The overview's table of every study's headline claims: study, claim, paper, ours, verdict
     (template ``headlines.html.j2``)."""
-    lines = [{**h, "study": s, "klass": VERDICT_CLASS.get(h["verdict"], "")}
-             for s in studies for h in headline_lines(s, rep)]
+    lines = [{**h, "study": s, "klass": VERDICT_CLASS.get(h["verdict"], "")} for s in studies for h in headline_lines(s, rep)]
     return render("headlines.html.j2", rows=lines) if lines else ""
 
 
@@ -316,13 +405,21 @@ def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md
     c = summarise(rows).iloc[0]
     counts = [{"klass": VERDICT_CLASS[v], "n": int(c[v]), "verdict": v} for v in VERDICTS]
     lines = [{**h, "klass": VERDICT_CLASS.get(h["verdict"], "")} for h in headline_lines(study, rep)]
-    return render("verdict_box.html.j2", counts=counts, total=int(c["total"]), study=study, rule_doc=rule_doc,
-                  rule_href=rule_href, lines=lines)
+    return render(
+        "verdict_box.html.j2",
+        counts=counts,
+        total=int(c["total"]),
+        study=study,
+        rule_doc=rule_doc,
+        rule_href=rule_href,
+        lines=lines,
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # downloads and de-duplication
 # ---------------------------------------------------------------------------------------
+
 
 def csv_link(df: pd.DataFrame, filename: str, text: str | None = None) -> str:
     """A download link holding ``df`` as CSV in a data URI (the page stays one file; template

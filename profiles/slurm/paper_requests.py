@@ -7,6 +7,7 @@ of the paper configuration with this profile's default-resources and set-resourc
 Offline, a few seconds; writes nothing into the repository (the dry run is in a temporary folder).
 tests/test_slurm.py checks that docs/cluster.md shows exactly this output.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,9 @@ PORTABLE = ("mem_mb", "runtime")  # what the rules and the profile state; partit
 def dry_run_args(profile: dict) -> list[str]:
     """--default-resources / --set-resources / --set-threads of the profile (portable keys only)."""
     default = [f"{k}={v}" for k, v in profile.get("default-resources", {}).items() if k in PORTABLE]
-    per_rule = [f"{rule}:{k}={v}" for rule, res in profile.get("set-resources", {}).items()
-                for k, v in res.items() if k in PORTABLE]
+    per_rule = [
+        f"{rule}:{k}={v}" for rule, res in profile.get("set-resources", {}).items() for k, v in res.items() if k in PORTABLE
+    ]
     threads = [f"{rule}={n}" for rule, n in profile.get("set-threads", {}).items()]
     args = ["--default-resources", *default]
     if per_rule:
@@ -57,10 +59,16 @@ def parse_jobs(dry_run: str, local: set[str] = frozenset()) -> list[dict]:
             continue
         res = dict(re.findall(r"(\w+)=([^,\s]+)", (re.search(r"resources: (.*)", body) or [None, ""])[1]))
         threads = re.search(r"threads: (\d+)", body)
-        jobs.append({"rule": rule, "local": kind == "localrule" or rule in local,
-                     "threads": int(threads.group(1)) if threads else 1,
-                     "mem_mb": int(res.get("mem_mb", 0)), "runtime": int(res.get("runtime", 0)),
-                     "gpu": int(res.get("gpu", 0))})
+        jobs.append(
+            {
+                "rule": rule,
+                "local": kind == "localrule" or rule in local,
+                "threads": int(threads.group(1)) if threads else 1,
+                "mem_mb": int(res.get("mem_mb", 0)),
+                "runtime": int(res.get("runtime", 0)),
+                "gpu": int(res.get("gpu", 0)),
+            }
+        )
     return jobs
 
 
@@ -101,11 +109,22 @@ def main() -> int:
     profile = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         os.symlink(REPO / "config", Path(tmp) / "config")
-        cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n", "--cores", "256",
-               "--configfile", str(REPO / "config" / "config.yaml"),
-               "--config", f"studies_dir={REPO / 'config' / 'studies'}", *dry_run_args(profile)]
-        res = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        cmd = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(REPO / "Snakefile"),
+            "-n",
+            "--cores",
+            "256",
+            "--configfile",
+            str(REPO / "config" / "config.yaml"),
+            "--config",
+            f"studies_dir={REPO / 'config' / 'studies'}",
+            *dry_run_args(profile),
+        ]
+        res = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     if res.returncode != 0:
         sys.stderr.write(res.stdout[-3000:] + res.stderr[-3000:])
         return res.returncode

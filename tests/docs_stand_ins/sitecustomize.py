@@ -6,6 +6,7 @@ Imported by every Python process the docs test starts (this folder is on its PYT
 (``models--NAME/snapshots/COMMIT``, ``refs/main``), so that the documented ``fmat download
 bert-base-uncased`` and every later offline load work as written. Nothing reaches the network.
 """
+
 import os
 
 if os.environ.get("FMAT_DOCS_HUB"):
@@ -26,9 +27,11 @@ if os.environ.get("FMAT_DOCS_HUB"):
 
     def _model_info(model, revision):
         src = _folder(model)
-        return types.SimpleNamespace(sha=hashlib.sha1(model.encode()).hexdigest(), created_at=None,
-                                     siblings=[types.SimpleNamespace(rfilename=f.name) for f in src.iterdir()
-                                               if f.is_file()])
+        return types.SimpleNamespace(
+            sha=hashlib.sha1(model.encode()).hexdigest(),
+            created_at=None,
+            siblings=[types.SimpleNamespace(rfilename=f.name) for f in src.iterdir() if f.is_file()],
+        )
 
     def _snapshot_download(repo_id, revision, cache_dir=None, allow_patterns=(), **_):
         cache = Path(cache_dir) if cache_dir else _models.cache_dir()

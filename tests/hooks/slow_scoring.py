@@ -9,6 +9,7 @@ the workflow's scoring function as soon as its module is imported; nothing in th
 
 The first job of a model leaves a stamp ``<model slug>.slowed`` in ``$FMAT_TEST_SLOW_STAMPS``.
 """
+
 from __future__ import annotations
 
 import functools

@@ -12,6 +12,7 @@ and provenance. Exit status 0 when equal, 1 with one line per difference.
 pairs a table that the change moved, e.g. the figure tables of issue 27:
 ``--rename 'analysis/(\w+)/figure_(\w+)\.parquet=analysis/\1/figures/\2.parquet'``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,7 @@ IGNORED = ("benchmarks",)
 
 
 def tables(root: Path) -> dict[str, Path]:
-    return {str(p.relative_to(root)): p for p in sorted(root.rglob("*.parquet"))
-            if p.relative_to(root).parts[0] not in IGNORED}
+    return {str(p.relative_to(root)): p for p in sorted(root.rglob("*.parquet")) if p.relative_to(root).parts[0] not in IGNORED}
 
 
 def compare(old: Path, new: Path, rtol: float = 1e-9, rename: list[tuple[str, str]] = ()) -> list[str]:
@@ -53,8 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("old", type=Path)
     ap.add_argument("new", type=Path)
     ap.add_argument("--rtol", type=float, default=1e-9)
-    ap.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
-                    help="a table moved: regular expression over OLD's relative paths = its replacement")
+    ap.add_argument(
+        "--rename",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="a table moved: regular expression over OLD's relative paths = its replacement",
+    )
     args = ap.parse_args(argv)
     rename = [tuple(r.split("=", 1)) for r in args.rename]
     if any(len(r) != 2 for r in rename):

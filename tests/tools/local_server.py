@@ -1,5 +1,6 @@
 """A local TCP server for the network tests (tests/test_network.py, tests/test_offline.py):
 each connection it accepts goes to ``handle(conn)`` on the server's own thread."""
+
 from __future__ import annotations
 
 import contextlib

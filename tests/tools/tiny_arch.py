@@ -7,6 +7,7 @@ with a tokenizer of its kind; :func:`sharpen` spreads a tiny model's weights so 
 probabilities depend clearly on the context; :func:`not_single_words` reads the words a tiny
 model did not learn as single tokens.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,16 @@ from typing import Sequence
 
 # the library's private tokenizer trainers: the same code builds the demo's six families
 from fmat.tiny import (
-    _MAX_POS, META_FILE, _bytelevel, _end_marked_bpe, _unigram, _word_parts, _wordpiece, _write_files, make_corpus, read_meta,
+    _MAX_POS,
+    META_FILE,
+    _bytelevel,
+    _end_marked_bpe,
+    _unigram,
+    _word_parts,
+    _wordpiece,
+    _write_files,
+    make_corpus,
+    read_meta,
 )
 
 
@@ -38,11 +48,9 @@ def sharpen(path, std: float = 0.3, seed: int = 0) -> str:
     return str(path)
 
 
-
 def not_single_words(path) -> list[str]:
     """Word parts that did not become single whole-word tokens in the tiny model at ``path``."""
     return read_meta(path)["not_single"]
-
 
 
 # ----------------------------------------------------------------------------- every masked-LM architecture
@@ -55,13 +63,30 @@ def not_single_words(path) -> list[str]:
 #: ``bytes`` (Perceiver: one token per UTF-8 byte). A tokenizer class of ``None`` means the
 #: model's hub tokenizer is a plain ``tokenizer.json`` (byte-level BPE with [CLS]/[SEP]/[MASK],
 #: as ModernBERT's).
-_TINY_VISION = {"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                "num_attention_heads": 2, "image_size": 32, "patch_size": 8}
+_TINY_VISION = {
+    "model_type": "siglip_vision_model",
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 2,
+    "image_size": 32,
+    "patch_size": 8,
+}
 ARCHITECTURES: dict[str, tuple[str, str | None, dict]] = {
     "albert": ("unigram", "AlbertTokenizer", {"embedding_size": 16}),
-    "bart": ("bytelevel", "RobertaTokenizer", {"d_model": 32, "encoder_layers": 2, "decoder_layers": 2,
-                                               "encoder_attention_heads": 2, "decoder_attention_heads": 2,
-                                               "encoder_ffn_dim": 64, "decoder_ffn_dim": 64}),
+    "bart": (
+        "bytelevel",
+        "RobertaTokenizer",
+        {
+            "d_model": 32,
+            "encoder_layers": 2,
+            "decoder_layers": 2,
+            "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 64,
+            "decoder_ffn_dim": 64,
+        },
+    ),
     "bert": ("wordpiece", "BertTokenizer", {}),
     "big_bird": ("unigram", "BigBirdTokenizer", {"attention_type": "original_full"}),
     "camembert": ("unigram", "CamembertTokenizer", {}),
@@ -77,52 +102,116 @@ ARCHITECTURES: dict[str, tuple[str, str | None, dict]] = {
     "eurobert": ("bytelevel", None, {}),
     "flaubert": ("xlm", "FlaubertTokenizer", {"emb_dim": 32, "n_layers": 2, "n_heads": 2}),
     "fnet": ("unigram", "FNetTokenizer", {}),
-    "funnel": ("wordpiece", "FunnelTokenizer", {"block_sizes": [1, 1], "num_decoder_layers": 1, "d_model": 32,
-                                                "n_head": 2, "d_head": 16, "d_inner": 64, "num_hidden_layers": None,
-                                                "hidden_size": None, "num_attention_heads": None,
-                                                "intermediate_size": None}),
+    "funnel": (
+        "wordpiece",
+        "FunnelTokenizer",
+        {
+            "block_sizes": [1, 1],
+            "num_decoder_layers": 1,
+            "d_model": 32,
+            "n_head": 2,
+            "d_head": 16,
+            "d_inner": 64,
+            "num_hidden_layers": None,
+            "hidden_size": None,
+            "num_attention_heads": None,
+            "intermediate_size": None,
+        },
+    ),
     "gte": ("unigram", "XLMRobertaTokenizer", {}),
     "ibert": ("bytelevel", "RobertaTokenizer", {}),
     "jina_embeddings_v3": ("unigram", "XLMRobertaTokenizer", {}),
     "layoutlm": ("wordpiece", "BertTokenizer", {}),
     "longformer": ("bytelevel", "RobertaTokenizer", {"attention_window": 8}),
     "luke": ("bytelevel", "RobertaTokenizer", {"entity_vocab_size": 8, "entity_emb_size": 16}),
-    "mbart": ("unigram", "XLMRobertaTokenizer", {"d_model": 32, "encoder_layers": 2, "decoder_layers": 2,
-                                                "encoder_attention_heads": 2, "decoder_attention_heads": 2,
-                                                "encoder_ffn_dim": 64, "decoder_ffn_dim": 64}),
+    "mbart": (
+        "unigram",
+        "XLMRobertaTokenizer",
+        {
+            "d_model": 32,
+            "encoder_layers": 2,
+            "decoder_layers": 2,
+            "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 64,
+            "decoder_ffn_dim": 64,
+        },
+    ),
     "megatron-bert": ("wordpiece", "BertTokenizer", {}),
-    "mobilebert": ("wordpiece", "MobileBertTokenizer", {"embedding_size": 16, "intra_bottleneck_size": 16,
-                                                        "num_feedforward_networks": 2}),
+    "mobilebert": (
+        "wordpiece",
+        "MobileBertTokenizer",
+        {"embedding_size": 16, "intra_bottleneck_size": 16, "num_feedforward_networks": 2},
+    ),
     "modernbert": ("bytelevel", None, {"global_attn_every_n_layers": 2, "local_attention": 8}),
     "mpnet": ("wordpiece", "MPNetTokenizer", {}),
     "mra": ("bytelevel", "RobertaTokenizer", {}),
-    "mvp": ("bytelevel", "RobertaTokenizer", {"d_model": 32, "encoder_layers": 2, "decoder_layers": 2,
-                                              "encoder_attention_heads": 2, "decoder_attention_heads": 2,
-                                              "encoder_ffn_dim": 64, "decoder_ffn_dim": 64}),
+    "mvp": (
+        "bytelevel",
+        "RobertaTokenizer",
+        {
+            "d_model": 32,
+            "encoder_layers": 2,
+            "decoder_layers": 2,
+            "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 64,
+            "decoder_ffn_dim": 64,
+        },
+    ),
     "nomic_bert": ("wordpiece", "BertTokenizer", {}),
     "nystromformer": ("unigram", "AlbertTokenizer", {"num_landmarks": 16, "segment_means_seq_len": 16}),
     "rembert": ("unigram", "RemBertTokenizer", {"input_embedding_size": 16, "output_embedding_size": 16}),
     "roberta": ("bytelevel", "RobertaTokenizer", {}),
     "roberta-prelayernorm": ("bytelevel", "RobertaTokenizer", {}),
     "roformer": ("wordpiece", "BertTokenizer", {}),
-    "roc_bert": ("wordpiece", "RoCBertTokenizer", {"shape_vocab_size": 8, "pronunciation_vocab_size": 8,
-                                                   "shape_embed_dim": 16, "pronunciation_embed_dim": 16}),
+    "roc_bert": (
+        "wordpiece",
+        "RoCBertTokenizer",
+        {"shape_vocab_size": 8, "pronunciation_vocab_size": 8, "shape_embed_dim": 16, "pronunciation_embed_dim": 16},
+    ),
     "tapas": ("wordpiece", "TapasTokenizer", {}),
     "squeezebert": ("wordpiece", "BertTokenizer", {"embedding_size": 32}),
-    "perceiver": ("bytes", "PerceiverTokenizer", {"d_model": 32, "d_latents": 32, "num_latents": 8,
-                                                  "num_self_attends_per_block": 1, "num_self_attention_heads": 2,
-                                                  "num_cross_attention_heads": 2, "hidden_size": None,
-                                                  "num_hidden_layers": None, "intermediate_size": None,
-                                                  "num_attention_heads": None}),
-    "modernvbert": ("bytelevel", None, {"text_config": {"model_type": "modernbert", "global_attn_every_n_layers": 2,
-                                                        "local_attention": 8},
-                                        "vision_config": _TINY_VISION, "image_token_id": 5}),
-    "ultravbert": ("bytelevel", None, {"text_config": {"model_type": "ultrabert", "global_attn_every_n_layers": 2,
-                                                       "local_attention": 8},
-                                       "vision_config": _TINY_VISION, "image_token_id": 5}),
+    "perceiver": (
+        "bytes",
+        "PerceiverTokenizer",
+        {
+            "d_model": 32,
+            "d_latents": 32,
+            "num_latents": 8,
+            "num_self_attends_per_block": 1,
+            "num_self_attention_heads": 2,
+            "num_cross_attention_heads": 2,
+            "hidden_size": None,
+            "num_hidden_layers": None,
+            "intermediate_size": None,
+            "num_attention_heads": None,
+        },
+    ),
+    "modernvbert": (
+        "bytelevel",
+        None,
+        {
+            "text_config": {"model_type": "modernbert", "global_attn_every_n_layers": 2, "local_attention": 8},
+            "vision_config": _TINY_VISION,
+            "image_token_id": 5,
+        },
+    ),
+    "ultravbert": (
+        "bytelevel",
+        None,
+        {
+            "text_config": {"model_type": "ultrabert", "global_attn_every_n_layers": 2, "local_attention": 8},
+            "vision_config": _TINY_VISION,
+            "image_token_id": 5,
+        },
+    ),
     "ultrabert": ("bytelevel", None, {"global_attn_every_n_layers": 2, "local_attention": 8}),
-    "neomme": ("bytelevel", None, {"num_key_value_heads": 2, "head_dim": 16, "embedding_rank": 16,
-                                   "sliding_window": 8, "embedding_dim": 16}),
+    "neomme": (
+        "bytelevel",
+        None,
+        {"num_key_value_heads": 2, "head_dim": 16, "embedding_rank": 16, "sliding_window": 8, "embedding_dim": 16},
+    ),
     "xlm": ("xlm", "XLMTokenizer", {"emb_dim": 32, "n_layers": 2, "n_heads": 2}),
     "xlm-roberta": ("unigram", "XLMRobertaTokenizer", {}),
     "xlm-roberta-xl": ("unigram", "XLMRobertaTokenizer", {}),
@@ -135,11 +224,44 @@ ARCHITECTURES: dict[str, tuple[str, str | None, dict]] = {
 #: tables, and that each entry here still fails as said).
 NOT_BUILT: dict[str, str] = {
     "reformer": "its tokenizer (ReformerTokenizer) has no mask token, so there is no [MASK] to fill: no Reformer "
-                "masked-LM checkpoint exists, and fmat refuses a tokenizer without a mask token",
+    "masked-LM checkpoint exists, and fmat refuses a tokenizer without a mask token",
 }
 
-_ESM_VOCAB = ["<cls>", "<pad>", "<eos>", "<unk>", "L", "A", "G", "V", "S", "E", "R", "T", "I", "D", "P", "K", "Q",
-              "N", "F", "Y", "M", "H", "W", "C", "X", "B", "U", "Z", "O", ".", "-", "<null_1>", "<mask>"]
+_ESM_VOCAB = [
+    "<cls>",
+    "<pad>",
+    "<eos>",
+    "<unk>",
+    "L",
+    "A",
+    "G",
+    "V",
+    "S",
+    "E",
+    "R",
+    "T",
+    "I",
+    "D",
+    "P",
+    "K",
+    "Q",
+    "N",
+    "F",
+    "Y",
+    "M",
+    "H",
+    "W",
+    "C",
+    "X",
+    "B",
+    "U",
+    "Z",
+    "O",
+    ".",
+    "-",
+    "<null_1>",
+    "<mask>",
+]
 
 
 def _class_specials(cls) -> list[str]:
@@ -183,11 +305,19 @@ def _plain_bytelevel(pieces, merges):
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
     tk.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
-    return PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
-                                   pad_token="[PAD]", mask_token=AddedToken("[MASK]", lstrip=True, normalized=False),
-                                   model_max_length=_MAX_POS)
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        unk_token="[UNK]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        pad_token="[PAD]",
+        mask_token=AddedToken("[MASK]", lstrip=True, normalized=False),
+        model_max_length=_MAX_POS,
+    )
 
 
 def _xlm_files(corpus, words, lowercase: bool) -> dict[str, str]:
@@ -195,8 +325,7 @@ def _xlm_files(corpus, words, lowercase: bool) -> dict[str, str]:
     pieces, merges = _end_marked_bpe(corpus, words, lowercase=lowercase)
     specials = ["<s>", "</s>", "<pad>", "<unk>"] + [f"<special{i}>" for i in range(10)]
     vocab = {p: i for i, p in enumerate(dict.fromkeys(specials + pieces))}
-    return {"vocab.json": json.dumps(vocab, ensure_ascii=False),
-            "merges.txt": "".join(f"{a} {b}\n" for a, b in merges)}
+    return {"vocab.json": json.dumps(vocab, ensure_ascii=False), "merges.txt": "".join(f"{a} {b}\n" for a, b in merges)}
 
 
 def arch_tokenizer(model_type: str, folder, trained: dict, corpus, words):
@@ -219,8 +348,10 @@ def arch_tokenizer(model_type: str, folder, trained: dict, corpus, words):
             if cls_name == "RoCBertTokenizer":  # every token's glyph-shape and pronunciation ids (a few classes)
                 files["word_shape.json"] = json.dumps({p: i % 7 for i, p in enumerate(pieces)}, ensure_ascii=False)
                 files["word_pronunciation.json"] = json.dumps({p: i % 5 for i, p in enumerate(pieces)}, ensure_ascii=False)
-                kw = {"word_shape_file": str(folder / "word_shape.json"),
-                      "word_pronunciation_file": str(folder / "word_pronunciation.json")}
+                kw = {
+                    "word_shape_file": str(folder / "word_shape.json"),
+                    "word_pronunciation_file": str(folder / "word_pronunciation.json"),
+                }
             _write_files(folder, files)
             return cls(vocab_file=str(folder / "vocab.txt"), model_max_length=_MAX_POS, **kw)
         specials = _class_specials(cls)
@@ -235,8 +366,12 @@ def arch_tokenizer(model_type: str, folder, trained: dict, corpus, words):
         specials = _class_specials(cls)
         vocab = {p: i for i, p in enumerate(dict.fromkeys(specials + pieces))}
         mask = cls().mask_token
-        return cls(vocab=vocab, merges=list(merges), model_max_length=_MAX_POS,
-                   mask_token=AddedToken(mask, lstrip=True, rstrip=False, normalized=False))
+        return cls(
+            vocab=vocab,
+            merges=list(merges),
+            model_max_length=_MAX_POS,
+            mask_token=AddedToken(mask, lstrip=True, rstrip=False, normalized=False),
+        )
     if kind == "unigram":
         # lower-cased where the class lower-cases (ALBERT, FNet), cased otherwise (XLM-R, CamemBERT...)
         lower = "do_lower_case" in cls.__init__.__code__.co_varnames and cls().do_lower_case
@@ -248,8 +383,9 @@ def arch_tokenizer(model_type: str, folder, trained: dict, corpus, words):
         vocab = [(p, 0.0) for p in specials] + [(p, s) for p, s in trained[key] if p not in have]
         mask = cls().mask_token
         kw = {"do_lower_case": lower} if "do_lower_case" in cls.__init__.__code__.co_varnames else {}
-        tok = cls(vocab=vocab, model_max_length=_MAX_POS,
-                  mask_token=AddedToken(mask, lstrip=True, rstrip=False, normalized=False), **kw)
+        tok = cls(
+            vocab=vocab, model_max_length=_MAX_POS, mask_token=AddedToken(mask, lstrip=True, rstrip=False, normalized=False), **kw
+        )
         return tok
     if kind == "esm":
         if cls_name == "EsmTokenizer":
@@ -257,12 +393,11 @@ def arch_tokenizer(model_type: str, folder, trained: dict, corpus, words):
             return cls(vocab_file=str(folder / "vocab.txt"), model_max_length=_MAX_POS)
         return cls(model_max_length=_MAX_POS)
     if kind == "xlm":
-        lower = cls_name == "XLMTokenizer"   # XLM's English models lower-case, FlauBERT's base models do not
+        lower = cls_name == "XLMTokenizer"  # XLM's English models lower-case, FlauBERT's base models do not
         if (kind, lower) not in trained:
             trained[(kind, lower)] = _xlm_files(corpus, words, lower)
         _write_files(folder, trained[(kind, lower)])
-        return cls(vocab_file=str(folder / "vocab.json"), merges_file=str(folder / "merges.txt"),
-                   model_max_length=_MAX_POS)
+        return cls(vocab_file=str(folder / "vocab.json"), merges_file=str(folder / "merges.txt"), model_max_length=_MAX_POS)
     if kind == "bytes":
         return cls(model_max_length=_MAX_POS)
     raise ValueError(f"unknown tokenizer kind {kind!r}")
@@ -273,8 +408,14 @@ def _arch_config(model_type: str, tokenizer, hidden: int, layers: int):
 
     _, _, extra = ARCHITECTURES[model_type]
     ids = {f"{k}_token_id": getattr(tokenizer, f"{k}_token_id", None) for k in ("pad", "bos", "eos", "mask", "cls", "sep")}
-    kw = {"vocab_size": len(tokenizer), "hidden_size": hidden, "num_hidden_layers": layers, "num_attention_heads": 2,
-          "intermediate_size": 2 * hidden, "max_position_embeddings": _MAX_POS + 2}
+    kw = {
+        "vocab_size": len(tokenizer),
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": 2,
+        "intermediate_size": 2 * hidden,
+        "max_position_embeddings": _MAX_POS + 2,
+    }
     # the tokenizer's special ids (None where it has none: no default id outside the vocabulary)
     known = ("pad_token_id", "bos_token_id", "eos_token_id")
     kw.update({k: v for k, v in ids.items() if v is not None or k in known})
@@ -286,8 +427,16 @@ def _arch_config(model_type: str, tokenizer, hidden: int, layers: int):
     return AutoConfig.for_model(model_type, **{k: v for k, v in kw.items() if v is not None or k in known})
 
 
-def build_tiny_arch(out_dir, model_type: str, words: Sequence, seed: int = 0, hidden: int = 32, layers: int = 2,
-                    corpus: list[str] | None = None, trained: dict | None = None) -> Path:
+def build_tiny_arch(
+    out_dir,
+    model_type: str,
+    words: Sequence,
+    seed: int = 0,
+    hidden: int = 32,
+    layers: int = 2,
+    corpus: list[str] | None = None,
+    trained: dict | None = None,
+) -> Path:
     """Build and save a tiny ``AutoModelForMaskedLM`` of transformers architecture ``model_type``
     (one of :data:`ARCHITECTURES`) with a tokenizer of its kind whose vocabulary holds ``words``.
 
@@ -302,9 +451,11 @@ def build_tiny_arch(out_dir, model_type: str, words: Sequence, seed: int = 0, hi
     from transformers import AutoModelForMaskedLM
 
     if model_type not in ARCHITECTURES:
-        raise ValueError(f"tiny_arch does not build {model_type!r}"
-                         + (f": {NOT_BUILT[model_type]}" if model_type in NOT_BUILT else "")
-                         + f"; it builds {', '.join(ARCHITECTURES)}")
+        raise ValueError(
+            f"tiny_arch does not build {model_type!r}"
+            + (f": {NOT_BUILT[model_type]}" if model_type in NOT_BUILT else "")
+            + f"; it builds {', '.join(ARCHITECTURES)}"
+        )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if corpus is None:
@@ -318,12 +469,19 @@ def build_tiny_arch(out_dir, model_type: str, words: Sequence, seed: int = 0, hi
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     lead = tokenizer.tokenize("a")
-    not_single = [w for w in _word_parts(words) if len(tokenizer.tokenize("a " + w)[len(lead):]) != 1]
-    meta = {"family": None, "architecture": model_type, "model_class": type(model).__name__,
-            "tokenizer_class": type(tokenizer).__name__, "seed": seed, "hidden": hidden, "layers": layers,
-            "vocab_size": len(tokenizer), "n_words": len(_word_parts(words)), "not_single": not_single,
-            "transformers": transformers.__version__}
+    not_single = [w for w in _word_parts(words) if len(tokenizer.tokenize("a " + w)[len(lead) :]) != 1]
+    meta = {
+        "family": None,
+        "architecture": model_type,
+        "model_class": type(model).__name__,
+        "tokenizer_class": type(tokenizer).__name__,
+        "seed": seed,
+        "hidden": hidden,
+        "layers": layers,
+        "vocab_size": len(tokenizer),
+        "n_words": len(_word_parts(words)),
+        "not_single": not_single,
+        "transformers": transformers.__version__,
+    }
     (out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
     return out
-
-
