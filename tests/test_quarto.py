@@ -179,7 +179,12 @@ def test_a_stopped_render_stops_quarto_and_its_kernel_and_leaves_nothing(quarto,
     src = tmp_path / "doc.qmd"
     src.write_text(DOC)
     (tmp_path / "T").mkdir()
-    code = f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})"
+    # Ctrl-C as a terminal delivers it: the default handler, whatever this test process inherited
+    # (CI saw both SIGINT cases run out their 120 s in the full suite, SIGINT ignored in the child)
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})"
+    )
     env = {**os.environ, "TMPDIR": str(tmp_path / "T")}
     proc = subprocess.Popen(
         [sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

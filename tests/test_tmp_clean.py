@@ -94,7 +94,12 @@ exec sleep 300
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     env = _env(tmp_path)
     env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
-    code = "from fmat_replication.pages.render import render_page; render_page('study', 'r.html', {'study': '2A'})"
+    # Ctrl-C as a terminal delivers it: the default handler, whatever this test process inherited
+    # (CI saw both SIGINT cases run out their 120 s in the full suite, SIGINT ignored in the child)
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from fmat_replication.pages.render import render_page; render_page('study', 'r.html', {'study': '2A'})"
+    )
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=tmp_path,
