@@ -14,12 +14,12 @@ import hashlib
 import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import yaml
+from test_incremental import run as run_workflow
 from test_workflow import job_counts  # the 'Job stats' table of a run: {rule: count}
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,21 +50,8 @@ def setup_work(tmp_path: Path, **extra) -> Path:
 
 
 def run(work: Path, *args) -> subprocess.CompletedProcess:
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--configfile",
-        str(REPO / "config" / "config.yaml"),
-        "local.yaml",
-        "--cores",
-        "1",
-        *args,
-    ]
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    """The workflow in ``work`` with its local.yaml, one core (tests/test_incremental.py's runner)."""
+    return run_workflow(work, *args, cores=1)
 
 
 def jobs(output: str) -> list[tuple[str, str]]:

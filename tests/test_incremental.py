@@ -59,7 +59,7 @@ def write_config(work: Path, studies, models: Path) -> None:
     (work / "local.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
 
 
-def run(work: Path, *args, timeout: int = 600) -> subprocess.CompletedProcess:
+def run(work: Path, *args, timeout: int = 600, cores: int = 2) -> subprocess.CompletedProcess:
     cmd = [
         sys.executable,
         "-m",
@@ -70,7 +70,7 @@ def run(work: Path, *args, timeout: int = 600) -> subprocess.CompletedProcess:
         str(REPO / "config" / "config.yaml"),
         "local.yaml",
         "--cores",
-        "2",
+        str(cores),
         *args,
     ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "HF_HUB_OFFLINE": "1"}
