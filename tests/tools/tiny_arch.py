@@ -72,20 +72,22 @@ _TINY_VISION = {
     "image_size": 32,
     "patch_size": 8,
 }
+#: the size of the encoder-decoder ones (bart, mbart, mvp)
+_SEQ2SEQ = {
+    "d_model": 32,
+    "encoder_layers": 2,
+    "decoder_layers": 2,
+    "encoder_attention_heads": 2,
+    "decoder_attention_heads": 2,
+    "encoder_ffn_dim": 64,
+    "decoder_ffn_dim": 64,
+}
 ARCHITECTURES: dict[str, tuple[str, str | None, dict]] = {
     "albert": ("unigram", "AlbertTokenizer", {"embedding_size": 16}),
     "bart": (
         "bytelevel",
         "RobertaTokenizer",
-        {
-            "d_model": 32,
-            "encoder_layers": 2,
-            "decoder_layers": 2,
-            "encoder_attention_heads": 2,
-            "decoder_attention_heads": 2,
-            "encoder_ffn_dim": 64,
-            "decoder_ffn_dim": 64,
-        },
+        dict(_SEQ2SEQ),
     ),
     "bert": ("wordpiece", "BertTokenizer", {}),
     "big_bird": ("unigram", "BigBirdTokenizer", {"attention_type": "original_full"}),
@@ -127,15 +129,7 @@ ARCHITECTURES: dict[str, tuple[str, str | None, dict]] = {
     "mbart": (
         "unigram",
         "XLMRobertaTokenizer",
-        {
-            "d_model": 32,
-            "encoder_layers": 2,
-            "decoder_layers": 2,
-            "encoder_attention_heads": 2,
-            "decoder_attention_heads": 2,
-            "encoder_ffn_dim": 64,
-            "decoder_ffn_dim": 64,
-        },
+        dict(_SEQ2SEQ),
     ),
     "megatron-bert": ("wordpiece", "BertTokenizer", {}),
     "mobilebert": (
@@ -149,15 +143,7 @@ ARCHITECTURES: dict[str, tuple[str, str | None, dict]] = {
     "mvp": (
         "bytelevel",
         "RobertaTokenizer",
-        {
-            "d_model": 32,
-            "encoder_layers": 2,
-            "decoder_layers": 2,
-            "encoder_attention_heads": 2,
-            "decoder_attention_heads": 2,
-            "encoder_ffn_dim": 64,
-            "decoder_ffn_dim": 64,
-        },
+        dict(_SEQ2SEQ),
     ),
     "nomic_bert": ("wordpiece", "BertTokenizer", {}),
     "nystromformer": ("unigram", "AlbertTokenizer", {"num_landmarks": 16, "segment_means_seq_len": 16}),
