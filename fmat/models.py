@@ -725,15 +725,17 @@ def degenerate_error(name_or_path, weights, what: str) -> ModelError:
     )
 
 
-def check_outputs(name_or_path, model, tokenizer, weights=None) -> None:
+def check_outputs(name_or_path, model, tokenizer, weights=None, sentence: str = PROBE) -> None:
     """Refuse a model whose outputs are degenerate (ModelError naming the folder or weights file):
-    one forward pass on :data:`PROBE`; its logits at the mask must be finite, not all the same
-    (every probability 1/V) and not absurdly far apart (every probability but one exactly 0; more
-    than :data:`MAX_LOGIT_SPREAD`). Weights with flipped bytes that still read as a weights
-    file give these; a lock file's sha256 catches them only where there is one (the workflow)."""
+    one forward pass on ``sentence`` (:data:`PROBE` at every load; :func:`fill_mask_check` also
+    checks its own sentence, as :func:`fmat.run` checks every sentence it scores); its logits at
+    the mask must be finite, not all the same (every probability 1/V) and not absurdly far apart
+    (every probability but one exactly 0; more than :data:`MAX_LOGIT_SPREAD`). Weights with
+    flipped bytes that still read as a weights file give these; a lock file's sha256 catches
+    them only where there is one (the workflow)."""
     import torch
 
-    enc = tokenizer(PROBE.replace("[MASK]", tokenizer.mask_token), return_tensors="pt")
+    enc = tokenizer(sentence.replace("[MASK]", tokenizer.mask_token), return_tensors="pt")
     ids = enc["input_ids"][0]
     at = (ids == tokenizer.mask_token_id).nonzero()
     if not len(at):
@@ -746,18 +748,18 @@ def check_outputs(name_or_path, model, tokenizer, weights=None) -> None:
         raise degenerate_error(
             name_or_path,
             weights,
-            f"{bad} of its {logits.numel()} logits at the mask of the probe sentence {PROBE!r} are NaN or infinite",
+            f"{bad} of its {logits.numel()} logits at the mask of the sentence {sentence!r} are NaN or infinite",
         )
     low, high = float(logits.min()), float(logits.max())
     if high == low:
         raise degenerate_error(
-            name_or_path, weights, f"every token gets the same logit ({high:g}) at the mask of the probe sentence {PROBE!r}"
+            name_or_path, weights, f"every token gets the same logit ({high:g}) at the mask of the sentence {sentence!r}"
         )
     if high - low > MAX_LOGIT_SPREAD:
         raise degenerate_error(
             name_or_path,
             weights,
-            f"its logits at the mask of the probe sentence {PROBE!r} "
+            f"its logits at the mask of the sentence {sentence!r} "
             f"span {low:.3g} to {high:.3g}, so every probability but "
             "one is zero",
         )
@@ -931,6 +933,9 @@ def fill_mask_check(query: str, models, top: int = 5, device=None, cache_dir=Non
     rows = []
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device=device, cache_dir=cache_dir, lock_path=lock_path)
+        # the checks fmat.run applies to what it scores, on this sentence too: weights damaged so
+        # that the load's probe passes can still give this sentence NaN or one token p = 1.0
+        check_outputs(src, model, tok, weights_path(src, cache_dir=cache_dir, lock_path=lock_path), sentence=query)
         rows.extend({"model": label, **r} for r in top_fills(model, tok, query, top))
     return pd.DataFrame(rows, columns=["model", "score", "token", "token_str", "sequence"])
 

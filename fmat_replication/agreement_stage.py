@@ -12,7 +12,7 @@ import pandas as pd
 from fmat.agreement import SV_AGREEMENT, check, download_pairs, read_pairs, summarize
 from fmat.io import read_table, write_table
 
-from .model_stage import prepare_model_env
+from .model_stage import check_lock_record, prepare_model_env
 from .scripts import read_json
 
 
@@ -41,6 +41,7 @@ def check_model(
 
     prepare_model_env(offline, cache_dir)  # a downloaded model: its locked commit, from the cache only
     marker = read_json(marker_path)
+    check_lock_record(lock, marker)
     name = marker["name"]
     pairs = read_pairs(
         pairs_paths[0] if pairs_paths else None, constructions=constructions if constructions is not None else SV_AGREEMENT

@@ -18,7 +18,16 @@ from fmat import lockfile
 from fmat.cards import model_card as card_of
 from fmat.errors import InputError, OfflineError
 from fmat.lockfile import sha256_file
-from fmat.models import LOCK_COLUMNS, LOCK_ENV, WEIGHT_FILES, download, locked_commit, read_lock, set_cache_folder
+from fmat.models import (
+    LOCK_COLUMNS,
+    LOCK_ENV,
+    WEIGHT_FILES,
+    download,
+    download_job,
+    locked_commit,
+    read_lock,
+    set_cache_folder,
+)
 from fmat.net import hub_offline
 from fmat.results import model_slug
 
@@ -107,6 +116,16 @@ def gather_lock(records, out) -> None:
     sorted by model), for people and ``fmat`` commands (``--lock``); no job reads it."""
 
     tables = [read_lock(r) for r in records]
+    for record, table in zip(records, tables):
+        slug = Path(record).name.removesuffix(".lock.tsv")
+        if not any(model_slug(m) == slug for m in table["model"]):
+            raise InputError(
+                f"the lock record {record} has no row for its model ({slug}), so the gathered lock file "
+                "would silently drop it",
+                where=str(record),
+                fix=f"write the record again by rerunning that model's download job alone: snakemake --profile "
+                f"profiles/default --forcerun resources/models/{slug}.json",
+            )
     df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
     lockfile.write(out, df.drop_duplicates("model", keep="last").sort_values("model", kind="stable"), LOCK_COLUMNS)
 
@@ -153,6 +172,54 @@ def ensure_model(
         "lock": str(lock),
         "source": source,
     }
+
+
+def check_lock_record(lock, marker: Mapping) -> None:
+    """A job that loads a model checks the model's lock record (its declared input
+    ``resources/models/{model}.lock.tsv``) before the model loads: the record must be readable and
+    hold exactly one row for the model, with the weights' sha256 (and, for a local folder, that
+    folder). A record cut to its header, emptied or edited is an InputError naming the model, the
+    record and the fix; never a silent load of weights nobody vouched for (the library's
+    :func:`fmat.models.verify_weights` skips a model its lock file does not list, as it must for a
+    user's lock of other models). ``lock`` empty: the demo's tiny models, which have no record."""
+
+    if not lock:
+        return
+    name = str(marker["name"])
+    job = download_job(name)
+    fix = (
+        f"write the record again by rerunning this model's download job alone: {job} (it re-hashes a "
+        "local folder, so first make sure its weights are the ones meant), or restore the record from a backup"
+    )
+    path = Path(lock)
+    if not path.is_file():
+        raise InputError(f"model {name!r}: its lock record {lock} is missing", where=str(lock), fix=fix)
+    try:
+        rows = read_lock(path)
+    except InputError as e:
+        raise InputError(f"model {name!r}: its lock record {lock} cannot be read: {e.message}", where=str(lock), fix=fix) from None
+    mine = rows[rows["model"] == name]
+    if len(mine) != 1:
+        what = "has no row" if not len(mine) else f"has {len(mine)} rows"
+        listed = f" (it lists {', '.join(map(repr, rows['model']))})" if len(rows) else " (it holds only its header)"
+        raise InputError(
+            f"model {name!r}: its lock record {lock} {what} for it{listed}, so nothing vouches for its weights",
+            where=str(lock),
+            fix=fix,
+        )
+    row = mine.iloc[0]
+    if not str(row["sha256"]):
+        raise InputError(
+            f"model {name!r}: its lock record {lock} has no sha256 of the weights", where=f"{lock}: sha256", fix=fix
+        )
+    folder = marker.get("path")
+    if folder and (str(row["revision"]) != "local" or Path(str(row["commit"])).resolve() != Path(folder).resolve()):
+        raise InputError(
+            f"model {name!r}: its lock record {lock} records {row['revision']} {row['commit']!r}, "
+            f"not the local folder {folder} the model loads from",
+            where=f"{lock}: commit",
+            fix=fix,
+        )
 
 
 def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
@@ -237,6 +304,7 @@ def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None,
 
         torch.set_num_threads(int(threads))
     marker = read_json(marker_path)
+    check_lock_record(lock, marker)
     device = None if device in (None, "auto") else device
     card = card_of(
         marker["name"],

@@ -11,7 +11,7 @@ from fmat.io import read_table, write_table
 from fmat.runner import score_tables
 from fmat.study import score_options
 
-from .model_stage import prepare_model_env
+from .model_stage import check_lock_record, prepare_model_env
 from .scripts import read_json
 
 
@@ -92,10 +92,12 @@ def score_group(
     offline, at its locked commit, from the cache only."""
 
     prepare_model_env(offline, cache_dir)
+    marker = read_json(marker_path)
+    check_lock_record(lock, marker)
 
     out = dict(zip(studies, outputs))
     for sid, table in score_studies(
-        read_json(marker_path),
+        marker,
         dict(zip(studies, study_files)),
         dict(zip(studies, query_files)),
         device=device,

@@ -169,3 +169,37 @@ def test_jobs_that_load_a_model_check_it_against_its_lock_record(tmp_path):
     res = run(work, *targets, "--forcerun", "model_card", "agreement")
     assert res.returncode != 0
     assert "not the ones locked" in res.stdout, res.stdout[-4000:]
+
+
+def test_a_record_cut_to_its_header_stops_every_job_that_loads_the_model(tmp_path):
+    """Issue 44: a lock record cut to its header line, then the weights swapped (same size, same
+    file time): the jobs that load the model rerun (their input changed) and each refuses, naming
+    the model, the record and the fix; the gathered lock file refuses too, instead of dropping
+    the model. Never exit 0, never the swapped weights scored."""
+    from fmat.agreement import fixture_words
+    from fmat.tiny import build_tiny_model
+
+    work = setup_work(tmp_path)
+    folder = tmp_path / "models" / "tiny-a"
+    for f in folder.iterdir():
+        f.unlink()
+    build_tiny_model(folder, "bert-uncased", ["he", "she", *fixture_words()])
+    targets = ["results/models/tiny-a.json", "results/agreement/tiny-a.parquet"]
+    res = run(work, *targets, "resources/models.lock.tsv")
+    assert res.returncode == 0, res.stdout[-4000:]
+
+    record = work / "resources" / "models" / "tiny-a.lock.tsv"
+    record.write_text(record.read_text().splitlines()[0] + "\n")
+    weights = folder / "model.safetensors"
+    st = weights.stat()
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    for target in [*targets, "resources/models.lock.tsv"]:
+        res = run(work, target)
+        assert res.returncode != 0, (target, res.stdout[-3000:])
+        assert "tiny-a.lock.tsv has no row" in res.stdout, (target, res.stdout[-3000:])
+        assert "--forcerun resources/models/tiny-a.json" in res.stdout, (target, res.stdout[-3000:])
+    assert record.read_text().count("\n") == 1  # nothing wrote a row behind the user's back

@@ -421,3 +421,31 @@ def test_download_records_the_hub_creation_date_and_info_shows_it(tiny, tmp_path
     assert M.read_lock(old)["created"].tolist() == [""]
     info = M.info({"r": tiny["roberta"]}, lock_path=lock)
     assert "created" in info.columns and info["created"].tolist() == [""]
+
+
+def test_fmat_check_applies_the_checks_fmat_run_applies_to_its_sentence(tiny, tmp_path, capsys):
+    """Issue 44: weights damaged so that the load's probe sentence passes but the user's own
+    sentence does not (one word's embedding flipped to ~1e36: NaN at the mask of every sentence
+    with that word) printed p = 1.0 for a pseudo-word with exit 0 in `fmat check`, while `fmat run`
+    refused the folder. Now `fmat check` refuses it too, naming the folder and the sentence.
+    The damage here: a position embedding past the probe's length flipped to ~1e36 (NaN at the
+    mask of every longer sentence; the probe sentence is shorter)."""
+    from safetensors.torch import load_file, save_file
+
+    from fmat.cli import main
+
+    folder = _copy(tiny["bert-uncased"], tmp_path / "my-bert")
+    query = "The [MASK] is a woman and the man is here and there."
+    assert main(["check", query, "-m", str(folder), "--top", "3"]) == 0  # undamaged: fine
+    capsys.readouterr()
+    tok = M.load_tokenizer(str(folder))
+    probe, mine = (len(tok(q.replace("[MASK]", tok.mask_token))["input_ids"]) for q in (M.PROBE, query))
+    assert probe < mine
+    weights = load_file(folder / "model.safetensors")
+    key = next(k for k in weights if k.endswith("position_embeddings.weight"))
+    weights[key][mine - 1] = 1e36
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    M.load_masked_lm(str(folder), progress=False)  # the load's probe sentence does not see it
+    assert main(["check", query, "-m", str(folder), "--top", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "degenerate outputs" in err and str(folder) in err and query in err and "unexpected error" not in err
