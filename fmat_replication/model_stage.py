@@ -120,8 +120,7 @@ def gather_lock(records, out) -> None:
         slug = Path(record).name.removesuffix(".lock.tsv")
         if not any(model_slug(m) == slug for m in table["model"]):
             raise InputError(
-                f"the lock record {record} has no row for its model ({slug}), so the gathered lock file "
-                "would silently drop it",
+                f"the lock record {record} has no row for its model ({slug}), so the gathered lock file would silently drop it",
                 where=str(record),
                 fix=f"write the record again by rerunning that model's download job alone: snakemake --profile "
                 f"profiles/default --forcerun resources/models/{slug}.json",
@@ -197,7 +196,8 @@ def check_lock_record(lock, marker: Mapping) -> None:
     try:
         rows = read_lock(path)
     except InputError as e:
-        raise InputError(f"model {name!r}: its lock record {lock} cannot be read: {e.message}", where=str(lock), fix=fix) from None
+        what = f"model {name!r}: its lock record {lock} cannot be read: {e.message}"
+        raise InputError(what, where=str(lock), fix=fix) from None
     mine = rows[rows["model"] == name]
     if len(mine) != 1:
         what = "has no row" if not len(mine) else f"has {len(mine)} rows"
@@ -209,9 +209,7 @@ def check_lock_record(lock, marker: Mapping) -> None:
         )
     row = mine.iloc[0]
     if not str(row["sha256"]):
-        raise InputError(
-            f"model {name!r}: its lock record {lock} has no sha256 of the weights", where=f"{lock}: sha256", fix=fix
-        )
+        raise InputError(f"model {name!r}: its lock record {lock} has no sha256 of the weights", where=f"{lock}: sha256", fix=fix)
     folder = marker.get("path")
     if folder and (str(row["revision"]) != "local" or Path(str(row["commit"])).resolve() != Path(folder).resolve()):
         raise InputError(
