@@ -334,12 +334,12 @@ def _check_folder(path: Path) -> None:
     if not (path / "config.json").exists():
         raise ModelError(
             f"model folder {path} has no config.json (incomplete or not a transformers model)",
-            fix="save the model with save_pretrained(), or download it again with `fmat download`",
+            fix=damaged_fix(path),
         )
     if not any((path / w).exists() for w in WEIGHT_FILES) and not list(path.glob("model-*.safetensors")):
         raise ModelError(
             f"model folder {path} has no weights (model.safetensors or pytorch_model.bin)",
-            fix="the download was incomplete: run `fmat download` again",
+            fix=damaged_fix(path),
         )
 
 

@@ -4,6 +4,7 @@ JSON-Schema check of ``config/*.yaml`` with errors that name the key and the fil
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -169,7 +170,12 @@ def validate_config(
         }
     try:
         cfg = _validate_config(
-            config, root=root, load_studies=load_studies, repo=root if repo is None else repo, group_sources=sources
+            config,
+            root=root,
+            load_studies=load_studies,
+            repo=root if repo is None else repo,
+            group_sources=sources,
+            group_order=[*(str(f) for f in files or ()), "--config score_groups=..."],
         )
         check_model_count(cfg, min_models)
         return cfg
@@ -206,6 +212,7 @@ def _validate_config(
     load_studies: bool = True,
     repo: str | os.PathLike = ".",
     group_sources: Mapping[str, str] | None = None,
+    group_order: Sequence[str] = (),
 ) -> dict:
     errors = _schema_errors(config)
     if errors:
@@ -238,7 +245,7 @@ def _validate_config(
     for i, spec in enumerate(model_table(cfg).values()):
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
-    score_groups(cfg, group_sources)  # a study in two groups
+    score_groups(cfg, group_sources, order=group_order)  # a study in two groups
     _check_group_members(cfg, root, repo)
     if load_studies:
         for sid in cfg["studies"]:
@@ -275,12 +282,38 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
             fix="give a world file (config/world.yaml is the demo's; docs/planting.md), or null for untrained tiny models",
         )
     world = load_world(path)
+    check_world_studies(world, cfg, root)
     if load_studies:
         for sid in cfg["studies"]:
             plant, path = world.plant(sid), study_file(cfg, sid, root)
             # a study whose words come from criterion tables (1C) is checked in its job, once they exist
             if plant is not None and not study_criteria(path):
                 check_plant(plant, load_study(path), None, where=f"{cfg['world']}")
+
+
+def check_world_studies(world, cfg: Mapping, root: str | os.PathLike = ".") -> None:
+    """Each study id of the world file must be a study: a configured one, or one whose study file
+    exists (a world may plant more studies than a run configures: ``--config studies=[2A]``). A
+    key that is neither (``3a`` for ``3A``, a typo) would plant nothing and the study's page would
+    say "Nothing was planted": an InputError before any job, naming the nearest configured id."""
+
+    configured = [str(s) for s in cfg["studies"]]
+    folded = {s.casefold(): s for s in configured}
+    for sid in world.plants:
+        if sid in configured:
+            continue
+        twin = folded.get(sid.casefold())
+        if twin is None and study_file(cfg, sid, root).is_file():
+            continue  # a study of the world that this run does not configure: nothing to plant
+        close = [twin] if twin else difflib.get_close_matches(sid, configured, n=1, cutoff=0.5)
+        where = f"{cfg['world']}: studies.{sid}"
+        raise InputError(
+            f"the world file plants study {sid!r}, which this run does not configure and no study file defines "
+            f"({study_file(cfg, sid, root)} does not exist)" + (f"; did you mean {close[0]!r}?" if close else ""),
+            where=where,
+            fix=(f"key the block {close[0]!r} (study ids are case-sensitive)" if close else "key the block by a study id")
+            + f"; the configured studies are {', '.join(configured)}",
+        )
 
 
 def check_model_count(config: Mapping, least: int = 2) -> None:
@@ -331,7 +364,25 @@ def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: st
     return folder
 
 
-def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> dict[str, list[str]]:
+def _group_clash_fix(sid: str, groups: Mapping[str, str], order: Sequence[str]) -> str:
+    """The fix of a study in two score groups, each from its file: only the file Snakemake reads
+    last can change what the merge keeps (a group given again there replaces the earlier list),
+    so both ways name that file; a group from config/config.yaml is never to be edited there."""
+    rank = {src: i for i, src in enumerate(order)}
+    (g1, f1), (g2, f2) = sorted(groups.items(), key=lambda kv: rank.get(kv[1], -1))
+    if f1 == f2:
+        return f"put each study in one group: take {sid!r} out of {g1!r} or {g2!r} in {f2}"
+    if f2.startswith("--config"):
+        return f"put each study in one group: give --config score_groups without {sid!r} in {g2!r}, or drop it there"
+    return (
+        f"put each study in one group: take {sid!r} out of {g2!r} in {f2}, or give the group {g1!r} again in {f2} "
+        f"without {sid!r} (a group in a later config file replaces the earlier one; {f1} is read before it)"
+    )
+
+
+def score_groups(
+    config: Mapping, sources: Mapping[str, str] | None = None, order: Sequence[str] = ()
+) -> dict[str, list[str]]:
     """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
 
     Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
@@ -339,7 +390,9 @@ def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> d
     named after it. One scoring job per model and group (rules/score.smk): a new study in no group
     adds jobs of its own and leaves the other groups' jobs (and outputs) as they are. Members
     that are not configured are ignored (a run of a few paper studies, another studies_dir);
-    a study in two groups is an error.
+    a study in two groups is an error; with ``sources`` (group -> the file or --config that set
+    it) and ``order`` (those sources in Snakemake's merge order, the last one winning) the error
+    names both and says what to write in the file read last, the only place a change can take.
     """
     studies = [str(s) for s in config.get("studies") or []]
     groups: dict[str, list[str]] = {}
@@ -355,9 +408,7 @@ def score_groups(config: Mapping, sources: Mapping[str, str] | None = None) -> d
                         f"study {sid!r} is in two score groups: {first!r} (from {a}) and {second!r} (from {b}); "
                         "Snakemake merges the score_groups of every config file",
                         where=where,
-                        fix=f"put each study in one group: take {sid!r} out of {second!r}, or take it out of "
-                        f"{first!r} by giving that group again in {b} without it (a list in a later config "
-                        "file replaces the earlier one)",
+                        fix=_group_clash_fix(sid, {first: a, second: b}, order),
                     )
                 raise InputError(
                     f"study {sid!r} is in two score groups, {first!r} and {second!r}",

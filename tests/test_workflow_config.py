@@ -361,3 +361,51 @@ def test_unknown_agreement_construction_is_named_with_the_known_ones(paper_confi
     # a user's own pairs file is checked when it is read, not here
     check({"pairs": "my_pairs.tsv", "constructions": ["mine"]})
     assert known_constructions() and set(known_constructions()) <= set(SV_AGREEMENT)
+
+
+def test_a_world_block_keyed_by_no_study_is_an_error_naming_the_nearest_id(tmp_path):
+    """Issue 44: a world file whose block for 3A is keyed `3a` planted nothing for 3A, silently
+    ("Nothing was planted for this study"). Now the configuration check refuses it before any
+    job, naming the key and the nearest configured id; a world that plants a study the run does
+    not configure, but which exists, stays fine (the demo world with --config studies=[2A])."""
+    demo = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load((REPO / "config" / "world.yaml").read_text(encoding="utf-8"))
+    cfg = {**demo, "studies": ["2A", "3A"], "studies_dir": str(REPO / "config" / "studies")}
+    good = tmp_path / "world.yaml"
+    good.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    fmat_replication.config.validate_config({**cfg, "world": str(good)}, root=REPO, repo=REPO, load_studies=False)
+
+    raw["studies"]["3a"] = raw["studies"].pop("3A")
+    bad = tmp_path / "bad-world.yaml"
+    bad.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        fmat_replication.config.validate_config({**cfg, "world": str(bad)}, root=REPO, repo=REPO, load_studies=False)
+    text = str(err.value)
+    assert f"{bad}: studies.3a" in text and "did you mean '3A'?" in text and "key the block '3A'" in text, text
+
+    raw["studies"]["3Z"] = raw["studies"].pop("3a")  # a typo, not a case
+    bad.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    with pytest.raises(InputError, match=r"plants study '3Z'.*did you mean '3A'\?"):
+        fmat_replication.config.validate_config({**cfg, "world": str(bad)}, root=REPO, repo=REPO, load_studies=False)
+
+
+@pytest.mark.parametrize("mine_first", [True, False])
+def test_a_group_clash_fix_names_only_the_file_read_last(tmp_path, paper_config, mine_first):
+    """Issue 44: with the user's file given alone (Snakemake lists its groups first), the fix said
+    "give that group again in config/config.yaml", which cannot work: that file is read first.
+    Whatever the merge's key order, both ways of the fix name the user's file, and doing what it
+    says (giving `paper` again there without the study) is accepted."""
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("studies: [2A, X1]\nscore_groups: {mine: [2A]}\n", encoding="utf-8")
+    base = REPO / "config" / "config.yaml"
+    groups = {"mine": ["2A"], **paper_config["score_groups"]}
+    if not mine_first:
+        groups = {**paper_config["score_groups"], "mine": ["2A"]}
+    cfg = {**paper_config, "studies": ["2A", "X1"], "score_groups": groups}
+    with pytest.raises(InputError) as err:
+        _validate(cfg, files=[base, extra], load_studies=False)
+    fix = err.value.fix
+    assert f"take '2A' out of 'mine' in {extra}, or give the group 'paper' again in {extra} without '2A'" in fix, fix
+    assert f"again in {base}" not in fix
+    paper = [s for s in paper_config["score_groups"]["paper"] if s != "2A"]
+    _validate({**cfg, "score_groups": {**groups, "paper": paper}}, files=[base, extra], load_studies=False)

@@ -53,7 +53,9 @@ def test_a_clash_with_the_paper_group_says_where_paper_comes_from(tmp_path):
         f"study '2A' is in two score groups: 'paper' (from {REPO / 'config' / 'config.yaml'}) and 'mine' "
         f"(from {tmp_path / 'extra.yaml'})"
     ) in res.stdout, res.stdout
-    assert "take it out of 'paper' by giving that group again" in res.stdout
+    # the fix names only the file read last (the user's), never config/config.yaml, which is read first
+    fix = res.stdout[res.stdout.index("fix:") :]
+    assert f"take '2A' out of 'mine' in {tmp_path / 'extra.yaml'}, or give the group 'paper' again in {tmp_path / 'extra.yaml'}" in fix, fix
     _clean(res.stdout)
 
 
