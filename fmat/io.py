@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from .errors import InputError, os_error
 from .validate import check_separator, read_text
@@ -58,9 +59,10 @@ def table_format(path: str | os.PathLike, fmt: str | None = None) -> str:
     return EXTENSIONS[suffix]
 
 
-def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
+def read_table(path: str | os.PathLike, fmt: str | None = None, columns: Iterable[str] | None = None) -> pd.DataFrame:
     """Read a parquet/CSV/TSV table; a missing, mislabelled or broken file is an InputError
-    naming the file (parquet is checked by its PAR1 magic bytes, text as UTF-8)."""
+    naming the file (parquet is checked by its PAR1 magic bytes, text as UTF-8). ``columns``:
+    read only those of them the table has (a parquet file reads no other column)."""
 
     path = Path(path)
     where = str(path)
@@ -89,11 +91,15 @@ def read_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
                     fix=f"if it is a CSV/TSV table, give it the extension .csv/.tsv (accepted: "
                     f"{_accepted()}); if fmat or the workflow wrote it, it is damaged: {DAMAGED_FIX}",
                 )
+            if columns is not None:
+                have = set(pq.read_schema(path).names)
+                return pd.read_parquet(path, columns=[c for c in columns if c in have])
             return pd.read_parquet(path)
         text = read_text(path, "table")
         sep = "," if kind == "csv" else "\t"
         check_separator(text, sep, where)
-        return pd.read_csv(_io.StringIO(text), sep=sep, keep_default_na=True)
+        table = pd.read_csv(_io.StringIO(text), sep=sep, keep_default_na=True)
+        return table if columns is None else table[[c for c in columns if c in table.columns]]
     except InputError:
         raise
     except MemoryError:

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from fmat.io import read_table, write_table
 
@@ -30,10 +29,7 @@ PROVENANCE_COLUMNS = ["model", "source", "revision", "commit", "sha256", "create
 
 def read_scores(paths: Iterable[str | Path], columns: Sequence[str] = ("model", "M_word", "prob", "oov")) -> pd.DataFrame:
     """Score tables stacked, reading only ``columns`` (those present): enough for the OOV counts."""
-    parts = []
-    for path in paths:
-        names = set(pq.read_schema(path).names)
-        parts.append(pd.read_parquet(path, columns=[c for c in columns if c in names]))
+    parts = [read_table(path, columns=columns) for path in paths]  # checked: a damaged table names its file
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
 
 

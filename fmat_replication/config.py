@@ -380,9 +380,7 @@ def _group_clash_fix(sid: str, groups: Mapping[str, str], order: Sequence[str]) 
     )
 
 
-def score_groups(
-    config: Mapping, sources: Mapping[str, str] | None = None, order: Sequence[str] = ()
-) -> dict[str, list[str]]:
+def score_groups(config: Mapping, sources: Mapping[str, str] | None = None, order: Sequence[str] = ()) -> dict[str, list[str]]:
     """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
 
     Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose

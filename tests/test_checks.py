@@ -48,6 +48,24 @@ def test_oov_study_writes_one_table_with_the_study(tmp_path):
     assert t["oov_rows"].tolist() == [1, 1] and t["nan_prob_rows"].tolist() == [1, 2]
 
 
+@pytest.mark.parametrize("damage", ["truncated", "not parquet"])
+def test_oov_study_refuses_a_damaged_score_table_naming_it(tmp_path, damage):
+    """Issue 44: a truncated score table made the oov_study job fail first, with "unexpected
+    error" and a traceback; now it is the same clear message the lpr job gives (file and fix)."""
+    from fmat.errors import InputError
+
+    paths = []
+    for m, g in _scores().groupby("model"):
+        g.to_parquet(tmp_path / f"{m}.parquet")
+        paths.append(tmp_path / f"{m}.parquet")
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[: len(data) // 2] if damage == "truncated" else b"model,prob\n")
+    with pytest.raises(InputError) as err:
+        checks.oov_study(paths, tmp_path / "oov" / "S1.parquet", study="S1")
+    assert str(paths[1]) in str(err.value) and err.value.fix
+    assert not (tmp_path / "oov" / "S1.parquet").exists()
+
+
 def _agreement():
     return pd.DataFrame(
         {

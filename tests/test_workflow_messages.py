@@ -55,7 +55,10 @@ def test_a_clash_with_the_paper_group_says_where_paper_comes_from(tmp_path):
     ) in res.stdout, res.stdout
     # the fix names only the file read last (the user's), never config/config.yaml, which is read first
     fix = res.stdout[res.stdout.index("fix:") :]
-    assert f"take '2A' out of 'mine' in {tmp_path / 'extra.yaml'}, or give the group 'paper' again in {tmp_path / 'extra.yaml'}" in fix, fix
+    assert (
+        f"take '2A' out of 'mine' in {tmp_path / 'extra.yaml'}, or give the group 'paper' again in {tmp_path / 'extra.yaml'}"
+        in fix
+    ), fix
     _clean(res.stdout)
 
 

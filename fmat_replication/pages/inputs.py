@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from fmat.errors import InputError
+from fmat.io import read_table
 from fmat.study import read_study_yaml
 
 from ..paper import load_paper_results
@@ -71,7 +72,7 @@ class StudyPage:
 
 def optional_table(name: str, value) -> pd.DataFrame | None:
     """The table of an optional page input (None or empty: not part of this run), else None."""
-    return pd.read_parquet(required(name, value)) if path_list(value) else None
+    return read_table(required(name, value)) if path_list(value) else None
 
 
 def read_study(study: str, *, study_file, paper, replication, stats, status, figures, oov, recovery=None) -> StudyPage:
@@ -83,18 +84,18 @@ def read_study(study: str, *, study_file, paper, replication, stats, status, fig
     folder = required("figures", figures)
     tables = {}
     for name, file in (status_rec.get("figures") or {}).items():
-        tables[name] = pd.read_parquet(existing("figures", [folder / Path(file).name])[0])
-    rep = pd.read_parquet(required("replication", replication))
+        tables[name] = read_table(existing("figures", [folder / Path(file).name])[0])
+    rep = read_table(required("replication", replication))
     return StudyPage(
         study=study,
         raw=read_study_yaml(sfile),
         study_file=sfile,
         paper=load_paper_results(required("paper", paper)),
         replication=rep[rep["study"].astype(str) == study].reset_index(drop=True),
-        stats=pd.read_parquet(required("stats", stats)),
+        stats=read_table(required("stats", stats)),
         status=status_rec,
         figures=tables,
-        oov=pd.read_parquet(required("oov", oov)),
+        oov=read_table(required("oov", oov)),
         recovery=optional_table("recovery", recovery),
     )
 
@@ -138,17 +139,17 @@ def read_index(
             fix=_FIX,
         )
     oov_paths = existing("oov", path_list(oov))
-    frames = [pd.read_parquet(p) for p in stats_paths]
+    frames = [read_table(p) for p in stats_paths]
     return IndexPage(
         studies=ids,
         paper=load_paper_results(required("paper", paper)),
-        replication=pd.read_parquet(required("replication", replication)),
+        replication=read_table(required("replication", replication)),
         stats=pd.concat(frames, ignore_index=True),
         titles={s: str(read_study_yaml(f).get("title", "")) for s, f in zip(ids, files)},
-        oov=pd.concat([pd.read_parquet(p) for p in oov_paths], ignore_index=True) if oov_paths else pd.DataFrame(),
-        checks=pd.read_parquet(required("checks", checks)),
-        agreement=pd.read_parquet(required("agreement", agreement)),
-        provenance=pd.read_parquet(required("provenance", provenance)),
+        oov=pd.concat([read_table(p) for p in oov_paths], ignore_index=True) if oov_paths else pd.DataFrame(),
+        checks=read_table(required("checks", checks)),
+        agreement=read_table(required("agreement", agreement)),
+        provenance=read_table(required("provenance", provenance)),
         cards=read_cards(existing("cards", path_list(cards))),
         recovery=optional_table("recovery", recovery),
     )
