@@ -581,26 +581,47 @@ def check_profile(path: str | os.PathLike) -> None:
         )
 
 
+#: folders under the checked ones that no job of the workflow writes into (Snakemake's own
+#: environments: large trees, walked for nothing)
+_NOT_WRITTEN = {"conda", "conda-archive", "singularity", "apptainer", "shadow"}
+
+
+def _folders_within(path: Path):
+    """``path`` and every folder below it (symbolic links not followed), in walk order."""
+    yield path
+    for root, dirs, _ in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_WRITTEN)
+        for d in dirs:
+            yield Path(root) / d
+
+
 def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathLike = ".") -> None:
     """The workflow's output folders (results/, logs/, resources/ ...) can be written: each that
-    exists, or else the working folder it would be made in. A read-only one is an InputError
-    naming it, before any job (Snakemake would fail in the first job that writes there)."""
+    exists, and every folder inside it (a job writes into ``results/lpr/``, not only into
+    ``results/``), or else the working folder it would be made in. A read-only one is an
+    InputError naming it, before any job (Snakemake would fail in the first job that writes
+    there, with its own traceback)."""
     for folder in folders:
         path = Path(working) / folder
-        target = path if path.exists() else Path(working)
-        if not target.is_dir() or os.access(target, os.W_OK | os.X_OK):
-            continue
-        try:
-            read_only = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
-        except OSError:
-            read_only = False
-        why = "its file system is read-only" if read_only else "permission denied"
-        raise InputError(
-            f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
-            where=f"{target.resolve()}",
-            fix="run the workflow in a working folder you may write (a copy of the project, or "
-            "snakemake --directory DIR), or make that folder writable; nothing was run",
-        )
+        for target in _folders_within(path) if path.is_dir() else [Path(working)]:
+            if os.access(target, os.W_OK | os.X_OK):
+                continue
+            _not_writable(folder, target)
+
+
+def _not_writable(folder, target: Path) -> None:
+    """The InputError of :func:`check_writable` for ``target`` (within the output folder ``folder``)."""
+    try:
+        read_only = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    why = "its file system is read-only" if read_only else "permission denied"
+    raise InputError(
+        f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
+        where=f"{target.resolve()}",
+        fix="run the workflow in a working folder you may write (a copy of the project, or "
+        "snakemake --directory DIR), or make that folder writable (chmod u+w, or its owner); nothing was run",
+    )
 
 
 def check_config_file(path: str | os.PathLike) -> None:

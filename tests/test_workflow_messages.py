@@ -118,14 +118,16 @@ def test_a_profile_switch_that_is_neither_true_nor_false_is_refused(tmp_path):
         check_profile(shipped)
 
 
-def test_a_read_only_results_folder_is_named_before_any_job(tmp_path):
+@pytest.mark.parametrize("folder", ["results", "results/lpr"])
+def test_a_read_only_results_folder_is_named_before_any_job(tmp_path, folder):
     """results/ on a read-only file system (a private tmpfs, remounted read-only): Snakemake failed
-    in the first job; now the snakemake command says which folder and what to do, exit 2."""
+    in the first job; now the snakemake command says which folder and what to do, exit 2. Issue
+    44: a read-only folder inside results/ (results/lpr/) too, not only results/ itself."""
     assert shutil.which("unshare"), "the test needs unshare (util-linux)"
-    (tmp_path / "results").mkdir()
+    (tmp_path / folder).mkdir(parents=True)
     extra = tmp_path / "extra.yaml"
     extra.write_text(yaml.safe_dump({"studies_dir": STUDIES_DIR, "studies": ["X1"]}), encoding="utf-8")
-    script = 'mount -t tmpfs -o size=64k tmpfs results && mount -o remount,ro results && "$@"'
+    script = f'mount -t tmpfs -o size=64k tmpfs {folder} && mount -o remount,ro {folder} && "$@"'
     res = subprocess.run(
         [
             "unshare",
@@ -157,8 +159,8 @@ def test_a_read_only_results_folder_is_named_before_any_job(tmp_path):
     )
     assert res.returncode == 2, res.stdout[-3000:]
     assert (
-        f"invalid working folder: {tmp_path / 'results'}: the workflow writes into results/, and "
-        f"{tmp_path / 'results'} cannot be written: its file system is read-only"
+        f"invalid working folder: {tmp_path / folder}: the workflow writes into results/, and "
+        f"{tmp_path / folder} cannot be written: its file system is read-only"
     ) in res.stdout, res.stdout
     assert "fix: run the workflow in a working folder you may write" in res.stdout
     _clean(res.stdout)
