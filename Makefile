@@ -25,12 +25,18 @@ $(BIN)/fmat: pyproject.toml fmat_replication/pyproject.toml envs/lock.txt
 
 env: $(BIN)/fmat
 
-# (quoted: a PROFILE or CORES given on the command line reaches snakemake as one word, never the shell)
+# CONFIG=my.yaml: a configuration of one's own, given after the others (docs/workflow.md). Every
+# config file is checked first (fmat_replication.check_config: file, line and fix), since
+# Snakemake reads a --configfile itself, before the workflow's own checks can run.
+# (quoted: a PROFILE, CORES or CONFIG given on the command line reaches snakemake as one word, never the shell)
+CONFIG  ?=
 replicate: env
-	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)"
+	"$(BIN)/python" -m fmat_replication.check_config config/config.yaml $(if $(CONFIG),"$(CONFIG)")
+	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)" $(if $(CONFIG),--configfile "$(CONFIG)")
 
 demo: env
-	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)" --configfile config/demo.yaml
+	"$(BIN)/python" -m fmat_replication.check_config config/config.yaml config/demo.yaml $(if $(CONFIG),"$(CONFIG)")
+	"$(BIN)/snakemake" --profile "$(PROFILE)" --cores "$(CORES)" --configfile config/demo.yaml $(if $(CONFIG),"$(CONFIG)")
 
 # the whole suite, slow tier included: the demo workflow, the reports in headless Chromium
 # (installed here when run as root on Debian/Ubuntu; driven by Playwright, never its own browser

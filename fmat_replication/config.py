@@ -638,7 +638,10 @@ def check_config_file(path: str | os.PathLike) -> None:
         raise InputError(
             f"there is no config file {path} (relative to the working folder {Path.cwd()})",
             where=str(path),
-            fix="run snakemake in the project's folder (or give --directory), or restore config/config.yaml from git",
+            fix="run snakemake in the project's folder (or give --directory), or restore config/config.yaml from git"
+            if path.as_posix().endswith("config/config.yaml")
+            else "check the path; a configuration of one's own is a YAML file of the keys it changes, e.g. "
+            "my.yaml with `studies: [2A, 3A]` (docs/workflow.md, 'A configuration of your own')",
         )
     try:
         text = path.read_text(encoding="utf-8")

@@ -195,3 +195,34 @@ def test_the_workflows_own_config_file_is_checked_first(tmp_path, content, said)
     assert res.returncode == 2, res.stdout[-3000:]
     assert f"invalid configuration: {said}" in res.stdout and "fix:" in res.stdout, res.stdout[-3000:]
     _clean(res.stdout)
+
+
+@pytest.mark.parametrize("target", ["demo", "replicate"])
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        (None, "{path}: there is no config file {path}"),
+        ("studies:\n\t- 2A\n", "{path}: line 2: a tab on this line"),
+        ("- studies\n", "{path}: line 1: the config file is a list, not a mapping of keys"),
+    ],
+)
+def test_make_checks_a_config_of_ones_own_first(tmp_path, target, content, said):
+    """Issue 44: Snakemake reads a --configfile itself, before any workflow code, and gave its own
+    FileNotFoundError traceback or a message without file and line. The documented commands
+    (docs/workflow.md, "A configuration of your own": make demo/replicate CONFIG=FILE) check the
+    file first: file, line and fix, exit 2, and Snakemake is never started."""
+    path = tmp_path / "my.yaml"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    venv = Path(sys.executable).parent.parent
+    res = subprocess.run(
+        ["make", "-C", str(REPO), "-o", f"{venv}/bin/fmat", f"VENV={venv}", target, f"CONFIG={path}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert f"invalid configuration: {said.format(path=path)}" in res.stdout, res.stdout
+    assert "fix:" in res.stdout and 'snakemake" --profile' not in res.stdout  # stopped before snakemake
+    _clean(res.stdout)
