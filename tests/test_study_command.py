@@ -136,3 +136,49 @@ def test_report_writes_one_self_contained_page_of_ones_own_study(tiny, other, st
     assert f"{alpha:.3f}" in page
     assert not re.search(r"Bao|paper|replicat", page, re.I)
     assert not re.search(r"(src|href)=\"(https?:)?//", page)  # self-contained
+
+
+def test_a_page_path_that_cannot_be_written_is_refused_before_any_model_loads(tiny, other, study, tmp_path, capsys, monkeypatch):
+    """Issue 44: report.html a link to /dev/full was refused only after all the scoring, with a
+    fix that could not be followed (the page's name is fixed). Now before any model loads."""
+    import fmat.runner
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("a model was scored although the page cannot be written")
+
+    monkeypatch.setattr(fmat.runner, "score_tables", no_scoring)
+    a, _ = tiny
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").symlink_to("/dev/full")
+    rc = main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--threads", "1", "--report"])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"{out / 'report.html'} is a device; fmat writes only regular files" in err, err
+    assert f"fix: fmat study writes report.html under that fixed name: move {out / 'report.html'} away, or give another output folder (-o)" in err
+    assert not (out / "queries.parquet").exists()
+
+
+def test_a_full_disk_at_the_page_keeps_the_tables_and_prints_the_resume_command(tiny, other, study, tmp_path, capsys, monkeypatch):
+    """Issue 44: a full disk (or any failure of the environment) after the scoring printed no
+    --resume command, unlike the other late failures. (The full disk is simulated at the page
+    step: a real one, during scoring, is tests/test_outputs.py's.)"""
+    import errno
+
+    import fmat.study_page
+
+    def full(path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(fmat.study_page, "write_study_page", full)
+    a, _ = tiny
+    out = tmp_path / "out"
+    rc = main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--threads", "1", "--report"])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert "the report page step failed: no space left on the device" in err and "kept:" in err, err
+    assert "free some space" in err and "unexpected error" not in err
+    line = next(x for x in err.splitlines() if "--resume" in x)
+    assert shlex.split(line[line.index("fmat study") :])[-2:] == ["--report", "--resume"]
+    for name in ("queries", "scores", "lpr", "reliability", "stats"):
+        assert (out / f"{name}.parquet").is_file(), name

@@ -100,7 +100,7 @@ def _model(model: str) -> tuple[str, str]:
 
 
 def run(args) -> int:
-    from ..errors import FmatError
+    from ..errors import FmatError, os_error
     from ..io import read_table, write_table
     from ..pipeline import lpr_table, reliability_tables
     from ..runner import score_tables
@@ -143,13 +143,20 @@ def run(args) -> int:
         )
     queries = study.queries
     out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
     ext = args.format
+    _check_fixed_outputs(out, ext, report=args.report)  # before any model loads
+    out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
     def write(name: str, table) -> Path:
         # each table is written as soon as it exists: a later step that fails keeps it
-        path = write_table(table, out / f"{name}.{ext}")
+        try:
+            path = write_table(table, out / f"{name}.{ext}")
+        except OSError as err:  # a full disk, ...: what was kept, and the command that goes on
+            known = os_error(err)
+            if known is None:
+                raise
+            raise failed(f"writing {name}", known, fix=known.fix) from err
         if path not in written:
             written.append(path)
         print(f"wrote {len(table)} rows to {path}", flush=True)
@@ -225,9 +232,39 @@ def run(args) -> int:
     if args.report:
         from ..study_page import write_study_page
 
-        page = write_study_page(out / "report.html", study, queries, lpr, stats, models=names)
+        try:
+            page = write_study_page(out / "report.html", study, queries, lpr, stats, models=names)
+        except OSError as err:
+            known = os_error(err)
+            if known is None:
+                raise
+            raise failed("report page", known, fix=known.fix) from err
         print(f"wrote {page}: open it in a browser", flush=True)
     return 0
+
+
+#: the tables fmat study writes into its output folder, under these fixed names
+TABLES = ("queries", "scores", "lpr", "reliability", "stats")
+
+
+def _check_fixed_outputs(out: Path, ext: str, *, report: bool) -> None:
+    """The files ``fmat study`` will write into ``out`` under fixed names, checked before any model
+    loads (fmat.io.check_output): one that is a folder, a device (a link to /dev/full) or in a
+    place that cannot be written is refused now, not after all the scoring, with a fix that can
+    be followed (the names cannot be chosen)."""
+    from ..io import check_output
+
+    names = [f"{t}.{ext}" for t in TABLES] + (["report.html"] if report else [])
+    for name in names:
+        try:
+            check_output(out / name, where="-o/--output", table=False)
+        except InputError as err:
+            raise InputError(
+                err.message,
+                where=err.where,
+                fix=f"fmat study writes {name} under that fixed name: move {out / name} away, or give another "
+                "output folder (-o)",
+            ) from None
 
 
 def _in_order(done: dict, names: list):
