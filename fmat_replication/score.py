@@ -112,14 +112,17 @@ def score_group(
 def lost_tables(groups: Mapping[str, Sequence[str]], models: Sequence[str], exists=os.path.exists) -> list[tuple]:
     """Score tables lost from a finished run: ``(study, model, group)`` for each
     ``results/scores/{study}/{model}.parquet`` that is missing while another table of the same
-    scoring job (model and group) and the LPR table of one of the group's studies are there."""
+    scoring job (model and group) and the study's own LPR table are there (so the table existed
+    once). A study newly added to a group has no LPR table yet: its tables never existed, and
+    are not "lost" (the group's job runs for it anyway); nor are a newly added model's."""
     lost = []
     for group, studies in groups.items():
-        done = any(exists(f"results/lpr/{s}.parquet") for s in studies)
         for model in models:
             have = [exists(f"results/scores/{s}/{model}.parquet") for s in studies]
-            if done and any(have):
-                lost.extend((s, model, group) for s, h in zip(studies, have) if not h)
+            if any(have):
+                lost.extend(
+                    (s, model, group) for s, h in zip(studies, have) if not h and exists(f"results/lpr/{s}.parquet")
+                )
     return lost
 
 

@@ -119,3 +119,17 @@ def test_a_local_model_is_locked_with_its_weights_hash(tmp_path):
     local_model("my-bert", folder, lock=lock)
     rows = pd.read_csv(lock, sep="\t")
     assert len(rows) == 1 and rows["sha256"].iloc[0] == hashlib.sha256(b"abd").hexdigest()
+
+
+def test_a_study_added_to_a_finished_group_is_not_called_lost():
+    """Issue 44: the "lost table" note fired when a study was added to an existing score group,
+    calling tables that never existed "missing from a finished run". Only a table whose study has
+    its LPR table (so the table existed once) is lost; a new model's tables are not either."""
+    from fmat_replication.score import lost_tables
+
+    groups = {"paper": ["2A", "3A", "NEW"]}
+    files = {"results/lpr/2A.parquet", "results/lpr/3A.parquet"}
+    files |= {f"results/scores/{s}/{m}.parquet" for s in ("2A", "3A") for m in ("m1", "m2")}
+    assert lost_tables(groups, ["m1", "m2", "m3"], exists=files.__contains__) == []  # NEW and m3: never existed
+    files.discard("results/scores/3A/m2.parquet")  # a table of a finished study deleted: lost
+    assert lost_tables(groups, ["m1", "m2", "m3"], exists=files.__contains__) == [("3A", "m2", "paper")]
