@@ -155,11 +155,16 @@ def test_a_page_path_that_cannot_be_written_is_refused_before_any_model_loads(ti
     err = capsys.readouterr().err
     assert rc == 2, err
     assert f"{out / 'report.html'} is a device; fmat writes only regular files" in err, err
-    assert f"fix: fmat study writes report.html under that fixed name: move {out / 'report.html'} away, or give another output folder (-o)" in err
+    assert (
+        f"fix: fmat study writes report.html under that fixed name: move {out / 'report.html'} away, or give another output folder (-o)"
+        in err
+    )
     assert not (out / "queries.parquet").exists()
 
 
-def test_a_full_disk_at_the_page_keeps_the_tables_and_prints_the_resume_command(tiny, other, study, tmp_path, capsys, monkeypatch):
+def test_a_full_disk_at_the_page_keeps_the_tables_and_prints_the_resume_command(
+    tiny, other, study, tmp_path, capsys, monkeypatch
+):
     """Issue 44: a full disk (or any failure of the environment) after the scoring printed no
     --resume command, unlike the other late failures. (The full disk is simulated at the page
     step: a real one, during scoring, is tests/test_outputs.py's.)"""
