@@ -8,8 +8,6 @@ the overview counting it with nothing checked. Slow: it trains two tiny models."
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
-
 import pandas as pd
 import pytest
 import yaml
