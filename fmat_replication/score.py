@@ -120,9 +120,7 @@ def lost_tables(groups: Mapping[str, Sequence[str]], models: Sequence[str], exis
         for model in models:
             have = [exists(f"results/scores/{s}/{model}.parquet") for s in studies]
             if any(have):
-                lost.extend(
-                    (s, model, group) for s, h in zip(studies, have) if not h and exists(f"results/lpr/{s}.parquet")
-                )
+                lost.extend((s, model, group) for s, h in zip(studies, have) if not h and exists(f"results/lpr/{s}.parquet"))
     return lost
 
 

@@ -8,6 +8,7 @@ the overview counting it with nothing checked. Slow: it trains two tiny models."
 from __future__ import annotations
 
 import shutil
+
 import pandas as pd
 import pytest
 import yaml

@@ -262,8 +262,7 @@ def _check_fixed_outputs(out: Path, ext: str, *, report: bool) -> None:
             raise InputError(
                 err.message,
                 where=err.where,
-                fix=f"fmat study writes {name} under that fixed name: move {out / name} away, or give another "
-                "output folder (-o)",
+                fix=f"fmat study writes {name} under that fixed name: move {out / name} away, or give another output folder (-o)",
             ) from None
 
 
