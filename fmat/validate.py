@@ -309,6 +309,16 @@ def load_yaml(text: str, where: str, loader_class=None):
         msg = str(err).replace("<unicode string>", where)
         if "maximum nesting depth" in msg:  # libyaml's own cap (1,000 levels)
             raise _too_deep(where) from None
+        mark = getattr(err, "problem_mark", None)
+        lines = text.splitlines()
+        if mark is not None and mark.line < len(lines) and "\t" in lines[mark.line]:
+            column = lines[mark.line].index("\t") + 1
+            raise InputError(
+                f"a tab on line {mark.line + 1} (column {column}): YAML indents, and separates keys from "
+                "values, with spaces only",
+                where=f"{where}: line {mark.line + 1}",
+                fix="replace the tab by spaces (an editor's 'convert tabs to spaces' does it for the whole file)",
+            ) from None
         raise InputError(
             f"not valid YAML: {msg}", where=where, fix="check indentation and quoting (quote phrases containing ':' or '#')"
         ) from None
@@ -415,11 +425,26 @@ def placeholders(query: str, where: str) -> list[str]:
     return found
 
 
+#: quotation marks that open and close a whole template when a word processor's quotes (or a
+#: second pair of straight quotes) were typed around it in YAML: they would be scored as text
+_WRAPPING_QUOTES = {"\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u2018": "\u2019", '"': '"', "'": "'"}
+
+
 def check_query_text(query: str, where: str) -> list[str]:
-    """A query template: plain text, one [MASK], known placeholders; returns its placeholders."""
+    """A query template: plain text, one [MASK], known placeholders, not wrapped in quotation
+    marks (``“The [MASK] is here.”`` from a word processor: YAML keeps typographic quotes as part
+    of the text, and the model would read them); returns its placeholders."""
     problem = text_problem(query, "query", MAX_QUERY_CHARS)
     if problem:
         raise InputError(problem, where=where, fix=_text_fix(problem))
+    close = _WRAPPING_QUOTES.get(query[:1])
+    if close and len(query) > 1 and query.endswith(close):
+        raise InputError(
+            f"the query {query!r} is wrapped in the quotation marks {query[0]}...{close}: they are part of the "
+            "sentence, so the model would read them (a study file's YAML keeps typographic quotes as text)",
+            where=where,
+            fix=f'give the sentence without them; in a study file, quote it with straight double quotes: query: "{query[1:-1]}"',
+        )
     return placeholders(query, where)
 
 

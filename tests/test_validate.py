@@ -100,6 +100,34 @@ def test_invisible_and_lookalike_characters(tmp_path, capsys, word, code):
     rejected(study(tmp_path, occ=json.dumps([word, "nurse"])), capsys, "TARGET", code)
 
 
+@pytest.mark.parametrize("left, right", [("\u201c", "\u201d"), ("\u201e", "\u201c"), ("\u00ab", "\u00bb"), ("\u2018", "\u2019")])
+def test_a_template_in_typographic_quotes_is_refused(tmp_path, capsys, left, right):
+    """Issue 42: quotes a word processor typed around a template were scored as part of the
+    sentence. The file is refused before any model loads, with the sentence to write instead."""
+    path = tmp_path / "S.yaml"
+    block = BLOCK.replace('"{query}"', "{query}").format(
+        query=f"{left}The [MASK] works as a {{TARGET}}.{right}", male="[man]", female="[woman]", occ="[nurse]"
+    )
+    path.write_text(HEAD.format(sid="S") + block + "lpr: {target_pair: false}\n", encoding="utf-8")
+    err = rejected(path, capsys, "queries[0].query", f"wrapped in the quotation marks {left}...{right}")
+    assert 'query: "The [MASK] works as a {TARGET}."' in err
+
+
+def test_quotes_inside_a_template_stay(tmp_path, capsys):
+    rc, err = fmat(
+        ["query", "--study", str(study(tmp_path, query="He said \\u201c[MASK]\\u201d about the {TARGET}.")), "--check"], capsys
+    )
+    assert rc == 0, err
+
+
+def test_a_tab_in_yaml_is_named_as_a_tab(tmp_path, capsys):
+    """Issue 42: a tab in a study file was reported as "found character that cannot start any token"."""
+    path = study(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace("    MASK:", "\tMASK:"), encoding="utf-8")
+    err = rejected(path, capsys, "line 5: a tab on line 5 (column 1)", "replace the tab by spaces")
+    assert "cannot start any token" not in err
+
+
 def test_leading_space(tmp_path, capsys):
     rejected(study(tmp_path, occ="[' nurse', engineer]"), capsys, "TARGET", "leading or trailing")
 
