@@ -185,3 +185,58 @@ def test_a_full_disk_at_the_page_keeps_the_tables_and_prints_the_resume_command(
     assert shlex.split(line[line.index("fmat study") :])[-2:] == ["--report", "--resume"]
     for name in ("queries", "scores", "lpr", "reliability", "stats"):
         assert (out / f"{name}.parquet").is_file(), name
+
+
+OTHER = STUDY.replace("id: S1", "id: S2").replace("Gender and occupations", "Another study")
+
+
+def test_another_studys_folder_is_refused_or_replaced_whole_with_force(tiny, other, study, tmp_path, capsys):
+    """Issue 42: `-o` into another study's folder replaced its tables one by one without a word and
+    left its old report.html beside them. Now refused before any model loads; --force removes the
+    other run's files first (and only them), so the two runs are never mixed."""
+    a, _ = tiny
+    out = tmp_path / "out"
+    common = ["-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--threads", "1", "--no-progress"]
+    assert main(["study", str(study), *common, "--report"]) == 0, capsys.readouterr().err
+    (out / "mine.txt").write_text("the user's own file", encoding="utf-8")
+    assert main(["study", str(study), *common]) == 0, capsys.readouterr().err  # the same study again: fine
+    s2 = tmp_path / "S2.yaml"
+    s2.write_text(OTHER, encoding="utf-8")
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    assert main(["study", str(s2), *common]) == 2
+    err = capsys.readouterr().err
+    assert "holds the files of a run of `fmat study` on study 'S1'" in err and "--force" in err, err
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before  # nothing touched
+    assert main(["study", str(s2), *common, "--force"]) == 0, capsys.readouterr().err
+    assert not (out / "report.html").exists()  # S1's page is gone, not left beside S2's tables
+    assert (out / "mine.txt").read_text(encoding="utf-8") == "the user's own file"
+    assert set(pd.read_parquet(out / "queries.parquet")["query"].astype(str)) == {
+        "The [MASK] works as {TARGET}.",
+        "The [MASK] is {TARGET}.",
+    }
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_go_on(tiny, other, study, tmp_path, capsys, monkeypatch):
+    """Issue 42: Ctrl-C printed only "interrupted", though the finished tables were kept and
+    --resume works. Now it names what was kept and prints the command that goes on."""
+    import fmat.runner
+
+    real = fmat.runner.score_tables
+
+    def interrupted_at_the_second_model(source, *args, **kwargs):
+        if source == other:
+            raise KeyboardInterrupt
+        yield from real(source, *args, **kwargs)
+
+    monkeypatch.setattr(fmat.runner, "score_tables", interrupted_at_the_second_model)
+    a, _ = tiny
+    out = tmp_path / "out"
+    rc = main(["study", str(study), "-m", a, "-m", other, "-o", str(out), "--device", "cpu", "--threads", "1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 130, err
+    assert f"fmat study: interrupted; kept: {out / 'queries.parquet'}, {out / 'scores.parquet'}" in err, err
+    line = next(x for x in err.splitlines() if "--resume" in x)
+    command = shlex.split(line[line.index("fmat study") :])
+    monkeypatch.setattr(fmat.runner, "score_tables", real)
+    assert main(command[1:]) == 0, capsys.readouterr().err
+    assert set(pd.read_parquet(out / "scores.parquet")["model"].astype(str)) == {"tiny-a", "tiny-d"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import command, files
+from ._common import claim_folder, command, files
 
 
 def register(sub) -> None:
@@ -33,6 +33,11 @@ def register(sub) -> None:
         "--criteria",
         default="resources/criteria",
         help="folder of criterion tables the study or the world names (default: %(default)s)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="an output folder that holds another study's pilot: remove its files first (without it, refused)",
     )
     files(p, inputs=("study", "world"), output="folder")
     p.set_defaults(func=_run)
@@ -87,7 +92,8 @@ def _run(args) -> int:
         criteria[name] = read_table(path)
     plant.check_plant(planted, study, criteria, where=str(args.world))
     out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
+    names = ["models", "scores.parquet", "lpr.parquet", "planted_lpr.parquet", "recovery.csv", "expectations.csv"]
+    claim_folder(out, command="pilot", study=study.id, names=names, force=args.force)
     words = sorted({w for c in ("M_word", "T_word", "A_word") if c in study.queries for w in study.queries[c].astype(str)})
     models = {}
     for k, fam in enumerate(families):

@@ -20,10 +20,11 @@ the scores in the output folder of every model whose rows are this study's queri
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_compute_args, files
+from ._common import add_compute_args, claim_folder, files
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,12 @@ def register(subparsers) -> None:
         "are those of this study's queries); score only the others",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar while scoring")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="an output folder that holds another study's tables: remove them first (without it, such "
+        "a folder is refused, never mixed)",
+    )
     p.add_argument(
         "--report",
         action="store_true",
@@ -145,7 +152,8 @@ def run(args) -> int:
     out = Path(args.output)
     ext = args.format
     _check_fixed_outputs(out, ext, report=args.report)  # before any model loads
-    out.mkdir(parents=True, exist_ok=True)
+    written_names = [f"{t}.{e}" for t in TABLES for e in ("parquet", "csv", "tsv")] + ["report.html"]
+    claim_folder(out, command="study", study=sid, names=written_names, force=args.force, resume=args.resume)
     written: list[Path] = []
 
     def write(name: str, table) -> Path:
@@ -173,73 +181,81 @@ def run(args) -> int:
             + f"then run again, reusing the scores already computed: {resume}",
         )
 
-    write("queries", queries)
-    options = {sid: dict(getattr(study, "score", None) or {})}
-    previous = _previous_scores(out / f"scores.{ext}", read_table) if args.resume else None
-    names = [name for _, name, _ in models]
-    done: dict = {}  # model name -> its scores; the reused ones first, so none is lost
-    for _, name, _ in models:
-        reused = _reuse(previous, name, queries)
-        if reused is not None:
-            log.info("model %s: scores reused from %s (--resume)", name, out / f"scores.{ext}")
-            done[name] = reused
-    reused_any = bool(done)
-    for source, name, _ in models:
-        if name in done:
-            continue
+    try:
+        write("queries", queries)
+        options = {sid: dict(getattr(study, "score", None) or {})}
+        previous = _previous_scores(out / f"scores.{ext}", read_table) if args.resume else None
+        names = [name for _, name, _ in models]
+        done: dict = {}  # model name -> its scores; the reused ones first, so none is lost
+        for _, name, _ in models:
+            reused = _reuse(previous, name, queries)
+            if reused is not None:
+                log.info("model %s: scores reused from %s (--resume)", name, out / f"scores.{ext}")
+                done[name] = reused
+        reused_any = bool(done)
+        for source, name, _ in models:
+            if name in done:
+                continue
+            try:
+                for _, scores in score_tables(
+                    source,
+                    {sid: queries},
+                    options,
+                    name=name,
+                    device=args.device,
+                    batch_size=args.batch_size,
+                    max_tokens=args.max_tokens,
+                    threads=args.threads,
+                    progress=not args.no_progress,
+                ):
+                    done[name] = scores
+            except FmatError as err:
+                if not done:
+                    raise
+                raise failed(f"scoring ({name})", err, fix=f"fix or drop --model {source}") from err
+            # the scores of the models done so far: a model that fails later keeps them
+            write("scores", _in_order(done, names))
+            reused_any = False
+        scores = _in_order(done, names)
+        if reused_any:  # every model reused: the table is this run's models only
+            write("scores", scores)
         try:
-            for _, scores in score_tables(
-                source,
-                {sid: queries},
-                options,
-                name=name,
-                device=args.device,
-                batch_size=args.batch_size,
-                max_tokens=args.max_tokens,
-                threads=args.threads,
-                progress=not args.no_progress,
-            ):
-                done[name] = scores
+            lpr = lpr_table(study, scores)
         except FmatError as err:
-            if not done:
-                raise
-            raise failed(f"scoring ({name})", err, fix=f"fix or drop --model {source}") from err
-        # the scores of the models done so far: a model that fails later keeps them
-        write("scores", _in_order(done, names))
-        reused_any = False
-    scores = _in_order(done, names)
-    if reused_any:  # every model reused: the table is this run's models only
-        write("scores", scores)
-    try:
-        lpr = lpr_table(study, scores)
-    except FmatError as err:
-        raise failed("LPR", err, fix="fix the study file's lpr: block") from err
-    write("lpr", lpr)
-    try:
-        details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(models) > 1)
-    except FmatError as err:
-        cause = _missing_values(scores, lpr)
-        raise failed(
-            "reliability",
-            err,
-            cause=cause,
-            fix="drop the models or words named above (or give models that score them)" if cause else "",
-        ) from err
-    if len(models) < 2:
-        log.warning("one model: no ICC among models (give two or more --model for it)")
-    write("reliability", details)
-    write("stats", stats)
-    if args.report:
-        from ..study_page import write_study_page
-
+            raise failed("LPR", err, fix="fix the study file's lpr: block") from err
+        write("lpr", lpr)
         try:
-            page = write_study_page(out / "report.html", study, queries, lpr, stats, models=names)
-        except OSError as err:
-            known = os_error(err)
-            if known is None:
-                raise
-            raise failed("report page", known, fix=known.fix) from err
-        print(f"wrote {page}: open it in a browser", flush=True)
+            details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(models) > 1)
+        except FmatError as err:
+            cause = _missing_values(scores, lpr)
+            raise failed(
+                "reliability",
+                err,
+                cause=cause,
+                fix="drop the models or words named above (or give models that score them)" if cause else "",
+            ) from err
+        if len(models) < 2:
+            log.warning("one model: no ICC among models (give two or more --model for it)")
+        write("reliability", details)
+        write("stats", stats)
+        if args.report:
+            from ..study_page import write_study_page
+
+            try:
+                page = write_study_page(out / "report.html", study, queries, lpr, stats, models=names)
+            except OSError as err:
+                known = os_error(err)
+                if known is None:
+                    raise
+                raise failed("report page", known, fix=known.fix) from err
+            print(f"wrote {page}: open it in a browser", flush=True)
+    except KeyboardInterrupt:
+        # Ctrl-C: what was kept, and the command that goes on from it
+        kept = ", ".join(str(p) for p in written) or "nothing yet"
+        print(f"fmat study: interrupted; kept: {kept}", file=sys.stderr)
+        if any(p.name.startswith("scores.") for p in written):
+            print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
+        raise
     return 0
 
 
