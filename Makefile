@@ -11,19 +11,25 @@ PROFILE ?= profiles/default
 
 .PHONY: env replicate demo test test-fast test-deps lint bench clean-demo
 
-$(BIN)/fmat: pyproject.toml fmat_replication/pyproject.toml envs/lock.txt
+# The whole environment (library, replication, development tools), marked done by a stamp of its
+# own: a .venv that holds only the library (README "Installing the library": it also has
+# .venv/bin/fmat) is completed by `make env`, never taken for a finished one.
+ENV_STAMP := $(VENV)/.fmat-env
+
+$(ENV_STAMP): pyproject.toml fmat_replication/pyproject.toml envs/lock.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# torch first, at the locked version: on the project's CPU machines this takes a local wheel;
 	# elsewhere pip picks the right CUDA/CPU build for the machine. envs/lock.txt: the exact
 	# versions tested together (pyproject.toml gives the library's ranges)
 	$(BIN)/python -m pip install -q -c envs/lock.txt torch
-	# the library (fill-mask-association-test) and the replication (fmat-replication,
-	# fmat_replication/pyproject.toml), both editable: the workflow's scripts import them as installed
-	$(BIN)/python -m pip install -q -c envs/lock.txt -e ".[workflow,test]" -e ./fmat_replication
+	# the library (fill-mask-association-test) and the replication (fmat-replication, with the
+	# workflow's tools: fmat_replication/pyproject.toml), both editable: the workflow's scripts
+	# import them as installed; then the development group (tests, linters: pyproject.toml)
+	$(BIN)/python -m pip install -q -c envs/lock.txt -e . -e ./fmat_replication --group dev
 	@touch $@
 
-env: $(BIN)/fmat
+env: $(ENV_STAMP)
 
 # CONFIG=my.yaml: a configuration of one's own, given after the others (docs/workflow.md). Every
 # config file is checked first (fmat_replication.check_config: file, line and fix), since

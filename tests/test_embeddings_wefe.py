@@ -30,13 +30,13 @@ from fmat import embeddings as E
 
 @pytest.fixture(scope="module")
 def wefe():
-    import gensim  # noqa: F401 - a test dependency (pyproject [test]); wefe needs it
+    import gensim  # noqa: F401 - a test dependency (pyproject.toml, dependency group dev); wefe needs it
 
     # wefe 0.4.1 still names np.float_ (removed in NumPy 2) in a type hint at import time
     with pytest.MonkeyPatch.context() as mp:
         if not hasattr(np, "float_"):
             mp.setattr(np, "float_", np.float64, raising=False)
-        import wefe  # noqa: F401 - a test dependency (pyproject [test])
+        import wefe  # noqa: F401 - a test dependency (pyproject.toml, dependency group dev)
         from wefe import metrics, query, word_embedding_model
     return metrics, query.Query, word_embedding_model.WordEmbeddingModel
 

@@ -46,6 +46,8 @@ def _requirements() -> dict[str, Requirement]:
         reqs += meta["dependencies"]
         for extra in meta.get("optional-dependencies", {}).values():
             reqs += extra
+        for group in tomllib.loads(pyproject.read_text()).get("dependency-groups", {}).values():
+            reqs += [r for r in group if isinstance(r, str)]
     return {_name(r.name): r for r in map(Requirement, reqs) if _name(r.name) not in ours}
 
 
@@ -95,13 +97,30 @@ def test_make_env_installs_with_the_lock():
 
 
 def test_make_env_installs_both_distributions_editable():
-    """The library and the replication (its own pyproject), both editable, and the venv is made
-    again when either pyproject changes."""
+    """The library and the replication (its own pyproject), both editable, with the development
+    group; the venv is made again when either pyproject changes, and its stamp is not the
+    library's own command (.venv/bin/fmat), which a library-only install makes too (issue 42)."""
     make = (REPO / "Makefile").read_text()
-    target = next(line for line in make.splitlines() if line.startswith("$(BIN)/fmat:"))
+    assert "env: $(ENV_STAMP)" in make.splitlines()
+    target = next(line for line in make.splitlines() if line.startswith("$(ENV_STAMP):"))
     assert "pyproject.toml" in target.split() and "fmat_replication/pyproject.toml" in target.split()
-    install = next(line for line in make.splitlines() if "pip install" in line and '-e ".[' in line)
-    assert "-e ./fmat_replication" in install, install
+    assert not any(line.startswith("$(BIN)/fmat:") for line in make.splitlines())
+    install = next(line for line in make.splitlines() if "pip install" in line and "-e ." in line)
+    assert "-e ./fmat_replication" in install and "--group dev" in install, install
+
+
+def test_the_library_holds_the_library_and_the_replication_the_workflow():
+    """Issue 42: the workflow's tools (snakemake, the SLURM plugin, Quarto's engine packages) are
+    the replication's dependencies, not a library extra; the development tools are a dependency
+    group, not an extra a user of the library could install."""
+    library, replication = (_meta(p) for p in PYPROJECTS)
+    lib = {_name(Requirement(r).name) for r in library["dependencies"]}
+    rep = {_name(Requirement(r).name) for r in replication["dependencies"]}
+    workflow = {"snakemake", "snakemake-executor-plugin-slurm", "ipykernel", "nbclient", "papermill"}
+    assert workflow <= rep and not workflow & lib
+    assert "optional-dependencies" not in library  # no [workflow] or [test] extra any more
+    dev = {_name(Requirement(r).name) for r in tomllib.loads(PYPROJECTS[0].read_text())["dependency-groups"]["dev"]}
+    assert {"pytest", "ruff", "snakefmt", "playwright", "pingouin"} <= dev and not dev & lib
 
 
 def test_the_replication_requires_this_library_and_the_replication_only_packages():
@@ -112,7 +131,7 @@ def test_the_replication_requires_this_library_and_the_replication_only_packages
     own = reqs[_name(library["name"])]
     assert own.specifier and own.specifier.contains(library["version"]), own
     assert "openpyxl" in reqs
-    every_library_req = list(library["dependencies"]) + [r for e in library["optional-dependencies"].values() for r in e]
+    every_library_req = list(library["dependencies"]) + [r for e in library.get("optional-dependencies", {}).values() for r in e]
     assert "openpyxl" not in {_name(Requirement(r).name) for r in every_library_req}
 
 
@@ -166,7 +185,7 @@ IMPORT_NAME = {
 
 def test_every_runtime_dependency_is_used_by_the_package():
     """A runtime dependency is imported by fmat (or listed in INDIRECT with its reason): a package
-    that only the tests import belongs in the [test] extra (pingouin was one)."""
+    that only the tests import belongs in the dev dependency group (pingouin was one)."""
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "fmat").rglob("*.py"))
     unused = []
@@ -177,5 +196,20 @@ def test_every_runtime_dependency_is_used_by_the_package():
             continue
         if not re.search(rf"^\s*(import|from)\s+{re.escape(module)}\b", source, re.M):
             unused.append(name)
-    assert unused == [], f"runtime dependencies no module of fmat imports: {unused} (move them to [test])"
+    assert unused == [], f"runtime dependencies no module of fmat imports: {unused} (move them to the dev group)"
     assert set(INDIRECT) <= {_name(_REQ.match(r).group(1)) for r in meta["dependencies"]}
+
+
+def test_make_env_completes_a_venv_that_holds_only_the_library(tmp_path):
+    """Issue 42: after the README's three library lines (a .venv with .venv/bin/fmat), `make env`
+    said "Nothing to be done" and `make demo` then failed (`.venv/bin/snakemake: not found`).
+    The environment's stamp is its own file, so make plans the rest of the install (dry run)."""
+    import subprocess
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "fmat").write_text("#!/bin/sh\n", encoding="utf-8")  # what the library alone leaves
+    res = subprocess.run(["make", "-n", "-C", str(REPO), "env", f"VENV={venv}"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "Nothing to be done" not in res.stdout
+    assert "-e ./fmat_replication --group dev" in res.stdout and f"touch {venv}/.fmat-env" in res.stdout, res.stdout

@@ -216,7 +216,7 @@ def test_make_checks_a_config_of_ones_own_first(tmp_path, target, content, said)
         path.write_text(content, encoding="utf-8")
     venv = Path(sys.executable).parent.parent
     res = subprocess.run(
-        ["make", "-C", str(REPO), "-o", f"{venv}/bin/fmat", f"VENV={venv}", target, f"CONFIG={path}"],
+        ["make", "-C", str(REPO), "-o", f"{venv}/.fmat-env", f"VENV={venv}", target, f"CONFIG={path}"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
