@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Mapping
 
 import pandas as pd
 
@@ -381,7 +382,68 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
             )
     if analysis["name"] is not None:
         (check_analysis or check_analysis_name)(analysis["name"], analysis["options"], where=f"{where}: analysis")
+        check_analysis_design(queries, analysis["options"], where=f"{where}: analysis.options")
     return queries, items, lpr, reliability, score, analysis
+
+
+#: analysis options that name groups of a slot: option -> (group column, slot)
+_GROUP_OPTIONS = {
+    "mask_contrast": ("MASK", "MASK"),
+    "attrib_contrast": ("ATTRIB", "ATTRIB"),
+    "target_contrast": ("TARGET", "TARGET"),
+}
+
+
+def _design_values(queries: pd.DataFrame, column: str) -> list[str]:
+    if column not in queries.columns:
+        return []
+    col = queries[column]
+    values = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
+    return [str(v) for v in values]
+
+
+def _need_in_design(values, queries, column: str, slot: str, what: str, where: str) -> None:
+    have = _design_values(queries, column)
+    for i, value in enumerate(values):
+        if str(value) in have:
+            continue
+        close = difflib.get_close_matches(str(value), have, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(
+            f"{value!r} is not a {what} of the study's {slot}{hint}" if have else f"the study has no {slot} slot",
+            where=f"{where}[{i}]",
+            fix=f"use {what}s of its {slot}: {', '.join(have)}" if have else f"remove the option, or add a {slot} slot",
+        )
+
+
+def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis.options") -> None:
+    """The analysis options that name groups, words or templates of the study's design name ones
+    it has, checked when the study file is read, before any model loads (a typo in
+    ``mask_contrast`` failed only in the analysis job, after every model was scored): the
+    ``*_contrast`` options (groups of MASK, ATTRIB, TARGET), ``forms`` (ATTRIB groups),
+    ``mask_wordings`` and ``relations`` ([MASK] words), ``perceivers`` (templates). An
+    InputError names the option, the value and the nearest name the design has; options of
+    other shapes are left to the analysis."""
+    options = options if isinstance(options, Mapping) else {}
+    for key, (column, slot) in _GROUP_OPTIONS.items():
+        if isinstance(options.get(key), list):
+            _need_in_design(options[key], queries, column, slot, "group", f"{where}.{key}")
+    if isinstance(options.get("forms"), Mapping):
+        for form, pair in options["forms"].items():
+            if isinstance(pair, list):
+                _need_in_design(pair, queries, "ATTRIB", "ATTRIB", "group", f"{where}.forms.{form}")
+    for key in ("mask_wordings",):
+        for i, words in enumerate(options.get(key) or [] if isinstance(options.get(key), list) else []):
+            if isinstance(words, list):
+                _need_in_design(words, queries, "M_word", "MASK", "word", f"{where}.{key}[{i}]")
+    if isinstance(options.get("relations"), Mapping):
+        for rel, words in options["relations"].items():
+            if isinstance(words, list):
+                _need_in_design(words, queries, "M_word", "MASK", "word", f"{where}.relations.{rel}")
+    if isinstance(options.get("perceivers"), Mapping):
+        templates = list(options["perceivers"].values())
+        if all(isinstance(t, str) for t in templates):
+            _need_in_design(templates, queries, "query", "queries", "template", f"{where}.perceivers")
 
 
 def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None, check_analysis=None) -> Study:

@@ -128,6 +128,33 @@ def test_a_tab_in_yaml_is_named_as_a_tab(tmp_path, capsys):
     assert "cannot start any token" not in err
 
 
+@pytest.mark.parametrize(
+    "study_id, old, new, field, said",
+    [
+        ("X1", "mask_contrast: [Male, Female]", "mask_contrast: [Male, Femal]", "analysis.options.mask_contrast[1]",
+         "'Femal' is not a group of the study's MASK (did you mean 'Female'?)"),
+        ("X1", "attrib_contrast: [Agentic, Communal]", "attrib_contrast: [Agentic, Comunal]",
+         "analysis.options.attrib_contrast[1]", "did you mean 'Communal'?"),
+        ("3A", "[[men, women], [fathers, mothers]]", "[[men, women], [fathers, mother]]",
+         "analysis.options.mask_wordings[1][1]", "'mother' is not a word of the study's MASK (did you mean 'mothers'?)"),
+        ("2A", "target_contrast: [Flowers, Insects]", "target_contrast: [Flower, Insects]",
+         "analysis.options.target_contrast[0]", "did you mean 'Flowers'?"),
+        ("3B", "interest: [MathInterest, ArtsInterest]", "interest: [MathInterest, ArtInterest]",
+         "analysis.options.forms.interest[1]", "did you mean 'ArtsInterest'?"),
+    ],
+)  # fmt: skip
+def test_analysis_options_name_the_studys_groups_before_any_model_loads(tmp_path, capsys, study_id, old, new, field, said):
+    """Issue 42: a typo in analysis.options.mask_contrast passed --check and `snakemake -n` and
+    failed only after every model was scored. Now every check that reads the study file names it,
+    with the nearest group or word the design has."""
+    repo = Path(__file__).resolve().parents[1]
+    text = (repo / "config" / "studies" / f"{study_id}.yaml").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / f"{study_id}.yaml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    rejected(path, capsys, field, said)
+
+
 def test_leading_space(tmp_path, capsys):
     rejected(study(tmp_path, occ="[' nurse', engineer]"), capsys, "TARGET", "leading or trailing")
 

@@ -409,3 +409,18 @@ def test_a_group_clash_fix_names_only_the_file_read_last(tmp_path, paper_config,
     assert f"again in {base}" not in fix
     paper = [s for s in paper_config["score_groups"]["paper"] if s != "2A"]
     _validate({**cfg, "score_groups": {**groups, "paper": paper}}, files=[base, extra], load_studies=False)
+
+
+def test_the_config_check_names_an_analysis_option_typo_before_any_job(tmp_path, paper_config):
+    """Issue 42: `snakemake -n` passed a study whose analysis.options.mask_contrast named no group;
+    the analysis job failed after every model was scored. The workflow's config check reads the
+    study file as fmat study --check does."""
+    studies = tmp_path / "studies"
+    studies.mkdir()
+    text = (REPO / "config" / "studies" / "X1.yaml").read_text(encoding="utf-8")
+    (studies / "X1.yaml").write_text(text.replace("mask_contrast: [Male, Female]", "mask_contrast: [Male, Femal]"))
+    cfg = {**paper_config, "studies": ["X1"], "studies_dir": str(studies)}
+    with pytest.raises(
+        InputError, match=r"analysis\.options\.mask_contrast\[1\]: 'Femal' is not a group .*did you mean 'Female'"
+    ):
+        _validate(cfg)
