@@ -1,0 +1,150 @@
+"""fmat_replication.oracle: the exact value each statistic takes in a planted world, computed
+from the study file's raw words by plain arithmetic, against the workflow's own stages (query
+design, LPR stage, analysis stage) run on the planted scores. Seconds, no training."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from oracle_check import STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
+
+import fmat_replication.oracle as O
+from fmat_replication.oracle import oracle, raw_queries, read_study_file
+
+REPO = Path(__file__).resolve().parents[1]
+ALL = sorted(p.stem for p in STUDIES.glob("*.yaml"))
+NO_VARIATION = {"words": 0.0, "items": 0.0, "models": 0.0, "model_items": 0.0}
+#: what the oracle must not import: the code it checks
+CHECKED = (
+    "fmat_replication.analyses",
+    "fmat_replication.lpr_stage",
+    "fmat_replication.queries",
+    "fmat.lpr",
+    "fmat.pipeline",
+    "fmat.design",
+    "fmat.study",
+    "fmat.lpbs",
+)
+
+
+def imported_modules(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ("fmat_replication." if node.level else "") + (node.module or "")
+            names += [base] + [f"{base}.{a.name}" for a in node.names]
+    return names
+
+
+def test_the_oracle_imports_none_of_the_code_it_checks():
+    bad = [m for m in imported_modules(REPO / "fmat_replication" / "oracle.py") if m.startswith(CHECKED)]
+    assert not bad, f"fmat_replication/oracle.py imports {bad}: the oracle must compute without the code it checks"
+
+
+def test_the_import_check_can_fail(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("from fmat.design import x\nfrom .analyses import stereotype\nimport numpy\n")
+    assert [m for m in imported_modules(f) if m.startswith(CHECKED)] == [
+        "fmat.design",
+        "fmat.design.x",
+        "fmat_replication.analyses",
+        "fmat_replication.analyses.stereotype",
+    ]
+
+
+def test_every_study_file_has_an_oracle_unless_its_scores_are_not_planted():
+    """Every study the repository carries gets exact values; only LPBS (X2: its priors are not
+    part of a world) has none."""
+    empty = [sid for sid in ALL if not len(oracle(STUDIES / f"{sid}.yaml", demo_plant(sid), ["m1", "m2"], criteria_for(sid)))]
+    assert empty == ["X2"]
+
+
+@pytest.mark.parametrize("sid", [s for s in ALL if s != "X2"])
+def test_the_workflow_computes_exactly_what_the_world_implies(sid, tmp_path):
+    """Planted scores (item and model variation included) -> the workflow's query design, LPR
+    and analysis stages -> every d, b, beta, century contrast and r the oracle knows equals
+    it to 1e-6, and every t has the sign of its d (or b)."""
+    both, stats = workflow_vs_oracle(sid, tmp_path)
+    assert len(both) >= 5, f"{sid}: the oracle knows only {len(both)} statistics"
+    bad = problems(both, stats)
+    assert not bad, f"study {sid}: " + "; ".join(bad[:8])
+
+
+@pytest.mark.parametrize(
+    "sid, slot, words",
+    [
+        ("3A", "MASK", {"fathers": "Female", "mothers": "Male"}),  # the wording pair swapped
+        ("2A", "TARGET", {"rose": "Insects", "wasp": "Flowers"}),  # two targets in each other's group
+        ("4A", "TARGET", {"men": "Female", "women": "Male"}),
+        ("3B", "ATTRIB", {}),  # filled in below: one arts phrase labelled math
+    ],
+)
+def test_a_mislabelled_group_in_the_query_design_is_caught(sid, slot, words, tmp_path):
+    col = {"MASK": "M_word", "TARGET": "T_word", "ATTRIB": "A_word"}[slot]
+
+    def mislabel(q: pd.DataFrame) -> pd.DataFrame:
+        mapping = words or {q.loc[q["ATTRIB"] == "ArtsInterest", "A_word"].iloc[0]: "MathInterest"}
+        labels = q[slot].astype(str)
+        new = [mapping.get(str(w), g) for w, g in zip(q[col], labels)]
+        q[slot] = pd.Categorical(new, categories=q[slot].cat.categories) if hasattr(q[slot], "cat") else new
+        return q
+
+    assert not problems(*workflow_vs_oracle(sid, tmp_path)), "the unmutated design must pass"
+    both, stats = workflow_vs_oracle(sid, tmp_path, mutate_queries=mislabel)
+    assert problems(both, stats), f"{sid}: a mislabelled {slot} group went unnoticed"
+
+
+@pytest.mark.parametrize(
+    "sid, statistic, condition, nominal",
+    [
+        ("3A", "d", "all", 1.0),
+        ("3D", "d", "all", 0.4),
+        ("3B", "d", "interest", 0.4),
+        ("3B", "d", "talent", 0.35),
+        ("N0", "d", "all", 0.0),
+        ("4A", "b", "year", -0.6),
+        ("4C", "b", "year", 0.3),
+        ("4D", "d", "2000vs1900", 0.45),
+        ("X1", "d", "pair3", 0.8),
+    ],
+)
+def test_without_variation_the_realised_value_is_the_nominal_plant(sid, statistic, condition, nominal):
+    """Where the world holds nothing but the plant (no word, item or model variation), the oracle
+    gives the planted size exactly; with variation it does not (the next test)."""
+    plant = demo_plant(sid, NO_VARIATION)
+    t = oracle(STUDIES / f"{sid}.yaml", plant, ["m1", "m2"]).set_index(["statistic", "condition", "model"])["value"]
+    assert t[(statistic, condition, "all")] == pytest.approx(nominal, abs=1e-9)
+    varied = oracle(STUDIES / f"{sid}.yaml", demo_plant(sid, {**NO_VARIATION, "items": 0.3}), ["m1", "m2"])
+    v = varied.set_index(["statistic", "condition", "model"])["value"][(statistic, condition, "all")]
+    assert abs(v - nominal) > 1e-4, "item variation must move the realised value off the nominal one"
+
+
+def test_a_criterion_plant_without_variation_correlates_perfectly():
+    crit = criteria_for("1A")
+    t = oracle(STUDIES / "1A.yaml", demo_plant("1A", NO_VARIATION), ["m1", "m2"], crit)
+    r = t.set_index(["statistic", "condition", "model"])["value"]
+    # 1A plants lpr * (pct_male - 50) / 50; z-scores within model x template keep r = 1
+    assert r[("r", "fmat~pct_male", "all")] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_raw_rows_follow_the_study_file():
+    data = read_study_file(STUDIES / "3A.yaml")
+    q = raw_queries(data).queries
+    assert len(q) == 4 * 18
+    assert set(q.loc[q["M_word"] == "fathers", "MASK"]) == {"Male"}
+    # pair j is the j-th phrase of each ATTRIB group, in the file's order
+    first = q[q["A_pos"] == 0]
+    assert set(first["A_word"]) == {"prioritize career goals", "prioritize family needs"}
+    years = raw_queries(read_study_file(STUDIES / "4A.yaml")).queries
+    assert sorted(set(years["M_word"].astype(int)))[:2] == [1800, 1801] and len(years) == 3 * 220 * 2
+
+
+def test_the_oracle_states_each_formula_in_its_notes():
+    doc = O.__doc__
+    for name in ("stereotype_pairs", "stereotype_domains", "attitude_weat", "change_over_time", "factual_wefat"):
+        assert f"``{name}``" in doc, f"the oracle's Notes do not state the formulas of {name}"

@@ -1,0 +1,121 @@
+"""The exact check of tests/test_oracle.py, shared with its mutation test: plant a world from a
+study file's raw words (fmat_replication.oracle), run the workflow's own stages on the planted
+scores (the design's query table, the LPR stage, the analysis stage) and compare every
+statistic the oracle knows with the workflow's."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from fmat import plant as P
+from fmat.pipeline import lpr_table
+from fmat.results import KEY, RESULT_COLUMNS
+from fmat_replication.analysis import analysis_stage
+from fmat_replication.oracle import oracle, planted_table, read_study_file
+from fmat_replication.queries import load_study_file
+
+REPO = Path(__file__).resolve().parents[2]
+STUDIES = REPO / "config" / "studies"
+MODELS = ["bert-m1", "roberta-m2", "albert-m3", "electra-m4"]
+#: a world with every kind of variation, small: the realised values differ from the nominal
+#: ones, the mixed models are not singular, and the oracle still knows them exactly
+VARIATION = {"words": 0.3, "items": 0.2, "models": 0.1, "model_items": 0.1}
+TOL = 1e-6
+
+
+def demo_plant(sid: str, variation: dict | None = None) -> P.Plant:
+    """The demo world's plant of ``sid`` (nothing planted for a study it does not name)."""
+    plant = P.load_world(REPO / "config" / "world.yaml").plant(sid) or P.Plant(sid)
+    plant.variation = dict(VARIATION if variation is None else variation)
+    return plant
+
+
+#: made-up names for a word list read from a criterion table (Study 1C)
+NAMES = ["Avery", "Jordan", "Taylor", "Morgan", "Casey", "Riley", "Jamie", "Quinn", "Skyler", "Dakota", "Reese", "Rowan"]
+
+
+def criteria_for(sid: str) -> dict[str, pd.DataFrame]:
+    """Made-up criterion tables for Study 1 (% male and WEFAT per item of the study file: the
+    real ones are built by the workflow from data/mirror; 1C's names list is :data:`NAMES`)."""
+    data = read_study_file(STUDIES / f"{sid}.yaml")
+    opts = dict(data.get("analysis", {}).get("options") or {})
+    out = {}
+    items = None
+    crit = opts.get("criterion") or {}
+    if "logit_column" in crit:  # 1C: the names are the criterion table's items
+        pct = np.random.default_rng(7).uniform(5, 95, len(NAMES))
+        out[str(crit["table"])] = pd.DataFrame(
+            {"item": NAMES, str(crit["column"]): pct, str(crit["logit_column"]): np.log(pct / (100 - pct))}
+        )
+        items = NAMES
+    for key in ("criterion", "wefat"):
+        spec = opts.get(key)
+        if not spec:
+            continue
+        if str(spec["table"]) in out:
+            continue
+        if items is None:
+            raw = planted_table(data, P.Plant(sid, variation=dict.fromkeys(VARIATION, 0.0)), ["m"])
+            items = list(dict.fromkeys(raw["T_item"]))
+        rng = np.random.default_rng(len(key))
+        out[str(spec["table"])] = pd.DataFrame(
+            {str(spec.get("item", "item")): items, str(spec["column"]): rng.uniform(0, 100, len(items))}
+        )
+    return out
+
+
+def workflow_vs_oracle(
+    sid: str,
+    tmp: Path,
+    plant: P.Plant | None = None,
+    mutate_queries: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(oracle rows joined with the workflow's value as ``ours``, the workflow's stats);
+    ``tmp``: a folder for the criterion tables the study file's word lists read."""
+    path = STUDIES / f"{sid}.yaml"
+    plant = plant or demo_plant(sid)
+    criteria = criteria_for(sid)
+    for name, table in criteria.items():
+        table.to_parquet(Path(tmp) / f"{name}.parquet")
+    study = load_study_file(path, tmp)
+    if mutate_queries is not None:
+        study.queries = mutate_queries(study.queries.copy())
+    # planted from the study file's raw words and groups, not from the design's query table:
+    # each row of the design gets the log probability its words have in the world
+    raw = planted_table(read_study_file(path), plant, MODELS, criteria)
+    key = [c for c in ("model", "query", "M_word", "T_word", "A_word") if c in raw.columns]
+    lookup = raw.set_index(key)["lp"]
+    scores = P.planted_scores(study, plant, MODELS, criteria)
+    lp = lookup.reindex(pd.MultiIndex.from_frame(scores[key].astype(str))).to_numpy(dtype=float)
+    assert not np.isnan(lp).any(), f"{sid}: a row of the query design has words the study file does not have"
+    scores["logp"], scores["prob"] = lp, np.exp(lp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lpr = lpr_table(study, scores)
+        stats, _, _ = analysis_stage(study, scores, lpr, pd.DataFrame(columns=RESULT_COLUMNS), criteria, sid=sid)
+    truth = oracle(path, plant, MODELS, criteria)
+    both = truth.merge(stats[KEY + ["value"]].rename(columns={"value": "ours"}), on=KEY, how="left")
+    return both, stats
+
+
+def problems(both: pd.DataFrame, stats: pd.DataFrame) -> list[str]:
+    """Every statistic the oracle knows that the workflow misses or gets wrong (beyond
+    :data:`TOL`), and every t whose sign is not its d's (or b's)."""
+    out = [
+        f"{r.statistic}:{r.condition}:{r.model}: oracle {r.value:.9g}, ours {r.ours:.9g}"
+        for r in both.itertuples()
+        if not (np.isfinite(r.ours) and abs(r.ours - r.value) <= TOL)
+    ]
+    truth = {(r.condition): r.value for r in both.itertuples() if r.model == "all" and r.statistic in ("d", "b")}
+    for r in stats[(stats["statistic"] == "t") & (stats["model"] == "all")].itertuples():
+        want = truth.get(r.condition)
+        if want is None:
+            out.append(f"t:{r.condition}: the oracle has no d or b for it")
+        elif abs(want) > TOL and np.sign(r.value) != np.sign(want):
+            out.append(f"t:{r.condition} = {r.value:.4g} has not the sign of the oracle's {want:.4g}")
+    return out
