@@ -55,8 +55,10 @@ m of d(m, a) - d(m, b)``.
 ``factual_wefat`` / ``factual_names`` (1A-1C): ``LPR(m, q, i) = lp(male word | q, i) - lp(female
 word | q, i)``; ``z`` = LPR standardized (mean 0, SD 1 with ddof = 1) over the items within
 (m, q); FMAT score of item i = mean z over m and q; ``r`` = Pearson r of the FMAT score with
-the criterion column over the items the criterion table holds (``fmat~<column>``; per model
-with model = slug, the z averaged over q only).
+% male (``fmat~pct_male``) and with WEFAT (``fmat~wefat``) over the items both criterion
+tables hold; per template q (``fmat~pct_male:Q<k>``, k in the file's template order) the z
+averaged over the models; per model (model = slug) the z averaged over the templates, and
+per model and template the z itself.
 
 What has no closed form here is not given: t, F, p, SEs, R2 (they depend on the mixed
 model's variance estimates); :func:`oracle` gives each d the sign its t must have, and the
@@ -255,27 +257,37 @@ def _change(sid: str, data: Mapping, t: pd.DataFrame, opts: Mapping) -> list[dic
 
 
 def _factual(sid: str, t: pd.DataFrame, opts: Mapping, criteria: Mapping[str, pd.DataFrame] | None) -> list[dict]:
-    spec = opts["criterion"]
-    table = (criteria or {}).get(str(spec["table"]))
-    if table is None:
+    columns = {}  # criterion name in the conditions -> {item: value}
+    for key, var in (("criterion", "pct_male"), ("wefat", "wefat")):
+        spec = opts.get(key)
+        table = (criteria or {}).get(str(spec["table"])) if spec else None
+        if table is not None:
+            item = str(spec.get("item", "item"))
+            columns[var] = dict(zip(table[item].astype(str), pd.to_numeric(table[str(spec["column"])])))
+    if "pct_male" not in columns:
         return []
-    crit = dict(zip(table[str(spec.get("item", "item"))].astype(str), pd.to_numeric(table[str(spec["column"])])))
     male, female = list(dict.fromkeys(t["MASK"]))[:2]
     keys = ["model", "query", "T_item"]
     lpr = (t[t["MASK"] == male].set_index(keys)["lp"] - t[t["MASK"] == female].set_index(keys)["lp"]).rename("lpr")
     lpr = lpr.reset_index()
     g = lpr.groupby(["model", "query"], sort=False)["lpr"]
     lpr["z"] = (lpr["lpr"] - g.transform("mean")) / g.transform(lambda s: s.std(ddof=1))
-    lpr = lpr[lpr["T_item"].isin(crit)]
-    name = f"fmat~{spec['column']}"
+    for crit in columns.values():
+        lpr = lpr[lpr["T_item"].isin(crit)]
+    qnum = {q: f"Q{k + 1}" for k, q in enumerate(dict.fromkeys(t["query"]))}
 
-    def r(sub):
+    def r(sub, var):
         s = sub.groupby("T_item", sort=False)["z"].mean()
-        c = s.index.map(crit).to_numpy(dtype=float)
+        c = s.index.map(columns[var]).to_numpy(dtype=float)
         return float(np.corrcoef(s.to_numpy(dtype=float), c)[0, 1])
 
-    rows = [_row(sid, "r", name, "all", r(lpr))]
-    rows += [_row(sid, "r", name, model_slug(m), r(g)) for m, g in lpr.groupby("model", sort=False)]
+    rows = []
+    for var in columns:
+        rows.append(_row(sid, "r", f"fmat~{var}", "all", r(lpr, var)))
+        rows += [_row(sid, "r", f"fmat~{var}:{qnum[q]}", "all", r(g, var)) for q, g in lpr.groupby("query", sort=False)]
+        for m, g in lpr.groupby("model", sort=False):
+            rows.append(_row(sid, "r", f"fmat~{var}", model_slug(m), r(g, var)))
+            rows += [_row(sid, "r", f"fmat~{var}:{qnum[q]}", model_slug(m), r(h, var)) for q, h in g.groupby("query", sort=False)]
     return rows
 
 
