@@ -555,8 +555,9 @@ def judge_recovery(
     (relative) of it. A ``min``: at least that, and p < .05; a ``sign``: that sign and p < .05.
     ``absent`` (nothing planted) is recovered when the CI covers the realised value (nothing
     found beyond what the world holds; 0 where the world has no item variation), else when
-    ``p >= .05``. An expectation that states none of value, sign, min or absent is never
-    recovered (it would accept either sign)."""
+    ``p >= .05`` (:func:`recovery` judges a t row's null by its d's realised value and CI). An
+    expectation that states none of value, sign, min or absent is never recovered (it would
+    accept either sign)."""
     kinds = [k for k in EXPECTATION_KINDS if k in e]
     if len(kinds) != 1:
         return NOT_RECOVERED, "the expectation states " + (
@@ -615,6 +616,18 @@ def judge_recovery(
     return (NOT_RECOVERED, "; ".join(problems)) if problems else (RECOVERED, "sign" + (", p < .05" if has_p else "") + size)
 
 
+def _ci_of(stats: pd.DataFrame, key: tuple[str, str, str]) -> tuple[float, float]:
+    """The 95% CI of the results row ``(statistic, condition, model)`` (NaN when absent)."""
+    if not {"ci_low", "ci_high"} <= set(stats.columns):
+        return (math.nan, math.nan)
+    row = stats[
+        (stats["statistic"].astype(str) == key[0])
+        & (stats["condition"].astype(str) == key[1])
+        & (stats["model"].astype(str) == key[2])
+    ]
+    return (float(row["ci_low"].iloc[0]), float(row["ci_high"].iloc[0])) if len(row) else (math.nan, math.nan)
+
+
 def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape:
     ``statistic, condition, model, value, p`` and, where there, ``ci_low, ci_high``) -> one row
@@ -655,6 +668,10 @@ def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = 
             key = (str(r["statistic"]), str(r["condition"]), str(r["model"]))
             real = truth.get(key)
             ci = (r.get("ci_low"), r.get("ci_high"))
+            if real is None and key[0] == "t" and ("d",) + key[1:] in truth and e.get("absent"):
+                # a t has no realised value of its own: its null is its d's (t = d / SE), so
+                # the d's CI must cover the d the world holds
+                real, ci = truth[("d",) + key[1:]], _ci_of(stats, ("d",) + key[1:])
             verdict, reason = judge_recovery(e, r["value"], r.get("p"), real, ci)
             rows.append(
                 {

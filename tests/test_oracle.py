@@ -7,12 +7,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
-from oracle_check import STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
+from oracle_check import DEMO_MODELS, STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
 
 import fmat_replication.oracle as O
+from fmat import plant as P
 from fmat_replication.oracle import oracle, raw_queries, read_study_file
+from fmat_replication.recovery import study_recovery
 
 REPO = Path(__file__).resolve().parents[1]
 ALL = sorted(p.stem for p in STUDIES.glob("*.yaml"))
@@ -148,3 +151,21 @@ def test_the_oracle_states_each_formula_in_its_notes():
     doc = O.__doc__
     for name in ("stereotype_pairs", "stereotype_domains", "attitude_weat", "change_over_time", "factual_wefat"):
         assert f"``{name}``" in doc, f"the oracle's Notes do not state the formulas of {name}"
+
+
+@pytest.mark.parametrize("sid", [s for s in ALL if s != "X2"])
+def test_the_planted_scores_recover_every_expectation_of_the_demo_world(sid, tmp_path):
+    """The demo world's expectations (config/world.yaml) judged by the recovery stage's rule
+    against the realised values, on the planted scores themselves (no training): each one holds.
+    So an expectation that this world does not imply (a wrong value, sign or absent) goes red
+    here, in seconds, and not only after the demo's training."""
+    plant = P.load_world(REPO / "config" / "world.yaml").plant(sid)
+    if plant is None:
+        pytest.skip(f"the demo world names no study {sid}")
+    both, stats = workflow_vs_oracle(sid, tmp_path, plant=plant, models=DEMO_MODELS)
+    rec = study_recovery(REPO / "config" / "world.yaml", stats, sid, STUDIES / f"{sid}.yaml", DEMO_MODELS, criteria_for(sid))
+    bad = rec[rec["verdict"] != "recovered"]
+    assert not len(bad), bad[["statistic", "condition", "model", "planted", "realised", "value", "reason"]].to_string()
+    judged = rec[rec["realised"].notna()]
+    # every judged row with a closed form has the oracle's value as ours (the planted scores are exact)
+    assert np.allclose(judged["value"][judged["statistic"] != "t"], judged["realised"][judged["statistic"] != "t"], atol=1e-6)

@@ -1,6 +1,6 @@
 """The exact check of tests/test_oracle.py, shared with its mutation test: plant a world from a
 study file's raw words (fmat_replication.oracle), run the workflow's own stages on the planted
-scores (the design's query table, the LPR stage, the analysis stage) and compare every
+scores (the design's query table, the LPR, reliability and analysis stages) and compare every
 statistic the oracle knows with the workflow's."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from fmat import plant as P
-from fmat.pipeline import lpr_table
-from fmat.results import KEY, RESULT_COLUMNS
+from fmat.pipeline import lpr_table, reliability_tables
+from fmat.results import KEY
 from fmat_replication.analysis import analysis_stage
 from fmat_replication.oracle import oracle, planted_table, read_study_file
 from fmat_replication.queries import load_study_file
@@ -22,6 +23,8 @@ from fmat_replication.queries import load_study_file
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = REPO / "config" / "studies"
 MODELS = ["bert-m1", "roberta-m2", "albert-m3", "electra-m4"]
+#: the demo's model names (config/demo.yaml): they seed each model's variation in its world
+DEMO_MODELS = [str(m["name"]) for m in yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))["models"]]
 #: a world with every kind of variation, small: the realised values differ from the nominal
 #: ones, the mixed models are not singular, and the oracle still knows them exactly
 VARIATION = {"words": 0.3, "items": 0.2, "models": 0.1, "model_items": 0.1}
@@ -63,9 +66,13 @@ def criteria_for(sid: str) -> dict[str, pd.DataFrame]:
             raw = planted_table(data, P.Plant(sid, variation=dict.fromkeys(VARIATION, 0.0)), ["m"])
             items = list(dict.fromkeys(raw["T_item"]))
         rng = np.random.default_rng(len(key))
-        out[str(spec["table"])] = pd.DataFrame(
-            {str(spec.get("item", "item")): items, str(spec["column"]): rng.uniform(0, 100, len(items))}
-        )
+        if key == "criterion":
+            value = rng.uniform(0, 100, len(items))
+        else:  # WEFAT follows % male, as in the real data (r = .77 in 1A)
+            c = opts["criterion"]
+            pct = out[str(c["table"])].set_index(str(c.get("item", "item")))[str(c["column"])]
+            value = (pct.reindex(items).to_numpy() - 50) / 50 + rng.normal(0, 0.4, len(items))
+        out[str(spec["table"])] = pd.DataFrame({str(spec.get("item", "item")): items, str(spec["column"]): value})
     return out
 
 
@@ -73,6 +80,7 @@ def workflow_vs_oracle(
     sid: str,
     tmp: Path,
     plant: P.Plant | None = None,
+    models: list[str] = MODELS,
     mutate_queries: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(oracle rows joined with the workflow's value as ``ours``, the workflow's stats);
@@ -87,18 +95,19 @@ def workflow_vs_oracle(
         study.queries = mutate_queries(study.queries.copy())
     # planted from the study file's raw words and groups, not from the design's query table:
     # each row of the design gets the log probability its words have in the world
-    raw = planted_table(read_study_file(path), plant, MODELS, criteria)
+    raw = planted_table(read_study_file(path), plant, models, criteria)
     key = [c for c in ("model", "query", "M_word", "T_word", "A_word") if c in raw.columns]
     lookup = raw.set_index(key)["lp"]
-    scores = P.planted_scores(study, plant, MODELS, criteria)
+    scores = P.planted_scores(study, plant, models, criteria)
     lp = lookup.reindex(pd.MultiIndex.from_frame(scores[key].astype(str))).to_numpy(dtype=float)
     assert not np.isnan(lp).any(), f"{sid}: a row of the query design has words the study file does not have"
     scores["logp"], scores["prob"] = lp, np.exp(lp)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lpr = lpr_table(study, scores)
-        stats, _, _ = analysis_stage(study, scores, lpr, pd.DataFrame(columns=RESULT_COLUMNS), criteria, sid=sid)
-    truth = oracle(path, plant, MODELS, criteria)
+        _, reliability = reliability_tables(study, scores, lpr, sid=sid)
+        stats, _, _ = analysis_stage(study, scores, lpr, reliability, criteria, sid=sid)
+    truth = oracle(path, plant, models, criteria)
     both = truth.merge(stats[KEY + ["value"]].rename(columns={"value": "ours"}), on=KEY, how="left")
     return both, stats
 
