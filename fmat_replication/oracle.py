@@ -60,6 +60,12 @@ tables hold; per template q (``fmat~pct_male:Q<k>``, k in the file's template or
 averaged over the models; per model (model = slug) the z averaged over the templates, and
 per model and template the z itself.
 
+Degrees of freedom (column ``df``, where the row has a test): a Pearson r and a per-model OLS
+slope ``n - 2``; a mixed model's term that varies within the models (nlme's level-1 df) ``N -
+M - k``, with ``N`` the modelled rows, ``M`` the models and ``k`` the fixed effects beside the
+intercept (the full factorial's cells - 1: 3A ``2 x 2 x 9 - 1 = 35``; 2A ``2 x 2 x 2 - 1 = 7``;
+the slope on year ``1``); a pairwise century contrast ``M - 1``.
+
 What has no closed form here is not given: t, F, p, SEs, R2 (they depend on the mixed
 model's variance estimates); :func:`oracle` gives each d the sign its t must have, and the
 checking test asks that of the t rows.
@@ -85,7 +91,7 @@ SLOTS = {"MASK": "M_word", "TARGET": "T_word", "ATTRIB": "A_word"}
 #: default population SD of an LPR (Bao 2024, Step 3)
 SIGMA = 1.414
 #: the columns of :func:`oracle`'s table
-ORACLE_COLUMNS = ["study", "statistic", "condition", "model", "value"]
+ORACLE_COLUMNS = ["study", "statistic", "condition", "model", "value", "df"]
 
 
 # ----------------------------------------------------------------------------- the study file, read raw
@@ -165,8 +171,14 @@ def planted_table(
 
 
 # ----------------------------------------------------------------------------- the statistics
-def _row(sid, statistic, condition, model, value) -> dict:
-    return {"study": sid, "statistic": statistic, "condition": condition, "model": model, "value": float(value)}
+def _row(sid, statistic, condition, model, value, df=np.nan) -> dict:
+    return {"study": sid, "statistic": statistic, "condition": condition, "model": model, "value": float(value), "df": float(df)}
+
+
+def _lmm_df(n: int, models: int, within: int) -> int:
+    """nlme's level-1 df of a term that varies within the models: N - M - (fixed effects that
+    vary within the models)."""
+    return int(n - models - within)
 
 
 def _stereotype_pairs(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
@@ -181,8 +193,11 @@ def _stereotype_pairs(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     def d(sub):
         return sub.loc[sub["MASK"] == ga, "y"].mean() - sub.loc[sub["MASK"] == gb, "y"].mean()
 
-    rows = [_row(sid, "d", "all", "all", d(y))]
-    rows += [_row(sid, "d", f"pair{j + 1}", "all", d(g)) for j, g in sorted(y.groupby("A_pos"), key=lambda kv: kv[0])]
+    y = y[y["MASK"].isin([ga, gb])]
+    cells = 2 * max(1, len(opts.get("mask_wordings") or [])) * y["A_pos"].nunique()
+    df = _lmm_df(len(y), y["model"].nunique(), cells - 1)
+    rows = [_row(sid, "d", "all", "all", d(y), df)]
+    rows += [_row(sid, "d", f"pair{j + 1}", "all", d(g), df) for j, g in sorted(y.groupby("A_pos"), key=lambda kv: kv[0])]
     rows += [_row(sid, "d", "all", model_slug(m), d(g)) for m, g in y.groupby("model", sort=False)]
     return rows
 
@@ -199,8 +214,11 @@ def _stereotype_domains(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     def d(x):
         return x.loc[x["MASK"] == ga, "x"].mean() - x.loc[x["MASK"] == gb, "x"].mean()
 
-    rows = [_row(sid, "d", f, "all", d(x)) for f, x in forms.items()]
-    rows.append(_row(sid, "d", "all", "all", np.mean([d(x) for x in forms.values()])))
+    n = sum(int(x["MASK"].isin([ga, gb]).sum()) for x in forms.values())
+    cells = 2 * max(1, len(opts.get("mask_wordings") or [])) * len(forms)
+    df = _lmm_df(n, t["model"].nunique(), cells - 1)
+    rows = [_row(sid, "d", f, "all", d(x), df) for f, x in forms.items()]
+    rows.append(_row(sid, "d", "all", "all", np.mean([d(x) for x in forms.values()]), df))
     for m in dict.fromkeys(t["model"]):
         rows.append(_row(sid, "d", "all", model_slug(m), np.mean([d(x[x["model"] == m]) for x in forms.values()])))
     return rows
@@ -212,6 +230,9 @@ def _attitude(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     lp = t.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
     rows = []
     perceivers = {str(name): str(q) for name, q in opts["perceivers"].items()}
+    n_items = t.drop_duplicates(["TARGET", "T_word"]).shape[0]
+    n = t["model"].nunique() * len(perceivers) * len(opts["relations"]) * n_items
+    df = _lmm_df(n, t["model"].nunique(), 2 * len(perceivers) * len(opts["relations"]) - 1)
     for rel, (pos, neg) in opts["relations"].items():
         lpr = (lp.xs(str(pos), level="M_word") - lp.xs(str(neg), level="M_word")).rename("lpr").reset_index()
         ds = {}
@@ -221,11 +242,11 @@ def _attitude(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
                 z = g["lpr"] / g["lpr"].std(ddof=1)
                 per_model.append(z[g["TARGET"] == c1].mean() - z[g["TARGET"] == c2].mean())
             ds[name] = float(np.mean(per_model))
-            rows.append(_row(sid, "d", f"{rel}:{name}", "all", ds[name]))
+            rows.append(_row(sid, "d", f"{rel}:{name}", "all", ds[name], df))
         names = list(perceivers)
         if len(names) == 2:
-            rows.append(_row(sid, "d", f"{rel}:average", "all", (ds[names[0]] + ds[names[1]]) / 2))
-            rows.append(_row(sid, "d", f"{rel}:{names[0]}-{names[1]}", "all", ds[names[0]] - ds[names[1]]))
+            rows.append(_row(sid, "d", f"{rel}:average", "all", (ds[names[0]] + ds[names[1]]) / 2, df))
+            rows.append(_row(sid, "d", f"{rel}:{names[0]}-{names[1]}", "all", ds[names[0]] - ds[names[1]], df))
     return rows
 
 
@@ -245,14 +266,15 @@ def _change(sid: str, data: Mapping, t: pd.DataFrame, opts: Mapping) -> list[dic
         return float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
 
     b = slope(d)
+    models = d["model"].nunique()
     rows = [
-        _row(sid, "b", "year", "all", b),
+        _row(sid, "b", "year", "all", b, _lmm_df(len(d), models, 1)),
         _row(sid, "beta", "year", "all", b * d["x"].std(ddof=1) / d["d"].std(ddof=1)),
     ]
-    rows += [_row(sid, "b", "year", model_slug(m), slope(g)) for m, g in d.groupby("model", sort=False)]
+    rows += [_row(sid, "b", "year", model_slug(m), slope(g), len(g) - 2) for m, g in d.groupby("model", sort=False)]
     by_year = d.assign(year=d["M_word"].astype(int)).pivot(index="model", columns="year", values="d")
     for a, c in opts.get("century_contrasts") or []:
-        rows.append(_row(sid, "d", f"{int(a)}vs{int(c)}", "all", (by_year[int(a)] - by_year[int(c)]).mean()))
+        rows.append(_row(sid, "d", f"{int(a)}vs{int(c)}", "all", (by_year[int(a)] - by_year[int(c)]).mean(), models - 1))
     return rows
 
 
@@ -279,15 +301,17 @@ def _factual(sid: str, t: pd.DataFrame, opts: Mapping, criteria: Mapping[str, pd
     def r(sub, var):
         s = sub.groupby("T_item", sort=False)["z"].mean()
         c = s.index.map(columns[var]).to_numpy(dtype=float)
-        return float(np.corrcoef(s.to_numpy(dtype=float), c)[0, 1])
+        return float(np.corrcoef(s.to_numpy(dtype=float), c)[0, 1]), len(s) - 2
 
     rows = []
     for var in columns:
-        rows.append(_row(sid, "r", f"fmat~{var}", "all", r(lpr, var)))
-        rows += [_row(sid, "r", f"fmat~{var}:{qnum[q]}", "all", r(g, var)) for q, g in lpr.groupby("query", sort=False)]
+        rows.append(_row(sid, "r", f"fmat~{var}", "all", *r(lpr, var)))
+        rows += [_row(sid, "r", f"fmat~{var}:{qnum[q]}", "all", *r(g, var)) for q, g in lpr.groupby("query", sort=False)]
         for m, g in lpr.groupby("model", sort=False):
-            rows.append(_row(sid, "r", f"fmat~{var}", model_slug(m), r(g, var)))
-            rows += [_row(sid, "r", f"fmat~{var}:{qnum[q]}", model_slug(m), r(h, var)) for q, h in g.groupby("query", sort=False)]
+            rows.append(_row(sid, "r", f"fmat~{var}", model_slug(m), *r(g, var)))
+            rows += [
+                _row(sid, "r", f"fmat~{var}:{qnum[q]}", model_slug(m), *r(h, var)) for q, h in g.groupby("query", sort=False)
+            ]
     return rows
 
 

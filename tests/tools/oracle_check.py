@@ -108,7 +108,7 @@ def workflow_vs_oracle(
         _, reliability = reliability_tables(study, scores, lpr, sid=sid)
         stats, _, _ = analysis_stage(study, scores, lpr, reliability, criteria, sid=sid)
     truth = oracle(path, plant, models, criteria)
-    both = truth.merge(stats[KEY + ["value"]].rename(columns={"value": "ours"}), on=KEY, how="left")
+    both = truth.merge(stats[KEY + ["value", "df"]].rename(columns={"value": "ours", "df": "ours_df"}), on=KEY, how="left")
     return both, stats
 
 
@@ -119,6 +119,11 @@ def problems(both: pd.DataFrame, stats: pd.DataFrame) -> list[str]:
         f"{r.statistic}:{r.condition}:{r.model}: oracle {r.value:.9g}, ours {r.ours:.9g}"
         for r in both.itertuples()
         if not (np.isfinite(r.ours) and abs(r.ours - r.value) <= TOL)
+    ]
+    out += [
+        f"df of {r.statistic}:{r.condition}:{r.model}: oracle {r.df:g}, ours {r.ours_df:g}"
+        for r in both.itertuples()
+        if np.isfinite(r.df) and not r.ours_df == r.df
     ]
     truth = {(r.condition): r.value for r in both.itertuples() if r.model == "all" and r.statistic in ("d", "b")}
     for r in stats[(stats["statistic"] == "t") & (stats["model"] == "all")].itertuples():
