@@ -44,7 +44,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import validate
+from . import checking, validate
 from .errors import InputError
 from .runner import concat_scores, label_scores
 from .study import _json_path
@@ -461,8 +461,8 @@ def expected_share(lpr: float) -> float:
 #: relative size tolerance of an expectation with a ``value`` judged without a confidence
 #: interval (ours within 50% of the value)
 TOLERANCE = 0.5
-#: significance level of the recovery rule
-LEVEL = 0.05
+#: significance level of the recovery rule (the paper check's: :data:`fmat.checking.LEVEL`)
+LEVEL = checking.LEVEL
 RECOVERED, NOT_RECOVERED = "recovered", "not recovered"
 #: what an expectation states: exactly one of these (docs/planting.md, "The recovery rule")
 EXPECTATION_KINDS = ("value", "sign", "min", "absent")
@@ -574,7 +574,7 @@ def judge_recovery(
             lo, hi = float(ci[0]), float(ci[1])
             return (
                 (RECOVERED, f"95% CI [{lo:.3g}, {hi:.3g}] covers the realised {float(realised):.3g}")
-                if lo <= float(realised) <= hi
+                if checking.covers(float(realised), lo, hi).ok
                 else (
                     NOT_RECOVERED,
                     f"95% CI [{lo:.3g}, {hi:.3g}] misses the realised {float(realised):.3g}: "
@@ -585,29 +585,28 @@ def judge_recovery(
             return NOT_RECOVERED, "no p to test the null with"
         return (
             (RECOVERED, f"p = {float(p):.3f} >= .05")
-            if p >= LEVEL
+            if checking.significance(False, p, LEVEL).ok
             else (NOT_RECOVERED, f"p = {float(p):.3g} < .05: an effect found where none was planted")
         )
     problems = []
     nominal = float(e["value"]) if "value" in e else None
     sign = int(e["sign"]) if "sign" in e else (int(np.sign(nominal)) if nominal else 0) or (1 if "min" in e else 0)
-    if sign and np.sign(value) != sign:
+    if checking.sign(sign, value).ok is False:
         problems.append(f"sign {'+' if value > 0 else '-'} (planted {'+' if sign > 0 else '-'})")
-    if has_p and not p < LEVEL:
+    if has_p and checking.significance(True, p, LEVEL).ok is False:
         problems.append(f"p = {float(p):.3f} not < .05")
     size = ""
     if nominal is not None:
         target = float(realised) if has_real else nominal
         what = "realised" if has_real else "planted"
         if has_ci:
-            lo, hi = float(ci[0]), float(ci[1])
             size = ", CI covers the " + what
-            if not lo <= target <= hi:
-                problems.append(f"95% CI [{lo:.3g}, {hi:.3g}] misses the {what} {target:.3g}")
+            if not checking.covers(target, ci[0], ci[1]).ok:
+                problems.append(f"95% CI [{float(ci[0]):.3g}, {float(ci[1]):.3g}] misses the {what} {target:.3g}")
         else:
             tol = float(e.get("tolerance", TOLERANCE))
             size = ", size"
-            if abs(value - target) > tol * abs(target):
+            if not checking.closeness(target, value, tol * abs(target)).ok:
                 problems.append(f"{value:.2f} is not within {tol:.0%} of the {what} {target:.2f}")
     if "min" in e:
         size = ", size"
