@@ -15,7 +15,7 @@ from oracle_check import DEMO_MODELS, STUDIES, criteria_for, demo_plant, problem
 import fmat_replication.oracle as O
 from fmat import plant as P
 from fmat_replication.oracle import oracle, raw_queries, read_study_file
-from fmat_replication.recovery import study_recovery
+from fmat_replication.recovery import recovery_stage, study_recovery
 
 REPO = Path(__file__).resolve().parents[1]
 ALL = sorted(p.stem for p in STUDIES.glob("*.yaml"))
@@ -169,3 +169,28 @@ def test_the_planted_scores_recover_every_expectation_of_the_demo_world(sid, tmp
     judged = rec[rec["realised"].notna()]
     # every judged row with a closed form has the oracle's value as ours (the planted scores are exact)
     assert np.allclose(judged["value"][judged["statistic"] != "t"], judged["realised"][judged["statistic"] != "t"], atol=1e-6)
+
+
+def test_the_recovery_stage_judges_against_the_realised_values(tmp_path):
+    """Rule recovery_study's call (scripts/recovery.py): stats, world, study file, the models'
+    names and the criterion tables in -> rows with the realised value, our CI and verdicts."""
+    both, stats = workflow_vs_oracle(
+        "1A", tmp_path, plant=P.load_world(REPO / "config" / "world.yaml").plant("1A"), models=DEMO_MODELS
+    )
+    stats.to_parquet(tmp_path / "stats.parquet")
+    crit = sorted(str(p) for p in tmp_path.glob("*.parquet") if p.name != "stats.parquet")
+    assert crit, "workflow_vs_oracle writes the criterion tables it made"
+    recovery_stage(
+        REPO / "config" / "world.yaml",
+        tmp_path / "stats.parquet",
+        sid="1A",
+        out=tmp_path / "rec.parquet",
+        study_path=STUDIES / "1A.yaml",
+        models=DEMO_MODELS,
+        criteria_paths=crit,
+    )
+    rec = pd.read_parquet(tmp_path / "rec.parquet")
+    r = rec[(rec["statistic"] == "r") & (rec["condition"] == "fmat~pct_male")].iloc[0]
+    truth = both.set_index(["statistic", "condition", "model"])["value"][("r", "fmat~pct_male", "all")]
+    assert r["realised"] == pytest.approx(truth, abs=1e-9) and r["ci_low"] < r["realised"] < r["ci_high"]
+    assert set(rec["verdict"]) == {"recovered"}
