@@ -194,3 +194,14 @@ def test_the_recovery_stage_judges_against_the_realised_values(tmp_path):
     truth = both.set_index(["statistic", "condition", "model"])["value"][("r", "fmat~pct_male", "all")]
     assert r["realised"] == pytest.approx(truth, abs=1e-9) and r["ci_low"] < r["realised"] < r["ci_high"]
     assert set(rec["verdict"]) == {"recovered"}
+
+
+def test_a_null_holds_exactly_zero_where_items_and_model_items_do_not_vary():
+    """N0 plants nothing: with word and model variation but no item or model-item variation its
+    realised d is 0 exactly (word frequencies cancel in the attribute-paired LPR); with item
+    variation the world holds a chance association, which the null's CI must cover instead."""
+    nothing = {"words": 0.5, "items": 0.0, "models": 0.1, "model_items": 0.0}
+    t = oracle(STUDIES / "N0.yaml", demo_plant("N0", nothing), DEMO_MODELS)
+    assert np.abs(t.loc[t["statistic"] == "d", "value"]).max() < 1e-12
+    chance = oracle(STUDIES / "N0.yaml", demo_plant("N0", {**nothing, "items": 0.3}), DEMO_MODELS)
+    assert np.abs(chance.loc[chance["statistic"] == "d", "value"]).max() > 1e-3
