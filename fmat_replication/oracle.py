@@ -24,7 +24,8 @@ Notes
 -----
 Notation: ``lp(w | c, m)`` is the planted natural log probability of [MASK] word ``w`` in
 context ``c`` (a template with its TARGET and ATTRIB filled) for model ``m``; ``sigma`` is
-the study's ``analysis.options.sigma`` (default 1.414); means are plain means over every
+the study's ``analysis.options.sigma`` (default sqrt 2, as the analyses'); a contrast the
+options do not name is the first two groups of the slot in the file's order; means are plain means over every
 model, template, word and item of the study file (all designs here are balanced, so the
 mixed models' estimated marginal means equal these means).
 
@@ -74,6 +75,7 @@ checking test asks that of the t rows.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -88,8 +90,9 @@ from fmat.results import model_slug
 
 #: the slots of a study file and the query-table column of each slot's word
 SLOTS = {"MASK": "M_word", "TARGET": "T_word", "ATTRIB": "A_word"}
-#: default population SD of an LPR (Bao 2024, Step 3)
-SIGMA = 1.414
+#: default population SD of an LPR where a study file gives no ``sigma`` (the analyses'
+#: default: sqrt 2; the paper prints 1.414, which the study files state)
+SIGMA = math.sqrt(2.0)
 #: the columns of :func:`oracle`'s table
 ORACLE_COLUMNS = ["study", "statistic", "condition", "model", "value", "df"]
 
@@ -181,10 +184,16 @@ def _lmm_df(n: int, models: int, within: int) -> int:
     return int(n - models - within)
 
 
+def _first_two(t: pd.DataFrame, slot: str, named) -> tuple[str, str]:
+    """The contrast an option names, else the slot's first two groups in the file's order."""
+    a, b = [str(g) for g in (named or list(dict.fromkeys(t[slot]))[:2])]
+    return a, b
+
+
 def _stereotype_pairs(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     sigma = float(opts.get("sigma", SIGMA))
-    ga, gb = (str(g) for g in opts["mask_contrast"])
-    aa, ab = (str(g) for g in opts["attrib_contrast"])
+    ga, gb = _first_two(t, "MASK", opts.get("mask_contrast"))
+    aa, ab = _first_two(t, "ATTRIB", opts.get("attrib_contrast"))
     keys = ["model", "query", "MASK", "M_word", "A_pos"]
     first = t[t["ATTRIB"] == aa].set_index(keys)["lp"]
     second = t[t["ATTRIB"] == ab].set_index(keys)["lp"]
@@ -204,7 +213,7 @@ def _stereotype_pairs(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
 
 def _stereotype_domains(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     sigma = float(opts.get("sigma", SIGMA))
-    ga, gb = (str(g) for g in opts["mask_contrast"])
+    ga, gb = _first_two(t, "MASK", opts.get("mask_contrast"))
     y = t.assign(y=t["lp"] / sigma).groupby(["model", "MASK", "M_word", "ATTRIB"], sort=False)["y"].mean()
     forms = {}
     for form, (focal, ref) in opts["forms"].items():
@@ -253,9 +262,10 @@ def _attitude(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
 def _change(sid: str, data: Mapping, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     sigma = float(opts.get("sigma", SIGMA))
     scale = float(opts.get("year_scale", 100))
-    slot = "TARGET" if "TARGET" in t.columns and t["TARGET"].nunique() == 2 else "ATTRIB"
+    pairing = dict(data.get("lpr") or {})
+    slot = "TARGET" if "TARGET" in t.columns and pairing.get("target_pair", True) else "ATTRIB"
     pos = SLOTS[slot][0] + "_pos"
-    g1, g2 = list(dict.fromkeys(t[slot]))[:2]  # the study file's first group minus its second
+    g1, g2 = _first_two(t, slot, None)  # the paired groups: the file's first minus its second
     keys = ["model", "query", "M_word", pos]
     lpr = t[t[slot] == g1].set_index(keys)["lp"] - t[t[slot] == g2].set_index(keys)["lp"]
     d = (lpr / sigma).groupby(level=["model", "M_word"], sort=False).mean().rename("d").reset_index()

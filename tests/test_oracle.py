@@ -10,10 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from oracle_check import DEMO_MODELS, STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
+import yaml
+from oracle_check import DEMO_MODELS, MODELS, STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
 
 import fmat_replication.oracle as O
 from fmat import plant as P
+from fmat.results import KEY
 from fmat_replication.oracle import oracle, raw_queries, read_study_file
 from fmat_replication.recovery import recovery_stage, study_recovery
 
@@ -205,3 +207,21 @@ def test_a_null_holds_exactly_zero_where_items_and_model_items_do_not_vary():
     assert np.abs(t.loc[t["statistic"] == "d", "value"]).max() < 1e-12
     chance = oracle(STUDIES / "N0.yaml", demo_plant("N0", {**nothing, "items": 0.3}), DEMO_MODELS)
     assert np.abs(chance.loc[chance["statistic"] == "d", "value"]).max() > 1e-3
+
+
+@pytest.mark.parametrize("sid", ["N0", "3B", "4C"])
+def test_a_study_file_that_leaves_contrasts_and_sigma_to_their_defaults(sid, tmp_path):
+    """Any valid study file: without sigma (the analyses' default, sqrt 2) and without the
+    contrasts (the first two groups), the oracle still gives what the workflow computes."""
+    data = yaml.safe_load((STUDIES / f"{sid}.yaml").read_text(encoding="utf-8"))
+    for key in ("sigma", "mask_contrast", "attrib_contrast"):
+        data["analysis"]["options"].pop(key, None)
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    path = folder / f"{sid}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    both, stats = workflow_vs_oracle(sid, tmp_path, path=path)
+    assert not problems(both, stats)
+    # sqrt 2, not the 1.414 the repository's study files state: the oracle follows the file
+    with_sigma = oracle(STUDIES / f"{sid}.yaml", demo_plant(sid), MODELS, criteria_for(sid))
+    assert not np.allclose(both["value"].to_numpy(), with_sigma.set_index(KEY).loc[both.set_index(KEY).index, "value"].to_numpy())

@@ -82,10 +82,12 @@ def workflow_vs_oracle(
     plant: P.Plant | None = None,
     models: list[str] = MODELS,
     mutate_queries: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    path: Path | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(oracle rows joined with the workflow's value as ``ours``, the workflow's stats);
-    ``tmp``: a folder for the criterion tables the study file's word lists read."""
-    path = STUDIES / f"{sid}.yaml"
+    ``tmp``: a folder for the criterion tables the study file's word lists read; ``path``: a
+    study file of id ``sid`` elsewhere than config/studies."""
+    path = Path(path) if path else STUDIES / f"{sid}.yaml"
     plant = plant or demo_plant(sid)
     criteria = criteria_for(sid)
     for name, table in criteria.items():
