@@ -172,6 +172,13 @@ MUTATIONS = [
         "3A",
     ),
     (
+        "2B: a contrast's p one-sided",
+        "fmat.stats.mixed",
+        '"p": float(2 * stats.t.sf(abs(t), df)),',
+        '"p": float(stats.t.sf(abs(t), df)),',
+        "2B",
+    ),
+    (
         "3A: nlme level-1 df one too many",
         "fmat.stats.mixed",
         "df_inner = n - G - p1",
@@ -191,6 +198,16 @@ SURVIVORS = [
         "1A",
         "equivalent: every model x template has the same items, so ddof rescales all z-scores "
         "alike and no r changes (only the figure's z values would)",
+    ),
+    (
+        "3D: sequential F from the lower Cholesky factor instead of the upper",
+        "fmat.stats.mixed",
+        "c0 = np.linalg.cholesky(info).T @ self.beta",
+        "c0 = np.linalg.cholesky(info) @ self.beta",
+        "3D",
+        "equivalent here: every design the oracle checks is balanced, so with sum-to-zero coding the "
+        "information matrix is diagonal and its lower and upper factors agree; an unbalanced design "
+        "(missing LPRs) would tell them apart: tests/test_stats_mixed.py checks anova against R",
     ),
 ]
 

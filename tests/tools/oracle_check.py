@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import yaml
+from scipy import stats as sps
 
 from fmat import plant as P
 from fmat.pipeline import lpr_table, reliability_tables
@@ -116,7 +117,8 @@ def workflow_vs_oracle(
 
 def problems(both: pd.DataFrame, stats: pd.DataFrame) -> list[str]:
     """Every statistic the oracle knows that the workflow misses or gets wrong (beyond
-    :data:`TOL`), and every t whose sign is not its d's (or b's)."""
+    :data:`TOL`, df exactly), every t whose sign is not its d's (or b's) or whose p is not its
+    two-sided p on the oracle's df, and a [MASK] main-effect F that is not t(all)^2."""
     out = [
         f"{r.statistic}:{r.condition}:{r.model}: oracle {r.value:.9g}, ours {r.ours:.9g}"
         for r in both.itertuples()
@@ -128,10 +130,22 @@ def problems(both: pd.DataFrame, stats: pd.DataFrame) -> list[str]:
         if np.isfinite(r.df) and not r.ours_df == r.df
     ]
     truth = {(r.condition): r.value for r in both.itertuples() if r.model == "all" and r.statistic in ("d", "b")}
+    dfs = {(r.condition): r.df for r in both.itertuples() if r.model == "all" and r.statistic in ("d", "b")}
     for r in stats[(stats["statistic"] == "t") & (stats["model"] == "all")].itertuples():
         want = truth.get(r.condition)
         if want is None:
             out.append(f"t:{r.condition}: the oracle has no d or b for it")
-        elif abs(want) > TOL and np.sign(r.value) != np.sign(want):
+            continue
+        if abs(want) > TOL and np.sign(r.value) != np.sign(want):
             out.append(f"t:{r.condition} = {r.value:.4g} has not the sign of the oracle's {want:.4g}")
+        # its p is the two-sided p of t on the oracle's df
+        p = 2 * sps.t.sf(abs(r.value), dfs[r.condition]) if np.isfinite(dfs[r.condition]) else np.nan
+        if np.isfinite(p) and not np.isclose(r.p, p, rtol=1e-6, atol=1e-300):
+            out.append(f"p of t:{r.condition} = {r.p:.6g}, not the two-sided p of t on df {dfs[r.condition]:g} ({p:.6g})")
+    # the [MASK] factor's F (main effect; sequential, balanced design) is t(all)^2
+    t_all = stats[(stats["statistic"] == "t") & (stats["condition"] == "all") & (stats["model"] == "all")]["value"]
+    mains = stats[(stats["statistic"] == "F") & ~stats["condition"].astype(str).str.contains("_x_")]
+    for r in mains.itertuples() if "all" in truth else []:
+        if len(t_all) and not np.isclose(r.value, float(t_all.iloc[0]) ** 2, rtol=1e-9):
+            out.append(f"F:{r.condition} = {r.value:.6g} is not t(all)^2 = {float(t_all.iloc[0]) ** 2:.6g}")
     return out
