@@ -4,9 +4,9 @@ Each case rewrites one line of a module's source (a flipped operand, a forgotten
 pairs swapped, a criterion joined on the wrong key, a wrong df, an average over the wrong level,
 a mislabelled group in the query design...), runs the mutated module in place of the real one
 (its functions rebound wherever the workflow reaches them, its analyses re-registered) and asks
-that the workflow-against-oracle check of one study finds a difference. The mutation that the
-check cannot catch, because it does not change any number, is listed in ``SURVIVORS`` with the
-reason (docs/planting.md, "Mutations")."""
+that the workflow-against-oracle check of one study finds a difference. The mutations that the
+check cannot catch, because they change no number it checks, are listed in ``SURVIVORS`` with
+the reason (docs/planting.md, "Mutations")."""
 
 from __future__ import annotations
 
