@@ -44,6 +44,28 @@ def recovery_rows(recovery: pd.DataFrame, replication: pd.DataFrame | None = Non
     return rows[COLUMNS]
 
 
+def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> pd.DataFrame:
+    """The overview's count per study of the paper's sign-bearing numbers (model ``all``;
+    :data:`SIGN_BEARING`): ``printed`` (in config/paper_results.tsv with a value), ``computable``
+    (the workflow computed the row: the paper check's verdict is not "not computable") and
+    ``checked`` (of those, the rows a world expectation judged), with a total row."""
+    rep = replication[
+        replication["statistic"].astype(str).isin(SIGN_BEARING)
+        & (replication["model"].astype(str) == "all")
+        & pd.to_numeric(replication["paper_value"], errors="coerce").notna()
+    ]
+    judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
+    keys = set(judged[KEY].astype(str).itertuples(index=False, name=None))
+    rows = []
+    for sid, g in rep.groupby("study", sort=False):
+        comp = g[g["verdict"].astype(str) != "not computable"]
+        checked = sum(tuple(k) in keys for k in comp[KEY].astype(str).itertuples(index=False, name=None))
+        rows.append({"study": str(sid), "printed": len(g), "computable": len(comp), "checked": int(checked)})
+    out = pd.DataFrame(rows, columns=["study", "printed", "computable", "checked"])
+    total = {"study": "all", **{c: int(out[c].sum()) for c in ("printed", "computable", "checked")}}
+    return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
+
+
 def recovery_summary(recovery: pd.DataFrame) -> str:
     """One sentence: how many planted numbers were recovered (HTML, escaped)."""
     judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
@@ -67,25 +89,3 @@ def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:
     )
     out["not recovered"] = out["checked"] - out["recovered"]
     return out
-
-
-def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> pd.DataFrame:
-    """The overview's count per study of the paper's sign-bearing numbers (model ``all``;
-    :data:`SIGN_BEARING`): ``printed`` (in config/paper_results.tsv with a value), ``computable``
-    (the workflow computed the row: the paper check's verdict is not "not computable") and
-    ``checked`` (of those, the rows a world expectation judged), with a total row."""
-    rep = replication[
-        replication["statistic"].astype(str).isin(SIGN_BEARING)
-        & (replication["model"].astype(str) == "all")
-        & pd.to_numeric(replication["paper_value"], errors="coerce").notna()
-    ]
-    judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
-    keys = set(judged[KEY].astype(str).itertuples(index=False, name=None))
-    rows = []
-    for sid, g in rep.groupby("study", sort=False):
-        comp = g[g["verdict"].astype(str) != "not computable"]
-        checked = sum(tuple(k) in keys for k in comp[KEY].astype(str).itertuples(index=False, name=None))
-        rows.append({"study": str(sid), "printed": len(g), "computable": len(comp), "checked": int(checked)})
-    out = pd.DataFrame(rows, columns=["study", "printed", "computable", "checked"])
-    total = {"study": "all", **{c: int(out[c].sum()) for c in ("printed", "computable", "checked")}}
-    return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
