@@ -44,7 +44,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import validate
+from . import checking, validate
 from .errors import InputError
 from .runner import concat_scores, label_scores
 from .study import _json_path
@@ -139,6 +139,7 @@ def load_world(path: str | os.PathLike) -> World:
             where=str(path),
             fix="see docs/planting.md for a complete example",
         )
+    check_expectations(data, path)  # before the schema: its oneOf message would not say which kinds
     problems = validate.schema_problems(jsonschema.Draft202012Validator(schema()), data)
     if problems:
         lines = [f"{_json_path(p) or '(top)'}: {m}" for p, m in problems]
@@ -156,6 +157,7 @@ def world_from_mapping(data: Mapping, path: Path | None = None) -> World:
     variation = {**VARIATION, **{k: float(v) for k, v in dict(data.get("variation") or {}).items()}}
     samples = int(data.get("samples", SAMPLES))
     seed = int(data.get("seed", 0))
+    check_expectations(data, path or "world")
     plants = {}
     for sid, body in dict(data["studies"]).items():
         body = dict(body or {})
@@ -456,68 +458,189 @@ def expected_share(lpr: float) -> float:
 
 # ----------------------------------------------------------------------------- recovery
 
-#: relative size tolerance of an expectation with a ``value`` (ours within 50% of it)
+#: relative size tolerance of an expectation with a ``value`` judged without a confidence
+#: interval (ours within 50% of the value)
 TOLERANCE = 0.5
-#: significance level of the recovery rule
-LEVEL = 0.05
+#: significance level of the recovery rule (the paper check's: :data:`fmat.checking.LEVEL`)
+LEVEL = checking.LEVEL
 RECOVERED, NOT_RECOVERED = "recovered", "not recovered"
-RECOVERY_COLUMNS = ["study", "statistic", "condition", "model", "planted", "expect", "value", "p", "verdict", "reason"]
+#: what an expectation states: exactly one of these (docs/planting.md, "The recovery rule")
+EXPECTATION_KINDS = ("value", "sign", "min", "absent")
+RECOVERY_COLUMNS = [
+    "study",
+    "statistic",
+    "condition",
+    "model",
+    "planted",
+    "expect",
+    "realised",
+    "value",
+    "ci_low",
+    "ci_high",
+    "p",
+    "verdict",
+    "reason",
+]
+
+
+def expectation_kind(e: Mapping, where: str = "world") -> str:
+    """Which one of :data:`EXPECTATION_KINDS` the expectation ``e`` states; an
+    :class:`~fmat.errors.InputError` naming ``where`` when it states none or several (a bare
+    ``{statistic: d}`` would accept either sign)."""
+    kinds = [k for k in EXPECTATION_KINDS if k in e]
+    if len(kinds) != 1:
+        said = f"states {' and '.join(kinds)}" if kinds else "states none of them"
+        raise InputError(
+            f"an expectation states exactly one of value, sign, min or absent; this one {said}",
+            where=where,
+            fix="write e.g. {statistic: d, condition: all, value: 0.5}, {..., sign: 1}, {..., min: 0.7} or {..., absent: true}",
+        )
+    if kinds == ["absent"] and e["absent"] is not True:
+        raise InputError(
+            "absent: false says nothing; an expectation of nothing planted is absent: true",
+            where=where,
+            fix="write absent: true, or state a value, sign or min instead",
+        )
+    return kinds[0]
+
+
+def check_expectations(data: Mapping, path: object = "world") -> None:
+    """Every expectation of a parsed world file states exactly one of value, sign, min or
+    absent (:func:`expectation_kind`); the error names the file and the key."""
+    lists = [("expect_all", data.get("expect_all"))] if isinstance(data, Mapping) else []
+    studies = data.get("studies") if isinstance(data, Mapping) else None
+    for sid, body in (studies or {}).items() if isinstance(studies, Mapping) else []:
+        if isinstance(body, Mapping):
+            lists.append((f"studies.{sid}.expect", body.get("expect")))
+    for key, items in lists:
+        for i, e in enumerate(items if isinstance(items, list) else []):
+            if isinstance(e, Mapping):
+                expectation_kind(e, where=f"{path}: {key}[{i}]")
 
 
 def _rule_text(e: Mapping) -> tuple[str, str]:
     """(the planted value as shown, what the rule asks) of one expectation."""
     if e.get("absent"):
-        return "0 (nothing planted)", "p >= .05"
+        return "0 (nothing planted)", "nothing beyond what the world holds: our 95% CI covers the realised value (else p >= .05)"
     if "value" in e:
         tol = float(e.get("tolerance", TOLERANCE))
-        return f"{float(e['value']):.2f}", f"same sign, p < .05, within {tol:.0%} of the planted value"
+        return (
+            f"{float(e['value']):.2f}",
+            f"same sign, p < .05, our 95% CI covers the realised value (without a CI: within {tol:.0%} of it)",
+        )
     if "min" in e:
         return f">= {float(e['min']):.2f}", f"at least {float(e['min']):.2f}, p < .05"
-    return ("> 0" if int(e.get("sign", 1)) > 0 else "< 0"), "this sign, p < .05"
+    if "sign" in e:
+        return ("> 0" if int(e["sign"]) > 0 else "< 0"), "this sign, p < .05"
+    return "", "(states no value, sign, min or absent)"
 
 
-def judge_recovery(e: Mapping, value: float, p: float) -> tuple[str, str]:
+def _finite(x) -> bool:
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def judge_recovery(
+    e: Mapping, value: float, p: float, realised: float | None = None, ci: tuple[float, float] | None = None
+) -> tuple[str, str]:
     """One computed row against one expectation -> ``(verdict, reason)`` (the recovery rule,
-    docs/planting.md): a planted effect is recovered when ours has its sign, ``p < .05`` (where
-    the row has a p) and, for a planted ``value``, is within ``tolerance`` (relative) of it, or
-    for a ``min``, at least that; nothing planted (``absent``) is recovered when ``p >= .05``."""
-    if value is None or not math.isfinite(float(value)):
+    docs/planting.md).
+
+    A planted ``value`` is recovered when ours has its sign, ``p < .05`` (where the row has a
+    p) and our 95% CI ``ci`` covers the ``realised`` value (what the world implies for these
+    items and models: :func:`fmat_replication.oracle.oracle`); without a realised value the
+    nominal ``value`` stands in for it, and without a CI ours must be within ``tolerance``
+    (relative) of it. A ``min``: at least that, and p < .05; a ``sign``: that sign and p < .05.
+    ``absent`` (nothing planted) is recovered when the CI covers the realised value (nothing
+    found beyond what the world holds; 0 where the world has no item variation), else when
+    ``p >= .05`` (:func:`recovery` judges a t row's null by its d's realised value and CI). An
+    expectation that states none of value, sign, min or absent is never recovered (it would
+    accept either sign)."""
+    kinds = [k for k in EXPECTATION_KINDS if k in e]
+    if len(kinds) != 1:
+        return NOT_RECOVERED, "the expectation states " + (
+            " and ".join(kinds) if kinds else "none of value, sign, min or absent"
+        ) + ": nothing to judge by"
+    if not _finite(value):
         return NOT_RECOVERED, "no value computed"
     value = float(value)
-    has_p = p is not None and math.isfinite(float(p))
+    has_p = _finite(p)
+    has_ci = ci is not None and _finite(ci[0]) and _finite(ci[1])
+    has_real = _finite(realised)
     if e.get("absent"):
+        if has_real and has_ci:
+            lo, hi = float(ci[0]), float(ci[1])
+            return (
+                (RECOVERED, f"95% CI [{lo:.3g}, {hi:.3g}] covers the realised {float(realised):.3g}")
+                if checking.covers(float(realised), lo, hi).ok
+                else (
+                    NOT_RECOVERED,
+                    f"95% CI [{lo:.3g}, {hi:.3g}] misses the realised {float(realised):.3g}: "
+                    "an effect found beyond what the world holds",
+                )
+            )
         if not has_p:
             return NOT_RECOVERED, "no p to test the null with"
         return (
             (RECOVERED, f"p = {float(p):.3f} >= .05")
-            if p >= LEVEL
+            if checking.significance(False, p, LEVEL).ok
             else (NOT_RECOVERED, f"p = {float(p):.3g} < .05: an effect found where none was planted")
         )
     problems = []
-    target = float(e["value"]) if "value" in e else None
-    sign = int(e.get("sign", 0)) or (int(np.sign(target)) if target else 0) or (1 if "min" in e else 0)
-    if sign and np.sign(value) != sign:
+    nominal = float(e["value"]) if "value" in e else None
+    sign = int(e["sign"]) if "sign" in e else (int(np.sign(nominal)) if nominal else 0) or (1 if "min" in e else 0)
+    if checking.sign(sign, value).ok is False:
         problems.append(f"sign {'+' if value > 0 else '-'} (planted {'+' if sign > 0 else '-'})")
-    if has_p and not p < LEVEL:
+    if has_p and checking.significance(True, p, LEVEL).ok is False:
         problems.append(f"p = {float(p):.3f} not < .05")
-    if target is not None:
-        tol = float(e.get("tolerance", TOLERANCE))
-        if abs(value - target) > tol * abs(target):
-            problems.append(f"{value:.2f} is not within {tol:.0%} of {target:.2f}")
-    if "min" in e and value < float(e["min"]):
-        problems.append(f"{value:.2f} < {float(e['min']):.2f}")
-    return (
-        (NOT_RECOVERED, "; ".join(problems))
-        if problems
-        else (RECOVERED, "sign" + (", p < .05" if has_p else "") + (", size" if target is not None or "min" in e else ""))
-    )
+    size = ""
+    if nominal is not None:
+        target = float(realised) if has_real else nominal
+        what = "realised" if has_real else "planted"
+        if has_ci:
+            size = ", CI covers the " + what
+            if not checking.covers(target, ci[0], ci[1]).ok:
+                problems.append(f"95% CI [{float(ci[0]):.3g}, {float(ci[1]):.3g}] misses the {what} {target:.3g}")
+        else:
+            tol = float(e.get("tolerance", TOLERANCE))
+            size = ", size"
+            if not checking.closeness(target, value, tol * abs(target)).ok:
+                problems.append(f"{value:.2f} is not within {tol:.0%} of the {what} {target:.2f}")
+    if "min" in e:
+        size = ", size"
+        if value < float(e["min"]):
+            problems.append(f"{value:.2f} < {float(e['min']):.2f}")
+    return (NOT_RECOVERED, "; ".join(problems)) if problems else (RECOVERED, "sign" + (", p < .05" if has_p else "") + size)
 
 
-def recovery(plant: Plant, stats: pd.DataFrame) -> pd.DataFrame:
+def _ci_of(stats: pd.DataFrame, key: tuple[str, str, str]) -> tuple[float, float]:
+    """The 95% CI of the results row ``(statistic, condition, model)`` (NaN when absent)."""
+    if not {"ci_low", "ci_high"} <= set(stats.columns):
+        return (math.nan, math.nan)
+    row = stats[
+        (stats["statistic"].astype(str) == key[0])
+        & (stats["condition"].astype(str) == key[1])
+        & (stats["model"].astype(str) == key[2])
+    ]
+    return (float(row["ci_low"].iloc[0]), float(row["ci_high"].iloc[0])) if len(row) else (math.nan, math.nan)
+
+
+def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape:
-    ``statistic, condition, model, value, p``) -> one row per matched result (or one ``not
-    recovered`` row when none matches), columns :data:`RECOVERY_COLUMNS`."""
+    ``statistic, condition, model, value, p`` and, where there, ``ci_low, ci_high``) -> one row
+    per matched result (or one ``not recovered`` row when none matches), columns
+    :data:`RECOVERY_COLUMNS`. ``realised`` (columns ``statistic, condition, model, value``:
+    :func:`fmat_replication.oracle.oracle`) gives the value the world implies for each row,
+    which the rule judges against (:func:`judge_recovery`)."""
 
+    truth = {}
+    if realised is not None and len(realised):
+        truth = {
+            (str(r.statistic), str(r.condition), str(r.model)): float(r.value)
+            for r in realised[["statistic", "condition", "model", "value"]].itertuples(index=False)
+        }
     rows = []
     for e in plant.expect:
         cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
@@ -528,25 +651,43 @@ def recovery(plant: Plant, stats: pd.DataFrame) -> pd.DataFrame:
             & np.array([fnmatchcase(str(m), model) for m in stats["model"]], dtype=bool)
         )
         hit = stats[keep]
+        base = {"study": plant.study, "planted": planted, "expect": rule}
         if not len(hit):
             rows.append(
-                [
-                    plant.study,
-                    e["statistic"],
-                    cond,
-                    model,
-                    planted,
-                    rule,
-                    np.nan,
-                    np.nan,
-                    NOT_RECOVERED,
-                    "no such row in the results (a statistic the analysis did not compute)",
-                ]
+                {
+                    **base,
+                    "statistic": e["statistic"],
+                    "condition": cond,
+                    "model": model,
+                    "verdict": NOT_RECOVERED,
+                    "reason": "no such row in the results (a statistic the analysis did not compute)",
+                }
             )
-        for r in hit.itertuples(index=False):
-            verdict, reason = judge_recovery(e, r.value, r.p)
-            rows.append([plant.study, r.statistic, r.condition, r.model, planted, rule, r.value, r.p, verdict, reason])
-    out = pd.DataFrame(rows, columns=RECOVERY_COLUMNS)
-    for col in ("value", "p"):
+        for r in hit.to_dict("records"):
+            key = (str(r["statistic"]), str(r["condition"]), str(r["model"]))
+            real = truth.get(key)
+            ci = (r.get("ci_low"), r.get("ci_high"))
+            if real is None and key[0] == "t" and ("d",) + key[1:] in truth and e.get("absent"):
+                # a t has no realised value of its own: its null is its d's (t = d / SE), so
+                # the d's CI must cover the d the world holds
+                real, ci = truth[("d",) + key[1:]], _ci_of(stats, ("d",) + key[1:])
+            verdict, reason = judge_recovery(e, r["value"], r.get("p"), real, ci)
+            rows.append(
+                {
+                    **base,
+                    "statistic": key[0],
+                    "condition": key[1],
+                    "model": key[2],
+                    "realised": real,
+                    "value": r["value"],
+                    "ci_low": ci[0],
+                    "ci_high": ci[1],
+                    "p": r.get("p"),
+                    "verdict": verdict,
+                    "reason": reason,
+                }
+            )
+    out = pd.DataFrame(rows).reindex(columns=RECOVERY_COLUMNS)
+    for col in ("realised", "value", "ci_low", "ci_high", "p"):
         out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
     return out

@@ -47,6 +47,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from fmat import checking
 from fmat.io import read_table, write_table
 from fmat.results import KEY, RESULT_COLUMNS
 from fmat_replication.formats import missing, short
@@ -79,8 +80,8 @@ TOLERANCES: dict[str, float] = {
     "R2_delta": 0.05,
 }
 
-#: significance level of the "same significance" check
-ALPHA_LEVEL = 0.05
+#: significance level of the "same significance" check (the plant check's too: fmat.checking.LEVEL)
+ALPHA_LEVEL = checking.LEVEL
 
 #: why a cited criterion (condition ``ref:...``) is not computed here
 REF_REASONS = {
@@ -289,34 +290,35 @@ def _some_rows(bad: list, ours: np.ndarray) -> str:
 
 
 def check_sign(paper: Printed, ours: np.ndarray, out: Checks) -> None:
-    """1. Our rows have the paper's sign (when it prints one and does not call the effect null)."""
+    """1. Our rows have the paper's sign (when it prints one and does not call the effect null):
+    :func:`fmat.checking.sign`, the test the plant check uses."""
     want = paper.wanted_sign()
     if want == 0 or paper.significant is False:
         return
     if np.isnan(ours).any():
         out.failed.append("sign: ours has no value")
-    elif all(np.sign(v) == want for v in ours):
+        return
+    res = checking.sign(want, ours)
+    if res.ok:
         out.passed.append("same sign")
     else:
-        bad = [v for v in ours if np.sign(v) != want]
-        out.failed.append(f"sign: paper {'+' if want > 0 else '-'}, ours {short(bad[0])}" + _some_rows(bad, ours))
+        out.failed.append(f"sign: paper {'+' if want > 0 else '-'}, ours {short(res.bad[0])}" + _some_rows(res.bad, ours))
 
 
 def check_significance(paper: Printed, ours_p: np.ndarray, out: Checks) -> None:
-    """2. Significant at .05 in both, or in neither (when the paper says which)."""
+    """2. Significant at .05 in both, or in neither (when the paper says which):
+    :func:`fmat.checking.significance`, the test the plant check uses."""
     sig = paper.significant
     if sig is None:
         return
-    if np.isnan(ours_p).all():
-        out.skipped.append("significance not checked: our row has no p")
-        return
-    ours_sig = ours_p < ALPHA_LEVEL
+    res = checking.significance(sig, ours_p, ALPHA_LEVEL)
     word = "significant" if sig else "not significant"
-    if bool(np.all(ours_sig == sig) and not np.isnan(ours_p).any()):
+    if res.ok is None:
+        out.skipped.append("significance not checked: our row has no p")
+    elif res.ok:
         out.passed.append(f"both {word} at .05")
     else:
-        bad = [q for q, s in zip(ours_p, ours_sig) if s != sig or np.isnan(q)]
-        out.failed.append(f"significance: paper {word} at .05, ours p = {short(bad[0])}")
+        out.failed.append(f"significance: paper {word} at .05, ours p = {short(res.bad[0])}")
 
 
 def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out: Checks) -> float:
@@ -332,7 +334,7 @@ def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out:
         diff = float(ours[0] - paper.value)
         if math.isnan(diff):
             out.failed.append("closeness: ours has no value")
-        elif abs(diff) <= tol + 1e-12:
+        elif checking.closeness(paper.value, ours[0], tol).ok:
             out.passed.append(f"|ours - paper| = {short(abs(diff))} <= {short(tol)}")
         else:
             out.failed.append(
@@ -342,7 +344,7 @@ def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out:
     if paper.is_range:
         if math.isnan(lo):
             out.failed.append("range: ours has no value")
-        elif abs(lo - paper.low) <= tol + 1e-12 and abs(hi - paper.high) <= tol + 1e-12:
+        elif checking.closeness(paper.low, lo, tol).ok and checking.closeness(paper.high, hi, tol).ok:
             out.passed.append(f"range {short(lo)}-{short(hi)} within {short(tol)} of {short(paper.low)}-{short(paper.high)}")
         else:
             out.failed.append(

@@ -1,53 +1,66 @@
 """Stage ``recovery`` (rules recovery_study, recovery): known truth. What the demo's world file
 planted for a study (:mod:`fmat.plant`, docs/planting.md) against the statistics the workflow
 computed for it (``results/analysis/{study}/stats.parquet``): one row per expected statistic,
-with the planted value, ours and the verdict (:func:`fmat.plant.recovery`)."""
+with the planted (nominal) value, the realised value this world implies for these items and
+models (:func:`fmat_replication.oracle.oracle`), ours with its 95% CI, and the verdict
+(:func:`fmat.plant.recovery`)."""
 
 from __future__ import annotations
 
 import logging
 import os
-from typing import Sequence
+from pathlib import Path
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from fmat.io import read_table, write_table
 from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
 
+from .oracle import oracle
 
-def study_recovery(world_path, stats: pd.DataFrame, sid: str) -> pd.DataFrame:
+
+def study_recovery(
+    world_path,
+    stats: pd.DataFrame,
+    sid: str,
+    study_path=None,
+    models: Sequence[str] | None = None,
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+) -> pd.DataFrame:
     """One study's recovery rows; a study the world does not name has nothing planted and no
-    expectation, which is said in one row."""
+    expectation, which is said in one row. With the study file and the models' names (those
+    the models were trained under: they seed each model's variation), each row is judged
+    against the realised value (:func:`fmat_replication.oracle.oracle`)."""
 
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:
-        return pd.DataFrame(
-            [
-                [
-                    sid,
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    float("nan"),
-                    float("nan"),
-                    "nothing to check",
-                    "the world names no expectation for this study",
-                ]
-            ],
-            columns=RECOVERY_COLUMNS,
-        )
-    return recovery(plant, stats)
+        row = {c: "" for c in RECOVERY_COLUMNS} | {c: float("nan") for c in ("realised", "value", "ci_low", "ci_high", "p")}
+        row |= {"study": sid, "verdict": "nothing to check", "reason": "the world names no expectation for this study"}
+        return pd.DataFrame([row], columns=RECOVERY_COLUMNS)
+    realised = oracle(study_path, plant, [str(m) for m in models], criteria) if study_path and models else None
+    return recovery(plant, stats, realised)
 
 
-def recovery_stage(world_path, stats_paths, *, sid: str | None = None, out, csv=None) -> None:
-    """Rule recovery_study (``sid`` given: one study's stats -> its rows) or rule recovery (the
+def recovery_stage(
+    world_path,
+    stats_paths,
+    *,
+    sid: str | None = None,
+    out,
+    csv=None,
+    study_path=None,
+    models: Sequence[str] | None = None,
+    criteria_paths: Sequence = (),
+) -> None:
+    """Rule recovery_study (``sid`` given: one study's stats -> its rows, judged against the
+    realised values when ``study_path`` and ``models`` are given) or rule recovery (the
     studies' recovery tables -> one table and a CSV)."""
 
     log = logging.getLogger(__name__)
     if sid is not None:
-        table = study_recovery(world_path, read_table(stats_paths), sid)
+        criteria = {Path(p).stem: read_table(p) for p in criteria_paths}
+        table = study_recovery(world_path, read_table(stats_paths), sid, study_path, models, criteria)
     else:
         paths: Sequence[str | os.PathLike] = stats_paths
         table = pd.concat([read_table(p) for p in paths], ignore_index=True)

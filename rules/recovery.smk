@@ -1,17 +1,23 @@
 # Stage 9 (demo with a world): known truth. Each study's results (results/analysis/{study}/stats.parquet)
 # against what the world file (config `world`, docs/planting.md) planted for it: one row per
-# expected statistic with the planted value, ours and the verdict recovered / not recovered
-# (fmat.plant.recovery, the rule in docs/planting.md). The null control must come out null.
+# expected statistic with the planted value, the realised value the world implies for these items
+# and models (fmat_replication.oracle, from the study file and the models' names), ours with its
+# CI and the verdict recovered / not recovered (fmat.plant.recovery, the rule in docs/planting.md).
 
 
 rule recovery_study:
     input:
         world=WORLD_FILE or [],
         stats="results/analysis/{study}/stats.parquet",
+        study=study_yaml,
+        words=criteria_inputs,
+        criteria=analysis_criteria,
     output:
         "results/recovery/{study}.parquet",
     log:
         "logs/recovery/{study}.log",
+    params:
+        models=[spec.name for spec in MODELS.values()],
     conda:
         "../envs/fmat.yaml"
     script:

@@ -8,7 +8,15 @@ from fmat_replication.scripts import run_script
 def main():
     sm = snakemake  # noqa: F821
     if sm.wildcards.get("study"):
-        recovery_stage(sm.input.world, sm.input.stats, sid=sm.wildcards.study, out=sm.output[0])
+        recovery_stage(
+            sm.input.world,
+            sm.input.stats,
+            sid=sm.wildcards.study,
+            out=sm.output[0],
+            study_path=sm.input.study,
+            models=list(sm.params.models),
+            criteria_paths=[*sm.input.words, *sm.input.criteria],
+        )
     else:
         recovery_stage(None, list(sm.input), out=sm.output.parquet, csv=sm.output.csv)
 

@@ -4,9 +4,11 @@ planted association (fmat.tiny.train_masked_lm)."""
 
 from __future__ import annotations
 
+import json
 import math
 from types import SimpleNamespace
 
+import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
@@ -179,7 +181,7 @@ STATS = pd.DataFrame(
     [
         ({"statistic": "d", "value": 1.0}, "recovered", "sign, p < .05, size"),
         ({"statistic": "d", "value": -1.0}, "not recovered", "sign + (planted -)"),
-        ({"statistic": "d", "value": 2.0}, "not recovered", "0.90 is not within 50% of 2.00"),
+        ({"statistic": "d", "value": 2.0}, "not recovered", "0.90 is not within 50% of the planted 2.00"),
         ({"statistic": "d", "condition": "pair1", "sign": 1}, "not recovered", "p = 0.300 not < .05"),
         ({"statistic": "d", "condition": "pair1", "absent": True}, "recovered", "p = 0.300 >= .05"),
         ({"statistic": "d", "absent": True}, "not recovered", "an effect found where none was planted"),
@@ -191,9 +193,77 @@ def test_recovery_rule(expect, verdict, reason):
     assert reason in out["reason"][0]
 
 
+STATS_CI = STATS.assign(ci_low=[0.6, -0.2, 0.5, 0.4], ci_high=[1.2, 0.6, 0.9, 0.85])
+
+
+@pytest.mark.parametrize(
+    "expect, realised, verdict, reason",
+    [
+        # a planted value: our 95% CI must cover what the world implies, not the nominal size
+        ({"statistic": "d", "value": 1.414}, 0.95, "recovered", "CI covers the realised"),
+        ({"statistic": "d", "value": 1.0}, 1.414, "not recovered", "misses the realised 1.41"),  # forgot / sigma
+        ({"statistic": "d", "value": 1.0}, None, "recovered", "CI covers the planted"),
+        ({"statistic": "d", "value": 2.0}, None, "not recovered", "misses the planted 2"),
+        ({"statistic": "d", "value": -1.0}, -0.9, "not recovered", "sign + (planted -)"),
+        # nothing planted: nothing beyond what the world holds (its items' chance association)
+        ({"statistic": "d", "condition": "pair1", "absent": True}, 0.1, "recovered", "covers the realised 0.1"),
+        ({"statistic": "d", "absent": True}, 0.0, "not recovered", "beyond what the world holds"),
+        ({"statistic": "d", "absent": True}, 0.8, "recovered", "covers the realised 0.8"),
+    ],
+)
+def test_recovery_is_judged_against_the_realised_value(expect, realised, verdict, reason):
+    truth = None
+    if realised is not None:
+        truth = pd.DataFrame(
+            {"statistic": ["d", "d"], "condition": ["all", "pair1"], "model": ["all"] * 2, "value": [realised] * 2}
+        )
+    out = P.recovery(P.Plant("S1", expect=[expect]), STATS_CI, truth)
+    assert out["verdict"].tolist() == [verdict], out["reason"][0]
+    assert reason in out["reason"][0]
+    if realised is not None:
+        assert out["realised"][0] == pytest.approx(realised)
+    assert out["ci_low"][0] == pytest.approx(0.6 if expect.get("condition", "all") == "all" else -0.2)
+
+
+@pytest.mark.parametrize("expect", [{"statistic": "d"}, {"statistic": "d", "value": 1.0, "sign": 1}])
+def test_an_expectation_without_exactly_one_kind_judges_nothing(expect):
+    """A bare {statistic: d} used to be recovered for either sign."""
+    for value in (-1.0, 1.0):
+        verdict, reason = P.judge_recovery(expect, value, 0.001)
+        assert verdict == "not recovered" and "nothing to judge by" in reason
+
+
+@pytest.mark.parametrize(
+    "expect, says",
+    [
+        ({"statistic": "d"}, "states none of them"),
+        ({"statistic": "d", "value": 1.0, "min": 0.5}, "states value and min"),
+        ({"statistic": "d", "absent": False}, "absent: false says nothing"),
+    ],
+)
+def test_world_file_expectation_states_exactly_one_kind(tmp_path, expect, says):
+    f = tmp_path / "w.yaml"
+    text = (
+        "studies:\n  S1:\n    expect:\n      - {statistic: d, condition: all, value: 1.0}\n      - " + json.dumps(expect) + "\n"
+    )
+    f.write_text(text)
+    with pytest.raises(InputError) as err:
+        P.load_world(f)
+    msg = str(err.value)
+    assert says in msg and str(f) in msg and "studies.S1.expect[1]" in msg
+    # the schema says it too (oneOf), for editors that check YAML against it
+    data = {"studies": {"S1": {"expect": [expect]}}}
+    assert list(jsonschema.Draft202012Validator(P.schema()).iter_errors(data))
+    ok = {"studies": {"S1": {"expect": [{"statistic": "d", "sign": -1}]}}}
+    assert not list(jsonschema.Draft202012Validator(P.schema()).iter_errors(ok))
+
+
 def test_recovery_pattern_rows_and_missing_rows():
     out = P.recovery(
-        P.Plant("S1", expect=[{"statistic": "r", "condition": "fmat~x*", "min": 0.7}, {"statistic": "b", "condition": "year"}]),
+        P.Plant(
+            "S1",
+            expect=[{"statistic": "r", "condition": "fmat~x*", "min": 0.7}, {"statistic": "b", "condition": "year", "sign": 1}],
+        ),
         STATS,
     )
     assert out["verdict"].tolist() == ["recovered", "not recovered", "not recovered"]

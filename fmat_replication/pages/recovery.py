@@ -10,14 +10,27 @@ import pandas as pd
 
 from fmat.results import KEY
 
-#: what the recovery table shows, in order
-COLUMNS = ["statistic", "condition", "model", "paper", "planted", "ours", "p", "verdict", "reason"]
+#: statistics whose printed number has a sign a world can fix (the expectations' domain)
+SIGN_BEARING = ("d", "t", "r", "b", "beta", "t_williams")
+
+#: what the recovery table shows, in order: the paper's number, the nominal plant, the value the
+#: world implies for these items and models (realised), ours and its 95% CI
+COLUMNS = ["statistic", "condition", "model", "paper", "planted", "realised", "ours", "95% CI", "p", "verdict", "reason"]
+
+
+def _ci_text(low, high) -> str:
+    return f"[{low:.2f}, {high:.2f}]" if pd.notna(low) and pd.notna(high) else ""
 
 
 def recovery_rows(recovery: pd.DataFrame, replication: pd.DataFrame | None = None) -> pd.DataFrame:
     """The recovery rows with the paper's printed value beside them (joined on the results key;
-    empty where the paper prints no such number)."""
+    empty where the paper prints no such number), the realised value and our CI (empty in a
+    table written before they were recorded)."""
     rows = recovery.rename(columns={"value": "ours"}).copy()
+    for col in ("realised", "ci_low", "ci_high"):
+        if col not in rows.columns:
+            rows[col] = float("nan")
+    rows["95% CI"] = [_ci_text(lo, hi) for lo, hi in zip(rows["ci_low"], rows["ci_high"])]
     rows["paper"] = ""
     if replication is not None and len(replication) and len(rows):
         paper = {
@@ -29,6 +42,28 @@ def recovery_rows(recovery: pd.DataFrame, replication: pd.DataFrame | None = Non
         ]
         rows["paper"] = [f"{v:.2f}" if isinstance(v, float) and pd.notna(v) else "" for v in rows["paper"]]
     return rows[COLUMNS]
+
+
+def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> pd.DataFrame:
+    """The overview's count per study of the paper's sign-bearing numbers (model ``all``;
+    :data:`SIGN_BEARING`): ``printed`` (in config/paper_results.tsv with a value), ``computable``
+    (the workflow computed the row: the paper check's verdict is not "not computable") and
+    ``checked`` (of those, the rows a world expectation judged), with a total row."""
+    rep = replication[
+        replication["statistic"].astype(str).isin(SIGN_BEARING)
+        & (replication["model"].astype(str) == "all")
+        & pd.to_numeric(replication["paper_value"], errors="coerce").notna()
+    ]
+    judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
+    keys = set(judged[KEY].astype(str).itertuples(index=False, name=None))
+    rows = []
+    for sid, g in rep.groupby("study", sort=False):
+        comp = g[g["verdict"].astype(str) != "not computable"]
+        checked = sum(tuple(k) in keys for k in comp[KEY].astype(str).itertuples(index=False, name=None))
+        rows.append({"study": str(sid), "printed": len(g), "computable": len(comp), "checked": int(checked)})
+    out = pd.DataFrame(rows, columns=["study", "printed", "computable", "checked"])
+    total = {"study": "all", **{c: int(out[c].sum()) for c in ("printed", "computable", "checked")}}
+    return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
 
 
 def recovery_summary(recovery: pd.DataFrame) -> str:

@@ -1,0 +1,80 @@
+"""One checking vocabulary: the tests that decide both whether the paper's number is replicated
+(:mod:`fmat_replication.compare`) and whether a planted number is recovered
+(:func:`fmat.plant.judge_recovery`).
+
+Each test compares our value(s) with a *target* under a *rule* given as arguments, and answers
+an :class:`Outcome`: ``ok`` True (holds for every row), False (fails for some: ``bad`` lists
+them) or None (not applicable: nothing to test with). The callers word the reasons.
+
+- :func:`sign`: every value of ours has the sign ``want`` (+1 or -1);
+- :func:`significance`: every p of ours is below ``level`` exactly when ``want`` says the
+  effect is significant;
+- :func:`closeness`: every value of ours is within ``tolerance`` of the target (absolute; the
+  paper check's per-statistic tolerances, or a relative one times the target's size), or
+- :func:`covers`: our confidence interval covers the target (the plant check: the realised
+  value a world implies).
+
+Notes
+-----
+A missing value (NaN) never passes: it is a failure of :func:`sign` and :func:`closeness`, and
+of :func:`significance` unless every p is missing (then the test is not applicable, None).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+#: the significance level both checks use
+LEVEL = 0.05
+
+
+@dataclass
+class Outcome:
+    """What one test found: ``ok`` (True, False, or None when it does not apply) and the
+    values of ours that failed it."""
+
+    ok: bool | None
+    bad: list[float] = field(default_factory=list)
+
+
+def _values(x) -> np.ndarray:
+    return np.atleast_1d(np.asarray(x, dtype=float))
+
+
+def sign(want: int, ours: Sequence[float] | float) -> Outcome:
+    """Every value of ``ours`` has the sign ``want`` (+1 or -1); ``want`` 0: not applicable."""
+    v = _values(ours)
+    if not want:
+        return Outcome(None)
+    bad = [float(x) for x in v if not (math.isfinite(x) and np.sign(x) == np.sign(want))]
+    return Outcome(not bad, bad)
+
+
+def significance(want: bool | None, ours_p: Sequence[float] | float, level: float = LEVEL) -> Outcome:
+    """Every p of ``ours_p`` is below ``level`` exactly when ``want`` (True: significant,
+    False: not significant, None: not applicable). Not applicable when no p is there."""
+    p = _values(ours_p)
+    if want is None or np.isnan(p).all():
+        return Outcome(None)
+    bad = [float(q) for q in p if not math.isfinite(q) or bool(q < level) != bool(want)]
+    return Outcome(not bad, bad)
+
+
+def closeness(target: float, ours: Sequence[float] | float, tolerance: float) -> Outcome:
+    """Every value of ``ours`` is within ``tolerance`` (absolute) of ``target``."""
+    v = _values(ours)
+    bad = [float(x) for x in v if not (math.isfinite(x) and abs(x - float(target)) <= float(tolerance) + 1e-12)]
+    return Outcome(not bad, bad)
+
+
+def covers(target: float, ci_low: float, ci_high: float) -> Outcome:
+    """Our confidence interval ``[ci_low, ci_high]`` covers ``target``; not applicable without
+    an interval."""
+    if not (math.isfinite(float(ci_low)) and math.isfinite(float(ci_high))):
+        return Outcome(None)
+    ok = float(ci_low) <= float(target) <= float(ci_high)
+    return Outcome(ok, [] if ok else [float(target)])
