@@ -244,11 +244,30 @@ def test_demo_runs_every_study_to_its_report(demo_run):
         assert f"{study}.html" in index
 
 
+#: the conditions of a part of a study's design (a pair, a form, a century contrast, a template),
+#: as opposed to its headline numbers
+PARTS = r"^(?:pair\d+|\d{4}vs\d{4}|interest|talent)$|:Q\d+$"
+
+
 @pytest.mark.slow
 def test_demo_recovers_what_was_planted(demo_run):
-    """Known truth (issue 32): the demo's models learned the world config/world.yaml; every
-    number it plants comes out with its sign, p < .05 and its size; 1A-1C correlate with their
-    criterion at r >= .7; the models agree (ICC >= .7); the null control N0 finds nothing."""
+    """Known truth (issues 32, 39): the demo's models learned the world config/world.yaml.
+
+    Every number the world plants is judged against the value the world implies for its items
+    and models (the oracle's realised value): recovered when ours has its sign, p < .05 and a
+    95% CI that covers it. About 170 numbers are judged, most of them per pair, per form or per
+    century, so even calibrated 95% intervals miss some by chance (5% of them on average; the
+    stereotype analyses' intervals are too narrow besides: docs/calibration.md). So:
+
+    - every headline number (not a part: each study's d, b, beta, r, ICC over its whole design, not
+      per pair, per form, per century or per template; :data:`PARTS`) is recovered;
+    - every planted number has the sign of its realised value (no effect turned round);
+    - the misses are no more than calibrated intervals give in 999 of 1,000 runs
+      (Binomial(n, .05)'s 99.9% quantile); the run's count is printed on the overview;
+    - 1A-1C correlate with their criterion at r >= .7; the models agree (ICC >= .7); the null
+      control N0 finds nothing beyond what its world holds."""
+    from scipy import stats as sps
+
     from fmat.plant import load_world
 
     work, _ = demo_run
@@ -258,7 +277,12 @@ def test_demo_recovers_what_was_planted(demo_run):
     judged = rec[rec["verdict"].isin(["recovered", "not recovered"])]
     assert set(judged["study"]) == {s for s in studies if world.plant(s) is not None and world.plant(s).expect}
     bad = judged[judged["verdict"] != "recovered"]
-    assert bad.empty, bad.to_string()
+    headline = bad[~bad["condition"].str.contains(PARTS)]
+    assert headline.empty, headline.to_string()
+    planted = judged[~judged["expect"].str.startswith("nothing") & judged["realised"].notna() & (judged["realised"] != 0)]
+    turned = planted[planted["value"] * planted["realised"] < 0]
+    assert turned.empty, turned.to_string()
+    assert len(bad) <= sps.binom.ppf(0.999, len(judged), 0.05), bad.to_string()
     r = judged[(judged["statistic"] == "r") & judged["condition"].str.startswith("fmat~pct_male")]
     assert set(r["study"]) == {"1A", "1B", "1C"} and (r["value"] >= 0.7).all()
     icc = judged[judged["statistic"] == "ICC_average"]
@@ -347,7 +371,8 @@ def test_a_flipped_contrast_is_not_recovered(demo_run, study, option):
     names = [m["name"] for m in yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["models"]]
     realised = oracle(REPO / "config" / "studies" / f"{study}.yaml", plant, names)
     ok, _, _ = analysis_stage(st, scores, lpr, rel, {}, sid=study)
-    assert (recovery(plant, ok, realised)["verdict"] == "recovered").all()
+    right = recovery(plant, ok, realised)
+    assert (right.loc[~right["condition"].str.contains(PARTS), "verdict"] == "recovered").all(), right.to_string()
     flipped = copy.copy(st)
     if option:
         opts = copy.deepcopy(st.analysis)
@@ -357,7 +382,9 @@ def test_a_flipped_contrast_is_not_recovered(demo_run, study, option):
         lpr = lpr.assign(LPR=-lpr["LPR"])
     bad, _, _ = analysis_stage(flipped, scores, lpr, rel, {}, sid=study)
     verdicts = recovery(plant, bad, realised)
-    assert "not recovered" in verdicts.loc[verdicts["statistic"] != "ICC_average", "verdict"].tolist(), verdicts
+    wrong = verdicts[(verdicts["statistic"] != "ICC_average") & ~verdicts["condition"].str.contains(PARTS)]
+    assert "not recovered" in wrong["verdict"].tolist(), verdicts.to_string()  # the headline number goes red
+    assert (verdicts["verdict"] == "recovered").sum() < (right["verdict"] == "recovered").sum()
 
 
 @pytest.mark.slow
