@@ -126,9 +126,11 @@ def study_page(
 
     page.heading("Planted and recovered", "planted-and-recovered")
     page.text(
-        "Demo only: what the world file planted for this study, the paper's number, ours, and whether "
-        "the planted number was recovered (same sign, p < .05 and the size within the tolerance; for "
-        'nothing planted, p >= .05: docs/planting.md, "The recovery rule").'
+        "Demo only: what the world file planted for this study (nominal), the value its world implies "
+        "for these items and models (realised), the paper's number and ours, and whether the planted "
+        "number was recovered (same sign, p < .05 and our 95% CI covering the realised value; for nothing "
+        "planted, our CI covering what the world holds). About 1 in 20 calibrated CIs miss by chance: "
+        'docs/planting.md, "The recovery rule".'
     )
     if data.recovery is not None:
         page.show(recovery_summary(data.recovery))
