@@ -38,8 +38,8 @@ def register(sub) -> None:
         "--threads",
         type=positive_int,
         default=1,
-        help="torch CPU threads for training and scoring (default: %(default)s: the tiny models train "
-        "fastest on one thread; measured 50 s against 4 min 36 s with torch's default on 2 shared cores)",
+        help="torch CPU threads for training and scoring (default: %(default)s: tiny models train fastest "
+        "on one thread; beside other work, 2 threads took 15 times longer: docs/planting.md)",
     )
     p.add_argument(
         "--force",
