@@ -15,9 +15,11 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fmat import plant
+from fmat.cli import main
 from fmat.pipeline import lpr_table
 from fmat.study import load_study
 from fmat_replication import calibration as cal
@@ -100,3 +102,35 @@ def test_mirror_images_make_the_papers_se_too_small():
     assert 1.05 < a3 < 1.4  # about sqrt(4/3)
     assert n0 > a3
     assert n0_far < n0 and a3_far < a3
+
+
+def test_fmat_power_writes_the_table_and_plot(tmp_path, capsys):
+    world = tmp_path / "w.yaml"
+    world.write_text(
+        "studies:\n  3D:\n    effects:\n      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 1.0}\n",
+        encoding="utf-8",
+    )
+    study = str(REPO / "config" / "studies" / "3D.yaml")
+    out = tmp_path / "o"
+    assert main(["power", study, "--world", str(world), "-o", str(out), "--models", "3,6", "--worlds", "3"]) == 0
+    tab = pd.read_csv(out / "power.csv")
+    assert (out / "power.png").stat().st_size > 0
+    overall = tab[tab["condition"] == "all"].set_index(["models", "variant"])
+    assert set(overall.index) == {(3, "paper"), (3, "sentence"), (6, "paper"), (6, "sentence")}
+    assert (tab["worlds"] == 3).all()
+    for col in ("power", "fpr"):
+        assert ((tab[f"{col}_low"] <= tab[col]) & (tab[col] <= tab[f"{col}_high"])).all()
+    # d = 1 with 6 models: the SE of d is about 0.1 (3D: 5 pairs), so every world finds it
+    assert overall.loc[(6, "paper"), "power"] == 1.0 and overall.loc[(6, "sentence"), "power"] == 1.0
+    assert overall.loc[(6, "paper"), "realised"] == pytest.approx(1.0, abs=0.3)
+    assert "power" in capsys.readouterr().out
+
+
+def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
+    world = tmp_path / "w.yaml"
+    world.write_text("studies:\n  3A:\n    effects: []\n", encoding="utf-8")
+    study = str(REPO / "config" / "studies" / "3D.yaml")
+    assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o")]) == 2
+    assert "plants nothing for study '3D'" in capsys.readouterr().err
+    assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o"), "--models", "1,3"]) == 2
+    assert not (tmp_path / "o").exists()
