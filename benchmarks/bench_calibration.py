@@ -105,6 +105,11 @@ def table(runs: pd.DataFrame) -> pd.DataFrame:
     by = ["study", "analysis", "variant", "kind", "others"]
     a = cal.summarise(overall, by).assign(rows_judged="overall")
     b = cal.summarise(runs, by).assign(rows_judged="every row")
+    # evidence for the cause: the SE of each variant's overall row relative to the paper's, world by world
+    paper = overall[overall["variant"] == "paper"].set_index(["study", "kind", "others", "seed"])["se"]
+    ratio = overall.join(paper.rename("se_paper"), on=["study", "kind", "others", "seed"])
+    ratio = (ratio["se"] / ratio["se_paper"]).groupby([overall[c] for c in by], sort=False).mean()
+    a = a.join(ratio.rename("se_ratio_to_paper"), on=by)
     out = pd.concat([a, b], ignore_index=True)
     return out.sort_values(["study", "rows_judged", "variant", "kind", "others"], kind="stable").reset_index(drop=True)
 
@@ -114,13 +119,15 @@ def markdown(tab: pd.DataFrame) -> str:
         return "" if not np.isfinite(x) else f"{100 * x:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
     lines = [
-        "| study | analysis | rows judged | variant | world | others | worlds | coverage % [95% CI] | FPR % [95% CI] |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| study | analysis | rows judged | variant | world | others | worlds | coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in tab.itertuples():
         lines.append(
             f"| {r.study} | {r.analysis} | {r.rows_judged} | {r.variant} | {r.kind} | {r.others:g} | {r.worlds} | "
-            f"{pct(r.coverage, r.coverage_low, r.coverage_high)} | {pct(r.fpr, r.fpr_low, r.fpr_high)} |"
+            f"{pct(r.coverage, r.coverage_low, r.coverage_high)} | {pct(r.fpr, r.fpr_low, r.fpr_high)} | "
+            + ("" if not np.isfinite(r.se_ratio_to_paper) else f"{r.se_ratio_to_paper:.2f}")
+            + " |"
         )
     return "\n".join(lines) + "\n"
 
