@@ -358,7 +358,7 @@ def test_domains_d_is_raw_double_difference(out_3b):
         diff = means.xs(focal, level="ATTRIB") - means.xs(ref, level="ATTRIB")
         hand = diff.xs("Male", level="MASK").mean() - diff.xs("Female", level="MASK").mean()
         assert _row(out.stats, "d", form)["value"] == pytest.approx(hand, abs=1e-9)
-    assert set(out.figures) == {"effects", "anova", "cells"}
+    assert set(out.figures) == {"effects", "anova", "cells", "calibrated"}
     assert len(out.figures["cells"]) == 96
 
 
@@ -444,3 +444,17 @@ def test_sentence_inference_domains_same_d(out_3b):
 def test_sentence_inference_unknown_value():
     with pytest.raises(InputError, match="unknown inference"):
         _run("stereotype_pairs", _pairs_lpr(n_pairs=2), {**OPTS_3A, "inference": "robust"})
+
+
+def test_calibrated_figure_table_sets_the_two_inferences_side_by_side(out_3a):
+    lpr, _, paper = out_3a
+    ours = _run("stereotype_pairs", lpr, {**OPTS_3A, "inference": "sentence"})
+    tab = paper.figures["calibrated"].set_index("condition")
+    assert list(tab.index) == ["all"] + [f"pair{j}" for j in range(1, 10)]  # no wording rows: figure only
+    for cond in tab.index:
+        assert tab.loc[cond, "d"] == pytest.approx(_row(paper.stats, "d", cond)["value"])
+        assert tab.loc[cond, "p"] == pytest.approx(_row(paper.stats, "d", cond)["p"])
+        assert tab.loc[cond, "p_ours"] == pytest.approx(_row(ours.stats, "d", cond)["p"])
+        assert tab.loc[cond, "ci_low_ours"] == pytest.approx(_row(ours.stats, "d", cond)["ci_low"])
+    assert (tab["holds"] == (tab["significant"] == tab["significant_ours"])).all()
+    assert (tab["significant"] == (tab["p"] < 0.05)).all()

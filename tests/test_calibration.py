@@ -23,6 +23,7 @@ from fmat.cli import main
 from fmat.pipeline import lpr_table
 from fmat.study import load_study
 from fmat_replication import calibration as cal
+from fmat_replication.pages.study import calibrated_summary
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = range(1, 7)  # a fixed seed set (no tuning: the bounds below come from theory)
@@ -134,3 +135,10 @@ def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
     assert "plants nothing for study '3D'" in capsys.readouterr().err
     assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o"), "--models", "1,3"]) == 2
     assert not (tmp_path / "o").exists()
+
+
+def test_the_page_says_which_significant_ds_hold_under_calibration():
+    tab = pd.DataFrame({"significant": [True, True, False, False], "significant_ours": [True, False, True, False]})
+    text = calibrated_summary(tab)
+    assert "Of the 2 d&#x27;s significant at .05 under the paper&#x27;s model, 1 stay significant" in text
+    assert "1 become significant only under it" in text

@@ -34,8 +34,10 @@ Rows (results shape): ``F`` per model term that involves the [MASK] factor (cond
 (condition ``all``, model = slug: the plain cell-mean contrast within that model, no test).
 Figure tables: ``effects`` (every d: model, condition, d, se, t, df, p, ci_low, ci_high, n;
 including ``wording:<men/women>`` contrasts that have no results condition), ``anova`` (every
-term of the LMM: term, condition, num_df, den_df, F, p) and ``cells`` (the modelled data:
-model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word).
+term of the LMM: term, condition, num_df, den_df, F, p), ``cells`` (the modelled data:
+model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word) and ``calibrated``
+(ours, not the paper's: each d's p and CI under the paper's model beside the calibrated
+within-sentence variant's, :func:`calibrated_table`; docs/calibration.md).
 """
 
 from __future__ import annotations
@@ -246,6 +248,37 @@ def sentence_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: 
     return out
 
 
+def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
+    """Figure table ``calibrated``: per condition the d with the paper's model's p and 95% CI
+    beside the calibrated within-sentence variant's (:func:`sentence_effects`, ours), and
+    whether each is significant at ``alpha`` (``holds``: significant under both, or under
+    neither)."""
+    mine = {e["condition"]: e for e in ours}
+    rows = []
+    for e in paper:
+        o = mine.get(e["condition"])
+        if o is None or e["model"] != "all":
+            continue
+        rows.append(
+            {
+                "condition": e["condition"],
+                "d": e["d"],
+                "p": e["p"],
+                "ci_low": e["ci_low"],
+                "ci_high": e["ci_high"],
+                "p_ours": o["p"],
+                "ci_low_ours": o["ci_low"],
+                "ci_high_ours": o["ci_high"],
+                "significant": bool(e["p"] < alpha),
+                "significant_ours": bool(o["p"] < alpha),
+            }
+        )
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["holds"] = out["significant"] == out["significant_ours"]
+    return out
+
+
 def per_model_d(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str]) -> list[dict]:
     """d within each model: the mean over the cells of ``others`` of (mean y of the first group
     - mean y of the second group), i.e. the same equal-weight contrast as the LMM's, without a
@@ -365,8 +398,9 @@ def _fit_and_report(
     fit, used, tab = fit_factorial(cells, name, groups, ["wording", level], anova)
     effects = model_effects(fit, name, groups, level if level in used else None, "wording" in used)
     notes = _notes(fit, cells, dropped)
+    calibrated = sentence_effects(cells, name, groups, used, level if level in used else None)
+    side_by_side = calibrated_table(effects, calibrated)
     if inference == "sentence":
-        calibrated = sentence_effects(cells, name, groups, used, level if level in used else None)
         by_cond = {e["condition"]: e for e in calibrated}
         effects = [by_cond.get(e["condition"], e) for e in effects if not e["condition"].startswith("wording:")]
         notes.append(
@@ -380,6 +414,7 @@ def _fit_and_report(
             "effects": _effects_table(effects),
             "anova": tab,
             "cells": cells.assign(model=cells["model"].map(model_slug), **{level: cells[level].astype(str)}),
+            "calibrated": side_by_side,
         },
         notes=notes,
     )
