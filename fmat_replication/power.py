@@ -34,6 +34,15 @@ def variants_of(study) -> dict[str, dict]:
     return {"paper": {}, **({"sentence": CALIBRATED[name]} if name in CALIBRATED else {})}
 
 
+def _one_world(task) -> pd.DataFrame:
+    """One world of :func:`power_table` (a top-level function: it runs in worker processes)."""
+    study, plant, n, kind, others, seed, criteria, variants = task
+    world = cal.World(study, plant, n_models=int(n), others=float(others))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularFitWarning)
+        return cal.run_world(world, seed, criteria, variants).assign(models=int(n), kind=kind)
+
+
 def power_table(
     study,
     plant,
@@ -45,26 +54,42 @@ def power_table(
     alpha: float = 0.05,
     criteria: Mapping[str, pd.DataFrame] | None = None,
     progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
 ) -> pd.DataFrame:
     """Per number of models, analysis variant and judged row (statistic, condition): power
     (planted worlds, p < alpha) and false-positive rate (null worlds), each with its exact
     binomial 95% CI, the mean estimate and the mean realised value of the planted worlds.
-    ``progress(1)`` is called after each world."""
+    ``progress(1)`` is called after each world; ``jobs`` > 1 runs the worlds in that many
+    processes (the same numbers: each world is seeded on its own)."""
     variants = variants_of(study)
-    rows = []
-    for n in models:
-        runs = {}
-        for kind, p in (("planted", plant), ("null", cal.null_plant(plant))):
-            world = cal.World(study, p, n_models=int(n), others=float(others))
-            frames = []
-            for k in range(worlds):
-                frames.append(cal.run_world(world, seed + k, criteria, variants))
+    plants = {"planted": plant, "null": cal.null_plant(plant)}
+    tasks = [
+        (study, plants[kind], int(n), kind, float(others), seed + k, dict(criteria or {}), variants)
+        for n in models
+        for kind in ("planted", "null")
+        for k in range(worlds)
+    ]
+    frames = []
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=int(jobs)) as pool:
+            for fut in as_completed([pool.submit(_one_world, t) for t in tasks]):
+                frames.append(fut.result())
                 if progress:
                     progress(1)
-            runs[kind] = pd.concat(frames, ignore_index=True)
-        keys = ["variant", "statistic", "condition"]
-        null = runs["null"].groupby(keys, sort=False)["p"].apply(lambda s: list(s < alpha))
-        for key, g in runs["planted"].groupby(keys, sort=False):
+    else:
+        for t in tasks:
+            frames.append(_one_world(t))
+            if progress:
+                progress(1)
+    runs = pd.concat(frames, ignore_index=True)
+    keys = ["variant", "statistic", "condition"]
+    rows = []
+    for n in models:
+        mine = runs[runs["models"] == int(n)]
+        null = mine[mine["kind"] == "null"].groupby(keys, sort=False)["p"].apply(lambda s: list(s < alpha))
+        for key, g in mine[mine["kind"] == "planted"].groupby(keys, sort=False):
             hit = list(g["p"] < alpha)
             fp = null.get(key, [])
             pw, fr = cal.binomial(sum(hit), len(hit)), cal.binomial(sum(fp), len(fp))
@@ -124,8 +149,5 @@ def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
 
 
 def run(study, plant, **kw) -> pd.DataFrame:
-    """The entry point ``fmat.power`` (:func:`power_table`; the mixed models' singular-fit
-    warnings of single worlds are not repeated on the console)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SingularFitWarning)
-        return power_table(study, plant, **kw)
+    """The entry point ``fmat.power`` (:func:`power_table`)."""
+    return power_table(study, plant, **kw)

@@ -24,6 +24,7 @@ from fmat.pipeline import lpr_table
 from fmat.study import load_study
 from fmat_replication import calibration as cal
 from fmat_replication.pages.study import calibrated_summary
+from fmat_replication.power import power_table
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = range(1, 7)  # a fixed seed set (no tuning: the bounds below come from theory)
@@ -113,7 +114,7 @@ def test_fmat_power_writes_the_table_and_plot(tmp_path, capsys):
     )
     study = str(REPO / "config" / "studies" / "3D.yaml")
     out = tmp_path / "o"
-    assert main(["power", study, "--world", str(world), "-o", str(out), "--models", "3,6", "--worlds", "3"]) == 0
+    assert main(["power", study, "--world", str(world), "-o", str(out), "--models", "3,6", "--worlds", "3", "--jobs", "1"]) == 0
     tab = pd.read_csv(out / "power.csv")
     assert (out / "power.png").stat().st_size > 0
     overall = tab[tab["condition"] == "all"].set_index(["models", "variant"])
@@ -142,3 +143,11 @@ def test_the_page_says_which_significant_ds_hold_under_calibration():
     text = calibrated_summary(tab)
     assert "Of the 2 d&#x27;s significant at .05 under the paper&#x27;s model, 1 stay significant" in text
     assert "1 become significant only under it" in text
+
+
+def test_power_does_not_depend_on_the_number_of_processes():
+    w = _world("3D", null=False)
+    one = power_table(w.study, w.plant, models=[3], worlds=2, jobs=1)
+    two = power_table(w.study, w.plant, models=[3], worlds=2, jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    assert set(one["variant"]) == {"paper", "sentence"} and (one["worlds"] == 2).all()

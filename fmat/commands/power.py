@@ -39,6 +39,12 @@ def register(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=1, help="seed of the first world (default: %(default)s)")
     p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="processes (default: the CPU count, at most 8); the numbers do not depend on it",
+    )
+    p.add_argument(
         "--criteria",
         default="resources/criteria",
         help="folder of criterion tables the study or the world names (default: %(default)s)",
@@ -48,6 +54,7 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
+    import os
     from importlib.metadata import entry_points
     from pathlib import Path
 
@@ -68,6 +75,9 @@ def _run(args) -> int:
         )
     if args.worlds < 1:
         raise InputError(f"--worlds {args.worlds}", where="--worlds", fix="give at least 1 world")
+    jobs = args.jobs if args.jobs is not None else min(8, os.cpu_count() or 1)
+    if jobs < 1:
+        raise InputError(f"--jobs {args.jobs}", where="--jobs", fix="give at least 1 process")
     if not 0 <= args.others < 1:
         raise InputError(f"--others {args.others}", where="--others", fix="give a share in [0, 1)")
     found = list(entry_points(group=ENTRY_POINTS))
@@ -103,6 +113,7 @@ def _run(args) -> int:
             seed=args.seed,
             criteria=criteria,
             progress=bar.update,
+            jobs=jobs,
         )
     table.to_csv(out / "power.csv", index=False)
     engine.power_plot(table, out / "power.png", title=f"{study.id}: power and false positives ({args.worlds} worlds each)")
