@@ -119,7 +119,8 @@ def markdown(tab: pd.DataFrame) -> str:
         return "" if not np.isfinite(x) else f"{100 * x:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
     lines = [
-        "| study | analysis | rows judged | variant | world | others | worlds | coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE |",
+        "| study | analysis | rows judged | variant | world | others | worlds "
+        "| coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in tab.itertuples():

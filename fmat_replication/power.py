@@ -17,6 +17,7 @@ replication's analyses.
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, Mapping, Sequence
 
 import pandas as pd
@@ -71,8 +72,6 @@ def power_table(
     ]
     frames = []
     if jobs > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
         with ProcessPoolExecutor(max_workers=int(jobs)) as pool:
             for fut in as_completed([pool.submit(_one_world, t) for t in tasks]):
                 frames.append(fut.result())
