@@ -358,7 +358,7 @@ def test_domains_d_is_raw_double_difference(out_3b):
         diff = means.xs(focal, level="ATTRIB") - means.xs(ref, level="ATTRIB")
         hand = diff.xs("Male", level="MASK").mean() - diff.xs("Female", level="MASK").mean()
         assert _row(out.stats, "d", form)["value"] == pytest.approx(hand, abs=1e-9)
-    assert set(out.figures) == {"effects", "anova", "cells"}
+    assert set(out.figures) == {"effects", "anova", "cells", "calibrated"}
     assert len(out.figures["cells"]) == 96
 
 
@@ -401,3 +401,60 @@ def test_study_end_to_end_joins_paper_rows(sid, df2):
             assert matching_rows(row, ours)["df2"].tolist() == [row["df2"]]
         if not np.isnan(row["df"]) and row["statistic"] != "F":
             assert set(matching_rows(row, ours)["df"]) == {row["df"]}
+
+
+# ------------------------------------------------------ the calibrated variant (inference: sentence)
+def test_sentence_inference_keeps_the_papers_d_and_F(out_3a):
+    lpr, _, paper = out_3a
+    ours = _run("stereotype_pairs", lpr, {**OPTS_3A, "inference": "sentence"})
+    for cond in ["all"] + [f"pair{j}" for j in range(1, 10)]:
+        a, b = _row(paper.stats, "d", cond), _row(ours.stats, "d", cond)
+        assert b["value"] == pytest.approx(a["value"], abs=1e-10)
+        assert b["se"] != pytest.approx(a["se"], rel=1e-3)
+    F = lambda s: s[s.statistic == "F"].set_index("condition")["value"]
+    assert F(ours.stats).equals(F(paper.stats))
+    assert any("inference: sentence" in n for n in ours.notes)
+
+
+def test_sentence_inference_is_the_mixed_model_of_within_sentence_differences(out_3a):
+    """Reference: statsmodels MixedLM (REML) of z = y(men word) - y(women word) per model x
+    wording x pair, z ~ wording * pair (sum coding), random intercept per model: d is its
+    intercept (the grand mean), with the intercept's SE."""
+    lpr, _, _ = out_3a
+    ours = _run("stereotype_pairs", lpr, {**OPTS_3A, "inference": "sentence"})
+    y = lpr.assign(y=lpr["LPR"] / SIGMA, wording=lpr["M_word"].map({"men": 0, "women": 0, "fathers": 1, "mothers": 1}))
+    wide = y.pivot_table(index=["model", "wording", "A_word"], columns="MASK", values="y").reset_index()
+    wide["z"] = wide["Male"] - wide["Female"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = smf.mixedlm("z ~ C(wording, Sum) * C(A_word, Sum)", wide, groups=wide["model"]).fit(reml=True)
+    row = _row(ours.stats, "d", "all")
+    assert row["value"] == pytest.approx(wide["z"].mean(), abs=1e-10)
+    assert row["value"] == pytest.approx(fit.params["Intercept"], abs=1e-6)
+    assert row["se"] == pytest.approx(fit.bse["Intercept"], rel=1e-3)
+
+
+def test_sentence_inference_domains_same_d(out_3b):
+    lpr, paper = out_3b
+    ours = _run("stereotype_domains", lpr, {**OPTS_3B, "inference": "sentence"})
+    for cond in ("all", "interest", "talent"):
+        assert _row(ours.stats, "d", cond)["value"] == pytest.approx(_row(paper.stats, "d", cond)["value"], abs=1e-10)
+
+
+def test_sentence_inference_unknown_value():
+    with pytest.raises(InputError, match="unknown inference"):
+        _run("stereotype_pairs", _pairs_lpr(n_pairs=2), {**OPTS_3A, "inference": "robust"})
+
+
+def test_calibrated_figure_table_sets_the_two_inferences_side_by_side(out_3a):
+    lpr, _, paper = out_3a
+    ours = _run("stereotype_pairs", lpr, {**OPTS_3A, "inference": "sentence"})
+    tab = paper.figures["calibrated"].set_index("condition")
+    assert list(tab.index) == ["all"] + [f"pair{j}" for j in range(1, 10)]  # no wording rows: figure only
+    for cond in tab.index:
+        assert tab.loc[cond, "d"] == pytest.approx(_row(paper.stats, "d", cond)["value"])
+        assert tab.loc[cond, "p"] == pytest.approx(_row(paper.stats, "d", cond)["p"])
+        assert tab.loc[cond, "p_ours"] == pytest.approx(_row(ours.stats, "d", cond)["p"])
+        assert tab.loc[cond, "ci_low_ours"] == pytest.approx(_row(ours.stats, "d", cond)["ci_low"])
+    assert (tab["holds"] == (tab["significant"] == tab["significant_ours"])).all()
+    assert (tab["significant"] == (tab["p"] < 0.05)).all()

@@ -11,6 +11,7 @@ import torch
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import bench_calibration
 import bench_paper
 import bench_scoring
 
@@ -239,3 +240,29 @@ def test_bench_paper_small_run(capsys):
         assert what in out, what
     rows = [ln.split() for ln in out.splitlines() if ln.startswith(("albert-base-v2 ", "vinai/bertweet-base "))]
     assert len(rows) == 2 and all(r[1] == "16,208" and float(r[4]) > 0 for r in rows)
+
+
+def test_bench_calibration_small_run_and_its_table(tmp_path, capsys):
+    """Two worlds of N0 (null, no others), both inferences: the runs file holds one row per
+    world, variant and d; the table's rates are the shares of those rows; a rerun skips the
+    worlds already there (resume)."""
+    import pandas as pd
+
+    runs, out = tmp_path / "runs.csv", tmp_path / "summary.csv"
+    argv = ["--studies", "N0", "--worlds", "2", "--others", "0", "--kinds", "null", "--runs", str(runs)]
+    assert bench_calibration.main([*argv, "--out", str(out), "--figure", str(tmp_path / "f.png")]) == 0
+    r = bench_calibration.read_runs(runs)
+    assert set(r["kind"]) == {"null"} and sorted(r["seed"].unique()) == [1, 2]  # "null" is no NaN
+    assert len(r) == 2 * 2 * 6  # worlds x variants x (d all + 5 pairs)
+    assert (r["realised"] == 0).all() and r["null"].all()
+    tab = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    every = tab[(tab["rows_judged"] == "every row") & (tab["variant"] == "paper")].iloc[0]
+    paper = r[r["variant"] == "paper"]
+    assert every["fpr"] == pytest.approx((paper["p"] < 0.05).mean())
+    assert every["coverage"] == pytest.approx(paper["covered"].mean())
+    overall = tab[(tab["rows_judged"] == "overall") & (tab["variant"] == "sentence")].iloc[0]
+    assert overall["rows"] == 2 and overall["se_ratio_to_paper"] > 1
+    assert (tmp_path / "summary.md").read_text().startswith("| study |")
+    capsys.readouterr()
+    assert bench_calibration.main(argv) == 0
+    assert len(bench_calibration.read_runs(runs)) == len(r)  # nothing run twice

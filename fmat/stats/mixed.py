@@ -74,6 +74,7 @@ class LmmFit:
     design_info: object = field(repr=False, default=None)
     data: pd.DataFrame = field(repr=False, default=None)
     result: object = field(repr=False, default=None)
+    _cells: dict = field(repr=False, default_factory=dict)  # cell_means by specs (compare asks often)
 
     # ------------------------------------------------------------------ tests
     def anova(self, type: str = "sequential") -> pd.DataFrame:
@@ -147,10 +148,17 @@ class LmmFit:
     def cell_means(self, specs) -> pd.DataFrame:
         """Estimated marginal means (emmeans-style, equal weights over the other factors) for
         each combination of the factors ``specs``; columns: specs, estimate, se, df, t, p, CI, and
-        ``L`` (the weight vector, for :meth:`contrast`)."""
+        ``L`` (the weight vector, for :meth:`contrast`); computed once per ``specs`` (a copy is
+        returned)."""
+        specs = [specs] if isinstance(specs, str) else list(specs)
+        key = tuple(specs)
+        if key not in self._cells:
+            self._cells[key] = self._cell_means(specs)
+        return self._cells[key].copy()
+
+    def _cell_means(self, specs: list) -> pd.DataFrame:
         import patsy
 
-        specs = [specs] if isinstance(specs, str) else list(specs)
         grid, cats, _ = self._grid()
         missing = [s for s in specs if s not in cats]
         if missing:

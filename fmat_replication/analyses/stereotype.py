@@ -34,8 +34,10 @@ Rows (results shape): ``F`` per model term that involves the [MASK] factor (cond
 (condition ``all``, model = slug: the plain cell-mean contrast within that model, no test).
 Figure tables: ``effects`` (every d: model, condition, d, se, t, df, p, ci_low, ci_high, n;
 including ``wording:<men/women>`` contrasts that have no results condition), ``anova`` (every
-term of the LMM: term, condition, num_df, den_df, F, p) and ``cells`` (the modelled data:
-model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word).
+term of the LMM: term, condition, num_df, den_df, F, p), ``cells`` (the modelled data:
+model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word) and ``calibrated``
+(ours, not the paper's: each d's p and CI under the paper's model beside the calibrated
+within-sentence variant's, :func:`calibrated_table`; docs/calibration.md).
 """
 
 from __future__ import annotations
@@ -59,6 +61,10 @@ FACTOR_NAMES = {
     frozenset({"White", "Black"}): "race",
     frozenset({"White", "Asian"}): "race",
 }
+
+
+#: the ``inference`` option: the paper's model, or the calibrated within-sentence variant
+INFERENCE = ("paper", "sentence")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -206,6 +212,73 @@ def model_effects(fit, factor: str, groups: list[str], per: str | None, wording:
     return out
 
 
+def sentence_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: list[str], per: str | None) -> list[dict]:
+    """The calibrated variant (``inference: sentence``, ours, not the paper's): the d contrasts
+    with each sentence's contrast as *one* observation.
+
+    The [MASK]'s options share one softmax: in a sentence (model x the other factors' cell) the
+    first group's y and the second group's y are not two independent observations (when the
+    options hold all the probability, one is the mirror image of the other), so the paper's
+    model, which enters them as two rows with independent errors, gets the contrast's SE about
+    sqrt(2) too small (docs/calibration.md).  Here each model x cell of ``used`` gives one
+    observation, ``z = mean y(first group) - mean y(second group)`` (a within-sentence
+    difference, the paired analysis of a repeated-measures factor), and the LMM ``z ~ used``
+    (sum-to-zero coding, models as random intercepts) gives d as its grand mean (the intercept)
+    and, per level of ``per``, that level's estimated marginal mean.  In a balanced design the
+    point estimates equal the paper's model's (the same equal-weight mean of the cell
+    differences); only SE, t, df, p and the CI differ.  Returns rows as :func:`model_effects`
+    (overall and per ``per`` level; not per wording).
+    """
+    keys = ["model", *used]
+    m = cells.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
+    z = (m[groups[0]] - m[groups[1]]).dropna().rename("z").reset_index()
+    for f in used:
+        z[f] = pd.Categorical(z[f].astype(str), categories=_levels(cells[f]))
+    keep = [f for f in used if z[f].nunique() > 1]
+    rhs = " * ".join(f"C({f}, Sum)" for f in keep) or "1"
+    fit = fit_lmm(z, f"z ~ {rhs}", group="model")
+    L = np.zeros(len(fit.columns))
+    L[fit.columns.index("Intercept")] = 1.0
+    out = [{"model": "all", "condition": "all", **_contrast_row(fit.contrast(L), fit.n)}]
+    if per is not None and per in keep:
+        cm = fit.cell_means([per])
+        for r in cm.itertuples():
+            n = float((z[per].astype(str) == str(getattr(r, per))).sum())
+            out.append({"model": "all", "condition": str(getattr(r, per)), **_contrast_row(fit.contrast(r.L), n)})
+    return out
+
+
+def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
+    """Figure table ``calibrated``: per condition the d with the paper's model's p and 95% CI
+    beside the calibrated within-sentence variant's (:func:`sentence_effects`, ours), and
+    whether each is significant at ``alpha`` (``holds``: significant under both, or under
+    neither)."""
+    mine = {e["condition"]: e for e in ours}
+    rows = []
+    for e in paper:
+        o = mine.get(e["condition"])
+        if o is None or e["model"] != "all":
+            continue
+        rows.append(
+            {
+                "condition": e["condition"],
+                "d": e["d"],
+                "p": e["p"],
+                "ci_low": e["ci_low"],
+                "ci_high": e["ci_high"],
+                "p_ours": o["p"],
+                "ci_low_ours": o["ci_low"],
+                "ci_high_ours": o["ci_high"],
+                "significant": bool(e["p"] < alpha),
+                "significant_ours": bool(o["p"] < alpha),
+            }
+        )
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["holds"] = out["significant"] == out["significant_ours"]
+    return out
+
+
 def per_model_d(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str]) -> list[dict]:
     """d within each model: the mean over the cells of ``others`` of (mean y of the first group
     - mean y of the second group), i.e. the same equal-weight contrast as the LMM's, without a
@@ -282,6 +355,15 @@ def _notes(fit, cells: pd.DataFrame, dropped: int) -> list[str]:
     return notes
 
 
+def _check_inference(inference: str, where: str) -> None:
+    if inference not in INFERENCE:
+        raise InputError(
+            f"unknown inference {inference!r}",
+            where=where,
+            fix="use 'paper' (the paper's model) or 'sentence' (one observation per sentence: calibrated)",
+        )
+
+
 # --------------------------------------------------------------------------- 3A / 3D
 def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: str) -> dict:
     """Map each attribute-pair label of the LPR table (``"a_j - b_j"``) to ``pair<j>``, j in the
@@ -306,7 +388,7 @@ def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: s
 
 
 def _fit_and_report(
-    data: AnalysisInput, cells: pd.DataFrame, name: str, groups: list[str], level: str, anova: str
+    data: AnalysisInput, cells: pd.DataFrame, name: str, groups: list[str], level: str, anova: str, inference: str = "paper"
 ) -> AnalysisOutput:
     """What 3A/3D (``level`` = "pair") and 3B/3C (``level`` = "form") share once their cells are
     built: drop non-finite y, fit ``y ~ mask * wording * level``, the effects overall, per
@@ -315,6 +397,16 @@ def _fit_and_report(
     cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
     fit, used, tab = fit_factorial(cells, name, groups, ["wording", level], anova)
     effects = model_effects(fit, name, groups, level if level in used else None, "wording" in used)
+    notes = _notes(fit, cells, dropped)
+    calibrated = sentence_effects(cells, name, groups, used, level if level in used else None)
+    side_by_side = calibrated_table(effects, calibrated)
+    if inference == "sentence":
+        by_cond = {e["condition"]: e for e in calibrated}
+        effects = [by_cond.get(e["condition"], e) for e in effects if not e["condition"].startswith("wording:")]
+        notes.append(
+            "inference: sentence (ours, not the paper's): d, t, p and CI from one observation per model x sentence "
+            "(the within-sentence contrast of the two [MASK] groups); F rows are the paper's model's"
+        )
     effects += per_model_d(cells, name, groups, used)
     return AnalysisOutput(
         stats=_rows(_study_id(data), fit, tab, name, effects),
@@ -322,8 +414,9 @@ def _fit_and_report(
             "effects": _effects_table(effects),
             "anova": tab,
             "cells": cells.assign(model=cells["model"].map(model_slug), **{level: cells[level].astype(str)}),
+            "calibrated": side_by_side,
         },
-        notes=_notes(fit, cells, dropped),
+        notes=notes,
     )
 
 
@@ -337,6 +430,7 @@ def stereotype_pairs(
     attrib_contrast=None,
     factor: str | None = None,
     anova: str = "sequential",
+    inference: str = "paper",
 ) -> AnalysisOutput:
     """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
 
@@ -349,7 +443,11 @@ def stereotype_pairs(
       factor           name of the MASK factor in conditions (default: gender for Male/Female,
                        race for Black/Asian...)
       anova            "sequential" (nlme's anova default) or "marginal" F tests
+      inference        "paper" (default: the paper's model, every [MASK] word's row an
+                       observation) or "sentence" (ours: the calibrated variant,
+                       :func:`sentence_effects`; same d, SE from one observation per sentence)
     """
+    _check_inference(inference, _where(data, "inference"))
     where = _where(data, "mask_contrast")
     lpr = data.lpr
     _need(lpr, ["model", "MASK", "M_word", "ATTRIB", "A_word", "LPR"], where="data.lpr (stereotype_pairs)")
@@ -383,7 +481,7 @@ def stereotype_pairs(
         }
     )
     cells["pair"] = pd.Categorical(cells["pair"], categories=list(dict.fromkeys(pairs.values())))
-    return _fit_and_report(data, cells, name, groups, "pair", anova)
+    return _fit_and_report(data, cells, name, groups, "pair", anova, inference)
 
 
 # --------------------------------------------------------------------------- 3B / 3C
@@ -422,14 +520,17 @@ def stereotype_domains(
     forms: Mapping | None = None,
     factor: str | None = None,
     anova: str = "sequential",
+    inference: str = "paper",
 ) -> AnalysisOutput:
     """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
     LPR / sigma.
 
     Options: sigma, mask_contrast, mask_wordings, factor, anova as :func:`stereotype_pairs`;
     ``forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}``
-    (form name -> [focal, reference] ATTRIB groups; the names are the per-form conditions).
+    (form name -> [focal, reference] ATTRIB groups; the names are the per-form conditions);
+    ``inference``: "paper" (default) or "sentence" (ours, calibrated: :func:`sentence_effects`).
     """
+    _check_inference(inference, _where(data, "inference"))
     where = _where(data, "forms")
     lpr = data.lpr
     _need(lpr, ["model", "MASK", "M_word", "ATTRIB", "LPR"], where="data.lpr (stereotype_domains)")
@@ -446,4 +547,4 @@ def stereotype_domains(
     cells = cells.rename(columns={"MASK": name})
     cells["wording"] = wording_of(cells["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy()
     cells["form"] = pd.Categorical(cells["form"], categories=[str(f) for f in forms])
-    return _fit_and_report(data, cells, name, groups, "form", anova)
+    return _fit_and_report(data, cells, name, groups, "form", anova, inference)

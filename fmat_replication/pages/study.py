@@ -42,6 +42,19 @@ from .tables import (
 TITLE = "FMAT replication of Bao (2024): study report"
 
 
+def calibrated_summary(table: pd.DataFrame) -> str:
+    """One sentence: whether each d's significance at .05 holds under the calibrated inference."""
+    if not len(table):
+        return "<p id='calibrated-summary'>No d to compare.</p>"
+    sig = table[table["significant"].astype(bool)]
+    kept = int(sig["significant_ours"].astype(bool).sum())
+    new = int((~table["significant"].astype(bool) & table["significant_ours"].astype(bool)).sum())
+    text = f"Of the {len(sig)} d's significant at .05 under the paper's model, {kept} stay significant"
+    text += " under the calibrated inference"
+    text += f"; {new} become significant only under it." if new else "."
+    return f"<p id='calibrated-summary'>{html.escape(text)}</p>"
+
+
 def demo_banner(planted: bool) -> str:
     """The demo's banner: its numbers come from tiny models, not the paper's."""
     return (
@@ -172,6 +185,19 @@ def study_page(
     links.append(csv_link(stats_df, f"{study}_all_our_numbers.csv", f"all our numbers ({len(stats_df)} rows, CSV)"))
     page.show("<p class='downloads'>Download: " + " · ".join(links) + "</p>")
 
+    calibrated = data.figures.get("calibrated")
+    if calibrated is not None:
+        page.heading("Calibrated inference (ours)", "calibrated-inference")
+        page.text(
+            "Ours, not the paper's: the paper's mixed model counts the two [MASK] groups' rows of one "
+            "sentence as independent observations, which they are not (the options share one "
+            "probability distribution), so its SE can be too small. The calibrated variant "
+            "(`inference: sentence`) takes each sentence's contrast as one observation: the same d, "
+            "its own p and 95% CI (docs/calibration.md)."
+        )
+        page.show(calibrated_summary(calibrated))
+        page.show(html_table(calibrated, max_rows=60))
+
     page.heading("Figures", "figures")
     _figures(page, study, raw, data.figures, data.paper, stats_df)
 
@@ -295,7 +321,7 @@ def _figures(page: Page, study: str, raw: dict, figures: dict, paper: pd.DataFra
             "ICC(2,k) of the models together and ICC(2,1) of one model, on the raw log probabilities, with 95% CIs; "
             "Cicchetti's (1994) criteria .60 (good) and .75 (excellent).",
         )
-    tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects")}
+    tables = {k: v for k, v in figures.items() if k not in ("criterion", "trend", "effects", "calibrated")}
     for name, table in list(tables.items()):  # another analysis' table in the x/y convention (pages.figures)
         if {"x", "y"} <= set(table.columns):
             draw(

@@ -1,0 +1,201 @@
+"""Benchmark: calibration of the studies' analyses on worlds of known truth (docs/calibration.md).
+
+For each study (its study file: the paper's design and analysis), each kind of world (``null``:
+nothing planted and no item variation, every realised value 0; ``planted``: config/world.yaml's
+plant of the study with its variation), each share ``others`` of the probability outside the
+options, and worlds seeded 1..``--worlds``: ``--models`` perfect learners
+(fmat_replication.calibration) are drawn, the study's analysis runs on them (the paper's, and
+``--variants sentence``: the calibrated within-sentence variant of the stereotype analyses),
+and each d / b / r row with a CI is judged against the world's realised value (the same
+analysis on the exact planted probabilities): covered by the 95% CI, and p < .05 where the
+realised value is 0 (a false positive).
+
+Rows go to ``--runs`` (CSV, appended world by world; a rerun skips the worlds already there,
+so a long run can be stopped and resumed). ``--table`` then writes the summary (coverage and
+false-positive rate with exact binomial 95% CIs, per study x variant x kind x others x
+condition "all" or "each") to ``--out`` (CSV and Markdown) and the figure (``--figure``, PNG).
+
+Run:  python benchmarks/bench_calibration.py --studies 3A,3B --worlds 500 --others 0,0.5,0.9
+      python benchmarks/bench_calibration.py --table --runs ... --out ... --figure ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from fmat import plant  # noqa: E402
+from fmat.study import load_study  # noqa: E402
+from fmat_replication import calibration as cal  # noqa: E402
+
+#: option overrides of each analysis variant
+VARIANTS = {"paper": {}, "sentence": {"inference": "sentence"}}
+KEY = ["study", "kind", "others", "seed"]
+
+
+def read_runs(path) -> pd.DataFrame:
+    """The runs CSV ("null" is a kind of world here, not a missing value)."""
+    return pd.read_csv(path, keep_default_na=False, na_values=["", "NaN", "nan"])
+
+
+def worlds_of(sid: str, kind: str, others: float, n_models: int) -> cal.World:
+    study = load_study(REPO / "config" / "studies" / f"{sid}.yaml")
+    p = plant.load_world(REPO / "config" / "world.yaml").plant(sid)
+    if p is None:
+        p = plant.Plant(sid, effects=[], variation={}, samples=20, seed=0)
+    return cal.World(study, cal.null_plant(p) if kind == "null" else p, n_models=n_models, others=others)
+
+
+def simulate(args) -> None:
+    runs = Path(args.runs)
+    done = set()
+    if runs.exists():
+        old = read_runs(runs)
+        done = set(zip(old["study"].astype(str), old["kind"], old["others"].round(6), old["seed"]))
+    variants = {v: VARIANTS[v] for v in args.variants.split(",")}
+    studies = [s for s in args.studies.split(",") if s]
+    others = [float(x) for x in args.others.split(",")]
+    kinds = args.kinds.split(",")
+    start = time.perf_counter()
+    settings = []
+    for sid in studies:
+        analysis = load_study(REPO / "config" / "studies" / f"{sid}.yaml").analysis["name"]
+        vs = variants if analysis.startswith("stereotype_") else {"paper": {}}
+        settings += [(sid, analysis, vs, kind, o, worlds_of(sid, kind, o, args.models)) for kind in kinds for o in others]
+    # worlds outermost: stopped early, every setting has (about) the same number of worlds
+    for seed in range(1, args.worlds + 1):
+        t = time.perf_counter()
+        for sid, analysis, vs, kind, o, world in settings:
+            if (sid, kind, round(o, 6), seed) in done:
+                continue
+            rec = cal.run_world(world, seed, variants=vs)
+            rec.insert(0, "study", sid)
+            rec.insert(1, "analysis", analysis)
+            rec.insert(2, "kind", kind)
+            rec.insert(3, "others", o)
+            rec.insert(4, "models", args.models)
+            rec.to_csv(runs, mode="a", header=not runs.exists(), index=False)
+        if seed % 10 == 0 or seed == args.worlds:
+            print(f"world {seed}: {time.perf_counter() - t:.1f} s for {len(settings)} settings", flush=True)
+    print(
+        f"done in {time.perf_counter() - start:.0f} s on {platform.machine()} with {os.cpu_count()} CPU(s), "
+        f"{time.strftime('%Y-%m-%d')}",
+        flush=True,
+    )
+
+
+def table(runs: pd.DataFrame) -> pd.DataFrame:
+    """The summary: per study x variant x kind x others, for the overall d/b/r (condition
+    ``all`` or the analysis's first judged row) and for every judged row (``each``)."""
+    first = runs.groupby("study", sort=False)["condition"].transform("first")
+    has_all = runs.groupby("study", sort=False)["condition"].transform(lambda c: (c == "all").any())
+    overall = runs[runs["condition"].where(~has_all, "all").eq(runs["condition"]) & (has_all | (runs["condition"] == first))]
+    by = ["study", "analysis", "variant", "kind", "others"]
+    a = cal.summarise(overall, by).assign(rows_judged="overall")
+    b = cal.summarise(runs, by).assign(rows_judged="every row")
+    # evidence for the cause: the SE of each variant's overall row relative to the paper's, world by world
+    paper = overall[overall["variant"] == "paper"].set_index(["study", "kind", "others", "seed"])["se"]
+    ratio = overall.join(paper.rename("se_paper"), on=["study", "kind", "others", "seed"])
+    ratio = (ratio["se"] / ratio["se_paper"]).groupby([overall[c] for c in by], sort=False).mean()
+    a = a.join(ratio.rename("se_ratio_to_paper"), on=by)
+    out = pd.concat([a, b], ignore_index=True)
+    return out.sort_values(["study", "rows_judged", "variant", "kind", "others"], kind="stable").reset_index(drop=True)
+
+
+def markdown(tab: pd.DataFrame) -> str:
+    def pct(x, lo, hi):
+        return "" if not np.isfinite(x) else f"{100 * x:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+    lines = [
+        "| study | analysis | rows judged | variant | world | others | worlds "
+        "| coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in tab.itertuples():
+        lines.append(
+            f"| {r.study} | {r.analysis} | {r.rows_judged} | {r.variant} | {r.kind} | {r.others:g} | {r.worlds} | "
+            f"{pct(r.coverage, r.coverage_low, r.coverage_high)} | {pct(r.fpr, r.fpr_low, r.fpr_high)} | "
+            + ("" if not np.isfinite(r.se_ratio_to_paper) else f"{r.se_ratio_to_paper:.2f}")
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def figure(tab: pd.DataFrame, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = tab[tab["rows_judged"] == "overall"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * max(6, len(t)) / 2 + 1.5))
+    null = t[t["kind"] == "null"].reset_index(drop=True)
+    lab = [f"{r.study} {r.variant} o={r.others:g}" for r in null.itertuples()]
+    y = np.arange(len(null))
+    ax = axes[0]
+    err = [100 * (null["fpr"] - null["fpr_low"]), 100 * (null["fpr_high"] - null["fpr"])]
+    ax.errorbar(100 * null["fpr"], y, xerr=err, fmt="o")
+    ax.axvline(5, color="grey", ls="--")
+    ax.set_yticks(y, lab)
+    ax.set_xlabel("false-positive rate at .05, % (null worlds)")
+    ax.invert_yaxis()
+    pl = t[t["kind"] == "planted"].reset_index(drop=True)
+    lab = [f"{r.study} {r.variant} o={r.others:g}" for r in pl.itertuples()]
+    y = np.arange(len(pl))
+    ax = axes[1]
+    ax.errorbar(
+        100 * pl["coverage"],
+        y,
+        xerr=[100 * (pl["coverage"] - pl["coverage_low"]), 100 * (pl["coverage_high"] - pl["coverage"])],
+        fmt="o",
+    )
+    ax.axvline(95, color="grey", ls="--")
+    ax.set_yticks(y, lab)
+    ax.set_xlabel("coverage of the realised value by the 95% CI, % (planted worlds)")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--studies", default="3A,3B")
+    ap.add_argument("--worlds", type=int, default=500)
+    ap.add_argument("--models", type=int, default=12, help="perfect learners per world (the paper: 12)")
+    ap.add_argument("--others", default="0,0.5,0.9", help="shares of the probability outside the options")
+    ap.add_argument("--kinds", default="null,planted")
+    ap.add_argument("--variants", default="paper,sentence")
+    ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
+    ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
+    ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")
+    ap.add_argument("--figure", default=None, help="with --table: the figure (PNG)")
+    args = ap.parse_args(argv)
+    logging.disable(logging.WARNING)
+    warnings.simplefilter("ignore")
+    if not args.table:
+        simulate(args)
+    tab = table(read_runs(args.runs))
+    text = markdown(tab)
+    print(text)
+    if args.out:
+        tab.to_csv(args.out, index=False)
+        Path(args.out).with_suffix(".md").write_text(text)
+    if args.figure:
+        figure(tab, args.figure)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

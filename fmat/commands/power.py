@@ -1,0 +1,128 @@
+"""``fmat power``: power and false-positive rate of a study's design for 3 to 24 models
+(docs/calibration.md)."""
+
+from __future__ import annotations
+
+from ._common import command, files
+
+#: the entry-point group through which an installed analysis package answers ``fmat power``
+#: (the replication's: fmat_replication/pyproject.toml); the library runs no analysis itself
+ENTRY_POINTS = "fmat.power"
+
+
+def register(sub) -> None:
+    p = command(
+        sub,
+        "power",
+        help="power and false-positive rate of a study's design and analysis, by number of models",
+        description="How many models does your design need? For each number of models, fmat "
+        "draws worlds of perfect learners (models that hold exactly the share of each option in "
+        "their own sample of sentences) from the world file's plant for the study, runs the "
+        "study's own analysis on them and counts how often its tests are significant (power at "
+        "the planted size); the same with nothing planted gives the false-positive rate. Both "
+        "with exact binomial 95%% CIs, for the paper's analysis and, for the stereotype "
+        "analyses, the calibrated within-sentence variant. Writes power.csv and power.png into "
+        "the output folder. Perfect learners show what sampling noise and the analysis do, not "
+        "what a real model's training adds (docs/calibration.md).",
+        example="fmat power config/studies/3A.yaml --world config/world.yaml -o power-3A",
+    )
+    p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
+    p.add_argument("--world", required=True, help="world file that plants the expected association for the study's id")
+    p.add_argument("-o", "--output", required=True, help="output folder (created)")
+    p.add_argument("--models", default="3,6,12,24", help="numbers of models, comma-separated (default: %(default)s)")
+    p.add_argument("--worlds", type=int, default=20, help="worlds per number of models and kind (default: %(default)s)")
+    p.add_argument(
+        "--others",
+        type=float,
+        default=0.0,
+        help="share of each sentence's probability outside the study's options (default: %(default)s)",
+    )
+    p.add_argument("--seed", type=int, default=1, help="seed of the first world (default: %(default)s)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="processes (default: the CPU count, at most 8); the numbers do not depend on it",
+    )
+    p.add_argument(
+        "--criteria",
+        default="resources/criteria",
+        help="folder of criterion tables the study or the world names (default: %(default)s)",
+    )
+    files(p, inputs=("study", "world"), output="folder")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    import os
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from .. import plant
+    from ..errors import InputError
+    from ..study import load_study
+
+    try:
+        models = [int(m) for m in str(args.models).split(",") if m.strip()]
+    except ValueError:
+        models = []
+    if not models or min(models) < 2:
+        raise InputError(
+            f"--models {args.models!r}", where="--models", fix="give numbers of models of at least 2, e.g. 3,6,12,24"
+        )
+    if args.worlds < 1:
+        raise InputError(f"--worlds {args.worlds}", where="--worlds", fix="give at least 1 world")
+    jobs = args.jobs if args.jobs is not None else min(8, os.cpu_count() or 1)
+    if jobs < 1:
+        raise InputError(f"--jobs {args.jobs}", where="--jobs", fix="give at least 1 process")
+    if not 0 <= args.others < 1:
+        raise InputError(f"--others {args.others}", where="--others", fix="give a share in [0, 1)")
+    found = list(entry_points(group=ENTRY_POINTS))
+    if not found:
+        raise InputError(
+            "no analysis package is installed for fmat power",
+            where=f"entry points {ENTRY_POINTS!r}",
+            fix="install the replication's analyses (make env: pip install -e ./fmat_replication)",
+        )
+    engine = found[0].load()
+    study = load_study(args.study, criteria_dir=args.criteria if Path(args.criteria).is_dir() else None)
+    world = plant.load_world(args.world)
+    planted = world.plant(str(study.id))
+    if planted is None or planted.null:
+        raise InputError(
+            f"the world file plants nothing for study {study.id!r}",
+            where=f"{args.world}: studies.{study.id}",
+            fix="plant the association you expect (docs/planting.md): power is the rate at which it is found",
+        )
+    criteria = {}
+    folder = Path(args.criteria)
+    if folder.is_dir():
+        criteria = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))}
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    with tqdm(total=len(models) * 2 * args.worlds, desc=f"power {study.id}", unit="world") as bar:
+        table = engine.run(
+            study,
+            planted,
+            models=models,
+            worlds=args.worlds,
+            others=args.others,
+            seed=args.seed,
+            criteria=criteria,
+            progress=bar.update,
+            jobs=jobs,
+        )
+    table.to_csv(out / "power.csv", index=False)
+    engine.power_plot(table, out / "power.png", title=f"{study.id}: power and false positives ({args.worlds} worlds each)")
+    first = table.groupby("variant", sort=False)["condition"].transform("first")
+    show = table[table["condition"].isin(["all"]) | ((table["condition"] == first) & ~table["condition"].eq("all").any())]
+    show = show.assign(
+        power=(100 * show["power"]).round(0).astype(int).astype(str) + "%",
+        fpr=(100 * show["fpr"]).round(0).astype(int).astype(str) + "%",
+    )[["models", "variant", "statistic", "condition", "realised", "power", "fpr"]]
+    print(show.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"(the overall test; every row in power.csv) wrote {out / 'power.csv'} and {out / 'power.png'}")
+    return 0

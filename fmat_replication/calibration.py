@@ -1,0 +1,209 @@
+"""Calibration of the studies' analyses on worlds of known truth (docs/calibration.md).
+
+A *world* here is one draw of :mod:`fmat.plant`'s planted probabilities for ``n_models``
+models (the paper's design: its study file's queries, its analysis and options).  Its models are
+**perfect learners**: each model's probability of an option in a context is the share of that
+option in its own sample of ``samples x options`` training sentences of that context (what a
+model that learned its corpus exactly would say; +0.5 smoothing for options never drawn), so
+the only noise is sampling noise.  ``others`` is the share of each context's probability that
+lies outside the study's options (0 in the demo's world; most of it in a real model's
+vocabulary): the sample draws it as one more category, which is then not scored.
+
+The **realised value** of a statistic in a world is the same analysis run on the world's exact
+planted probabilities of the same models (no sampling noise): what those models *hold*.  A 95%
+CI is judged by whether it covers the realised value, and a test is a false positive when the
+realised value is 0 (nothing planted and no item or model-item variation: see
+:func:`null_plant`) and p < .05.  This is self-contained on purpose (arithmetic on the world's
+own probabilities), so that it can later be joined with a shared oracle of realised values.
+
+Everything is seeded: world ``seed`` fixes the planted variation (:class:`fmat.plant.Plant`'s
+seed) and the samples (``numpy.random.default_rng(seed)``); the same seed gives the same world.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import beta
+
+from fmat import plant as fplant
+from fmat.pipeline import lpr_table
+from fmat_replication import analyses
+
+#: the statistics whose CI and p are judged (rows with model "all" and a CI)
+JUDGED = ("d", "b", "r")
+
+
+@dataclass
+class World:
+    """One simulated world's inputs: the study, its plant, the models and the sampling."""
+
+    study: object
+    plant: fplant.Plant
+    n_models: int = 12
+    others: float = 0.0
+    samples: int | None = None  # sentences per option of each context (default: the plant's)
+    #: True: the expected number of sentences that show an option stays ``samples x options``
+    #: whatever ``others`` (the sample grows by 1 / (1 - others)): ``others`` changes only how
+    #: the options' shares depend on each other.  False (bench_null.py's convention): the sample
+    #: stays ``samples x options`` sentences, so a larger ``others`` also means fewer
+    #: observations of the options (at 0.9 about 2 per option: zero counts, smoothed, bias d).
+    keep_option_counts: bool = True
+
+
+def null_plant(plant: fplant.Plant) -> fplant.Plant:
+    """The same study with nothing planted and no item or model-item variation: every
+    statistic's realised value is exactly 0 (the option words' frequencies stay: they cancel in
+    every LPR)."""
+    variation = {**dict(plant.variation), "items": 0.0, "model_items": 0.0, "models": 0.0}
+    return replace(plant, effects=[], variation=variation, expect=[])
+
+
+def with_seed(plant: fplant.Plant, seed: int) -> fplant.Plant:
+    """The plant with its random parts drawn from ``seed``."""
+    return replace(plant, seed=int(seed))
+
+
+def perfect_learner_scores(
+    world: World, seed: int, criteria: Mapping[str, pd.DataFrame] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(exact, sampled) scores of one world: the planted probabilities of ``n_models`` models,
+    and each model's empirical shares of its own sample (seeded by ``seed``)."""
+    study, p = world.study, with_seed(world.plant, seed)
+    names = [f"m{k + 1:02d}" for k in range(world.n_models)]
+    exact = fplant.planted_scores(study, p, names, criteria)
+    samples = int(world.samples or p.samples)
+    ctx = fplant.context_of(study.queries).to_numpy()
+    codes, _ = pd.factorize(ctx)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    blocks = np.split(order, bounds)
+    rng = np.random.default_rng(seed)
+    prob = exact["prob"].to_numpy(dtype=float)
+    model = exact["model"].astype(str).to_numpy()
+    logp = np.empty(len(exact))
+    nq = len(study.queries)
+    for m in names:
+        rows = np.flatnonzero(model == m)
+        assert len(rows) == nq
+        for j in blocks:
+            r = rows[j]
+            n = samples * len(r)
+            if world.keep_option_counts and world.others > 0:
+                n = int(round(n / (1.0 - world.others)))
+            pv = np.append(prob[r] * (1.0 - world.others), world.others)
+            counts = rng.multinomial(n, pv / pv.sum())[: len(r)]
+            logp[r] = np.log((counts + 0.5) / (n + 1.0))
+    sampled = exact.copy()
+    sampled["prob"], sampled["logp"] = np.exp(logp), logp
+    # the exact probabilities on the same scale as the sampled ones (the options' share)
+    exact = exact.copy()
+    exact["logp"] = exact["logp"] + np.log1p(-world.others) if world.others < 1 else exact["logp"]
+    exact["prob"] = np.exp(exact["logp"])
+    return exact, sampled
+
+
+def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None, **override) -> pd.DataFrame:
+    """The study file's analysis (its options, ``override`` on top) on ``scores``: the rows
+    whose CI and p are judged (:data:`JUDGED`, model ``all``, with a CI)."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    options = {**dict(spec.get("options") or {}), **override}
+    lpr = lpr_table(study, scores)
+    out = analyses.run_analysis(
+        str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
+    )
+    s = out.stats
+    keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
+    return s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+
+
+def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:
+    """Join each judged row with its realised value: ``covered`` (the CI holds it), ``null``
+    (the realised value is 0) and ``rejected`` (p < alpha)."""
+    real = realised[["statistic", "condition", "value"]].rename(columns={"value": "realised"})
+    out = estimated.merge(real, on=["statistic", "condition"], how="inner")
+    out["covered"] = (out["ci_low"] <= out["realised"]) & (out["realised"] <= out["ci_high"])
+    out["null"] = out["realised"].abs() <= tol
+    out["rejected"] = out["p"] < alpha
+    return out
+
+
+def is_null(plant: fplant.Plant) -> bool:
+    """Whether a plant holds no association at all: no effect, no item or model-item variation
+    (:func:`null_plant`)."""
+    v = dict(plant.variation)
+    return not plant.effects and float(v.get("items", 0)) == 0 and float(v.get("model_items", 0)) == 0
+
+
+def realised_values(
+    world: World,
+    exact: pd.DataFrame,
+    estimated: pd.DataFrame,
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    **override,
+) -> pd.DataFrame:
+    """The judged rows of the analysis on the exact planted probabilities.  In a null world
+    (:func:`is_null`) every statistic's realised value is 0 by definition (no model holds any
+    association; the models could not even be fitted: no residual variance)."""
+    if is_null(world.plant):
+        return estimated[["statistic", "condition"]].assign(value=0.0)
+    return analyse(world.study, exact, criteria, **override)
+
+
+def run_world(
+    world: World,
+    seed: int,
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    variants: Mapping[str, Mapping] | None = None,
+) -> pd.DataFrame:
+    """One world: the judged rows of each analysis variant (``{name: option overrides}``,
+    default the paper's analysis only), with columns ``variant`` and ``seed``.  The realised
+    values are those of the first variant (variants differ in their inference, not in their
+    point estimates: tests/test_calibration.py checks that they agree)."""
+    variants = dict(variants or {"paper": {}})
+    exact, sampled = perfect_learner_scores(world, seed, criteria)
+    frames, real = [], None
+    for name, opts in variants.items():
+        est = analyse(world.study, sampled, criteria, **opts)
+        if real is None:  # the variants share their point estimates: one realised value for all
+            real = realised_values(world, exact, est, criteria, **opts)
+        frames.append(judge(est, real).assign(variant=name, seed=int(seed)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Coverage (of the realised value) and false-positive rate (rows whose realised value is
+    0) per ``by`` group, each with its exact (Clopper-Pearson) 95% binomial CI."""
+    rows = []
+    for key, g in runs.groupby(list(by), sort=False, observed=True):
+        key = key if isinstance(key, tuple) else (key,)
+        nulls = g[g["null"]]
+        cov, fp = binomial(int(g["covered"].sum()), len(g)), binomial(int(nulls["rejected"].sum()), len(nulls))
+        rows.append(
+            {
+                **dict(zip(by, key)),
+                "worlds": int(g["seed"].nunique()),
+                "rows": len(g),
+                "coverage": cov[0],
+                "coverage_low": cov[1],
+                "coverage_high": cov[2],
+                "null_rows": len(nulls),
+                "fpr": fp[0],
+                "fpr_low": fp[1],
+                "fpr_high": fp[2],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def binomial(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """Share k / n with its exact (Clopper-Pearson) CI; NaNs when n = 0."""
+    if n == 0:
+        return (np.nan, np.nan, np.nan)
+    a = (1 - level) / 2
+    low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    return (k / n, low, high)

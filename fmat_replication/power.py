@@ -1,0 +1,152 @@
+"""Power and false-positive rate of a study's design and analysis (``fmat power``,
+docs/calibration.md).
+
+For each number of models, ``worlds`` worlds of perfect learners (:mod:`fmat_replication.calibration`)
+are drawn twice: with the world file's plant for the study (the association the researcher
+expects: power = the share of worlds whose test is significant at ``alpha``) and with nothing
+planted (:func:`fmat_replication.calibration.null_plant`: the false-positive rate).  The study's
+own analysis runs on each (its study file's options; for the stereotype analyses also the
+calibrated ``inference: sentence``).  Seeds: world k of a setting is seeded ``seed + k``, the
+same for every number of models, so the rows differ only by the design.
+
+The library's ``fmat power`` command reaches this module through the entry point
+``fmat.power`` (fmat_replication/pyproject.toml): the library itself knows nothing of the
+replication's analyses.
+"""
+
+from __future__ import annotations
+
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable, Mapping, Sequence
+
+import pandas as pd
+
+from fmat.stats.mixed import SingularFitWarning
+from fmat_replication import calibration as cal
+
+#: the calibrated variant of the analyses that have one
+CALIBRATED = {"stereotype_pairs": {"inference": "sentence"}, "stereotype_domains": {"inference": "sentence"}}
+
+
+def variants_of(study) -> dict[str, dict]:
+    """``{"paper": {}}`` plus ``{"sentence": ...}`` for the analyses with a calibrated variant."""
+    name = str((getattr(study, "analysis", None) or {}).get("name") or "")
+    return {"paper": {}, **({"sentence": CALIBRATED[name]} if name in CALIBRATED else {})}
+
+
+def _one_world(task) -> pd.DataFrame:
+    """One world of :func:`power_table` (a top-level function: it runs in worker processes)."""
+    study, plant, n, kind, others, seed, criteria, variants = task
+    world = cal.World(study, plant, n_models=int(n), others=float(others))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularFitWarning)
+        return cal.run_world(world, seed, criteria, variants).assign(models=int(n), kind=kind)
+
+
+def power_table(
+    study,
+    plant,
+    *,
+    models: Sequence[int] = (3, 6, 12, 24),
+    worlds: int = 20,
+    others: float = 0.0,
+    seed: int = 1,
+    alpha: float = 0.05,
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
+) -> pd.DataFrame:
+    """Per number of models, analysis variant and judged row (statistic, condition): power
+    (planted worlds, p < alpha) and false-positive rate (null worlds), each with its exact
+    binomial 95% CI, the mean estimate and the mean realised value of the planted worlds.
+    ``progress(1)`` is called after each world; ``jobs`` > 1 runs the worlds in that many
+    processes (the same numbers: each world is seeded on its own)."""
+    variants = variants_of(study)
+    plants = {"planted": plant, "null": cal.null_plant(plant)}
+    tasks = [
+        (study, plants[kind], int(n), kind, float(others), seed + k, dict(criteria or {}), variants)
+        for n in models
+        for kind in ("planted", "null")
+        for k in range(worlds)
+    ]
+    frames = []
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=int(jobs)) as pool:
+            for fut in as_completed([pool.submit(_one_world, t) for t in tasks]):
+                frames.append(fut.result())
+                if progress:
+                    progress(1)
+    else:
+        for t in tasks:
+            frames.append(_one_world(t))
+            if progress:
+                progress(1)
+    runs = pd.concat(frames, ignore_index=True)
+    keys = ["variant", "statistic", "condition"]
+    rows = []
+    for n in models:
+        mine = runs[runs["models"] == int(n)]
+        null = mine[mine["kind"] == "null"].groupby(keys, sort=False)["p"].apply(lambda s: list(s < alpha))
+        for key, g in mine[mine["kind"] == "planted"].groupby(keys, sort=False):
+            hit = list(g["p"] < alpha)
+            fp = null.get(key, [])
+            pw, fr = cal.binomial(sum(hit), len(hit)), cal.binomial(sum(fp), len(fp))
+            rows.append(
+                {
+                    "models": int(n),
+                    **dict(zip(keys, key)),
+                    "worlds": len(hit),
+                    "realised": float(g["realised"].mean()),
+                    "estimate": float(g["value"].mean()),
+                    "power": pw[0],
+                    "power_low": pw[1],
+                    "power_high": pw[2],
+                    "fpr": fr[0],
+                    "fpr_low": fr[1],
+                    "fpr_high": fr[2],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
+    """Power and false-positive rate against the number of models (one line per variant and
+    judged row; at most 8 rows, the first ones), as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharex=True)
+    lines = table.groupby(["variant", "statistic", "condition"], sort=False)
+    for j, (key, g) in enumerate(lines):
+        if j >= 8:
+            break
+        label = f"{key[1]} {key[2]} ({key[0]})"
+        for ax, col in zip(axes, ("power", "fpr")):
+            ax.errorbar(
+                g["models"],
+                100 * g[col],
+                yerr=[100 * (g[col] - g[f"{col}_low"]), 100 * (g[f"{col}_high"] - g[col])],
+                marker="o",
+                label=label,
+                capsize=2,
+            )
+    axes[0].set_ylabel("power at the planted size, %")
+    axes[1].set_ylabel("false-positive rate (nothing planted), %")
+    axes[1].axhline(5, color="grey", ls="--")
+    for ax in axes:
+        ax.set_xlabel("number of models")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(table["models"].unique()), [str(m) for m in sorted(table["models"].unique())])
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(study, plant, **kw) -> pd.DataFrame:
+    """The entry point ``fmat.power`` (:func:`power_table`)."""
+    return power_table(study, plant, **kw)

@@ -1,0 +1,153 @@
+"""Calibration on worlds of known truth (fmat_replication.calibration, docs/calibration.md) and
+the calibrated within-sentence variant of the stereotype analyses (``inference: sentence``).
+
+The coverage and false-positive rates themselves are measured by benchmarks/bench_calibration.py
+over hundreds of worlds; these tests check the parts and the mechanism on a fixed set of seeds:
+the exact planted probabilities of a null world give LPRs of exactly 0, perfect learners of a
+large sample converge to the planted probabilities, the two inferences share their point
+estimates, and the calibrated SE exceeds the paper's by the factor the mirror images predict.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fmat import plant
+from fmat.cli import main
+from fmat.pipeline import lpr_table
+from fmat.study import load_study
+from fmat_replication import calibration as cal
+from fmat_replication.pages.study import calibrated_summary
+from fmat_replication.power import power_table
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = range(1, 7)  # a fixed seed set (no tuning: the bounds below come from theory)
+
+
+def _world(sid: str, null: bool = True, **kw) -> cal.World:
+    study = load_study(REPO / "config" / "studies" / f"{sid}.yaml")
+    p = plant.load_world(REPO / "config" / "world.yaml").plant(sid)
+    return cal.World(study, cal.null_plant(p) if null else p, **kw)
+
+
+def test_binomial_is_clopper_pearson():
+    # closed forms at the edges: k = 0 -> upper 1 - (a/2)^(1/n); k = n -> lower (a/2)^(1/n)
+    share, low, high = cal.binomial(0, 10)
+    assert (share, low) == (0.0, 0.0) and high == pytest.approx(1 - 0.025 ** (1 / 10))
+    share, low, high = cal.binomial(20, 20)
+    assert (share, high) == (1.0, 1.0) and low == pytest.approx(0.025 ** (1 / 20))
+    share, low, high = cal.binomial(5, 100)
+    assert share == 0.05 and low < 0.05 < high and low == pytest.approx(0.01643, abs=1e-4)  # R binom.test
+    assert all(math.isnan(x) for x in cal.binomial(0, 0))
+
+
+def test_null_world_holds_no_association():
+    w = _world("3A", n_models=3)
+    assert cal.is_null(w.plant) and not cal.is_null(_world("3A", null=False).plant)
+    exact, sampled = cal.perfect_learner_scores(w, seed=3)
+    lpr = lpr_table(w.study, exact)
+    assert np.abs(lpr["LPR"].to_numpy(float)).max() < 1e-9  # realised value 0 by construction
+    assert np.abs(lpr_table(w.study, sampled)["LPR"].to_numpy(float)).max() > 0.01  # sampling noise
+
+
+@pytest.mark.parametrize("others", [0.0, 0.5])
+def test_perfect_learners_of_a_large_sample_hold_the_planted_probabilities(others):
+    w = _world("3D", null=False, n_models=2, others=others, samples=20000)
+    exact, sampled = cal.perfect_learner_scores(w, seed=1)
+    err = np.abs(sampled["logp"].to_numpy() - exact["logp"].to_numpy())
+    assert err.max() < 0.05  # exact logp is on the options' share scale (log(1 - others) added)
+    same = cal.perfect_learner_scores(w, seed=1)[1]
+    assert np.array_equal(same["logp"].to_numpy(), sampled["logp"].to_numpy())  # seeded
+
+
+def test_keep_option_counts_scales_the_sample():
+    # others = 0.9 with a fixed total: about 10% of the sentences show an option
+    lo = cal.perfect_learner_scores(_world("N0", n_models=1, others=0.9, keep_option_counts=False), seed=1)[1]
+    hi = cal.perfect_learner_scores(_world("N0", n_models=1, others=0.9, keep_option_counts=True), seed=1)[1]
+    # smoothed shares: a count of 0 -> 0.5 / (n + 1); more observations, fewer such floors
+    floor_lo = np.isclose(lo["prob"], 0.5 / (20 * 2 + 1)).sum()
+    floor_hi = np.isclose(hi["prob"], 0.5 / (400 + 1)).sum()
+    assert floor_lo >= floor_hi
+
+
+def _se_ratios(sid: str, others: float) -> list[float]:
+    w = _world(sid, n_models=12, others=others)
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in SEEDS:
+            r = cal.run_world(w, seed, variants={"paper": {}, "sentence": {"inference": "sentence"}})
+            a = r[(r.variant == "paper")].set_index("condition")
+            b = r[(r.variant == "sentence")].set_index("condition")
+            assert list(a.index) == list(b.index)
+            np.testing.assert_allclose(a["value"], b["value"], atol=1e-10)  # the same d, pair by pair
+            assert (b["realised"] == 0).all() and (a["realised"] == 0).all()
+            out.append(float(b.loc["all", "se"] / a.loc["all", "se"]))
+    return out
+
+
+def test_mirror_images_make_the_papers_se_too_small():
+    """N0: two options hold all the probability, so a sentence's men and women rows are mirror
+    images (correlation -1; at p = .5 the SE of their contrast is sqrt(2) too small when they
+    enter as independent rows).  3A: four options, correlation about -1/3 between men and
+    women (sqrt(4/3) = 1.15).  With 90% of the probability elsewhere the rows are nearly
+    independent and the two SEs close."""
+    n0, n0_far = np.mean(_se_ratios("N0", 0.0)), np.mean(_se_ratios("N0", 0.9))
+    a3, a3_far = np.mean(_se_ratios("3A", 0.0)), np.mean(_se_ratios("3A", 0.9))
+    assert n0 > 1.3  # at least the mirror images' factor for 0.3 <= p <= 0.7
+    assert 1.05 < a3 < 1.4  # about sqrt(4/3)
+    assert n0 > a3
+    assert n0_far < n0 and a3_far < a3
+
+
+def test_fmat_power_writes_the_table_and_plot(tmp_path, capsys):
+    world = tmp_path / "w.yaml"
+    world.write_text(
+        "studies:\n  3D:\n    effects:\n      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 1.0}\n",
+        encoding="utf-8",
+    )
+    study = str(REPO / "config" / "studies" / "3D.yaml")
+    out = tmp_path / "o"
+    assert main(["power", study, "--world", str(world), "-o", str(out), "--models", "3,6", "--worlds", "3", "--jobs", "1"]) == 0
+    tab = pd.read_csv(out / "power.csv")
+    assert (out / "power.png").stat().st_size > 0
+    overall = tab[tab["condition"] == "all"].set_index(["models", "variant"])
+    assert set(overall.index) == {(3, "paper"), (3, "sentence"), (6, "paper"), (6, "sentence")}
+    assert (tab["worlds"] == 3).all()
+    for col in ("power", "fpr"):
+        assert ((tab[f"{col}_low"] <= tab[col]) & (tab[col] <= tab[f"{col}_high"])).all()
+    # d = 1 with 6 models: the SE of d is about 0.1 (3D: 5 pairs), so every world finds it
+    assert overall.loc[(6, "paper"), "power"] == 1.0 and overall.loc[(6, "sentence"), "power"] == 1.0
+    assert overall.loc[(6, "paper"), "realised"] == pytest.approx(1.0, abs=0.3)
+    assert "power" in capsys.readouterr().out
+
+
+def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
+    world = tmp_path / "w.yaml"
+    world.write_text("studies:\n  3A:\n    effects: []\n", encoding="utf-8")
+    study = str(REPO / "config" / "studies" / "3D.yaml")
+    assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o")]) == 2
+    assert "plants nothing for study '3D'" in capsys.readouterr().err
+    assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o"), "--models", "1,3"]) == 2
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_page_says_which_significant_ds_hold_under_calibration():
+    tab = pd.DataFrame({"significant": [True, True, False, False], "significant_ours": [True, False, True, False]})
+    text = calibrated_summary(tab)
+    assert "Of the 2 d&#x27;s significant at .05 under the paper&#x27;s model, 1 stay significant" in text
+    assert "1 become significant only under it" in text
+
+
+def test_power_does_not_depend_on_the_number_of_processes():
+    w = _world("3D", null=False)
+    one = power_table(w.study, w.plant, models=[3], worlds=2, jobs=1)
+    two = power_table(w.study, w.plant, models=[3], worlds=2, jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    assert set(one["variant"]) == {"paper", "sentence"} and (one["worlds"] == 2).all()
