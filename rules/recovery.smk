@@ -16,10 +16,10 @@ rule recovery_study:
         "results/recovery/{study}.parquet",
     log:
         "logs/recovery/{study}.log",
-    params:
-        models=[spec.name for spec in MODELS.values()],
     conda:
         "../envs/fmat.yaml"
+    params:
+        models=[spec.name for spec in MODELS.values()],
     script:
         "../scripts/recovery.py"
 
