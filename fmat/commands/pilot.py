@@ -142,7 +142,7 @@ def _run(args) -> int:
     per_model = pd.DataFrame(rows)
     _, rel = reliability_tables(study, scores, ours, sid=study.id)
     checks = plant.recovery(planted, rel)
-    checks = checks[~checks["reason"].str.startswith("no such row")]  # the workflow's analyses are not run here
+    checks = checks[~checks["reason"].astype(str).str.startswith("no such row")]  # the workflow's analyses are not run here
     per_model.to_csv(out / "recovery.csv", index=False)
     if len(checks):
         checks.to_csv(out / "expectations.csv", index=False)
