@@ -228,6 +228,16 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def why_not_writable(folder: str | os.PathLike) -> str:
+    """Why a folder this process may not write cannot be written: its file system is read-only,
+    or permission is denied."""
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return "its file system is read-only" if read_only else "permission denied"
+
+
 def _writable_folder(target: Path, where: str | None, *, is_folder: bool = False) -> None:
     """InputError unless the folder ``target`` goes into (``is_folder``: ``target`` itself) exists
     or can be made, and may be written."""
@@ -237,13 +247,8 @@ def _writable_folder(target: Path, where: str | None, *, is_folder: bool = False
     if not folder.is_dir():
         raise InputError(f"cannot write {target}: {folder} is a file, not a folder", where=where, fix="check the path")
     if not os.access(folder, os.W_OK | os.X_OK):
-        try:
-            read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
-        except OSError:
-            read_only = False
-        why = "its file system is read-only" if read_only else "permission denied"
         raise InputError(
-            f"cannot write into the folder {folder}: {why}",
+            f"cannot write into the folder {folder}: {why_not_writable(folder)}",
             where=where,
             fix="write to a folder you may write (another output path), or change its permissions",
         )

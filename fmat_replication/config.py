@@ -17,6 +17,7 @@ import yaml
 
 from fmat.agreement import known_constructions
 from fmat.errors import InputError
+from fmat.io import why_not_writable
 from fmat.models import WEIGHT_FILES
 from fmat.plant import check_plant, load_world
 from fmat.results import model_slug
@@ -611,13 +612,8 @@ def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathL
 
 def _not_writable(folder, target: Path) -> None:
     """The InputError of :func:`check_writable` for ``target`` (within the output folder ``folder``)."""
-    try:
-        read_only = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
-    except OSError:
-        read_only = False
-    why = "its file system is read-only" if read_only else "permission denied"
     raise InputError(
-        f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why}",
+        f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why_not_writable(target)}",
         where=f"{target.resolve()}",
         fix="run the workflow in a working folder you may write (a copy of the project, or "
         "snakemake --directory DIR), or make that folder writable (chmod u+w, or its owner); nothing was run",
