@@ -54,6 +54,16 @@ def run(work: Path, *args) -> subprocess.CompletedProcess:
     return run_workflow(work, *args, cores=1)
 
 
+def flip_last_bit_keeping_its_time(weights: Path) -> None:
+    """One bit of the last weight flipped, the file's times kept (as `cp -p` or `rsync -a` leave
+    a swapped file): same size, same time, other weights."""
+    st = weights.stat()
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
 def jobs(output: str) -> list[tuple[str, str]]:
     """(rule, wildcards line) of every job a (dry) run lists."""
     return re.findall(r"^(?:local)?rule (\w+):\n(?:.*\n)*?(?:    wildcards: (.*)\n|\n)", output + "\n", re.M)
@@ -161,11 +171,7 @@ def test_jobs_that_load_a_model_check_it_against_its_lock_record(tmp_path):
     weights = folder / "model.safetensors"
     assert rec["sha256"].iloc[0] == hashlib.sha256(weights.read_bytes()).hexdigest()
 
-    st = weights.stat()
-    data = bytearray(weights.read_bytes())
-    data[-1] ^= 1  # one bit of the last weight
-    weights.write_bytes(bytes(data))
-    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+    flip_last_bit_keeping_its_time(weights)
     res = run(work, *targets, "--forcerun", "model_card", "agreement")
     assert res.returncode != 0
     assert "not the ones locked" in res.stdout, res.stdout[-4000:]
@@ -190,12 +196,7 @@ def test_a_record_cut_to_its_header_stops_every_job_that_loads_the_model(tmp_pat
 
     record = work / "resources" / "models" / "tiny-a.lock.tsv"
     record.write_text(record.read_text().splitlines()[0] + "\n")
-    weights = folder / "model.safetensors"
-    st = weights.stat()
-    data = bytearray(weights.read_bytes())
-    data[-1] ^= 1
-    weights.write_bytes(bytes(data))
-    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+    flip_last_bit_keeping_its_time(folder / "model.safetensors")
 
     for target in [*targets, "resources/models.lock.tsv"]:
         res = run(work, target)
