@@ -319,37 +319,14 @@ def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
     return lpr, reliability, score, analysis
 
 
-#: The analyses the replication workflow of this repository registers
-#: (``fmat_replication.analyses``). The library runs none of them and does not import the
-#: replication; it knows their names from this list, so that a misspelt ``analysis.name`` is
-#: caught where the study file is checked (``fmat query --study FILE --check``, ``fmat study``,
-#: :func:`load_study`). A new analysis registered in the replication is added here too
-#: (docs/adding-a-study.md); tests/test_study_checks.py keeps the two equal. The workflow checks
-#: the options as well (``fmat_replication.analyses.check``).
-WORKFLOW_ANALYSES = (
-    "attitude_weat",
-    "change_over_time",
-    "factual_names",
-    "factual_wefat",
-    "stereotype_domains",
-    "stereotype_pairs",
-)
-
-
 def check_analysis_name(name: str, options=None, where: str = "analysis") -> None:
-    """``name`` is one of :data:`WORKFLOW_ANALYSES` (the default ``check_analysis`` of
-    :func:`load_study` and :func:`validate_study_file`); else an InputError listing them."""
+    """The ``analysis`` block names an analysis registered in :mod:`fmat.analyses` and gives
+    options its function takes (the default ``check_analysis`` of :func:`load_study` and
+    :func:`validate_study_file`); else an InputError naming the nearest name or option."""
 
-    if name in WORKFLOW_ANALYSES:
-        return
-    close = difflib.get_close_matches(str(name), WORKFLOW_ANALYSES, n=1, cutoff=0.6)
-    raise InputError(
-        f"unknown analysis {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
-        where=f"{where}.name",
-        fix=f"use one of {', '.join(WORKFLOW_ANALYSES)} (the replication workflow's analyses), or "
-        "remove the analysis block (fmat study does not run it); a new analysis is registered in "
-        "fmat_replication.analyses and listed in fmat.study.WORKFLOW_ANALYSES (docs/adding-a-study.md)",
-    )
+    from fmat import analyses  # the analyses import fmat.results and fmat.stats, not this module
+
+    analyses.check(name, options, where=where)
 
 
 def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_analysis=None):
@@ -452,8 +429,8 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
     ``criteria_dir`` is the folder of criterion tables (``resources/criteria``) used by word
     lists written ``{criterion: NAME, column: COL}``; it is needed only by such studies.
     ``check_analysis(name, options, where=...)`` checks the ``analysis`` block: by default its
-    name must be one of :data:`WORKFLOW_ANALYSES` (:func:`check_analysis_name`); the workflow
-    passes ``fmat_replication.analyses.check``, which checks the options too.
+    analysis must be registered in :mod:`fmat.analyses` and its options must fit its function
+    (:func:`check_analysis_name`).
     """
     path = Path(path)
     data = read_study_yaml(path)

@@ -1,5 +1,5 @@
 """Stage ``analysis`` (rule analysis): one study's analysis, the one its study file names
-(``analysis: {name, options}``, registered in :mod:`fmat_replication.analyses`), fed with every
+(``analysis: {name, options}``, registered in :mod:`fmat.analyses`), fed with every
 model's scores, the LPRs, the reliability rows and the criterion tables it asks for.
 
 Outputs (all declared by the rule): ``results/analysis/{study}/stats.parquet`` (the reliability
@@ -19,12 +19,12 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from fmat import analyses
 from fmat.errors import FmatError, InputError
 from fmat.io import atomic_path, read_table, write_table
 from fmat.results import KEY, RESULT_COLUMNS, results_frame, validate_results
 from fmat.runner import read_scores
 
-from . import analyses
 from .queries import load_study_file
 
 
@@ -68,7 +68,7 @@ def analysis_stage(
     """One study's analysis stage -> ``(stats, figures, status)``.
 
     Runs the analysis the study file names (``study.analysis["name"]``) when it is registered
-    (:func:`fmat_replication.analyses.available`), else notes that no analysis of that name is registered. ``stats`` =
+    (:func:`fmat.analyses.available`), else notes that no analysis of that name is registered. ``stats`` =
     the reliability rows + the analysis rows (validated: known statistics, unique keys);
     ``figures`` = ``{name: table}``; ``status`` = the record written to ``status.json``
     (``study, analysis, implemented, run, notes, figures``; figures filled by the caller).
@@ -92,8 +92,7 @@ def analysis_stage(
         status["notes"] = [str(n) for n in (out.notes or [])]
     else:
         status["notes"] = [
-            f"no analysis named {name!r} is registered (fmat_replication.analyses.available()): "
-            "only the reliability rows are reported"
+            f"no analysis named {name!r} is registered (fmat.analyses.available()): only the reliability rows are reported"
         ]
     stats = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else reliability
     stats = validate_results(stats[RESULT_COLUMNS], where=f"results/analysis/{sid}/stats.parquet")

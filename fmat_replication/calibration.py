@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
+from fmat import analyses
 from fmat import plant as fplant
 from fmat.pipeline import lpr_table
-from fmat_replication import analyses
 
 #: the statistics whose CI and p are judged (rows with model "all" and a CI)
 JUDGED = ("d", "b", "r")

@@ -124,7 +124,7 @@ class StudyStatus:
     """What the workflow did for a study (from ``results/analysis/{study}/status.json``).
 
     ``run``: the study was in this run (its stats exist); ``analysis``: the study file's
-    analysis name; ``implemented``: that analysis is registered (``fmat_replication.analyses.available()``);
+    analysis name; ``implemented``: that analysis is registered (``fmat.analyses.available()``);
     ``notes``: the analysis's notes (e.g. "GloVe vectors not available: WEFAT skipped").
     """
 

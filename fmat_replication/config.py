@@ -16,6 +16,7 @@ from typing import Iterable, Mapping, Sequence
 import yaml
 
 from fmat.agreement import known_constructions
+from fmat.analyses import check
 from fmat.errors import InputError
 from fmat.io import why_not_writable
 from fmat.models import WEIGHT_FILES
@@ -24,8 +25,6 @@ from fmat.results import model_slug
 from fmat.study import load_study, study_criteria, validate_study_file
 from fmat.validate import schema_problems
 from fmat_replication.queries import study_file
-
-from .analyses import check
 
 SCHEMA_FILE = Path(__file__).with_name("config.schema.json")
 

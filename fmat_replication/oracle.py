@@ -14,7 +14,7 @@ Independence is the point: this module reads the study file's YAML itself (its t
 groups and words, in the file's order; its ``analysis.options``), plants with
 :func:`fmat.plant.planted_logp` on that raw table, and computes each statistic by plain
 arithmetic (means, differences, standard deviations, an OLS slope, a Pearson r). It imports
-neither the analyses (:mod:`fmat_replication.analyses`), nor the LPR stage
+neither the analyses (:mod:`fmat.analyses`), nor the LPR stage
 (:mod:`fmat.lpr`, :mod:`fmat.pipeline`), nor the query design (:mod:`fmat.design`,
 :mod:`fmat.study`): a mislabelled group, a pair joined in the wrong order or a forgotten
 division there changes the workflow's number and not this one

@@ -8,10 +8,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from fmat.analyses import check
 from fmat.io import write_table
 from fmat.study import load_study
-
-from .analyses import check
 
 
 def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Path:

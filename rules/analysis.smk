@@ -1,6 +1,6 @@
-# Stage 6: the study's analysis (fmat_replication.analyses, the study file's `analysis: {name, options}`).
+# Stage 6: the study's analysis (fmat.analyses, the study file's `analysis: {name, options}`).
 # Reads the LPRs, every model's scores, the reliability rows and the criterion tables the
-# analysis asks for (fmat_replication.analyses.criteria_needed); an analysis that is not registered yet
+# analysis asks for (fmat.analyses.criteria_needed); an analysis that is not registered yet
 # is logged, and stats.parquet then holds the reliability rows only.
 # Outputs (fmat_replication.analysis): results/analysis/{study}/stats.parquet (results shape),
 # status.json (whether the analysis ran, its notes, its figure tables) and the folder figures/

@@ -225,7 +225,7 @@ def analysis_criteria(wildcards):
     Reads only the study file's `analysis` block: its word lists may need criterion tables
     that do not exist yet when the DAG is built."""
     from fmat.study import read_study_yaml
-    from fmat_replication import analyses as _analyses
+    from fmat import analyses as _analyses
 
     spec = dict(read_study_yaml(study_file(config, wildcards.study)).get("analysis") or {})
     name = spec.get("name")

@@ -23,10 +23,10 @@ import yaml
 from scipy import stats as sps
 
 import fmat
-import fmat_replication.analyses as analyses
+import fmat.analyses as analyses
+from fmat.analyses import AnalysisInput, run_analysis
 from fmat.results import RESULT_COLUMNS, validate_results
 from fmat.study import load_study, validate_study_file
-from fmat_replication.analyses import AnalysisInput, run_analysis
 
 REPO = Path(__file__).resolve().parents[1]
 X1 = REPO / "config" / "studies" / "X1.yaml"

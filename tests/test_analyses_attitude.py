@@ -1,4 +1,4 @@
-"""Studies 2A-2D analysis (fmat_replication.analyses.attitude): d fixed by construction (with model random
+"""Studies 2A-2D analysis (fmat.analyses.attitude): d fixed by construction (with model random
 intercepts), a hand check on a tiny input, t/df against an independent OLS with model dummies
 (equal to the random-intercept LMM for within-model contrasts of a balanced design), the
 reliability stage's alpha among the words of each category against pingouin, and the real study
@@ -15,9 +15,9 @@ import pingouin as pg
 import pytest
 import statsmodels.formula.api as smf
 
+from fmat.analyses import AnalysisInput, run_analysis
+from fmat.analyses.attitude import design_table, standardize_lpr
 from fmat.errors import InputError
-from fmat_replication.analyses import AnalysisInput, run_analysis
-from fmat_replication.analyses.attitude import design_table, standardize_lpr
 
 REPO = Path(__file__).resolve().parents[1]
 Q_P, Q_S = "I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."

@@ -1,4 +1,4 @@
-"""Studies 4A-4D analysis (fmat_replication.analyses.change) on synthetic data with known answers.
+"""Studies 4A-4D analysis (fmat.analyses.change) on synthetic data with known answers.
 
 Independent references: hand arithmetic on tiny tables, numpy means, statsmodels MixedLM on
 an independently averaged table, scipy's paired t test (a balanced two-year random-intercept
@@ -17,11 +17,11 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats as sps
 
+from fmat.analyses import AnalysisInput, run_analysis
+from fmat.analyses.change import _ranges, trend_table, yearly_effects
 from fmat.errors import InputError
 from fmat.lpr import summary
 from fmat.study import load_study
-from fmat_replication.analyses import AnalysisInput, run_analysis
-from fmat_replication.analyses.change import _ranges, trend_table, yearly_effects
 from fmat_replication.paper import load_paper_results, matching_rows
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Studies 1A-1C analyses (fmat_replication.analyses.factual): known answers on synthetic data, hand checks
+"""Studies 1A-1C analyses (fmat.analyses.factual): known answers on synthetic data, hand checks
 on tiny inputs, independent references (pingouin, numpy least squares, statsmodels), and the
 real study files end to end (every paper row but ICC has a computed row)."""
 
@@ -13,9 +13,9 @@ import pingouin as pg
 import pytest
 from scipy import stats
 
+from fmat.analyses import AnalysisInput, criteria_needed, run_analysis
+from fmat.analyses.factual import figure_criterion, item_lpr, logit_pct, williams_row, zscore
 from fmat.errors import InputError
-from fmat_replication.analyses import AnalysisInput, criteria_needed, run_analysis
-from fmat_replication.analyses.factual import figure_criterion, item_lpr, logit_pct, williams_row, zscore
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = [

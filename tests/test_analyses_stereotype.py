@@ -1,4 +1,4 @@
-"""Studies 3A-3D analyses (fmat_replication.analyses.stereotype) on synthetic data with known answers.
+"""Studies 3A-3D analyses (fmat.analyses.stereotype) on synthetic data with known answers.
 
 Independent references: plain numpy means (balanced designs: the LMM's estimated marginal
 means are the raw means), a fixed-effects OLS with model dummies (statsmodels; in a balanced
@@ -19,11 +19,11 @@ import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
 
+from fmat.analyses import AnalysisInput, run_analysis
+from fmat.analyses.stereotype import domain_cells, factor_name
 from fmat.errors import InputError
 from fmat.lpr import summary
 from fmat.study import load_study
-from fmat_replication.analyses import AnalysisInput, run_analysis
-from fmat_replication.analyses.stereotype import domain_cells, factor_name
 from fmat_replication.paper import load_paper_results, matching_rows
 
 REPO = Path(__file__).resolve().parents[1]

@@ -104,7 +104,7 @@ def test_each_row_is_true(row):
     if row["rule"] == "analysis":
         # the analysis stage runs the study's registered analysis: the producer lives in the package it dispatches to
         assert "run_analysis" in inspect.getsource(resolve("fmat_replication.analysis.analysis_stage"))
-        assert producer.__module__.startswith("fmat_replication.analyses.")
+        assert producer.__module__.startswith("fmat.analyses.")
     else:
         assert any(re.search(rf"\b{re.escape(n)}\b", t) for n in names for t in texts), (
             f"{row['stage']} does not reach {row['producer']}"

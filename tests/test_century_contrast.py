@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from fmat_replication.analyses.change import century_contrast
+from fmat.analyses.change import century_contrast
 
 
 def _yearly(d1900, d2000):

@@ -453,7 +453,7 @@ def test_analysis_stage_without_registered_analysis_keeps_reliability_rows():
 
 
 def test_analysis_stage_runs_registered_analysis(monkeypatch):
-    from fmat_replication import analyses
+    from fmat import analyses
     from fmat_replication.analysis import analysis_stage
 
     seen = {}
@@ -477,8 +477,8 @@ def test_analysis_stage_runs_registered_analysis(monkeypatch):
 
 
 def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monkeypatch):
+    from fmat import analyses
     from fmat.errors import InputError
-    from fmat_replication import analyses
     from fmat_replication.analysis import analysis_stage
 
     details = pd.DataFrame({"study": ["9Z"], "condition": ["raw"], "ICC": [0.9]})
@@ -510,9 +510,9 @@ def test_analysis_stage_rejects_non_results_reliability_and_duplicate_keys(monke
 def test_an_analysis_may_not_emit_a_reliability_row(monkeypatch):
     """Every statistic has one producer: an analysis that emits a row the reliability stage made
     (same study, statistic, condition, model) stops the stage, instead of replacing the row."""
+    from fmat import analyses
     from fmat.errors import FmatError
     from fmat.results import results_frame
-    from fmat_replication import analyses
     from fmat_replication.analysis import analysis_stage
 
     rel = results_frame(

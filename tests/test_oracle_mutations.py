@@ -18,125 +18,125 @@ from pathlib import Path
 import pytest
 from oracle_check import problems, workflow_vs_oracle
 
-from fmat_replication import analyses
+from fmat import analyses
 
 #: (id, module, the line as written, the mutated line, a study that must catch it)
 MUTATIONS = [
     (
         "3A: y without / sigma",
-        "fmat_replication.analyses.stereotype",
+        "fmat.analyses.stereotype",
         '"y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),',
         '"y": lpr["LPR"].to_numpy(dtype=float),',
         "3A",
     ),
     (
         "3A: d = second minus first group",
-        "fmat_replication.analyses.stereotype",
+        "fmat.analyses.stereotype",
         "a, b = {factor: groups[0]}, {factor: groups[1]}",
         "a, b = {factor: groups[1]}, {factor: groups[0]}",
         "3A",
     ),
     (
         "3D: per-model d flipped",
-        "fmat_replication.analyses.stereotype",
+        "fmat.analyses.stereotype",
         "diff = (m[groups[0]] - m[groups[1]]).dropna()",
         "diff = (m[groups[1]] - m[groups[0]]).dropna()",
         "3D",
     ),
     (
         "3A: pairs 1 and 2 swapped",
-        "fmat_replication.analyses.stereotype",
+        "fmat.analyses.stereotype",
         'order = [f"{x} - {y}" for x, y in zip(*sides)]',
         'order = [f"{x} - {y}" for x, y in zip(*sides)]; order[:2] = order[1::-1]',
         "3A",
     ),
     (
         "3B: domain means without / sigma",
-        "fmat_replication.analyses.stereotype",
+        "fmat.analyses.stereotype",
         'y = lpr.assign(y=lpr["LPR"].to_numpy(dtype=float) / float(sigma))',
         'y = lpr.assign(y=lpr["LPR"].to_numpy(dtype=float))',
         "3B",
     ),
     (
         "3C: reference minus focal domain",
-        "fmat_replication.analyses.stereotype",
+        "fmat.analyses.stereotype",
         'diff = (means[pair[0]] - means[pair[1]]).rename("y").reset_index()',
         'diff = (means[pair[1]] - means[pair[0]]).rename("y").reset_index()',
         "3C",
     ),
     (
         "2A: SD with ddof 0",
-        "fmat_replication.analyses.attitude",
+        "fmat.analyses.attitude",
         "sd = g.transform(lambda s: s.std(ddof=1))",
         "sd = g.transform(lambda s: s.std(ddof=0))",
         "2A",
     ),
     (
         "2A: standardized over the wrong level (relations pooled)",
-        "fmat_replication.analyses.attitude",
+        "fmat.analyses.attitude",
         'standardize_within: Sequence[str] = ("model", "perceiver", "relation"),',
         'standardize_within: Sequence[str] = ("model", "perceiver"),',
         "2A",
     ),
     (
         "2B: societal minus personal",
-        "fmat_replication.analyses.attitude",
+        "fmat.analyses.attitude",
         'parts.append((f"{p1}-{p2}", per_L[p1] - per_L[p2]))',
         'parts.append((f"{p1}-{p2}", per_L[p2] - per_L[p1]))',
         "2B",
     ),
     (
         "2D: average not divided by the perceivers",
-        "fmat_replication.analyses.attitude",
+        "fmat.analyses.attitude",
         'parts.append(("average", sum(per_L.values()) / len(per_L)))',
         'parts.append(("average", sum(per_L.values())))',
         "2D",
     ),
     (
         "2C: perceivers swapped",
-        "fmat_replication.analyses.attitude",
+        "fmat.analyses.attitude",
         "per = {str(q): str(name) for name, q in perceivers.items()}",
         "per = dict(zip([str(q) for q in perceivers.values()], reversed([str(n) for n in perceivers])))",
         "2C",
     ),
     (
         "4A: yearly d without / sigma",
-        "fmat_replication.analyses.change",
+        "fmat.analyses.change",
         'out["d"] = out["d"] / float(sigma)',
         'out["d"] = out["d"]',
         "4A",
     ),
     (
         "4B: century contrast second minus first",
-        "fmat_replication.analyses.change",
+        "fmat.analyses.change",
         'res = fit.compare(["century"], {"century": str(a)}, {"century": str(b)})',
         'res = fit.compare(["century"], {"century": str(b)}, {"century": str(a)})',
         "4B",
     ),
     (
         "4C: per-model slope per year, not per century",
-        "fmat_replication.analyses.change",
+        "fmat.analyses.change",
         'r = sps.linregress(g["year"].to_numpy(float) / year_scale, g["d"].to_numpy(float))',
         'r = sps.linregress(g["year"].to_numpy(float), g["d"].to_numpy(float))',
         "4C",
     ),
     (
         "4D: per-model slope df n - 1",
-        "fmat_replication.analyses.change",
+        "fmat.analyses.change",
         "df = len(g) - 2",
         "df = len(g) - 1",
         "4D",
     ),
     (
         "4A: LMM slope per decade",
-        "fmat_replication.analyses.change",
+        "fmat.analyses.change",
         'df = yearly.assign(time=yearly["year"] / float(year_scale))',
         'df = yearly.assign(time=yearly["year"] / 10.0)',
         "4A",
     ),
     (
         "1A: criterion joined on the phrase, not the item key",
-        "fmat_replication.analyses.factual",
+        "fmat.analyses.factual",
         '"item": words.map(lambda w: mapping.get(w, w)).to_numpy(),',
         '"item": words.to_numpy(),',
         "1A",
@@ -192,7 +192,7 @@ MUTATIONS = [
 SURVIVORS = [
     (
         "1A: z-scores with ddof 0",
-        "fmat_replication.analyses.factual",
+        "fmat.analyses.factual",
         "sd = g.transform(lambda s: s.std(ddof=1)) if within else d[value].std(ddof=1)",
         "sd = g.transform(lambda s: s.std(ddof=0)) if within else d[value].std(ddof=1)",
         "1A",
@@ -225,7 +225,7 @@ def use_mutant(monkeypatch, module: str, old: str, new: str) -> None:
     mutant.__file__, mutant.__package__ = str(path), original.__package__
     ours = {n: v for n, v in vars(original).items() if getattr(v, "__module__", None) == module}
     loaded = [m for name, m in list(sys.modules.items()) if name.startswith("fmat") and m is not None]
-    if module.startswith("fmat_replication.analyses."):
+    if module.startswith("fmat.analyses."):
         kept = {k: v for k, v in analyses._REGISTRY.items() if v.__module__ != module}
         monkeypatch.setattr(analyses, "_REGISTRY", kept)
     monkeypatch.setitem(sys.modules, module, mutant)  # dataclasses look their module up
@@ -258,6 +258,6 @@ def test_the_listed_survivors_still_survive(case, monkeypatch, tmp_path):
 
 def test_the_unmutated_code_passes_and_the_mutants_are_undone(tmp_path):
     """After the mutation tests (monkeypatch undone) the real modules are in place again."""
-    assert analyses.get("stereotype_pairs").__module__ == "fmat_replication.analyses.stereotype"
+    assert analyses.get("stereotype_pairs").__module__ == "fmat.analyses.stereotype"
     assert sys.modules["fmat.lpr"].__file__.endswith("lpr.py")
     assert not problems(*workflow_vs_oracle("3A", tmp_path))

@@ -17,8 +17,8 @@ import pytest
 import yaml
 from scipy import stats as sps
 
+from fmat.analyses.change import trend_table
 from fmat.results import results_frame
-from fmat_replication.analyses.change import trend_table
 from fmat_replication.compare import compare
 from fmat_replication.pages.design import lpr_words, option_rows, pair_labels, template_rows
 from fmat_replication.pages.paper_figures import (

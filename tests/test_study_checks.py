@@ -9,6 +9,7 @@ import sys
 import unicodedata
 import warnings
 
+import pandas as pd
 import pytest
 
 import fmat
@@ -22,11 +23,27 @@ NAIVE_NFD = "nai\u0308ve"  # "naïve" as macOS or a PDF paste it: i + COMBINING 
 NAIVE_NFC = "na\u00efve"
 
 
-def test_the_librarys_list_of_analyses_is_the_replications_registry():
-    from fmat.study import WORKFLOW_ANALYSES
-    from fmat_replication import analyses
+def test_an_analysis_registered_once_is_known_to_every_check(tmp_path):
+    """The analyses are library code (fmat.analyses) and their registry is the only list of
+    names: a function registered there is accepted by the study-file check, with its options
+    checked against its signature, and no other list needs editing."""
+    from fmat import analyses
+    from fmat.study import check_analysis_name
 
-    assert sorted(WORKFLOW_ANALYSES) == analyses.available()
+    with pytest.raises(InputError, match="unknown analysis 'my_count'"):
+        check_analysis_name("my_count", {})
+
+    @analyses.register("my_count")
+    def my_count(data, *, group: str = "M"):
+        return analyses.AnalysisOutput(stats=pd.DataFrame())
+
+    try:
+        check_analysis_name("my_count", {"group": "F"})
+        with pytest.raises(InputError, match=r"no option\(s\) 'grup' \(did you mean 'group'\?\)"):
+            check_analysis_name("my_count", {"grup": "F"})
+        assert "my_count" in analyses.available()
+    finally:
+        analyses._REGISTRY.pop("my_count", None)
 
 
 def test_words_and_queries_are_nfc():

@@ -180,8 +180,7 @@ def test_unknown_analysis_and_options(tmp_path):
 
 
 def test_the_library_refuses_an_analysis_name_the_workflow_does_not_know(tmp_path, capsys):
-    """fmat (the library) knows the names the replication registers (fmat.study.WORKFLOW_ANALYSES,
-    kept equal to the registry by tests/test_study_checks.py): fmat query --check and fmat study
+    """fmat (the library) knows the analyses it registers (fmat.analyses): fmat query --check and fmat study
     refuse a misspelt name, with the nearest one and the list, and a block of the wrong shape."""
     err = rejected(
         study(tmp_path, extra="analysis: {name: factual_wefta}\n"),
@@ -192,7 +191,10 @@ def test_the_library_refuses_an_analysis_name_the_workflow_does_not_know(tmp_pat
     )
     assert "unknown analysis 'factual_wefta'" in err
     rejected(study(tmp_path, extra="analysis: {name: my_own}\n"), capsys, "analysis.name", "attitude_weat")
-    assert fmat(["query", "--study", str(study(tmp_path, extra="analysis: {name: factual_wefat}\n")), "--check"], capsys)[0] == 0
+    # the options are checked against the analysis' function (the library runs it): a missing one is named
+    rejected(study(tmp_path, extra="analysis: {name: factual_wefat}\n"), capsys, "analysis.options", "'criterion'")
+    ok = "analysis: {name: stereotype_pairs, options: {inference: sentence}}\n"
+    assert fmat(["query", "--study", str(study(tmp_path, extra=ok)), "--check"], capsys)[0] == 0
     rejected(study(tmp_path, extra="analysis: {name: 3, options: []}\n"), capsys, "analysis")
 
 

@@ -344,7 +344,7 @@ def test_every_documented_number_is_a_row_of_its_table(demo_run, tmp_path):
     stats = copy / "results" / "analysis" / "3A" / "stats.parquet"
     table = pd.read_parquet(stats)
     table[table["statistic"] != "F"].to_parquet(stats)
-    assert documented_numbers_missing(copy, studies) == ["F of 3A (fmat_replication.analyses.stereotype._rows)"]
+    assert documented_numbers_missing(copy, studies) == ["F of 3A (fmat.analyses.stereotype._rows)"]
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ of analysis is one function decorated with :func:`register`; no rule changes.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import pkgutil
@@ -93,7 +94,7 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
     _load_all()
     if name not in _REGISTRY:
         raise InputError(
-            f"unknown analysis {name!r}",
+            f"unknown analysis {name!r}" + _nearest(name, _REGISTRY),
             where=f"{where}.name",
             fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
             "a new one (docs/adding-a-study.md)",
@@ -106,7 +107,7 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
     unknown = [k for k in options if k not in names]
     if unknown:
         raise InputError(
-            f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}",
+            f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}" + _nearest(unknown[0], names),
             where=f"{where}.options",
             fix=f"its options are: {', '.join(names) or '(none)'}",
         )
@@ -117,6 +118,12 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
             where=f"{where}.options",
             fix="add them under analysis.options (docs/study-files.md)",
         )
+
+
+def _nearest(word, known) -> str:
+    """`` (did you mean 'x'?)`` for the known name nearest ``word``, or nothing."""
+    close = difflib.get_close_matches(str(word), sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def criteria_needed(name: str, options: Mapping | None = None) -> list[str]:

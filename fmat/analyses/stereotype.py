@@ -48,11 +48,11 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
 from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import fit_lmm
-from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 #: default name of the [MASK] factor by its two groups (the condition vocabulary's names)
 FACTOR_NAMES = {

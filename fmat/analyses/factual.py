@@ -38,12 +38,12 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
 from fmat.stats.correlation import pearson, williams_t
 from fmat.stats.mixed import SingularFitWarning, fit_lmm
 from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
-from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 #: the study file's option blocks that name a criterion table
 _TABLE_OPTIONS = ("criterion", "wefat")

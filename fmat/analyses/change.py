@@ -40,13 +40,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from fmat.analyses import AnalysisInput, AnalysisOutput, register
+from fmat.analyses.stereotype import _levels, _need, _study_id, _where
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
 from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import fit_lmm
 from fmat.stats.timeseries import interpolate_years, moving_average
-from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
-from fmat_replication.analyses.stereotype import _levels, _need, _study_id, _where
 
 #: label columns of an LPR table (everything but the value)
 LABELS = ("query", "MASK", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")

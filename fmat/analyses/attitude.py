@@ -43,11 +43,11 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
 from fmat.results import results_frame
 from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import SingularFitWarning, fit_lmm
-from fmat_replication.analyses import AnalysisInput, AnalysisOutput, register
 
 _OPT = "analysis.options"
 
