@@ -550,7 +550,7 @@ def judge_recovery(
 
     A planted ``value`` is recovered when ours has its sign, ``p < .05`` (where the row has a
     p) and our 95% CI ``ci`` covers the ``realised`` value (what the world implies for these
-    items and models: :func:`fmat_replication.oracle.oracle`); without a realised value the
+    items and models: :func:`fmat.oracle.oracle`); without a realised value the
     nominal ``value`` stands in for it, and without a CI ours must be within ``tolerance``
     (relative) of it. A ``min``: at least that, and p < .05; a ``sign``: that sign and p < .05.
     ``absent`` (nothing planted) is recovered when the CI covers the realised value (nothing
@@ -632,7 +632,7 @@ def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = 
     ``statistic, condition, model, value, p`` and, where there, ``ci_low, ci_high``) -> one row
     per matched result (or one ``not recovered`` row when none matches), columns
     :data:`RECOVERY_COLUMNS`. ``realised`` (columns ``statistic, condition, model, value``:
-    :func:`fmat_replication.oracle.oracle`) gives the value the world implies for each row,
+    :func:`fmat.oracle.oracle`) gives the value the world implies for each row,
     which the rule judges against (:func:`judge_recovery`)."""
 
     truth = {}

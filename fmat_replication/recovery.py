@@ -2,7 +2,7 @@
 planted for a study (:mod:`fmat.plant`, docs/planting.md) against the statistics the workflow
 computed for it (``results/analysis/{study}/stats.parquet``): one row per expected statistic,
 with the planted (nominal) value, the realised value this world implies for these items and
-models (:func:`fmat_replication.oracle.oracle`), ours with its 95% CI, and the verdict
+models (:func:`fmat.oracle.oracle`), ours with its 95% CI, and the verdict
 (:func:`fmat.plant.recovery`)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pandas as pd
 from fmat.io import read_table, write_table
 from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
 
-from .oracle import oracle
+from fmat.oracle import oracle
 
 
 def study_recovery(
@@ -31,7 +31,7 @@ def study_recovery(
     """One study's recovery rows; a study the world does not name has nothing planted and no
     expectation, which is said in one row. With the study file and the models' names (those
     the models were trained under: they seed each model's variation), each row is judged
-    against the realised value (:func:`fmat_replication.oracle.oracle`)."""
+    against the realised value (:func:`fmat.oracle.oracle`)."""
 
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:

@@ -1,7 +1,7 @@
 # Stage 9 (demo with a world): known truth. Each study's results (results/analysis/{study}/stats.parquet)
 # against what the world file (config `world`, docs/planting.md) planted for it: one row per
 # expected statistic with the planted value, the realised value the world implies for these items
-# and models (fmat_replication.oracle, from the study file and the models' names), ours with its
+# and models (fmat.oracle, from the study file and the models' names), ours with its
 # CI and the verdict recovered / not recovered (fmat.plant.recovery, the rule in docs/planting.md).
 
 

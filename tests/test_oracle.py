@@ -1,4 +1,4 @@
-"""fmat_replication.oracle: the exact value each statistic takes in a planted world, computed
+"""fmat.oracle: the exact value each statistic takes in a planted world, computed
 from the study file's raw words by plain arithmetic, against the workflow's own stages (query
 design, LPR stage, analysis stage) run on the planted scores. Seconds, no training."""
 
@@ -13,10 +13,10 @@ import pytest
 import yaml
 from oracle_check import DEMO_MODELS, MODELS, STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
 
-import fmat_replication.oracle as O
+import fmat.oracle as O
 from fmat import plant as P
 from fmat.results import KEY
-from fmat_replication.oracle import oracle, raw_queries, read_study_file
+from fmat.oracle import oracle, raw_queries, read_study_file
 from fmat_replication.recovery import recovery_stage, study_recovery
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,14 +41,14 @@ def imported_modules(path: Path) -> list[str]:
         if isinstance(node, ast.Import):
             names += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = ("fmat_replication." if node.level else "") + (node.module or "")
+            base = ("fmat." if node.level else "") + (node.module or "")
             names += [base] + [f"{base}.{a.name}" for a in node.names]
     return names
 
 
 def test_the_oracle_imports_none_of_the_code_it_checks():
-    bad = [m for m in imported_modules(REPO / "fmat_replication" / "oracle.py") if m.startswith(CHECKED)]
-    assert not bad, f"fmat_replication/oracle.py imports {bad}: the oracle must compute without the code it checks"
+    bad = [m for m in imported_modules(REPO / "fmat" / "oracle.py") if m.startswith(CHECKED)]
+    assert not bad, f"fmat/oracle.py imports {bad}: the oracle must compute without the code it checks"
 
 
 def test_the_import_check_can_fail(tmp_path):

@@ -359,7 +359,7 @@ def test_a_flipped_contrast_is_not_recovered(demo_run, study, option):
     from fmat.plant import load_world, recovery
     from fmat.runner import read_scores
     from fmat_replication.analysis import analysis_stage
-    from fmat_replication.oracle import oracle
+    from fmat.oracle import oracle
     from fmat_replication.queries import load_study_file
 
     work, _ = demo_run

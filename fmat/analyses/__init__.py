@@ -23,8 +23,8 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
-from fmat.errors import InputError
-from fmat.results import results_frame, validate_results
+from fmat.errors import FmatError, InputError
+from fmat.results import KEY, RESULT_COLUMNS, results_frame, validate_results
 
 
 @dataclass
@@ -140,3 +140,74 @@ def run_analysis(name: str, data: AnalysisInput, options: Mapping | None = None)
     out = get(name)(data, **dict(options or {}))
     out.stats = validate_results(results_frame(out.stats), where=f"analysis {name!r}")
     return out
+
+
+def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
+    """``df`` in the results shape (exactly :data:`fmat.results.RESULT_COLUMNS`), or a clear error."""
+
+    missing = [c for c in RESULT_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"not a results table: columns {missing} are missing (has {list(df.columns)[:8]}...)",
+            where=where,
+            fix="the reliability stage must write rows in the fmat.results shape "
+            "(fmat.pipeline.reliability_tables / fmat.results.results_frame)",
+        )
+    return validate_results(results_frame(df[RESULT_COLUMNS]), where=where)
+
+
+def _one_producer(reliability: pd.DataFrame, analysis: pd.DataFrame, name: str, sid: str) -> None:
+    """Every statistic has one producer: an analysis must not emit a row the reliability stage
+    already made (ICC, alpha). A clash is a bug of the analysis, reported as such."""
+
+    both = reliability[KEY].merge(analysis[KEY], on=KEY)
+    if len(both):
+        keys = ", ".join(f"{r.statistic}:{r.condition}:{r.model}" for r in both.head(6).itertuples())
+        raise FmatError(
+            f"analysis {name!r} of study {sid} emits {len(both)} row(s) that the reliability stage already produced: {keys}",
+            fix="leave ICC and alpha to the reliability stage (the study file's reliability "
+            "block); an analysis adds only its own statistics",
+        )
+
+
+def analysis_stage(
+    study,
+    scores: pd.DataFrame,
+    lpr: pd.DataFrame,
+    reliability: pd.DataFrame,
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    sid: str | None = None,
+):
+    """One study's analysis stage -> ``(stats, figures, status)``.
+
+    Runs the analysis the study file names (``study.analysis["name"]``) when it is registered
+    (:func:`available`), else notes that no analysis of that name is registered. ``stats`` =
+    the reliability rows + the analysis rows (validated: known statistics, unique keys);
+    ``figures`` = ``{name: table}``; ``status`` = the record written to ``status.json``
+    (``study, analysis, implemented, run, notes, figures``; figures filled by the caller).
+    """
+
+    sid = str(sid or getattr(study, "id", ""))
+    spec = dict(getattr(study, "analysis", None) or {})
+    name, options = str(spec.get("name") or ""), dict(spec.get("options") or {})
+    reliability = check_results_table(reliability, where=f"reliability rows of study {sid}")
+    status = {"study": sid, "analysis": name, "implemented": False, "run": True, "notes": [], "figures": {}}
+    figures: dict[str, pd.DataFrame] = {}
+    parts = [reliability]
+    if name and name in available():
+        out = run_analysis(
+            name, AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
+        )
+        _one_producer(reliability, out.stats, name, sid)
+        parts = [reliability, out.stats]
+        figures = dict(out.figures or {})
+        status["implemented"] = True
+        status["notes"] = [str(n) for n in (out.notes or [])]
+    else:
+        status["notes"] = [
+            f"no analysis named {name!r} is registered (fmat.analyses.available()): only the reliability rows are reported"
+        ]
+    stats = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else reliability
+    stats = validate_results(stats[RESULT_COLUMNS], where=f"results/analysis/{sid}/stats.parquet")
+    return stats.reset_index(drop=True), figures, status

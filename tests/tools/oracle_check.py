@@ -1,5 +1,5 @@
 """The exact check of tests/test_oracle.py, shared with its mutation test: plant a world from a
-study file's raw words (fmat_replication.oracle), run the workflow's own stages on the planted
+study file's raw words (fmat.oracle), run the workflow's own stages on the planted
 scores (the design's query table, the LPR, reliability and analysis stages) and compare every
 statistic the oracle knows with the workflow's."""
 
@@ -18,7 +18,7 @@ from fmat import plant as P
 from fmat.pipeline import lpr_table, reliability_tables
 from fmat.results import KEY
 from fmat_replication.analysis import analysis_stage
-from fmat_replication.oracle import oracle, planted_table, read_study_file
+from fmat.oracle import oracle, planted_table, read_study_file
 from fmat_replication.queries import load_study_file
 
 REPO = Path(__file__).resolve().parents[2]
