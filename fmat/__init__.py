@@ -17,6 +17,8 @@ BERT_info_date              fmat.info_date                fmat.models
 BERT_remove                 fmat.remove                   fmat.models
 fill_mask_check             fmat.fill_mask_check          fmat.models
 set_cache_folder            fmat.set_cache_folder         fmat.models
+(a study file)              fmat.load_study               fmat.study
+(a study file, end to end)  fmat.run_study                fmat.study_run
 ==========================  ============================  ===========================
 
 Names are imported lazily, so ``import fmat`` is fast and does not import torch.
@@ -32,6 +34,8 @@ _EXPORTS = {
     "query": "fmat.design",
     "query_bind": "fmat.design",
     "load_study": "fmat.study",
+    "run_study": "fmat.study_run",
+    "StudyResult": "fmat.study_run",
     "run": "fmat.runner",
     "summary": "fmat.lpr",
     "icc_models": "fmat.reliability",

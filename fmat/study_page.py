@@ -1,9 +1,11 @@
 """One self-contained HTML page for one's own study (``fmat study ... --report``).
 
 The page shows what ``fmat study`` computed for a study file: its title and description, the
-design (templates, the MASK/TARGET/ATTRIB groups and their words), the models, the LPRs (mean
-per model and per word, and a figure), the reliability (ICC among the models, alpha among the
-items) and every statistic in the :mod:`fmat.results` shape. It is titled with the study's own
+design (templates, the MASK/TARGET/ATTRIB groups and their words), the models, what the study
+measures (the effect of its analysis: d, b or r with CI and p; per model; the analysis' tables
+per cell and item), the LPRs as the file's ``lpr`` options define them (mean per model and per
+word within the groups the LPR does not contrast, and a figure), and the reliability (ICC among
+the models, alpha among the items). It is titled with the study's own
 title and says nothing about the paper: the replication's pages (``fmat_replication.pages``)
 are the paper's. One Jinja2 template (``fmat/templates/study_page/page.html.j2``), every value
 escaped; figures are PNGs inside the file; nothing is fetched when it is opened.
@@ -73,27 +75,90 @@ def design(queries: pd.DataFrame) -> dict:
     }
 
 
+#: the lpr option that contrasts each slot's two groups, and its default
+PAIRING = {"MASK": "mask_pair", "TARGET": "target_pair", "ATTRIB": "attrib_pair"}
+
+
+def _groups(queries: pd.DataFrame, slot: str) -> list[str]:
+    return [str(g) for g in dict.fromkeys(queries[slot].astype(str))] if slot in queries.columns else []
+
+
+def lpr_definition(queries: pd.DataFrame, lpr_options: dict | None) -> str:
+    """The LPR as the study file's ``lpr`` options define it, in words (:func:`fmat.lpr.summary`:
+    each contrast is the j-th word of the first group minus the j-th of the second).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> q = pd.DataFrame({"query": ["x"] * 4, "MASK": ["Male", "Male", "Female", "Female"],
+    ...                   "M_word": ["men", "men", "women", "women"],
+    ...                   "ATTRIB": ["Warm", "Cold"] * 2, "A_word": ["kind", "cold"] * 2})
+    >>> print(lpr_definition(q, {"mask_pair": False, "attrib_pair": True}))  # doctest: +NORMALIZE_WHITESPACE
+    LPR = ln P([MASK] word | the j-th ATTRIB word of Warm) − ln P(same | the j-th of Cold), for each
+    [MASK] word. Not contrasted in the LPR (mask_pair: false): the MASK groups (Male, Female) are
+    separate rows, kept apart in every table below and compared by the analysis.
+    """
+    opts = dict(lpr_options or {})
+    present = [slot for slot in PAIRING if slot in queries.columns]
+    paired = [slot for slot in present if opts.get(PAIRING[slot], True) and len(_groups(queries, slot)) >= 2]
+    apart = [slot for slot in present if slot not in paired and len(_groups(queries, slot)) >= 2]
+    if "MASK" in paired:
+        g = _groups(queries, "MASK")
+        text = f"ln P(the j-th [MASK] word of {g[0]}) − ln P(the j-th of {g[1]})"
+    else:
+        text = "ln P([MASK] word)"
+    for slot in (s for s in paired if s != "MASK"):
+        g = _groups(queries, slot)
+        if text.startswith("ln P([MASK] word)") and "|" not in text:
+            text = f"ln P([MASK] word | the j-th {slot} word of {g[0]}) − ln P(same | the j-th of {g[1]})"
+        else:
+            text = f"[{text}] with the j-th {slot} word of {g[0]} − the same with the j-th of {g[1]}"
+    out = f"LPR = {text}" + (", for each [MASK] word." if "MASK" not in paired else ".")
+    for slot in apart:
+        why = f"{PAIRING[slot]}: false" if not opts.get(PAIRING[slot], True) else "not paired"
+        out += (
+            f" Not contrasted in the LPR ({why}): the {slot} groups ({', '.join(_groups(queries, slot))}) are separate "
+            "rows, kept apart in every table below and compared by the analysis."
+        )
+    return out
+
+
+def _apart(lpr: pd.DataFrame) -> list[str]:
+    """The group columns of the LPR table whose groups were not contrasted (two or more values)."""
+    return [slot for slot in PAIRING if slot in lpr.columns and lpr[slot].astype(str).nunique() >= 2]
+
+
 def lpr_tables(lpr: pd.DataFrame) -> list[dict]:
-    """Mean LPR per model and per word of each slot that varies (T_word, A_word), and per template."""
+    """Mean LPR per template and per word of each slot, per model, each within the groups that
+    the LPR did not contrast (those the analysis compares are never averaged together)."""
     out = []
     value = pd.to_numeric(lpr["LPR"], errors="coerce")
     d = lpr.assign(LPR=value)
-    for col, label in (("query", "template"), ("T_word", "TARGET word"), ("A_word", "ATTRIB word")):
-        if col not in d.columns or d[col].nunique() < 1:
+    apart = _apart(d)
+    for col, label, slot in (
+        ("query", "template", None),
+        ("M_word", "MASK word", "MASK"),
+        ("T_word", "TARGET word", "TARGET"),
+        ("A_word", "ATTRIB word", "ATTRIB"),
+    ):
+        if col not in d.columns or d[col].nunique() < 1 or (slot == "MASK" and "MASK" not in apart):
             continue
+        keys = [g for g in apart if g != slot] + [col]
         wide = (
-            d.groupby([col, "model"], observed=True, sort=False)["LPR"].mean().unstack("model")
+            d.groupby(keys + ["model"], observed=True, sort=False)["LPR"].mean().unstack("model")
             if "model" in d.columns
-            else d.groupby(col, observed=True, sort=False)["LPR"].mean().to_frame()
+            else d.groupby(keys, observed=True, sort=False)["LPR"].mean().to_frame()
         )
         wide["mean"] = wide.mean(axis=1)
         t = wide.reset_index().rename(columns={col: label})
-        out.append({"caption": f"Mean LPR per {label} and model", **_table(t)})
+        within = f" (within each {', '.join(g for g in keys if g != col)} group)" if len(keys) > 1 else ""
+        out.append({"caption": f"Mean LPR per {label} and model{within}", **_table(t)})
     return out
 
 
 def lpr_figure(lpr: pd.DataFrame) -> str | None:
-    """A PNG (data: URI): each model's LPRs by word (dots) and their mean (bar), or None."""
+    """A PNG (data: URI): each model's mean LPR by word (one bar per model; a word of each group
+    that the LPR did not contrast is its own bar), or None."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -105,13 +170,18 @@ def lpr_figure(lpr: pd.DataFrame) -> str | None:
     d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce")).dropna(subset=["LPR"])
     if d.empty:
         return None
-    words = list(dict.fromkeys(d[col].astype(str)))[:40]
+    apart = [g for g in _apart(d) if not (col == "T_word" and g == "TARGET") and not (col == "A_word" and g == "ATTRIB")]
+    key = d[col].astype(str)
+    for g in apart:
+        key = key + " (" + d[g].astype(str) + ")"
+    d = d.assign(_key=key)
+    words = list(dict.fromkeys(d["_key"]))[:40]
     models = list(dict.fromkeys(d["model"].astype(str))) if "model" in d.columns else ["all"]
     fig, ax = plt.subplots(figsize=(max(5.0, 0.35 * len(words) + 2), 3.6), dpi=100)
     width = 0.8 / max(1, len(models))
     for k, m in enumerate(models):
         sub = d[d["model"].astype(str) == m] if "model" in d.columns else d
-        means = sub.groupby(sub[col].astype(str))["LPR"].mean().reindex(words)
+        means = sub.groupby("_key")["LPR"].mean().reindex(words)
         x = [i + (k - (len(models) - 1) / 2) * width for i in range(len(words))]
         ax.bar(x, means.to_numpy(), width=width * 0.9, label=m)
     ax.axhline(0, color="black", linewidth=0.8)
@@ -126,18 +196,51 @@ def lpr_figure(lpr: pd.DataFrame) -> str | None:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | None) -> dict:
+    """The analysis' part of the page: its name and notes, the effects over all models (d, b,
+    beta or r with CI and p), per model, and its tables (per cell, per item; at most 60 rows each)."""
+    from .study_run import effect_rows, per_model_effects
+
+    status = dict(status or {})
+    eff = effect_rows(stats)
+    per_model = per_model_effects(stats)
+    tables = []
+    for name, t in dict(figures or {}).items():
+        if isinstance(t, pd.DataFrame) and len(t):
+            tables.append({"caption": f"{name} ({len(t)} rows{', first 60' if len(t) > 60 else ''})", **_table(t.head(60))})
+    return {
+        "name": str(status.get("analysis") or ""),
+        "implemented": bool(status.get("implemented")),
+        "notes": [str(n) for n in status.get("notes", [])],
+        "effect": _table(eff) if len(eff) else None,
+        "per_model": _table(per_model) if len(per_model) else None,
+        "tables": tables,
+    }
+
+
 def render_study_page(
-    study: Any, queries: pd.DataFrame, lpr: pd.DataFrame, stats: pd.DataFrame, models: list[str] | None = None
+    study: Any,
+    queries: pd.DataFrame,
+    lpr: pd.DataFrame,
+    stats: pd.DataFrame,
+    models: list[str] | None = None,
+    figures: dict | None = None,
+    status: dict | None = None,
 ) -> str:
-    """The page's HTML. ``study``: a :class:`fmat.study.Study` (title, id, source, notes, lpr,
-    reliability, score blocks); ``stats``: the :mod:`fmat.results` rows of its reliability."""
+    """The page's HTML.
+
+    ``study``: a :class:`fmat.study.Study` (title, id, source, notes, lpr, reliability, score
+    blocks); ``stats``: its :mod:`fmat.results` rows (reliability and analysis);
+    ``figures``/``status``: the analysis' tables and status (:func:`fmat.analyses.analysis_stage`).
+    """
 
     def opt(key):
         value = getattr(study, key, None)
         return ", ".join(f"{k}: {v}" for k, v in dict(value or {}).items())
 
     lpr = with_item_keys(lpr, getattr(study, "items", None))  # "a nurse" and "nurse": one item, as alpha sees it
-    rel = stats.copy()
+    is_rel = stats["statistic"].astype(str).str.startswith(("ICC", "alpha")) if len(stats) else pd.Series([], dtype=bool)
+    rel = stats[is_rel].copy()
     if "n" in rel.columns:
         rel["n"] = pd.to_numeric(rel["n"], errors="coerce").astype("Int64")
     keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n") if c in rel.columns]
@@ -150,6 +253,8 @@ def render_study_page(
         "options": [("lpr", opt("lpr")), ("reliability", opt("reliability")), ("score", opt("score"))],
         "models": models or (list(dict.fromkeys(lpr["model"].astype(str))) if "model" in lpr.columns else []),
         "design": design(queries),
+        "lpr_definition": lpr_definition(queries, dict(getattr(study, "lpr", None) or {})),
+        "analysis": effect_section(stats, figures, status),
         "lpr_tables": lpr_tables(lpr),
         "figure": lpr_figure(lpr),
         "reliability": _table(rel[keep]) if len(rel) else None,
@@ -165,11 +270,13 @@ def write_study_page(
     lpr: pd.DataFrame,
     stats: pd.DataFrame,
     models: list[str] | None = None,
+    figures: dict | None = None,
+    status: dict | None = None,
 ) -> Path:
     """Write :func:`render_study_page` to ``path`` atomically; returns the path."""
 
     path = Path(path)
-    text = render_study_page(study, queries, lpr, stats, models)
+    text = render_study_page(study, queries, lpr, stats, models, figures, status)
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")
     return path

@@ -1,14 +1,17 @@
-"""``fmat study``: run one study file end to end (queries, scores, LPR, reliability) without Snakemake.
+"""``fmat study``: run one study file end to end (queries, scores, LPR, reliability, its analysis) without Snakemake.
 
 Example::
 
     fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A
 
 writes ``out/3A/queries.parquet``, ``scores.parquet``, ``lpr.parquet``, ``reliability.parquet``
-and ``stats.parquet`` (the :mod:`fmat.results` shape), and with ``--report`` ``report.html``
+and ``stats.parquet`` (the :mod:`fmat.results` shape: the reliability rows and the rows of the
+analysis the study file names), prints the effect (d, b or r with its CI and p) and the
+reliability, and with ``--report`` writes ``report.html``
 (:mod:`fmat.study_page`: one self-contained page of the study) -- the same tables the workflow writes
-under ``results/`` for that study. The same library functions run in both
-(:func:`fmat.runner.score_tables`, :mod:`fmat.pipeline`).
+under ``results/`` for that study. It is :func:`fmat.run_study` on the command line; the same
+library functions run in the workflow (:func:`fmat.runner.score_tables`, :mod:`fmat.pipeline`,
+:func:`fmat.analyses.analysis_stage`).
 
 Nothing computed is lost: each table is written as soon as it exists (the scores after each
 model). A step that fails later (a model that cannot be loaded, reliability without enough
@@ -19,25 +22,24 @@ the scores in the output folder of every model whose rows are this study's queri
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 
 from ..errors import InputError
 from ._common import add_compute_args, claim_folder, files
 
-log = logging.getLogger(__name__)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "study",
-        help="run one study file: queries, scores, LPR and reliability into a folder (no Snakemake)",
+        help="run one study file: queries, scores, LPR, reliability and its analysis into a folder (no Snakemake)",
         description=(
             "Run one study file (config/studies/<id>.yaml) on the given models: build its query "
             "table, score it on each model (each model loaded once), compute the LPRs with the "
             "file's lpr: options and the reliability (ICC among the models on raw log "
-            "probabilities and on LPRs; alpha among the items of its reliability: block). "
+            "probabilities and on LPRs; alpha among the items of its reliability: block) and run "
+            "the analysis its analysis: block names (fmat.analyses), printing its effect. "
             "Writes queries, scores, lpr, reliability and stats tables into the output folder."
         ),
         epilog="example: fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A",
@@ -84,34 +86,16 @@ def register(subparsers) -> None:
     p.add_argument(
         "--report",
         action="store_true",
-        help="also write FOLDER/report.html: one self-contained page of this study (design, "
-        "LPRs, reliability, a figure), titled with the study's title",
+        help="also write FOLDER/report.html: one self-contained page of this study (its effect per "
+        "analysis, per model and per item, the LPRs, reliability, a figure), titled with the study's title",
     )
     files(p, inputs=("study",), output="folder")
     p.set_defaults(func=run)
 
 
-def _model(model: str) -> tuple[str, str]:
-    """``(name, slug)`` of a ``--model``: a local folder is named by its folder name."""
-    from ..results import model_slug
-
-    path = Path(model)
-    if not path.is_dir() and (model.startswith((".", "/", "~")) or model.count("/") > 1):
-        raise InputError(
-            f"there is no model folder {model}",
-            where="--model",
-            fix="give an existing local model folder, or a Hugging Face id such as 'bert-base-uncased'",
-        )
-    name = path.name if path.is_dir() else model
-    return name, model_slug(name)
-
-
 def run(args) -> int:
-    from ..errors import FmatError, os_error
-    from ..io import read_table, write_table
-    from ..pipeline import lpr_table, reliability_tables
-    from ..runner import score_tables
     from ..study import load_study
+    from ..study_run import run_study
 
     study_path = Path(args.study)
     if not study_path.is_file():
@@ -136,158 +120,36 @@ def run(args) -> int:
             "-m roberta-base -o out/STUDY (or --check to check the study file only)",
         )
     study = load_study(study_path, criteria_dir=criteria_dir)  # the study file first: its errors name it
-    models = [(m, *_model(m)) for m in args.model]
-    slugs = [slug for _, _, slug in models]
-    if len(set(slugs)) != len(slugs):
-        raise InputError("a model is given twice", where="--model", fix="give each model once")
-    sid = str(getattr(study, "id", None) or study_path.stem)
-    analysis = (getattr(study, "analysis", None) or {}).get("name")
-    if analysis:
-        log.warning(
-            "%s: fmat study does not run the analysis block (analysis: %s); the replication workflow runs it (docs/workflow.md)",
-            study_path,
-            analysis,
-        )
-    queries = study.queries
-    out = Path(args.output)
-    ext = args.format
-    _check_fixed_outputs(out, ext, report=args.report)  # before any model loads
-    written_names = [f"{t}.{e}" for t in TABLES for e in ("parquet", "csv", "tsv")] + ["report.html"]
-    claim_folder(out, command="study", study=sid, names=written_names, force=args.force, resume=args.resume)
-    written: list[Path] = []
-
-    def write(name: str, table) -> Path:
-        # each table is written as soon as it exists: a later step that fails keeps it
-        try:
-            path = write_table(table, out / f"{name}.{ext}")
-        except OSError as err:  # a full disk, ...: what was kept, and the command that goes on
-            known = os_error(err)
-            if known is None:
-                raise
-            raise failed(f"writing {name}", known, fix=known.fix) from err
-        if path not in written:
-            written.append(path)
-        print(f"wrote {len(table)} rows to {path}", flush=True)
-        return path
-
-    def failed(step: str, err: FmatError, cause: str = "", fix: str = "") -> InputError:
-        kept = ", ".join(str(p) for p in written) or "nothing"
-        resume = _resume_command(args)
-        return InputError(
-            f"the {step} step failed: {err.message}" + (f"\n  caused by: {cause}" if cause else "") + f"\n  kept: {kept}",
-            where=f"fmat study {study_path}",
-            fix=(fix + "; " if fix else "")
-            + (err.fix + "; " if err.fix and not (cause and fix) else "")
-            + f"then run again, reusing the scores already computed: {resume}",
-        )
-
     try:
-        write("queries", queries)
-        options = {sid: dict(getattr(study, "score", None) or {})}
-        previous = _previous_scores(out / f"scores.{ext}", read_table) if args.resume else None
-        names = [name for _, name, _ in models]
-        done: dict = {}  # model name -> its scores; the reused ones first, so none is lost
-        for _, name, _ in models:
-            reused = _reuse(previous, name, queries)
-            if reused is not None:
-                log.info("model %s: scores reused from %s (--resume)", name, out / f"scores.{ext}")
-                done[name] = reused
-        reused_any = bool(done)
-        for source, name, _ in models:
-            if name in done:
-                continue
-            try:
-                for _, scores in score_tables(
-                    source,
-                    {sid: queries},
-                    options,
-                    name=name,
-                    device=args.device,
-                    batch_size=args.batch_size,
-                    max_tokens=args.max_tokens,
-                    threads=args.threads,
-                    progress=not args.no_progress,
-                ):
-                    done[name] = scores
-            except FmatError as err:
-                if not done:
-                    raise
-                raise failed(f"scoring ({name})", err, fix=f"fix or drop --model {source}") from err
-            # the scores of the models done so far: a model that fails later keeps them
-            write("scores", _in_order(done, names))
-            reused_any = False
-        scores = _in_order(done, names)
-        if reused_any:  # every model reused: the table is this run's models only
-            write("scores", scores)
-        try:
-            lpr = lpr_table(study, scores)
-        except FmatError as err:
-            raise failed("LPR", err, fix="fix the study file's lpr: block") from err
-        write("lpr", lpr)
-        try:
-            details, stats = reliability_tables(study, scores, lpr, sid=sid, icc=len(models) > 1)
-        except FmatError as err:
-            cause = _missing_values(scores, lpr)
-            raise failed(
-                "reliability",
-                err,
-                cause=cause,
-                fix="drop the models or words named above (or give models that score them)" if cause else "",
-            ) from err
-        if len(models) < 2:
-            log.warning("one model: no ICC among models (give two or more --model for it)")
-        write("reliability", details)
-        write("stats", stats)
-        if args.report:
-            from ..study_page import write_study_page
-
-            try:
-                page = write_study_page(out / "report.html", study, queries, lpr, stats, models=names)
-            except OSError as err:
-                known = os_error(err)
-                if known is None:
-                    raise
-                raise failed("report page", known, fix=known.fix) from err
-            print(f"wrote {page}: open it in a browser", flush=True)
-    except KeyboardInterrupt:
+        result = run_study(
+            study,
+            args.model,
+            args.output,
+            resume=args.resume,
+            report=args.report,
+            criteria_dir=args.criteria_dir,
+            format=args.format,
+            force=args.force,
+            device=args.device,
+            batch_size=args.batch_size,
+            max_tokens=args.max_tokens,
+            threads=args.threads,
+            progress=not args.no_progress,
+            go_on=_resume_command(args),
+        )
+    except KeyboardInterrupt as err:
         # Ctrl-C: what was kept, and the command that goes on from it
-        kept = ", ".join(str(p) for p in written) or "nothing yet"
-        print(f"fmat study: interrupted; kept: {kept}", file=sys.stderr)
-        if any(p.name.startswith("scores.") for p in written):
+        kept = [Path(p) for p in getattr(err, "fmat_kept", [])]
+        print(f"fmat study: interrupted; kept: {', '.join(map(str, kept)) or 'nothing yet'}", file=sys.stderr)
+        if any(p.name.startswith("scores.") for p in kept):
             print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
         raise
+    for path in result.files:
+        print(f"wrote {path}", flush=True)
+    print(result.summary(), flush=True)
+    if result.page is not None:
+        print(f"wrote {result.page}: open it in a browser", flush=True)
     return 0
-
-
-#: the tables fmat study writes into its output folder, under these fixed names
-TABLES = ("queries", "scores", "lpr", "reliability", "stats")
-
-
-def _check_fixed_outputs(out: Path, ext: str, *, report: bool) -> None:
-    """The files ``fmat study`` will write into ``out`` under fixed names, checked before any model
-    loads (fmat.io.check_output): one that is a folder, a device (a link to /dev/full) or in a
-    place that cannot be written is refused now, not after all the scoring, with a fix that can
-    be followed (the names cannot be chosen)."""
-    from ..io import check_output
-
-    names = [f"{t}.{ext}" for t in TABLES] + (["report.html"] if report else [])
-    for name in names:
-        try:
-            check_output(out / name, where="-o/--output", table=False)
-        except InputError as err:
-            raise InputError(
-                err.message,
-                where=err.where,
-                fix=f"fmat study writes {name} under that fixed name: move {out / name} away, or give another output folder (-o)",
-            ) from None
-
-
-def _in_order(done: dict, names: list):
-    """The scores of the models done so far, in ``--model`` order (fmat.runner.concat_scores)."""
-    from ..runner import concat_scores
-
-    order = [n for n in names if n in done]
-    return concat_scores([done[n] for n in order], models=order)
 
 
 def _resume_command(args) -> str:
@@ -311,62 +173,3 @@ def _resume_command(args) -> str:
     return " ".join(shlex.quote(p) for p in parts + ["--resume"])
 
 
-def _previous_scores(path: Path, read_table):
-    """The scores table a previous run left in the output folder (``--resume``), or None."""
-    if not path.is_file():
-        log.info("--resume: no %s yet: every model is scored", path)
-        return None
-    return read_table(path)
-
-
-def _texts(column) -> list:
-    import pandas as pd
-
-    return [None if pd.isna(v) else str(v) for v in column.astype(object)]
-
-
-def _reuse(previous, name: str, queries):
-    """One model's rows of ``previous`` as :func:`fmat.runner.run` returns them, when they are
-    the scores of exactly this query table (same rows, same words); else None."""
-    import pandas as pd
-
-    from ..runner import label_scores
-
-    if previous is None or "model" not in previous.columns:
-        return None
-    rows = previous[previous["model"].astype(str) == name].reset_index(drop=True)
-    if len(rows) != len(queries) or not set(queries.columns) <= set(rows.columns):
-        return None
-    if any(_texts(rows[c]) != _texts(queries[c]) for c in queries.columns):
-        log.info("model %s: the scores in the output folder are of other queries: scored again", name)
-        return None
-    extra = [c for c in rows.columns if c != "model" and c not in queries.columns]
-    table = pd.concat([queries.reset_index(drop=True), rows[extra]], axis=1)
-    return label_scores(table, name, queries)
-
-
-def _missing_values(scores, lpr) -> str:
-    """Which models lack LPRs, and for which option words they have no probability (what
-    makes ICC or alpha impossible)."""
-    import pandas as pd
-
-    parts = []
-    value = pd.to_numeric(lpr["LPR"], errors="coerce") if "LPR" in lpr else None
-    prob = pd.to_numeric(scores["prob"], errors="coerce")
-    for model, d in scores.assign(_p=prob).groupby("model", observed=True, sort=False):
-        bad = d[d["_p"].isna()]
-        if bad.empty:
-            continue
-        words = ", ".join(repr(w) for w in dict.fromkeys(str(w) for w in bad["M_word"]))
-        oov = "oov" in d and bad["oov"].fillna(False).astype(bool).all()
-        n_lpr = ""
-        if value is not None and "model" in lpr:
-            mine = value[lpr["model"].astype(str) == str(model)]
-            n_lpr = f"{int(mine.isna().sum())} of {len(mine)} LPRs missing: "
-        parts.append(
-            f"model {model}: {n_lpr}no probability for the option word(s) {words}"
-            + (" (not one whole-word token of its vocabulary)" if oov else "")
-        )
-    if not parts and value is not None and value.isna().any():
-        return f"{int(value.isna().sum())} LPR value(s) are missing"
-    return "; ".join(parts)

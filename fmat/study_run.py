@@ -1,0 +1,515 @@
+"""One study file on some models, end to end: :func:`run_study` -> :class:`StudyResult`.
+
+The one call for "run this study file on these models": its query table, the scores of each
+model (each loaded once; with ``resume`` the scores an earlier run left in ``out`` are reused),
+the LPRs with the file's ``lpr`` options, the reliability (ICC among the models, alpha among the
+items of its ``reliability`` block) and the analysis its ``analysis`` block names (registered in
+:mod:`fmat.analyses`; the same function the replication's workflow runs), and, with
+``report=True``, one self-contained page (:mod:`fmat.study_page`). ``fmat study`` is this
+function on the command line and prints :meth:`StudyResult.summary`.
+
+The module is named ``study_run`` (not ``run_study``) so that ``fmat.run_study`` is always
+the function, never a module that shadows it.
+
+Every problem of the study file, of its analysis options (against its groups) and of the
+output folder is found before any model loads. Each table is written as soon as it exists;
+a step that fails later names what failed and what was kept, and says how to go on
+(``resume=True``, or ``fmat study ... --resume``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from .errors import FmatError, InputError
+
+log = logging.getLogger(__name__)
+
+#: the tables written into the output folder, under these fixed names
+TABLES = ("queries", "scores", "lpr", "reliability", "stats")
+#: the analysis' statistics that are an effect (a size with CI and p), in the order shown
+EFFECT_STATISTICS = ("d", "b", "beta", "r")
+
+
+@dataclass
+class StudyResult:
+    """What :func:`run_study` computed for one study file.
+
+    Attributes
+    ----------
+    study : fmat.study.Study
+        The loaded study file.
+    models : list of str
+        The models' names, in the order given.
+    queries, scores, lpr : pandas.DataFrame
+        The query table, every model's scores (column ``model``), the LPRs.
+    reliability : pandas.DataFrame
+        The reliability details (ICC and alpha outputs, column ``analysis``).
+    stats : pandas.DataFrame
+        Every statistic in the :mod:`fmat.results` shape: the reliability rows and the rows of
+        the study's analysis.
+    figures : dict of str to pandas.DataFrame
+        The analysis' tables (per model, per cell, per item: what it draws).
+    status : dict
+        ``analysis`` (its name), ``implemented`` (registered and run), ``notes``.
+    files : list of pathlib.Path
+        The files written (none without ``out``).
+    page : pathlib.Path or None
+        The page (``report=True``).
+    """
+
+    study: object
+    models: list[str]
+    queries: pd.DataFrame
+    scores: pd.DataFrame
+    lpr: pd.DataFrame
+    reliability: pd.DataFrame
+    stats: pd.DataFrame
+    figures: dict[str, pd.DataFrame] = field(default_factory=dict)
+    status: dict = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    page: Path | None = None
+
+    @property
+    def effect(self) -> pd.DataFrame:
+        """The analysis' effects over all models: its d, b, beta and r rows of model ``all``
+        (value, CI, p, df), one row per condition."""
+        return effect_rows(self.stats)
+
+    @property
+    def per_model(self) -> pd.DataFrame:
+        """The analysis' effects per model: its d, b, beta and r rows of each model, wide
+        (one column per model)."""
+        return per_model_effects(self.stats)
+
+    @property
+    def reliability_stats(self) -> pd.DataFrame:
+        """The reliability rows of :attr:`stats` (ICC among the models, alpha among the items)."""
+        return self.stats[self.stats["statistic"].astype(str).str.startswith(("ICC", "alpha"))].reset_index(drop=True)
+
+    def summary(self) -> str:
+        """The effect(s), the reliability and the analysis' notes as text (what ``fmat study`` prints)."""
+        sid = str(getattr(self.study, "id", ""))
+        name = self.status.get("analysis") or "(none)"
+        lines = [f"study {sid}: analysis {name} on {len(self.models)} model(s)"]
+        eff = self.effect
+        if len(eff):
+            lines.append(_effect_text(eff))
+        elif not self.status.get("implemented"):
+            lines += [f"  {n}" for n in self.status.get("notes", [])]
+        rel = self.reliability_stats
+        if len(rel):
+            keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high") if c in rel.columns]
+            lines.append("reliability:\n" + rel[keep].round(3).to_string(index=False))
+        return "\n".join(lines)
+
+
+def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
+    """The effect rows (d, b, beta, r) of model ``all`` in a results table, with their CI, p
+    and df.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fmat.results import results_frame
+    >>> stats = results_frame([
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.8,
+    ...      "ci_low": 0.6, "ci_high": 1.0, "p": 0.001},
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
+    ...     {"study": "S", "statistic": "ICC1k", "condition": "all", "model": "all", "value": 0.9}])
+    >>> effect_rows(stats)[["statistic", "condition", "value", "ci_low", "ci_high"]]
+      statistic condition  value  ci_low  ci_high
+    0         d       all    0.8     0.6      1.0
+    """
+    s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) == "all")]
+    keep = [c for c in ("statistic", "condition", "value", "ci_low", "ci_high", "p", "df", "n") if c in s.columns]
+    order = {k: i for i, k in enumerate(EFFECT_STATISTICS)}
+    s = s.assign(_o=s["statistic"].astype(str).map(order)).sort_values("_o", kind="stable")
+    return s[keep].reset_index(drop=True)
+
+
+def per_model_effects(stats: pd.DataFrame) -> pd.DataFrame:
+    """The effect rows (d, b, beta, r) per model, one column per model (model ``all`` left out)."""
+    s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) != "all")]
+    if s.empty:
+        return pd.DataFrame(columns=["statistic", "condition"])
+    wide = s.pivot_table(index=["statistic", "condition"], columns="model", values="value", aggfunc="first", sort=False)
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.reset_index()
+
+
+def _effect_text(eff: pd.DataFrame) -> str:
+    """``d (all) = 0.75 [0.64, 0.87], p < .001`` lines."""
+    out = []
+    for r in eff.itertuples(index=False):
+        text = f"  {r.statistic} ({r.condition}) = {r.value:.3f}"
+        lo, hi = getattr(r, "ci_low", float("nan")), getattr(r, "ci_high", float("nan"))
+        if pd.notna(lo) and pd.notna(hi):
+            text += f" [{lo:.3f}, {hi:.3f}]"
+        p = getattr(r, "p", float("nan"))
+        if pd.notna(p):
+            text += ", p < .001" if p < 0.001 else f", p = {p:.3f}"
+        out.append(text)
+    return "effect (95% CI):\n" + "\n".join(out)
+
+
+def _models(models) -> list[tuple[str, str]]:
+    """``[(source, name)]``: a mapping name -> source, or ids / local folders (a folder is named
+    by its folder name)."""
+    if isinstance(models, (str, os.PathLike)):
+        models = [models]
+    if isinstance(models, Mapping):
+        pairs = [(str(src), str(name)) for name, src in models.items()]
+    else:
+        pairs = []
+        for m in models:
+            m = str(m)
+            path = Path(m)
+            if not path.is_dir() and (m.startswith((".", "/", "~")) or m.count("/") > 1):
+                raise InputError(
+                    f"there is no model folder {m}",
+                    where="models",
+                    fix="give an existing local model folder, or a Hugging Face id such as 'bert-base-uncased'",
+                )
+            pairs.append((m, path.name if path.is_dir() else m))
+    if not pairs:
+        raise InputError("no model given", where="models", fix="give one or more models (two or more for ICC)")
+    from .results import model_slug
+
+    slugs = [model_slug(n) for _, n in pairs]
+    if len(set(slugs)) != len(slugs):
+        raise InputError("a model is given twice", where="models", fix="give each model once")
+    return pairs
+
+
+def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
+    """The criterion tables the study's analysis reads (:func:`fmat.analyses.criteria_needed`),
+    from ``criteria_dir`` (``<name>.parquet``); a missing one is an error now, before any model loads."""
+    from . import analyses
+    from .io import read_table
+
+    spec = dict(getattr(study, "analysis", None) or {})
+    name = str(spec.get("name") or "")
+    if not name or name not in analyses.available():
+        return {}
+    tables = {}
+    for t in analyses.criteria_needed(name, spec.get("options")):
+        path = Path(criteria_dir or "resources/criteria") / f"{t}.parquet"
+        if not path.is_file():
+            raise InputError(
+                f"analysis {name!r} reads criterion table {t!r}, which is not there: {path}",
+                where="analysis.options",
+                fix="give the folder that holds it (criteria_dir= / --criteria-dir), or build it (docs/criteria.md)",
+            )
+        tables[t] = read_table(path)
+    return tables
+
+
+def run_study(
+    study,
+    models,
+    out: str | os.PathLike | None = None,
+    resume: bool = False,
+    *,
+    report: bool = False,
+    criteria_dir: str | os.PathLike | None = None,
+    format: str = "parquet",
+    force: bool = False,
+    device=None,
+    batch_size: int | None = None,
+    max_tokens: int | None = None,
+    threads: int | None = None,
+    progress: bool = True,
+    go_on: str | None = None,
+) -> StudyResult:
+    """Run one study file on ``models``: queries, scores, LPRs, reliability, its analysis.
+
+    Parameters
+    ----------
+    study : path or fmat.study.Study
+        The study file (docs/study-files.md), or one loaded with :func:`fmat.load_study`.
+    models : sequence of str, or mapping of name to source
+        Hugging Face ids or local model folders (a folder is named by its folder name); two or
+        more for ICC.
+    out : path, optional
+        Folder for the tables (``queries``, ``scores``, ``lpr``, ``reliability``, ``stats``,
+        each written as soon as it exists) and the page. A folder that holds another study's
+        tables is refused (``force=True`` removes them first). Nothing is written without it.
+    resume : bool
+        Reuse the scores in ``out`` of every model whose rows are this study's queries.
+    report : bool
+        Also write ``out/report.html`` (:func:`fmat.study_page.write_study_page`).
+    criteria_dir : path, optional
+        Folder of criterion tables (word lists and analyses that read one).
+    format : {"parquet", "csv", "tsv"}
+        Table format of the files.
+    force : bool
+        Remove another study's files from ``out`` first.
+    device, batch_size, max_tokens, threads, progress
+        As :func:`fmat.run` (``threads``: torch CPU threads; a progress bar per model).
+    go_on : str, optional
+        How to go on after a failure, said in the error (``fmat study`` gives its command with
+        ``--resume``); by default ``run_study(..., resume=True)``.
+
+    Returns
+    -------
+    StudyResult
+        The tables, the analysis' statistics (:attr:`StudyResult.effect`,
+        :attr:`StudyResult.per_model`), the reliability and the page.
+
+    Raises
+    ------
+    fmat.InputError
+        A problem of the study file, its analysis options, the models or ``out`` (before any
+        model loads), or a step that failed later (what was kept, and how to go on). On
+        Ctrl-C the ``KeyboardInterrupt`` carries ``fmat_kept`` (the files kept).
+
+    Examples
+    --------
+    Two tiny models (:mod:`fmat.tiny`, built in seconds, random weights: the numbers mean
+    nothing) and a study file of two groups:
+
+    >>> import fmat, tempfile, pathlib
+    >>> from fmat import tiny
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (tmp / "S.yaml").write_text('''
+    ... id: S
+    ... title: Warmth of men and women
+    ... queries:
+    ...   - query: "The [MASK] is {ATTRIB}."
+    ...     MASK: {Male: [man], Female: [woman]}
+    ...     ATTRIB: {Warm: [kind, warm], Cold: [cold, rude]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... analysis: {name: stereotype_pairs, options: {mask_contrast: [Male, Female]}}
+    ... ''')
+    >>> words = ["man", "woman", "kind", "warm", "cold", "rude"]
+    >>> ms = [str(tiny.build_tiny_model(tmp / f, f, words, seed=0)) for f in ("bert-uncased", "roberta")]
+    >>> res = fmat.run_study(tmp / "S.yaml", ms, progress=False)
+    >>> res.effect["statistic"].tolist(), res.effect["condition"].tolist()[:1]
+    (['d', 'd', 'd'], ['all'])
+    >>> sorted(res.reliability_stats["statistic"].unique())
+    ['ICC_average', 'ICC_single', 'alpha', 'alpha_std']
+    """
+    from . import analyses
+    from .io import write_table
+    from .pipeline import lpr_table, reliability_tables
+    from .runner import score_tables
+    from .study import Study, load_study
+
+    if not isinstance(study, Study):
+        if not Path(study).is_file():
+            raise InputError(f"study file not found: {study}", fix="give a study file such as config/studies/3A.yaml")
+        criteria_dir = criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None
+        study = load_study(study, criteria_dir=criteria_dir)  # its errors name the file (analysis options included)
+    if format not in ("parquet", "csv", "tsv"):
+        raise InputError(f"unknown table format {format!r}", where="format", fix="use parquet, csv or tsv")
+    pairs = _models(models)
+    names = [n for _, n in pairs]
+    sid = str(getattr(study, "id", None) or "study")
+    criteria = study_criteria_tables(study, criteria_dir)  # before any model loads
+    outdir = Path(out) if out is not None else None
+    if outdir is not None:
+        from .commands._common import claim_folder
+
+        check_outputs(outdir, format, report=report)
+        written_names = [f"{t}.{e}" for t in TABLES for e in ("parquet", "csv", "tsv")] + ["report.html"]
+        claim_folder(outdir, command="study", study=sid, names=written_names, force=force, resume=resume)
+    elif resume or report:
+        raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
+    written: list[Path] = []
+    go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(outdir)!r}, resume=True)"
+
+    def write(name: str, table) -> None:
+        if outdir is None:
+            return
+        from .errors import os_error
+
+        try:
+            path = write_table(table, outdir / f"{name}.{format}")
+        except OSError as err:  # a full disk, ...: what was kept, and the command that goes on
+            known = os_error(err)
+            if known is None:
+                raise
+            raise failed(f"writing {name}", known, fix=known.fix) from err
+        if path not in written:
+            written.append(path)
+        log.info("wrote %d rows to %s", len(table), path)
+
+    def failed(step: str, err: FmatError, cause: str = "", fix: str = "") -> InputError:
+        kept = ", ".join(str(p) for p in written) or "nothing"
+        return InputError(
+            f"the {step} step failed: {err.message}" + (f"\n  caused by: {cause}" if cause else "") + f"\n  kept: {kept}",
+            where=f"study {sid}",
+            fix=(fix + "; " if fix else "")
+            + (err.fix + "; " if err.fix and not (cause and fix) else "")
+            + (f"then run again, reusing the scores already computed: {go_on}" if outdir is not None else "then run again"),
+        )
+
+    queries = study.queries
+    try:
+        write("queries", queries)
+        options = {sid: dict(getattr(study, "score", None) or {})}
+        previous = _previous_scores(outdir / f"scores.{format}") if resume and outdir is not None else None
+        done: dict = {}
+        for _, name in pairs:
+            reused = _reuse(previous, name, queries)
+            if reused is not None:
+                log.info("model %s: scores reused from %s (resume)", name, outdir / f"scores.{format}")
+                done[name] = reused
+        reused_any = bool(done)
+        for source, name in pairs:
+            if name in done:
+                continue
+            try:
+                for _, scores in score_tables(
+                    source,
+                    {sid: queries},
+                    options,
+                    name=name,
+                    device=device,
+                    batch_size=batch_size,
+                    max_tokens=max_tokens,
+                    threads=threads,
+                    progress=progress,
+                ):
+                    done[name] = scores
+            except FmatError as err:
+                if not done:
+                    raise
+                raise failed(f"scoring ({name})", err, fix=f"fix or drop the model {source}") from err
+            write("scores", _in_order(done, names))  # the models done so far: one that fails later keeps them
+            reused_any = False
+        scores = _in_order(done, names)
+        if reused_any:  # every model reused: the table is this run's models only
+            write("scores", scores)
+        try:
+            lpr = lpr_table(study, scores)
+        except FmatError as err:
+            raise failed("LPR", err, fix="fix the study file's lpr: block") from err
+        write("lpr", lpr)
+        try:
+            details, rel = reliability_tables(study, scores, lpr, sid=sid, icc=len(pairs) > 1)
+        except FmatError as err:
+            cause = missing_values(scores, lpr)
+            raise failed(
+                "reliability",
+                err,
+                cause=cause,
+                fix="drop the models or words named above (or give models that score them)" if cause else "",
+            ) from err
+        if len(pairs) < 2:
+            log.warning("one model: no ICC among models (give two or more models for it)")
+        write("reliability", details)
+        try:
+            stats, figures, status = analyses.analysis_stage(study, scores, lpr, rel, criteria, sid=sid)
+        except FmatError as err:
+            raise failed(f"analysis ({(study.analysis or {}).get('name')})", err) from err
+        write("stats", stats)
+        result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, written)
+        if report and outdir is not None:
+            from .errors import os_error
+            from .study_page import write_study_page
+
+            try:
+                result.page = write_study_page(
+                    outdir / "report.html", study, queries, lpr, stats, models=names, figures=figures, status=status
+                )
+            except OSError as err:
+                known = os_error(err)
+                if known is None:
+                    raise
+                raise failed("report page", known, fix=known.fix) from err
+            written.append(result.page)
+    except KeyboardInterrupt as err:
+        err.fmat_kept = list(written)  # type: ignore[attr-defined]
+        raise
+    return result
+
+
+def check_outputs(out: Path, ext: str, *, report: bool) -> None:
+    """The files written into ``out`` under fixed names, checked before any model loads
+    (:func:`fmat.io.check_output`): a folder, a device or a place that cannot be written is
+    refused now, not after the scoring."""
+    from .io import check_output
+
+    names = [f"{t}.{ext}" for t in TABLES] + (["report.html"] if report else [])
+    for name in names:
+        try:
+            check_output(out / name, where="-o/--output", table=False)
+        except InputError as err:
+            raise InputError(
+                err.message,
+                where=err.where,
+                fix=f"fmat study writes {name} under that fixed name: move {out / name} away, or give another output folder (-o)",
+            ) from None
+
+
+def _in_order(done: dict, names: Sequence[str]) -> pd.DataFrame:
+    """The scores of the models done so far, in the order given (fmat.runner.concat_scores)."""
+    from .runner import concat_scores
+
+    order = [n for n in names if n in done]
+    return concat_scores([done[n] for n in order], models=order)
+
+
+def _previous_scores(path: Path):
+    """The scores table an earlier run left in the output folder (``resume``), or None."""
+    from .io import read_table
+
+    if not path.is_file():
+        log.info("resume: no %s yet: every model is scored", path)
+        return None
+    return read_table(path)
+
+
+def _texts(column) -> list:
+    return [None if pd.isna(v) else str(v) for v in column.astype(object)]
+
+
+def _reuse(previous, name: str, queries):
+    """One model's rows of ``previous`` as :func:`fmat.runner.run` returns them, when they are
+    the scores of exactly this query table (same rows, same words); else None."""
+    from .runner import label_scores
+
+    if previous is None or "model" not in previous.columns:
+        return None
+    rows = previous[previous["model"].astype(str) == name].reset_index(drop=True)
+    if len(rows) != len(queries) or not set(queries.columns) <= set(rows.columns):
+        return None
+    if any(_texts(rows[c]) != _texts(queries[c]) for c in queries.columns):
+        log.info("model %s: the scores in the output folder are of other queries: scored again", name)
+        return None
+    extra = [c for c in rows.columns if c != "model" and c not in queries.columns]
+    table = pd.concat([queries.reset_index(drop=True), rows[extra]], axis=1)
+    return label_scores(table, name, queries)
+
+
+def missing_values(scores, lpr) -> str:
+    """Which models lack LPRs, and for which option words they have no probability (what
+    makes ICC or alpha impossible)."""
+    parts = []
+    value = pd.to_numeric(lpr["LPR"], errors="coerce") if "LPR" in lpr else None
+    prob = pd.to_numeric(scores["prob"], errors="coerce")
+    for model, d in scores.assign(_p=prob).groupby("model", observed=True, sort=False):
+        bad = d[d["_p"].isna()]
+        if bad.empty:
+            continue
+        words = ", ".join(repr(w) for w in dict.fromkeys(str(w) for w in bad["M_word"]))
+        oov = "oov" in d and bad["oov"].fillna(False).astype(bool).all()
+        n_lpr = ""
+        if value is not None and "model" in lpr:
+            mine = value[lpr["model"].astype(str) == str(model)]
+            n_lpr = f"{int(mine.isna().sum())} of {len(mine)} LPRs missing: "
+        parts.append(
+            f"model {model}: {n_lpr}no probability for the option word(s) {words}"
+            + (" (not one whole-word token of its vocabulary)" if oov else "")
+        )
+    if not parts and value is not None and value.isna().any():
+        return f"{int(value.isna().sum())} LPR value(s) are missing"
+    return "; ".join(parts)
