@@ -15,9 +15,8 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from fmat.io import read_table, write_table
-from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
-
 from fmat.oracle import oracle
+from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
 
 
 def study_recovery(

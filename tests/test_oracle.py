@@ -15,8 +15,8 @@ from oracle_check import DEMO_MODELS, MODELS, STUDIES, criteria_for, demo_plant,
 
 import fmat.oracle as O
 from fmat import plant as P
-from fmat.results import KEY
 from fmat.oracle import oracle, raw_queries, read_study_file
+from fmat.results import KEY
 from fmat_replication.recovery import recovery_stage, study_recovery
 
 REPO = Path(__file__).resolve().parents[1]

@@ -356,10 +356,10 @@ def test_a_flipped_contrast_is_not_recovered(demo_run, study, option):
     import copy
 
     from fmat.io import read_table
+    from fmat.oracle import oracle
     from fmat.plant import load_world, recovery
     from fmat.runner import read_scores
     from fmat_replication.analysis import analysis_stage
-    from fmat.oracle import oracle
     from fmat_replication.queries import load_study_file
 
     work, _ = demo_run

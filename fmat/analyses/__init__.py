@@ -196,9 +196,7 @@ def analysis_stage(
     figures: dict[str, pd.DataFrame] = {}
     parts = [reliability]
     if name and name in available():
-        out = run_analysis(
-            name, AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
-        )
+        out = run_analysis(name, AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options)
         _one_producer(reliability, out.stats, name, sid)
         parts = [reliability, out.stats]
         figures = dict(out.figures or {})

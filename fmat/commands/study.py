@@ -26,8 +26,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_compute_args, claim_folder, files
-
+from ._common import add_compute_args, files
 
 
 def register(subparsers) -> None:
@@ -171,5 +170,3 @@ def _resume_command(args) -> str:
     if getattr(args, "report", False):
         parts.append("--report")
     return " ".join(shlex.quote(p) for p in parts + ["--resume"])
-
-

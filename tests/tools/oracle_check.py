@@ -15,10 +15,10 @@ import yaml
 from scipy import stats as sps
 
 from fmat import plant as P
+from fmat.oracle import oracle, planted_table, read_study_file
 from fmat.pipeline import lpr_table, reliability_tables
 from fmat.results import KEY
 from fmat_replication.analysis import analysis_stage
-from fmat.oracle import oracle, planted_table, read_study_file
 from fmat_replication.queries import load_study_file
 
 REPO = Path(__file__).resolve().parents[2]
