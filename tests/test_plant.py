@@ -338,6 +338,33 @@ def test_fmat_pilot_refuses_what_it_cannot_do_before_training(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+def test_fmat_pilot_refuses_an_expectation_it_cannot_judge_before_training(tmp_path, capsys):
+    """Issue 42: fmat pilot silently skipped the world's d expectation. Every expectation is now
+    judged with the study's analysis; one that no analysis of the study computes (the study file
+    names none) is an error naming the world file and the key, before any model is trained."""
+    from fmat.cli import main
+
+    study = tmp_path / "S.yaml"
+    study.write_text(
+        "id: S\ntitle: t\nqueries:\n  - query: \"The [MASK] is {ATTRIB}.\"\n"
+        "    MASK: {Male: [man], Female: [woman]}\n    ATTRIB: {Warm: [kind], Cold: [rude]}\n"
+        "lpr: {mask_pair: false, attrib_pair: true}\n",
+        encoding="utf-8",
+    )
+    world = tmp_path / "w.yaml"
+    world.write_text(
+        "studies:\n  S:\n    effects:\n      - {contrast: {MASK: [Male, Female], ATTRIB: [Warm, Cold]}, d: 0.8}\n"
+        "    expect:\n      - {statistic: ICC_average, condition: all, min: 0.5}\n"
+        "      - {statistic: d, condition: all, value: 0.8}\n",
+        encoding="utf-8",
+    )
+    assert main(["pilot", str(study), "--world", str(world), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "the world expects d (all), which only the study's analysis computes" in err, err
+    assert "studies.S.expect[1]" in err and "name a registered analysis" in err, err
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.slow
 def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
     from pathlib import Path
@@ -348,7 +375,8 @@ def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
     world = tmp_path / "w.yaml"
     world.write_text(
         "studies:\n  3D:\n    samples: 40\n    effects:\n"
-        "      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 0.8}\n",
+        "      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 0.8}\n"
+        "    expect:\n      - {statistic: d, condition: all, value: 0.8}\n",
         encoding="utf-8",
     )
     assert (
@@ -372,3 +400,11 @@ def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
     assert len(rec) == 2 and (rec["r_planted"] > 0.7).all(), rec
     lpr = pd.read_parquet(tmp_path / "o" / "lpr.parquet")
     assert set(lpr["model"].astype(str)) == {"pilot-bert-uncased", "pilot-roberta"}
+    # issue 42: the world's d is judged with the study's own analysis, against the realised value
+    exp = pd.read_csv(tmp_path / "o" / "expectations.csv")
+    d = exp[(exp["statistic"] == "d") & (exp["condition"] == "all") & (exp["model"] == "all")]
+    assert len(d) == 1, exp
+    d = d.iloc[0]
+    assert 0.4 < d["realised"] < 1.2 and d["value"] > 0 and d["p"] < 0.05 and d["ci_low"] < d["ci_high"], d
+    assert d["verdict"] in ("recovered", "not recovered") and isinstance(d["reason"], str), d
+    assert "d" in set(pd.read_parquet(tmp_path / "o" / "stats.parquet")["statistic"].astype(str))

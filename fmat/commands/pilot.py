@@ -14,9 +14,11 @@ def register(sub) -> None:
         "(docs/planting.md) says which associations hold for the study; fmat trains one tiny "
         "masked LM per tokenizer family on sentences generated from it (the study's own "
         "templates and words), scores the study on them, and compares their LPRs with the "
-        "planted ones, model by model (r, slope) and as the world's expectations on the "
-        "reliability rows. Writes models/, scores.parquet, lpr.parquet, planted_lpr.parquet "
-        "and recovery.csv into the output folder. Small models, generated text: this shows "
+        "planted ones, model by model (r, slope), runs the study's own analysis (fmat.analyses: "
+        "d, b, r with CI and p) and judges every expectation of the world against the value the "
+        "world implies for these items and models (fmat.oracle). Writes models/, scores.parquet, "
+        "lpr.parquet, planted_lpr.parquet, stats.parquet, recovery.csv and expectations.csv into "
+        "the output folder. Small models, generated text: this shows "
         "whether the design finds what is there, not what real BERT models hold.",
         example="fmat pilot config/studies/3A.yaml --world config/world.yaml -o pilot-3A",
     )
@@ -56,9 +58,10 @@ def _run(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from .. import plant, tiny
+    from .. import analyses, plant, tiny
     from ..errors import InputError
     from ..io import read_table, write_table
+    from ..oracle import oracle
     from ..pipeline import lpr_table, reliability_tables
     from ..runner import run
     from ..study import load_study
@@ -98,8 +101,18 @@ def _run(args) -> int:
             )
         criteria[name] = read_table(path)
     plant.check_plant(planted, study, criteria, where=str(args.world))
+    criteria.update(_analysis_criteria(study, args.criteria, criteria))
+    _check_judgeable(planted, study, args.world)  # before any training
     out = Path(args.output)
-    names = ["models", "scores.parquet", "lpr.parquet", "planted_lpr.parquet", "recovery.csv", "expectations.csv"]
+    names = [
+        "models",
+        "scores.parquet",
+        "lpr.parquet",
+        "planted_lpr.parquet",
+        "recovery.csv",
+        "expectations.csv",
+        "stats.parquet",
+    ]
     claim_folder(out, command="pilot", study=study.id, names=names, force=args.force)
     import torch
 
@@ -116,39 +129,109 @@ def _run(args) -> int:
         models[name] = str(
             tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k, steps=args.steps, progress=True)
         )
-    scores = run(models, study.queries, threads=args.threads)
+    scores = run(models, study.queries, threads=args.threads, progress=True)  # a progress bar per model
     write_table(scores, out / "scores.parquet")
     ours = lpr_table(study, scores)
     truth = lpr_table(study, plant.planted_scores(study, planted, list(models), criteria))
     write_table(ours, out / "lpr.parquet")
     write_table(truth, out / "planted_lpr.parquet")
+    per_model = _per_model(models, ours, truth)
+    _, rel = reliability_tables(study, scores, ours, sid=study.id)
+    # the study's own analysis, as fmat study and the workflow run it (fmat.analyses)
+    stats, _, status = analyses.analysis_stage(study, scores, ours, rel, criteria, sid=study.id)
+    write_table(stats, out / "stats.parquet")
+    # what this world implies for these items and models (fmat.oracle): the value each CI must cover
+    realised = oracle(args.study, planted, list(models), criteria)
+    checks = plant.recovery(planted, stats, realised)
+    per_model.to_csv(out / "recovery.csv", index=False)
+    if len(checks):
+        checks.to_csv(out / "expectations.csv", index=False)
+    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 70):
+        print(per_model.round(3).to_string(index=False))
+        for note in status.get("notes", []):
+            print(f"analysis {status.get('analysis')}: {note}")
+        if len(checks):
+            shown = checks.assign(realised=checks["realised"].round(3), value=checks["value"].round(3))
+            print(
+                shown[["statistic", "condition", "model", "planted", "realised", "value", "ci_low", "ci_high", "p", "verdict"]]
+                .round(3)
+                .to_string(index=False)
+            )
+            for r in checks.itertuples():
+                if r.verdict != plant.RECOVERED:
+                    print(f"  {r.statistic} {r.condition} {r.model}: {r.verdict}: {r.reason}")
+                elif not np.isfinite(r.realised) and str(r.planted)[:1] in "-0123456789":
+                    print(
+                        f"  {r.statistic} {r.condition} {r.model}: no realised value (fmat.oracle has no closed form "
+                        "for it): judged against the planted value"
+                    )
+            counts = checks["verdict"].value_counts()
+            print(f"fmat pilot: {counts.get(plant.RECOVERED, 0)} of {len(checks)} expectation row(s) recovered")
+        else:
+            print("fmat pilot: the world states no expectation for this study (expect:): only the per-model agreement above")
+    print(
+        f"fmat pilot: wrote {out}/ (models/, scores.parquet, lpr.parquet, planted_lpr.parquet, stats.parquet, recovery.csv"
+        + (", expectations.csv)" if len(checks) else ")")
+    )
+    return 0
+
+
+def _per_model(models, ours, truth):
+    """Per model: r and slope of its LPRs on the planted ones, and both means."""
+    import numpy as np
+    import pandas as pd
+
     rows = []
     for m in models:
         a = ours.loc[ours["model"].astype(str) == m, "LPR"].to_numpy(float)
         b = truth.loc[truth["model"].astype(str) == m, "LPR"].to_numpy(float)
         ok = np.isfinite(a) & np.isfinite(b)
-        r = float(np.corrcoef(a[ok], b[ok])[0, 1]) if ok.sum() > 2 and np.std(b[ok]) > 0 else float("nan")
-        slope = float(np.polyfit(b[ok], a[ok], 1)[0]) if ok.sum() > 2 and np.std(b[ok]) > 0 else float("nan")
+        fit = ok.sum() > 2 and np.std(b[ok]) > 0
         rows.append(
             {
                 "model": m,
                 "n": int(ok.sum()),
-                "r_planted": r,
-                "slope": slope,
+                "r_planted": float(np.corrcoef(a[ok], b[ok])[0, 1]) if fit else float("nan"),
+                "slope": float(np.polyfit(b[ok], a[ok], 1)[0]) if fit else float("nan"),
                 "mean_planted": float(np.mean(b[ok])),
                 "mean_ours": float(np.mean(a[ok])),
             }
         )
-    per_model = pd.DataFrame(rows)
-    _, rel = reliability_tables(study, scores, ours, sid=study.id)
-    checks = plant.recovery(planted, rel)
-    checks = checks[~checks["reason"].astype(str).str.startswith("no such row")]  # the workflow's analyses are not run here
-    per_model.to_csv(out / "recovery.csv", index=False)
-    if len(checks):
-        checks.to_csv(out / "expectations.csv", index=False)
-    with pd.option_context("display.width", 140, "display.max_columns", 20):
-        print(per_model.round(3).to_string(index=False))
-        if len(checks):
-            print(checks[["statistic", "condition", "model", "planted", "value", "verdict"]].to_string(index=False))
-    print(f"fmat pilot: wrote {out}/ (models/, scores.parquet, lpr.parquet, planted_lpr.parquet, recovery.csv)")
-    return 0
+    return pd.DataFrame(rows)
+
+
+#: statistics the reliability stage makes whatever the analysis
+RELIABILITY_STATISTICS = ("ICC", "alpha")
+
+
+def _analysis_criteria(study, folder, have) -> dict:
+    """The criterion tables the study's analysis reads, from ``folder`` (before any training)."""
+    from ..study_run import study_criteria_tables
+
+    spec = dict(getattr(study, "analysis", None) or {})
+    if not spec.get("name"):
+        return {}
+    from .. import analyses
+
+    need = [t for t in analyses.criteria_needed(str(spec["name"]), spec.get("options")) if t not in have]
+    return study_criteria_tables(study, folder) if need else {}
+
+
+def _check_judgeable(planted, study, world_path) -> None:
+    """Every expectation of the world can be judged: one on a statistic other than ICC and alpha
+    needs the study's analysis (a registered one); else an error now, before any training."""
+    from .. import analyses
+    from ..errors import InputError
+
+    name = str((getattr(study, "analysis", None) or {}).get("name") or "")
+    ran = name in analyses.available()
+    for i, e in enumerate(planted.expect):
+        stat = str(e.get("statistic", ""))
+        if not stat.startswith(RELIABILITY_STATISTICS) and not ran:
+            raise InputError(
+                f"the world expects {stat} ({e.get('condition', 'all')}), which only the study's analysis computes, "
+                f"and the study file names {'no analysis' if not name else 'the unregistered analysis ' + repr(name)}",
+                where=f"{world_path}: studies.{planted.study}.expect[{i}]",
+                fix="name a registered analysis in the study file (analysis: {name, options}; "
+                "fmat.analyses.available()), or drop the expectation",
+            )
