@@ -196,6 +196,13 @@ def lpr_figure(lpr: pd.DataFrame) -> str | None:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _p_text(p) -> str:
+    """A p value as shown: ``< .001``, else three decimals; ``NA`` when missing."""
+    if p is None or pd.isna(p):
+        return "NA"
+    return "< .001" if float(p) < 0.001 else f"{float(p):.3f}"
+
+
 def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | None) -> dict:
     """The analysis' part of the page: its name and notes, the effects over all models (d, b,
     beta or r with CI and p), per model, and its tables (per cell, per item; at most 60 rows each)."""
@@ -208,6 +215,13 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
     for name, t in dict(figures or {}).items():
         if isinstance(t, pd.DataFrame) and len(t):
             tables.append({"caption": f"{name} ({len(t)} rows{', first 60' if len(t) > 60 else ''})", **_table(t.head(60))})
+    if len(eff):
+        eff = eff.astype(object)
+        if "p" in eff.columns:
+            eff["p"] = [_p_text(v) for v in eff["p"]]
+        for col in ("df", "n"):
+            if col in eff.columns:
+                eff[col] = [v if pd.isna(v) or float(v) != int(v) else str(int(v)) for v in eff[col]]
     return {
         "name": str(status.get("analysis") or ""),
         "implemented": bool(status.get("implemented")),

@@ -144,7 +144,8 @@ def run(args) -> int:
             print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
         raise
     for path in result.files:
-        print(f"wrote {path}", flush=True)
+        if path != result.page:
+            print(f"wrote {path}", flush=True)
     print(result.summary(), flush=True)
     if result.page is not None:
         print(f"wrote {result.page}: open it in a browser", flush=True)

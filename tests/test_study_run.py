@@ -1,0 +1,177 @@
+"""fmat.run_study and the page of ``fmat study --report`` (issue 42): the study's own analysis is
+run, its effect is shown, the LPR is defined as the study file defines it, and the groups that
+the analysis compares are never averaged together."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fmat.results import results_frame
+from fmat.study_page import lpr_tables, render_study_page
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _text(html: str) -> str:
+    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", html)
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def _two_group_lpr():
+    """LPRs of a study with mask_pair false: +1 for every Male row, -1 for every Female row."""
+    rows = []
+    for model in ("m1", "m2"):
+        for q in ("Most [MASK] are {ATTRIB}.", "Most [MASK] should be {ATTRIB}."):
+            for group, word, value in (("Male", "men", 1.0), ("Female", "women", -1.0)):
+                for pair in ("kind - rude", "warm - cold"):
+                    rows.append(
+                        {
+                            "model": model,
+                            "query": q,
+                            "MASK": group,
+                            "M_word": word,
+                            "ATTRIB": "Warm - Cold",
+                            "A_word": pair,
+                            "LPR": value,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_the_lpr_tables_never_average_the_groups_that_are_compared():
+    """Issue 42: the page averaged the two groups being compared (a planted d = 0.75 showed as
+    mean LPRs near 0). Each table now keeps the groups the LPR did not contrast apart."""
+    tables = lpr_tables(_two_group_lpr())
+    assert tables, "no LPR table"
+    for t in tables:
+        means = [float(r[-1]) for r in t["rows"]]
+        assert set(means) == {1.0, -1.0}, (t["caption"], t["rows"])
+
+
+class _Study:
+    id = "S"
+    title = "Warmth of men and women"
+    lpr = {"mask_pair": False, "attrib_pair": True}
+    analysis = {"name": "stereotype_pairs"}
+
+
+def _page(stats, status):
+    lpr = _two_group_lpr()
+    queries = pd.DataFrame(
+        [
+            {"query": q, "MASK": g, "M_word": w, "ATTRIB": a, "A_word": word}
+            for q in ("Most [MASK] are {ATTRIB}.", "Most [MASK] should be {ATTRIB}.")
+            for g, w in (("Male", "men"), ("Female", "women"))
+            for a, words in (("Warm", ("kind", "warm")), ("Cold", ("rude", "cold")))
+            for word in words
+        ]
+    )
+    return _text(render_study_page(_Study(), queries, lpr, stats, ["m1", "m2"], {}, status))
+
+
+def test_the_page_shows_the_effect_and_defines_the_lpr_as_the_file_does():
+    stats = results_frame(
+        [
+            {
+                "study": "S",
+                "statistic": "d",
+                "condition": "all",
+                "model": "all",
+                "value": 0.75,
+                "ci_low": 0.64,
+                "ci_high": 0.87,
+                "p": 1e-6,
+                "df": 29,
+            },
+            {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
+            {"study": "S", "statistic": "d", "condition": "all", "model": "m2", "value": 0.8},
+            {"study": "S", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.9},
+        ]
+    )
+    text = _page(stats, {"analysis": "stereotype_pairs", "implemented": True, "notes": ["a note of the analysis"]})
+    assert "Effect: stereotype_pairs" in text
+    assert re.search(r"d all 0\.750 0\.640 0\.870 < \.001 29", text), text[:1500]
+    assert re.search(r"Per model statistic condition m1 m2 d all 0\.700 0\.800", text), text[:1500]
+    assert "a note of the analysis" in text
+    assert "ln P(first MASK group" not in text
+    defined = "LPR = ln P([MASK] word | the j-th ATTRIB word of Warm) − ln P(same | the j-th of Cold), for each [MASK] word"
+    assert defined in text, text
+    assert "Not contrasted in the LPR (mask_pair: false): the MASK groups (Male, Female)" in text
+    assert "ICC_average" in text.split("Reliability", 2)[-1]
+
+
+def test_a_study_without_a_registered_analysis_says_so_on_its_page():
+    stats = results_frame([{"study": "S", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.9}])
+    text = _page(stats, {"analysis": "my_analysis", "implemented": False, "notes": []})
+    assert "No effect: no analysis named my_analysis is registered" in text
+
+
+@pytest.mark.slow
+def test_a_planted_d_shows_on_the_page_and_a_null_world_shows_none(tmp_path, capsys):
+    """Issue 42: the page of a study run on tiny models that learned a planted d shows that d
+    (sign, p < .05, CI), and the same study on models of a null world shows no effect (p >= .05,
+    CI covering 0); `fmat study` prints the effect too."""
+    from fmat.cli import main
+
+    study = tmp_path / "W.yaml"
+    study.write_text(
+        "id: W\ntitle: Warm and competent nationalities\nqueries:\n"
+        '  - query: ["The [MASK] are {ATTRIB}.", "Most [MASK] seem {ATTRIB}."]\n'
+        "    MASK: {Swedes: [swedes], Greeks: [greeks]}\n"
+        "    ATTRIB: {Warm: [friendly, kind, caring], Cold: [hostile, cruel, selfish]}\n"
+        "lpr: {mask_pair: false, attrib_pair: true}\n"
+        "analysis: {name: stereotype_pairs, options: {mask_contrast: [Swedes, Greeks], attrib_contrast: [Warm, Cold]}}\n",
+        encoding="utf-8",
+    )
+    shown = {}
+    for label, effects in (("planted", "[{contrast: {MASK: [Swedes, Greeks], ATTRIB: [Warm, Cold]}, d: 0.8}]"), ("null", "[]")):
+        world = tmp_path / f"{label}.yaml"
+        world.write_text(
+            f"studies:\n  W:\n    variation: {{items: 0, model_items: 0}}\n    samples: 60\n    effects: {effects}\n",
+            encoding="utf-8",
+        )
+        pilot = tmp_path / f"pilot-{label}"
+        args = [
+            "pilot",
+            str(study),
+            "--world",
+            str(world),
+            "-o",
+            str(pilot),
+            "--families",
+            "bert-uncased,roberta",
+            "--steps",
+            "200",
+        ]
+        assert main(args) == 0, capsys.readouterr().err
+        out = tmp_path / f"study-{label}"
+        models = [str(p) for p in sorted((pilot / "models").iterdir())]
+        rc = main(
+            [
+                "study",
+                str(study),
+                *sum((["-m", m] for m in models), []),
+                "-o",
+                str(out),
+                "--report",
+                "--threads",
+                "1",
+                "--no-progress",
+            ]
+        )
+        printed = capsys.readouterr().out
+        assert rc == 0
+        assert "effect (95% CI):" in printed and "d (all) = " in printed, printed
+        stats = pd.read_parquet(out / "stats.parquet")
+        d = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
+        shown[label] = d
+        text = _text((out / "report.html").read_text(encoding="utf-8"))
+        assert re.search(rf"d all {d['value']:.3f} {d['ci_low']:.3f} {d['ci_high']:.3f}", text), text[:2000]
+    planted, null = shown["planted"], shown["null"]
+    assert planted["value"] > 0.3 and planted["p"] < 0.05 and planted["ci_low"] > 0, planted
+    assert null["p"] >= 0.05 and null["ci_low"] <= 0 <= null["ci_high"], null
