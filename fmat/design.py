@@ -207,8 +207,8 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
     where : str, optional
         Location prefix for error messages (e.g. ``config/studies/2A.yaml: queries[0]``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> query("[MASK] is {TARGET}.", MASK={"Male": ["He"], "Female": ["She"]},
     ...       TARGET={"Occ": ["a nurse", "a doctor"]}).shape
     (4, 7)
@@ -322,6 +322,17 @@ def query_bind(*tables: pd.DataFrame) -> pd.DataFrame:
     ``qid`` is the number of the query in order of first appearance (R:
     ``as.factor(as.numeric(query))``), so blocks that share a sentence share its qid. The result
     always has ``qid``, even for a single table. Tables of different types are an error.
+
+    Examples
+    --------
+    >>> import fmat
+    >>> a = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> b = fmat.query("[MASK] is a {TARGET}.", MASK={"Male": ["he"], "Female": ["she"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> both = fmat.query_bind(a, b)
+    >>> len(both), both["qid"].astype(int).unique().tolist()
+    (8, [1, 2])
     """
     if len(tables) == 1 and isinstance(tables[0], (list, tuple)):
         tables = tuple(tables[0])

@@ -18,7 +18,18 @@ EXIT_USAGE = 2  # bad input: fix the file/argument the message names
 
 
 class FmatError(Exception):
-    """A user-facing error with a message that says where, what and how to fix."""
+    """A user-facing error with a message that says where, what and how to fix.
+
+    Examples
+    --------
+    >>> from fmat import InputError
+    >>> err = InputError("unknown group 'Greek'", where="S.yaml: analysis.options", fix="use Greeks")
+    >>> print(err)
+    S.yaml: analysis.options: unknown group 'Greek'
+      fix: use Greeks
+    >>> err.fix
+    'use Greeks'
+    """
 
     def __init__(self, message: str, *, where: str | None = None, fix: str | None = None):
         self.message = message
@@ -52,11 +63,31 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
 
 
 class InputError(FmatError, ValueError):
-    """Bad user input (query design, study file, table, option)."""
+    """Bad user input (query design, study file, table, option).
+
+    Examples
+    --------
+    >>> import fmat
+    >>> try:
+    ...     fmat.query("no mask here", MASK={"Male": ["he"], "Female": ["she"]})
+    ... except fmat.InputError as err:
+    ...     print(type(err).__name__, "[MASK]" in str(err))
+    InputError True
+    """
 
 
 class ModelError(FmatError, RuntimeError):
-    """A model that cannot be found, loaded or used as a masked language model."""
+    """A model that cannot be found, loaded or used as a masked language model.
+
+    Examples
+    --------
+    >>> import fmat, tempfile
+    >>> try:
+    ...     fmat.remove(tempfile.mkdtemp())
+    ... except fmat.ModelError as err:
+    ...     print("local folder" in err.message)
+    True
+    """
 
 
 class OfflineError(FmatError, RuntimeError):

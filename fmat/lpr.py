@@ -182,6 +182,20 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
 
     Formula: LPR = ln P(first) − ln P(second) (Bao, 2024, Eq. 2); with ``mask_pair=False`` and
     no other pairing, LPR = ln P.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = q.assign(model="m", prob=[0.2, 0.4, 0.3, 0.1])  # as fmat.run returns them
+    >>> lpr = fmat.summary(scores, target_pair=False)
+    >>> lpr[["MASK", "T_word", "LPR"]].round(3)
+                MASK T_word    LPR
+    0  Male - Female  nurse -0.693
+    1  Male - Female  pilot  1.099
+    >>> bool(np.isclose(lpr["LPR"].iloc[0], np.log(0.2 / 0.4)))
+    True
     """
     if not isinstance(scores, pd.DataFrame):
         raise InputError(

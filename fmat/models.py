@@ -72,6 +72,15 @@ def set_cache_folder(path) -> Path:
     Call it before anything else: huggingface_hub reads ``HF_HOME`` when it is imported, so
     a warning says when transformers/huggingface_hub were already imported (the setting
     then only reaches functions here that pass ``cache_dir`` explicitly: all of them do).
+
+    Examples
+    --------
+    >>> import os, tempfile, fmat
+    >>> before = os.environ.get("HF_HOME")
+    >>> folder = fmat.set_cache_folder(tempfile.mkdtemp())
+    >>> os.environ["HF_HOME"] == str(folder)
+    True
+    >>> _ = os.environ.pop("HF_HOME") if before is None else os.environ.update(HF_HOME=before)
     """
     p = Path(path).expanduser().resolve()
     try:
@@ -275,6 +284,17 @@ def download(
     Returns the lock rows of these models. Every request to the hub waits at most ``timeout``
     seconds for an answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a hub that
     does not answer is an OfflineError.
+
+    Examples
+    --------
+    Downloading needs the network (``fmat.download(["bert-base-uncased"])``, once); a name that
+    cannot be a hub id is refused before going online:
+
+    >>> import fmat
+    >>> fmat.download("./not a hub id")
+    Traceback (most recent call last):
+    ...
+    fmat.errors.InputError: ...
     """
 
     seconds = _timeout(timeout)
@@ -840,6 +860,15 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
     the input embedding), embed (its width), layer (hidden layers), heads (attention heads),
     mask (the mask token), created (the model's creation date on the hub, recorded in the lock
     file at download; empty for local folders and models downloaded before fmat recorded it).
+
+    Examples
+    --------
+    >>> import fmat, tempfile, pathlib
+    >>> from fmat import tiny
+    >>> path = tiny.build_tiny_model(pathlib.Path(tempfile.mkdtemp()) / "m", "bert-uncased", ["nurse"])
+    >>> fmat.info(str(path))[["type", "layer", "heads", "mask"]]
+       type  layer  heads    mask
+    0  bert      2      2  [MASK]
     """
     rows = []
     for label, src in _as_models(models).items():
@@ -876,7 +905,16 @@ def created_date(model: str, lock_path=None) -> str:
 def info_date(models, lock_path=None) -> pd.DataFrame:
     """The date each model was created on the hub (R: ``BERT_info_date``), as recorded in the
     lock file when :func:`download` fetched it (no network: fmat reads the date at download).
-    Columns: model, date ("" where not recorded: local folders, models not downloaded)."""
+    Columns: model, date ("" where not recorded: local folders, models not downloaded).
+
+    Examples
+    --------
+    A local folder has no creation date on the hub:
+
+    >>> import fmat
+    >>> fmat.info_date(["models/my-local-model"])["date"].tolist()
+    ['']
+    """
     names = [models] if isinstance(models, (str, os.PathLike)) else list(models)
     return pd.DataFrame({"model": [str(m) for m in names], "date": [created_date(str(m), lock_path) for m in names]})
 
@@ -892,6 +930,16 @@ def vocab(
     FMAT's name rules with ``word_rule="fmat"``.
     Columns: model, M_word, token (the token, or "<first piece> (out-of-vocabulary)"),
     token_id, in_vocab (False also when the word is the unknown token).
+
+    Examples
+    --------
+    >>> import fmat, tempfile, pathlib
+    >>> from fmat import tiny
+    >>> path = tiny.build_tiny_model(pathlib.Path(tempfile.mkdtemp()) / "m", "bert-uncased", ["nurse"])
+    >>> fmat.vocab(str(path), ["nurse", "zebra"])[["M_word", "in_vocab"]]
+      M_word  in_vocab
+    0  nurse      True
+    1  zebra     False
     """
 
     if isinstance(words, str):
@@ -927,6 +975,15 @@ def fill_mask_check(query: str, models, top: int = 5, device=None, cache_dir=Non
 
     ``[MASK]`` in ``query`` is replaced by each model's mask token. Columns: model, score,
     token (id), token_str, sequence — the transformers fill-mask pipeline's output.
+
+    Examples
+    --------
+    >>> import fmat, tempfile, pathlib
+    >>> from fmat import tiny
+    >>> path = tiny.build_tiny_model(pathlib.Path(tempfile.mkdtemp()) / "m", "bert-uncased", ["nurse"])
+    >>> top = fmat.fill_mask_check("The [MASK] is a nurse.", str(path), top=2)
+    >>> list(top.columns), len(top)
+    (['model', 'score', 'token', 'token_str', 'sequence'], 2)
     """
     if query.count("[MASK]") != 1:
         raise InputError(f"query {query!r} must contain exactly one [MASK]", fix='e.g. "Paris is the [MASK] of France."')
@@ -965,6 +1022,16 @@ def remove(models, cache_dir=None) -> list[str]:
 
     Only hub-cache entries are removed; local model folders are never deleted (ModelError).
     A model not in the cache is reported with a warning.
+
+    Examples
+    --------
+    A local model folder is never deleted:
+
+    >>> import fmat, tempfile
+    >>> fmat.remove(tempfile.mkdtemp())
+    Traceback (most recent call last):
+    ...
+    fmat.errors.ModelError: ...is a local folder, not a cached hub model...
     """
     names = [models] if isinstance(models, str) else list(models)
     for m in names:

@@ -124,6 +124,19 @@ def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average
     Returns a DataFrame with ``type, unit, ICC, F, df1, df2, p, ci_low, ci_high, n_items,
     n_models, n_dropped`` (items dropped for a missing value); ``attrs``: ``value``,
     ``dropped_models``.
+
+    Examples
+    --------
+    Two models (raters) that nearly agree, on four items (log probabilities):
+
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> icc = fmat.icc_models(scores)
+    >>> round(float(icc["ICC"].iloc[0]), 3), int(icc["n_items"].iloc[0]), int(icc["n_models"].iloc[0])
+    (0.978, 4, 2)
     """
     types = ["agreement", "consistency"] if type == "both" else [type]
     units = ["average", "single"] if unit == "both" else [unit]
@@ -239,6 +252,18 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
     table's ``attrs["item_keys"]``, see :func:`with_item_keys`).  Returns the by-columns, ``n_obs,
     k_items, alpha, alpha_std, n_dropped_rows, dropped_items`` (see the module docstring for the
     missing-value rule; ``missing``: "listwise" | "pairwise").
+
+    Examples
+    --------
+    Cronbach's alpha of three items (columns) over four cases, within each model:
+
+    >>> import pandas as pd, fmat
+    >>> lpr = pd.DataFrame({"model": ["m"] * 12, "query": ["q1"] * 4 + ["q2"] * 4 + ["q3"] * 4,
+    ...                     "T_word": ["a", "b", "c", "d"] * 3,
+    ...                     "LPR": [1, 2, 3, 4, 1.5, 2, 3.5, 4, 1, 2.5, 3, 4.5]})
+    >>> out = fmat.lpr_reliability(lpr, item="query", by="model")
+    >>> out[["model", "k_items", "n_obs"]].to_dict("records"), round(float(out["alpha"].iloc[0]), 3)
+    ([{'model': 'm', 'k_items': 3, 'n_obs': 4}], 0.983)
     """
     where = "lpr_reliability(lpr)"
     if "LPR" not in lpr.columns:

@@ -70,6 +70,27 @@ def run(
 
     Returns ``model`` + the query columns + ``output, token, prob, token_id, logp, oov``;
     rows in model order × query-table order.
+
+    Examples
+    --------
+    Two tiny models (:mod:`fmat.tiny`; random weights, built in a second: the numbers mean
+    nothing), named by the keys of a mapping:
+
+    >>> import fmat, tempfile, pathlib
+    >>> from fmat import tiny
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["man", "woman", "nurse", "pilot"]
+    >>> models = {m: str(tiny.build_tiny_model(tmp / m, "bert-uncased", words, seed=s)) for s, m in enumerate(["a", "b"])}
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = fmat.run(models, q, progress=False)
+    >>> scores[["model", "M_word", "T_word", "oov"]].head(3)
+      model M_word T_word    oov
+    0     a    man  nurse  False
+    1     a  woman  nurse  False
+    2     a    man  pilot  False
+    >>> bool(scores["prob"].between(0, 1).all())
+    True
     """
     import torch
 

@@ -431,6 +431,32 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
     ``check_analysis(name, options, where=...)`` checks the ``analysis`` block: by default its
     analysis must be registered in :mod:`fmat.analyses` and its options must fit its function
     (:func:`check_analysis_name`).
+
+    Examples
+    --------
+    >>> import fmat, tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (tmp / "S.yaml").write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... analysis: {name: stereotype_pairs, options: {mask_contrast: [Swedes, Greeks]}}
+    ... ''')
+    >>> study = fmat.load_study(tmp / "S.yaml")
+    >>> study.id, len(study.queries), study.analysis["name"]
+    ('S', 8, 'stereotype_pairs')
+
+    A problem is found before any model loads, naming the file, the field and the fix:
+
+    >>> _ = (tmp / "S.yaml").write_text((tmp / "S.yaml").read_text().replace("[Swedes, Greeks]", "[Swedes, Greek]"))
+    >>> fmat.load_study(tmp / "S.yaml")
+    Traceback (most recent call last):
+    ...
+    fmat.errors.InputError: ...analysis.options.mask_contrast...'Greek'...
     """
     path = Path(path)
     data = read_study_yaml(path)

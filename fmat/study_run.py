@@ -62,6 +62,27 @@ class StudyResult:
         The files written (none without ``out``).
     page : pathlib.Path or None
         The page (``report=True``).
+
+    Examples
+    --------
+    :func:`run_study` returns one (its Examples run a study); its views of the statistics:
+
+    >>> import pandas as pd
+    >>> from fmat.results import results_frame
+    >>> from fmat.study_run import StudyResult
+    >>> stats = results_frame([
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.75,
+    ...      "ci_low": 0.64, "ci_high": 0.87, "p": 1e-6},
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
+    ...     {"study": "S", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.9}])
+    >>> empty = pd.DataFrame()
+    >>> res = StudyResult(None, ["m1"], empty, empty, empty, empty, stats, status={"analysis": "stereotype_pairs"})
+    >>> res.effect[["statistic", "value", "ci_low", "ci_high"]]
+      statistic  value  ci_low  ci_high
+    0         d   0.75    0.64     0.87
+    >>> res.per_model
+      statistic condition   m1
+    0         d       all  0.7
     """
 
     study: object

@@ -346,7 +346,7 @@ def test_fmat_pilot_refuses_an_expectation_it_cannot_judge_before_training(tmp_p
 
     study = tmp_path / "S.yaml"
     study.write_text(
-        "id: S\ntitle: t\nqueries:\n  - query: \"The [MASK] is {ATTRIB}.\"\n"
+        'id: S\ntitle: t\nqueries:\n  - query: "The [MASK] is {ATTRIB}."\n'
         "    MASK: {Male: [man], Female: [woman]}\n    ATTRIB: {Warm: [kind], Cold: [rude]}\n"
         "lpr: {mask_pair: false, attrib_pair: true}\n",
         encoding="utf-8",
