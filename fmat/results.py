@@ -139,3 +139,40 @@ def validate_results(df: pd.DataFrame, *, where: str = "results", statistics: It
     if dup.any():
         raise InputError(f"{int(dup.sum())} rows share a key {KEY}", where=where, fix="make 'condition' tell the rows apart")
     return df
+
+
+#: the statistics that are an effect (a size with CI and p), in the order shown
+EFFECT_STATISTICS = ("d", "b", "beta", "r")
+
+
+def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
+    """The effect rows (d, b, beta, r) of model ``all`` in a results table, with their CI, p
+    and df.
+
+    Examples
+    --------
+    >>> from fmat.results import effect_rows, results_frame
+    >>> stats = results_frame([
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.8,
+    ...      "ci_low": 0.6, "ci_high": 1.0, "p": 0.001},
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
+    ...     {"study": "S", "statistic": "ICC1k", "condition": "all", "model": "all", "value": 0.9}])
+    >>> effect_rows(stats)[["statistic", "condition", "value", "ci_low", "ci_high"]]
+      statistic condition  value  ci_low  ci_high
+    0         d       all    0.8     0.6      1.0
+    """
+    s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) == "all")]
+    keep = [c for c in ("statistic", "condition", "value", "ci_low", "ci_high", "p", "df", "n") if c in s.columns]
+    order = {k: i for i, k in enumerate(EFFECT_STATISTICS)}
+    s = s.assign(_o=s["statistic"].astype(str).map(order)).sort_values("_o", kind="stable")
+    return s[keep].reset_index(drop=True)
+
+
+def per_model_effects(stats: pd.DataFrame) -> pd.DataFrame:
+    """The effect rows (d, b, beta, r) per model, one column per model (model ``all`` left out)."""
+    s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) != "all")]
+    if s.empty:
+        return pd.DataFrame(columns=["statistic", "condition"])
+    wide = s.pivot_table(index=["statistic", "condition"], columns="model", values="value", aggfunc="first", sort=False)
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.reset_index()

@@ -28,7 +28,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from . import design, validate
+from . import analyses, design, validate
 from .errors import InputError
 from .reliability import ITEM_KEYS, item_key_map
 
@@ -324,8 +324,6 @@ def check_analysis_name(name: str, options=None, where: str = "analysis") -> Non
     options its function takes (the default ``check_analysis`` of :func:`load_study` and
     :func:`validate_study_file`); else an InputError naming the nearest name or option."""
 
-    from fmat import analyses  # the analyses import fmat.results and fmat.stats, not this module
-
     analyses.check(name, options, where=where)
 
 
@@ -360,6 +358,7 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
     if analysis["name"] is not None:
         (check_analysis or check_analysis_name)(analysis["name"], analysis["options"], where=f"{where}: analysis")
         check_analysis_design(queries, analysis["options"], where=f"{where}: analysis.options")
+        analyses.check_design(analysis["name"], analysis["options"], queries, where=f"{where}: analysis.options")
     return queries, items, lpr, reliability, score, analysis
 
 

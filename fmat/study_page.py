@@ -24,6 +24,7 @@ import pandas as pd
 from . import __version__
 from .io import atomic_path
 from .reliability import with_item_keys
+from .results import effect_rows, per_model_effects
 
 TEMPLATES = Path(__file__).with_name("templates") / "study_page"
 SLOT_WORDS = (("MASK", "M_word"), ("TARGET", "T_word"), ("ATTRIB", "A_word"))
@@ -206,8 +207,6 @@ def _p_text(p) -> str:
 def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | None) -> dict:
     """The analysis' part of the page: its name and notes, the effects over all models (d, b,
     beta or r with CI and p), per model, and its tables (per cell, per item; at most 60 rows each)."""
-    from .study_run import effect_rows, per_model_effects
-
     status = dict(status or {})
     eff = effect_rows(stats)
     per_model = per_model_effects(stats)

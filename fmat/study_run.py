@@ -27,14 +27,17 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from .errors import FmatError, InputError
+from . import analyses, io, runner
+from .commands._common import claim_folder
+from .errors import FmatError, InputError, os_error
+from .pipeline import lpr_table, reliability_tables
+from .results import effect_rows, model_slug, per_model_effects
+from .study import Study, load_study
 
 log = logging.getLogger(__name__)
 
 #: the tables written into the output folder, under these fixed names
 TABLES = ("queries", "scores", "lpr", "reliability", "stats")
-#: the analysis' statistics that are an effect (a size with CI and p), in the order shown
-EFFECT_STATISTICS = ("d", "b", "beta", "r")
 
 
 @dataclass
@@ -131,40 +134,6 @@ class StudyResult:
         return "\n".join(lines)
 
 
-def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
-    """The effect rows (d, b, beta, r) of model ``all`` in a results table, with their CI, p
-    and df.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fmat.results import results_frame
-    >>> stats = results_frame([
-    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.8,
-    ...      "ci_low": 0.6, "ci_high": 1.0, "p": 0.001},
-    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
-    ...     {"study": "S", "statistic": "ICC1k", "condition": "all", "model": "all", "value": 0.9}])
-    >>> effect_rows(stats)[["statistic", "condition", "value", "ci_low", "ci_high"]]
-      statistic condition  value  ci_low  ci_high
-    0         d       all    0.8     0.6      1.0
-    """
-    s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) == "all")]
-    keep = [c for c in ("statistic", "condition", "value", "ci_low", "ci_high", "p", "df", "n") if c in s.columns]
-    order = {k: i for i, k in enumerate(EFFECT_STATISTICS)}
-    s = s.assign(_o=s["statistic"].astype(str).map(order)).sort_values("_o", kind="stable")
-    return s[keep].reset_index(drop=True)
-
-
-def per_model_effects(stats: pd.DataFrame) -> pd.DataFrame:
-    """The effect rows (d, b, beta, r) per model, one column per model (model ``all`` left out)."""
-    s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) != "all")]
-    if s.empty:
-        return pd.DataFrame(columns=["statistic", "condition"])
-    wide = s.pivot_table(index=["statistic", "condition"], columns="model", values="value", aggfunc="first", sort=False)
-    wide.columns = [str(c) for c in wide.columns]
-    return wide.reset_index()
-
-
 def _effect_text(eff: pd.DataFrame) -> str:
     """``d (all) = 0.75 [0.64, 0.87], p < .001`` lines."""
     out = []
@@ -201,8 +170,6 @@ def _models(models) -> list[tuple[str, str]]:
             pairs.append((m, path.name if path.is_dir() else m))
     if not pairs:
         raise InputError("no model given", where="models", fix="give one or more models (two or more for ICC)")
-    from .results import model_slug
-
     slugs = [model_slug(n) for _, n in pairs]
     if len(set(slugs)) != len(slugs):
         raise InputError("a model is given twice", where="models", fix="give each model once")
@@ -212,9 +179,6 @@ def _models(models) -> list[tuple[str, str]]:
 def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
     """The criterion tables the study's analysis reads (:func:`fmat.analyses.criteria_needed`),
     from ``criteria_dir`` (``<name>.parquet``); a missing one is an error now, before any model loads."""
-    from . import analyses
-    from .io import read_table
-
     spec = dict(getattr(study, "analysis", None) or {})
     name = str(spec.get("name") or "")
     if not name or name not in analyses.available():
@@ -228,7 +192,7 @@ def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
                 where="analysis.options",
                 fix="give the folder that holds it (criteria_dir= / --criteria-dir), or build it (docs/criteria.md)",
             )
-        tables[t] = read_table(path)
+        tables[t] = io.read_table(path)
     return tables
 
 
@@ -317,12 +281,6 @@ def run_study(
     >>> sorted(res.reliability_stats["statistic"].unique())
     ['ICC_average', 'ICC_single', 'alpha', 'alpha_std']
     """
-    from . import analyses
-    from .io import write_table
-    from .pipeline import lpr_table, reliability_tables
-    from .runner import score_tables
-    from .study import Study, load_study
-
     if not isinstance(study, Study):
         if not Path(study).is_file():
             raise InputError(f"study file not found: {study}", fix="give a study file such as config/studies/3A.yaml")
@@ -336,8 +294,6 @@ def run_study(
     criteria = study_criteria_tables(study, criteria_dir)  # before any model loads
     outdir = Path(out) if out is not None else None
     if outdir is not None:
-        from .commands._common import claim_folder
-
         check_outputs(outdir, format, report=report)
         written_names = [f"{t}.{e}" for t in TABLES for e in ("parquet", "csv", "tsv")] + ["report.html"]
         claim_folder(outdir, command="study", study=sid, names=written_names, force=force, resume=resume)
@@ -349,10 +305,8 @@ def run_study(
     def write(name: str, table) -> None:
         if outdir is None:
             return
-        from .errors import os_error
-
         try:
-            path = write_table(table, outdir / f"{name}.{format}")
+            path = io.write_table(table, outdir / f"{name}.{format}")
         except OSError as err:  # a full disk, ...: what was kept, and the command that goes on
             known = os_error(err)
             if known is None:
@@ -388,7 +342,7 @@ def run_study(
             if name in done:
                 continue
             try:
-                for _, scores in score_tables(
+                for _, scores in runner.score_tables(
                     source,
                     {sid: queries},
                     options,
@@ -434,8 +388,7 @@ def run_study(
         write("stats", stats)
         result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, written)
         if report and outdir is not None:
-            from .errors import os_error
-            from .study_page import write_study_page
+            from .study_page import write_study_page  # here: jinja2 and matplotlib only for a page
 
             try:
                 result.page = write_study_page(
@@ -457,12 +410,10 @@ def check_outputs(out: Path, ext: str, *, report: bool) -> None:
     """The files written into ``out`` under fixed names, checked before any model loads
     (:func:`fmat.io.check_output`): a folder, a device or a place that cannot be written is
     refused now, not after the scoring."""
-    from .io import check_output
-
     names = [f"{t}.{ext}" for t in TABLES] + (["report.html"] if report else [])
     for name in names:
         try:
-            check_output(out / name, where="-o/--output", table=False)
+            io.check_output(out / name, where="-o/--output", table=False)
         except InputError as err:
             raise InputError(
                 err.message,
@@ -473,20 +424,16 @@ def check_outputs(out: Path, ext: str, *, report: bool) -> None:
 
 def _in_order(done: dict, names: Sequence[str]) -> pd.DataFrame:
     """The scores of the models done so far, in the order given (fmat.runner.concat_scores)."""
-    from .runner import concat_scores
-
     order = [n for n in names if n in done]
-    return concat_scores([done[n] for n in order], models=order)
+    return runner.concat_scores([done[n] for n in order], models=order)
 
 
 def _previous_scores(path: Path):
     """The scores table an earlier run left in the output folder (``resume``), or None."""
-    from .io import read_table
-
     if not path.is_file():
         log.info("resume: no %s yet: every model is scored", path)
         return None
-    return read_table(path)
+    return io.read_table(path)
 
 
 def _texts(column) -> list:
@@ -496,8 +443,6 @@ def _texts(column) -> list:
 def _reuse(previous, name: str, queries):
     """One model's rows of ``previous`` as :func:`fmat.runner.run` returns them, when they are
     the scores of exactly this query table (same rows, same words); else None."""
-    from .runner import label_scores
-
     if previous is None or "model" not in previous.columns:
         return None
     rows = previous[previous["model"].astype(str) == name].reset_index(drop=True)
@@ -508,7 +453,7 @@ def _reuse(previous, name: str, queries):
         return None
     extra = [c for c in rows.columns if c != "model" and c not in queries.columns]
     table = pd.concat([queries.reset_index(drop=True), rows[extra]], axis=1)
-    return label_scores(table, name, queries)
+    return runner.label_scores(table, name, queries)
 
 
 def missing_values(scores, lpr) -> str:

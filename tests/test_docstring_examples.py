@@ -11,7 +11,7 @@ import fmat
 
 EXPORTED = [n for n in fmat.__all__ if n != "__version__"]
 #: functions outside ``__all__`` whose examples document the public path too
-ALSO = ["fmat.study_run.effect_rows", "fmat.study_page.lpr_definition"]
+ALSO = ["fmat.results.effect_rows", "fmat.study_page.lpr_definition"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

@@ -44,13 +44,21 @@ class AnalysisOutput:
 
 _REGISTRY: dict[str, Callable[..., AnalysisOutput]] = {}
 _CRITERIA: dict[str, Callable[[Mapping], list[str]]] = {}
+_DESIGN_CHECKS: dict[str, Callable[..., None]] = {}
 
 
-def register(name: str, *, criteria: Callable[[Mapping], list[str]] | None = None):
+def register(
+    name: str,
+    *,
+    criteria: Callable[[Mapping], list[str]] | None = None,
+    check: Callable[..., None] | None = None,
+):
     """Register ``fn`` as analysis ``name``.
 
     ``criteria(options) -> [table names]`` tells the workflow which criterion tables the
-    analysis reads (so the rule can declare them as inputs).
+    analysis reads (so the rule can declare them as inputs). ``check(options, queries, where)``
+    checks the options against the study's query table when the study file is read, before any
+    model loads (:func:`check_design`): it raises an InputError naming ``where`` and the fix.
     """
 
     def deco(fn):
@@ -59,6 +67,8 @@ def register(name: str, *, criteria: Callable[[Mapping], list[str]] | None = Non
         _REGISTRY[name] = fn
         if criteria is not None:
             _CRITERIA[name] = criteria
+        if check is not None:
+            _DESIGN_CHECKS[name] = check
         return fn
 
     return deco
@@ -118,6 +128,20 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
             where=f"{where}.options",
             fix="add them under analysis.options (docs/study-files.md)",
         )
+
+
+def check_design(name: str, options: Mapping | None, queries: pd.DataFrame, where: str = "analysis.options") -> None:
+    """The options of analysis ``name`` against the study's query table (its own ``check`` given
+    to :func:`register`); nothing for an analysis without one."""
+    _load_all()
+    fn = _DESIGN_CHECKS.get(name)
+    if fn is not None:
+        fn(dict(options or {}), queries, where)
+
+
+def nearest(word, known) -> str:
+    """`` (did you mean 'x'?)`` for the known name nearest ``word``, or nothing."""
+    return _nearest(word, known)
 
 
 def _nearest(word, known) -> str:

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from fmat.analyses import AnalysisInput, AnalysisOutput, register
+from fmat.analyses import AnalysisInput, AnalysisOutput, nearest, register
 from fmat.analyses.stereotype import _levels, _need, _study_id, _where
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
@@ -185,7 +185,83 @@ def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
     return rows
 
 
-@register("change_over_time")
+def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
+    """``change_over_time``'s options against the study's design, when the study file is read
+    (before any model loads): ``sigma`` and ``year_scale`` positive numbers, ``average_over``
+    columns of the LPR table, ``century_contrasts`` pairs of years the design has,
+    ``smoothing`` only ``window`` (a whole number of years >= 1) and ``even`` (right | left),
+    ``century_model`` pairwise or joint. Each error names the option, the value and the fix."""
+    for key in ("sigma", "year_scale"):
+        value = options.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+            raise InputError(
+                f"{key} is {value!r}; it must be a positive number",
+                where=f"{where}.{key}",
+                fix=f"e.g. {key}: " + ("1.414" if key == "sigma" else "100 (change per century)"),
+            )
+    over = options.get("average_over")
+    if over is not None:
+        over = [over] if isinstance(over, str) else over
+        columns = [c for c in ("query", "TARGET", "T_word", "ATTRIB", "A_word") if c in queries.columns]
+        for c in over if isinstance(over, list) else [over]:
+            if str(c) not in columns:
+                raise InputError(
+                    f"average_over names {c!r}, not a column of this study's LPR table" + nearest(c, columns),
+                    where=f"{where}.average_over",
+                    fix=f"use some of {', '.join(columns)} (the LPRs are averaged over them within model and year)",
+                )
+    contrasts = options.get("century_contrasts")
+    if contrasts is not None:
+        years = set(pd.to_numeric(queries["M_word"], errors="coerce").dropna().astype(int)) if "M_word" in queries else set()
+        if not isinstance(contrasts, list) or not all(isinstance(p, list) and len(p) == 2 for p in contrasts):
+            raise InputError(
+                f"century_contrasts is {contrasts!r}; it must be a list of [later, earlier] year pairs",
+                where=f"{where}.century_contrasts",
+                fix="e.g. century_contrasts: [[2000, 1900]] (note the double brackets for one pair)",
+            )
+        for i, pair in enumerate(contrasts):
+            for y in pair:
+                if not isinstance(y, int) or y not in years:
+                    span = f"{min(years)}-{max(years)}" if years else "none"
+                    raise InputError(
+                        f"century_contrasts[{i}] names the year {y!r}, which is not a [MASK] year of this design ({span})",
+                        where=f"{where}.century_contrasts[{i}]",
+                        fix="name years the MASK range holds, or widen the range",
+                    )
+    smoothing = options.get("smoothing")
+    if smoothing is not None:
+        if not isinstance(smoothing, Mapping):
+            raise InputError(
+                f"smoothing is {smoothing!r}; it must be a mapping",
+                where=f"{where}.smoothing",
+                fix="e.g. smoothing: {window: 10}",
+            )
+        for key in smoothing:
+            if key not in ("window", "even"):
+                raise InputError(
+                    f"unknown smoothing option {key!r}" + nearest(key, ["window", "even"]),
+                    where=f"{where}.smoothing",
+                    fix="use window (years) and even (right | left)",
+                )
+        window = smoothing.get("window", 10)
+        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+            raise InputError(
+                f"smoothing.window is {window!r}", where=f"{where}.smoothing.window", fix="give a whole number of years >= 1"
+            )
+        if str(smoothing.get("even", "right")) not in ("right", "left"):
+            raise InputError(
+                f"smoothing.even is {smoothing.get('even')!r}", where=f"{where}.smoothing.even", fix="use right or left"
+            )
+    model = options.get("century_model")
+    if model is not None and model not in ("pairwise", "joint"):
+        raise InputError(
+            f"unknown century_model {model!r}" + nearest(model, ["pairwise", "joint"]),
+            where=f"{where}.century_model",
+            fix="use pairwise or joint",
+        )
+
+
+@register("change_over_time", check=check_options)
 def change_over_time(
     data: AnalysisInput,
     *,
