@@ -424,3 +424,16 @@ def test_the_config_check_names_an_analysis_option_typo_before_any_job(tmp_path,
         InputError, match=r"analysis\.options\.mask_contrast\[1\]: 'Femal' is not a group .*did you mean 'Female'"
     ):
         _validate(cfg)
+
+
+def test_the_config_check_runs_each_analysis_design_check(tmp_path, paper_config):
+    """Issue 42: an analysis' own design check (change_over_time: century_contrasts years of the
+    design) runs in the workflow's config check too, not only in fmat study --check."""
+    studies = tmp_path / "studies"
+    studies.mkdir()
+    text = (REPO / "config" / "studies" / "4A.yaml").read_text(encoding="utf-8")
+    assert "[[2000, 1900], [1900, 1800]]" in text
+    (studies / "4A.yaml").write_text(text.replace("[[2000, 1900], [1900, 1800]]", "[[2000, 1900], [1900, 1700]]"))
+    cfg = {**paper_config, "studies": ["4A"], "studies_dir": str(studies)}
+    with pytest.raises(InputError, match=r"century_contrasts\[1\] names the year 1700, which is not a \[MASK\] year"):
+        _validate(cfg)
