@@ -284,8 +284,8 @@ def run_study(
     if not isinstance(study, Study):
         if not Path(study).is_file():
             raise InputError(f"study file not found: {study}", fix="give a study file such as config/studies/3A.yaml")
-        criteria_dir = criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None
-        study = load_study(study, criteria_dir=criteria_dir)  # its errors name the file (analysis options included)
+        load_dir = criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None
+        study = load_study(study, criteria_dir=load_dir)  # its errors name the file (analysis options included)
     if format not in ("parquet", "csv", "tsv"):
         raise InputError(f"unknown table format {format!r}", where="format", fix="use parquet, csv or tsv")
     pairs = _models(models)

@@ -175,3 +175,29 @@ def test_a_planted_d_shows_on_the_page_and_a_null_world_shows_none(tmp_path, cap
     planted, null = shown["planted"], shown["null"]
     assert planted["value"] > 0.3 and planted["p"] < 0.05 and planted["ci_low"] > 0, planted
     assert null["p"] >= 0.05 and null["ci_low"] <= 0 <= null["ci_high"], null
+
+
+def _no_scoring(*args, **kwargs):
+    raise AssertionError("a model was scored although the call is refused")
+
+
+def test_run_study_refuses_before_any_model_loads(tmp_path, monkeypatch):
+    """fmat.run_study finds the problems of its arguments before any model loads: a study file's
+    analysis that reads a criterion table that is not there, resume or report without an output
+    folder, an unknown table format, a model given twice."""
+    import fmat
+    import fmat.runner
+    from fmat.errors import InputError
+
+    monkeypatch.setattr(fmat.runner, "score_tables", _no_scoring)
+    study = REPO / "config" / "studies" / "1A.yaml"  # factual_wefat reads criterion tables
+    with pytest.raises(InputError, match=r"reads criterion table .* which is not there"):
+        fmat.run_study(study, ["a", "b"], criteria_dir=tmp_path / "none")
+    x1 = REPO / "config" / "studies" / "X1.yaml"
+    with pytest.raises(InputError, match="need an output folder"):
+        fmat.run_study(x1, ["a", "b"], resume=True)
+    with pytest.raises(InputError, match="unknown table format 'xlsx'"):
+        fmat.run_study(x1, ["a", "b"], out=tmp_path / "o", format="xlsx")
+    with pytest.raises(InputError, match="a model is given twice"):
+        fmat.run_study(x1, ["a", "a"], out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
