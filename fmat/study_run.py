@@ -212,6 +212,7 @@ def run_study(
     threads: int | None = None,
     progress: bool = True,
     go_on: str | None = None,
+    echo=None,
 ) -> StudyResult:
     """Run one study file on ``models``: queries, scores, LPRs, reliability, its analysis.
 
@@ -241,6 +242,8 @@ def run_study(
     go_on : str, optional
         How to go on after a failure, said in the error (``fmat study`` gives its command with
         ``--resume``); by default ``run_study(..., resume=True)``.
+    echo : callable, optional
+        Called with a line as each file is written (``fmat study`` prints it); else logged.
 
     Returns
     -------
@@ -314,7 +317,7 @@ def run_study(
             raise failed(f"writing {name}", known, fix=known.fix) from err
         if path not in written:
             written.append(path)
-        log.info("wrote %d rows to %s", len(table), path)
+        (echo or log.info)(f"wrote {len(table)} rows to {path}")
 
     def failed(step: str, err: FmatError, cause: str = "", fix: str = "") -> InputError:
         kept = ", ".join(str(p) for p in written) or "nothing"

@@ -135,6 +135,7 @@ def run(args) -> int:
             threads=args.threads,
             progress=not args.no_progress,
             go_on=_resume_command(args),
+            echo=lambda line: print(line, flush=True),
         )
     except KeyboardInterrupt as err:
         # Ctrl-C: what was kept, and the command that goes on from it
@@ -143,9 +144,6 @@ def run(args) -> int:
         if any(p.name.startswith("scores.") for p in kept):
             print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
         raise
-    for path in result.files:
-        if path != result.page:
-            print(f"wrote {path}", flush=True)
     print(result.summary(), flush=True)
     if result.page is not None:
         print(f"wrote {result.page}: open it in a browser", flush=True)
