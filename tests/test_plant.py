@@ -365,6 +365,33 @@ def test_fmat_pilot_refuses_an_expectation_it_cannot_judge_before_training(tmp_p
     assert not (tmp_path / "o").exists()
 
 
+def test_fmat_pilot_ctrl_c_says_what_was_kept(tmp_path, capsys, monkeypatch):
+    """Issue 42: Ctrl-C during a pilot says which models were kept and how to go on."""
+    from pathlib import Path
+
+    from fmat import tiny
+    from fmat.cli import main
+
+    calls = []
+
+    def train(out_dir, *args, **kwargs):
+        calls.append(out_dir)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        Path(out_dir).mkdir(parents=True)
+        return Path(out_dir)
+
+    monkeypatch.setattr(tiny, "build_trained_model", train)
+    repo = Path(__file__).resolve().parents[1]
+    out = tmp_path / "o"
+    args = ["pilot", str(repo / "config" / "studies" / "X1.yaml"), "--world", str(repo / "config" / "world.yaml")]
+    rc = main([*args, "-o", str(out), "--families", "bert-uncased,roberta"])
+    err = capsys.readouterr().err
+    assert rc == 130, err
+    assert f"fmat pilot: interrupted; kept: {out / 'models' / 'pilot-bert-uncased'}" in err, err
+    assert "run the same command again" in err
+
+
 @pytest.mark.slow
 def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
     from pathlib import Path

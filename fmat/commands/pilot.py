@@ -53,6 +53,7 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
+    import sys
     from pathlib import Path
 
     import numpy as np
@@ -119,16 +120,24 @@ def _run(args) -> int:
     torch.set_num_threads(int(args.threads))  # training and scoring: the threads given, never every core
     words = sorted({w for c in ("M_word", "T_word", "A_word") if c in study.queries for w in study.queries[c].astype(str)})
     models = {}
-    for k, fam in enumerate(families):
-        name = f"pilot-{fam}"
-        sentences = plant.training_sentences([(study, planted)], name, criteria)
-        print(
-            f"fmat pilot: training {name} on {len(sentences)} sentences ({len(sentences.contexts)} contexts), {args.steps} steps",
-            flush=True,
-        )
-        models[name] = str(
-            tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k, steps=args.steps, progress=True)
-        )
+    try:
+        for k, fam in enumerate(families):
+            name = f"pilot-{fam}"
+            sentences = plant.training_sentences([(study, planted)], name, criteria)
+            print(
+                f"fmat pilot: training {name} on {len(sentences)} sentences ({len(sentences.contexts)} contexts), "
+                f"{args.steps} steps",
+                flush=True,
+            )
+            models[name] = str(
+                tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k, steps=args.steps, progress=True)
+            )
+    except KeyboardInterrupt:
+        # Ctrl-C: what was kept (a pilot has no --resume: its models are trained again)
+        kept = ", ".join(models.values()) or "no trained model yet"
+        print(f"fmat pilot: interrupted; kept: {kept}", file=sys.stderr)
+        print("  run the same command again to start over (a pilot trains its models anew)", file=sys.stderr)
+        raise
     scores = run(models, study.queries, threads=args.threads, progress=True)  # a progress bar per model
     write_table(scores, out / "scores.parquet")
     ours = lpr_table(study, scores)
