@@ -224,6 +224,7 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
     return {
         "name": str(status.get("analysis") or ""),
         "implemented": bool(status.get("implemented")),
+        "run": bool(status.get("run", True)),
         "notes": [str(n) for n in status.get("notes", [])],
         "effect": _table(eff) if len(eff) else None,
         "per_model": _table(per_model) if len(per_model) else None,

@@ -125,8 +125,8 @@ class StudyResult:
         eff = self.effect
         if len(eff):
             lines.append(_effect_text(eff))
-        elif not self.status.get("implemented"):
-            lines += [f"  {n}" for n in self.status.get("notes", [])]
+        elif not self.status.get("implemented") or not self.status.get("run", True):
+            lines += [f"  no effect: {n}" for n in self.status.get("notes", [])]
         rel = self.reliability_stats
         if len(rel):
             keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high") if c in rel.columns]
@@ -387,7 +387,15 @@ def run_study(
         try:
             stats, figures, status = analyses.analysis_stage(study, scores, lpr, rel, criteria, sid=sid)
         except FmatError as err:
-            raise failed(f"analysis ({(study.analysis or {}).get('name')})", err) from err
+            # the analysis cannot run on these models (one model for a model-level analysis):
+            # the reliability rows stay, and the reason is said, on the terminal and the page
+            name = str((getattr(study, "analysis", None) or {}).get("name") or "")
+            note = f"the analysis {name} did not run: {err.message}" + (f" (fix: {err.fix})" if err.fix else "")
+            if len(pairs) < 2:
+                note += "; it was given one model"
+            log.warning("%s", note)
+            stats, figures = analyses.check_results_table(rel, where=f"reliability rows of study {sid}"), {}
+            status = {"study": sid, "analysis": name, "implemented": True, "run": False, "notes": [note], "figures": {}}
         write("stats", stats)
         result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, written)
         if report and outdir is not None:

@@ -201,3 +201,26 @@ def test_run_study_refuses_before_any_model_loads(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="a model is given twice"):
         fmat.run_study(x1, ["a", "a"], out=tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_one_model_keeps_the_reliability_and_says_why_there_is_no_effect(tmp_path):
+    """A model-level analysis (models as random intercepts) cannot run on one model: run_study
+    keeps the reliability rows and says why there is no effect, on the terminal and the page,
+    instead of failing after the scoring."""
+    import fmat
+    from fmat import tiny
+
+    study = tmp_path / "S.yaml"
+    study.write_text(
+        'id: S\ntitle: t\nqueries:\n  - query: "The [MASK] is {ATTRIB}."\n'
+        "    MASK: {Male: [man], Female: [woman]}\n    ATTRIB: {Warm: [kind, warm], Cold: [rude, cold]}\n"
+        "lpr: {mask_pair: false, attrib_pair: true}\n"
+        "analysis: {name: stereotype_pairs, options: {mask_contrast: [Male, Female]}}\n",
+        encoding="utf-8",
+    )
+    model = tiny.build_tiny_model(tmp_path / "m", "bert-uncased", ["man", "woman", "kind", "warm", "rude", "cold"])
+    res = fmat.run_study(study, [str(model)], out=tmp_path / "o", report=True, progress=False, threads=1)
+    assert res.effect.empty and res.status["run"] is False
+    assert "the analysis stereotype_pairs did not run" in res.summary() and "one model" in res.summary()
+    assert (tmp_path / "o" / "stats.parquet").is_file()
+    assert "No effect: the analysis stereotype_pairs did not run" in _text(res.page.read_text(encoding="utf-8"))
