@@ -10,7 +10,9 @@ gets the new content, the link stays), a folder, device, FIFO or socket is refus
 from __future__ import annotations
 
 import io as _io
+import json
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -372,3 +374,53 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = Non
         else:
             df.to_csv(tmp, sep="," if kind == "csv" else "\t", index=False, na_rep="NA")
     return path
+
+
+#: the record an output folder keeps of the run that wrote it (`fmat study`, `fmat pilot`)
+FOLDER_RECORD = ".fmat-run.json"
+
+
+def claim_folder(out: Path, *, command: str, study: str, names, force: bool = False, resume: bool = False) -> None:
+    """Make ``out`` the output folder of ``command`` on ``study``, before any model loads.
+
+    ``names``: the files and folders the command writes there (fixed names). A folder that holds
+    some of them from a run of another study (or of another command, or of a run before the
+    folder kept a record, :data:`FOLDER_RECORD`) is refused: its tables would be replaced one by
+    one and the rest (an old ``report.html``) left beside the new ones. With ``force`` those
+    files are removed first, so nothing of the two runs is mixed; other files are never touched.
+    The same study again (``--resume``, a rerun) is fine, and so is ``resume`` into a folder
+    without a record (written before folders kept one: ``--resume`` checks each model's rows).
+    """
+    record = out / FOLDER_RECORD
+    present = [n for n in names if (out / n).exists() or (out / n).is_symlink()]
+    previous = None
+    if record.is_file():
+        try:
+            previous = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            previous = None
+    mine = {"command": command, "study": str(study)}
+    same = isinstance(previous, dict) and {k: str(previous.get(k)) for k in mine} == mine
+    same = same or (resume and previous is None)
+    if present and not same:
+        whose = (
+            f"a run of `fmat {previous.get('command')}` on study {previous.get('study')!r}"
+            if isinstance(previous, dict) and previous.get("study")
+            else "an earlier run that did not record its study"
+        )
+        if not force:
+            raise InputError(
+                f"the output folder {out} holds the files of {whose} ({', '.join(present[:4])}"
+                + (" ..." if len(present) > 4 else "")
+                + f"); writing study {study!r} there would replace them one by one and mix the two runs",
+                where="-o/--output",
+                fix=f"give another output folder (e.g. -o {out.parent / str(study)}), or add --force to remove those files first",
+            )
+        for n in present:
+            path = out / n
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(mine) + "\n", encoding="utf-8")

@@ -28,8 +28,8 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from . import analyses, io, runner
-from .commands._common import claim_folder
 from .errors import FmatError, InputError, os_error
+from .io import claim_folder
 from .pipeline import lpr_table, reliability_tables
 from .results import effect_rows, model_slug, per_model_effects
 from .study import Study, load_study

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._common import claim_folder, command, files, positive_int
+from ..io import claim_folder
+from ._common import command, files, positive_int
 
 
 def register(sub) -> None:
