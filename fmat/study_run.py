@@ -294,7 +294,12 @@ def run_study(
     pairs = _models(models)
     names = [n for _, n in pairs]
     sid = str(getattr(study, "id", None) or "study")
-    criteria = study_criteria_tables(study, criteria_dir)  # before any model loads
+    skipped = ""  # why the analysis will not run, said before any model loads
+    try:
+        criteria = study_criteria_tables(study, criteria_dir)
+    except InputError as err:
+        criteria, skipped = {}, f"{err.message} (fix: {err.fix})"
+        log.warning("the analysis will not run: %s; the scores, LPRs and reliability are computed", skipped)
     outdir = Path(out) if out is not None else None
     if outdir is not None:
         check_outputs(outdir, format, report=report)
@@ -385,13 +390,15 @@ def run_study(
             log.warning("one model: no ICC among models (give two or more models for it)")
         write("reliability", details)
         try:
+            if skipped:
+                raise InputError(skipped)
             stats, figures, status = analyses.analysis_stage(study, scores, lpr, rel, criteria, sid=sid)
         except FmatError as err:
             # the analysis cannot run on these models (one model for a model-level analysis):
             # the reliability rows stay, and the reason is said, on the terminal and the page
             name = str((getattr(study, "analysis", None) or {}).get("name") or "")
             note = f"the analysis {name} did not run: {err.message}" + (f" (fix: {err.fix})" if err.fix else "")
-            if len(pairs) < 2:
+            if len(pairs) < 2 and not skipped:
                 note += "; it was given one model"
             log.warning("%s", note)
             stats, figures = analyses.check_results_table(rel, where=f"reliability rows of study {sid}"), {}

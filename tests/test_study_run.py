@@ -190,9 +190,6 @@ def test_run_study_refuses_before_any_model_loads(tmp_path, monkeypatch):
     from fmat.errors import InputError
 
     monkeypatch.setattr(fmat.runner, "score_tables", _no_scoring)
-    study = REPO / "config" / "studies" / "1A.yaml"  # factual_wefat reads criterion tables
-    with pytest.raises(InputError, match=r"reads criterion table .* which is not there"):
-        fmat.run_study(study, ["a", "b"], criteria_dir=tmp_path / "none")
     x1 = REPO / "config" / "studies" / "X1.yaml"
     with pytest.raises(InputError, match="need an output folder"):
         fmat.run_study(x1, ["a", "b"], resume=True)
@@ -224,3 +221,24 @@ def test_one_model_keeps_the_reliability_and_says_why_there_is_no_effect(tmp_pat
     assert "the analysis stereotype_pairs did not run" in res.summary() and "one model" in res.summary()
     assert (tmp_path / "o" / "stats.parquet").is_file()
     assert "No effect: the analysis stereotype_pairs did not run" in _text(res.page.read_text(encoding="utf-8"))
+
+
+def test_a_missing_criterion_table_is_said_before_any_model_loads(tmp_path, monkeypatch, caplog):
+    """An analysis that reads a criterion table that is not there (1A's factual_wefat) is said
+    before any model loads; the scores, LPRs and reliability are still computed."""
+    import logging
+
+    import fmat
+    import fmat.runner
+
+    class Loaded(Exception):
+        pass
+
+    def loads(*args, **kwargs):
+        raise Loaded
+
+    monkeypatch.setattr(fmat.runner, "score_tables", loads)
+    with caplog.at_level(logging.WARNING, logger="fmat.study_run"), pytest.raises(Loaded):
+        fmat.run_study(REPO / "config" / "studies" / "1A.yaml", ["a", "b"], criteria_dir=tmp_path / "none")
+    said = caplog.text
+    assert "the analysis will not run" in said and "reads criterion table" in said and str(tmp_path / "none") in said, said
