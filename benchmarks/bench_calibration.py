@@ -41,7 +41,13 @@ from fmat.study import load_study  # noqa: E402
 from fmat_replication import calibration as cal  # noqa: E402
 
 #: option overrides of each analysis variant
-VARIANTS = {"paper": {}, "sentence": {"inference": "sentence"}}
+VARIANTS = {"paper": {}, "sentence": {"inference": "sentence"}, "sigma": {"effect_size": "sigma"}}
+#: the variants that apply to each analysis (others run the paper's only)
+APPLIES = {
+    "stereotype_pairs": ("paper", "sentence"),
+    "stereotype_domains": ("paper", "sentence"),
+    "attitude_weat": ("paper", "sigma"),
+}
 KEY = ["study", "kind", "others", "seed"]
 
 
@@ -72,7 +78,7 @@ def simulate(args) -> None:
     settings = []
     for sid in studies:
         analysis = load_study(REPO / "config" / "studies" / f"{sid}.yaml").analysis["name"]
-        vs = variants if analysis.startswith("stereotype_") else {"paper": {}}
+        vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
         settings += [(sid, analysis, vs, kind, o, worlds_of(sid, kind, o, args.models)) for kind in kinds for o in others]
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
     for seed in range(1, args.worlds + 1):
@@ -176,7 +182,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=int, default=12, help="perfect learners per world (the paper: 12)")
     ap.add_argument("--others", default="0,0.5,0.9", help="shares of the probability outside the options")
     ap.add_argument("--kinds", default="null,planted")
-    ap.add_argument("--variants", default="paper,sentence")
+    ap.add_argument("--variants", default="paper,sentence,sigma", help="those that apply to each analysis (APPLIES)")
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
     ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")

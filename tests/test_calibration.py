@@ -76,6 +76,62 @@ def test_keep_option_counts_scales_the_sample():
     assert floor_lo >= floor_hi
 
 
+def test_expected_learner_is_the_mean_of_the_sampled_learners():
+    """The learners' expected log probability (the realised value's scale) is the mean of the
+    sampled learners' log probabilities over many samples of one world (``sample_seed``)."""
+    w = _world("N0", n_models=1, samples=3, others=0.5)  # 12 sentences, 6 of them an option a context: a biased log of small counts
+    exact = cal.perfect_learner_scores(w, seed=1)[0]
+    expected = cal.expected_learner_logp(w, 1, exact)
+    draws = np.array([cal.perfect_learner_scores(w, 1, sample_seed=s)[1]["logp"].to_numpy() for s in range(1, 401)])
+    assert np.array_equal(cal.perfect_learner_scores(w, 1, sample_seed=2)[0]["logp"], exact["logp"])  # the same world
+    se = draws.std(axis=0, ddof=1) / np.sqrt(len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - expected) < 4 * se)
+    # and it is not the planted log probability: a smoothed log of a small count is biased
+    sparse = _world("N0", null=False, n_models=1, samples=1, others=0.9)  # about 1 sentence an option
+    ex = cal.perfect_learner_scores(sparse, seed=1)[0]
+    held = lpr_table(sparse.study, cal.learner_scores(sparse, 1, ex))["LPR"].to_numpy(float)
+    planted = lpr_table(sparse.study, ex)["LPR"].to_numpy(float)
+    big = np.abs(planted) > 0.1
+    assert big.any() and (np.abs(held[big]) < 0.8 * np.abs(planted[big])).all()  # LPRs shrunk towards 0
+    big = _world("N0", n_models=1, samples=5000)
+    ex = cal.perfect_learner_scores(big, seed=1)[0]
+    assert np.abs(cal.expected_learner_logp(big, 1, ex) - ex["logp"].to_numpy()).max() < 1e-3
+
+
+def test_sparse_years_shrink_what_the_learners_hold_not_the_analysis():
+    """4A (220 years, 5 sentences each): the learners hold a slope shrunk from the planted one
+    (smoothed logs of sparse counts); the analysis's estimate sits on what they hold."""
+    w = _world("4A", null=False, n_models=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = cal.run_world(w, 1)
+    b = r[(r["statistic"] == "b") & (r["condition"] == "year")].iloc[0]
+    assert abs(b["realised"]) < 0.95 * abs(b["planted"])  # learning bias, > 5%
+    assert abs(b["value"] - b["realised"]) < abs(b["value"] - b["planted"])
+
+
+def test_a_pooled_sd_d_is_realised_on_the_sample_scale():
+    """2A's WEAT d divides by the SD of the observed LPRs, which holds the models' noise: its
+    realised value is the learners' LPRs in the sample's SD units (attenuated from the planted
+    d), while the sigma-scale d (effect_size: sigma) has the planted scale."""
+    w = _world("2A", null=False, n_models=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = cal.run_world(w, 1, variants={"paper": {}, "sigma": {"effect_size": "sigma"}})
+    pooled = r[r["variant"] == "paper"].set_index("condition")
+    sigma = r[r["variant"] == "sigma"].set_index("condition")
+    top = "like-dislike:personal"
+    assert pooled.loc[top, "realised"] < 0.85 * pooled.loc[top, "planted"]  # attenuated
+    assert abs(pooled.loc[top, "value"] - pooled.loc[top, "realised"]) < abs(pooled.loc[top, "value"] - pooled.loc[top, "planted"])
+    assert sigma.loc[top, "realised"] == pytest.approx(sigma.loc[top, "planted"], rel=0.1)  # no standardizer to inflate
+    # the attenuation is the ratio of the SDs: sample-scale realised x SD(sampled) = planted x SD(planted)
+    exact, sampled = cal.perfect_learner_scores(w, 1)
+    learner = cal.learner_scores(w, 1, exact)
+    scaled = cal.on_the_sample_scale(w.study, learner, sampled).set_index("condition")["value"]
+    assert scaled.loc[top] == pytest.approx(pooled.loc[top, "realised"])
+    assert cal.on_the_sample_scale(w.study, learner, sampled, effect_size="sigma") is None
+
+
 def _se_ratios(sid: str, others: float) -> list[float]:
     w = _world(sid, n_models=12, others=others)
     out = []
