@@ -79,7 +79,7 @@ def test_keep_option_counts_scales_the_sample():
 def test_expected_learner_is_the_mean_of_the_sampled_learners():
     """The learners' expected log probability (the realised value's scale) is the mean of the
     sampled learners' log probabilities over many samples of one world (``sample_seed``)."""
-    w = _world("N0", n_models=1, samples=3, others=0.5)  # 12 sentences, 6 of them an option a context: a biased log of small counts
+    w = _world("N0", n_models=1, samples=3, others=0.5)  # 12 sentences a context, 6 of them an option
     exact = cal.perfect_learner_scores(w, seed=1)[0]
     expected = cal.expected_learner_logp(w, 1, exact)
     draws = np.array([cal.perfect_learner_scores(w, 1, sample_seed=s)[1]["logp"].to_numpy() for s in range(1, 401)])
@@ -122,7 +122,8 @@ def test_a_pooled_sd_d_is_realised_on_the_sample_scale():
     sigma = r[r["variant"] == "sigma"].set_index("condition")
     top = "like-dislike:personal"
     assert pooled.loc[top, "realised"] < 0.85 * pooled.loc[top, "planted"]  # attenuated
-    assert abs(pooled.loc[top, "value"] - pooled.loc[top, "realised"]) < abs(pooled.loc[top, "value"] - pooled.loc[top, "planted"])
+    est = pooled.loc[top, "value"]
+    assert abs(est - pooled.loc[top, "realised"]) < abs(est - pooled.loc[top, "planted"])
     assert sigma.loc[top, "realised"] == pytest.approx(sigma.loc[top, "planted"], rel=0.1)  # no standardizer to inflate
     # the attenuation is the ratio of the SDs: sample-scale realised x SD(sampled) = planted x SD(planted)
     exact, sampled = cal.perfect_learner_scores(w, 1)
