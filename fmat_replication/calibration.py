@@ -259,20 +259,25 @@ def run_world(
     seed: int,
     criteria: Mapping[str, pd.DataFrame] | None = None,
     variants: Mapping[str, Mapping] | None = None,
+    realised: bool = True,
 ) -> pd.DataFrame:
     """One world: the judged rows of each analysis variant (``{name: option overrides}``,
     default the paper's analysis only), with columns ``variant`` and ``seed``, ``realised``
     (what the models hold: :func:`realised_values`) and ``planted``.  Variants that differ only
     in their ``inference`` share their point estimates (tests/test_calibration.py checks that
     they agree) and so their realised values; any other option (e.g. ``effect_size``) gets
-    its own."""
+    its own.  ``realised=False`` (``fmat power``'s planted worlds after the first few) skips
+    the realised values of a planted world: NaN, and ``covered`` False."""
     variants = dict(variants or {"paper": {}})
     exact, sampled = perfect_learner_scores(world, seed, criteria)
-    learner = None if is_null(world.plant) else learner_scores(world, seed, exact)
+    null = is_null(world.plant)
+    learner = None if (null or not realised) else learner_scores(world, seed, exact)
     frames, cache = [], {}
     for name, opts in variants.items():
         est = analyse(world.study, sampled, criteria, **opts)
         key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference"))
+        if key not in cache and not (realised or null):
+            cache[key] = est[["statistic", "condition"]].assign(value=np.nan, planted=np.nan)
         if key not in cache:
             cache[key] = realised_values(world, exact, est, criteria, learner=learner, sampled=sampled, **opts)
         frames.append(judge(est, cache[key]).assign(variant=name, seed=int(seed)))

@@ -208,3 +208,23 @@ def test_power_does_not_depend_on_the_number_of_processes():
     two = power_table(w.study, w.plant, models=[3], worlds=2, jobs=2)
     pd.testing.assert_frame_equal(one, two)
     assert set(one["variant"]) == {"paper", "sentence"} and (one["worlds"] == 2).all()
+
+
+def test_power_over_numbers_of_items(tmp_path):
+    """--items: the first N phrases of each ATTRIB group (3A: 9 career and 9 family phrases),
+    one row set per number of items; more items than the file holds is refused."""
+    from fmat.errors import InputError
+    from fmat_replication.power import item_slot, study_with_items
+
+    w = _world("3A", null=False)
+    assert item_slot(w.study) == "ATTRIB"
+    three = study_with_items(w.study, 3, folder=tmp_path)
+    assert three.queries["A_word"].nunique() == 6 and w.study.queries["A_word"].nunique() == 18
+    assert three.queries["M_word"].nunique() == w.study.queries["M_word"].nunique()  # the [MASK] words stay
+    with pytest.raises(InputError, match="has only 9 words"):
+        study_with_items(w.study, 10, folder=tmp_path)
+    tab = power_table(w.study, w.plant, models=[3], items=[3, 9], worlds=2, jobs=1)
+    assert set(tab["items"]) == {3, 9} and (tab["worlds"] == 2).all()
+    pairs = tab[(tab["variant"] == "paper") & (tab["condition"].str.startswith("pair"))]
+    assert set(pairs[pairs["items"] == 3]["condition"]) == {"pair1", "pair2", "pair3"}
+    assert len(pairs[pairs["items"] == 9]) == 9
