@@ -579,7 +579,15 @@ def test_calibrated_verdict_says_whether_a_number_holds_under_the_calibrated_p()
         [
             {"study": "3A", "statistic": "d", "condition": "pair1", "value": 0.50, "p": 0.001, "bound": "<"},
             {"study": "3A", "statistic": "d", "condition": "pair2", "value": 0.30, "p": 0.001, "bound": "<"},
-            {"study": "3A", "statistic": "d", "condition": "pair*", "value_low": 0.3, "value_high": 0.5, "p": 0.001, "bound": "<"},
+            {
+                "study": "3A",
+                "statistic": "d",
+                "condition": "pair*",
+                "value_low": 0.3,
+                "value_high": 0.5,
+                "p": 0.001,
+                "bound": "<",
+            },
             {"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "value": 0.74, "p": 0.001, "bound": "<"},
         ]
     )
