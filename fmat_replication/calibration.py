@@ -165,6 +165,29 @@ def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | 
     return s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
 
 
+def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
+    """The stereotype analyses' two inferences from one run: ``{"paper": judged rows,
+    "sentence": the same rows with the calibrated variant's p and CI}`` (the analysis computes
+    both every time: its figure table ``calibrated``; the point estimates are the same).  The
+    ``sentence`` rows have no SE (NaN): for ``fmat power``, which needs only p."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    options = {**dict(spec.get("options") or {}), "inference": "paper"}
+    lpr = lpr_table(study, scores)
+    out = analyses.run_analysis(
+        str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
+    )
+    s = out.stats
+    keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
+    paper = s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+    tab = out.figures["calibrated"].set_index("condition")
+    ours = paper[(paper["statistic"] == "d") & paper["condition"].isin(tab.index)].copy()
+    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
+    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
+    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
+    ours["se"] = np.nan
+    return {"paper": paper, "sentence": ours.reset_index(drop=True)}
+
+
 def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:
     """Join each judged row with its realised value: ``covered`` (the CI holds it), ``null``
     (the realised value is 0) and ``rejected`` (p < alpha).  A ``planted`` column of
@@ -260,6 +283,7 @@ def run_world(
     criteria: Mapping[str, pd.DataFrame] | None = None,
     variants: Mapping[str, Mapping] | None = None,
     realised: bool = True,
+    one_run: bool = False,
 ) -> pd.DataFrame:
     """One world: the judged rows of each analysis variant (``{name: option overrides}``,
     default the paper's analysis only), with columns ``variant`` and ``seed``, ``realised``
@@ -267,14 +291,20 @@ def run_world(
     in their ``inference`` share their point estimates (tests/test_calibration.py checks that
     they agree) and so their realised values; any other option (e.g. ``effect_size``) gets
     its own.  ``realised=False`` (``fmat power``'s planted worlds after the first few) skips
-    the realised values of a planted world: NaN, and ``covered`` False."""
+    the realised values of a planted world: NaN, and ``covered`` False.  ``one_run=True`` with
+    the variants ``{"paper": {}, "sentence": {"inference": "sentence"}}`` of a stereotype
+    analysis runs the analysis once for both (:func:`analyse_both`; the sentence rows without
+    SE)."""
     variants = dict(variants or {"paper": {}})
     exact, sampled = perfect_learner_scores(world, seed, criteria)
     null = is_null(world.plant)
     learner = None if (null or not realised) else learner_scores(world, seed, exact)
     frames, cache = [], {}
+    both = None
+    if one_run and {k: dict(v) for k, v in variants.items()} == {"paper": {}, "sentence": {"inference": "sentence"}}:
+        both = analyse_both(world.study, sampled, criteria)
     for name, opts in variants.items():
-        est = analyse(world.study, sampled, criteria, **opts)
+        est = both[name] if both is not None else analyse(world.study, sampled, criteria, **opts)
         key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference"))
         if key not in cache and not (realised or null):
             cache[key] = est[["statistic", "condition"]].assign(value=np.nan, planted=np.nan)

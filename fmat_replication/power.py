@@ -101,7 +101,7 @@ def _one_world(task) -> pd.DataFrame:
     world = cal.World(study, plant, n_models=int(n), others=float(others))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularFitWarning)
-        out = cal.run_world(world, seed, criteria, variants, realised=realised)
+        out = cal.run_world(world, seed, criteria, variants, realised=realised, one_run=True)
     return out.assign(models=int(n), kind=kind, items=items)
 
 

@@ -228,3 +228,22 @@ def test_power_over_numbers_of_items(tmp_path):
     pairs = tab[(tab["variant"] == "paper") & (tab["condition"].str.startswith("pair"))]
     assert set(pairs[pairs["items"] == 3]["condition"]) == {"pair1", "pair2", "pair3"}
     assert len(pairs[pairs["items"] == 9]) == 9
+
+
+@pytest.mark.parametrize("sid", ["3A", "3B"])
+def test_one_run_gives_both_inferences_as_two_runs_do(sid):
+    """fmat power's shortcut (one analysis run for the paper's and the calibrated inference)
+    gives the same d, p and CI as running each variant."""
+    w = _world(sid, null=False, n_models=4)
+    v = {"paper": {}, "sentence": {"inference": "sentence"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = cal.run_world(w, 2, variants=v, realised=False)
+        one = cal.run_world(w, 2, variants=v, realised=False, one_run=True)
+    cols = ["variant", "statistic", "condition", "value", "p", "ci_low", "ci_high"]
+    key = ["variant", "statistic", "condition"]
+    pd.testing.assert_frame_equal(
+        one[cols].sort_values(key).reset_index(drop=True), two[cols].sort_values(key).reset_index(drop=True), rtol=1e-12
+    )
+    assert (two.groupby("variant")["p"].apply(list).apply(len) > 1).all()
+    assert not np.allclose(two[two.variant == "paper"]["p"].head(3), two[two.variant == "sentence"]["p"].head(3))
