@@ -5,13 +5,17 @@ nothing planted and no item variation, every realised value 0; ``planted``: conf
 plant of the study with its variation), each share ``others`` of the probability outside the
 options, and worlds seeded 1..``--worlds``: ``--models`` perfect learners
 (fmat_replication.calibration) are drawn, the study's analysis runs on them (the paper's, and
-``--variants sentence``: the calibrated within-sentence variant of the stereotype analyses),
-and each d / b / r row with a CI is judged against the world's realised value (the same
-analysis on the exact planted probabilities): covered by the 95% CI, and p < .05 where the
+``sentence``: the calibrated within-sentence variant of the stereotype analyses;
+``sigma``: the attitude d on the sigma scale), and each d / b / r row with a CI is judged
+against the world's realised value (what the models hold: the same analysis on the learners'
+expected log probabilities; a pooled-SD d on the sample's SD scale; see
+fmat_replication.calibration.realised_values): covered by the 95% CI, and p < .05 where the
 realised value is 0 (a false positive).
 
-Rows go to ``--runs`` (CSV, appended world by world; a rerun skips the worlds already there,
-so a long run can be stopped and resumed). ``--table`` then writes the summary (coverage and
+Rows go to ``--runs`` (CSV, or gzipped CSV when it ends in .gz; appended world by world; a
+rerun skips the worlds already there, so a long run can be stopped and resumed: the committed
+``benchmarks/results/calibration-runs.csv.gz`` is extended to 500 worlds by rerunning the
+command of docs/calibration.md). ``--table`` then writes the summary (coverage and
 false-positive rate with exact binomial 95% CIs, per study x variant x kind x others x
 condition "all" or "each") to ``--out`` (CSV and Markdown) and the figure (``--figure``, PNG).
 
@@ -22,6 +26,7 @@ Run:  python benchmarks/bench_calibration.py --studies 3A,3B --worlds 500 --othe
 from __future__ import annotations
 
 import argparse
+import gzip
 import logging
 import os
 import platform
@@ -52,7 +57,7 @@ KEY = ["study", "kind", "others", "seed"]
 
 
 def read_runs(path) -> pd.DataFrame:
-    """The runs CSV ("null" is a kind of world here, not a missing value)."""
+    """The runs CSV, plain or gzipped ("null" is a kind of world here, not a missing value)."""
     return pd.read_csv(path, keep_default_na=False, na_values=["", "NaN", "nan"])
 
 
@@ -92,7 +97,12 @@ def simulate(args) -> None:
             rec.insert(2, "kind", kind)
             rec.insert(3, "others", o)
             rec.insert(4, "models", args.models)
-            rec.to_csv(runs, mode="a", header=not runs.exists(), index=False)
+            header = not runs.exists()
+            if runs.suffix == ".gz":  # gzip members appended: one file, read back as one
+                with gzip.open(runs, "at", newline="") as f:
+                    rec.to_csv(f, header=header, index=False)
+            else:
+                rec.to_csv(runs, mode="a", header=header, index=False)
         if seed % 10 == 0 or seed == args.worlds:
             print(f"world {seed}: {time.perf_counter() - t:.1f} s for {len(settings)} settings", flush=True)
     print(
@@ -126,14 +136,16 @@ def markdown(tab: pd.DataFrame) -> str:
 
     lines = [
         "| study | analysis | rows judged | variant | world | others | worlds "
-        "| coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE | CI holds the planted value % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in tab.itertuples():
         lines.append(
             f"| {r.study} | {r.analysis} | {r.rows_judged} | {r.variant} | {r.kind} | {r.others:g} | {r.worlds} | "
             f"{pct(r.coverage, r.coverage_low, r.coverage_high)} | {pct(r.fpr, r.fpr_low, r.fpr_high)} | "
             + ("" if not np.isfinite(r.se_ratio_to_paper) else f"{r.se_ratio_to_paper:.2f}")
+            + " | "
+            + ("" if not np.isfinite(r.coverage_planted) else f"{100 * r.coverage_planted:.1f}")
             + " |"
         )
     return "\n".join(lines) + "\n"

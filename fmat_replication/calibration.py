@@ -316,7 +316,8 @@ def run_world(
 
 def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Coverage (of the realised value) and false-positive rate (rows whose realised value is
-    0) per ``by`` group, each with its exact (Clopper-Pearson) 95% binomial CI."""
+    0) per ``by`` group, each with its exact (Clopper-Pearson) 95% binomial CI, and the share
+    of CIs that hold the planted value (``coverage_planted``)."""
     rows = []
     for key, g in runs.groupby(list(by), sort=False, observed=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -334,6 +335,12 @@ def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
                 "fpr": fp[0],
                 "fpr_low": fp[1],
                 "fpr_high": fp[2],
+                # the share of CIs that hold the planted value (the analysis on the planted
+                # probabilities themselves): what a reader who took the corpus for the target
+                # would count; NaN where the runs have no planted column
+                "coverage_planted": float(((g["ci_low"] <= g["planted"]) & (g["planted"] <= g["ci_high"])).mean())
+                if "planted" in g.columns
+                else np.nan,
             }
         )
     return pd.DataFrame(rows)
