@@ -69,6 +69,27 @@ def worlds_of(sid: str, kind: str, others: float, n_models: int) -> cal.World:
     return cal.World(study, cal.null_plant(p) if kind == "null" else p, n_models=n_models, others=others)
 
 
+def stand_in_criteria(study, p: plant.Plant) -> dict[str, pd.DataFrame]:
+    """1A-1C's criterion tables are made by the workflow from downloaded sources (not in a
+    checkout): a stand-in for each table the plant or the analysis names, one value per item of
+    the slot it keys (TARGET): uniform on 0-100 (a % male), seeded 0, the same in every world.
+    The criterion is the design here (as the real occupations' % male is), not a random part of
+    a world.  Empty for a study that names none."""
+    named = {}
+    for e in p.effects:
+        if e.per_item:
+            named[str(e.per_item["table"])] = (str(e.per_item.get("key", "item")), str(e.per_item["column"]))
+    crit = dict((study.analysis.get("options") or {}).get("criterion") or {})
+    if crit.get("table"):
+        named[str(crit["table"])] = (str(crit.get("item", "item")), str(crit["column"]))
+    if not named:
+        return {}
+    items = study.items.loc[study.items["slot"] == "TARGET", "item"].astype(str).unique()
+    rng = np.random.default_rng(0)
+    pct = rng.uniform(0, 100, len(items))
+    return {t: pd.DataFrame({key: items, col: pct}) for t, (key, col) in named.items()}
+
+
 def simulate(args) -> None:
     runs = Path(args.runs)
     done = set()
@@ -85,13 +106,14 @@ def simulate(args) -> None:
         analysis = load_study(REPO / "config" / "studies" / f"{sid}.yaml").analysis["name"]
         vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
         settings += [(sid, analysis, vs, kind, o, worlds_of(sid, kind, o, args.models)) for kind in kinds for o in others]
+    criteria = {sid: stand_in_criteria(w.study, worlds_of(sid, "planted", 0.0, 1).plant) for sid, _, _, _, _, w in settings}
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
     for seed in range(1, args.worlds + 1):
         t = time.perf_counter()
         for sid, analysis, vs, kind, o, world in settings:
             if (sid, kind, round(o, 6), seed) in done:
                 continue
-            rec = cal.run_world(world, seed, variants=vs)
+            rec = cal.run_world(world, seed, criteria[sid], variants=vs)
             rec.insert(0, "study", sid)
             rec.insert(1, "analysis", analysis)
             rec.insert(2, "kind", kind)
