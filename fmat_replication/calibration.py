@@ -31,6 +31,7 @@ from scipy.stats import beta, binom
 
 from fmat import analyses
 from fmat import plant as fplant
+from fmat.analyses import attitude as att
 from fmat.pipeline import lpr_table
 
 #: the statistics whose CI and p are judged (rows with model "all" and a CI)
@@ -229,8 +230,6 @@ def on_the_sample_scale(study, learner: pd.DataFrame, sampled: pd.DataFrame, **o
     name, opts = _options(study, override)
     if name != "attitude_weat" or str(opts.get("effect_size", "pooled_sd")) != "pooled_sd":
         return None
-    from fmat.analyses import attitude as att
-
     keys = {k: opts[k] for k in ("target_contrast", "relations", "perceivers")}
     items = getattr(study, "items", None)
     d_e = att.design_table(lpr_table(study, learner), **keys, items=items)

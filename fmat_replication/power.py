@@ -25,7 +25,9 @@ from typing import Callable, Mapping, Sequence
 import pandas as pd
 import yaml
 
+from fmat.errors import InputError
 from fmat.stats.mixed import SingularFitWarning
+from fmat.study import load_study
 from fmat_replication import calibration as cal
 
 #: the calibrated variant of the analyses that have one
@@ -61,9 +63,6 @@ def study_with_items(study, n_items: int, slot: str | None = None, folder=None):
     """The study with the first ``n_items`` words of each group of ``slot`` (default
     :func:`item_slot`) in every query block, loaded from a copy of its file written into
     ``folder`` (a temporary folder by default).  Groups written as a plain word list only."""
-    from fmat.errors import InputError
-    from fmat.study import load_study
-
     slot = slot or item_slot(study)
     data = yaml.safe_load(Path(study.path).read_text(encoding="utf-8"))  # plain types (raw holds the parser's)
     cut = 0
