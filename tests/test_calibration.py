@@ -193,6 +193,16 @@ def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
     assert "plants nothing for study '3D'" in capsys.readouterr().err
     assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o"), "--models", "1,3"]) == 2
     assert not (tmp_path / "o").exists()
+    planted = tmp_path / "p.yaml"
+    planted.write_text(
+        "studies:\n  3D:\n    effects:\n      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 1.0}\n",
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    for bad, says in (("1", "--items '1'"), ("three", "--items 'three'"), ("6", "has only 5 words")):
+        argv = ["power", study, "--world", str(planted), "-o", str(tmp_path / "o"), "--items", bad, "--jobs", "1"]
+        assert main(argv) == 2, bad
+        assert says in capsys.readouterr().err, bad
 
 
 def test_the_page_says_which_significant_ds_hold_under_calibration():
