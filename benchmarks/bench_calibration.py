@@ -201,6 +201,9 @@ def figure(tab: pd.DataFrame, path: str) -> None:
         xerr=[100 * (pl["coverage"] - pl["coverage_low"]), 100 * (pl["coverage_high"] - pl["coverage"])],
         fmt="o",
     )
+    if "coverage_planted" in pl.columns:
+        ax.plot(100 * pl["coverage_planted"], y, "x", color="tab:red", label="CI holds the planted value (not the target)")
+        ax.legend(fontsize=7, loc="lower left")
     ax.axvline(95, color="grey", ls="--")
     ax.set_yticks(y, lab)
     ax.set_xlabel("coverage of the realised value by the 95% CI, % (planted worlds)")
