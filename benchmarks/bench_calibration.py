@@ -5,13 +5,17 @@ nothing planted and no item variation, every realised value 0; ``planted``: conf
 plant of the study with its variation), each share ``others`` of the probability outside the
 options, and worlds seeded 1..``--worlds``: ``--models`` perfect learners
 (fmat_replication.calibration) are drawn, the study's analysis runs on them (the paper's, and
-``--variants sentence``: the calibrated within-sentence variant of the stereotype analyses),
-and each d / b / r row with a CI is judged against the world's realised value (the same
-analysis on the exact planted probabilities): covered by the 95% CI, and p < .05 where the
+``sentence``: the calibrated within-sentence variant of the stereotype analyses;
+``sigma``: the attitude d on the sigma scale), and each d / b / r row with a CI is judged
+against the world's realised value (what the models hold: the same analysis on the learners'
+expected log probabilities; a pooled-SD d on the sample's SD scale; see
+fmat_replication.calibration.realised_values): covered by the 95% CI, and p < .05 where the
 realised value is 0 (a false positive).
 
-Rows go to ``--runs`` (CSV, appended world by world; a rerun skips the worlds already there,
-so a long run can be stopped and resumed). ``--table`` then writes the summary (coverage and
+Rows go to ``--runs`` (CSV, or gzipped CSV when it ends in .gz; appended world by world; a
+rerun skips the worlds already there, so a long run can be stopped and resumed: the committed
+``benchmarks/results/calibration-runs.csv.gz`` is extended to 500 worlds by rerunning the
+command of docs/calibration.md). ``--table`` then writes the summary (coverage and
 false-positive rate with exact binomial 95% CIs, per study x variant x kind x others x
 condition "all" or "each") to ``--out`` (CSV and Markdown) and the figure (``--figure``, PNG).
 
@@ -22,6 +26,7 @@ Run:  python benchmarks/bench_calibration.py --studies 3A,3B --worlds 500 --othe
 from __future__ import annotations
 
 import argparse
+import gzip
 import logging
 import os
 import platform
@@ -41,12 +46,18 @@ from fmat.study import load_study  # noqa: E402
 from fmat_replication import calibration as cal  # noqa: E402
 
 #: option overrides of each analysis variant
-VARIANTS = {"paper": {}, "sentence": {"inference": "sentence"}}
+VARIANTS = {"paper": {}, "sentence": {"inference": "sentence"}, "sigma": {"effect_size": "sigma"}}
+#: the variants that apply to each analysis (others run the paper's only)
+APPLIES = {
+    "stereotype_pairs": ("paper", "sentence"),
+    "stereotype_domains": ("paper", "sentence"),
+    "attitude_weat": ("paper", "sigma"),
+}
 KEY = ["study", "kind", "others", "seed"]
 
 
 def read_runs(path) -> pd.DataFrame:
-    """The runs CSV ("null" is a kind of world here, not a missing value)."""
+    """The runs CSV, plain or gzipped ("null" is a kind of world here, not a missing value)."""
     return pd.read_csv(path, keep_default_na=False, na_values=["", "NaN", "nan"])
 
 
@@ -56,6 +67,27 @@ def worlds_of(sid: str, kind: str, others: float, n_models: int) -> cal.World:
     if p is None:
         p = plant.Plant(sid, effects=[], variation={}, samples=20, seed=0)
     return cal.World(study, cal.null_plant(p) if kind == "null" else p, n_models=n_models, others=others)
+
+
+def stand_in_criteria(study, p: plant.Plant) -> dict[str, pd.DataFrame]:
+    """1A-1C's criterion tables are made by the workflow from downloaded sources (not in a
+    checkout): a stand-in for each table the plant or the analysis names, one value per item of
+    the slot it keys (TARGET): uniform on 0-100 (a % male), seeded 0, the same in every world.
+    The criterion is the design here (as the real occupations' % male is), not a random part of
+    a world.  Empty for a study that names none."""
+    named = {}
+    for e in p.effects:
+        if e.per_item:
+            named[str(e.per_item["table"])] = (str(e.per_item.get("key", "item")), str(e.per_item["column"]))
+    crit = dict((study.analysis.get("options") or {}).get("criterion") or {})
+    if crit.get("table"):
+        named[str(crit["table"])] = (str(crit.get("item", "item")), str(crit["column"]))
+    if not named:
+        return {}
+    items = study.items.loc[study.items["slot"] == "TARGET", "item"].astype(str).unique()
+    rng = np.random.default_rng(0)
+    pct = rng.uniform(0, 100, len(items))
+    return {t: pd.DataFrame({key: items, col: pct}) for t, (key, col) in named.items()}
 
 
 def simulate(args) -> None:
@@ -72,21 +104,27 @@ def simulate(args) -> None:
     settings = []
     for sid in studies:
         analysis = load_study(REPO / "config" / "studies" / f"{sid}.yaml").analysis["name"]
-        vs = variants if analysis.startswith("stereotype_") else {"paper": {}}
+        vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
         settings += [(sid, analysis, vs, kind, o, worlds_of(sid, kind, o, args.models)) for kind in kinds for o in others]
+    criteria = {sid: stand_in_criteria(w.study, worlds_of(sid, "planted", 0.0, 1).plant) for sid, _, _, _, _, w in settings}
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
     for seed in range(1, args.worlds + 1):
         t = time.perf_counter()
         for sid, analysis, vs, kind, o, world in settings:
             if (sid, kind, round(o, 6), seed) in done:
                 continue
-            rec = cal.run_world(world, seed, variants=vs)
+            rec = cal.run_world(world, seed, criteria[sid], variants=vs)
             rec.insert(0, "study", sid)
             rec.insert(1, "analysis", analysis)
             rec.insert(2, "kind", kind)
             rec.insert(3, "others", o)
             rec.insert(4, "models", args.models)
-            rec.to_csv(runs, mode="a", header=not runs.exists(), index=False)
+            header = not runs.exists()
+            if runs.suffix == ".gz":  # gzip members appended: one file, read back as one
+                with gzip.open(runs, "at", newline="") as f:
+                    rec.to_csv(f, header=header, index=False)
+            else:
+                rec.to_csv(runs, mode="a", header=header, index=False)
         if seed % 10 == 0 or seed == args.worlds:
             print(f"world {seed}: {time.perf_counter() - t:.1f} s for {len(settings)} settings", flush=True)
     print(
@@ -120,14 +158,16 @@ def markdown(tab: pd.DataFrame) -> str:
 
     lines = [
         "| study | analysis | rows judged | variant | world | others | worlds "
-        "| coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| coverage % [95% CI] | FPR % [95% CI] | SE / paper's SE | CI holds the planted value % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in tab.itertuples():
         lines.append(
             f"| {r.study} | {r.analysis} | {r.rows_judged} | {r.variant} | {r.kind} | {r.others:g} | {r.worlds} | "
             f"{pct(r.coverage, r.coverage_low, r.coverage_high)} | {pct(r.fpr, r.fpr_low, r.fpr_high)} | "
             + ("" if not np.isfinite(r.se_ratio_to_paper) else f"{r.se_ratio_to_paper:.2f}")
+            + " | "
+            + ("" if not np.isfinite(r.coverage_planted) else f"{100 * r.coverage_planted:.1f}")
             + " |"
         )
     return "\n".join(lines) + "\n"
@@ -161,6 +201,9 @@ def figure(tab: pd.DataFrame, path: str) -> None:
         xerr=[100 * (pl["coverage"] - pl["coverage_low"]), 100 * (pl["coverage_high"] - pl["coverage"])],
         fmt="o",
     )
+    if "coverage_planted" in pl.columns:
+        ax.plot(100 * pl["coverage_planted"], y, "x", color="tab:red", label="CI holds the planted value (not the target)")
+        ax.legend(fontsize=7, loc="lower left")
     ax.axvline(95, color="grey", ls="--")
     ax.set_yticks(y, lab)
     ax.set_xlabel("coverage of the realised value by the 95% CI, % (planted worlds)")
@@ -176,7 +219,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=int, default=12, help="perfect learners per world (the paper: 12)")
     ap.add_argument("--others", default="0,0.5,0.9", help="shares of the probability outside the options")
     ap.add_argument("--kinds", default="null,planted")
-    ap.add_argument("--variants", default="paper,sentence")
+    ap.add_argument("--variants", default="paper,sentence,sigma", help="those that apply to each analysis (APPLIES)")
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
     ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")

@@ -27,10 +27,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta
+from scipy.stats import beta, binom
 
 from fmat import analyses
 from fmat import plant as fplant
+from fmat.analyses import attitude as att
 from fmat.pipeline import lpr_table
 
 #: the statistics whose CI and p are judged (rows with model "all" and a CI)
@@ -68,10 +69,11 @@ def with_seed(plant: fplant.Plant, seed: int) -> fplant.Plant:
 
 
 def perfect_learner_scores(
-    world: World, seed: int, criteria: Mapping[str, pd.DataFrame] | None = None
+    world: World, seed: int, criteria: Mapping[str, pd.DataFrame] | None = None, sample_seed: int | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(exact, sampled) scores of one world: the planted probabilities of ``n_models`` models,
-    and each model's empirical shares of its own sample (seeded by ``seed``)."""
+    and each model's empirical shares of its own sample (seeded by ``seed``, or by
+    ``sample_seed`` where given: other samples of the same world)."""
     study, p = world.study, with_seed(world.plant, seed)
     names = [f"m{k + 1:02d}" for k in range(world.n_models)]
     exact = fplant.planted_scores(study, p, names, criteria)
@@ -81,7 +83,7 @@ def perfect_learner_scores(
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     blocks = np.split(order, bounds)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed if sample_seed is None else sample_seed)
     prob = exact["prob"].to_numpy(dtype=float)
     model = exact["model"].astype(str).to_numpy()
     logp = np.empty(len(exact))
@@ -106,6 +108,50 @@ def perfect_learner_scores(
     return exact, sampled
 
 
+def expected_learner_logp(world: World, seed: int, exact: pd.DataFrame) -> np.ndarray:
+    """What the world's perfect learners hold *in expectation* over their own training sample:
+    per row of ``exact`` (:func:`perfect_learner_scores`'s first frame, the planted
+    probabilities on the options' scale), ``E[log((C + 0.5) / (n + 1))]`` with ``C ~ Binomial(n,
+    pi)``, the same ``n`` and ``pi`` (the option's share of all the context's outcomes, others
+    included) as the sample.  Exact sums over the binomial (truncated where the mass left is
+    below 1e-30).  A smoothed log of a sparse count is biased towards the log of the smoothing:
+    with few sentences of an option (4A: 220 years, 5 sentences each) the learners hold LPRs
+    shrunk towards 0, a property of learning from a finite corpus, which no analysis of these
+    models' scores can undo (docs/calibration.md, "Why 2A and 4A missed")."""
+    study, p = world.study, with_seed(world.plant, seed)
+    samples = int(world.samples or p.samples)
+    codes, _ = pd.factorize(fplant.context_of(study.queries).to_numpy())
+    share = exact["prob"].to_numpy(dtype=float)  # the options' share already carries (1 - others)
+    model = exact["model"].astype(str).to_numpy()
+    out = np.empty(len(exact))
+    nq = len(study.queries)
+    for m in pd.unique(model):
+        rows = np.flatnonzero(model == m)
+        assert len(rows) == nq
+        for c in np.unique(codes):
+            r = rows[codes == c]
+            n = samples * len(r)
+            if world.keep_option_counts and world.others > 0:
+                n = int(round(n / (1.0 - world.others)))
+            total = share[r].sum() + world.others
+            pi = share[r] / total
+            mean = n * pi
+            kmax = int(min(n, np.ceil(mean.max() + 15 * np.sqrt(mean.max() + 1) + 30)))
+            k = np.arange(kmax + 1)
+            pmf = binom.pmf(k[None, :], n, pi[:, None])
+            out[r] = pmf @ np.log((k + 0.5) / (n + 1.0))
+    return out
+
+
+def learner_scores(world: World, seed: int, exact: pd.DataFrame) -> pd.DataFrame:
+    """``exact`` with each log probability replaced by the learners' expected one
+    (:func:`expected_learner_logp`)."""
+    out = exact.copy()
+    out["logp"] = expected_learner_logp(world, seed, exact)
+    out["prob"] = np.exp(out["logp"])
+    return out
+
+
 def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None, **override) -> pd.DataFrame:
     """The study file's analysis (its options, ``override`` on top) on ``scores``: the rows
     whose CI and p are judged (:data:`JUDGED`, model ``all``, with a CI)."""
@@ -120,10 +166,35 @@ def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | 
     return s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
 
 
+def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
+    """The stereotype analyses' two inferences from one run: ``{"paper": judged rows,
+    "sentence": the same rows with the calibrated variant's p and CI}`` (the analysis computes
+    both every time: its figure table ``calibrated``; the point estimates are the same).  The
+    ``sentence`` rows have no SE (NaN): for ``fmat power``, which needs only p."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    options = {**dict(spec.get("options") or {}), "inference": "paper"}
+    lpr = lpr_table(study, scores)
+    out = analyses.run_analysis(
+        str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
+    )
+    s = out.stats
+    keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
+    paper = s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+    tab = out.figures["calibrated"].set_index("condition")
+    ours = paper[(paper["statistic"] == "d") & paper["condition"].isin(tab.index)].copy()
+    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
+    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
+    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
+    ours["se"] = np.nan
+    return {"paper": paper, "sentence": ours.reset_index(drop=True)}
+
+
 def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:
     """Join each judged row with its realised value: ``covered`` (the CI holds it), ``null``
-    (the realised value is 0) and ``rejected`` (p < alpha)."""
-    real = realised[["statistic", "condition", "value"]].rename(columns={"value": "realised"})
+    (the realised value is 0) and ``rejected`` (p < alpha).  A ``planted`` column of
+    ``realised`` (the same statistic on the planted probabilities themselves) is kept."""
+    cols = ["statistic", "condition", "value"] + (["planted"] if "planted" in realised.columns else [])
+    real = realised[cols].rename(columns={"value": "realised"})
     out = estimated.merge(real, on=["statistic", "condition"], how="inner")
     out["covered"] = (out["ci_low"] <= out["realised"]) & (out["realised"] <= out["ci_high"])
     out["null"] = out["realised"].abs() <= tol
@@ -138,19 +209,71 @@ def is_null(plant: fplant.Plant) -> bool:
     return not plant.effects and float(v.get("items", 0)) == 0 and float(v.get("model_items", 0)) == 0
 
 
+def _options(study, override: Mapping) -> tuple[str, dict]:
+    spec = dict(getattr(study, "analysis", None) or {})
+    return str(spec.get("name") or ""), {**dict(spec.get("options") or {}), **dict(override)}
+
+
+def on_the_sample_scale(study, learner: pd.DataFrame, sampled: pd.DataFrame, **override) -> pd.DataFrame | None:
+    """The realised value of a statistic standardized by a *sample* SD, on the scale the
+    analysis measures it: for ``attitude_weat`` with ``effect_size: pooled_sd`` (the paper's
+    WEAT d), the learners' expected LPRs divided by the SD of the sampled LPRs of the same
+    (model, perceiver, relation), then the analysis's own model and contrasts
+    (:mod:`fmat.analyses.attitude`).  ``None`` for every other analysis.
+
+    Why: the pooled-SD d's denominator is the SD of the observed LPRs, which holds the
+    models' noise; the analysis treats it as a known scale (its CI is the CI of the mean
+    difference in those units).  Sampling noise makes the observed SD larger than the SD of
+    the planted LPRs (1.5-1.8 times in 2A's worlds), so the d of noisy models is the planted
+    one attenuated by that factor (classical attenuation by unreliability) and no CI of this
+    d covers the noise-free d (docs/calibration.md, "Why 2A and 4A missed")."""
+    name, opts = _options(study, override)
+    if name != "attitude_weat" or str(opts.get("effect_size", "pooled_sd")) != "pooled_sd":
+        return None
+    keys = {k: opts[k] for k in ("target_contrast", "relations", "perceivers")}
+    items = getattr(study, "items", None)
+    d_e = att.design_table(lpr_table(study, learner), **keys, items=items)
+    d_s = att.design_table(lpr_table(study, sampled), **keys, items=items)
+    within = list(opts.get("standardize_within", ("model", "perceiver", "relation")))
+    sd = d_s.groupby(within, sort=False)["LPR"].std(ddof=1).rename("sd_sample")
+    d_e = d_e.join(sd, on=within)
+    mean = d_e.groupby(within, sort=False)["LPR"].transform("mean") if bool(opts.get("center", True)) else 0.0
+    d_e["y"] = (d_e["LPR"] - mean) / d_e["sd_sample"]
+    fit = att.fit_factorial(d_e.dropna(subset=["y"]))
+    con = att.contrasts(fit, keys["target_contrast"], [str(r) for r in keys["relations"]], [str(p) for p in keys["perceivers"]])
+    return pd.DataFrame(
+        {"statistic": "d", "condition": con["relation"].astype(str) + ":" + con["part"].astype(str), "value": con["estimate"]}
+    )
+
+
 def realised_values(
     world: World,
     exact: pd.DataFrame,
     estimated: pd.DataFrame,
     criteria: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    learner: pd.DataFrame | None = None,
+    sampled: pd.DataFrame | None = None,
     **override,
 ) -> pd.DataFrame:
-    """The judged rows of the analysis on the exact planted probabilities.  In a null world
-    (:func:`is_null`) every statistic's realised value is 0 by definition (no model holds any
-    association; the models could not even be fitted: no residual variance)."""
+    """The judged rows' realised values (column ``value``) and their planted values (column
+    ``planted``: the analysis on the world's planted probabilities themselves).
+
+    The realised value is what the world's models hold: the analysis on the learners'
+    *expected* log probabilities (``learner``, :func:`learner_scores`; the planted ones when not
+    given), and a sample-standardized d on the sample's scale (:func:`on_the_sample_scale`).
+    In a null world (:func:`is_null`) every statistic's realised value is 0 by definition (no
+    model holds any association; the models could not even be fitted: no residual variance)."""
     if is_null(world.plant):
-        return estimated[["statistic", "condition"]].assign(value=0.0)
-    return analyse(world.study, exact, criteria, **override)
+        return estimated[["statistic", "condition"]].assign(value=0.0, planted=0.0)
+    planted = analyse(world.study, exact, criteria, **override)[["statistic", "condition", "value"]]
+    held = planted if learner is None else analyse(world.study, learner, criteria, **override)
+    scaled = None if (learner is None or sampled is None) else on_the_sample_scale(world.study, learner, sampled, **override)
+    out = held[["statistic", "condition", "value"]].copy()
+    if scaled is not None:
+        out = out.drop(columns="value").merge(scaled, on=["statistic", "condition"], how="left")
+        out["value"] = out["value"].fillna(held["value"])
+    return out.merge(planted.rename(columns={"value": "planted"}), on=["statistic", "condition"], how="left")
 
 
 def run_world(
@@ -158,25 +281,42 @@ def run_world(
     seed: int,
     criteria: Mapping[str, pd.DataFrame] | None = None,
     variants: Mapping[str, Mapping] | None = None,
+    realised: bool = True,
+    one_run: bool = False,
 ) -> pd.DataFrame:
     """One world: the judged rows of each analysis variant (``{name: option overrides}``,
-    default the paper's analysis only), with columns ``variant`` and ``seed``.  The realised
-    values are those of the first variant (variants differ in their inference, not in their
-    point estimates: tests/test_calibration.py checks that they agree)."""
+    default the paper's analysis only), with columns ``variant`` and ``seed``, ``realised``
+    (what the models hold: :func:`realised_values`) and ``planted``.  Variants that differ only
+    in their ``inference`` share their point estimates (tests/test_calibration.py checks that
+    they agree) and so their realised values; any other option (e.g. ``effect_size``) gets
+    its own.  ``realised=False`` (``fmat power``'s planted worlds after the first few) skips
+    the realised values of a planted world: NaN, and ``covered`` False.  ``one_run=True`` with
+    the variants ``{"paper": {}, "sentence": {"inference": "sentence"}}`` of a stereotype
+    analysis runs the analysis once for both (:func:`analyse_both`; the sentence rows without
+    SE)."""
     variants = dict(variants or {"paper": {}})
     exact, sampled = perfect_learner_scores(world, seed, criteria)
-    frames, real = [], None
+    null = is_null(world.plant)
+    learner = None if (null or not realised) else learner_scores(world, seed, exact)
+    frames, cache = [], {}
+    both = None
+    if one_run and {k: dict(v) for k, v in variants.items()} == {"paper": {}, "sentence": {"inference": "sentence"}}:
+        both = analyse_both(world.study, sampled, criteria)
     for name, opts in variants.items():
-        est = analyse(world.study, sampled, criteria, **opts)
-        if real is None:  # the variants share their point estimates: one realised value for all
-            real = realised_values(world, exact, est, criteria, **opts)
-        frames.append(judge(est, real).assign(variant=name, seed=int(seed)))
+        est = both[name] if both is not None else analyse(world.study, sampled, criteria, **opts)
+        key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference"))
+        if key not in cache and not (realised or null):
+            cache[key] = est[["statistic", "condition"]].assign(value=np.nan, planted=np.nan)
+        if key not in cache:
+            cache[key] = realised_values(world, exact, est, criteria, learner=learner, sampled=sampled, **opts)
+        frames.append(judge(est, cache[key]).assign(variant=name, seed=int(seed)))
     return pd.concat(frames, ignore_index=True)
 
 
 def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Coverage (of the realised value) and false-positive rate (rows whose realised value is
-    0) per ``by`` group, each with its exact (Clopper-Pearson) 95% binomial CI."""
+    0) per ``by`` group, each with its exact (Clopper-Pearson) 95% binomial CI, and the share
+    of CIs that hold the planted value (``coverage_planted``)."""
     rows = []
     for key, g in runs.groupby(list(by), sort=False, observed=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -194,6 +334,12 @@ def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
                 "fpr": fp[0],
                 "fpr_low": fp[1],
                 "fpr_high": fp[2],
+                # the share of CIs that hold the planted value (the analysis on the planted
+                # probabilities themselves): what a reader who took the corpus for the target
+                # would count; NaN where the runs have no planted column
+                "coverage_planted": float(((g["ci_low"] <= g["planted"]) & (g["planted"] <= g["ci_high"])).mean())
+                if "planted" in g.columns
+                else np.nan,
             }
         )
     return pd.DataFrame(rows)

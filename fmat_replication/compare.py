@@ -116,7 +116,37 @@ REPLICATION_COLUMNS = (
     + [f"paper_{c}" for c in PAPER_OUT]
     + [f"ours_{c}" for c in OURS_OUT]
     + ["ours_min", "ours_max", "n_matched", "diff", "tolerance", "exact", "verdict", "reason", "source"]
+    + ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
 )
+
+#: the columns of the calibrated inference (ours, not the paper's; docs/calibration.md): for a
+#: row whose analysis has a calibrated variant (the stereotype analyses' ``inference:
+#: sentence``, figure table ``calibrated``), its p and 95% CI under that variant (single
+#: rows), and the verdict the row gets when our p is the calibrated one; empty elsewhere
+CALIBRATED_COLUMNS = ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
+
+
+def with_calibrated_p(ours: pd.DataFrame, calibrated: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """``ours`` with each d and t row of model ``all`` that has a calibrated variant given that
+    variant's p and CI (columns p, ci_low, ci_high replaced; the value is the same d), and a
+    boolean column ``calibrated`` marking them.  ``calibrated``: per study, its figure table
+    ``calibrated`` (condition, p_ours, ci_low_ours, ci_high_ours)."""
+    out = ours.copy()
+    out["calibrated"] = False
+    for study, tab in (calibrated or {}).items():
+        if tab is None or not len(tab):
+            continue
+        cal = tab.set_index(tab["condition"].astype(str))
+        mine = (out["study"].astype(str) == str(study)) & (out["model"].astype(str) == "all")
+        for stat in ("d", "t"):
+            rows = mine & (out["statistic"].astype(str) == stat) & out["condition"].astype(str).isin(cal.index)
+            cond = out.loc[rows, "condition"].astype(str)
+            out.loc[rows, "p"] = cal.loc[cond, "p_ours"].to_numpy(dtype=float)
+            if stat == "d":
+                out.loc[rows, "ci_low"] = cal.loc[cond, "ci_low_ours"].to_numpy(dtype=float)
+                out.loc[rows, "ci_high"] = cal.loc[cond, "ci_high_ours"].to_numpy(dtype=float)
+            out.loc[rows, "calibrated"] = True
+    return out
 
 
 @dataclass
@@ -473,15 +503,18 @@ def compare(
     status: Mapping[str, StudyStatus | Mapping] | None = None,
     *,
     tolerances: Mapping[str, float] | None = None,
+    calibrated: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Paper rows (``load_paper_results()``) joined with our results rows -> the replication table.
 
     ``ours``: every study's results rows stacked (results shape). ``status``: per study id, what
     the workflow did (:class:`StudyStatus` or a mapping; a study missing from it counts as run
-    when ``ours`` has rows for it, else as not run). One output row per paper row, in the
-    paper file's order, with :data:`REPLICATION_COLUMNS`.
+    when ``ours`` has rows for it, else as not run). ``calibrated``: per study, its analysis's
+    figure table ``calibrated`` where it has one (:data:`CALIBRATED_COLUMNS`). One output row
+    per paper row, in the paper file's order, with :data:`REPLICATION_COLUMNS`.
     """
     ours = ours[RESULT_COLUMNS] if len(ours) else pd.DataFrame(columns=RESULT_COLUMNS)
+    ours_cal = with_calibrated_p(ours, calibrated or {})
     status = {str(k): (v if isinstance(v, StudyStatus) else StudyStatus.from_mapping(v)) for k, v in (status or {}).items()}
     studies_with_rows = set(ours["study"].astype(str))
     index = {tuple(r): i for i, r in enumerate(ours[KEY].astype(str).itertuples(index=False, name=None))}
@@ -493,9 +526,11 @@ def compare(
         pattern = is_pattern(rec["condition"]) or is_pattern(rec["model"])
         if pattern:
             matched = matching_rows(pd.Series(rec), ours)
+            matched_cal = matching_rows(pd.Series(rec), ours_cal)
         else:
             i = index.get(tuple(str(rec[k]) for k in KEY))
             matched = ours.iloc[[i]] if i is not None else ours.iloc[0:0]
+            matched_cal = ours_cal.iloc[[i]] if i is not None else ours_cal.iloc[0:0]
         row = {k: rec[k] for k in KEY}
         for c in PAPER_OUT:
             row[f"paper_{c}"] = rec.get(c, math.nan)
@@ -503,6 +538,13 @@ def compare(
             row[f"ours_{c}"] = float(matched[c].iloc[0]) if len(matched) == 1 and not pattern else math.nan
         row["n_matched"] = len(matched)
         row["source"] = rec.get("source", "")
+        for c in CALIBRATED_COLUMNS:
+            row[c] = "" if c == "verdict_calibrated" else math.nan
+        if len(matched_cal) and matched_cal["calibrated"].astype(bool).any():
+            if len(matched_cal) == 1 and not pattern:
+                for c in ("p", "ci_low", "ci_high"):
+                    row[f"calibrated_{c}"] = float(matched_cal[c].iloc[0])
+            row["verdict_calibrated"] = judge(rec, matched_cal[RESULT_COLUMNS], tolerances)["verdict"]
         if len(matched):
             row.update(judge(rec, matched, tolerances))
         else:
@@ -521,7 +563,7 @@ def compare(
             )
         rows.append(row)
     out = pd.DataFrame(rows, columns=REPLICATION_COLUMNS)
-    for c in KEY + ["paper_value_bound", "paper_bound", "paper_stars", "verdict", "reason", "source"]:
+    for c in KEY + ["paper_value_bound", "paper_bound", "paper_stars", "verdict", "reason", "source", "verdict_calibrated"]:
         out[c] = out[c].fillna("").astype(str)
     out["exact"] = out["exact"].astype("boolean")
     out["n_matched"] = out["n_matched"].astype(int)
@@ -550,6 +592,17 @@ def summarise(replication: pd.DataFrame, by: Iterable[str] = ("study",)) -> pd.D
 # ---------------------------------------------------------------------------------------
 
 
+def read_calibrated(stats_paths: Iterable) -> dict[str, pd.DataFrame]:
+    """``{study: figure table calibrated}`` for the studies whose analysis wrote one
+    (``figures/calibrated.parquet`` beside ``stats.parquet``: the same rule writes both)."""
+    out = {}
+    for p in stats_paths:
+        f = Path(p).parent / "figures" / "calibrated.parquet"
+        if f.exists():
+            out[Path(p).parent.name] = read_table(f)
+    return out
+
+
 def read_status(paths: Iterable[str]) -> dict[str, StudyStatus]:
     """``{study: StudyStatus}`` from the analysis stage's ``status.json`` files."""
     out = {}
@@ -576,6 +629,9 @@ __all__ = [
     "compare",
     "summarise",
     "read_status",
+    "read_calibrated",
+    "with_calibrated_p",
+    "CALIBRATED_COLUMNS",
     "compare_studies",
 ]
 
@@ -596,7 +652,7 @@ def compare_studies(
     if study is not None:
         paper = paper[paper["study"].astype(str) == study].reset_index(drop=True)
     ours = pd.concat([read_table(p)[RESULT_COLUMNS] for p in stats_paths], ignore_index=True)
-    table = compare(paper, ours, read_status(status_paths))
+    table = compare(paper, ours, read_status(status_paths), calibrated=read_calibrated(stats_paths))
     write_table(table, out)
     if csv:
         write_table(table, csv)

@@ -242,13 +242,14 @@ def test_bench_paper_small_run(capsys):
     assert len(rows) == 2 and all(r[1] == "16,208" and float(r[4]) > 0 for r in rows)
 
 
-def test_bench_calibration_small_run_and_its_table(tmp_path, capsys):
-    """Two worlds of N0 (null, no others), both inferences: the runs file holds one row per
-    world, variant and d; the table's rates are the shares of those rows; a rerun skips the
-    worlds already there (resume)."""
+@pytest.mark.parametrize("name", ["runs.csv", "runs.csv.gz"])
+def test_bench_calibration_small_run_and_its_table(tmp_path, capsys, name):
+    """Two worlds of N0 (null, no others), both inferences: the runs file (plain or gzipped)
+    holds one row per world, variant and d; the table's rates are the shares of those rows; a
+    rerun skips the worlds already there (resume)."""
     import pandas as pd
 
-    runs, out = tmp_path / "runs.csv", tmp_path / "summary.csv"
+    runs, out = tmp_path / name, tmp_path / "summary.csv"
     argv = ["--studies", "N0", "--worlds", "2", "--others", "0", "--kinds", "null", "--runs", str(runs)]
     assert bench_calibration.main([*argv, "--out", str(out), "--figure", str(tmp_path / "f.png")]) == 0
     r = bench_calibration.read_runs(runs)

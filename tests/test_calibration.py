@@ -76,6 +76,63 @@ def test_keep_option_counts_scales_the_sample():
     assert floor_lo >= floor_hi
 
 
+def test_expected_learner_is_the_mean_of_the_sampled_learners():
+    """The learners' expected log probability (the realised value's scale) is the mean of the
+    sampled learners' log probabilities over many samples of one world (``sample_seed``)."""
+    w = _world("N0", n_models=1, samples=3, others=0.5)  # 12 sentences a context, 6 of them an option
+    exact = cal.perfect_learner_scores(w, seed=1)[0]
+    expected = cal.expected_learner_logp(w, 1, exact)
+    draws = np.array([cal.perfect_learner_scores(w, 1, sample_seed=s)[1]["logp"].to_numpy() for s in range(1, 401)])
+    assert np.array_equal(cal.perfect_learner_scores(w, 1, sample_seed=2)[0]["logp"], exact["logp"])  # the same world
+    se = draws.std(axis=0, ddof=1) / np.sqrt(len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - expected) < 4 * se)
+    # and it is not the planted log probability: a smoothed log of a small count is biased
+    sparse = _world("N0", null=False, n_models=1, samples=1, others=0.9)  # about 1 sentence an option
+    ex = cal.perfect_learner_scores(sparse, seed=1)[0]
+    held = lpr_table(sparse.study, cal.learner_scores(sparse, 1, ex))["LPR"].to_numpy(float)
+    planted = lpr_table(sparse.study, ex)["LPR"].to_numpy(float)
+    big = np.abs(planted) > 0.1
+    assert big.any() and (np.abs(held[big]) < 0.8 * np.abs(planted[big])).all()  # LPRs shrunk towards 0
+    big = _world("N0", n_models=1, samples=5000)
+    ex = cal.perfect_learner_scores(big, seed=1)[0]
+    assert np.abs(cal.expected_learner_logp(big, 1, ex) - ex["logp"].to_numpy()).max() < 1e-3
+
+
+def test_sparse_years_shrink_what_the_learners_hold_not_the_analysis():
+    """4A (220 years, 5 sentences each): the learners hold a slope shrunk from the planted one
+    (smoothed logs of sparse counts); the analysis's estimate sits on what they hold."""
+    w = _world("4A", null=False, n_models=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = cal.run_world(w, 1)
+    b = r[(r["statistic"] == "b") & (r["condition"] == "year")].iloc[0]
+    assert abs(b["realised"]) < 0.95 * abs(b["planted"])  # learning bias, > 5%
+    assert abs(b["value"] - b["realised"]) < abs(b["value"] - b["planted"])
+
+
+def test_a_pooled_sd_d_is_realised_on_the_sample_scale():
+    """2A's WEAT d divides by the SD of the observed LPRs, which holds the models' noise: its
+    realised value is the learners' LPRs in the sample's SD units (attenuated from the planted
+    d), while the sigma-scale d (effect_size: sigma) has the planted scale."""
+    w = _world("2A", null=False, n_models=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = cal.run_world(w, 1, variants={"paper": {}, "sigma": {"effect_size": "sigma"}})
+    pooled = r[r["variant"] == "paper"].set_index("condition")
+    sigma = r[r["variant"] == "sigma"].set_index("condition")
+    top = "like-dislike:personal"
+    assert pooled.loc[top, "realised"] < 0.85 * pooled.loc[top, "planted"]  # attenuated
+    est = pooled.loc[top, "value"]
+    assert abs(est - pooled.loc[top, "realised"]) < abs(est - pooled.loc[top, "planted"])
+    assert sigma.loc[top, "realised"] == pytest.approx(sigma.loc[top, "planted"], rel=0.1)  # no standardizer to inflate
+    # the attenuation is the ratio of the SDs: sample-scale realised x SD(sampled) = planted x SD(planted)
+    exact, sampled = cal.perfect_learner_scores(w, 1)
+    learner = cal.learner_scores(w, 1, exact)
+    scaled = cal.on_the_sample_scale(w.study, learner, sampled).set_index("condition")["value"]
+    assert scaled.loc[top] == pytest.approx(pooled.loc[top, "realised"])
+    assert cal.on_the_sample_scale(w.study, learner, sampled, effect_size="sigma") is None
+
+
 def _se_ratios(sid: str, others: float) -> list[float]:
     w = _world(sid, n_models=12, others=others)
     out = []
@@ -136,6 +193,16 @@ def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
     assert "plants nothing for study '3D'" in capsys.readouterr().err
     assert main(["power", study, "--world", str(world), "-o", str(tmp_path / "o"), "--models", "1,3"]) == 2
     assert not (tmp_path / "o").exists()
+    planted = tmp_path / "p.yaml"
+    planted.write_text(
+        "studies:\n  3D:\n    effects:\n      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 1.0}\n",
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    for bad, says in (("1", "--items '1'"), ("three", "--items 'three'"), ("6", "has only 5 words")):
+        argv = ["power", study, "--world", str(planted), "-o", str(tmp_path / "o"), "--items", bad, "--jobs", "1"]
+        assert main(argv) == 2, bad
+        assert says in capsys.readouterr().err, bad
 
 
 def test_the_page_says_which_significant_ds_hold_under_calibration():
@@ -151,3 +218,42 @@ def test_power_does_not_depend_on_the_number_of_processes():
     two = power_table(w.study, w.plant, models=[3], worlds=2, jobs=2)
     pd.testing.assert_frame_equal(one, two)
     assert set(one["variant"]) == {"paper", "sentence"} and (one["worlds"] == 2).all()
+
+
+def test_power_over_numbers_of_items(tmp_path):
+    """--items: the first N phrases of each ATTRIB group (3A: 9 career and 9 family phrases),
+    one row set per number of items; more items than the file holds is refused."""
+    from fmat.errors import InputError
+    from fmat_replication.power import item_slot, study_with_items
+
+    w = _world("3A", null=False)
+    assert item_slot(w.study) == "ATTRIB"
+    three = study_with_items(w.study, 3, folder=tmp_path)
+    assert three.queries["A_word"].nunique() == 6 and w.study.queries["A_word"].nunique() == 18
+    assert three.queries["M_word"].nunique() == w.study.queries["M_word"].nunique()  # the [MASK] words stay
+    with pytest.raises(InputError, match="has only 9 words"):
+        study_with_items(w.study, 10, folder=tmp_path)
+    tab = power_table(w.study, w.plant, models=[3], items=[3, 9], worlds=2, jobs=1)
+    assert set(tab["items"]) == {3, 9} and (tab["worlds"] == 2).all()
+    pairs = tab[(tab["variant"] == "paper") & (tab["condition"].str.startswith("pair"))]
+    assert set(pairs[pairs["items"] == 3]["condition"]) == {"pair1", "pair2", "pair3"}
+    assert len(pairs[pairs["items"] == 9]) == 9
+
+
+@pytest.mark.parametrize("sid", ["3A", "3B"])
+def test_one_run_gives_both_inferences_as_two_runs_do(sid):
+    """fmat power's shortcut (one analysis run for the paper's and the calibrated inference)
+    gives the same d, p and CI as running each variant."""
+    w = _world(sid, null=False, n_models=4)
+    v = {"paper": {}, "sentence": {"inference": "sentence"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = cal.run_world(w, 2, variants=v, realised=False)
+        one = cal.run_world(w, 2, variants=v, realised=False, one_run=True)
+    cols = ["variant", "statistic", "condition", "value", "p", "ci_low", "ci_high"]
+    key = ["variant", "statistic", "condition"]
+    pd.testing.assert_frame_equal(
+        one[cols].sort_values(key).reset_index(drop=True), two[cols].sort_values(key).reset_index(drop=True), rtol=1e-12
+    )
+    assert (two.groupby("variant")["p"].apply(list).apply(len) > 1).all()
+    assert not np.allclose(two[two.variant == "paper"]["p"].head(3), two[two.variant == "sentence"]["p"].head(3))

@@ -568,3 +568,54 @@ def test_compare_studies_takes_one_file_or_a_list(tmp_path):
     many = compare_studies(PAPER_FILE, [str(stats)], [str(status)], tmp_path / "many.parquet", study="2A")
     assert len(one) and set(one["study"]) == {"2A"}
     pd.testing.assert_frame_equal(one, many)
+
+
+def test_calibrated_verdict_says_whether_a_number_holds_under_the_calibrated_p():
+    """3A's d rows with a calibrated variant (figure table ``calibrated``): the calibrated p and
+    CI beside ours, and the verdict with the calibrated p in place of the paper's model's.
+    pair1: significant either way (holds); pair2: significant only under the paper's model (the
+    paper's p < .001 then fails under ours); rows of a study without the table: empty."""
+    paper = paper_frame(
+        [
+            {"study": "3A", "statistic": "d", "condition": "pair1", "value": 0.50, "p": 0.001, "bound": "<"},
+            {"study": "3A", "statistic": "d", "condition": "pair2", "value": 0.30, "p": 0.001, "bound": "<"},
+            {
+                "study": "3A",
+                "statistic": "d",
+                "condition": "pair*",
+                "value_low": 0.3,
+                "value_high": 0.5,
+                "p": 0.001,
+                "bound": "<",
+            },
+            {"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "value": 0.74, "p": 0.001, "bound": "<"},
+        ]
+    )
+    ours = ours_frame(
+        [
+            {"study": "3A", "statistic": "d", "condition": "pair1", "value": 0.49, "p": 1e-6, "ci_low": 0.4, "ci_high": 0.6},
+            {"study": "3A", "statistic": "d", "condition": "pair2", "value": 0.31, "p": 0.01, "ci_low": 0.1, "ci_high": 0.5},
+            {"study": "1A", "statistic": "r", "condition": "fmat~pct_male", "value": 0.71, "p": 2e-9},
+        ]
+    )
+    cal = pd.DataFrame(
+        {
+            "condition": ["pair1", "pair2"],
+            "p_ours": [1e-4, 0.09],
+            "ci_low_ours": [0.3, -0.05],
+            "ci_high_ours": [0.7, 0.67],
+        }
+    )
+    out = compare(paper, ours, calibrated={"3A": cal})
+    assert list(out.columns) == REPLICATION_COLUMNS
+    one = verdict_of(out, study="3A", condition="pair1")
+    assert one["verdict"] == REPLICATED and one["verdict_calibrated"] == REPLICATED
+    assert one["calibrated_p"] == 1e-4 and one["calibrated_ci_low"] == 0.3 and one["ours_p"] == 1e-6
+    two = verdict_of(out, study="3A", condition="pair2")
+    assert two["verdict"] == REPLICATED and two["verdict_calibrated"] == NOT_REPLICATED
+    assert two["calibrated_ci_high"] == 0.67
+    pattern = verdict_of(out, study="3A", condition="pair*")
+    assert pattern["verdict_calibrated"] == NOT_REPLICATED and math.isnan(pattern["calibrated_p"])
+    other = verdict_of(out, study="1A")
+    assert other["verdict"] == REPLICATED and other["verdict_calibrated"] == "" and math.isnan(other["calibrated_p"])
+    assert (compare(paper, ours)["verdict_calibrated"] == "").all()  # no calibrated tables: empty

@@ -30,6 +30,12 @@ def register(sub) -> None:
     p.add_argument("--world", required=True, help="world file that plants the expected association for the study's id")
     p.add_argument("-o", "--output", required=True, help="output folder (created)")
     p.add_argument("--models", default="3,6,12,24", help="numbers of models, comma-separated (default: %(default)s)")
+    p.add_argument(
+        "--items",
+        default=None,
+        help="numbers of items, comma-separated: the first N words of each group of the study's item slot "
+        "(of TARGET and ATTRIB the one with the most words a group; default: the study's own items)",
+    )
     p.add_argument("--worlds", type=int, default=20, help="worlds per number of models and kind (default: %(default)s)")
     p.add_argument(
         "--others",
@@ -73,6 +79,12 @@ def _run(args) -> int:
         raise InputError(
             f"--models {args.models!r}", where="--models", fix="give numbers of models of at least 2, e.g. 3,6,12,24"
         )
+    try:
+        items = [int(i) for i in str(args.items).split(",") if i.strip()] if args.items else []
+    except ValueError:
+        items = [0]
+    if args.items and (not items or min(items) < 2):
+        raise InputError(f"--items {args.items!r}", where="--items", fix="give numbers of items of at least 2, e.g. 3,6,9")
     if args.worlds < 1:
         raise InputError(f"--worlds {args.worlds}", where="--worlds", fix="give at least 1 world")
     jobs = args.jobs if args.jobs is not None else min(8, os.cpu_count() or 1)
@@ -103,11 +115,12 @@ def _run(args) -> int:
         criteria = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))}
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    with tqdm(total=len(models) * 2 * args.worlds, desc=f"power {study.id}", unit="world") as bar:
+    with tqdm(total=max(1, len(items)) * len(models) * 2 * args.worlds, desc=f"power {study.id}", unit="world") as bar:
         table = engine.run(
             study,
             planted,
             models=models,
+            items=items or None,
             worlds=args.worlds,
             others=args.others,
             seed=args.seed,
@@ -122,7 +135,9 @@ def _run(args) -> int:
     show = show.assign(
         power=(100 * show["power"]).round(0).astype(int).astype(str) + "%",
         fpr=(100 * show["fpr"]).round(0).astype(int).astype(str) + "%",
-    )[["models", "variant", "statistic", "condition", "realised", "power", "fpr"]]
+    )[["items", "models", "variant", "statistic", "condition", "realised", "power", "fpr"]]
+    if not items:
+        show = show.drop(columns="items")
     print(show.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"(the overall test; every row in power.csv) wrote {out / 'power.csv'} and {out / 'power.png'}")
     return 0
