@@ -58,7 +58,7 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
     scores = fmat.run(paths, study.queries, progress=False)
     lpr = lpr_table(study, scores)
     _, rel = reliability_tables(study, scores, lpr, sid="N0")
-    stats, _, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
+    stats, figures, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
     row = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
     verdict = plant.recovery(null, stats)["verdict"].iloc[0]
     return {
@@ -66,8 +66,20 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
         "d": float(row["value"]),
         "p": float(row["p"]),
         "false_positive": bool(row["p"] < 0.05),
+        **calibrated_p(figures),
         "recovery": verdict,
     }
+
+
+def calibrated_p(figures: dict) -> dict:
+    """The d's p under the calibrated within-sentence variant (figure table ``calibrated``,
+    condition ``all``; docs/calibration.md), computed by the same analysis run."""
+    cal = figures.get("calibrated")
+    row = cal[cal["condition"] == "all"] if cal is not None and len(cal) else None
+    if row is None or not len(row):
+        return {"p_calibrated": float("nan"), "false_positive_calibrated": False}
+    p = float(row["p_ours"].iloc[0])
+    return {"p_calibrated": p, "false_positive_calibrated": bool(p < 0.05)}
 
 
 def perfect_learners(seed: int, n_models: int, others: float) -> dict:
@@ -98,13 +110,14 @@ def perfect_learners(seed: int, n_models: int, others: float) -> dict:
     scores["prob"], scores["logp"] = np.exp(logp), logp
     lpr = lpr_table(study, scores)
     _, rel = reliability_tables(study, scores, lpr, sid="N0")
-    stats, _, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
+    stats, figures, _ = analysis_stage(study, scores, lpr, rel, {}, sid="N0")
     row = stats[(stats["statistic"] == "d") & (stats["condition"] == "all") & (stats["model"] == "all")].iloc[0]
     return {
         "seed": seed,
         "d": float(row["value"]),
         "p": float(row["p"]),
         "false_positive": bool(row["p"] < 0.05),
+        **calibrated_p(figures),
         "recovery": "recovered" if row["p"] >= 0.05 else "not recovered",
     }
 
@@ -117,6 +130,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="CSV of the runs")
     ap.add_argument("--perfect-learners", action="store_true", help="no training: empirical shares of each sample")
     ap.add_argument("--others", type=float, default=0.0, help="with --perfect-learners: probability outside the options")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1: never every core beside another job)")
     args = ap.parse_args(argv)
     import logging
     import os
@@ -126,7 +140,7 @@ def main(argv=None) -> int:
     import torch
 
     logging.disable(logging.WARNING)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(max(1, args.threads))
     families = [f for f in args.models.split(",") if f]
     rows = []
     start = time.perf_counter()
@@ -140,7 +154,13 @@ def main(argv=None) -> int:
             )
             rec["seconds"] = round(time.perf_counter() - t, 1)
             rows.append(rec)
-            print(f"seed {seed:3d}: d = {rec['d']:+.3f}, p = {rec['p']:.3f}  {rec['recovery']}  ({rec['seconds']} s)", flush=True)
+            print(
+                f"seed {seed:3d}: d = {rec['d']:+.3f}, p = {rec['p']:.3f} (calibrated {rec['p_calibrated']:.3f})  "
+                f"{rec['recovery']}  ({rec['seconds']} s)",
+                flush=True,
+            )
+            if args.out:  # written as it goes: a stopped run keeps its worlds
+                pd.DataFrame(rows).to_csv(args.out, index=False)
     table = pd.DataFrame(rows)
     rate = float(table["false_positive"].mean())
     print(
@@ -151,6 +171,8 @@ def main(argv=None) -> int:
             if args.perfect_learners
             else f"({', '.join(families)}), {args.steps} steps each"
         )
+        + f"; calibrated within-sentence variant: {int(table['false_positive_calibrated'].sum())} of {len(table)} "
+        f"({table['false_positive_calibrated'].mean():.1%})"
         + f"; {time.perf_counter() - start:.0f} s on "
         f"{platform.machine()} with {os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}"
     )
