@@ -181,23 +181,13 @@ def test_a_full_disk_leaves_no_truncated_page(tmp_path, monkeypatch):
 
 
 def test_a_missing_or_unknown_argument_names_it(tmp_path):
-    with pytest.raises(InputError, match="the study page needs the input.s. oov; takes no input scores\n") as err:
-        render_page(
-            "study",
-            tmp_path / "x.html",
-            {
-                "study": "2A",
-                "study_file": "a",
-                "paper": "b",
-                "replication": "c",
-                "stats": "d",
-                "status": "e",
-                "figures": "f",
-                "scores": [],
-            },
-            engine="offline",
-        )
-    assert err.value.where == "oov, scores" and "study_page" in err.value.fix
+    with pytest.raises(InputError, match="the study page needs the input.s. inputs; takes no input scores\n") as err:
+        render_page("study", tmp_path / "x.html", {"study": "2A", "scores": []}, engine="offline")
+    assert err.value.where == "inputs, scores" and "study_page" in err.value.fix
+    inputs = {"study_file": "a", "paper": "b", "replication": "c", "stats": "d", "status": "e", "figures": "f", "drawn": "g"}
+    with pytest.raises(InputError, match="the study page takes no input scores; needs oov") as err:
+        render_page("study", tmp_path / "x.html", {"study": "2A", "inputs": {**inputs, "scores": []}}, engine="offline")
+    assert err.value.where == "scores, oov" and "STUDY_INPUTS" in err.value.fix
     with pytest.raises(InputError, match="unknown page 'intro'"):
         render_page("intro", tmp_path / "x.html", {}, engine="offline")
 
@@ -209,13 +199,16 @@ def test_a_missing_input_names_it(repo, tmp_path):
             tmp_path / "x.html",
             {
                 "study": "2A",
-                "study_file": repo / "config" / "studies" / "2A.yaml",
-                "paper": repo / "config" / "paper_results.tsv",
-                "replication": tmp_path,
-                "stats": tmp_path,
-                "status": tmp_path / "nope.json",
-                "figures": tmp_path,
-                "oov": tmp_path,
+                "inputs": {
+                    "study_file": repo / "config" / "studies" / "2A.yaml",
+                    "paper": repo / "config" / "paper_results.tsv",
+                    "replication": tmp_path,
+                    "stats": tmp_path,
+                    "status": tmp_path / "nope.json",
+                    "figures": tmp_path,
+                    "drawn": tmp_path,
+                    "oov": tmp_path,
+                },
             },
             engine="offline",
         )
@@ -224,9 +217,9 @@ def test_a_missing_input_names_it(repo, tmp_path):
 
 
 def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
-    """fmat_replication.report_stage.report_page (scripts/report.py): lists stay lists (one score
-    table is a list of one), no world file is None, the document is not a page input, a study
-    id makes a study page."""
+    """fmat_replication.report_stage.report_page (scripts/report.py): the rule's inputs go to the
+    page as its ``inputs``, lists stay lists (one score table is a list of one), no world file
+    is left out, the document is not a page input, a study id makes a study page."""
     from fmat_replication import report_stage
     from fmat_replication.report_stage import report_page
 
@@ -235,17 +228,17 @@ def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
     report_page(
         "2A.html",
         {"source": "reports/study.qmd", "stats": "s.parquet", "scores": ["a.parquet"], "recovery": []},
-        {"study": "2A", "demo": True},
+        {"study": "2A", "device": "cpu"},
         engine="offline",
         log="l.log",
     )
     report_page("index.html", {"stats": ("x", Path("y")), "recovery": "r.parquet"}, {"studies": ["1A", "2A"]})
     assert seen[0] == (
         "study",
-        {"stats": "s.parquet", "scores": ["a.parquet"], "recovery": None, "study": "2A", "demo": True},
+        {"inputs": {"stats": "s.parquet", "scores": ["a.parquet"]}, "study": "2A", "device": "cpu"},
         {"engine": "offline", "log_file": "l.log"},
     )
-    assert seen[1][:2] == ("index", {"stats": ["x", "y"], "recovery": "r.parquet", "studies": ["1A", "2A"]})
+    assert seen[1][:2] == ("index", {"inputs": {"stats": ["x", "y"], "recovery": "r.parquet"}, "studies": ["1A", "2A"]})
 
 
 # --------------------------------------------------------------------------- Quarto's command (a stand-in)
