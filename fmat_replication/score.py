@@ -16,7 +16,6 @@ from fmat.study import score_options
 from .model_stage import check_lock_record, prepare_model_env
 from .scripts import read_json
 
-
 #: the distributions whose versions the scoring job records (by their distribution names)
 SCORING_PACKAGES = (
     "fill-mask-association-test",

@@ -126,7 +126,9 @@ def test_the_documents_defaults_are_the_workflows_layout(tmp_path, monkeypatch):
     assert layout["study_file"] == str(root / "my" / "studies" / "2A.yaml")  # the configuration's studies_dir
     assert layout["replication"] == str(root / "results" / "replication" / "2A.parquet")
     assert layout["oov"] == str(root / "results" / "oov" / "2A.parquet")
-    assert layout == study_inputs("2A", {"studies_dir": "my/studies"}, world=False, root=root, repo=root)  # the rules' declaration
+    assert layout == study_inputs(
+        "2A", {"studies_dir": "my/studies"}, world=False, root=root, repo=root
+    )  # the rules' declaration
     (tmp_path / "results" / "recovery").mkdir()
     (tmp_path / "results" / "recovery" / "2A.parquet").write_text("")
     assert hand_inputs("study", "2A")["recovery"] == str(root / "results" / "recovery" / "2A.parquet")

@@ -256,8 +256,11 @@ def test_figure3_fits_and_r_on_known_data():
     assert label.startswith(f"r = {r:.2f}".replace("0.", ".") + "***") and "n = 40" in label
     assert "WEFAT" in ax_wefat.get_xlabel()
     assert not [ln for ln in figure3_criterion(table, "1A").axes[0].get_lines() if ln.get_label() == "logit fit"]
-    assert figure3_criterion(table, "1C", wefat_label="WEFAT male (3 of 40 items: demo vectors)").axes[1].get_xlabel().endswith(
-        "demo vectors)"
+    assert (
+        figure3_criterion(table, "1C", wefat_label="WEFAT male (3 of 40 items: demo vectors)")
+        .axes[1]
+        .get_xlabel()
+        .endswith("demo vectors)")
     )
 
 

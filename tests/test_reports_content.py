@@ -131,7 +131,11 @@ def results_dir(tmp_path_factory):
             )
             # what the scoring job records (fmat_replication.score.scoring_provenance): 2A's
             # scores come from tiny demo models, 1A's from real ones (each page reads its own)
-            scores.attrs[PROVENANCE_KEY] = {"model": m, "demo": s == "2A", "packages": {"torch": "2.13.0", "fill-mask-association-test": "0.1.0"}}
+            scores.attrs[PROVENANCE_KEY] = {
+                "model": m,
+                "demo": s == "2A",
+                "packages": {"torch": "2.13.0", "fill-mask-association-test": "0.1.0"},
+            }
             scores.to_parquet(sdir / f"{m}.parquet")
         oov_study([sdir / f"{m}.parquet" for m in MODELS], res / "oov" / f"{s}.parquet", study=s)
     ours = pd.concat(all_rows, ignore_index=True)

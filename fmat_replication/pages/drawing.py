@@ -50,7 +50,9 @@ def figure_inputs(study: str, config: Mapping, *, world: bool, root=".", repo=".
     out = {k: v for k, v in given.items() if k in FIGURE_INPUTS}
     table = wefat_table(read_study_yaml(out["study_file"])) if Path(out["study_file"]).is_file() else ""
     if table:
-        out["wefat"] = str(Path(root) / CRITERION_TABLE.format(table=table)) if str(root) != "." else CRITERION_TABLE.format(table=table)
+        out["wefat"] = (
+            str(Path(root) / CRITERION_TABLE.format(table=table)) if str(root) != "." else CRITERION_TABLE.format(table=table)
+        )
     return out
 
 
@@ -68,6 +70,8 @@ def demo_vector_items(wefat: pd.DataFrame | None) -> set:
     if wefat is None or "source" not in wefat.columns:
         return set()
     return set(wefat.loc[wefat["source"].astype(str) == DEMO_SOURCE, "item"].astype(str))
+
+
 #: the figure tables drawn by name (the rest: x/y convention, or CSV downloads on the page)
 NAMED = ("criterion", "trend", "effects", "missing_years", "calibrated")
 STARS = "*** p < .001, ** p < .01, * p < .05."
@@ -116,12 +120,12 @@ def effects_figure(study: str, effects: pd.DataFrame, rep: pd.DataFrame, raw: Ma
     condition), its caption naming only the marks it draws."""
     if "relation" in effects.columns:
         conds = (effects["relation"].astype(str) + ":" + effects["perceiver"].astype(str)).tolist()
-        draw = lambda: figure_attitude_forest(effects, rep, study, planted)  # noqa: E731
+        draw = lambda: figure_attitude_forest(effects, rep, study, planted)
         over = ""
     else:
         e = effects[effects["model"].astype(str) == "all"] if "model" in effects.columns else effects
         conds = e["condition"].astype(str).tolist() if "condition" in e.columns else []
-        draw = lambda: figure_stereotype_forest(effects, rep, study, pair_labels(raw), planted)  # noqa: E731
+        draw = lambda: figure_stereotype_forest(effects, rep, study, pair_labels(raw), planted)
         over = " over all models"
     from .paper_figures import _paper_d
 

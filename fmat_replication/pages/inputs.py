@@ -70,9 +70,7 @@ def study_inputs(study: str, config: Mapping, *, world: bool, root=".", repo="."
     paper's file under ``repo``, study files in the configuration's ``studies_dir``; without a
     world (``world`` False) no ``recovery``."""
     names = {"study": study, "studies_dir": str(config.get("studies_dir", "config/studies")).rstrip("/")}
-    return {
-        k: _fill(v, Path(root), Path(repo), **names) for k, v in STUDY_INPUTS.items() if world or k not in WORLD_ONLY
-    }
+    return {k: _fill(v, Path(root), Path(repo), **names) for k, v in STUDY_INPUTS.items() if world or k not in WORLD_ONLY}
 
 
 def index_inputs(studies: Sequence[str], models: Sequence[str], config: Mapping, *, world: bool, root=".", repo=".") -> dict:
@@ -153,7 +151,14 @@ def check_names(inputs: Mapping, declared: Mapping, where: str) -> None:
     if unknown or missing:
         raise InputError(
             f"the {where} page "
-            + "; ".join(x for x in (f"takes no input {', '.join(unknown)}" if unknown else "", f"needs {', '.join(missing)}" if missing else "") if x),
+            + "; ".join(
+                x
+                for x in (
+                    f"takes no input {', '.join(unknown)}" if unknown else "",
+                    f"needs {', '.join(missing)}" if missing else "",
+                )
+                if x
+            ),
             where=", ".join(unknown + missing),
             fix=f"give the inputs of fmat_replication.pages.inputs.{'STUDY' if where == 'study' else 'INDEX'}_INPUTS",
         )
@@ -196,7 +201,9 @@ def read_drawn(name: str, value) -> list[dict]:
     folder = required(name, value)
     index = existing(name, [folder / "figures.json"])[0]
     items = json.loads(index.read_text(encoding="utf-8"))
-    return [{**f, "svg": existing(name, [folder / f["file"]])[0].read_text(encoding="utf-8") if f.get("file") else ""} for f in items]
+    return [
+        {**f, "svg": existing(name, [folder / f["file"]])[0].read_text(encoding="utf-8") if f.get("file") else ""} for f in items
+    ]
 
 
 def read_study(study: str, inputs: Mapping) -> StudyPage:

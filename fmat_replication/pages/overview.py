@@ -35,7 +35,9 @@ def verdicts(data: IndexPage) -> dict:
     if not len(rep):
         return {"total": None}
     summary = summarise(rep)
-    summary["page"] = [Markup('<a href="{0}.html">{0}</a>').format(s) if s in data.studies else "not run" for s in summary["study"]]
+    summary["page"] = [
+        Markup('<a href="{0}.html">{0}</a>').format(s) if s in data.studies else "not run" for s in summary["study"]
+    ]
     t = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
     joint = []
     for analysis, layout in JOINT_TABLES.items():
@@ -58,7 +60,10 @@ def model_tables(data: IndexPage) -> dict:
     if len(oov):
         by_model = oov.groupby("model", sort=False)[["rows", "oov_rows", "nan_prob_rows"]].sum().reset_index()
         hit = oov[(oov["oov_rows"] > 0) | (oov["nan_prob_rows"] > 0)]
-        oov_tables = [Markup(html_table(by_model)), Markup(html_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]]))]
+        oov_tables = [
+            Markup(html_table(by_model)),
+            Markup(html_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])),
+        ]
     agreement = data.agreement
     return {
         "oov_tables": oov_tables,

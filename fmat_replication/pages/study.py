@@ -58,7 +58,9 @@ def figure_items(drawn: list[dict]) -> list[dict]:
             "missing": f.get("missing", ""),
             "caption": f.get("caption", ""),
             **f,
-            "src": "data:image/svg+xml;base64," + base64.b64encode(f["svg"].encode("utf-8")).decode("ascii") if f.get("svg") else "",
+            "src": "data:image/svg+xml;base64," + base64.b64encode(f["svg"].encode("utf-8")).decode("ascii")
+            if f.get("svg")
+            else "",
         }
         for f in drawn
     ]
@@ -99,13 +101,21 @@ def paper_tables(data: StudyPage) -> dict:
             extra = table_criterion(data.study, data.paper, models=mine, item=item_word(raw))
             tables.append(Markup(table_html(extra, ours_only(stats), study=data.study, legend=False)))
     rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else rep
-    return {"paper_tables": tables, "in_the_text": Markup(text_rows_html(rest)) if len(rest) else "", "has_paper_rows": bool(len(rep))}
+    return {
+        "paper_tables": tables,
+        "in_the_text": Markup(text_rows_html(rest)) if len(rest) else "",
+        "has_paper_rows": bool(len(rep)),
+    }
 
 
 def downloads(data: StudyPage) -> dict:
     """The CSV downloads: paper vs ours, all our numbers, the analysis' other figure tables."""
     s, rep, stats = data.study, data.replication, data.stats
-    links = [csv_link(replication_text(rep), f"{s}_paper_vs_ours.csv", f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)")]
+    links = [
+        csv_link(
+            replication_text(rep), f"{s}_paper_vs_ours.csv", f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)"
+        )
+    ]
     links = links if len(rep) else []
     links.append(csv_link(stats, f"{s}_all_our_numbers.csv", f"all our numbers ({len(stats)} rows, CSV)"))
     drawn = {f["name"] for f in data.drawn}
@@ -134,7 +144,9 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
         "notes_text": str(raw.get("notes") or ""),
         "template_table": Markup(rows_html(template_rows(raw))),
         "option_table": Markup(rows_html(option_rows(raw))),
-        "oov_table": Markup(html_table(data.oov.drop(columns=["study", "demo", "packages"], errors="ignore") if len(data.oov) else None)),
+        "oov_table": Markup(
+            html_table(data.oov.drop(columns=["study", "demo", "packages"], errors="ignore") if len(data.oov) else None)
+        ),
         "notes": notes,
     }
 
@@ -152,7 +164,10 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
         "verdict": Markup(verdict_html(data.study, data.replication)),
         "recovery": None
         if recovery is None
-        else {"summary": Markup(recovery_summary(recovery)), "table": Markup(html_table(recovery_rows(recovery, data.replication)))},
+        else {
+            "summary": Markup(recovery_summary(recovery)),
+            "table": Markup(html_table(recovery_rows(recovery, data.replication))),
+        },
         "calibrated": None
         if calibrated is None
         else {"summary": calibrated_summary(calibrated), "table": Markup(html_table(calibrated, max_rows=60))},

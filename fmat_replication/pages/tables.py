@@ -34,7 +34,6 @@ Key = tuple[str, str, str]
 VERDICT_CLASS = {REPLICATED: "v-replicated", NOT_REPLICATED: "v-not", NOT_COMPUTABLE: "v-nc"}
 
 
-
 def table_number(paper: pd.DataFrame, study: str) -> str:
     """The number of the paper's table that prints a study's numbers, read from the ``source``
     column of its rows in the paper's file ("Table 3, alpha_query column" -> "3"); "" when the
@@ -43,6 +42,7 @@ def table_number(paper: pd.DataFrame, study: str) -> str:
         return ""
     found = paper.loc[paper["study"] == study, "source"].astype(str).str.extract(r"\bTable (\d+)")[0].dropna()
     return str(found.mode().iloc[0]) if len(found) else ""
+
 
 #: statistics shown with their Greek / typographic name
 STAT_NAMES = {
