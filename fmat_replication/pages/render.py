@@ -217,6 +217,25 @@ def write_kernel(folder: Path) -> Path:
     return folder
 
 
+def quarto_env(tmp: Path) -> dict:
+    """Quarto's environment: this Python for its Jupyter (``QUARTO_PYTHON``, and a ``python3``
+    kernel spec of it first on ``JUPYTER_PATH``), no colours, and a temporary folder inside
+    ``tmp`` (whatever Quarto or Jupyter put there goes with it)."""
+    env = dict(os.environ)
+    jupyter = write_kernel(tmp / "jupyter")
+    private = tmp / "tmp"
+    private.mkdir()
+    env.update(
+        {
+            "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
+            "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
+            "NO_COLOR": "1",
+            **{name: str(private) for name in ("TMPDIR", "TEMP", "TMP")},
+        }
+    )
+    return env
+
+
 def render_quarto(
     source: str | Path,
     out: str | Path,
@@ -266,18 +285,7 @@ def render_quarto(
             "--execute-params",
             str(params_file),
         ]
-        env = dict(os.environ)
-        jupyter = write_kernel(tmp / "jupyter")
-        env.update(
-            {
-                "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
-                "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
-                "NO_COLOR": "1",
-            }
-        )
-        private = tmp / "tmp"  # whatever Quarto or Jupyter put in the temporary folder goes with it
-        private.mkdir()
-        env.update({"TMPDIR": str(private), "TEMP": str(private), "TMP": str(private)})
+        env = quarto_env(tmp)
         log.info("quarto: %s (%s), QUARTO_PYTHON=%s", quarto, _quarto_version(quarto), sys.executable)
         log.info("running %s", " ".join(cmd))
         returncode, lines, timed_out = _run(cmd, env, work, timeout)
