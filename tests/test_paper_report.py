@@ -372,3 +372,33 @@ def test_figure3_rasterizes_only_thousands_of_points():
 
     assert figure3_criterion(table(1000), "1C").axes[0].collections[0].get_rasterized()
     assert not figure3_criterion(table(50), "1A").axes[0].collections[0].get_rasterized()
+
+
+def test_forest_plot_is_legible_at_page_width():
+    """Issue 41: nine long rows (3A): the data get more than half of the figure's width, the labels
+    are wrapped words (not raw ids), the legend lies outside the data, the planted value is drawn,
+    and the paper's mark only where the paper prints a number."""
+    from fmat_replication.pages.paper_figures import wrap_label
+
+    conds = ["all", *[f"pair{i}" for i in range(1, 7)], "wording:men/women", "wording:fathers/mothers"]
+    labels = {f"pair{i}": f"a long attribute phrase number {i} – its long counterpart {i}" for i in range(1, 7)}
+    effects = pd.DataFrame(
+        {"model": "all", "condition": conds, "d": np.linspace(-0.3, 1.2, 9), "ci_low": np.linspace(-0.5, 1.0, 9)}
+    ).assign(ci_high=lambda d: d["d"] + 0.2)
+    rep = pd.DataFrame({"study": "3A", "statistic": "d", "condition": ["all"], "model": "all", "paper_value": [1.1]})
+    fig = figure_stereotype_forest(effects, rep, "3A", labels, planted={"all": 1.0, "pair2": 0.5})
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    whole = fig.get_tightbbox(renderer).width * fig.dpi  # the saved figure (bbox_inches="tight"), in pixels
+    assert ax.get_window_extent().width > 0.5 * whole
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert "wording: men vs. women" in ticks and all(max(map(len, t.split("\n"))) <= 26 for t in ticks)
+    assert wrap_label("wording:men/women") == "wording: men vs. women"
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.y1 < ax.get_window_extent().y0  # below the data, not on it
+    marks = {c.get_label(): c for c in ax.collections}
+    assert len(marks["planted (demo world)"].get_offsets()) == 9  # NaN where nothing was planted
+    assert np.isfinite(marks["planted (demo world)"].get_offsets()[:, 0]).sum() == 2
+    no_paper = figure_stereotype_forest(effects, rep.iloc[:0], "X1", labels).axes[0]
+    assert "paper" not in [c.get_label() for c in no_paper.collections]  # no diamonds where the paper has none

@@ -187,9 +187,11 @@ def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)")
         raise FigureUnavailable("no effect size was computed (every d is missing)")
     plt = _plt()
     labels = [wrap_label(x) for x in r["label"].astype(str)]
-    height = 0.3 * sum(1 + x.count("\n") for x in labels) + 0.45 * len(r) + 1.6
+    rows_in = 0.22 * sum(1 + x.count("\n") for x in labels) + 0.12 * len(r)  # the rows' height, in inches
+    bottom, top = 1.0, 0.45  # below the data: the x axis and the legend; above: the title
+    height = rows_in + bottom + top
     fig = plt.figure(figsize=(9.0, height))
-    ax = fig.add_axes((0.30, 1.15 / height, 0.66, 1 - 1.6 / height))  # data: 66% of the width
+    ax = fig.add_axes((0.30, bottom / height, 0.66, rows_in / height))  # data: 66% of the width
     ypos = np.arange(len(r))[::-1]
     d, lo, hi = (r[c].to_numpy(float) for c in ("d", "ci_low", "ci_high"))
     ax.errorbar(
@@ -214,7 +216,7 @@ def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)")
     ax.set_ylim(-0.6, len(r) - 0.4)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.25)
-    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.9 / height * 2.2), ncol=3)
+    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.55 / rows_in), ncol=3)
     if title:
         ax.set_title(title, fontsize=11)
     return fig
