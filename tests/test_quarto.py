@@ -90,6 +90,7 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
         "The verdict",
         "Planted and recovered",
         "The paper's table, with ours",
+        "Printed in the text",
         "Figures",
         "Reliability",
         "Design",

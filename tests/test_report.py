@@ -282,9 +282,7 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     params = {
         "study": "1A",
         "config_hash": "1e5",
-        "demo": False,
-        "scores": [Path("a b/$(touch x).parquet"), "c"],
-        "recovery": None,
+        "inputs": {"stats": Path("s p/stats.parquet"), "cards": [Path("a b/$(touch x).json"), "c"]},
     }
     in_reports = sorted(p.name for p in (REPO / "reports").iterdir())  # a page rendered there by hand may be
     assert render_page("study", out, params, cwd=tmp_path) == "quarto"
@@ -293,12 +291,10 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     assert args[args.index("--to") + 1] == "html"
     assert args[args.index("--output") + 1] == "final.html"
     assert args[args.index("--execute-dir") + 1] == str(tmp_path)
-    assert yaml.safe_load(Path(f"{record}.params").read_text()) == {
+    assert yaml.safe_load(Path(f"{record}.params").read_text()) == {  # the page's inputs stay a mapping
         "study": "1A",
         "config_hash": "1e5",
-        "demo": False,
-        "scores": ["a b/$(touch x).parquet", "c"],
-        "recovery": None,
+        "inputs": {"stats": "s p/stats.parquet", "cards": ["a b/$(touch x).json", "c"]},
     }
     env = dict(line.split("=", 1) for line in Path(f"{record}.env").read_text().splitlines() if "=" in line)
     assert env["QUARTO_PYTHON"] == sys.executable

@@ -180,9 +180,12 @@ def _write(out: Path, write, output_fix: str) -> None:
 
 
 def yaml_params(params: Mapping) -> dict:
-    """Parameters as YAML holds them: paths as strings, lists as lists, None, booleans and numbers as they are."""
+    """Parameters as YAML holds them: paths as strings, lists as lists, mappings (a page's
+    ``inputs``) as mappings, None, booleans and numbers as they are."""
 
     def plain(v):
+        if isinstance(v, Mapping):
+            return {str(k): plain(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
             return [plain(x) for x in v]
         if v is None or isinstance(v, (bool, int, float)):
