@@ -24,7 +24,6 @@ first other numeric column over the years); otherwise the report shows its first
 from __future__ import annotations
 
 import math
-from importlib import metadata
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -38,8 +37,6 @@ from .paper_figures import FigureUnavailable
 ICC_STATS = ("ICC_average", "ICC_single")
 #: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
 ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
-#: packages whose versions the provenance table lists
-PACKAGES = ("fmat", "torch", "transformers", "tokenizers", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "snakemake")
 
 
 def _plt():
@@ -275,18 +272,6 @@ def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: boo
 # ---------------------------------------------------------------------------------------
 
 
-def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
-    """Installed versions of ``packages`` ("not installed" when absent)."""
-    rows = []
-    for name in packages:
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            version = "not installed"
-        rows.append({"package": name, "version": version})
-    return pd.DataFrame(rows)
-
-
 def run_settings(params: Mapping[str, object]) -> pd.DataFrame:
     """Key/value table of the run: whatever ``params`` holds (device, dtype, date, config hash...)."""
     return pd.DataFrame([{"item": k, "value": str(v)} for k, v in params.items() if str(v) != ""])
@@ -299,6 +284,5 @@ __all__ = [
     "figure2_icc",
     "plot_figure_table",
     "html_table",
-    "package_versions",
     "run_settings",
 ]
