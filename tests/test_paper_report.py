@@ -317,7 +317,7 @@ def test_svg_img_is_a_decodable_svg():
     img = svg_img(fig, alt="a 'line'")
     data = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)'", img).group(1)).decode()
     assert data.lstrip().startswith("<?xml") and "<svg" in data
-    assert "alt='a &#x27;line&#x27;'" in img
+    assert "alt='a &#39;line&#39;'" in img  # escaped in the attribute
 
 
 # ----------------------------------------------------------------------------- design

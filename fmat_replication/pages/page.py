@@ -142,17 +142,17 @@ _INLINE = re.compile(r"`([^`]+)`|\*([^*]+)\*")
 
 def text_html(text: str) -> str:
     """A :class:`Text` paragraph as HTML: escaped, ```code``` and ``*emphasis*`` as pandoc reads them."""
+    from markupsafe import Markup, escape
+
     out, last = [], 0
     for m in _INLINE.finditer(text):
-        out.append(_html.escape(text[last : m.start()], quote=False))
+        out.append(escape(text[last : m.start()]))
         out.append(
-            f"<code>{_html.escape(m.group(1), quote=False)}</code>"
-            if m.group(1) is not None
-            else f"<em>{_html.escape(m.group(2), quote=False)}</em>"
+            Markup("<code>{}</code>").format(m.group(1)) if m.group(1) is not None else Markup("<em>{}</em>").format(m.group(2))
         )
         last = m.end()
-    out.append(_html.escape(text[last:], quote=False))
-    return f"<p>{''.join(out)}</p>"
+    out.append(escape(text[last:]))
+    return str(Markup("<p>{}</p>").format(Markup("").join(out)))
 
 
 def raw_block(html: str) -> str:

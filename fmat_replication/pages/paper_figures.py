@@ -22,7 +22,6 @@ words why it cannot be drawn (the report prints it). :func:`svg_img` embeds a fi
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
 import textwrap
@@ -31,6 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from fmat_replication.pages.html import render
 from fmat_replication.paper import stars_for
 
 GREY, BLACK = "#8c8c8c", "#000000"
@@ -58,10 +58,7 @@ def svg_img(fig, alt: str, close: bool = True) -> str:
     if close:
         _plt().close(fig)
     data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
-    return (
-        f"<img class='paper-figure' alt='{html.escape(alt, quote=True)}' "
-        f"style='max-width:100%;height:auto' src='data:image/svg+xml;base64,{data}'>"
-    )
+    return render("svg_img.html.j2", alt=alt, data=data)
 
 
 def _need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
