@@ -46,3 +46,19 @@ def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", 
     """
     args = {"inputs": page_inputs(inputs), **params}
     return render_page("study" if "study" in args else "index", out, args, engine=engine, log_file=log)
+
+
+def bundle_pages(pages, out) -> list:
+    """Rule report_pages: every page copied into the folder ``out``, for ``snakemake --report``:
+    it keeps the files of one folder output side by side, so a page's links to the others
+    (``index.html``, ``2A.html``) work inside the report. Returns the copies."""
+    import shutil
+    from pathlib import Path
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for page in map(Path, pages):
+        shutil.copyfile(page, out / page.name)
+        copies.append(out / page.name)
+    return copies

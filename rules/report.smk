@@ -6,7 +6,8 @@
 # reports/index.qmd, which print the same filled template) when `quarto` is on PATH, else
 # without it; config `report_engine` (auto | quarto | offline) forces one. The log names the
 # engine used (and holds Quarto's output). `snakemake --report report.zip` holds the pages and
-# the figures (report(); captions in report/).
+# the figures (report(); captions in report/): the pages through rule report_pages, one folder
+# of copies, so that in the report they lie side by side and their links to each other work.
 # The inputs of a page are declared once, in fmat_replication.pages.inputs (STUDY_INPUTS,
 # INDEX_INPUTS): these rules unpack them, a page rendered by hand reads the same declaration.
 # `script:`, not `shell:`: no path is put into a shell command line, so a folder name with a
@@ -19,7 +20,7 @@ from fmat_replication.pages.drawing import figure_inputs as _figure_inputs
 from fmat_replication.pages.inputs import index_inputs as _index_inputs
 from fmat_replication.pages.inputs import study_inputs as _study_inputs
 
-REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
+REPORT_TARGETS = [*expand("results/reports/{page}.html", page=[*STUDIES, "index"]), "results/report_pages"]
 
 # what the pages print as provenance
 # a study page's provenance hash leaves out the list of studies (and their scoring groups), so
@@ -80,12 +81,7 @@ rule report_study:
         unpack(lambda w: _study_inputs(w.study, config, world=_WORLD, repo=_REPO)),
         source=repo_path("reports/study.qmd"),
     output:
-        report(
-            "results/reports/{study}.html",
-            caption="../report/study.rst",
-            category="Study pages",
-            labels={"study": "{study}"},
-        ),
+        "results/reports/{study}.html",
     log:
         "logs/report/{study}.log",
     benchmark:
@@ -104,12 +100,7 @@ rule report_index:
         **_index_inputs(STUDIES, SLUGS, config, world=_WORLD, repo=_REPO),
         source=repo_path("reports/index.qmd"),
     output:
-        report(
-            "results/reports/index.html",
-            caption="../report/index.rst",
-            category="Overview",
-            labels={"page": "overview"},
-        ),
+        "results/reports/index.html",
     log:
         "logs/report/index.log",
     benchmark:
@@ -126,3 +117,22 @@ rule report_index:
         engine=config.get("report_engine", "auto"),
     script:
         "../scripts/report.py"
+
+
+rule report_pages:
+    input:
+        expand("results/reports/{page}.html", page=[*STUDIES, "index"]),
+    output:
+        report(
+            directory("results/report_pages"),
+            patterns=["{page}.html"],
+            caption="../report/pages.rst",
+            category="Pages",
+            labels={"page": "{page}"},
+        ),
+    log:
+        "logs/report/pages.log",
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../scripts/report_pages.py"

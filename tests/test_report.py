@@ -376,3 +376,18 @@ def test_the_library_has_no_report_command_or_notebook_renderer(capsys):
     replication = tomllib.loads((REPO / "fmat_replication" / "pyproject.toml").read_text())["project"]["dependencies"]
     assert not [d for d in library if re.split(r"[<>=!~ ]", d)[0] in (*words, "ipykernel")]  # the library renders no notebook
     assert any(d.startswith("ipykernel") for d in replication)  # Quarto's jupyter engine: the replication's
+
+
+def test_the_pages_lie_side_by_side_for_snakemake_report(tmp_path):
+    """rule report_pages: the pages copied into one folder (snakemake --report keeps a folder's
+    files together, so "index.html" and "2A.html" links between them resolve), byte for byte."""
+    from fmat_replication.report_stage import bundle_pages
+
+    pages = []
+    for name, text in (("2A.html", "<a href='index.html'>back</a>"), ("index.html", "<a href='2A.html'>2A</a>")):
+        (tmp_path / "reports").mkdir(exist_ok=True)
+        (tmp_path / "reports" / name).write_text(text)
+        pages.append(tmp_path / "reports" / name)
+    copies = bundle_pages(pages, tmp_path / "bundle")
+    assert sorted(p.name for p in (tmp_path / "bundle").iterdir()) == ["2A.html", "index.html"] == sorted(p.name for p in copies)
+    assert all((tmp_path / "bundle" / p.name).read_bytes() == p.read_bytes() for p in pages)
