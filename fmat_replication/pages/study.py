@@ -111,12 +111,10 @@ def paper_tables(data: StudyPage) -> dict:
 def downloads(data: StudyPage) -> dict:
     """The CSV downloads: paper vs ours, all our numbers, the analysis' other figure tables."""
     s, rep, stats = data.study, data.replication, data.stats
-    links = [
-        csv_link(
-            replication_text(rep), f"{s}_paper_vs_ours.csv", f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)"
-        )
-    ]
-    links = links if len(rep) else []
+    links = []
+    if len(rep):
+        what = f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)"
+        links.append(csv_link(replication_text(rep), f"{s}_paper_vs_ours.csv", what))
     links.append(csv_link(stats, f"{s}_all_our_numbers.csv", f"all our numbers ({len(stats)} rows, CSV)"))
     drawn = {f["name"] for f in data.drawn}
     other = {k: v for k, v in data.figures.items() if k not in SHOWN_TABLES and k not in drawn}
