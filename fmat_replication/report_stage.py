@@ -7,8 +7,11 @@ before, by their own rules (:mod:`fmat_replication.pages.drawing`)."""
 
 from __future__ import annotations
 
-from typing import Mapping
+import shutil
+from pathlib import Path
+from typing import Mapping, Sequence
 
+from .pages.drawing import draw_index, draw_study
 from .pages.render import render_page
 
 
@@ -52,9 +55,6 @@ def bundle_pages(pages, out) -> list:
     """Rule report_pages: every page copied into the folder ``out``, for ``snakemake --report``:
     it keeps the files of one folder output side by side, so a page's links to the others
     (``index.html``, ``2A.html``) work inside the report. Returns the copies."""
-    import shutil
-    from pathlib import Path
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     copies = []
@@ -62,3 +62,11 @@ def bundle_pages(pages, out) -> list:
         shutil.copyfile(page, out / page.name)
         copies.append(out / page.name)
     return copies
+
+
+def draw_figures(out, inputs: Mapping, *, study: str | None = None, studies: Sequence[str] = ()) -> list:
+    """Rules report_figures (``study``) and report_figures_index (``studies``): a page's figures
+    as SVG files and ``figures.json`` in the folder ``out``
+    (:func:`fmat_replication.pages.drawing.draw_study`, ``draw_index``); returns their items."""
+    given = page_inputs(inputs)
+    return draw_study(study, given, out) if study else draw_index(list(studies), given, out)

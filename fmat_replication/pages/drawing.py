@@ -23,15 +23,19 @@ import pandas as pd
 from fmat.io import read_table
 from fmat.study import read_study_yaml
 
+from ..criteria import DEMO_SOURCE
 from ..scripts import write_json
 from .design import pair_labels
 from .figures import figure2_icc, icc_table, plot_figure_table
+from .inputs import study_inputs
 from .paper_figures import (
     FigureUnavailable,
+    close_figure,
     figure3_criterion,
     figure4_trend,
     figure_attitude_forest,
     figure_stereotype_forest,
+    paper_d,
 )
 
 #: a study's figure inputs (a part of fmat_replication.pages.inputs.STUDY_INPUTS), and ``wefat``:
@@ -44,8 +48,6 @@ CRITERION_TABLE = "resources/criteria/{table}.parquet"
 def figure_inputs(study: str, config: Mapping, *, world: bool, root=".", repo=".") -> dict:
     """Rule report_figures' inputs: :data:`FIGURE_INPUTS` of :func:`~.inputs.study_inputs`, and
     ``wefat`` where the study's analysis reads a WEFAT table (``analysis.options.wefat.table``)."""
-    from .inputs import study_inputs
-
     given = study_inputs(study, config, world=world, root=root, repo=repo)
     out = {k: v for k, v in given.items() if k in FIGURE_INPUTS}
     table = wefat_table(read_study_yaml(out["study_file"])) if Path(out["study_file"]).is_file() else ""
@@ -65,8 +67,6 @@ def wefat_table(raw: Mapping) -> str:
 def demo_vector_items(wefat: pd.DataFrame | None) -> set:
     """The items whose WEFAT score comes from seeded demo vectors, not GloVe
     (:data:`fmat_replication.criteria.DEMO_SOURCE`)."""
-    from ..criteria import DEMO_SOURCE
-
     if wefat is None or "source" not in wefat.columns:
         return set()
     return set(wefat.loc[wefat["source"].astype(str) == DEMO_SOURCE, "item"].astype(str))
@@ -127,9 +127,7 @@ def effects_figure(study: str, effects: pd.DataFrame, rep: pd.DataFrame, raw: Ma
         conds = e["condition"].astype(str).tolist() if "condition" in e.columns else []
         draw = lambda: figure_stereotype_forest(effects, rep, study, pair_labels(raw), planted)
         over = " over all models"
-    from .paper_figures import _paper_d
-
-    caption = _forest_caption(_paper_d(rep, study, conds), {c: planted[c] for c in conds if c in planted}, over)
+    caption = _forest_caption(paper_d(rep, study, conds), {c: planted[c] for c in conds if c in planted}, over)
     return Figure("effects", f"Effect sizes (Study {study})", caption, draw)
 
 
@@ -205,8 +203,6 @@ def study_figures(study: str, raw: Mapping, tables: Mapping, stats, rep, recover
 
 def write_figures(figures: Sequence[Figure], out) -> list[dict]:
     """Draw each figure to ``out/<name>.svg`` and write ``out/figures.json``; returns its items."""
-    from .paper_figures import _plt
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     items = []
@@ -218,7 +214,7 @@ def write_figures(figures: Sequence[Figure], out) -> list[dict]:
             items.append({**item, "file": "", "missing": str(err)})
             continue
         fig.savefig(out / item["file"], format="svg", bbox_inches="tight")
-        _plt().close(fig)
+        close_figure(fig)
         items.append(item)
     write_json(items, out / "figures.json")
     return items

@@ -51,6 +51,11 @@ def _plt():
     return plt
 
 
+def close_figure(fig) -> None:
+    """Free a drawn figure (pyplot keeps every figure until closed)."""
+    _plt().close(fig)
+
+
 def svg_img(fig, alt: str, close: bool = True) -> str:
     """The figure as an ``<img>`` holding SVG in a data URI (scales to the page's width)."""
     buf = io.StringIO()
@@ -219,7 +224,7 @@ def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)")
     return fig
 
 
-def _paper_d(replication: pd.DataFrame | None, study: str, conditions, column: str = "paper_value") -> list[float]:
+def paper_d(replication: pd.DataFrame | None, study: str, conditions, column: str = "paper_value") -> list[float]:
     """The paper's d of each condition, from the replication table (``paper_value``); NaN where
     the paper prints none."""
     if replication is None or replication.empty or column not in replication.columns:
@@ -245,7 +250,7 @@ def figure_attitude_forest(
             "d": effects["d"].to_numpy(float),
             "ci_low": effects["ci_low"].to_numpy(float),
             "ci_high": effects["ci_high"].to_numpy(float),
-            "paper": _paper_d(replication, study, conds),
+            "paper": paper_d(replication, study, conds),
             "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
         }
     )
@@ -277,7 +282,7 @@ def figure_stereotype_forest(
             "d": e["d"].to_numpy(float),
             "ci_low": e["ci_low"].to_numpy(float),
             "ci_high": e["ci_high"].to_numpy(float),
-            "paper": _paper_d(replication, study, conds),
+            "paper": paper_d(replication, study, conds),
             "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
         }
     )
