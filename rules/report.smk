@@ -44,7 +44,7 @@ rule report_figures:
             labels={"study": "{study}", "figure": "{name}"},
         ),
     log:
-        "logs/report/figures_{study}.log",
+        "logs/figures/{study}.log",
     conda:
         "../envs/report.yaml"
     params:
@@ -67,7 +67,7 @@ rule report_figures_index:
             labels={"study": "all", "figure": "{name}"},
         ),
     log:
-        "logs/report/figures_index.log",
+        "logs/figures/index.log",
     conda:
         "../envs/report.yaml"
     params:
