@@ -131,7 +131,7 @@ rule report_pages:
             labels={"page": "{page}"},
         ),
     log:
-        "logs/report/pages.log",
+        "logs/report_pages.log",
     conda:
         "../envs/report.yaml"
     script:
