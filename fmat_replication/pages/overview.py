@@ -85,8 +85,19 @@ def provenance(data: IndexPage, settings: Mapping) -> dict:
     }
     return {
         "settings_table": Markup(html_table(run_settings(rows))),
-        "provenance_table": Markup(html_table(data.provenance if len(data.provenance) else None)),
+        "provenance_table": Markup(html_table(short_hashes(data.provenance) if len(data.provenance) else None)),
     }
+
+
+def short_hashes(provenance, lengths: Mapping[str, int] = {"commit": 12, "sha256": 16}):
+    """The provenance table as the overview shows it: a commit and a weights hash by their first
+    characters (the full ones are in ``results/models/provenance.parquet``), so that the table with
+    its package columns fits the page's width."""
+    out = provenance.copy()
+    for column, n in lengths.items():
+        if column in out.columns:
+            out[column] = [t if len(str(t)) <= n else f"{str(t)[:n]}…" for t in out[column].astype(str)]
+    return out
 
 
 def overview_context(data: IndexPage, settings: Mapping) -> dict:
