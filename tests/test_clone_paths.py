@@ -178,6 +178,15 @@ def test_snakemake_report_holds_the_pages(finished):
         assert len(folders) == 1, folders  # side by side: "index.html" and "1A.html" links resolve (issue 41)
         assert any(n.endswith(".svg") for n in names)  # the figures rules' figures, report() items too
         text = zf.read("report/report.html").decode("utf-8", "replace")
+        zf.extractall(work / "unpacked")
     for caption in ("The overview: paper vs ours per study", "The report page of study"):
         assert caption in text, caption
+    # in Chromium, as the report's viewer shows a page: its links lead to the pages beside it
+    from browser_pages import follow_report_links
+
+    viewer = work / "unpacked" / "report" / "report.html"
+    page = held[0].replace("report/", "", 1).replace("index.html", "1A.html")
+    seen = follow_report_links(viewer, page, ["a[href='index.html']", "a.study-link[href='3D.html']"])
+    assert [u.rsplit("/", 1)[1] for u in seen["urls"]] == ["index.html", "3D.html"], seen
+    assert seen["titles"][1].endswith("study report") and seen["console_errors"] == [], seen
     assert _pwned(root) == []
