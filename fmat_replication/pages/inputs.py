@@ -40,13 +40,14 @@ STUDY_INPUTS = {
     "oov": "results/oov/{study}.parquet",
     "recovery": "results/recovery/{study}.parquet",
 }
-#: the overview's inputs: one file, or one per study (``{study}``) or per model (``{model}``)
+#: the overview's inputs: one file, or one per study (``{study}``) or per model (``{model}``); the
+#: per-study ones are the study pages' own (one path each, written once)
 INDEX_INPUTS = {
-    "paper": "config/paper_results.tsv",
+    "paper": STUDY_INPUTS["paper"],
     "replication": "results/replication.parquet",
-    "stats": "results/analysis/{study}/stats.parquet",
-    "study_files": "{studies_dir}/{study}.yaml",
-    "oov": "results/oov/{study}.parquet",
+    "stats": STUDY_INPUTS["stats"],
+    "study_files": STUDY_INPUTS["study_file"],
+    "oov": STUDY_INPUTS["oov"],
     "drawn": "results/figures/index",
     "checks": "results/models/checks.parquet",
     "agreement": "results/models/agreement.parquet",
@@ -56,11 +57,11 @@ INDEX_INPUTS = {
 }
 #: inputs that exist only in a run with a world file (the demo's planted associations)
 WORLD_ONLY = ("recovery",)
-#: inputs that are files of the repository, not results (the rule gives them relative to the Snakefile)
-REPOSITORY_FILES = ("paper",)
 
 
 def _fill(pattern: str, root: Path, repo: Path, **names) -> str:
+    """A pattern filled in: a file of the repository (``config/...``, the paper's numbers) under
+    ``repo``, a result under ``root``; relative as given when the folder is "."."""
     base = repo if pattern.startswith("config/") else root
     return str(base / pattern.format(**names)) if str(base) != "." else pattern.format(**names)
 
