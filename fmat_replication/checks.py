@@ -21,8 +21,11 @@ import pandas as pd
 
 from fmat.io import read_table, write_table
 
-#: the columns of ``results/oov/{study}.parquet``
-OOV_COLUMNS = ["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]
+#: the columns of ``results/oov/{study}.parquet``: the counts, then what the scoring job recorded
+#: (``demo``: a tiny demo model; ``packages``: JSON of the distributions' versions in that job)
+OOV_COLUMNS = ["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words", "demo", "packages"]
+#: the key of a score table's attrs that holds the scoring job's record (fmat_replication.score)
+PROVENANCE_KEY = "fmat_provenance"
 #: the columns of ``results/models/provenance.parquet`` (from each model's card)
 PROVENANCE_COLUMNS = ["model", "source", "revision", "commit", "sha256", "created"]
 
@@ -64,9 +67,31 @@ def oov_summary(scores: pd.DataFrame, word: str = "M_word", max_words: int = 30)
     return pd.DataFrame(rows, columns=cols)
 
 
+def scoring_records(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Per model, what its scoring job recorded in the score table's metadata
+    (:func:`fmat_replication.score.scoring_provenance`): ``model``, ``demo`` (a tiny demo model;
+    NA where nothing was recorded) and ``packages`` (JSON of the versions; "" where none)."""
+    rows = []
+    for path in paths:
+        table = read_table(path, columns=["model"])
+        rec = table.attrs.get(PROVENANCE_KEY) or {}
+        model = str(table["model"].iloc[0]) if len(table) else str(rec.get("model", ""))
+        rows.append(
+            {
+                "model": model,
+                "demo": rec["demo"] if "demo" in rec else pd.NA,
+                "packages": json.dumps(rec.get("packages") or {}, sort_keys=True) if rec else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["model", "demo", "packages"]).drop_duplicates("model")
+
+
 def oov_study(score_paths: Sequence, out, *, study: str) -> pd.DataFrame:
-    """Rule oov_study: the OOV counts of one study's score tables (one per model) -> ``out``."""
-    table = oov_summary(read_scores(score_paths)).assign(study=str(study))[OOV_COLUMNS]
+    """Rule oov_study: the OOV counts of one study's score tables (one per model), each model's
+    row with what its scoring job recorded (:func:`scoring_records`) -> ``out``."""
+    counts = oov_summary(read_scores(score_paths)).assign(study=str(study))
+    table = counts.merge(scoring_records(score_paths), on="model", how="left")[OOV_COLUMNS]
+    table["demo"] = table["demo"].astype("boolean")
     write_table(table, out)
     return table
 
@@ -109,14 +134,25 @@ def agreement_by_construction(agreement: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def provenance_table(cards: Sequence) -> pd.DataFrame:
+def provenance_table(cards: Sequence, oov: pd.DataFrame | None = None) -> pd.DataFrame:
     """Where each model came from, from its card (rule model_card): source (hub, cache, local),
-    revision, the locked commit or a local folder's weights hash, and its hub creation date."""
+    revision, the locked commit or a local folder's weights hash, and its hub creation date;
+    then, from ``oov`` (the studies' ``results/oov/{study}.parquet``), whether its scoring job
+    scored a tiny demo model and the version of each package in that job (one column per
+    distribution, "not recorded" where the job recorded none)."""
     rows = []
     for path in cards:
         card = json.loads(Path(path).read_text(encoding="utf-8"))
         rows.append({c: "" if card.get(c) is None else str(card.get(c)) for c in PROVENANCE_COLUMNS})
-    return pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
+    table = pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
+    if oov is None or "packages" not in oov.columns:
+        return table
+    recorded = oov[oov["packages"].astype(str) != ""].drop_duplicates("model")
+    versions = pd.DataFrame([{"model": m, **json.loads(p)} for m, p in zip(recorded["model"].astype(str), recorded["packages"])])
+    if versions.empty:
+        return table
+    table = table.merge(versions, on="model", how="left")
+    return table.fillna({c: "not recorded" for c in versions.columns if c != "model"})
 
 
 def model_checks(
@@ -129,4 +165,4 @@ def model_checks(
     oov = pd.concat([read_table(p) for p in oov_paths], ignore_index=True) if oov_paths else None
     write_table(model_checks_table(agreement, stats, oov), checks_out)
     write_table(agreement_by_construction(agreement), agreement_out)
-    write_table(provenance_table(card_paths), provenance_out)
+    write_table(provenance_table(card_paths, oov), provenance_out)

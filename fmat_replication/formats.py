@@ -139,12 +139,13 @@ def paper_cell(r: Mapping) -> str:
 
 def ours_cell(r: Mapping) -> str:
     """Our number as a cell prints it: value at the paper's precision with the stars of our p
-    (the range over matched rows for a pattern row), '—' when there is none."""
+    (the range over matched rows for a pattern row, its ends at the paper's precision too), '—'
+    when there is none."""
+    dg = r.get("paper_digits", math.nan)
     if _ours_range(r):
-        return f"{number(r['ours_min'])} to {number(r['ours_max'])}"
+        return f"{number(r['ours_min'], dg)} to {number(r['ours_max'], dg)}"
     if missing(r.get("ours_value")):
         return "—"
-    dg = r.get("paper_digits", math.nan)
     stars = stars_for(r.get("ours_p", math.nan))
     return number(r["ours_value"], dg) + (stars if stars not in ("", "ns") else "")
 

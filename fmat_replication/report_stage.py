@@ -1,14 +1,33 @@
-"""Stage ``report`` (rules report_study, report_index): one page, ``results/reports/{study}.html``
-or ``results/reports/index.html``. The page is a plain function of the files its rule declares
-(:func:`fmat_replication.pages.study.study_page`, :func:`fmat_replication.pages.overview.overview_page`),
-written without Quarto by a Jinja2 template or with Quarto (``reports/study.qmd``,
-``reports/index.qmd``): :func:`fmat_replication.pages.render.render_page`; config ``report_engine``."""
+"""Stage ``report`` (rules report_study, report_index, report_figures, report_figures_index):
+one page, ``results/reports/{study}.html`` or ``results/reports/index.html``, filled from the files
+its rule declares (:data:`fmat_replication.pages.inputs.STUDY_INPUTS`, ``INDEX_INPUTS``) by a
+Jinja2 template, written without Quarto or by Quarto (``reports/study.qmd``, ``reports/index.qmd``):
+:func:`fmat_replication.pages.render.render_page`; config ``report_engine``. The figures are drawn
+before, by their own rules (:mod:`fmat_replication.pages.drawing`)."""
 
 from __future__ import annotations
 
-from typing import Mapping
+import shutil
+from pathlib import Path
+from typing import Mapping, Sequence
 
+from .pages.drawing import draw_index, draw_study
 from .pages.render import render_page
+
+
+def page_inputs(inputs: Mapping) -> dict:
+    """A rule's named inputs as a page takes them: a path as a string, a list of paths as a list;
+    an empty list (``recovery`` without a world file) left out; ``source`` (the Quarto document,
+    an input so that editing it renders the page again) left out."""
+    out = {}
+    for name, value in inputs.items():
+        if name == "source":
+            continue
+        if isinstance(value, str) or not hasattr(value, "__iter__"):
+            out[name] = str(value)
+        elif list(value) or name != "recovery":
+            out[name] = [str(v) for v in value]
+    return out
 
 
 def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", log=None) -> str:
@@ -19,26 +38,35 @@ def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", 
     out : path
         The page (``results/reports/{study}.html`` or ``index.html``).
     inputs : mapping
-        The rule's input files by name: a path, or a list of paths (kept a list); an empty list
-        (``recovery`` without a world file) is None. ``source`` (the Quarto document, an input so
-        that editing it renders again) is left out.
+        The rule's input files by name (:func:`page_inputs`).
     params : mapping
-        The page's other arguments (``study`` or ``studies``, ``demo``, ``device``, ...): a
-        ``study`` makes a study page, else the overview.
+        The page's other arguments (``study`` or ``studies``, ``device``, ...): a ``study``
+        makes a study page, else the overview.
     engine : {"auto", "quarto", "offline"}
         The renderer (config ``report_engine``).
     log : path, optional
         The rule's log (named by a Quarto failure).
     """
-
-    args = {}
-    for name, value in inputs.items():
-        if name == "source":
-            continue
-        if isinstance(value, str) or not hasattr(value, "__iter__"):
-            args[name] = str(value)
-        else:
-            paths = [str(v) for v in value]
-            args[name] = None if name == "recovery" and not paths else paths
-    args.update(params)
+    args = {"inputs": page_inputs(inputs), **params}
     return render_page("study" if "study" in args else "index", out, args, engine=engine, log_file=log)
+
+
+def bundle_pages(pages, out) -> list:
+    """Rule report_pages: every page copied into the folder ``out``, for ``snakemake --report``:
+    it keeps the files of one folder output side by side, so a page's links to the others
+    (``index.html``, ``2A.html``) work inside the report. Returns the copies."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for page in map(Path, pages):
+        shutil.copyfile(page, out / page.name)
+        copies.append(out / page.name)
+    return copies
+
+
+def draw_figures(out, inputs: Mapping, *, study: str | None = None, studies: Sequence[str] = ()) -> list:
+    """Rules report_figures (``study``) and report_figures_index (``studies``): a page's figures
+    as SVG files and ``figures.json`` in the folder ``out``
+    (:func:`fmat_replication.pages.drawing.draw_study`, ``draw_index``); returns their items."""
+    given = page_inputs(inputs)
+    return draw_study(study, given, out) if study else draw_index(list(studies), given, out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import os
+import platform
+from importlib import metadata
 from typing import Any, Mapping, Sequence
 
 from fmat.io import read_table, write_table
@@ -13,6 +15,51 @@ from fmat.study import score_options
 
 from .model_stage import check_lock_record, prepare_model_env
 from .scripts import read_json
+
+#: the distributions whose versions the scoring job records (by their distribution names)
+SCORING_PACKAGES = (
+    "fill-mask-association-test",
+    "fmat-replication",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "numpy",
+    "pandas",
+)
+#: the key of a score table's ``attrs`` (kept in the parquet file) holding :func:`scoring_provenance`
+PROVENANCE_KEY = "fmat_provenance"
+
+
+def scoring_provenance(marker: Mapping, packages: Sequence[str] = SCORING_PACKAGES) -> dict:
+    """What the scoring job records beside its scores: the model, whether it is a tiny demo
+    model (its marker's ``tiny`` family), Python and the installed version of each distribution
+    in ``packages`` in *this* process ("not installed" where there is none).
+
+    Parameters
+    ----------
+    marker : mapping
+        The model's download or demo marker (``name``; ``tiny`` for a demo model).
+    packages : sequence of str
+        Distribution names (``fill-mask-association-test``, not the import name ``fmat``).
+
+    Returns
+    -------
+    dict
+        ``{"model", "demo", "python", "packages": {distribution: version}}``.
+    """
+
+    def version(dist):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {
+        "model": str(marker.get("name", "")),
+        "demo": bool(marker.get("tiny")),
+        "python": platform.python_version(),
+        "packages": {d: version(d) for d in packages},
+    }
 
 
 def model_size(name: str) -> str:
@@ -88,7 +135,8 @@ def score_group(
     cache_dir=None,
 ) -> None:
     """Rule score_<group>: ONE model (its marker) scores every study of the group, each table
-    written to its output ``results/scores/{study}/{model}.parquet``. A downloaded model loads
+    written to its output ``results/scores/{study}/{model}.parquet`` with the job's
+    :func:`scoring_provenance` in its ``attrs`` (kept in the parquet file). A downloaded model loads
     offline, at its locked commit, from the cache only."""
 
     prepare_model_env(offline, cache_dir)
@@ -96,6 +144,7 @@ def score_group(
     check_lock_record(lock, marker)
 
     out = dict(zip(studies, outputs))
+    record = scoring_provenance(marker)
     for sid, table in score_studies(
         marker,
         dict(zip(studies, study_files)),
@@ -106,6 +155,7 @@ def score_group(
         threads=threads,
         lock=lock,
     ):
+        table.attrs[PROVENANCE_KEY] = record  # kept in the parquet file: read back by rule oov_study
         write_table(table, out[sid])
 
 

@@ -1,48 +1,87 @@
-# Stage 8: the reports. One HTML page per study and an overview, each built by a plain function
-# of the files its rule declares (fmat_replication.pages.study.study_page, .overview.overview_page)
-# and written by scripts/report.py (fmat_replication.pages.render.render_page): with Quarto
-# (reports/study.qmd, reports/index.qmd) when `quarto` is on PATH, else by a Jinja2 template, no
-# notebook run; config `report_engine` (auto | quarto | offline) forces one. The log names the
-# engine used (and holds Quarto's output). `snakemake --report report.zip` holds the pages
-# (report(); captions in report/).
+# Stage 8: the reports. Figures first (rules report_figures, report_figures_index: SVG files and
+# figures.json with each figure's title and caption, written from the data; report() items), then
+# one HTML page per study and an overview, each one Jinja2 template filled from the files its rule
+# declares (fmat_replication.pages.study.study_page, .overview.overview_page) and written by
+# scripts/report.py (fmat_replication.pages.render.render_page): with Quarto (reports/study.qmd,
+# reports/index.qmd, which print the same filled template) when `quarto` is on PATH, else
+# without it; config `report_engine` (auto | quarto | offline) forces one. The log names the
+# engine used (and holds Quarto's output). `snakemake --report report.zip` holds the pages and
+# the figures (report(); captions in report/): the pages through rule report_pages, one folder
+# of copies, so that in the report they lie side by side and their links to each other work.
+# The inputs of a page are declared once, in fmat_replication.pages.inputs (STUDY_INPUTS,
+# INDEX_INPUTS): these rules unpack them, a page rendered by hand reads the same declaration.
 # `script:`, not `shell:`: no path is put into a shell command line, so a folder name with a
 # space or `$(...)` is only a name.
-# In the demo (tiny models) every page carries a banner: its numbers are not the paper's.
+# Whether a page says DEMO is read from the results (what the scoring jobs recorded), not set here.
 # The Snakefile's `rule all` adds REPORT_TARGETS.
 
 from fmat_replication.config import config_hash as _config_hash
+from fmat_replication.pages.drawing import figure_inputs as _figure_inputs
+from fmat_replication.pages.inputs import index_inputs as _index_inputs
+from fmat_replication.pages.inputs import study_inputs as _study_inputs
 
-REPORT_TARGETS = expand("results/reports/{page}.html", page=[*STUDIES, "index"])
+REPORT_TARGETS = [*expand("results/reports/{page}.html", page=[*STUDIES, "index"]), "results/report_pages"]
 
 # what the pages print as provenance
 # a study page's provenance hash leaves out the list of studies (and their scoring groups), so
 # that adding a study does not change the other pages' parameters (and re-render them)
 _CONFIG_HASH = _config_hash(config)
 _STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in ("studies", "score_groups")})
+_WORLD = bool(WORLD_FILE)
+_REPO = repo_path(".")
 
-# the pages' arguments that are not input files (no absolute path, so that moving the project
-# folder changes no parameter)
-_REPORT_COMMON = {"demo": DEMO, "device": str(config.get("device", ""))}
+
+rule report_figures:
+    input:
+        unpack(lambda w: _figure_inputs(w.study, config, world=_WORLD, repo=_REPO)),
+    output:
+        report(
+            directory("results/figures/{study}"),
+            patterns=["{name}.svg"],
+            caption="../report/figures.rst",
+            category="Figures",
+            subcategory="Study {study}",
+            labels={"study": "{study}", "figure": "{name}"},
+        ),
+    log:
+        "logs/figures/{study}.log",
+    conda:
+        "../envs/report.yaml"
+    params:
+        study=lambda w: w.study,
+    script:
+        "../scripts/figures.py"
+
+
+rule report_figures_index:
+    input:
+        stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
+        replication="results/replication.parquet",
+    output:
+        report(
+            directory("results/figures/index"),
+            patterns=["{name}.svg"],
+            caption="../report/figures.rst",
+            category="Figures",
+            subcategory="Overview",
+            labels={"study": "all", "figure": "{name}"},
+        ),
+    log:
+        "logs/figures/index.log",
+    conda:
+        "../envs/report.yaml"
+    params:
+        studies=list(STUDIES),
+    script:
+        "../scripts/figures.py"
 
 
 rule report_study:
     input:
+        unpack(lambda w: _study_inputs(w.study, config, world=_WORLD, repo=_REPO)),
         source=repo_path("reports/study.qmd"),
-        paper=repo_path("config/paper_results.tsv"),
-        study_file=study_yaml,
-        replication="results/replication/{study}.parquet",
-        stats="results/analysis/{study}/stats.parquet",
-        status="results/analysis/{study}/status.json",
-        figures="results/analysis/{study}/figures",
-        oov="results/oov/{study}.parquet",
-        recovery=lambda w: f"results/recovery/{w.study}.parquet" if WORLD_FILE else [],
     output:
-        report(
-            "results/reports/{study}.html",
-            caption="../report/study.rst",
-            category="Study pages",
-            labels={"study": "{study}"},
-        ),
+        "results/reports/{study}.html",
     log:
         "logs/report/{study}.log",
     benchmark:
@@ -50,7 +89,7 @@ rule report_study:
     conda:
         "../envs/report.yaml"
     params:
-        page=lambda w: {**_REPORT_COMMON, "study": w.study, "config_hash": _STUDY_CONFIG_HASH},
+        page=lambda w: {"study": w.study, "device": str(config.get("device", "")), "config_hash": _STUDY_CONFIG_HASH},
         engine=config.get("report_engine", "auto"),
     script:
         "../scripts/report.py"
@@ -58,24 +97,10 @@ rule report_study:
 
 rule report_index:
     input:
+        **_index_inputs(STUDIES, SLUGS, config, world=_WORLD, repo=_REPO),
         source=repo_path("reports/index.qmd"),
-        paper=repo_path("config/paper_results.tsv"),
-        replication="results/replication.parquet",
-        stats=expand("results/analysis/{study}/stats.parquet", study=STUDIES),
-        study_files=[str(study_file(config, s)) for s in STUDIES],
-        oov=expand("results/oov/{study}.parquet", study=STUDIES),
-        checks="results/models/checks.parquet",
-        agreement="results/models/agreement.parquet",
-        provenance="results/models/provenance.parquet",
-        cards=expand("results/models/{model}.json", model=SLUGS),
-        recovery="results/recovery.parquet" if WORLD_FILE else [],
     output:
-        report(
-            "results/reports/index.html",
-            caption="../report/index.rst",
-            category="Overview",
-            labels={"page": "overview"},
-        ),
+        "results/reports/index.html",
     log:
         "logs/report/index.log",
     benchmark:
@@ -84,11 +109,30 @@ rule report_index:
         "../envs/report.yaml"
     params:
         page={
-            **_REPORT_COMMON,
             "studies": list(STUDIES),
             "models": list(SLUGS),
+            "device": str(config.get("device", "")),
             "config_hash": _CONFIG_HASH,
         },
         engine=config.get("report_engine", "auto"),
     script:
         "../scripts/report.py"
+
+
+rule report_pages:
+    input:
+        expand("results/reports/{page}.html", page=[*STUDIES, "index"]),
+    output:
+        report(
+            directory("results/report_pages"),
+            patterns=["{page}.html"],
+            caption="../report/pages.rst",
+            category="Pages",
+            labels={"page": "{page}"},
+        ),
+    log:
+        "logs/report_pages.log",
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../scripts/report_pages.py"

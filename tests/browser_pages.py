@@ -167,3 +167,37 @@ def check_pages(
         finally:
             browser.close()
     return out
+
+
+def follow_report_links(report_html: str | Path, page: str | Path, clicks: Sequence[str], timeout: float = 60.0) -> dict:
+    """Inside Snakemake's report (``report_html``, from ``snakemake --report report.zip``,
+    unpacked), show ``page`` (a path relative to it) in an iframe as the report's viewer does,
+    then click, one after the other, the first link matching each CSS selector of ``clicks``
+    inside it. Returns {"urls": [the iframe's URL after each click], "titles": [...],
+    "console_errors": [...] of the report and its frame}."""
+    from playwright.sync_api import sync_playwright
+
+    report_html = Path(report_html).resolve()
+    out = {"urls": [], "titles": [], "console_errors": []}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=FLAGS, timeout=timeout * 1000)
+        try:
+            tab = browser.new_page(viewport={"width": 1280, "height": 900})
+            tab.on("console", lambda m: out["console_errors"].append(m.text) if m.type == "error" else None)
+            tab.on("pageerror", lambda e: out["console_errors"].append(str(e)))
+            tab.goto(report_html.as_uri(), wait_until="load")
+            tab.evaluate(
+                "src => { const f = document.createElement('iframe'); f.id = 'fmat-view'; f.src = src;"
+                " f.className = 'w-full h-screen'; document.body.appendChild(f); }",
+                Path(page).as_posix(),
+            )
+            tab.wait_for_timeout(2000)
+            for selector in clicks:
+                tab.frame_locator("#fmat-view").locator(selector).first.click(timeout=timeout * 1000)
+                tab.wait_for_timeout(2000)
+                frame = next(f for f in tab.frames if f != tab.main_frame)
+                out["urls"].append(frame.url)
+                out["titles"].append(frame.title())
+        finally:
+            browser.close()
+    return out

@@ -137,3 +137,33 @@ def test_model_checks_writes_its_three_tables(tmp_path):
     assert read_table(out["checks"])["model"].tolist() == ["m2", "m1"]
     assert read_table(out["agreement"]).shape == (2, 3)
     assert read_table(out["provenance"])["source"].tolist() == ["local"]
+
+
+def test_the_scoring_jobs_record_reaches_the_oov_table_and_the_provenance(tmp_path):
+    """Issue 41: package versions are the scoring job's (its distribution names: the library is
+    fill-mask-association-test), carried in the score table's metadata to results/oov and the
+    provenance table, per model; a table scored before this was recorded says "not recorded"."""
+    from fmat_replication.score import PROVENANCE_KEY, scoring_provenance
+
+    rec = scoring_provenance({"name": "m1", "tiny": "bert"})
+    assert rec["demo"] is True and rec["model"] == "m1"
+    assert rec["packages"]["fill-mask-association-test"] not in ("", "not installed")
+    assert scoring_provenance({"name": "m"}, packages=["no-such-dist-xyz"])["packages"] == {"no-such-dist-xyz": "not installed"}
+    paths = []
+    for m, g in _scores().groupby("model"):
+        g = g.reset_index(drop=True)
+        if m == "m1":  # m2: scored before the record existed
+            g.attrs[PROVENANCE_KEY] = {**rec, "packages": {"torch": "9.9", "fill-mask-association-test": "0.1"}}
+        g.to_parquet(tmp_path / f"{m}.parquet")
+        paths.append(tmp_path / f"{m}.parquet")
+    checks.oov_study(paths, tmp_path / "S1.parquet", study="S1")
+    oov = read_table(tmp_path / "S1.parquet").set_index("model")
+    assert bool(oov.loc["m1", "demo"]) is True and pd.isna(oov.loc["m2", "demo"])
+    assert json.loads(oov.loc["m1", "packages"])["torch"] == "9.9" and oov.loc["m2", "packages"] == ""
+    cards = []
+    for m in ("m1", "m2"):
+        (tmp_path / f"{m}.json").write_text(json.dumps({"model": m, "source": "local"}), encoding="utf-8")
+        cards.append(tmp_path / f"{m}.json")
+    prov = checks.provenance_table(cards, oov.reset_index()).set_index("model")
+    assert prov.loc["m1", "torch"] == "9.9" and prov.loc["m1", "fill-mask-association-test"] == "0.1"
+    assert prov.loc["m2", "torch"] == "not recorded"

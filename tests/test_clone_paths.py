@@ -158,8 +158,8 @@ def test_a_deleted_or_damaged_score_table_is_rebuilt_by_the_same_command(finishe
 
 def test_snakemake_report_holds_the_pages(finished):
     """`snakemake --report report.zip` (the convention of Snakemake workflows) on the finished run:
-    the study pages and the overview are in it (rules/report.smk marks them report(), with the
-    captions of report/), byte for byte the pages the run wrote."""
+    the study pages and the overview are in it (rule report_pages marks them report(), with the
+    captions of report/), byte for byte the pages the run wrote, side by side in one folder."""
     import zipfile
 
     root, repo, res = finished
@@ -169,11 +169,24 @@ def test_snakemake_report_holds_the_pages(finished):
     assert run.returncode == 0, run.stdout[-4000:]
     with zipfile.ZipFile(work / "report.zip") as zf:
         names = zf.namelist()
+        folders = set()
         for page in ("1A", "3D", "index"):
             held = [n for n in names if n.startswith("report/data/") and n.endswith(f"/{page}.html")]
             assert len(held) == 1, (page, names)
             assert zf.read(held[0]) == (work / "results" / "reports" / f"{page}.html").read_bytes(), page
+            folders.add(held[0].rsplit("/", 1)[0])
+        assert len(folders) == 1, folders  # side by side: "index.html" and "1A.html" links resolve (issue 41)
+        assert any(n.endswith(".svg") for n in names)  # the figures rules' figures, report() items too
         text = zf.read("report/report.html").decode("utf-8", "replace")
+        zf.extractall(work / "unpacked")
     for caption in ("The overview: paper vs ours per study", "The report page of study"):
         assert caption in text, caption
+    # in Chromium, as the report's viewer shows a page: its links lead to the pages beside it
+    from browser_pages import follow_report_links
+
+    viewer = work / "unpacked" / "report" / "report.html"
+    page = held[0].replace("report/", "", 1).replace("index.html", "1A.html")
+    seen = follow_report_links(viewer, page, ["a[href='index.html']", "a.study-link[href='3D.html']"])
+    assert [u.rsplit("/", 1)[1] for u in seen["urls"]] == ["index.html", "3D.html"], seen
+    assert seen["titles"][1].endswith("study report") and seen["console_errors"] == [], seen
     assert _pwned(root) == []

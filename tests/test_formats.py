@@ -64,7 +64,9 @@ def test_cells_of_the_papers_tables():
     assert F.paper_cell(_row(paper_stars="", paper_p=0.01, paper_bound="<")) == "0.45 (p < .01)"
     assert F.paper_cell(_row(paper_value_low=0.2, paper_value_high=0.6, paper_stars="")) == "0.20 to 0.60"
     assert F.paper_cell(_row(paper_value_bound="abs<", paper_value=0.1, paper_stars="")) == "|x| < 0.10"
-    assert F.ours_cell(_row(n_matched=3, ours_min=0.1, ours_max=0.25)) == "0.100 to 0.250"
+    # issue 41: our range at the paper's precision, as our single values (not 3 decimals beside its 2)
+    assert F.ours_cell(_row(n_matched=3, ours_min=0.1, ours_max=0.254)) == "0.10 to 0.25"
+    assert F.ours_cell(_row(n_matched=3, ours_min=0.1, ours_max=0.254, paper_digits=math.nan)) == "0.100 to 0.254"
     assert F.ours_cell(_row(ours_value=math.nan, ours_min=math.nan)) == "—"
 
 

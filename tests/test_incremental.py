@@ -138,6 +138,7 @@ def test_adding_a_study_reruns_only_its_jobs(local_models, tmp_path):
         "analysis": 1,
         "oov_study": 1,
         "compare_study": 1,
+        "report_figures": 1,
         "report_study": 1,
         "compare": 1,
     }

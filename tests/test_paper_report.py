@@ -30,8 +30,8 @@ from fmat_replication.pages.paper_figures import (
     svg_img,
 )
 from fmat_replication.pages.tables import (
-    HEADLINES,
     csv_link,
+    headlines,
     other_rows,
     ours_text,
     paper_table,
@@ -43,6 +43,18 @@ from fmat_replication.pages.tables import (
 from fmat_replication.paper import load_paper_results
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _layout(study, paper):
+    """The paper's layout of a study as its page chooses it: by the study file's analysis."""
+    import yaml
+
+    from fmat_replication.pages.study import item_word
+
+    raw = yaml.safe_load((REPO / "config" / "studies" / f"{study}.yaml").read_text(encoding="utf-8"))
+    return paper_table(study, paper, raw["analysis"]["name"], item=item_word(raw))
+
+
 STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
 
 
@@ -73,7 +85,7 @@ def test_every_printed_number_appears_once_in_table_or_text(study, paper, not_ru
     """The layout table and the "printed in the text" rows together hold each paper row of the
     study exactly once, and every key of the layout is a row of the paper's file."""
     rep = not_run[not_run["study"] == study]
-    layout = paper_table(study, paper)
+    layout = _layout(study, paper)
     keys = [k for _, cells in layout.rows for k in cells if k is not None]
     assert len(keys) == len(set(keys))  # no cell twice
     paper_keys = set(zip(rep["statistic"], rep["condition"], rep["model"]))
@@ -83,7 +95,9 @@ def test_every_printed_number_appears_once_in_table_or_text(study, paper, not_ru
 
 
 def test_table3_has_a_row_per_model_and_the_index_row(paper, not_run):
-    t = paper_table("1A", paper)
+    t = _layout("1A", paper)
+    assert t.title == "Table 3" and _layout("1B", paper).title == "Table 4"  # the table the paper's rows name
+    assert "% male of the occupation" in t.groups[1][0] and "of the name" in _layout("1B", paper).groups[1][0]
     labels = [label for label, _ in t.rows]
     assert labels[0] == "Overall" and labels[-1].startswith("Mean standardized index")
     assert "vinai/bertweet-large" in labels and len(labels) == 14  # Overall + 12 models + index
@@ -150,15 +164,16 @@ def test_verdict_box_counts_and_headlines(paper):
     from fmat_replication.pages.tables import headlines_html
 
     table = headlines_html(["1A", "X1"], rep)
-    assert table.count("<tr>") == 1 + len(HEADLINES["1A"]) and "href='1A.html'" in table
+    assert table.count("<tr>") == 1 + int((headlines()["study"] == "1A").sum()) and "href='1A.html'" in table
     assert "<td>r = 0.74***</td><td>r = 0.74***</td><td class='v-replicated'" in table
 
 
 def test_every_headline_names_a_row_of_the_paper(paper):
     keys = set(zip(paper["study"], paper["statistic"], paper["condition"], paper["model"]))
-    for study, lines in HEADLINES.items():
-        for stat, cond, model, _ in lines:
-            assert (study, stat, cond, model) in keys, (study, stat, cond)
+    claims = headlines()
+    assert set(claims["study"]) == set(STUDIES)  # every study of the paper has its claims
+    for study, stat, cond, model in claims[["study", "statistic", "condition", "model"]].itertuples(index=False):
+        assert (study, stat, cond, model) in keys, (study, stat, cond)
 
 
 def test_csv_link_round_trips():
@@ -196,7 +211,7 @@ def test_figure4_draws_the_two_sided_moving_average_of_a_known_series():
     shown = np.asarray(pts)[~np.ma.getmaskarray(pts).any(axis=1) & np.isfinite(np.asarray(pts, float)).all(axis=1)]
     assert len(shown) == 218 and 1850 not in shown[:, 0]  # yearly points: raw, gap not filled
     assert ax.get_xlim()[0] < 1800 < 2019 < ax.get_xlim()[1]
-    assert "Figure 4A" in ax.get_title()
+    assert "Figure 4 (Study 4A)" in ax.get_title()
 
 
 def test_figure4_without_scores_says_why():
@@ -228,7 +243,7 @@ def test_figure3_fits_and_r_on_known_data():
             "fit_logit": 0.3 * np.log(pct / (100 - pct)),
         }
     )
-    fig = figure3_criterion(table, "1C")
+    fig = figure3_criterion(table, "1C", logit=True)
     ax_pct, ax_wefat = fig.axes
     lin = _line(ax_pct, "linear fit")
     b, a = np.polyfit(pct, fmat, 1)
@@ -241,6 +256,12 @@ def test_figure3_fits_and_r_on_known_data():
     assert label.startswith(f"r = {r:.2f}".replace("0.", ".") + "***") and "n = 40" in label
     assert "WEFAT" in ax_wefat.get_xlabel()
     assert not [ln for ln in figure3_criterion(table, "1A").axes[0].get_lines() if ln.get_label() == "logit fit"]
+    assert (
+        figure3_criterion(table, "1C", wefat_label="WEFAT male (3 of 40 items: demo vectors)")
+        .axes[1]
+        .get_xlabel()
+        .endswith("demo vectors)")
+    )
 
 
 def test_figure3_without_criterion_says_why():
@@ -248,7 +269,7 @@ def test_figure3_without_criterion_says_why():
         figure3_criterion(pd.DataFrame({"fmat": [1.0, 2.0], "pct_male": [np.nan, np.nan]}), "1A")
 
 
-def test_attitude_forest_puts_the_paper_beside_ours(paper):
+def test_attitude_forest_puts_the_paper_beside_ours(not_run):
     effects = pd.DataFrame(
         {
             "relation": ["like-dislike"] * 2 + ["notice-ignore"] * 2,
@@ -258,7 +279,7 @@ def test_attitude_forest_puts_the_paper_beside_ours(paper):
             "ci_high": [0.5, 0.4, 0.1, 0.2],
         }
     )
-    ax = figure_attitude_forest(effects, paper, "2A").axes[0]
+    ax = figure_attitude_forest(effects, not_run, "2A").axes[0]  # the paper's d from the replication table
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "like-dislike, personal",
         "like-dislike, societal",
@@ -273,7 +294,7 @@ def test_attitude_forest_puts_the_paper_beside_ours(paper):
     assert seg[0][0] == pytest.approx(0.1) and seg[1][0] == pytest.approx(0.5)
 
 
-def test_stereotype_forest_labels_pairs_and_keeps_model_all(paper):
+def test_stereotype_forest_labels_pairs_and_keeps_model_all(not_run):
     effects = pd.DataFrame(
         {
             "model": ["all", "all", "m1"],
@@ -283,11 +304,11 @@ def test_stereotype_forest_labels_pairs_and_keeps_model_all(paper):
             "ci_high": [1.2, 1.3, 6.0],
         }
     )
-    ax = figure_stereotype_forest(effects, paper, "3A", {"pair1": "lead – raise"}).axes[0]
+    ax = figure_stereotype_forest(effects, not_run, "3A", {"pair1": "lead – raise"}).axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["overall", "lead – raise"]
     assert list(np.round(ax.collections[-1].get_offsets()[:, 0], 2)) == [1.02, 1.08]
     with pytest.raises(FigureUnavailable, match="every d is missing"):
-        figure_stereotype_forest(effects.assign(d=np.nan), paper, "3A")
+        figure_stereotype_forest(effects.assign(d=np.nan), not_run, "3A")
 
 
 def test_svg_img_is_a_decodable_svg():
@@ -296,7 +317,7 @@ def test_svg_img_is_a_decodable_svg():
     img = svg_img(fig, alt="a 'line'")
     data = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)'", img).group(1)).decode()
     assert data.lstrip().startswith("<?xml") and "<svg" in data
-    assert "alt='a &#x27;line&#x27;'" in img
+    assert "alt='a &#39;line&#39;'" in img  # escaped in the attribute
 
 
 # ----------------------------------------------------------------------------- design
@@ -351,3 +372,33 @@ def test_figure3_rasterizes_only_thousands_of_points():
 
     assert figure3_criterion(table(1000), "1C").axes[0].collections[0].get_rasterized()
     assert not figure3_criterion(table(50), "1A").axes[0].collections[0].get_rasterized()
+
+
+def test_forest_plot_is_legible_at_page_width():
+    """Issue 41: nine long rows (3A): the data get more than half of the figure's width, the labels
+    are wrapped words (not raw ids), the legend lies outside the data, the planted value is drawn,
+    and the paper's mark only where the paper prints a number."""
+    from fmat_replication.pages.paper_figures import wrap_label
+
+    conds = ["all", *[f"pair{i}" for i in range(1, 7)], "wording:men/women", "wording:fathers/mothers"]
+    labels = {f"pair{i}": f"a long attribute phrase number {i} – its long counterpart {i}" for i in range(1, 7)}
+    effects = pd.DataFrame(
+        {"model": "all", "condition": conds, "d": np.linspace(-0.3, 1.2, 9), "ci_low": np.linspace(-0.5, 1.0, 9)}
+    ).assign(ci_high=lambda d: d["d"] + 0.2)
+    rep = pd.DataFrame({"study": "3A", "statistic": "d", "condition": ["all"], "model": "all", "paper_value": [1.1]})
+    fig = figure_stereotype_forest(effects, rep, "3A", labels, planted={"all": 1.0, "pair2": 0.5})
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    whole = fig.get_tightbbox(renderer).width * fig.dpi  # the saved figure (bbox_inches="tight"), in pixels
+    assert ax.get_window_extent().width > 0.5 * whole
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert "wording: men vs. women" in ticks and all(max(map(len, t.split("\n"))) <= 26 for t in ticks)
+    assert wrap_label("wording:men/women") == "wording: men vs. women"
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.y1 < ax.get_window_extent().y0  # below the data, not on it
+    marks = {c.get_label(): c for c in ax.collections}
+    assert len(marks["planted (demo world)"].get_offsets()) == 9  # NaN where nothing was planted
+    assert np.isfinite(marks["planted (demo world)"].get_offsets()[:, 0]).sum() == 2
+    no_paper = figure_stereotype_forest(effects, rep.iloc[:0], "X1", labels).axes[0]
+    assert "paper" not in [c.get_label() for c in no_paper.collections]  # no diamonds where the paper has none

@@ -73,10 +73,8 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
 
     pages = {}
     for engine in ("quarto", "offline"):
-        _render(
-            results_dir, "study", f"{engine}-2A.html", {**_common(repo, True), **_study(repo, "2A")}, monkeypatch, engine=engine
-        )
-        _render(results_dir, "index", f"{engine}-index.html", {**_common(repo, True), **_index(repo)}, monkeypatch, engine=engine)
+        _render(results_dir, "study", f"{engine}-2A.html", {**_common(repo), **_study(repo, "2A")}, monkeypatch, engine=engine)
+        _render(results_dir, "index", f"{engine}-index.html", {**_common(repo), **_index(repo)}, monkeypatch, engine=engine)
         pages[engine] = [results_dir / "reports" / f"{engine}-{p}.html" for p in ("2A", "index")]
     for engine in pages:
         text = pages[engine][0].read_text(encoding="utf-8")
@@ -92,6 +90,7 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
         "The verdict",
         "Planted and recovered",
         "The paper's table, with ours",
+        "Printed in the text",
         "Figures",
         "Reliability",
         "Design",
@@ -101,29 +100,52 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
     assert q2a.outline["figures"] == 2 and q2a.outline["banner"] == 1 and sum(q2a.outline["verdicts"].values())
 
 
-def test_a_document_renders_by_hand_with_the_study_id_alone(quarto, repo, results_dir, tmp_path):  # noqa: F811
-    """After a run, `quarto render reports/study.qmd -P study:2A` from the project folder: the
-    document's defaults find results/... and config/... above reports/ (Quarto runs the cells in
-    the document's folder), fmat_replication imported as installed (no PYTHONPATH)."""
+def documented_quarto_block() -> str:
+    """docs/reports.md's by-hand block (marked not-run there: this test runs it as written)."""
+    text = (REPO / "docs" / "reports.md").read_text(encoding="utf-8")
+    return re.search(r"```bash\n(export QUARTO_PYTHON=.*?)```", text, re.S).group(1)
+
+
+def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, tmp_path, monkeypatch):  # noqa: F811
+    """After a run, the documented `quarto render reports/study.qmd -P study:2A --output 2A.html`
+    and `quarto render reports/index.qmd` from the project folder, as written: the documents find
+    results/... and config/... above reports/ (the rules' own declaration of the inputs),
+    fmat_replication imported as installed (no PYTHONPATH); --output puts the page beside the
+    document, nothing else is left in the project; the DEMO banner comes from the results (2A's
+    scores were recorded as a demo's, 1A's not), not from a parameter."""
+    from fmat_replication.pages.drawing import draw_index, draw_study
+    from fmat_replication.pages.inputs import hand_inputs
+
     root = tmp_path / "project"
     shutil.copytree(results_dir / "results", root / "results")
+    shutil.rmtree(root / "results" / "figures", ignore_errors=True)  # drawn again below, as the rules do
     (root / "reports").mkdir()
     for name in ("study.qmd", "index.qmd"):
         shutil.copy2(repo / "reports" / name, root / "reports" / name)
     (root / "config").symlink_to(repo / "config", target_is_directory=True)
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "QUARTO_PYTHON": sys.executable}
-    res = subprocess.run(
-        [quarto, "render", "reports/study.qmd", "-P", "study:2A"], cwd=root, env=env, capture_output=True, text=True, timeout=600
-    )
-    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-    page = (root / "reports" / "study.html").read_text(encoding="utf-8")
+    monkeypatch.chdir(root)  # the figures, as rules report_figures draw them
+    for s in STUDIES:
+        inputs = hand_inputs("study", s)
+        draw_study(s, inputs, inputs["drawn"])
+    draw_index(STUDIES, hand_inputs("index"), hand_inputs("index")["drawn"])
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    (root / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)  # the project's make env
+    before.append(".venv")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QUARTO_PYTHON")}
+    block = documented_quarto_block()
+    assert "--output 2A.html" in block and "quarto render index.qmd" in block, block
+    for script in (block, block.replace("2A", "1A")):  # 1A: scores not recorded as a demo's
+        res = subprocess.run(["bash", "-e", "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        assert res.returncode == 0, (script, (res.stdout + res.stderr)[-3000:])
+    after = sorted(str(p.relative_to(root)) for p in root.rglob("*") if ".venv" not in p.parts[len(root.parts) :][:1])
+    assert sorted(set(after) - set(before)) == ["reports/1A.html", "reports/2A.html", "reports/index.html"]
+    page = (root / "reports" / "2A.html").read_text(encoding="utf-8")
     assert "Study 2A: " in page and "Flower" in page and "0.950" in page and "zyzzyva" in page
+    assert "demo-banner" in page and "demo-banner" not in (root / "reports" / "1A.html").read_text(encoding="utf-8")
     assert str(root) not in page and str(repo) not in page
-    res = subprocess.run([quarto, "render", "reports/index.qmd"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
     index = (root / "reports" / "index.html").read_text(encoding="utf-8")
     assert all(f"href='{s}.html'" in index or f'href="{s}.html"' in index for s in STUDIES)
-    assert all(m in index for m in MODELS)
+    assert all(m in index for m in MODELS) and "demo-banner" in index
 
 
 def test_lists_reach_the_document_as_lists(quarto, tmp_path):

@@ -181,23 +181,13 @@ def test_a_full_disk_leaves_no_truncated_page(tmp_path, monkeypatch):
 
 
 def test_a_missing_or_unknown_argument_names_it(tmp_path):
-    with pytest.raises(InputError, match="the study page needs the input.s. oov; takes no input scores\n") as err:
-        render_page(
-            "study",
-            tmp_path / "x.html",
-            {
-                "study": "2A",
-                "study_file": "a",
-                "paper": "b",
-                "replication": "c",
-                "stats": "d",
-                "status": "e",
-                "figures": "f",
-                "scores": [],
-            },
-            engine="offline",
-        )
-    assert err.value.where == "oov, scores" and "study_page" in err.value.fix
+    with pytest.raises(InputError, match="the study page needs the input.s. inputs; takes no input scores\n") as err:
+        render_page("study", tmp_path / "x.html", {"study": "2A", "scores": []}, engine="offline")
+    assert err.value.where == "inputs, scores" and "study_page" in err.value.fix
+    inputs = {"study_file": "a", "paper": "b", "replication": "c", "stats": "d", "status": "e", "figures": "f", "drawn": "g"}
+    with pytest.raises(InputError, match="the study page takes no input scores; needs oov") as err:
+        render_page("study", tmp_path / "x.html", {"study": "2A", "inputs": {**inputs, "scores": []}}, engine="offline")
+    assert err.value.where == "scores, oov" and "STUDY_INPUTS" in err.value.fix
     with pytest.raises(InputError, match="unknown page 'intro'"):
         render_page("intro", tmp_path / "x.html", {}, engine="offline")
 
@@ -209,13 +199,16 @@ def test_a_missing_input_names_it(repo, tmp_path):
             tmp_path / "x.html",
             {
                 "study": "2A",
-                "study_file": repo / "config" / "studies" / "2A.yaml",
-                "paper": repo / "config" / "paper_results.tsv",
-                "replication": tmp_path,
-                "stats": tmp_path,
-                "status": tmp_path / "nope.json",
-                "figures": tmp_path,
-                "oov": tmp_path,
+                "inputs": {
+                    "study_file": repo / "config" / "studies" / "2A.yaml",
+                    "paper": repo / "config" / "paper_results.tsv",
+                    "replication": tmp_path,
+                    "stats": tmp_path,
+                    "status": tmp_path / "nope.json",
+                    "figures": tmp_path,
+                    "drawn": tmp_path,
+                    "oov": tmp_path,
+                },
             },
             engine="offline",
         )
@@ -224,9 +217,9 @@ def test_a_missing_input_names_it(repo, tmp_path):
 
 
 def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
-    """fmat_replication.report_stage.report_page (scripts/report.py): lists stay lists (one score
-    table is a list of one), no world file is None, the document is not a page input, a study
-    id makes a study page."""
+    """fmat_replication.report_stage.report_page (scripts/report.py): the rule's inputs go to the
+    page as its ``inputs``, lists stay lists (one score table is a list of one), no world file
+    is left out, the document is not a page input, a study id makes a study page."""
     from fmat_replication import report_stage
     from fmat_replication.report_stage import report_page
 
@@ -235,17 +228,17 @@ def test_the_rule_passes_its_inputs_as_they_are(tmp_path, monkeypatch):
     report_page(
         "2A.html",
         {"source": "reports/study.qmd", "stats": "s.parquet", "scores": ["a.parquet"], "recovery": []},
-        {"study": "2A", "demo": True},
+        {"study": "2A", "device": "cpu"},
         engine="offline",
         log="l.log",
     )
     report_page("index.html", {"stats": ("x", Path("y")), "recovery": "r.parquet"}, {"studies": ["1A", "2A"]})
     assert seen[0] == (
         "study",
-        {"stats": "s.parquet", "scores": ["a.parquet"], "recovery": None, "study": "2A", "demo": True},
+        {"inputs": {"stats": "s.parquet", "scores": ["a.parquet"]}, "study": "2A", "device": "cpu"},
         {"engine": "offline", "log_file": "l.log"},
     )
-    assert seen[1][:2] == ("index", {"stats": ["x", "y"], "recovery": "r.parquet", "studies": ["1A", "2A"]})
+    assert seen[1][:2] == ("index", {"inputs": {"stats": ["x", "y"], "recovery": "r.parquet"}, "studies": ["1A", "2A"]})
 
 
 # --------------------------------------------------------------------------- Quarto's command (a stand-in)
@@ -289,22 +282,19 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     params = {
         "study": "1A",
         "config_hash": "1e5",
-        "demo": False,
-        "scores": [Path("a b/$(touch x).parquet"), "c"],
-        "recovery": None,
+        "inputs": {"stats": Path("s p/stats.parquet"), "cards": [Path("a b/$(touch x).json"), "c"]},
     }
+    in_reports = sorted(p.name for p in (REPO / "reports").iterdir())  # a page rendered there by hand may be
     assert render_page("study", out, params, cwd=tmp_path) == "quarto"
     args = Path(f"{record}.args").read_text().split()
     assert args[0] == "render" and args[1].endswith("/study.qmd") and not args[1].startswith(str(REPO))
     assert args[args.index("--to") + 1] == "html"
     assert args[args.index("--output") + 1] == "final.html"
     assert args[args.index("--execute-dir") + 1] == str(tmp_path)
-    assert yaml.safe_load(Path(f"{record}.params").read_text()) == {
+    assert yaml.safe_load(Path(f"{record}.params").read_text()) == {  # the page's inputs stay a mapping
         "study": "1A",
         "config_hash": "1e5",
-        "demo": False,
-        "scores": ["a b/$(touch x).parquet", "c"],
-        "recovery": None,
+        "inputs": {"stats": "s p/stats.parquet", "cards": ["a b/$(touch x).json", "c"]},
     }
     env = dict(line.split("=", 1) for line in Path(f"{record}.env").read_text().splitlines() if "=" in line)
     assert env["QUARTO_PYTHON"] == sys.executable
@@ -314,7 +304,8 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     assert "PYTHONPATH" not in kernel.get("env", {})
     assert out.read_text().strip() == "<html>quarto</html>"
     assert not (tmp_path / "x").exists()
-    assert sorted(p.name for p in (REPO / "reports").iterdir()) == ["README.md", "index.qmd", "study.qmd"]
+    assert sorted(p.name for p in (REPO / "reports").iterdir()) == in_reports  # the render left nothing in reports/
+    assert {"README.md", "index.qmd", "study.qmd"} <= set(in_reports)
 
 
 QUARTO_FAILS = """\
@@ -385,3 +376,18 @@ def test_the_library_has_no_report_command_or_notebook_renderer(capsys):
     replication = tomllib.loads((REPO / "fmat_replication" / "pyproject.toml").read_text())["project"]["dependencies"]
     assert not [d for d in library if re.split(r"[<>=!~ ]", d)[0] in (*words, "ipykernel")]  # the library renders no notebook
     assert any(d.startswith("ipykernel") for d in replication)  # Quarto's jupyter engine: the replication's
+
+
+def test_the_pages_lie_side_by_side_for_snakemake_report(tmp_path):
+    """rule report_pages: the pages copied into one folder (snakemake --report keeps a folder's
+    files together, so "index.html" and "2A.html" links between them resolve), byte for byte."""
+    from fmat_replication.report_stage import bundle_pages
+
+    pages = []
+    for name, text in (("2A.html", "<a href='index.html'>back</a>"), ("index.html", "<a href='2A.html'>2A</a>")):
+        (tmp_path / "reports").mkdir(exist_ok=True)
+        (tmp_path / "reports" / name).write_text(text)
+        pages.append(tmp_path / "reports" / name)
+    copies = bundle_pages(pages, tmp_path / "bundle")
+    assert sorted(p.name for p in (tmp_path / "bundle").iterdir()) == ["2A.html", "index.html"] == sorted(p.name for p in copies)
+    assert all((tmp_path / "bundle" / p.name).read_bytes() == p.read_bytes() for p in pages)

@@ -19,6 +19,7 @@ from fmat.results import results_frame
 from fmat_replication.compare import StudyStatus, compare
 from fmat_replication.pages.render import render_page
 from fmat_replication.paper import load_paper_results
+from fmat_replication.score import PROVENANCE_KEY
 
 STUDIES = ["1A", "2A"]
 #: an embedded output image (not the PNG inside the page's CSS)
@@ -120,14 +121,22 @@ def results_dir(tmp_path_factory):
         sdir.mkdir(parents=True)
         for m in MODELS:
             oov = m == "roberta-base"
-            pd.DataFrame(
+            scores = pd.DataFrame(
                 {
                     "model": m,
                     "M_word": ["man", "woman", "zyzzyva"],
                     "prob": [0.1, 0.2, np.nan if oov else 0.01],
                     "oov": [False, False, oov],
                 }
-            ).to_parquet(sdir / f"{m}.parquet")
+            )
+            # what the scoring job records (fmat_replication.score.scoring_provenance): 2A's
+            # scores come from tiny demo models, 1A's from real ones (each page reads its own)
+            scores.attrs[PROVENANCE_KEY] = {
+                "model": m,
+                "demo": s == "2A",
+                "packages": {"torch": "2.13.0", "fill-mask-association-test": "0.1.0"},
+            }
+            scores.to_parquet(sdir / f"{m}.parquet")
         oov_study([sdir / f"{m}.parquet" for m in MODELS], res / "oov" / f"{s}.parquet", study=s)
     ours = pd.concat(all_rows, ignore_index=True)
     status = {"1A": StudyStatus(analysis="factual_wefat", implemented=False), "2A": StudyStatus(analysis="attitude_weat")}
@@ -164,54 +173,48 @@ def results_dir(tmp_path_factory):
     return root
 
 
-def _render(root, kind, out_name, inputs, monkeypatch, engine="offline"):
-    """Write a page as rule report_study/report_index does, in ``root`` (its relative paths resolve
-    there); no notebook machinery may be imported on the way."""
+def _render(root, kind, out_name, args, monkeypatch, engine="offline"):
+    """Draw the page's figures as rule report_figures does, then write the page as rule
+    report_study/report_index does, in ``root`` (its relative paths resolve there); no notebook
+    machinery may be imported on the way."""
     import sys
 
+    from fmat_replication.pages.drawing import FIGURE_INPUTS, draw_index, draw_study
+
     monkeypatch.chdir(root)
+    inputs = args["inputs"]
+    if kind == "study":
+        draw_study(args["study"], {k: v for k, v in inputs.items() if k in FIGURE_INPUTS}, inputs["drawn"])
+    else:
+        draw_index(args["studies"], inputs, inputs["drawn"])
     out = root / "reports" / out_name
-    assert render_page(kind, out, inputs, engine=engine, cwd=root) == engine
+    assert render_page(kind, out, args, engine=engine, cwd=root) == engine
     if engine == "offline":
         assert not {"jupytext", "papermill", "nbconvert", "nbclient", "ipykernel"} & set(sys.modules)
     return out.read_text(encoding="utf-8")
 
 
-def _common(repo, demo):
-    return {"paper": str(repo / "config" / "paper_results.tsv"), "demo": demo, "config_hash": "HASH42", "device": "cpu"}
+def _common(repo):
+    return {"config_hash": "HASH42", "device": "cpu"}
 
 
 def _study(repo, study, study_file=None):
-    """A study page's inputs, as rule report_study passes them (relative to the working folder;
-    lists as lists)."""
-    a = f"results/analysis/{study}"
-    return {
-        "study": study,
-        "study_file": str(study_file or repo / f"config/studies/{study}.yaml"),
-        "replication": f"results/replication/{study}.parquet",
-        "stats": f"{a}/stats.parquet",
-        "status": f"{a}/status.json",
-        "figures": f"{a}/figures",
-        "oov": f"results/oov/{study}.parquet",
-        "recovery": None,
-    }
+    """A study page's arguments, as rule report_study passes them (its inputs from
+    fmat_replication.pages.inputs.study_inputs, relative to the working folder)."""
+    from fmat_replication.pages.inputs import study_inputs
+
+    inputs = study_inputs(study, {"studies_dir": str(repo / "config/studies")}, world=False, repo=repo)
+    if study_file:
+        inputs["study_file"] = str(study_file)
+    return {"study": study, "inputs": inputs}
 
 
 def _index(repo):
-    """The overview's inputs, as rule report_index passes them."""
-    return {
-        "studies": STUDIES,
-        "replication": "results/replication.parquet",
-        "stats": [f"results/analysis/{s}/stats.parquet" for s in STUDIES],
-        "study_files": [str(repo / f"config/studies/{s}.yaml") for s in STUDIES],
-        "oov": [f"results/oov/{s}.parquet" for s in STUDIES],
-        "checks": "results/models/checks.parquet",
-        "agreement": "results/models/agreement.parquet",
-        "provenance": "results/models/provenance.parquet",
-        "cards": [f"results/models/{m}.json" for m in MODELS],
-        "recovery": None,
-        "models": MODELS,
-    }
+    """The overview's arguments, as rule report_index passes them."""
+    from fmat_replication.pages.inputs import index_inputs
+
+    inputs = index_inputs(STUDIES, MODELS, {"studies_dir": str(repo / "config/studies")}, world=False, repo=repo)
+    return {"studies": STUDIES, "inputs": inputs, "models": MODELS}
 
 
 def _no_external_scripts(page):
@@ -221,7 +224,7 @@ def _no_external_scripts(page):
 
 
 def test_study_page_demo(repo, results_dir, monkeypatch):
-    page = _render(results_dir, "study", "2A.html", {**_common(repo, True), **_study(repo, "2A")}, monkeypatch)
+    page = _render(results_dir, "study", "2A.html", {**_common(repo), **_study(repo, "2A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page and "not expected to match the paper" in page
     assert "Study 2A" in page and "Flower" in page  # design from the study file
@@ -248,7 +251,7 @@ def test_study_page_demo(repo, results_dir, monkeypatch):
 
 
 def test_study_page_normal_has_no_banner(repo, results_dir, monkeypatch):
-    page = _render(results_dir, "study", "1A.html", {**_common(repo, False), **_study(repo, "1A")}, monkeypatch)
+    page = _render(results_dir, "study", "1A.html", {**_common(repo), **_study(repo, "1A")}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" not in page
     assert "Study 1A" in page and "Occupation" in page
@@ -261,7 +264,7 @@ def test_study_page_normal_has_no_banner(repo, results_dir, monkeypatch):
 
 
 def test_index_page_demo(repo, results_dir, monkeypatch):
-    page = _render(results_dir, "index", "index.html", {**_common(repo, True), **_index(repo)}, monkeypatch)
+    page = _render(results_dir, "index", "index.html", {**_common(repo), **_index(repo)}, monkeypatch)
     _no_external_scripts(page)
     assert "demo-banner" in page
     for s in STUDIES:
@@ -269,10 +272,12 @@ def test_index_page_demo(repo, results_dir, monkeypatch):
     assert "replication-total" in page and "not run" in page  # other studies listed as not run
     assert len(SVG.findall(page)) == 1 and not IMG.findall(page)  # Figure 2, embedded as SVG
     assert "Table 6 of the paper" in page and "Study 2A: Flower" in page  # the attitude studies together
-    assert "The paper's headline claims" in page and "attitude toward flowers vs. insects" in page
+    assert "The paper's headline claims" in html.unescape(page) and "attitude toward flowers vs. insects" in page
     assert "0.640" in page  # 2A ICC_single in the ICC table
     assert "zyzzyva" in page and "roberta-base" in page  # OOV per model
-    assert "LOCKEDSHA123" in page and "HASH42" in page and "pandas" in page  # provenance
+    assert "LOCKEDSHA123" in page and "HASH42" in page  # provenance
+    # the versions the scoring jobs recorded, per model, under the distributions' names
+    assert "fill-mask-association-test" in page and "2.13.0" in page and "not installed" not in page
 
 
 def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path, monkeypatch):
@@ -306,7 +311,7 @@ def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path, mon
         res / "oov" / "X9.parquet"
     )
     page = _render(
-        tmp_path, "study", "X9.html", {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
+        tmp_path, "study", "X9.html", {**_common(repo), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
     )
     assert "Figure: shape (Study X9)" in page and len(SVG.findall(page)) == 1
     plain = html.unescape(page)
@@ -361,7 +366,7 @@ def test_study_page_shows_the_calibrated_inference_beside_the_papers(repo, tmp_p
         res / "oov" / "X9.parquet"
     )
     page = _render(
-        tmp_path, "study", "X9.html", {**_common(repo, False), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
+        tmp_path, "study", "X9.html", {**_common(repo), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
     )
     plain = html.unescape(page)
     assert "Calibrated inference (ours)" in plain and "p_ours" in plain

@@ -65,13 +65,13 @@ def test_a_page_without_quarto_leaves_nothing_when_it_ends(tmp_path, ok, status)
     code = (
         "import fmat_replication.pages.render as r; from test_report import small_page; _b = r.build_page; "
         f"r.build_page = lambda kind, inputs: small_page() if {ok} else _b(kind, inputs); "
-        "r.render_page('study', 'r.html', {'study': '2A', 'study_file': 'none.yaml'}, engine='offline')"
+        "r.render_page('study', 'r.html', {'study': '2A', 'inputs': {'study_file': 'none.yaml'}}, engine='offline')"
     )
     res = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=600
     )
     assert res.returncode == status, res.stderr[-3000:]
-    assert ok or "the study page needs the input(s) paper, replication, stats" in res.stderr
+    assert ok or "the study page needs drawn, figures, oov, paper" in res.stderr
     assert (tmp_path / "r.html").exists() == ok
     assert _left(tmp_path) == []
 

@@ -24,7 +24,6 @@ first other numeric column over the years); otherwise the report shows its first
 from __future__ import annotations
 
 import math
-from importlib import metadata
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -38,8 +37,6 @@ from .paper_figures import FigureUnavailable
 ICC_STATS = ("ICC_average", "ICC_single")
 #: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
 ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
-#: packages whose versions the provenance table lists
-PACKAGES = ("fmat", "torch", "transformers", "tokenizers", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "snakemake")
 
 
 def _plt():
@@ -179,6 +176,39 @@ def _xy(df: pd.DataFrame, name: str = "") -> tuple[pd.DataFrame, str]:
     return d, kind
 
 
+def _bars(ax, dp: pd.DataFrame, dg: pd.DataFrame, groups: list, g, label) -> None:
+    """Bars of several groups side by side at each category (dodged), with error bars."""
+    cats = list(dict.fromkeys(dp["x"].astype(str)))
+    width = 0.8 / len(groups)
+    shift = (groups.index(g) - (len(groups) - 1) / 2) * width
+    pos = np.array([cats.index(c) for c in dg["x"].astype(str)], dtype=float) + shift
+    y = dg["y"].to_numpy(dtype=float)
+    ax.bar(pos, y, width=width, label=label, alpha=0.8)
+    if {"ymin", "ymax"} <= set(dg.columns):
+        low, high = dg["ymin"].to_numpy(dtype=float), dg["ymax"].to_numpy(dtype=float)
+        yerr = [np.clip(y - low, 0, None), np.clip(high - y, 0, None)]
+        ax.errorbar(pos, y, yerr=yerr, fmt="none", color="black", capsize=3)
+    ax.set_xticks(range(len(cats)))
+    ax.set_xticklabels(cats)
+
+
+def _series(ax, kind: str, dg: pd.DataFrame, label) -> None:
+    """One group as a line (with a band) or as points (with error bars)."""
+    bounds = {"ymin", "ymax"} <= set(dg.columns)
+    if kind == "line":
+        dg = dg.sort_values("x")
+        ax.plot(dg["x"], dg["y"], label=label, lw=1.2)
+        if bounds:
+            x, low, high = (dg[c].to_numpy(dtype=float) for c in ("x", "ymin", "ymax"))
+            ax.fill_between(x, low, high, alpha=0.2)
+        return
+    ax.scatter(dg["x"], dg["y"], s=12, alpha=0.7, label=label)
+    if bounds:
+        y = dg["y"].to_numpy(dtype=float)
+        yerr = [y - dg["ymin"].to_numpy(dtype=float), dg["ymax"].to_numpy(dtype=float) - y]
+        ax.errorbar(dg["x"], y, yerr=yerr, fmt="none", color="grey", lw=0.8)
+
+
 def plot_figure_table(df: pd.DataFrame, name: str = ""):
     """Draw one figure table (convention in the module docstring); returns the Figure."""
     plt = _plt()
@@ -194,50 +224,10 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
         for g in groups:
             dg = dp if g is None else dp[dp["group"] == g]
             label = None if g is None else str(g)
-            if kind == "line":
-                dg = dg.sort_values("x")
-                ax.plot(dg["x"], dg["y"], label=label, lw=1.2)
-                if {"ymin", "ymax"} <= set(dg.columns):
-                    ax.fill_between(
-                        dg["x"].to_numpy(dtype=float),
-                        dg["ymin"].to_numpy(dtype=float),
-                        dg["ymax"].to_numpy(dtype=float),
-                        alpha=0.2,
-                    )
-            elif kind == "bar":
-                # bars of several groups side by side at each category (dodged)
-                cats = list(dict.fromkeys(dp["x"].astype(str)))
-                width = 0.8 / len(groups)
-                shift = (groups.index(g) - (len(groups) - 1) / 2) * width
-                pos = np.array([cats.index(c) for c in dg["x"].astype(str)], dtype=float) + shift
-                y = dg["y"].to_numpy(dtype=float)
-                ax.bar(pos, y, width=width, label=label, alpha=0.8)
-                if {"ymin", "ymax"} <= set(dg.columns):
-                    ax.errorbar(
-                        pos,
-                        y,
-                        yerr=[
-                            np.clip(y - dg["ymin"].to_numpy(dtype=float), 0, None),
-                            np.clip(dg["ymax"].to_numpy(dtype=float) - y, 0, None),
-                        ],
-                        fmt="none",
-                        color="black",
-                        capsize=3,
-                    )
-                ax.set_xticks(range(len(cats)))
-                ax.set_xticklabels(cats)
+            if kind == "bar":
+                _bars(ax, dp, dg, groups, g, label)
             else:
-                ax.scatter(dg["x"], dg["y"], s=12, alpha=0.7, label=label)
-                if {"ymin", "ymax"} <= set(dg.columns):
-                    y = dg["y"].to_numpy(dtype=float)
-                    ax.errorbar(
-                        dg["x"],
-                        y,
-                        yerr=[y - dg["ymin"].to_numpy(dtype=float), dg["ymax"].to_numpy(dtype=float) - y],
-                        fmt="none",
-                        color="grey",
-                        lw=0.8,
-                    )
+                _series(ax, kind, dg, label)
         ax.set_xlabel(_first(d, "xlabel", "x"))
         ax.set_ylabel(_first(d, "ylabel", "y"))
         if panel is not None:
@@ -282,18 +272,6 @@ def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: boo
 # ---------------------------------------------------------------------------------------
 
 
-def package_versions(packages: Iterable[str] = PACKAGES) -> pd.DataFrame:
-    """Installed versions of ``packages`` ("not installed" when absent)."""
-    rows = []
-    for name in packages:
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            version = "not installed"
-        rows.append({"package": name, "version": version})
-    return pd.DataFrame(rows)
-
-
 def run_settings(params: Mapping[str, object]) -> pd.DataFrame:
     """Key/value table of the run: whatever ``params`` holds (device, dtype, date, config hash...)."""
     return pd.DataFrame([{"item": k, "value": str(v)} for k, v in params.items() if str(v) != ""])
@@ -306,6 +284,5 @@ __all__ = [
     "figure2_icc",
     "plot_figure_table",
     "html_table",
-    "package_versions",
     "run_settings",
 ]

@@ -1,12 +1,13 @@
-"""What a report page reads: every file is one of the page's inputs (the report rule passes its
-declared inputs, :func:`fmat_replication.pages.render.render_page`), never a path the page builds
-itself, and a file that is missing is an error naming the input, not an empty table.
+"""What a report page reads, declared once: :data:`STUDY_INPUTS` and :data:`INDEX_INPUTS` name
+each input of a page and where the workflow writes it. Rule report_study and report_index take
+their inputs from :func:`study_inputs` and :func:`index_inputs` (``unpack``), and a page rendered
+by hand (``quarto render reports/study.qmd -P study:3A``) from :func:`hand_inputs`, which calls
+the same functions with the repository's configuration: one place names an input and its path.
 
-:func:`read_study` reads a study page's files, :func:`read_index` the overview's. Study files are
-read with the project's loader (:func:`fmat.study.read_study_yaml`), so that a word written
-``010`` is shown as ``010``, as it was scored. :func:`study_layout` and :func:`index_layout` say
-where the workflow writes those files, the defaults of the Quarto documents' parameters (a page
-rendered by hand after a run: ``quarto render reports/study.qmd -P study:3A``).
+:func:`read_study` reads a study page's files, :func:`read_index` the overview's; a file that is
+missing is an error naming the input, not an empty table. Study files are read with the
+project's loader (:func:`fmat.study.read_study_yaml`), so that a word written ``010`` is shown as
+``010``, as it was scored.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping, Sequence
 
 import pandas as pd
+import yaml
 
 from fmat.errors import InputError
 from fmat.io import read_table
@@ -24,10 +27,97 @@ from fmat.study import read_study_yaml
 from ..paper import load_paper_results
 from .cards import read_cards
 
+#: a study page's inputs and where the workflow writes them (``{study}``; ``study_file`` is the
+#: study's file in the configuration's ``studies_dir``; ``recovery`` exists with a world file only)
+STUDY_INPUTS = {
+    "study_file": "{studies_dir}/{study}.yaml",
+    "paper": "config/paper_results.tsv",
+    "replication": "results/replication/{study}.parquet",
+    "stats": "results/analysis/{study}/stats.parquet",
+    "status": "results/analysis/{study}/status.json",
+    "figures": "results/analysis/{study}/figures",
+    "drawn": "results/figures/{study}",
+    "oov": "results/oov/{study}.parquet",
+    "recovery": "results/recovery/{study}.parquet",
+}
+#: the overview's inputs: one file, or one per study (``{study}``) or per model (``{model}``); the
+#: per-study ones are the study pages' own (one path each, written once)
+INDEX_INPUTS = {
+    "paper": STUDY_INPUTS["paper"],
+    "replication": "results/replication.parquet",
+    "stats": STUDY_INPUTS["stats"],
+    "study_files": STUDY_INPUTS["study_file"],
+    "oov": STUDY_INPUTS["oov"],
+    "drawn": "results/figures/index",
+    "checks": "results/models/checks.parquet",
+    "agreement": "results/models/agreement.parquet",
+    "provenance": "results/models/provenance.parquet",
+    "cards": "results/models/{model}.json",
+    "recovery": "results/recovery.parquet",
+}
+#: inputs that exist only in a run with a world file (the demo's planted associations)
+WORLD_ONLY = ("recovery",)
+
+
+def _fill(pattern: str, root: Path, repo: Path, **names) -> str:
+    """A pattern filled in: a file of the repository (``config/...``, the paper's numbers) under
+    ``repo``, a result under ``root``; relative as given when the folder is "."."""
+    base = repo if pattern.startswith("config/") else root
+    return str(base / pattern.format(**names)) if str(base) != "." else pattern.format(**names)
+
+
+def study_inputs(study: str, config: Mapping, *, world: bool, root=".", repo=".") -> dict:
+    """A study page's inputs (:data:`STUDY_INPUTS`) for ``study``: results under ``root``, the
+    paper's file under ``repo``, study files in the configuration's ``studies_dir``; without a
+    world (``world`` False) no ``recovery``."""
+    names = {"study": study, "studies_dir": str(config.get("studies_dir", "config/studies")).rstrip("/")}
+    return {k: _fill(v, Path(root), Path(repo), **names) for k, v in STUDY_INPUTS.items() if world or k not in WORLD_ONLY}
+
+
+def index_inputs(studies: Sequence[str], models: Sequence[str], config: Mapping, *, world: bool, root=".", repo=".") -> dict:
+    """The overview's inputs (:data:`INDEX_INPUTS`): a list per study or per model where the
+    pattern names one, in the order of ``studies`` and ``models``."""
+    sdir = str(config.get("studies_dir", "config/studies")).rstrip("/")
+    out = {}
+    for key, pattern in INDEX_INPUTS.items():
+        if key in WORLD_ONLY and not world:
+            continue
+        if "{study}" in pattern:
+            out[key] = [_fill(pattern, Path(root), Path(repo), study=s, studies_dir=sdir) for s in studies]
+        elif "{model}" in pattern:
+            out[key] = [_fill(pattern, Path(root), Path(repo), model=m) for m in models]
+        else:
+            out[key] = _fill(pattern, Path(root), Path(repo))
+    return out
+
+
+def hand_inputs(kind: str, study: str | None = None, root=None) -> dict:
+    """A page's inputs by hand (the Quarto documents' default): :func:`study_inputs` or
+    :func:`index_inputs` under the repository root (:func:`repository_root`), with its
+    configuration (``config/config.yaml``: ``studies_dir``), a world where the run left a
+    recovery table; the overview's studies are those analysed (in the configuration's order,
+    then any other), its models those with a card."""
+    root = repository_root(root)
+    cfg_file = root / "config" / "config.yaml"
+    config = yaml.safe_load(cfg_file.read_text(encoding="utf-8")) if cfg_file.is_file() else {}
+    res = root / "results"
+    if kind == "study":
+        return study_inputs(str(study), config, world=(res / "recovery" / f"{study}.parquet").is_file(), root=root, repo=root)
+    analysed = {p.parent.name for p in (res / "analysis").glob("*/stats.parquet")}
+    studies = [s for s in config.get("studies", []) if s in analysed] + sorted(analysed - set(config.get("studies", [])))
+    models = sorted(p.stem for p in (res / "models").glob("*.json"))
+    return index_inputs(studies, models, config, world=(res / "recovery.parquet").is_file(), root=root, repo=root)
+
+
+def study_of(stats_path) -> str:
+    """The study id of a ``results/analysis/{study}/stats.parquet`` path."""
+    return Path(stats_path).parent.name
+
+
 #: the fix of a missing or unreadable page input
 _FIX = (
     "render the page through the workflow (snakemake results/reports/<page>.html), which builds "
-    "its inputs first; by hand, run the workflow first, or give the input with -P NAME:PATH (docs/reports.md)"
+    "its inputs first; by hand, run the workflow first (docs/reports.md)"
 )
 
 
@@ -54,6 +144,35 @@ def existing(name: str, paths: list[Path]) -> list[Path]:
     return paths
 
 
+def check_names(inputs: Mapping, declared: Mapping, where: str) -> None:
+    """Every input of ``inputs`` is declared, and every declared one given (world-only ones may
+    be left out); else an InputError naming them."""
+    unknown = sorted(set(inputs) - set(declared))
+    missing = sorted(set(declared) - set(inputs) - set(WORLD_ONLY))
+    if unknown or missing:
+        raise InputError(
+            f"the {where} page "
+            + "; ".join(
+                x
+                for x in (
+                    f"takes no input {', '.join(unknown)}" if unknown else "",
+                    f"needs {', '.join(missing)}" if missing else "",
+                )
+                if x
+            ),
+            where=", ".join(unknown + missing),
+            fix=f"give the inputs of fmat_replication.pages.inputs.{'STUDY' if where == 'study' else 'INDEX'}_INPUTS",
+        )
+
+
+def provenance_demo(oov: pd.DataFrame) -> bool | None:
+    """Whether the scores come from tiny demo models, as their scoring jobs recorded it (the
+    ``demo`` column of ``results/oov``); None when no job recorded it."""
+    if "demo" not in oov.columns or oov["demo"].isna().all():
+        return None
+    return bool(oov["demo"].fillna(False).astype(bool).any())
+
+
 @dataclass
 class StudyPage:
     """Everything a study page shows, read from its inputs."""
@@ -66,8 +185,10 @@ class StudyPage:
     stats: pd.DataFrame  # results/analysis/{study}/stats.parquet
     status: dict  # results/analysis/{study}/status.json
     figures: dict = field(default_factory=dict)  # {name: figure table}
+    drawn: list = field(default_factory=list)  # the figures rule's figures: {file, title, caption, svg}
     oov: pd.DataFrame | None = None  # results/oov/{study}.parquet (rule oov_study)
     recovery: pd.DataFrame | None = None  # results/recovery/{study}.parquet (demo with a world), else None
+    demo: bool | None = None  # scored by tiny demo models, as the scoring jobs recorded (None: not recorded)
 
 
 def optional_table(name: str, value) -> pd.DataFrame | None:
@@ -75,28 +196,44 @@ def optional_table(name: str, value) -> pd.DataFrame | None:
     return read_table(required(name, value)) if path_list(value) else None
 
 
-def read_study(study: str, *, study_file, paper, replication, stats, status, figures, oov, recovery=None) -> StudyPage:
-    """Read a study page's inputs: one path each, ``recovery`` None where the run has no world file."""
+def read_drawn(name: str, value) -> list[dict]:
+    """The figures rule's folder (``figures.json``: file, title, caption of each figure, in
+    order), each figure's SVG text read in."""
+    folder = required(name, value)
+    index = existing(name, [folder / "figures.json"])[0]
+    items = json.loads(index.read_text(encoding="utf-8"))
+    return [
+        {**f, "svg": existing(name, [folder / f["file"]])[0].read_text(encoding="utf-8") if f.get("file") else ""} for f in items
+    ]
 
+
+def read_study(study: str, inputs: Mapping) -> StudyPage:
+    """Read a study page's inputs (:data:`STUDY_INPUTS`: one path each, ``recovery`` left out or
+    None where the run has no world file)."""
+
+    check_names(inputs, STUDY_INPUTS, "study")
     study = str(study)
-    sfile = required("study_file", study_file)
-    status_rec = json.loads(required("status", status).read_text(encoding="utf-8"))
-    folder = required("figures", figures)
+    sfile = required("study_file", inputs["study_file"])
+    status_rec = json.loads(required("status", inputs["status"]).read_text(encoding="utf-8"))
+    folder = required("figures", inputs["figures"])
     tables = {}
     for name, file in (status_rec.get("figures") or {}).items():
         tables[name] = read_table(existing("figures", [folder / Path(file).name])[0])
-    rep = read_table(required("replication", replication))
+    rep = read_table(required("replication", inputs["replication"]))
+    oov = read_table(required("oov", inputs["oov"]))
     return StudyPage(
         study=study,
         raw=read_study_yaml(sfile),
         study_file=sfile,
-        paper=load_paper_results(required("paper", paper)),
+        paper=load_paper_results(required("paper", inputs["paper"])),
         replication=rep[rep["study"].astype(str) == study].reset_index(drop=True),
-        stats=read_table(required("stats", stats)),
+        stats=read_table(required("stats", inputs["stats"])),
         status=status_rec,
         figures=tables,
-        oov=read_table(required("oov", oov)),
-        recovery=optional_table("recovery", recovery),
+        drawn=read_drawn("drawn", inputs["drawn"]),
+        oov=oov,
+        recovery=optional_table("recovery", inputs.get("recovery")),
+        demo=provenance_demo(oov),
     )
 
 
@@ -114,15 +251,17 @@ class IndexPage:
     agreement: pd.DataFrame  # results/models/agreement.parquet: accuracy per construction
     provenance: pd.DataFrame  # results/models/provenance.parquet
     cards: list
+    analyses: dict = field(default_factory=dict)  # study id -> the name of its analysis
+    drawn: list = field(default_factory=list)  # the figures rule's overview figures
     recovery: pd.DataFrame | None = None  # results/recovery.parquet (demo with a world), else None
+    demo: bool | None = None  # scored by tiny demo models, as the scoring jobs recorded (None: not recorded)
 
 
-def read_index(
-    studies, *, paper, replication, stats, study_files, oov, checks, agreement, provenance, cards, recovery=None
-) -> IndexPage:
-    """Read the overview's inputs. ``studies`` is a list of ids; ``stats``, ``study_files`` and
-    ``oov`` are lists in the order of ``studies``; ``cards`` a list."""
+def read_index(studies, inputs: Mapping) -> IndexPage:
+    """Read the overview's inputs (:data:`INDEX_INPUTS`). ``studies`` is a list of ids;
+    ``stats``, ``study_files`` and ``oov`` are lists in the order of ``studies``; ``cards`` a list."""
 
+    check_names(inputs, INDEX_INPUTS, "index")
     if isinstance(studies, str):
         raise InputError(
             f"page input 'studies' must be a list of study ids, not the string {studies!r}",
@@ -130,34 +269,33 @@ def read_index(
             fix="give a list, e.g. ['1A', '2A'] (in YAML: [1A, 2A])",
         )
     ids = [str(s) for s in studies]
-    stats_paths = existing("stats", path_list(stats))
-    files = existing("study_files", path_list(study_files))
+    stats_paths = existing("stats", path_list(inputs["stats"]))
+    files = existing("study_files", path_list(inputs["study_files"]))
     if len(stats_paths) != len(ids) or len(files) != len(ids):
         raise InputError(
             f"the overview has {len(ids)} studies but {len(stats_paths)} stats tables and {len(files)} study files",
             where="studies",
             fix=_FIX,
         )
-    oov_paths = existing("oov", path_list(oov))
-    frames = [read_table(p) for p in stats_paths]
+    oov_paths = existing("oov", path_list(inputs["oov"]))
+    raws = [read_study_yaml(f) for f in files]
+    oov = pd.concat([read_table(p) for p in oov_paths], ignore_index=True) if oov_paths else pd.DataFrame()
     return IndexPage(
         studies=ids,
-        paper=load_paper_results(required("paper", paper)),
-        replication=read_table(required("replication", replication)),
-        stats=pd.concat(frames, ignore_index=True),
-        titles={s: str(read_study_yaml(f).get("title", "")) for s, f in zip(ids, files)},
-        oov=pd.concat([read_table(p) for p in oov_paths], ignore_index=True) if oov_paths else pd.DataFrame(),
-        checks=read_table(required("checks", checks)),
-        agreement=read_table(required("agreement", agreement)),
-        provenance=read_table(required("provenance", provenance)),
-        cards=read_cards(existing("cards", path_list(cards))),
-        recovery=optional_table("recovery", recovery),
+        paper=load_paper_results(required("paper", inputs["paper"])),
+        replication=read_table(required("replication", inputs["replication"])),
+        stats=pd.concat([read_table(p) for p in stats_paths], ignore_index=True),
+        titles={s: str(r.get("title", "")) for s, r in zip(ids, raws)},
+        analyses={s: str((r.get("analysis") or {}).get("name", "")) for s, r in zip(ids, raws)},
+        oov=oov,
+        checks=read_table(required("checks", inputs["checks"])),
+        agreement=read_table(required("agreement", inputs["agreement"])),
+        provenance=read_table(required("provenance", inputs["provenance"])),
+        cards=read_cards(existing("cards", path_list(inputs["cards"]))),
+        drawn=read_drawn("drawn", inputs["drawn"]),
+        recovery=optional_table("recovery", inputs.get("recovery")),
+        demo=provenance_demo(oov),
     )
-
-
-# ---------------------------------------------------------------------------------------
-# Where the workflow writes a page's inputs (the Quarto documents' defaults)
-# ---------------------------------------------------------------------------------------
 
 
 def repository_root(start: str | Path | None = None) -> Path:
@@ -169,50 +307,3 @@ def repository_root(start: str | Path | None = None) -> Path:
     if not (here / "reports").is_dir() and here.name == "reports" and (here.parent / "results").is_dir():
         return here.parent
     return here
-
-
-def study_layout(study: str, root: str | Path) -> dict:
-    """A study page's inputs where the workflow writes them under ``root`` (rules/report.smk):
-    config/studies/{study}.yaml, results/replication/{study}.parquet, results/analysis/{study}/...,
-    results/oov/{study}.parquet, results/recovery/{study}.parquet if there is one."""
-    root = Path(root)
-    a = root / "results" / "analysis" / study
-    recovery = root / "results" / "recovery" / f"{study}.parquet"
-    return {
-        "study_file": root / "config" / "studies" / f"{study}.yaml",
-        "paper": root / "config" / "paper_results.tsv",
-        "replication": root / "results" / "replication" / f"{study}.parquet",
-        "stats": a / "stats.parquet",
-        "status": a / "status.json",
-        "figures": a / "figures",
-        "oov": root / "results" / "oov" / f"{study}.parquet",
-        "recovery": recovery if recovery.is_file() else None,
-    }
-
-
-def index_layout(root: str | Path, studies=None) -> dict:
-    """The overview's inputs where the workflow writes them under ``root``; ``studies`` (default:
-    every study with a results/analysis/{study}/stats.parquet, sorted) in that order."""
-    root = Path(root)
-    res = root / "results"
-    if studies is None:
-        studies = sorted(p.parent.name for p in (res / "analysis").glob("*/stats.parquet"))
-    recovery = res / "recovery.parquet"
-    return {
-        "studies": list(studies),
-        "paper": root / "config" / "paper_results.tsv",
-        "replication": res / "replication.parquet",
-        "stats": [res / "analysis" / s / "stats.parquet" for s in studies],
-        "study_files": [root / "config" / "studies" / f"{s}.yaml" for s in studies],
-        "oov": [res / "oov" / f"{s}.parquet" for s in studies],
-        "checks": res / "models" / "checks.parquet",
-        "agreement": res / "models" / "agreement.parquet",
-        "provenance": res / "models" / "provenance.parquet",
-        "cards": sorted((res / "models").glob("*.json")),
-        "recovery": recovery if recovery.is_file() else None,
-    }
-
-
-def with_defaults(given: dict, layout: dict) -> dict:
-    """``given`` (a document's parameters), each that is None taken from ``layout``."""
-    return {k: layout.get(k) if v is None else v for k, v in given.items()}

@@ -1,46 +1,134 @@
 """The overview page (rule report_index -> ``results/reports/index.html``).
 
-:func:`overview_page` builds the :class:`~fmat_replication.pages.page.Page` from the files the
-rule declares: what was planted and recovered (demo), paper vs ours per study, Figure 2, the
-out-of-vocabulary words, the models' agreement check, the model cards and the provenance.
+:func:`overview_page` reads the files the rule declares (:func:`.inputs.read_index`), builds the
+context of the template ``templates/overview.html.j2`` (:func:`overview_context`, one short
+function per part) and fills it. Every heading and sentence is in the template; no study is
+named here (the attitude studies' joint table follows from their analysis).
 """
 
 from __future__ import annotations
 
 import datetime
-import html
-from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
+
+from markupsafe import Markup
 
 from ..compare import summarise
 from .cards import cards_html
-from .figures import figure2_icc, html_table, icc_table, package_versions, run_settings
-from .inputs import read_index
+from .figures import html_table, icc_table, run_settings
+from .inputs import IndexPage, read_index
 from .page import Page
-from .paper_figures import svg_img
 from .recovery import expectation_coverage, recovery_by_study, recovery_summary
-from .study import demo_banner
-from .tables import PAGE_CSS, headlines_html, table_attitude, table_html
+from .study import figure_items
+from .tables import PAGE_CSS, headlines_html, table_attitude, table_html, table_number
 
 #: the title of the overview (``reports/index.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): overview"
+#: analyses whose studies the paper prints in one table (Table 6: the attitude studies)
+JOINT_TABLES = {"attitude_weat": table_attitude}
+
+
+def verdicts(data: IndexPage) -> dict:
+    """The verdict counts per study (linked to its page), in all, the headline claims and the
+    tables the paper prints for several studies together."""
+    rep = data.replication
+    if not len(rep):
+        return {"total": None}
+    summary = summarise(rep)
+    summary["page"] = [
+        Markup('<a href="{0}.html">{0}</a>').format(s) if s in data.studies else "not run" for s in summary["study"]
+    ]
+    t = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
+    joint = []
+    for analysis, layout in JOINT_TABLES.items():
+        ids = [s for s in data.studies if data.analyses.get(s) == analysis and s in set(rep["study"])]
+        if ids:
+            title = f"Table {table_number(data.paper, ids[0])} of the paper, with ours".replace("Table  of", "The table of")
+            joint.append({"id": f"joint-{analysis}", "title": title, "table": Markup(table_html(layout(ids, data.titles), rep))})
+    return {
+        "total": {k.replace(" ", "_"): int(t[k]) for k in ("replicated", "not replicated", "not computable", "total")},
+        "summary_table": Markup(html_table(summary, escape=False)),
+        "headlines": Markup(headlines_html(sorted(set(rep["study"])), rep)),
+        "joint_tables": joint,
+    }
+
+
+def model_tables(data: IndexPage) -> dict:
+    """Out-of-vocabulary rows per model and per study, the agreement check, the cards."""
+    oov = data.oov
+    oov_tables = []
+    if len(oov):
+        by_model = oov.groupby("model", sort=False)[["rows", "oov_rows", "nan_prob_rows"]].sum().reset_index()
+        hit = oov[(oov["oov_rows"] > 0) | (oov["nan_prob_rows"] > 0)]
+        oov_tables = [
+            Markup(html_table(by_model)),
+            Markup(html_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])),
+        ]
+    agreement = data.agreement
+    return {
+        "oov_tables": oov_tables,
+        "checks_table": Markup(html_table(data.checks)),
+        "agreement_table": Markup(html_table(agreement)) if len(agreement) and len(agreement.columns) > 1 else "",
+        "cards": Markup(cards_html(data.cards)),
+    }
+
+
+def provenance(data: IndexPage, settings: Mapping) -> dict:
+    """The run's settings (demo as the scoring jobs recorded it) and where each model came from
+    with the package versions of the job that scored it (``results/models/provenance.parquet``)."""
+    demo = {True: "yes", False: "no", None: "not recorded by the scoring jobs"}[data.demo]
+    rows = {
+        "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "studies": ", ".join(data.studies),
+        **settings,
+        "demo (tiny models)": demo,
+    }
+    return {
+        "settings_table": Markup(html_table(run_settings(rows))),
+        "provenance_table": Markup(html_table(short_hashes(data.provenance) if len(data.provenance) else None)),
+    }
+
+
+def short_hashes(provenance, lengths: Mapping[str, int] = {"commit": 12, "sha256": 16}):
+    """The provenance table as the overview shows it: a commit and a weights hash by their first
+    characters (the full ones are in ``results/models/provenance.parquet``), so that the table with
+    its package columns fits the page's width."""
+    out = provenance.copy()
+    for column, n in lengths.items():
+        if column in out.columns:
+            out[column] = [t if len(str(t)) <= n else f"{str(t)[:n]}…" for t in out[column].astype(str)]
+    return out
+
+
+def overview_context(data: IndexPage, settings: Mapping) -> dict:
+    """Everything ``overview.html.j2`` shows, from the overview's files (:class:`.inputs.IndexPage`)."""
+    recovery = data.recovery
+    icc = icc_table(data.stats, data.studies)
+    return {
+        "css": Markup(PAGE_CSS),
+        "demo": bool(data.demo),
+        "planted": recovery is not None,
+        "recovery": None
+        if recovery is None
+        else {
+            "summary": Markup(recovery_summary(recovery)),
+            "by_study": Markup(html_table(recovery_by_study(recovery))),
+            "coverage": Markup(html_table(expectation_coverage(recovery, data.replication))),
+        },
+        "studies": data.studies,
+        "figures": figure_items(data.drawn),
+        "icc_table": Markup(html_table(icc)) if len(icc) else Markup("<p><em>No ICC rows found.</em></p>"),
+        **verdicts(data),
+        **model_tables(data),
+        **provenance(data, settings),
+    }
 
 
 def overview_page(
     studies: Sequence[str],
+    inputs: Mapping,
     *,
-    paper: str | Path,
-    replication: str | Path,
-    stats: Sequence[str | Path],
-    study_files: Sequence[str | Path],
-    oov: Sequence[str | Path],
-    checks: str | Path,
-    agreement: str | Path,
-    provenance: str | Path,
-    cards: Sequence[str | Path],
-    recovery: str | Path | None = None,
     models: Sequence[str] = (),
-    demo: bool = False,
     device: str = "",
     dtype: str = "float32",
     config_hash: str = "",
@@ -51,175 +139,20 @@ def overview_page(
     ----------
     studies : list of str
         The study ids, in the configuration's order.
-    paper, replication : path
-        ``config/paper_results.tsv``, ``results/replication.parquet``.
-    stats, study_files, oov : list of paths
-        Each study's ``stats.parquet``, study file and ``results/oov/{study}.parquet``, in the
-        order of ``studies``.
-    checks, agreement, provenance : path
-        ``results/models/checks.parquet``, ``agreement.parquet`` and ``provenance.parquet``
-        (rule model_checks): each model's agreement check beside its FMAT results, its
-        agreement accuracy per construction, where it came from.
-    cards : list of paths
-        ``results/models/{model}.json``, in the configuration's order.
-    recovery : path or None
-        ``results/recovery.parquet`` (a demo with a world file), else None.
+    inputs : mapping
+        The overview's inputs by name (:data:`fmat_replication.pages.inputs.INDEX_INPUTS`: the
+        rule's, or :func:`~fmat_replication.pages.inputs.hand_inputs` by hand); per-study lists
+        in the order of ``studies``.
     models : list of str
         The model slugs, in the configuration's order (provenance).
-    demo : bool
-        Numbers of the tiny demo models: the page carries a banner.
     device, dtype, config_hash : str
         Provenance.
 
     Returns
     -------
     Page
+        The filled template ``overview.html.j2``.
     """
-
-    data = read_index(
-        studies,
-        paper=paper,
-        replication=replication,
-        stats=stats,
-        study_files=study_files,
-        oov=oov,
-        checks=checks,
-        agreement=agreement,
-        provenance=provenance,
-        cards=cards,
-        recovery=recovery,
-    )
-    ids = data.studies
-    page = Page(TITLE)
-    page.show(f"<style>body {{max-width: 1100px}}{PAGE_CSS}</style>")
-    if demo:
-        page.show(demo_banner(data.recovery is not None))
-
-    page.heading("Known truth: planted and recovered", "known-truth-planted-and-recovered")
-    page.text(
-        "Demo only: per study, how many of the numbers the world file planted (config/world.yaml) "
-        "the workflow recovered (same sign, p < .05, our 95% CI covering the value the world implies "
-        "for these items and models; where nothing was planted: nothing found beyond what the world "
-        "holds). docs/planting.md says how the models were trained and the rule."
-    )
-    if data.recovery is not None:
-        page.show(recovery_summary(data.recovery))
-        page.show(html_table(recovery_by_study(data.recovery)))
-        page.text(
-            "The paper's sign-bearing numbers (d, t, r, b, beta; model all) per study: printed, "
-            "computable by the workflow, and checked by an expectation of the world."
-        )
-        page.show(html_table(expectation_coverage(data.recovery, data.replication)))
-    else:
-        page.show("<p id='no-recovery'>Nothing was planted: these models were not trained on a world file.</p>")
-    page.text(
-        "This page summarises the replication of the 15 studies of Bao (2024, *JPSP*), *The "
-        "Fill-Mask Association Test (FMAT)*: how many of the paper's printed numbers each study "
-        "replicates, the models' agreement (the paper's Figure 2), the words some models cannot "
-        "score, and what produced these numbers. Each study has its own page (links below)."
-    )
-
-    page.heading("Paper vs ours, per study", "paper-vs-ours-per-study")
-    page.text(
-        "Verdicts per printed number (rule and tolerances: docs/reports.md): *replicated* = same "
-        "sign and significance at .05, and for r, d, beta, ICC, alpha and R² within the tolerance; "
-        "*not computable* = no number of ours to compare (study not run, analysis not implemented, "
-        "a criterion the paper cites)."
-    )
-    rep = data.replication
-    if len(rep):
-        summary = summarise(rep)
-        summary["page"] = [
-            f"<a href='{html.escape(s)}.html'>{html.escape(s)}</a>" if s in ids else "not run" for s in summary["study"]
-        ]
-        total = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
-        page.show(
-            f"<p class='replication-total'>All studies: <b>{int(total['replicated'])}</b> replicated, "
-            f"<b>{int(total['not replicated'])}</b> not replicated, <b>{int(total['not computable'])}</b> "
-            f"not computable (of {int(total['total'])} printed numbers).</p>"
-        )
-        page.show(html_table(summary, escape=False))
-        page.show("<h3>The paper's headline claims</h3>" + headlines_html(sorted(set(rep["study"])), rep))
-        attitude = [x for x in ("2A", "2B", "2C", "2D") if x in set(rep["study"])]
-        if attitude:  # Table 6 prints the four attitude studies together
-            page.show("<h3>Table 6 of the paper, with ours</h3>" + table_html(table_attitude(attitude, data.titles), rep))
-    else:
-        page.show("<p><em>The paper prints no number for the studies run.</em></p>")
-    page.show(
-        "<p>Study pages: "
-        + " · ".join(f"<a class='study-link' href='{html.escape(s)}.html'>{html.escape(s)}</a>" for s in ids)
-        + "</p>"
-    )
-
-    page.heading("Figure 2: agreement among the models", "figure-2-agreement-among-the-models")
-    page.text(
-        "ICC (two-way random, absolute agreement) of the log probabilities of every uniquely filled "
-        "sentence (items) with the models as raters: `ICC_average` = the average of the models, "
-        "`ICC_single` = one model; error bars are 95% CIs, open diamonds the paper's values, dashed "
-        "lines the criteria good (.60) and excellent (.75) (Cicchetti, 1994)."
-    )
-    if len(icc_table(data.stats, ids)):
-        page.show(svg_img(figure2_icc(data.stats, paper=data.paper, studies=ids), alt="Figure 2: ICCs per study"))
-        page.show(html_table(icc_table(data.stats, ids)))
-    else:
-        page.show("<p><em>No ICC rows found.</em></p>")
-
-    page.heading("Out-of-vocabulary and dropped words, per model", "out-of-vocabulary-and-dropped-words-per-model")
-    page.text(
-        "Rows whose [MASK] option a model's vocabulary lacks (`oov`) and rows with no probability "
-        "(NaN, dropped from the LPRs), per model over all studies; then per study where any."
-    )
-    oov = data.oov
-    if len(oov):
-        by_model = oov.groupby("model", sort=False)[["rows", "oov_rows", "nan_prob_rows"]].sum().reset_index()
-        page.show(html_table(by_model))
-        hit = oov[(oov["oov_rows"] > 0) | (oov["nan_prob_rows"] > 0)]
-        page.show(html_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]]))
-    else:
-        page.show("<p><em>No score tables found.</em></p>")
-
-    page.heading("Can each model be trusted? Subject–verb agreement beside its FMAT results", "can-each-model-be-trusted")
-    page.text(
-        "Accuracy of each model on agreement minimal pairs (Marvin & Linzen 2018, scored as Goldberg "
-        "2019: the verb masked, P(correct) > P(incorrect); docs/agreement.md), pairs skipped because "
-        "a verb is not one token of that model, the share of FMAT rows its vocabulary could not score, "
-        "and its alpha per study where the study computes one per model. A model that fails basic "
-        "syntax deserves less trust in its associations."
-    )
-    page.show(html_table(data.checks))
-    if len(data.agreement) and len(data.agreement.columns) > 1:
-        page.show(html_table(data.agreement))
-
-    page.heading("The models", "the-models")
-    page.text(
-        "One card per model: its architecture, size and vocabulary, where it came from (the locked "
-        "hub commit, or a local folder's weights hash) and its creation date on the hub, how fmat "
-        "scored it (the MLM head at the mask only, or the model's full forward pass; padded or "
-        "equal-length batches: docs/scoring.md), and its top-5 fills of three fixed sentences. A "
-        'trained model fills "Paris is the [MASK] of France." with "capital"; a broken one shows it here.'
-    )
-    page.show(cards_html(data.cards))
-
-    page.heading("Provenance", "provenance")
-    page.text(
-        "What produced these numbers: the run's settings, where each model came from (the hub "
-        "commit it was locked at, or a local folder's weights hash) and the package versions."
-    )
-    page.show(
-        html_table(
-            run_settings(
-                {
-                    "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                    "studies": ", ".join(ids),
-                    "models": ", ".join(models),
-                    "device": device or "auto",
-                    "dtype": dtype,
-                    "configuration hash": config_hash,
-                    "demo (tiny models)": "yes" if demo else "no",
-                }
-            )
-        )
-    )
-    page.show(html_table(data.provenance if len(data.provenance) else None))
-    page.show(html_table(package_versions()))
-    return page
+    data = read_index(studies, inputs)
+    settings = {"models": ", ".join(models), "device": device or "auto", "dtype": dtype, "configuration hash": config_hash}
+    return Page.from_template(TITLE, "overview.html.j2", overview_context(data, settings))

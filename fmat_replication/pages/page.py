@@ -89,6 +89,29 @@ class Page:
         """Add paragraphs of text (:class:`Text`)."""
         self.blocks.extend(Text(p) for p in paragraphs)
 
+    @classmethod
+    def from_body(cls, title: str, body: str) -> "Page":
+        """A page from the HTML body a template wrote: each section heading (an ``<h2>`` or
+        ``<h3>`` with an ``id``, alone on its line) becomes a :class:`Heading`, what lies between
+        them an :class:`Html` block, in order."""
+        page = cls(title)
+        last = 0
+        for m in _HEADING.finditer(body):
+            page._html(body[last : m.start()])
+            page.heading(_html.unescape(m.group(3)), m.group(2), level=int(m.group(1)))
+            last = m.end()
+        page._html(body[last:])
+        return page
+
+    @classmethod
+    def from_template(cls, title: str, template: str, context: dict) -> "Page":
+        """The template ``template`` (``templates/``) filled with ``context``, as a page (:meth:`from_body`)."""
+        return cls.from_body(title, render(template, **context))
+
+    def _html(self, fragment: str) -> None:
+        if fragment.strip():
+            self.show(fragment.strip())
+
     # -- reading ----------------------------------------------------------------------------
 
     def toc(self) -> list[Heading]:
@@ -112,22 +135,24 @@ class Page:
         return render("page.html.j2", title=self.title, toc_title=TOC_TITLE, toc=self.toc(), blocks=body) + "\n"
 
 
+#: a section heading a template writes: ``<h2 id="x">Text</h2>`` alone on its line
+_HEADING = re.compile(r'^<h([23]) id="([^"]+)">(.*?)</h\1>$', re.MULTILINE)
 _INLINE = re.compile(r"`([^`]+)`|\*([^*]+)\*")
 
 
 def text_html(text: str) -> str:
     """A :class:`Text` paragraph as HTML: escaped, ```code``` and ``*emphasis*`` as pandoc reads them."""
+    from markupsafe import Markup, escape
+
     out, last = [], 0
     for m in _INLINE.finditer(text):
-        out.append(_html.escape(text[last : m.start()], quote=False))
+        out.append(escape(text[last : m.start()]))
         out.append(
-            f"<code>{_html.escape(m.group(1), quote=False)}</code>"
-            if m.group(1) is not None
-            else f"<em>{_html.escape(m.group(2), quote=False)}</em>"
+            Markup("<code>{}</code>").format(m.group(1)) if m.group(1) is not None else Markup("<em>{}</em>").format(m.group(2))
         )
         last = m.end()
-    out.append(_html.escape(text[last:], quote=False))
-    return f"<p>{''.join(out)}</p>"
+    out.append(escape(text[last:]))
+    return str(Markup("<p>{}</p>").format(Markup("").join(out)))
 
 
 def raw_block(html: str) -> str:
@@ -139,7 +164,8 @@ def raw_block(html: str) -> str:
 
 def _markdown(block: Block) -> str:
     if isinstance(block, Heading):
-        return f"{'#' * block.level} {block.text} {{#{block.id}}}"
+        text = re.sub(r"([\\`*_{}\[\]<>#|])", r"\\\1", block.text)  # the heading's words, not markdown
+        return f"{'#' * block.level} {text} {{#{block.id}}}"
     if isinstance(block, Html):
         return raw_block(block.html)
     return block.text

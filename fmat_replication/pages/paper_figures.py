@@ -22,14 +22,15 @@ words why it cannot be drawn (the report prints it). :func:`svg_img` embeds a fi
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
+import textwrap
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from fmat_replication.pages.html import render
 from fmat_replication.paper import stars_for
 
 GREY, BLACK = "#8c8c8c", "#000000"
@@ -50,6 +51,11 @@ def _plt():
     return plt
 
 
+def close_figure(fig) -> None:
+    """Free a drawn figure (pyplot keeps every figure until closed)."""
+    _plt().close(fig)
+
+
 def svg_img(fig, alt: str, close: bool = True) -> str:
     """The figure as an ``<img>`` holding SVG in a data URI (scales to the page's width)."""
     buf = io.StringIO()
@@ -57,10 +63,7 @@ def svg_img(fig, alt: str, close: bool = True) -> str:
     if close:
         _plt().close(fig)
     data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
-    return (
-        f"<img class='paper-figure' alt='{html.escape(alt, quote=True)}' "
-        f"style='max-width:100%;height:auto' src='data:image/svg+xml;base64,{data}'>"
-    )
+    return render("svg_img.html.j2", alt=alt, data=data)
 
 
 def _need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -88,16 +91,16 @@ def _r_label(r: float, p: float) -> str:
     return f"r = {r:.2f}".replace("0.", ".") + ("" if s == "ns" else s)
 
 
-def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool | None = None):
+def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool = False, wefat_label: str = "WEFAT male (GloVe)"):
     """Figure 3 (1A-1C): the FMAT score of each item (y) against % male (x; grey linear fit,
-    black logit fit when ``logit`` or, by default, for 1C) and, when the table has WEFAT
-    scores, against WEFAT male (x; grey linear fit); r with stars in each panel."""
+    black logit fit when ``logit``: the analysis regresses the logit of % male) and, when the
+    table has WEFAT scores, against WEFAT male (x, labelled ``wefat_label``; grey linear fit);
+    r with stars in each panel."""
     _need(table, ["fmat", "pct_male"], f"Figure 3{(' ' + study) if study else ''}")
     y = table["fmat"].to_numpy(float)
     x = table["pct_male"].to_numpy(float)
     if not (np.isfinite(x) & np.isfinite(y)).any():
         raise FigureUnavailable("no item has both an FMAT score and a % male criterion")
-    logit = (study == "1C") if logit is None else logit
     wefat = table["wefat_male"].to_numpy(float) if "wefat_male" in table.columns else np.full(len(y), np.nan)
     panels = [("pct", x)] + ([("wefat", wefat)] if np.isfinite(wefat).sum() >= 2 else [])
     plt = _plt()
@@ -126,19 +129,15 @@ def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool | None =
                 ax.plot(x[order][keep], fl[keep], color=BLACK, lw=1.8, label="logit fit")
         r, p, n = _r(xx, y)
         ax.text(0.03, 0.95, f"{_r_label(r, p)} (n = {n})", transform=ax.transAxes, va="top", fontsize=9)
-        ax.set_xlabel("% male" if kind == "pct" else "WEFAT male (GloVe)")
+        ax.set_xlabel("% male" if kind == "pct" else wefat_label)
         ax.set_ylabel("FMAT male (LPR, standardized and averaged)")
         ax.grid(alpha=0.25)
         if kind == "pct":
             ax.set_xlim(-2, 102)
     axes[0][0].legend(loc="lower right", fontsize=8, frameon=False)
-    fig.suptitle(f"Figure 3{_panel(study)}: FMAT against the criterion" if study else "FMAT against the criterion", fontsize=11)
+    fig.suptitle(f"Figure 3 (Study {study}): FMAT against the criterion" if study else "FMAT against the criterion", fontsize=11)
     fig.tight_layout()
     return fig
-
-
-def _panel(study: str) -> str:
-    return {"1A": "A", "1B": "B", "1C": "C", "4A": "A", "4B": "B", "4C": "C", "4D": "D"}.get(study, "")
 
 
 def figure4_trend(trend: pd.DataFrame, study: str = "", ylabel: str = "FMAT d (LPR contrast)", years: tuple[int, int] = YEARS):
@@ -167,20 +166,34 @@ def figure4_trend(trend: pd.DataFrame, study: str = "", ylabel: str = "FMAT d (L
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.25)
     ax.legend(fontsize=7, ncol=2, frameon=False, loc="best")
-    ax.set_title(f"Figure 4{_panel(study)}: yearly FMAT effect, 1800–2019" if study else "Yearly FMAT effect", fontsize=11)
+    ax.set_title(f"Figure 4 (Study {study}): yearly FMAT effect, 1800–2019" if study else "Yearly FMAT effect", fontsize=11)
     fig.tight_layout()
     return fig
 
 
+def wrap_label(label: str, width: int = 26) -> str:
+    """A row label as a reader reads it: ``wording:men/women`` -> "wording: men vs. women",
+    wrapped at ``width`` characters."""
+    text = str(label).replace(":", ": ").replace("/", " vs. ").replace("_", " ").replace("  ", " ")
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
 def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)"):
-    """A forest plot of ``rows`` (label, d, ci_low, ci_high, optional paper): our d with its CI
-    (filled), the paper's d (open diamond), top to bottom in the table's order, a zero line."""
+    """A forest plot of ``rows`` (label, d, ci_low, ci_high, optional paper, optional planted):
+    our d with its CI (filled), the paper's d (open diamond) and the value planted in the demo's
+    world (cross), top to bottom in the table's order, a zero line. The labels are wrapped, the
+    data get more than half of the figure's width and the legend sits below it, off the data."""
     _need(rows, ["label", "d", "ci_low", "ci_high"], title or "the forest plot")
     r = rows.reset_index(drop=True)
     if not np.isfinite(r["d"].to_numpy(float)).any():
         raise FigureUnavailable("no effect size was computed (every d is missing)")
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(r) + 1.4))
+    labels = [wrap_label(x) for x in r["label"].astype(str)]
+    rows_in = 0.22 * sum(1 + x.count("\n") for x in labels) + 0.12 * len(r)  # the rows' height, in inches
+    bottom, top = 1.0, 0.45  # below the data: the x axis and the legend; above: the title
+    height = rows_in + bottom + top
+    fig = plt.figure(figsize=(9.0, height))
+    ax = fig.add_axes((0.30, bottom / height, 0.66, rows_in / height))  # data: 66% of the width
     ypos = np.arange(len(r))[::-1]
     d, lo, hi = (r[c].to_numpy(float) for c in ("d", "ci_low", "ci_high"))
     ax.errorbar(
@@ -193,34 +206,42 @@ def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)")
         capsize=3,
         label="ours (95% CI)",
     )
-    if "paper" in r.columns and np.isfinite(r["paper"].to_numpy(float)).any():
-        ax.scatter(
-            r["paper"].to_numpy(float), ypos, marker="D", facecolors="none", edgecolors="#c0392b", s=40, zorder=3, label="paper"
-        )
+    for column, style in (
+        ("paper", {"marker": "D", "facecolors": "none", "edgecolors": "#c0392b", "s": 40, "label": "paper"}),
+        ("planted", {"marker": "x", "color": "#e08a00", "s": 50, "label": "planted (demo world)"}),
+    ):
+        if column in r.columns and np.isfinite(r[column].to_numpy(float)).any():
+            ax.scatter(r[column].to_numpy(float), ypos, zorder=3, **style)
     ax.axvline(0, color="#555555", lw=0.8, ls="--")
     ax.set_yticks(ypos)
-    ax.set_yticklabels(r["label"].astype(str))
+    ax.set_yticklabels(labels, fontsize=9)
+    ax.set_ylim(-0.6, len(r) - 0.4)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.25)
-    ax.legend(fontsize=8, frameon=False, loc="best")
+    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.55 / rows_in), ncol=3)
     if title:
         ax.set_title(title, fontsize=11)
-    fig.tight_layout()
     return fig
 
 
-def _paper_d(paper: pd.DataFrame | None, study: str, conditions) -> list[float]:
-    if paper is None or paper.empty:
+def paper_d(replication: pd.DataFrame | None, study: str, conditions, column: str = "paper_value") -> list[float]:
+    """The paper's d of each condition, from the replication table (``paper_value``); NaN where
+    the paper prints none."""
+    if replication is None or replication.empty or column not in replication.columns:
         return [math.nan] * len(conditions)
-    p = paper[(paper["study"] == study) & (paper["statistic"] == "d") & (paper["model"].astype(str) == "all")]
-    by = dict(zip(p["condition"].astype(str), pd.to_numeric(p["value"], errors="coerce")))
+    rep = replication
+    p = rep[(rep["study"] == study) & (rep["statistic"] == "d") & (rep["model"].astype(str) == "all")]
+    by = dict(zip(p["condition"].astype(str), pd.to_numeric(p[column], errors="coerce")))
     return [float(by.get(c, math.nan)) for c in conditions]
 
 
-def figure_attitude_forest(effects: pd.DataFrame, paper: pd.DataFrame | None = None, study: str = ""):
+def figure_attitude_forest(
+    effects: pd.DataFrame, replication: pd.DataFrame | None = None, study: str = "", planted: Mapping[str, float] | None = None
+):
     """2A-2D from the analysis' ``effects`` table (relation, perceiver, d, ci_low, ci_high): one
     row per relation x perceiver (average, personal, societal, personal-societal), the paper's d
-    (condition ``relation:perceiver``) beside ours."""
+    (condition ``relation:perceiver`` of the replication table) and the planted value (demo,
+    by condition) beside ours."""
     _need(effects, ["relation", "perceiver", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
     conds = (effects["relation"].astype(str) + ":" + effects["perceiver"].astype(str)).tolist()
     rows = pd.DataFrame(
@@ -229,18 +250,24 @@ def figure_attitude_forest(effects: pd.DataFrame, paper: pd.DataFrame | None = N
             "d": effects["d"].to_numpy(float),
             "ci_low": effects["ci_low"].to_numpy(float),
             "ci_high": effects["ci_high"].to_numpy(float),
-            "paper": _paper_d(paper, study, conds),
+            "paper": paper_d(replication, study, conds),
+            "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
         }
     )
     return forest_plot(rows, title=f"Study {study}: d per relation and perceiver" if study else "")
 
 
 def figure_stereotype_forest(
-    effects: pd.DataFrame, paper: pd.DataFrame | None = None, study: str = "", labels: Mapping[str, str] | None = None
+    effects: pd.DataFrame,
+    replication: pd.DataFrame | None = None,
+    study: str = "",
+    labels: Mapping[str, str] | None = None,
+    planted: Mapping[str, float] | None = None,
 ):
     """3A-3D from the analysis' ``effects`` table (model, condition, d, ci_low, ci_high): the
-    overall d (condition ``all``) and the d per attribute pair / form, the paper's beside ours.
-    Only the rows over all models (model ``all``) are drawn."""
+    overall d (condition ``all``) and the d per attribute pair / form, the paper's (replication
+    table) and the planted value (demo) beside ours. Only the rows over all models (model
+    ``all``) are drawn."""
     _need(effects, ["condition", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
     e = effects
     if "model" in e.columns:
@@ -255,7 +282,8 @@ def figure_stereotype_forest(
             "d": e["d"].to_numpy(float),
             "ci_low": e["ci_low"].to_numpy(float),
             "ci_high": e["ci_high"].to_numpy(float),
-            "paper": _paper_d(paper, study, conds),
+            "paper": paper_d(replication, study, conds),
+            "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
         }
     )
     return forest_plot(rows, title=f"Study {study}: stereotype d per attribute pair / form" if study else "")

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 
 from fmat.results import KEY
+
+from .html import render
 
 #: statistics whose printed number has a sign a world can fix (the expectations' domain)
 SIGN_BEARING = ("d", "t", "r", "b", "beta", "t_williams")
@@ -67,16 +67,9 @@ def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> p
 
 
 def recovery_summary(recovery: pd.DataFrame) -> str:
-    """One sentence: how many planted numbers were recovered (HTML, escaped)."""
+    """One sentence: how many planted numbers were recovered (template ``recovery_summary.html.j2``)."""
     judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
-    if not len(judged):
-        return "<p class='recovery-summary'>Nothing was planted for this study, so there is nothing to recover.</p>"
-    ok = int((judged["verdict"] == "recovered").sum())
-    klass = "recovery-summary all-recovered" if ok == len(judged) else "recovery-summary not-all-recovered"
-    return (
-        f"<p class='{klass}'><b>{ok} of {len(judged)}</b> planted number{'s' if len(judged) != 1 else ''} "
-        f"recovered{'' if ok == len(judged) else html.escape(': see the reasons below')}.</p>"
-    )
+    return render("recovery_summary.html.j2", n=len(judged), ok=int((judged["verdict"] == "recovered").sum()))
 
 
 def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:

@@ -180,9 +180,12 @@ def _write(out: Path, write, output_fix: str) -> None:
 
 
 def yaml_params(params: Mapping) -> dict:
-    """Parameters as YAML holds them: paths as strings, lists as lists, None, booleans and numbers as they are."""
+    """Parameters as YAML holds them: paths as strings, lists as lists, mappings (a page's
+    ``inputs``) as mappings, None, booleans and numbers as they are."""
 
     def plain(v):
+        if isinstance(v, Mapping):
+            return {str(k): plain(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
             return [plain(x) for x in v]
         if v is None or isinstance(v, (bool, int, float)):
@@ -215,6 +218,25 @@ def write_kernel(folder: Path) -> Path:
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps(kernel_spec(), indent=1), encoding="utf-8")
     return folder
+
+
+def quarto_env(tmp: Path) -> dict:
+    """Quarto's environment: this Python for its Jupyter (``QUARTO_PYTHON``, and a ``python3``
+    kernel spec of it first on ``JUPYTER_PATH``), no colours, and a temporary folder inside
+    ``tmp`` (whatever Quarto or Jupyter put there goes with it)."""
+    env = dict(os.environ)
+    jupyter = write_kernel(tmp / "jupyter")
+    private = tmp / "tmp"
+    private.mkdir()
+    env.update(
+        {
+            "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
+            "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
+            "NO_COLOR": "1",
+            **{name: str(private) for name in ("TMPDIR", "TEMP", "TMP")},
+        }
+    )
+    return env
 
 
 def render_quarto(
@@ -266,18 +288,7 @@ def render_quarto(
             "--execute-params",
             str(params_file),
         ]
-        env = dict(os.environ)
-        jupyter = write_kernel(tmp / "jupyter")
-        env.update(
-            {
-                "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
-                "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
-                "NO_COLOR": "1",
-            }
-        )
-        private = tmp / "tmp"  # whatever Quarto or Jupyter put in the temporary folder goes with it
-        private.mkdir()
-        env.update({"TMPDIR": str(private), "TEMP": str(private), "TMP": str(private)})
+        env = quarto_env(tmp)
         log.info("quarto: %s (%s), QUARTO_PYTHON=%s", quarto, _quarto_version(quarto), sys.executable)
         log.info("running %s", " ".join(cmd))
         returncode, lines, timed_out = _run(cmd, env, work, timeout)

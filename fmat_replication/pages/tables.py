@@ -15,8 +15,9 @@ data (:class:`PaperTable`) or HTML text; the page functions (:mod:`.study`, :mod
 from __future__ import annotations
 
 import base64
-import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
@@ -32,8 +33,16 @@ Key = tuple[str, str, str]
 #: CSS class of a cell per verdict
 VERDICT_CLASS = {REPLICATED: "v-replicated", NOT_REPLICATED: "v-not", NOT_COMPUTABLE: "v-nc"}
 
-#: the paper's table number per study
-TABLE_NUMBER = {"1A": 3, "1B": 4, "1C": 5, **{s: 6 for s in ("2A", "2B", "2C", "2D")}, **{s: 7 for s in ("3A", "3B", "3C", "3D")}}
+
+def table_number(paper: pd.DataFrame, study: str) -> str:
+    """The number of the paper's table that prints a study's numbers, read from the ``source``
+    column of its rows in the paper's file ("Table 3, alpha_query column" -> "3"); "" when the
+    rows name no table."""
+    if "source" not in paper.columns:
+        return ""
+    found = paper.loc[paper["study"] == study, "source"].astype(str).str.extract(r"\bTable (\d+)")[0].dropna()
+    return str(found.mode().iloc[0]) if len(found) else ""
+
 
 #: statistics shown with their Greek / typographic name
 STAT_NAMES = {
@@ -95,11 +104,14 @@ def _models_in(paper: pd.DataFrame, study: str, statistic: str = "alpha") -> lis
     return [x for x in dict.fromkeys(m) if x not in ("all", "*")]
 
 
-def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: Sequence[str] | None = None) -> PaperTable:
+def table_criterion(
+    study: str, paper: pd.DataFrame, queries: int = 4, models: Sequence[str] | None = None, item: str = "item"
+) -> PaperTable:
     """Tables 3 (1A) and 4 (1B): one row per BERT model (first ``Overall``), alpha among the
     query templates, then the correlation of each query's FMAT score with the criterion
     (% male) and with WEFAT; a last row with the mean standardized index. ``models``: other
-    model rows (e.g. the models of a run that are not the paper's; no Overall/index rows)."""
+    model rows (e.g. the models of a run that are not the paper's; no Overall/index rows).
+    ``item``: what an item is, in words (the study file's TARGET group: "occupation", "name")."""
     qs = [f"Q{i}" for i in range(1, queries + 1)]
     if models is not None:
         ours = [
@@ -110,7 +122,7 @@ def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: S
             for m in models
         ]
         return PaperTable(
-            title=f"Table {TABLE_NUMBER.get(study, '')}, our models".strip(),
+            title=f"Table {table_number(paper, study)}, our models".replace("Table , ", ""),
             caption=f"Study {study}: the same statistics for the models of this run that the paper does not have",
             columns=["α query"] + qs + qs,
             rows=ours,
@@ -128,9 +140,9 @@ def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: S
     index = [None] * (1 + 2 * queries)
     index[1], index[1 + queries] = ("r", "fmat~pct_male", "all"), ("r", "fmat~wefat", "all")
     rows.append(("Mean standardized index (models × queries)", index))
-    what = "occupation" if study == "1A" else "name"
+    what = item.lower()
     return PaperTable(
-        title=f"Table {TABLE_NUMBER.get(study, '')}".strip(),
+        title=f"Table {table_number(paper, study)}".strip(),
         caption=f"Study {study}: internal consistency, criterion-related and convergent validity of the FMAT",
         columns=["α query"] + qs + qs,
         rows=rows,
@@ -139,7 +151,7 @@ def table_criterion(study: str, paper: pd.DataFrame, queries: int = 4, models: S
     )
 
 
-def table_regression(study: str = "1C") -> PaperTable:
+def table_regression(study: str, paper: pd.DataFrame | None = None) -> PaperTable:
     """Table 5 (1C): the logit of the male percentage regressed on WEFAT (Model 1), FMAT
     (Model 2) and both (Model 3): b per predictor, R² per model, ΔR² of each predictor."""
     m1, m2, m3 = "logit_male~wefat", "logit_male~fmat", "logit_male~wefat+fmat"
@@ -152,7 +164,7 @@ def table_regression(study: str = "1C") -> PaperTable:
         ("ΔR² (incremental validity) of FMAT", [None, None, ("R2_delta", f"{m3}:fmat", "all")]),
     ]
     return PaperTable(
-        title="Table 5",
+        title=f"Table {table_number(paper, study)}".strip() if paper is not None else "Table",
         caption=f"Study {study}: generalizability, criterion-related and incremental validity of the FMAT (unstandardized b)",
         columns=["Model 1", "Model 2", "Model 3"],
         rows=rows,
@@ -213,20 +225,25 @@ def table_change(study: str) -> PaperTable:
 
 
 def paper_table(
-    study: str, paper: pd.DataFrame, titles: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None
+    study: str,
+    paper: pd.DataFrame,
+    analysis: str,
+    titles: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    item: str = "item",
 ) -> PaperTable | None:
-    """The layout of a study's table (None for a study the paper has no numbers for)."""
-    if study in ("1A", "1B"):
-        return table_criterion(study, paper)
-    if study == "1C":
-        return table_regression(study)
-    if re.fullmatch(r"2[A-D]", study):
-        return table_attitude([study], titles)
-    if re.fullmatch(r"3[A-D]", study):
-        return table_stereotype(study, paper, labels)
-    if re.fullmatch(r"4[A-D]", study):
-        return table_change(study)
-    return None
+    """The paper's layout of a study's table, chosen by the study's analysis (its study file's
+    ``analysis.name``), None for an analysis the paper has no table layout for."""
+    layouts = {
+        "factual_wefat": lambda: table_criterion(study, paper, item=item),
+        "factual_names": lambda: table_regression(study, paper),
+        "attitude_weat": lambda: table_attitude([study], titles),
+        "stereotype_pairs": lambda: table_stereotype(study, paper, labels),
+        "stereotype_domains": lambda: table_stereotype(study, paper, labels),
+        "change_over_time": lambda: table_change(study),
+    }
+    make = layouts.get(str(analysis))
+    return make() if make else None
 
 
 # ---------------------------------------------------------------------------------------
@@ -322,56 +339,24 @@ def text_rows_html(rows: pd.DataFrame) -> str:
 # the verdict header
 # ---------------------------------------------------------------------------------------
 
-#: each study's headline claims: (statistic, condition, model, what the paper claims)
-HEADLINES: dict[str, list[tuple[str, str, str, str]]] = {
-    "1A": [
-        ("r", "fmat~pct_male", "all", "FMAT gender scores of occupations correlate with % male workers"),
-        ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores"),
-    ],
-    "1B": [
-        ("r", "fmat~pct_male", "all", "FMAT gender scores of names correlate with % male"),
-        ("r", "fmat~wefat", "all", "FMAT gender scores correlate with WEFAT scores"),
-    ],
-    "1C": [
-        ("r", "fmat~pct_male", "all", "FMAT gender scores of 3,644 names correlate with % male"),
-        ("R2_delta", "logit_male~wefat+fmat:fmat", "all", "FMAT adds to WEFAT in predicting the logit of % male"),
-    ],
-    **{
-        s: [
-            ("d", "like-dislike:average", "all", f"attitude toward {t} (like vs. dislike)"),
-            ("d", "notice-ignore:average", "all", "attention (notice vs. ignore), not an attitude"),
-        ]
-        for s, t in (
-            ("2A", "flowers vs. insects"),
-            ("2B", "instruments vs. weapons"),
-            ("2C", "European vs. African American names"),
-            ("2D", "young vs. old names"),
-        )
-    },
-    "3A": [("d", "all", "all", "men (vs. women) associated with career (vs. family)")],
-    "3B": [("d", "all", "all", "men (vs. women) associated with math (vs. arts)")],
-    "3C": [("d", "all", "all", "men (vs. women) associated with science (vs. arts)")],
-    "3D": [("d", "all", "all", "Black (vs. Asian) people associated with masculine (vs. feminine)")],
-    **{
-        s: [
-            ("b", "year", "all", f"{w} from 1800 to 2019 (change per century)"),
-            ("d", "2000vs1900", "all", "the change happens in the 20th century"),
-        ]
-        for s, w in (
-            ("4A", "gender bias in occupations decreases"),
-            ("4B", "racial bias in occupations decreases"),
-            ("4C", "individualism increases"),
-            ("4D", "looseness increases"),
-        )
-    },
-}
+#: the paper's headline claims (study, statistic, condition, model, claim): data about the paper
+HEADLINES_FILE = Path(__file__).resolve().parents[1] / "data" / "paper_headlines.tsv"
+
+
+@lru_cache(maxsize=1)
+def headlines() -> pd.DataFrame:
+    """The paper's headline claims per study (:data:`HEADLINES_FILE`), in the file's order."""
+    return pd.read_csv(HEADLINES_FILE, sep="\t", comment="#", dtype=str, keep_default_na=False)
 
 
 def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
     """One line per headline claim of the study: claim, statistic, paper's and our text, verdict."""
     idx = _index(rep[rep["study"] == study]) if len(rep) else {}
     out = []
-    for stat, cond, model, claim in HEADLINES.get(study, []):
+    claims = headlines()
+    for stat, cond, model, claim in claims.loc[claims["study"] == study, ["statistic", "condition", "model", "claim"]].itertuples(
+        index=False
+    ):
         r = idx.get((stat, cond, model))
         if r is None:
             continue
