@@ -172,8 +172,7 @@ def main(argv=None) -> int:
             else f"({', '.join(families)}), {args.steps} steps each"
         )
         + f"; calibrated within-sentence variant: {int(table['false_positive_calibrated'].sum())} of {len(table)} "
-        f"({table['false_positive_calibrated'].mean():.1%})"
-        + f"; {time.perf_counter() - start:.0f} s on "
+        f"({table['false_positive_calibrated'].mean():.1%})" + f"; {time.perf_counter() - start:.0f} s on "
         f"{platform.machine()} with {os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}"
     )
     if args.out:

@@ -373,3 +373,38 @@ def test_study_page_shows_the_calibrated_inference_beside_the_papers(repo, tmp_p
     assert "Of the 2 d's significant at .05 under the paper's model, 1 stay significant under the calibrated inference." in plain
     assert page.index("calibrated-inference") < page.index('id="figures"')
     assert "X9_calibrated.csv" not in page  # its own section, not among the other tables
+
+
+def test_the_verdicts_say_whether_a_number_holds_under_the_calibrated_inference():
+    """A number whose analysis has a calibrated variant (compare.py's verdict_calibrated and
+    calibrated_p) shows that verdict beside the paper check's, marked as ours; a page with no
+    such number has no such column."""
+    from fmat_replication.compare import REPLICATION_COLUMNS
+    from fmat_replication.pages.tables import text_rows_html
+
+    def row(**kw):
+        r = {c: float("nan") for c in REPLICATION_COLUMNS}
+        r.update(
+            study="3A",
+            statistic="d",
+            condition="all",
+            model="all",
+            paper_value=0.5,
+            paper_p=0.001,
+            ours_value=0.4,
+            ours_p=0.002,
+            verdict="replicated",
+            reason="",
+            verdict_calibrated="",
+            source="",
+        )
+        r.update(kw)
+        return r
+
+    both = pd.DataFrame([row(verdict_calibrated="not replicated", calibrated_p=0.21), row(condition="pair1")])
+    page = html.unescape(text_rows_html(both))
+    assert "under the calibrated inference (ours)" in page
+    assert "not replicated (p = .21)" in page
+    assert page.count("calibrated-verdict") == 2  # one cell per row; the second row's empty
+    plain = html.unescape(text_rows_html(pd.DataFrame([row()])))
+    assert "calibrated" not in plain

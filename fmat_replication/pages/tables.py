@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Sequence
 import pandas as pd
 
 from fmat_replication.compare import NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED, VERDICTS, summarise
+from fmat_replication.formats import missing, p_text
 from fmat_replication.formats import ours_cell as ours_text
 from fmat_replication.formats import paper_cell as paper_text
 from fmat_replication.pages.html import render
@@ -312,6 +313,16 @@ def other_rows(rep: pd.DataFrame, tables: Iterable[PaperTable]) -> pd.DataFrame:
     return rep[[k not in shown for k in keys]]
 
 
+def calibrated_text(r: Mapping) -> str:
+    """The verdict a row gets under the calibrated inference (ours, docs/calibration.md) and its
+    p, e.g. ``"not replicated (p = .21)"``; empty where the analysis has no calibrated variant."""
+    verdict = str(r.get("verdict_calibrated") or "")
+    if not verdict or verdict == "nan":
+        return ""
+    p = r.get("calibrated_p")
+    return verdict if missing(p) else f"{verdict} ({p_text(p)})"
+
+
 def text_rows_html(rows: pd.DataFrame) -> str:
     """The numbers printed in the text as a short table: what, paper, ours, verdict (reason on
     hover; template ``text_numbers.html.j2``)."""
@@ -330,9 +341,10 @@ def text_rows_html(rows: pd.DataFrame) -> str:
                 "klass": VERDICT_CLASS.get(r["verdict"], ""),
                 "reason": str(r.get("reason") or ""),
                 "verdict": r["verdict"],
+                "calibrated": calibrated_text(r),
             }
         )
-    return render("text_numbers.html.j2", rows=lines)
+    return render("text_numbers.html.j2", rows=lines, calibrated=any(r["calibrated"] for r in lines))
 
 
 # ---------------------------------------------------------------------------------------
@@ -368,6 +380,7 @@ def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
                 "ours": ours_text(r),
                 "verdict": r["verdict"],
                 "reason": r.get("reason") or "",
+                "calibrated": calibrated_text(r),
             }
         )
     return out
