@@ -208,7 +208,7 @@ def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
 def test_the_page_says_which_significant_ds_hold_under_calibration():
     tab = pd.DataFrame({"significant": [True, True, False, False], "significant_ours": [True, False, True, False]})
     text = calibrated_summary(tab)
-    assert "Of the 2 d&#x27;s significant at .05 under the paper&#x27;s model, 1 stay significant" in text
+    assert "Of the 2 d's significant at .05 under the paper's model, 1 stay significant" in text
     assert "1 become significant only under it" in text
 
 
