@@ -14,7 +14,7 @@ own corpus sample (what a perfect learner of that sample would say), many seeds 
 separates what the analysis does with sampling noise from what training adds. ``--others P``
 (with it): the share of the [MASK]'s probability outside the study's options (0 in the demo's
 world: its contexts only ever hold their options; most of it in a real model's vocabulary).
-Run:  python benchmarks/bench_null.py [--seeds 20] [--models bert-uncased,roberta,albert] [--steps 200]
+Run:  python benchmarks/bench_null.py [--seeds 20] [--first-seed 1] [--models bert-uncased,roberta,albert] [--steps 200]
       python benchmarks/bench_null.py --perfect-learners --seeds 200 [--others 0.5]
 """
 
@@ -125,6 +125,7 @@ def perfect_learners(seed: int, n_models: int, others: float) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=1, help="the first world's seed (to add worlds to an earlier run)")
     ap.add_argument("--models", default="bert-uncased,roberta,albert")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--out", default=None, help="CSV of the runs")
@@ -145,7 +146,7 @@ def main(argv=None) -> int:
     rows = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fmat-null-") as tmp:
-        for seed in range(1, args.seeds + 1):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             t = time.perf_counter()
             rec = (
                 perfect_learners(seed, len(families), args.others)

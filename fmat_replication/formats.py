@@ -90,7 +90,7 @@ def p_cell(p: float) -> str:
 
 def cell(col: str, x) -> str:
     """Any value in table column ``col``: "" when missing, yes/no, whole numbers for counts,
-    p by :func:`p_cell`, ``share_replicated`` in percent, else 3 decimals (tiny values stay
+    p (``p`` and ``p_<variant>``, e.g. the calibrated ``p_ours``) by :func:`p_cell`, ``share_replicated`` in percent, else 3 decimals (tiny values stay
     visible: 2 significant digits)."""
     if missing(x) and not isinstance(x, str):
         return ""
@@ -99,7 +99,7 @@ def cell(col: str, x) -> str:
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     if isinstance(x, (float, np.floating)):
-        if col == "p":
+        if col == "p" or col.startswith("p_"):
             return p_cell(x)
         if col in COUNT_COLUMNS and float(x).is_integer():
             return str(int(x))

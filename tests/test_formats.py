@@ -29,6 +29,8 @@ def test_cell_by_column():
     assert F.cell("p", 0.0441) == ".044" and F.cell("n", 12.0) == "12" and F.cell("value", 12.0) == "12.000"
     assert F.cell("share_replicated", 0.456) == "46%" and F.cell("x", True) == "yes" and F.cell("x", math.nan) == ""
     assert F.cell("value", 0.00012) == "0.00012" and F.cell("model", "bert") == "bert"
+    # a variant's p (the calibrated inference's p_ours) is a p too, not a tiny number in e-notation
+    assert F.cell("p_ours", 3.8e-43) == "<.001" and F.cell("p_ours", 0.12) == ".120" and F.cell("ci_low_ours", 0.5) == "0.500"
 
 
 def _row(**kw):
