@@ -90,7 +90,8 @@ def p_cell(p: float) -> str:
 
 def cell(col: str, x) -> str:
     """Any value in table column ``col``: "" when missing, yes/no, whole numbers for counts,
-    p (``p`` and ``p_<variant>``, e.g. the calibrated ``p_ours``) by :func:`p_cell`, ``share_replicated`` in percent, else 3 decimals (tiny values stay
+    p (``p`` and ``p_<variant>``, e.g. the calibrated ``p_ours``) by :func:`p_cell`,
+    ``share_replicated`` in percent, else 3 decimals (tiny values stay
     visible: 2 significant digits)."""
     if missing(x) and not isinstance(x, str):
         return ""

@@ -135,7 +135,7 @@ def test_table_html_escapes_labels_headers_and_titles(paper, rep):
 
 
 def test_text_rows_html_escapes_text_and_title(paper, rep):
-    rows = tables.other_rows(rep[rep["study"] == "1A"], [tables.paper_table("1A", paper)]).copy()
+    rows = tables.other_rows(rep[rep["study"] == "1A"], [tables.paper_table("1A", paper, "factual_wefat")]).copy()
     rows["condition"] = HOSTILE
     rows.loc[rows.index[0], "verdict"] = HOSTILE
     assert_escaped(tables.text_rows_html(rows), attribute="title")

@@ -32,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--models", default="3,6,12,24", help="numbers of models, comma-separated (default: %(default)s)")
     p.add_argument(
         "--items",
+        dest="item_counts",  # numbers, not a file of items (the file commands' dest "items")
         default=None,
         help="numbers of items, comma-separated: the first N words of each group of the study's item slot "
         "(of TARGET and ATTRIB the one with the most words a group; default: the study's own items)",
@@ -80,11 +81,11 @@ def _run(args) -> int:
             f"--models {args.models!r}", where="--models", fix="give numbers of models of at least 2, e.g. 3,6,12,24"
         )
     try:
-        items = [int(i) for i in str(args.items).split(",") if i.strip()] if args.items else []
+        items = [int(i) for i in str(args.item_counts).split(",") if i.strip()] if args.item_counts else []
     except ValueError:
         items = [0]
-    if args.items and (not items or min(items) < 2):
-        raise InputError(f"--items {args.items!r}", where="--items", fix="give numbers of items of at least 2, e.g. 3,6,9")
+    if args.item_counts and (not items or min(items) < 2):
+        raise InputError(f"--items {args.item_counts!r}", where="--items", fix="give numbers of items of at least 2, e.g. 3,6,9")
     if args.worlds < 1:
         raise InputError(f"--worlds {args.worlds}", where="--worlds", fix="give at least 1 world")
     jobs = args.jobs if args.jobs is not None else min(8, os.cpu_count() or 1)

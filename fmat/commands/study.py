@@ -137,6 +137,10 @@ def run(args) -> int:
             go_on=_resume_command(args),
             echo=lambda line: print(line, flush=True),
         )
+    except InputError as err:
+        if err.where == "models":  # run_study's argument is the command line's -m/--model
+            raise InputError(err.message, where="-m/--model", fix=err.fix) from None
+        raise
     except KeyboardInterrupt as err:
         # Ctrl-C: what was kept, and the command that goes on from it
         kept = [Path(p) for p in getattr(err, "fmat_kept", [])]
