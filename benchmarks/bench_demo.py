@@ -7,6 +7,13 @@ config/demo.yaml` with this environment's Python. Prints each wall time, the job
 ratio NEW / OLD. Issue 32's target: the demo with trained models (known truth) within 2x the
 demo with random-weight models.
 Run:  python benchmarks/bench_demo.py [--old fe86582] [--new HEAD] [--cores all]
+
+`--threads-off COMMIT` measures instead what setting threads is worth (issue 42): COMMIT twice,
+"before" a copy of it in which every `torch.set_num_threads(...)` call of the project is made a
+no-op (so each training and scoring process takes torch's default, every core it sees, beside
+the other jobs Snakemake runs at once), "after" as committed (each process the threads of its
+rule). OMP_NUM_THREADS and the like are removed from both runs' environment, so neither inherits
+a setting from the shell.
 """
 
 from __future__ import annotations
@@ -23,9 +30,29 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_demo(commit: str, folder: Path, cores: str) -> tuple[float, int, str]:
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def unset_threads(folder: Path) -> int:
+    """Make every ``torch.set_num_threads(...)`` call in the project's code at ``folder`` a no-op
+    (the state before threads were set); returns how many calls were disabled."""
+
+    n = 0
+    for sub in ("fmat", "fmat_replication", "scripts"):
+        for py in sorted((folder / sub).rglob("*.py")):
+            text = py.read_text()
+            if "torch.set_num_threads(" in text:
+                n += text.count("torch.set_num_threads(")
+                py.write_text(text.replace("torch.set_num_threads(", "(lambda *_: None)("))
+    return n
+
+
+def run_demo(commit: str, folder: Path, cores: str, threads_off: bool = False) -> tuple[float, int, str]:
     subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), commit], check=True, capture_output=True)
     try:
+        if threads_off:
+            print(f"  {commit} (before): {unset_threads(folder)} torch.set_num_threads calls disabled", flush=True)
+        env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
         t = time.perf_counter()
         res = subprocess.run(
             [
@@ -40,6 +67,7 @@ def run_demo(commit: str, folder: Path, cores: str) -> tuple[float, int, str]:
                 "config/demo.yaml",
             ],
             cwd=folder,
+            env=env,
             capture_output=True,
             text=True,
         )
@@ -81,13 +109,26 @@ def main(argv=None) -> int:
     ap.add_argument("--old", default="fe86582", help="the commit before (default: the last demo with random weights)")
     ap.add_argument("--new", default="HEAD")
     ap.add_argument("--cores", default="all")
+    ap.add_argument("--threads-off", metavar="COMMIT", help="before/after of setting threads at one commit (see above)")
     args = ap.parse_args(argv)
     out = {}
+    if args.threads_off:
+        runs = (("before", args.threads_off, True), ("after", args.threads_off, False))
+    else:
+        runs = (("old", args.old, False), ("new", args.new, False))
     with tempfile.TemporaryDirectory(prefix="fmat-bench-demo-") as tmp:
-        for label, commit in (("old", args.old), ("new", args.new)):
-            out[label] = run_demo(commit, Path(tmp) / label, args.cores)
+        for label, commit, off in runs:
+            load = os.getloadavg()[0]
+            out[label] = run_demo(commit, Path(tmp) / label, args.cores, threads_off=off)
             s, jobs, sha = out[label]
-            print(f"{label} ({sha}): {s:.0f} s, {jobs} jobs", flush=True)
+            print(f"{label} ({sha}): {s:.0f} s, {jobs} jobs (load average {load:.1f} at its start)", flush=True)
+    if args.threads_off:
+        ratio = out["before"][0] / out["after"][0]
+        print(
+            f"demo workflow: before/after setting threads = {ratio:.2f}; {platform.machine()}, {os.cpu_count()} CPU(s), "
+            f"--cores {args.cores}, {time.strftime('%Y-%m-%d %H:%M')}"
+        )
+        return 0
     ratio = out["new"][0] / out["old"][0]
     print(
         f"demo workflow: new/old = {ratio:.2f} (target <= 2.0); {platform.machine()}, {os.cpu_count()} CPU(s), "
