@@ -19,13 +19,19 @@ command of docs/calibration.md). ``--table`` then writes the summary (coverage a
 false-positive rate with exact binomial 95% CIs, per study x variant x kind x others x
 condition "all" or "each") to ``--out`` (CSV and Markdown) and the figure (``--figure``, PNG).
 
-Run:  python benchmarks/bench_calibration.py --studies 3A,3B --worlds 500 --others 0,0.5,0.9
+``--jobs N`` runs worlds in N processes of one thread each (the rows are the same: world k is
+seeded k in any process); on 2 cores a world-setting takes 2-30 core-seconds (a 12-model world
+of 2C about 3, of 4B about 30), so the 500 worlds of every family and setting take tens of
+core-hours: a job for a many-core machine or the cluster (docs/calibration.md).
+
+Run:  python benchmarks/bench_calibration.py --studies 3A,3B --worlds 500 --others 0,0.5,0.9 [--jobs 16]
       python benchmarks/bench_calibration.py --table --runs ... --out ... --figure ...
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import logging
 import os
@@ -90,6 +96,40 @@ def stand_in_criteria(study, p: plant.Plant) -> dict[str, pd.DataFrame]:
     return {t: pd.DataFrame({key: items, col: pct}) for t, (key, col) in named.items()}
 
 
+def _append(runs: Path, rec: pd.DataFrame) -> None:
+    header = not runs.exists()
+    if runs.suffix == ".gz":  # gzip members appended: one file, read back as one
+        with gzip.open(runs, "at", newline="") as f:
+            rec.to_csv(f, header=header, index=False)
+    else:
+        rec.to_csv(runs, mode="a", header=header, index=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _setting(sid: str, kind: str, others: float, n_models: int):
+    """A setting's world and the study's stand-in criteria, built once per process."""
+    world = worlds_of(sid, kind, others, n_models)
+    return world, stand_in_criteria(world.study, worlds_of(sid, "planted", 0.0, 1).plant)
+
+
+def one_world(task: tuple) -> pd.DataFrame:
+    """The judged rows of one world of one setting: ``task`` = (study, analysis, variants,
+    kind, others, models, seed); a process of the pool runs it on one thread."""
+    sid, analysis, vs, kind, o, n_models, seed = task
+    world, criteria = _setting(sid, kind, o, n_models)
+    rec = cal.run_world(world, seed, criteria, variants=vs)
+    for i, (col, val) in enumerate((("study", sid), ("analysis", analysis), ("kind", kind), ("others", o), ("models", n_models))):
+        rec.insert(i, col, val)
+    return rec
+
+
+def _quiet_one_thread() -> None:
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+    logging.disable(logging.WARNING)
+    warnings.simplefilter("ignore")
+
+
 def simulate(args) -> None:
     runs = Path(args.runs)
     done = set()
@@ -105,31 +145,38 @@ def simulate(args) -> None:
     for sid in studies:
         analysis = load_study(REPO / "config" / "studies" / f"{sid}.yaml").analysis["name"]
         vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
-        settings += [(sid, analysis, vs, kind, o, worlds_of(sid, kind, o, args.models)) for kind in kinds for o in others]
-    criteria = {sid: stand_in_criteria(w.study, worlds_of(sid, "planted", 0.0, 1).plant) for sid, _, _, _, _, w in settings}
+        settings += [(sid, analysis, vs, kind, o) for kind in kinds for o in others]
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
-    for seed in range(1, args.worlds + 1):
+    tasks = [
+        (sid, analysis, vs, kind, o, args.models, seed)
+        for seed in range(1, args.worlds + 1)
+        for sid, analysis, vs, kind, o in settings
+        if (sid, kind, round(o, 6), seed) not in done
+    ]
+    n_done, busy = 0, 0.0
+    if args.jobs > 1:  # one thread a process: --jobs processes use --jobs cores, never more
+        from concurrent.futures import ProcessPoolExecutor
+
+        _quiet_one_thread()
+        pool = ProcessPoolExecutor(args.jobs, initializer=_quiet_one_thread)
+        results = pool.map(one_world, tasks, chunksize=1)
+    else:
+        pool, results = None, map(one_world, tasks)
+    try:
         t = time.perf_counter()
-        for sid, analysis, vs, kind, o, world in settings:
-            if (sid, kind, round(o, 6), seed) in done:
-                continue
-            rec = cal.run_world(world, seed, criteria[sid], variants=vs)
-            rec.insert(0, "study", sid)
-            rec.insert(1, "analysis", analysis)
-            rec.insert(2, "kind", kind)
-            rec.insert(3, "others", o)
-            rec.insert(4, "models", args.models)
-            header = not runs.exists()
-            if runs.suffix == ".gz":  # gzip members appended: one file, read back as one
-                with gzip.open(runs, "at", newline="") as f:
-                    rec.to_csv(f, header=header, index=False)
-            else:
-                rec.to_csv(runs, mode="a", header=header, index=False)
-        if seed % 10 == 0 or seed == args.worlds:
-            print(f"world {seed}: {time.perf_counter() - t:.1f} s for {len(settings)} settings", flush=True)
+        for task, rec in zip(tasks, results):  # in task order: the file grows world by world
+            _append(runs, rec)
+            n_done += 1
+            if n_done % (10 * len(settings)) == 0 or n_done == len(tasks):
+                print(f"world {task[-1]}: {n_done} of {len(tasks)} world-settings, {time.perf_counter() - t:.0f} s", flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    busy = time.perf_counter() - start
+    per = busy * max(args.jobs, 1) / max(n_done, 1)
     print(
-        f"done in {time.perf_counter() - start:.0f} s on {platform.machine()} with {os.cpu_count()} CPU(s), "
-        f"{time.strftime('%Y-%m-%d')}",
+        f"done in {busy:.0f} s on {platform.machine()} with {os.cpu_count()} CPU(s), --jobs {args.jobs}, "
+        f"{time.strftime('%Y-%m-%d')}; {per:.1f} core-seconds a world-setting",
         flush=True,
     )
 
@@ -221,6 +268,7 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default="null,planted")
     ap.add_argument("--variants", default="paper,sentence,sigma", help="those that apply to each analysis (APPLIES)")
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
+    ap.add_argument("--jobs", type=int, default=1, help="processes, one thread each (worlds in parallel; the same rows)")
     ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")
     ap.add_argument("--figure", default=None, help="with --table: the figure (PNG)")
