@@ -13,7 +13,9 @@ Run:  python benchmarks/bench_demo.py [--old fe86582] [--new HEAD] [--cores all]
 no-op (so each training and scoring process takes torch's default, every core it sees, beside
 the other jobs Snakemake runs at once), "after" as committed (each process the threads of its
 rule). OMP_NUM_THREADS and the like are removed from both runs' environment, so neither inherits
-a setting from the shell.
+a setting from the shell. With `--training PAIRS` only the training stage (rule demo_model, all
+six tiny models) runs, before and after alternated ABBA, PAIRS times each, with the jobs' CPU
+seconds beside the wall seconds: a comparison that a shared machine's changing load biases less.
 """
 
 from __future__ import annotations
@@ -104,13 +106,73 @@ def rule_seconds(folder: Path) -> dict[str, int]:
     return {k: round(v) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
 
 
+def _snakemake(folder: Path, cores: str, *extra: str) -> float:
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
+    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/default", "--cores", cores]
+    t = time.perf_counter()
+    res = subprocess.run([*cmd, "--configfile", "config/demo.yaml", *extra], cwd=folder, env=env, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"snakemake failed in {folder}:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+    return time.perf_counter() - t
+
+
+def _training_cost(folder: Path) -> tuple[float, float]:
+    """The demo_model jobs' wall seconds and CPU seconds, summed (Snakemake's benchmark files)."""
+    wall = cpu = 0.0
+    for tsv in (folder / "results" / "benchmarks" / "demo_model").glob("*.tsv"):
+        head, row = tsv.read_text().splitlines()[:2]
+        rec = dict(zip(head.split("\t"), row.split("\t")))
+        wall, cpu = wall + float(rec["s"]), cpu + float(rec["cpu_time"])
+    return wall, cpu
+
+
+def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
+    """The demo's training stage (rule demo_model, every tiny model) with and without threads set,
+    in the order before, after, after, before, ... (``repeats`` pairs), so that a drift in the
+    machine's load falls on both alike. The inputs the stage needs are built once per copy,
+    untimed; each timed run retrains every model (``--forcerun demo_model``)."""
+
+    folders = {}
+    for label, off in (("before", True), ("after", False)):
+        folders[label] = tmp / f"train-{label}"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folders[label]), commit], check=True, capture_output=True)
+        if off:
+            print(f"  before: {unset_threads(folders[label])} torch.set_num_threads calls disabled", flush=True)
+        _snakemake(folders[label], cores, "--until", "demo_model")
+    order = [lab for i in range(repeats) for lab in (("before", "after") if i % 2 == 0 else ("after", "before"))]
+    rows = []
+    try:
+        for label in order:
+            load = os.getloadavg()[0]
+            seconds = _snakemake(folders[label], cores, "--until", "demo_model", "--forcerun", "demo_model")
+            wall, cpu = _training_cost(folders[label])
+            rows.append((label, seconds, wall, cpu, load))
+            print(f"  {label}: {seconds:.0f} s wall (jobs: {wall:.0f} s wall, {cpu:.0f} s CPU summed; load {load:.1f} at its start)", flush=True)
+    finally:
+        for f in folders.values():
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(f)], capture_output=True)
+    med = {lab: sorted(r[1] for r in rows if r[0] == lab)[len([r for r in rows if r[0] == lab]) // 2] for lab in ("before", "after")}
+    cpu = {lab: sum(r[3] for r in rows if r[0] == lab) / len([r for r in rows if r[0] == lab]) for lab in ("before", "after")}
+    print(
+        f"demo training stage, before/after setting threads: wall {med['before']:.0f} / {med['after']:.0f} s "
+        f"(median, ratio {med['before'] / med['after']:.2f}); CPU {cpu['before']:.0f} / {cpu['after']:.0f} s (mean); "
+        f"{platform.machine()}, {os.cpu_count()} CPU(s), --cores {cores}, {time.strftime('%Y-%m-%d %H:%M')}",
+        flush=True,
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", default="fe86582", help="the commit before (default: the last demo with random weights)")
     ap.add_argument("--new", default="HEAD")
     ap.add_argument("--cores", default="all")
     ap.add_argument("--threads-off", metavar="COMMIT", help="before/after of setting threads at one commit (see above)")
+    ap.add_argument("--training", type=int, metavar="PAIRS", help="with --threads-off: only the training stage, PAIRS before/after pairs (ABBA)")
     args = ap.parse_args(argv)
+    if args.threads_off and args.training:
+        with tempfile.TemporaryDirectory(prefix="fmat-bench-demo-") as tmp:
+            return training_abba(args.threads_off, args.cores, args.training, Path(tmp))
     out = {}
     if args.threads_off:
         runs = (("before", args.threads_off, True), ("after", args.threads_off, False))
