@@ -135,7 +135,9 @@ def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
     folders = {}
     for label, off in (("before", True), ("after", False)):
         folders[label] = tmp / f"train-{label}"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folders[label]), commit], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(folders[label]), commit], check=True, capture_output=True
+        )
         if off:
             print(f"  before: {unset_threads(folders[label])} torch.set_num_threads calls disabled", flush=True)
         _snakemake(folders[label], cores, "--until", "demo_model")
@@ -147,11 +149,16 @@ def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
             seconds = _snakemake(folders[label], cores, "--until", "demo_model", "--forcerun", "demo_model")
             wall, cpu = _training_cost(folders[label])
             rows.append((label, seconds, wall, cpu, load))
-            print(f"  {label}: {seconds:.0f} s wall (jobs: {wall:.0f} s wall, {cpu:.0f} s CPU summed; load {load:.1f} at its start)", flush=True)
+            print(
+                f"  {label}: {seconds:.0f} s wall (jobs: {wall:.0f} s wall, {cpu:.0f} s CPU; load {load:.1f} at its start)",
+                flush=True,
+            )
     finally:
         for f in folders.values():
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(f)], capture_output=True)
-    med = {lab: sorted(r[1] for r in rows if r[0] == lab)[len([r for r in rows if r[0] == lab]) // 2] for lab in ("before", "after")}
+    med = {
+        lab: sorted(r[1] for r in rows if r[0] == lab)[len([r for r in rows if r[0] == lab]) // 2] for lab in ("before", "after")
+    }
     cpu = {lab: sum(r[3] for r in rows if r[0] == lab) / len([r for r in rows if r[0] == lab]) for lab in ("before", "after")}
     print(
         f"demo training stage, before/after setting threads: wall {med['before']:.0f} / {med['after']:.0f} s "
@@ -168,7 +175,12 @@ def main(argv=None) -> int:
     ap.add_argument("--new", default="HEAD")
     ap.add_argument("--cores", default="all")
     ap.add_argument("--threads-off", metavar="COMMIT", help="before/after of setting threads at one commit (see above)")
-    ap.add_argument("--training", type=int, metavar="PAIRS", help="with --threads-off: only the training stage, PAIRS before/after pairs (ABBA)")
+    ap.add_argument(
+        "--training",
+        type=int,
+        metavar="PAIRS",
+        help="with --threads-off: only the training stage, PAIRS before/after pairs (ABBA)",
+    )
     args = ap.parse_args(argv)
     if args.threads_off and args.training:
         with tempfile.TemporaryDirectory(prefix="fmat-bench-demo-") as tmp:
