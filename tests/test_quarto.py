@@ -24,7 +24,7 @@ from conftest import needs_quarto
 from test_reports_content import MODELS, STUDIES, _common, _index, _render, _study, results_dir  # noqa: F401
 
 from fmat.errors import RenderError
-from fmat_replication.pages.render import render_quarto
+from fmat_replication.pages.render import render_page, render_quarto
 
 pytestmark = [pytest.mark.slow, needs_quarto]
 
@@ -133,6 +133,9 @@ def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, t
     after = sorted(str(p.relative_to(root)) for p in root.rglob("*") if ".venv" not in p.parts[len(root.parts) :][:1])
     assert sorted(set(after) - set(before)) == ["reports/1A.html", "reports/2A.html", "reports/index.html"]
     page = (root / "reports" / "2A.html").read_text(encoding="utf-8")
+    # the rule's render (the page's markdown, Quarto's markdown engine, no kernel): the same bytes
+    render_page("study", tmp_path / "rule-2A.html", {"study": "2A", "inputs": hand_inputs("study", "2A")}, engine="quarto")
+    assert (tmp_path / "rule-2A.html").read_text(encoding="utf-8") == page
     assert "Study 2A: " in page and "Flower" in page and "0.950" in page and "zyzzyva" in page
     assert "demo-banner" in page and "demo-banner" not in (root / "reports" / "1A.html").read_text(encoding="utf-8")
     assert str(root) not in page and str(repo) not in page

@@ -8,15 +8,33 @@
   :func:`~fmat_replication.pages.overview.overview_page`) builds the
   :class:`~fmat_replication.pages.page.Page`, and :meth:`Page.html` writes it. No notebook, no
   kernel: plain Python in this process.
-- **quarto**: ``quarto render reports/{study,index}.qmd`` with the inputs as its parameters (a
-  YAML file: lists stay lists, strings stay strings); the document's one ``output: asis`` cell
-  prints the same Page as markdown (:meth:`Page.markdown`).
+- **quarto**: the same Page as markdown (:meth:`Page.markdown`, what the ``output: asis`` cell of
+  ``reports/{study,index}.qmd`` prints when the document is rendered by hand) under that
+  document's front matter (its title and HTML format, less ``jupyter``/``execute``), rendered by
+  ``quarto render page.md --to html --output NAME``: Quarto's own markdown engine, no kernel.
+  Both ways the page is the same filled template: the page rendered by hand with
+  ``quarto render reports/study.qmd -P study:2A`` (Jupyter, its parameters) and the rule's are
+  the same bytes (tests/test_quarto.py::test_a_document_renders_by_hand_as_the_docs_say).
 
-Quarto runs with ``QUARTO_PYTHON`` set to this Python, a ``python3`` kernel spec of this Python
-first on ``JUPYTER_PATH`` (a user's own ``python3`` kernel does not start instead; ``fmat`` and
-``fmat_replication`` are installed in it, README "Installing"), a private ``TMPDIR``
-removed however the render ends, in its own process group (stopped at once on Ctrl-C, SIGTERM or
-past ``timeout``). A failure quotes Quarto's own error and names the log holding all it wrote.
+What is left of process management here, and why (Quarto 1.7.34, tried; docs/reports.md):
+
+- nothing of Python or Jupyter is set for Quarto (no ``QUARTO_PYTHON``, kernel spec,
+  ``JUPYTER_PATH``): the markdown engine starts none (tests/test_quarto.py renders with a PATH
+  holding no Python; the environment is the rule's, tests/test_report.py);
+- no private ``TMPDIR``: Quarto removes its own session folder (``$TMPDIR/quarto-session*``)
+  when it ends, also on SIGINT or SIGTERM; only SIGKILL leaves it. So Quarto is stopped with
+  SIGTERM, never SIGKILL first (tests/test_quarto.py::test_a_stopped_render_stops_quarto_and_leaves_nothing
+  fails with SIGKILL: the session folder stays);
+- no process group of ours: Ctrl-C reaches Quarto from the terminal as it reaches this process;
+  the render then waits for Quarto to clean up;
+- SIGTERM to this process alone (``kill``, ``timeout``) is turned into SystemExit while Quarto
+  runs (:func:`_terminate_as_exit`), so that Quarto gets SIGTERM and the render's temporary folder
+  (the markdown) goes: without it this process dies at once, Quarto runs on and both folders
+  stay (tests/test_tmp_clean.py::test_a_quarto_render_leaves_nothing_when_it_is_stopped[15-143]
+  fails);
+- a time limit (``Popen.wait(timeout)``, then SIGTERM) and Quarto's output in a file, logged and
+  quoted on failure (its own error lines and the log holding all it wrote).
+
 Either way the page is written atomically (:func:`fmat.io.atomic_path`).
 """
 
@@ -302,8 +320,8 @@ class _Terminated(SystemExit):
 @contextlib.contextmanager
 def _terminate_as_exit():
     """Inside the block SIGTERM raises SystemExit(143) in the main thread, as Ctrl-C raises
-    KeyboardInterrupt: Quarto and its kernel are stopped and the private temporary folder is
-    removed, instead of the process dying on the spot and leaving them. Elsewhere, or when
+    KeyboardInterrupt: Quarto gets SIGTERM (and removes its own files) and the render's temporary
+    folder is removed, instead of the process dying on the spot and leaving both. Elsewhere, or when
     SIGTERM already has someone else's handler, nothing changes."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) not in (
         signal.SIG_DFL,
