@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import errno
 import inspect
-import json
 import os
 import re
 import stat
-import sys
 import textwrap
 from pathlib import Path
 

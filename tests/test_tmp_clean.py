@@ -36,7 +36,12 @@ def _env(tmp_path: Path) -> dict:
     for name in ("T", "H"):
         (tmp_path / name).mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-    env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore", PYTHONPATH=os.pathsep.join([str(REPO / "tests"), str(REPO)]))  # this checkout
+    env.update(
+        TMPDIR=str(tmp_path / "T"),
+        HOME=str(tmp_path / "H"),
+        PYTHONWARNINGS="ignore",
+        PYTHONPATH=os.pathsep.join([str(REPO / "tests"), str(REPO)]),
+    )  # the tests, this checkout
     return env
 
 

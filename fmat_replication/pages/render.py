@@ -43,7 +43,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-import os
 import re
 import shutil
 import signal
