@@ -2,8 +2,9 @@
 # figures.json with each figure's title and caption, written from the data; report() items), then
 # one HTML page per study and an overview, each one Jinja2 template filled from the files its rule
 # declares (fmat_replication.pages.study.study_page, .overview.overview_page) and written by
-# scripts/report.py (fmat_replication.pages.render.render_page): with Quarto (reports/study.qmd,
-# reports/index.qmd, which print the same filled template) when `quarto` is on PATH, else
+# scripts/report.py (fmat_replication.pages.render.render_page): with Quarto (the page's markdown
+# under the front matter of reports/study.qmd or reports/index.qmd, which print the same filled
+# template when rendered by hand; Quarto's markdown engine, no kernel) when `quarto` is on PATH, else
 # without it; config `report_engine` (auto | quarto | offline) forces one. The log names the
 # engine used (and holds Quarto's output). `snakemake --report report.zip` holds the pages and
 # the figures (report(); captions in report/): the pages through rule report_pages, one folder

@@ -24,13 +24,13 @@ from conftest import needs_quarto
 from test_reports_content import MODELS, STUDIES, _common, _index, _render, _study, results_dir  # noqa: F401
 
 from fmat.errors import RenderError
-from fmat_replication.pages.render import render_quarto
+from fmat_replication.pages.render import render_page, render_quarto
 
 pytestmark = [pytest.mark.slow, needs_quarto]
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: a small Quarto document: a parameter, a cell that prints it, one that sleeps or raises on demand
+#: a document's front matter (what the rule's render takes from reports/*.qmd)
 DOC = textwrap.dedent("""\
     ---
     title: "A page"
@@ -43,22 +43,15 @@ DOC = textwrap.dedent("""\
     ---
 
     ```{python}
-    #| tags: [parameters]
-    mode = "ok"
-    words = ["a", "b"]
-    ```
-
-    ```{python}
-    #| output: asis
-    import os, pathlib, time
-    pathlib.Path("cell-started").write_text(str(os.getpid()))
-    if mode == "fail":
-        raise ValueError("broken on purpose")
-    if mode == "slow":
-        time.sleep(600)
-    print("MODE-IS-" + mode + "-" + "+".join(words))
+    print("this cell is the by-hand document's, not run by the rule's render")
     ```
     """)
+
+#: a page's markdown (what Page.markdown writes): a heading and a raw HTML block
+BODY = "## Results {#results}\n\n```{=html}\n<p class='probe'>r = <b>0.74</b>, x &amp; $(touch bad)</p>\n```\n"
+
+#: the environment of a render in a subprocess: this checkout's code
+CHECKOUT = {"PYTHONPATH": str(Path(__file__).resolve().parents[1])}
 
 
 def test_quarto_is_the_tested_release(quarto):
@@ -140,6 +133,9 @@ def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, t
     after = sorted(str(p.relative_to(root)) for p in root.rglob("*") if ".venv" not in p.parts[len(root.parts) :][:1])
     assert sorted(set(after) - set(before)) == ["reports/1A.html", "reports/2A.html", "reports/index.html"]
     page = (root / "reports" / "2A.html").read_text(encoding="utf-8")
+    # the rule's render (the page's markdown, Quarto's markdown engine, no kernel): the same bytes
+    render_page("study", tmp_path / "rule-2A.html", {"study": "2A", "inputs": hand_inputs("study", "2A")}, engine="quarto")
+    assert (tmp_path / "rule-2A.html").read_text(encoding="utf-8") == page
     assert "Study 2A: " in page and "Flower" in page and "0.950" in page and "zyzzyva" in page
     assert "demo-banner" in page and "demo-banner" not in (root / "reports" / "1A.html").read_text(encoding="utf-8")
     assert str(root) not in page and str(repo) not in page
@@ -148,41 +144,47 @@ def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, t
     assert all(m in index for m in MODELS) and "demo-banner" in index
 
 
-def test_lists_reach_the_document_as_lists(quarto, tmp_path):
+def test_the_markdown_renders_beside_nothing(quarto, tmp_path):
+    """The rule's render: the page's markdown under the document's front matter, Quarto's markdown
+    engine (no kernel: the document's Python cell is not run), the page written to ``out``, nothing
+    left beside the document or in the working folder."""
     src = tmp_path / "doc.qmd"
     src.write_text(DOC)
     out = tmp_path / "out" / "doc.html"
-    render_quarto(src, out, {"mode": "ok", "words": ["x", "y z", "$(touch bad)"]}, cwd=tmp_path)
-    assert "MODE-IS-ok-x+y z+$(touch bad)" in out.read_text(encoding="utf-8")
+    render_quarto(src, out, BODY)
+    text = out.read_text(encoding="utf-8")
+    assert "<title>A page</title>" in text and "r = <b>0.74</b>, x &amp; $(touch bad)" in text and 'id="results"' in text
+    assert "by-hand document" not in text
     assert not (tmp_path / "bad").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cell-started", "doc.qmd", "out"]  # nothing beside the source
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.qmd", "out"]  # nothing beside the source
 
 
-def test_a_failing_cell_is_quartos_own_error_and_the_log(quarto, tmp_path):
+def test_a_failing_render_is_quartos_own_error_and_the_log(quarto, tmp_path):
     src = tmp_path / "doc.qmd"
-    src.write_text(DOC)
+    src.write_text(DOC.replace("embed-resources: true", "embed-resources: true\n    toc: [not, a, boolean]"))
     out = tmp_path / "doc.html"
     out.write_text("THE PREVIOUS PAGE")
     with pytest.raises(RenderError) as err:
-        render_quarto(src, out, {"mode": "fail"}, cwd=tmp_path)
+        render_quarto(src, out, BODY)
     text = str(err.value)
     assert "Quarto could not render doc.qmd (exit status 1)" in text
-    assert "An error occurred while executing" in text and "ValueError: broken on purpose" in text
+    assert "ERROR" in text and "toc" in text
     log = tmp_path / "doc.html.quarto.log"
-    assert f"Quarto's full output: {log}" in text and "broken on purpose" in log.read_text()
+    assert f"Quarto's full output: {log}" in text and "toc" in log.read_text()
     assert out.read_text() == "THE PREVIOUS PAGE"
 
 
-def test_quarto_gets_this_python_even_without_jupyter_on_path(quarto, tmp_path):
-    """A bare PATH (no venv, no python3 with Jupyter on it): QUARTO_PYTHON and the kernel spec
-    still lead Quarto to this Python (the issue: "No module named 'nbformat'")."""
+def test_the_render_needs_no_python_on_path(quarto, tmp_path):
+    """A bare PATH (no venv, no python3 with Jupyter on it), as a rule called from
+    .venv/bin/snakemake without an activated venv runs: Quarto's markdown engine needs no Python,
+    so nothing of ours (QUARTO_PYTHON, a kernel spec) has to lead it to one."""
     src = tmp_path / "doc.qmd"
     src.write_text(DOC)
-    code = f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {{'mode': 'ok'}})"
-    env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home())}
+    code = f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {BODY!r})"
+    env = {"PATH": f"{Path(quarto).parent}:/usr/bin:/bin", "HOME": str(Path.home()), **CHECKOUT}
     res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert "MODE-IS-ok-a+b" in (tmp_path / "doc.html").read_text()
+    assert "r = <b>0.74</b>" in (tmp_path / "doc.html").read_text()
 
 
 def _alive(pid: int) -> bool:
@@ -194,41 +196,55 @@ def _alive(pid: int) -> bool:
     return not (status.exists() and "\nState:\tZ" in status.read_text())
 
 
-@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 1), (signal.SIGTERM, 128 + signal.SIGTERM)])
-def test_a_stopped_render_stops_quarto_and_its_kernel_and_leaves_nothing(quarto, tmp_path, sig, status):
-    """Ctrl-C (SIGINT) or SIGTERM while a cell runs: the render ends long before the cell would,
-    with no page, no kernel left running and nothing in TMPDIR."""
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        children = task / "children"
+        found += [int(c) for c in children.read_text().split()] if children.exists() else []
+    return found
+
+
+@pytest.mark.parametrize("sig, status, group", [(signal.SIGINT, 1, True), (signal.SIGTERM, 128 + signal.SIGTERM, False)])
+def test_a_stopped_render_stops_quarto_and_leaves_nothing(quarto, tmp_path, sig, status, group):
+    """Ctrl-C (SIGINT to the terminal's foreground group: the render and Quarto) or SIGTERM (to the
+    render alone, as `kill` sends it) while Quarto renders (its session folder is in TMPDIR): the
+    render ends with no page, Quarto is gone and TMPDIR is empty: Quarto removed its own session
+    folder (it does so on SIGINT and SIGTERM), the render its folder with the markdown."""
     src = tmp_path / "doc.qmd"
     src.write_text(DOC)
     (tmp_path / "T").mkdir()
     # Ctrl-C as a terminal delivers it: the default handler, whatever this test process inherited
-    # (CI saw both SIGINT cases run out their 120 s in the full suite, SIGINT ignored in the child)
     code = (
         "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {{'mode': 'slow'}})"
+        f"from fmat_replication.pages.render import render_quarto; render_quarto({str(src)!r}, 'doc.html', {BODY!r})"
     )
-    env = {**os.environ, "TMPDIR": str(tmp_path / "T")}
+    env = {**os.environ, "TMPDIR": str(tmp_path / "T"), **CHECKOUT}
     proc = subprocess.Popen(
-        [sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
-    started = tmp_path / "cell-started"
     try:
-        for _ in range(1200):
-            if started.exists() and started.read_text().strip() or proc.poll() is not None:
+        for _ in range(2400):  # Quarto's session folder: Quarto is rendering
+            if [p for p in (tmp_path / "T").rglob("quarto-session*")] or proc.poll() is not None:
                 break
-            time.sleep(0.25)
+            time.sleep(0.05)
         assert proc.poll() is None, proc.communicate()[0]
-        kernel = int(started.read_text())
-        proc.send_signal(sig)
+        quartos = _children(proc.pid)
+        assert quartos
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         output, _ = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode in (status, -sig), output[-3000:]
     assert not (tmp_path / "doc.html").exists()
-    for _ in range(100):  # the orphaned kernel notices its parent is gone
-        if not _alive(kernel):
-            break
-        time.sleep(0.2)
-    assert not _alive(kernel), f"kernel {kernel} still running"
+    assert not [q for q in quartos if _alive(q)]
     assert list((tmp_path / "T").iterdir()) == []

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import errno
 import inspect
-import json
 import os
 import re
 import stat
-import sys
 import textwrap
 from pathlib import Path
 
@@ -254,10 +252,11 @@ def _fake_quarto(tmp_path: Path, body: str) -> Path:
 
 
 def test_quarto_command_line(tmp_path, monkeypatch):
-    """With quarto on PATH: `quarto render reports/study.qmd --to html --output NAME --execute-dir CWD
-    --execute-params FILE` on a copy of the document (parameters in YAML: lists stay lists, strings
-    strings), with QUARTO_PYTHON = this Python, JUPYTER_PATH leading to a python3 kernel of this
-    Python, and no detour to the repository (fmat_replication is installed: PYTHONPATH as it was)."""
+    """With quarto on PATH: `quarto render page.md --to html --output NAME` on a markdown document
+    in a temporary folder: the front matter of reports/study.qmd (its title and format) without its
+    Jupyter keys, then the page's markdown (the same Page the template writes). Quarto's own
+    markdown engine: no kernel, so nothing of Jupyter or Python is set for it (no QUARTO_PYTHON,
+    JUPYTER_PATH or TMPDIR of ours; its environment is the rule's)."""
     record = tmp_path / "record"
     bindir = _fake_quarto(
         tmp_path,
@@ -265,45 +264,28 @@ def test_quarto_command_line(tmp_path, monkeypatch):
         if [ "$1" = "--version" ]; then echo 9.9.9; exit 0; fi
         echo "$@" > {record}.args
         env > {record}.env
-        out=""; params=""
-        while [ $# -gt 0 ]; do
-          case "$1" in --output) out="$2";; --execute-params) params="$2";; esac
-          shift
-        done
-        cp "$params" {record}.params
-        cp "$(echo "$JUPYTER_PATH" | cut -d: -f1)/kernels/python3/kernel.json" {record}.kernel
-        echo "<html>quarto</html>" > "$out"
+        cp "$2" {record}.md
+        echo "<html>quarto</html>" > "$6"
         """,
     )
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("PYTHONPATH", raising=False)
+    for name in ("QUARTO_PYTHON", "JUPYTER_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(render, "build_page", lambda kind, inputs: small_page())
     assert choose_engine("auto") == "quarto"
     out = tmp_path / "final.html"
-    params = {
-        "study": "1A",
-        "config_hash": "1e5",
-        "inputs": {"stats": Path("s p/stats.parquet"), "cards": [Path("a b/$(touch x).json"), "c"]},
-    }
     in_reports = sorted(p.name for p in (REPO / "reports").iterdir())  # a page rendered there by hand may be
-    assert render_page("study", out, params, cwd=tmp_path) == "quarto"
-    args = Path(f"{record}.args").read_text().split()
-    assert args[0] == "render" and args[1].endswith("/study.qmd") and not args[1].startswith(str(REPO))
-    assert args[args.index("--to") + 1] == "html"
-    assert args[args.index("--output") + 1] == "final.html"
-    assert args[args.index("--execute-dir") + 1] == str(tmp_path)
-    assert yaml.safe_load(Path(f"{record}.params").read_text()) == {  # the page's inputs stay a mapping
-        "study": "1A",
-        "config_hash": "1e5",
-        "inputs": {"stats": "s p/stats.parquet", "cards": ["a b/$(touch x).json", "c"]},
-    }
+    assert render_page("study", out, {"study": "1A"}) == "quarto"
+    assert Path(f"{record}.args").read_text().split() == ["render", "page.md", "--to", "html", "--output", "final.html"]
     env = dict(line.split("=", 1) for line in Path(f"{record}.env").read_text().splitlines() if "=" in line)
-    assert env["QUARTO_PYTHON"] == sys.executable
-    assert "PYTHONPATH" not in env
-    kernel = json.loads(Path(f"{record}.kernel").read_text())
-    assert kernel["argv"][:3] == [sys.executable, "-m", "ipykernel_launcher"]
-    assert "PYTHONPATH" not in kernel.get("env", {})
+    assert not {"QUARTO_PYTHON", "JUPYTER_PATH"} & set(env) and env.get("TMPDIR") == os.environ.get("TMPDIR")
+    document = Path(f"{record}.md").read_text()
+    header = yaml.safe_load(document.split("---\n")[1])
+    qmd = yaml.safe_load((REPO / "reports" / "study.qmd").read_text().split("---\n")[1])
+    assert header == {k: v for k, v in qmd.items() if k not in ("jupyter", "execute")} and "format" in header
+    assert document.endswith("---\n\n" + small_page().markdown())
+    assert "{python}" not in document
     assert out.read_text().strip() == "<html>quarto</html>"
-    assert not (tmp_path / "x").exists()
     assert sorted(p.name for p in (REPO / "reports").iterdir()) == in_reports  # the render left nothing in reports/
     assert {"README.md", "index.qmd", "study.qmd"} <= set(in_reports)
 
@@ -320,6 +302,7 @@ QUARTO_FAILS = """\
 
 def test_quarto_failure_is_quartos_own_words_and_the_log(tmp_path, monkeypatch):
     bindir = _fake_quarto(tmp_path, QUARTO_FAILS)
+    monkeypatch.setattr(render, "build_page", lambda kind, inputs: small_page())
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     out = tmp_path / "p.html"
     with pytest.raises(RenderError) as err:
@@ -345,6 +328,7 @@ def test_quarto_past_its_time_is_stopped_and_says_so(tmp_path, monkeypatch):
         """,
     )
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(render, "build_page", lambda kind, inputs: small_page())
     import time
 
     t = time.monotonic()
@@ -355,7 +339,7 @@ def test_quarto_past_its_time_is_stopped_and_says_so(tmp_path, monkeypatch):
 
 def test_render_quarto_names_a_missing_document(tmp_path):
     with pytest.raises(InputError, match="no Quarto document"):
-        render_quarto(tmp_path / "nope.qmd", tmp_path / "x.html", {})
+        render_quarto(tmp_path / "nope.qmd", tmp_path / "x.html", "")
 
 
 # --------------------------------------------------------------------------- no notebook machinery in fmat

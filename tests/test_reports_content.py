@@ -188,7 +188,7 @@ def _render(root, kind, out_name, args, monkeypatch, engine="offline"):
     else:
         draw_index(args["studies"], inputs, inputs["drawn"])
     out = root / "reports" / out_name
-    assert render_page(kind, out, args, engine=engine, cwd=root) == engine
+    assert render_page(kind, out, args, engine=engine) == engine
     if engine == "offline":
         assert not {"jupytext", "papermill", "nbconvert", "nbclient", "ipykernel"} & set(sys.modules)
     return out.read_text(encoding="utf-8")

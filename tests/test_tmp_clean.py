@@ -2,10 +2,12 @@
 on an error, on Ctrl-C (SIGINT) or on SIGTERM.
 
 A report page rendered with Quarto left the kernel's connection file (mode 600, holding the dead
-kernel's key) in /tmp after Ctrl-C. Quarto now runs with a private TMPDIR, removed however the
-render ends (a stand-in quarto here that writes into $TMPDIR and sleeps; a real Quarto stopped
-during a cell: tests/test_quarto.py). Each command here runs with its own empty TMPDIR and HOME
-(Jupyter's runtime folder is under HOME), listed before and after.
+kernel's key) in /tmp after Ctrl-C. The workflow's pages now go through Quarto's markdown engine
+(no kernel), and Quarto removes its own temporary folder when it gets SIGINT or SIGTERM (seen with
+Quarto 1.7.34: tests/test_quarto.py stops a real render); the render's own temporary folder (the
+page's markdown) goes however the render ends. Here a stand-in quarto that, as Quarto does,
+writes into $TMPDIR and removes it on SIGINT/SIGTERM. Each command here runs with its own empty
+TMPDIR and HOME (Jupyter's runtime folder is under HOME), listed before and after.
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ def _env(tmp_path: Path) -> dict:
     for name in ("T", "H"):
         (tmp_path / name).mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-    env.update(TMPDIR=str(tmp_path / "T"), HOME=str(tmp_path / "H"), PYTHONWARNINGS="ignore", PYTHONPATH=str(REPO / "tests"))
+    env.update(
+        TMPDIR=str(tmp_path / "T"),
+        HOME=str(tmp_path / "H"),
+        PYTHONWARNINGS="ignore",
+        PYTHONPATH=os.pathsep.join([str(REPO / "tests"), str(REPO)]),
+    )  # the tests, this checkout
     return env
 
 
@@ -79,17 +86,19 @@ def test_a_page_without_quarto_leaves_nothing_when_it_ends(tmp_path, ok, status)
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_a_quarto_render_leaves_nothing_when_it_is_stopped(tmp_path, sig, status):
     """Stopped while Quarto runs (it wrote into its TMPDIR), as Ctrl-C stops the terminal's
-    foreground process group, or as a job killer sends SIGTERM: Quarto is stopped too, its
-    temporary files go with the render's private folder, no page is written."""
+    foreground process group (Quarto gets SIGINT from the terminal), or as `kill` or a job killer
+    sends SIGTERM to the render alone (it passes SIGTERM on to Quarto): Quarto ends and removes
+    its own files, the render's folder goes, no page is written."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     fake = bindir / "quarto"
     fake.write_text(f"""#!/bin/sh
 if [ "$1" = "--version" ]; then echo 1.7.34; exit 0; fi
-echo "$$" > "$TMPDIR/quarto.pid"
-echo key > "$TMPDIR/kernel-connection.json"
+mkdir "$TMPDIR/quarto-session-x"
+trap 'kill $!; rm -r "$TMPDIR/quarto-session-x"; exit 1' INT TERM
 echo "$$" > {tmp_path}/quarto-started
-exec sleep 300
+sleep 300 &
+wait
 """)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     env = _env(tmp_path)
@@ -98,7 +107,8 @@ exec sleep 300
     # (CI saw both SIGINT cases run out their 120 s in the full suite, SIGINT ignored in the child)
     code = (
         "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        "from fmat_replication.pages.render import render_page; render_page('study', 'r.html', {'study': '2A'})"
+        "import fmat_replication.pages.render as r; from test_report import small_page; "
+        "r.build_page = lambda kind, inputs: small_page(); r.render_page('study', 'r.html', {'study': '2A'})"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code],

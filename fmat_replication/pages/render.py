@@ -8,15 +8,33 @@
   :func:`~fmat_replication.pages.overview.overview_page`) builds the
   :class:`~fmat_replication.pages.page.Page`, and :meth:`Page.html` writes it. No notebook, no
   kernel: plain Python in this process.
-- **quarto**: ``quarto render reports/{study,index}.qmd`` with the inputs as its parameters (a
-  YAML file: lists stay lists, strings stay strings); the document's one ``output: asis`` cell
-  prints the same Page as markdown (:meth:`Page.markdown`).
+- **quarto**: the same Page as markdown (:meth:`Page.markdown`, what the ``output: asis`` cell of
+  ``reports/{study,index}.qmd`` prints when the document is rendered by hand) under that
+  document's front matter (its title and HTML format, less ``jupyter``/``execute``), rendered by
+  ``quarto render page.md --to html --output NAME``: Quarto's own markdown engine, no kernel.
+  Both ways the page is the same filled template: the page rendered by hand with
+  ``quarto render reports/study.qmd -P study:2A`` (Jupyter, its parameters) and the rule's are
+  the same bytes (tests/test_quarto.py::test_a_document_renders_by_hand_as_the_docs_say).
 
-Quarto runs with ``QUARTO_PYTHON`` set to this Python, a ``python3`` kernel spec of this Python
-first on ``JUPYTER_PATH`` (a user's own ``python3`` kernel does not start instead; ``fmat`` and
-``fmat_replication`` are installed in it, README "Installing"), a private ``TMPDIR``
-removed however the render ends, in its own process group (stopped at once on Ctrl-C, SIGTERM or
-past ``timeout``). A failure quotes Quarto's own error and names the log holding all it wrote.
+What is left of process management here, and why (Quarto 1.7.34, tried; docs/reports.md):
+
+- nothing of Python or Jupyter is set for Quarto (no ``QUARTO_PYTHON``, kernel spec,
+  ``JUPYTER_PATH``): the markdown engine starts none (tests/test_quarto.py renders with a PATH
+  holding no Python; the environment is the rule's, tests/test_report.py);
+- no private ``TMPDIR``: Quarto removes its own session folder (``$TMPDIR/quarto-session*``)
+  when it ends, also on SIGINT or SIGTERM; only SIGKILL leaves it. So Quarto is stopped with
+  SIGTERM, never SIGKILL first (tests/test_quarto.py::test_a_stopped_render_stops_quarto_and_leaves_nothing
+  fails with SIGKILL: the session folder stays);
+- no process group of ours: Ctrl-C reaches Quarto from the terminal as it reaches this process;
+  the render then waits for Quarto to clean up;
+- SIGTERM to this process alone (``kill``, ``timeout``) is turned into SystemExit while Quarto
+  runs (:func:`_terminate_as_exit`), so that Quarto gets SIGTERM and the render's temporary folder
+  (the markdown) goes: without it this process dies at once, Quarto runs on and both folders
+  stay (tests/test_tmp_clean.py::test_a_quarto_render_leaves_nothing_when_it_is_stopped[15-143]
+  fails);
+- a time limit (``Popen.wait(timeout)``, then SIGTERM) and Quarto's output in a file, logged and
+  quoted on failure (its own error lines and the log holding all it wrote).
+
 Either way the page is written atomically (:func:`fmat.io.atomic_path`).
 """
 
@@ -24,14 +42,11 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import json
 import logging
-import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -128,7 +143,6 @@ def render_page(
     engine: str = "auto",
     log_file=None,
     timeout: int = 1200,
-    cwd: str | Path | None = None,
     output_fix: str = OUTPUT_FIX,
 ) -> str:
     """Write the page ``kind`` (``study`` or ``index``) to ``out``; returns the engine used.
@@ -149,8 +163,6 @@ def render_page(
         one, a failed Quarto render leaves its output in ``<out>.quarto.log``.
     timeout : int
         Seconds Quarto may take.
-    cwd : path, optional
-        The folder relative paths resolve in (default: the current folder).
     output_fix : str
         What to do when the page cannot be written.
     """
@@ -161,7 +173,8 @@ def render_page(
         text = build_page(kind, inputs).html()
         _write(out, lambda part: part.write_text(text, encoding="utf-8"), output_fix)
     else:
-        render_quarto(SOURCES[kind], out, inputs, cwd=cwd, timeout=timeout, log_file=log_file, output_fix=output_fix)
+        markdown = build_page(kind, inputs).markdown()
+        render_quarto(SOURCES[kind], out, markdown, timeout=timeout, log_file=log_file, output_fix=output_fix)
     log.info("rendered %s with %s -> %s", out.name, used, out)
     return used
 
@@ -179,78 +192,36 @@ def _write(out: Path, write, output_fix: str) -> None:
         ) from None
 
 
-def yaml_params(params: Mapping) -> dict:
-    """Parameters as YAML holds them: paths as strings, lists as lists, mappings (a page's
-    ``inputs``) as mappings, None, booleans and numbers as they are."""
-
-    def plain(v):
-        if isinstance(v, Mapping):
-            return {str(k): plain(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [plain(x) for x in v]
-        if v is None or isinstance(v, (bool, int, float)):
-            return v
-        return str(v)
-
-    return {str(k): plain(v) for k, v in params.items()}
-
-
 # ---------------------------------------------------------------------------------------
 # Quarto
 # ---------------------------------------------------------------------------------------
 
 
-def kernel_spec(python: str | None = None) -> dict:
-    """The ``python3`` kernel Quarto starts: this interpreter (``python``, default
-    :data:`sys.executable`) running ipykernel; ``fmat_replication`` is installed in it."""
-    return {
-        "argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (fmat)",
-        "language": "python",
-        "metadata": {"debugger": False},
-    }
-
-
-def write_kernel(folder: Path) -> Path:
-    """Write :func:`kernel_spec` as ``folder/kernels/python3/kernel.json``; returns ``folder``
-    (to put first on ``JUPYTER_PATH``)."""
-    spec = folder / "kernels" / "python3"
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(json.dumps(kernel_spec(), indent=1), encoding="utf-8")
-    return folder
-
-
-def quarto_env(tmp: Path) -> dict:
-    """Quarto's environment: this Python for its Jupyter (``QUARTO_PYTHON``, and a ``python3``
-    kernel spec of it first on ``JUPYTER_PATH``), no colours, and a temporary folder inside
-    ``tmp`` (whatever Quarto or Jupyter put there goes with it)."""
-    env = dict(os.environ)
-    jupyter = write_kernel(tmp / "jupyter")
-    private = tmp / "tmp"
-    private.mkdir()
-    env.update(
-        {
-            "QUARTO_PYTHON": sys.executable,  # Quarto's Jupyter: this Python, not the first python3 on PATH
-            "JUPYTER_PATH": os.pathsep.join(p for p in (str(jupyter), env.get("JUPYTER_PATH", "")) if p),
-            "NO_COLOR": "1",
-            **{name: str(private) for name in ("TMPDIR", "TEMP", "TMP")},
-        }
-    )
-    return env
+def page_document(source: str | Path, markdown: str) -> str:
+    """A Quarto markdown document: the front matter of ``source`` (``reports/study.qmd`` or
+    ``index.qmd``: its title and HTML format, so the page looks as the document renders by hand)
+    without its Jupyter keys (``jupyter``, ``execute``), then ``markdown`` (:meth:`Page.markdown`,
+    what the document's ``output: asis`` cell prints)."""
+    text = Path(source).read_text(encoding="utf-8")
+    match = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    if not match:
+        raise InputError(f"no YAML front matter in {source}", where=str(source), fix="start the document with its --- header")
+    header = {k: v for k, v in yaml.safe_load(match.group(1)).items() if k not in ("jupyter", "execute")}
+    return "---\n" + yaml.safe_dump(header, allow_unicode=True, sort_keys=False) + "---\n\n" + markdown
 
 
 def render_quarto(
     source: str | Path,
     out: str | Path,
-    params: Mapping,
+    markdown: str,
     *,
-    cwd: str | Path | None = None,
     timeout: int = 1200,
     log_file=None,
     output_fix: str = OUTPUT_FIX,
 ) -> None:
-    """``quarto render SOURCE`` with ``params`` (``--execute-params``, a YAML file), its cells run
-    in ``cwd`` (default: the current folder), the page written atomically to ``out``.
+    """``quarto render page.md --to html --output NAME``: ``markdown`` under the front matter of
+    ``source`` (:func:`page_document`), rendered by Quarto's markdown engine (no kernel) in a
+    temporary folder, the page written atomically to ``out``.
 
     Raises
     ------
@@ -265,33 +236,13 @@ def render_quarto(
             fix="the report documents are reports/study.qmd and reports/index.qmd of the repository",
         )
     quarto = quarto_path() or "quarto"
-    cwd = Path(cwd).resolve() if cwd else Path.cwd()
-    with _terminate_as_exit(), tempfile.TemporaryDirectory(prefix="fmat-page-") as tmp:
-        tmp = Path(tmp)
-        work = tmp / "src"
-        work.mkdir()
-        src = work / source.name  # Quarto writes beside the document: keep reports/ clean, parallel renders apart
-        shutil.copy2(source, src)
-        params_file = tmp / "params.yml"
-        params_file.write_text(yaml.safe_dump(yaml_params(params), allow_unicode=True), encoding="utf-8")
+    with _terminate_as_exit(), tempfile.TemporaryDirectory(prefix="fmat-page-") as work:
+        work = Path(work)
+        (work / "page.md").write_text(page_document(source, markdown), encoding="utf-8")
         name = f"{out.stem}.html"
-        cmd = [
-            quarto,
-            "render",
-            str(src),
-            "--to",
-            "html",
-            "--output",
-            name,
-            "--execute-dir",
-            str(cwd),
-            "--execute-params",
-            str(params_file),
-        ]
-        env = quarto_env(tmp)
-        log.info("quarto: %s (%s), QUARTO_PYTHON=%s", quarto, _quarto_version(quarto), sys.executable)
-        log.info("running %s", " ".join(cmd))
-        returncode, lines, timed_out = _run(cmd, env, work, timeout)
+        cmd = [quarto, "render", "page.md", "--to", "html", "--output", name]
+        log.info("running %s (%s)", " ".join(cmd), _quarto_version(quarto))
+        returncode, lines, timed_out = _run(cmd, work, timeout)
         produced = work / name
         if returncode == 0 and produced.is_file():
             _write(out, lambda part: shutil.copyfile(produced, part), output_fix)
@@ -334,61 +285,31 @@ def quarto_error(lines: list[str], head: int = 8, tail: int = 3) -> str:
     return "\n".join(f"    {ln}" for ln in chosen)
 
 
-def _stop(proc: subprocess.Popen, grace: float = 5.0) -> None:
-    """Stop a process started in its own session: SIGTERM to its group, SIGKILL after ``grace``."""
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[int, list[str], bool]:
+    """Run Quarto in ``cwd``, its output into ``cwd/quarto.log`` (then logged, "quarto: ...");
+    returns (exit status, lines, timed out?). Past ``timeout`` seconds, or on Ctrl-C or SIGTERM
+    (:func:`_terminate_as_exit`), Quarto gets SIGTERM (it removes its own temporary files and
+    exits) and the exception goes on; SIGKILL only if it is still running 10 s later."""
+    timed_out = False
+    with open(cwd / "quarto.log", "w", encoding="utf-8") as output:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
         try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
+            proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            continue
-
-
-def _run(cmd: list[str], env: Mapping[str, str], cwd: Path, timeout: float) -> tuple[int, list[str], bool]:
-    """Run Quarto in its own session, its output logged line by line ("quarto: ..."); returns
-    (exit status, lines, timed out?). Past ``timeout`` seconds it is stopped; on Ctrl-C
-    (KeyboardInterrupt) or any other exception it is stopped at once (its process group, with
-    its kernel: SIGTERM, then SIGKILL), and the exception goes on."""
-    lines: list[str] = []
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    timed_out = threading.Event()
-
-    def expire():
-        timed_out.set()
-        _stop(proc)
-
-    timer = threading.Timer(timeout, expire)
-    timer.daemon = True
-    timer.start()
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            line = re.sub(r"\x1b\[[0-9;]*m", "", line.rstrip("\n"))  # a kernel's traceback comes in colour
-            lines.append(line)
-            log.info("quarto: %s", line.rstrip())
-        proc.wait()
-    except BaseException:  # Ctrl-C: stop Quarto (and so its kernel) now, leave no page
-        _stop(proc, grace=2.0)
-        raise
-    finally:
-        timer.cancel()
-        if proc.stdout is not None:
-            proc.stdout.close()
-    return proc.returncode, lines, timed_out.is_set()
+            timed_out = True
+        finally:
+            if proc.poll() is None:  # past its time, Ctrl-C, SIGTERM: Quarto's own clean-up, then it ends
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    text = (cwd / "quarto.log").read_text(encoding="utf-8", errors="replace")
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln) for ln in text.splitlines()]  # Quarto writes in colour
+    for line in lines:
+        log.info("quarto: %s", line.rstrip())
+    return proc.returncode, lines, timed_out
 
 
 class _Terminated(SystemExit):
@@ -398,8 +319,8 @@ class _Terminated(SystemExit):
 @contextlib.contextmanager
 def _terminate_as_exit():
     """Inside the block SIGTERM raises SystemExit(143) in the main thread, as Ctrl-C raises
-    KeyboardInterrupt: Quarto and its kernel are stopped and the private temporary folder is
-    removed, instead of the process dying on the spot and leaving them. Elsewhere, or when
+    KeyboardInterrupt: Quarto gets SIGTERM (and removes its own files) and the render's temporary
+    folder is removed, instead of the process dying on the spot and leaving both. Elsewhere, or when
     SIGTERM already has someone else's handler, nothing changes."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) not in (
         signal.SIG_DFL,
