@@ -495,7 +495,7 @@ def check_study(path: Path, sid: str | None = None) -> None:
 
 
 #: the config key under which rules/report.smk puts the function that reads a figure's caption
-#: for `snakemake --report` (:func:`fmat_replication.pages.drawing.figure_caption`); no config
+#: for `snakemake --report` (:func:`fmat_replication.pages.captions.figure_caption`); no config
 #: file can set it (the schema has no such key) and :func:`config_hash` leaves it out
 FIGURE_CAPTIONS = "_figure_captions"
 

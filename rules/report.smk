@@ -18,7 +18,7 @@
 
 from fmat_replication.config import FIGURE_CAPTIONS as _FIGURE_CAPTIONS
 from fmat_replication.config import config_hash as _config_hash
-from fmat_replication.pages.drawing import figure_caption as _figure_caption
+from fmat_replication.pages.captions import FIGURE_CAPTION as _FIGURE_CAPTION
 from fmat_replication.pages.drawing import figure_inputs as _figure_inputs
 from fmat_replication.pages.inputs import index_inputs as _index_inputs
 from fmat_replication.pages.inputs import study_inputs as _study_inputs
@@ -39,9 +39,9 @@ _REPO = repo_path(".")
 # and caption in figures.json, as on the pages), the config carries the function that reads it;
 # the template calls it with the rule's output folder and the figure's name. Not a params value:
 # params are a rerun trigger, and figures.json changes when the figures are drawn. The key is no
-# setting (the schema check ran before; config_hash leaves it out), and a script job's pickled
-# config holds the function by its name in fmat_replication.
-config[_FIGURE_CAPTIONS] = _figure_caption
+# setting (the schema check ran before; config_hash leaves it out), and in a script job's
+# pickled config it is {} (fmat_replication.pages.captions).
+config[_FIGURE_CAPTIONS] = _FIGURE_CAPTION
 
 
 rule report_figures:

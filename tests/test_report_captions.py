@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import pickle
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,7 +28,8 @@ from test_drawing import EFFECTS, ICC, RAW, _rep
 from fmat.errors import InputError
 from fmat_replication.config import FIGURE_CAPTIONS, config_hash
 from fmat_replication.criteria import DEMO_SOURCE
-from fmat_replication.pages.drawing import figure_caption, study_figures, write_figures
+from fmat_replication.pages.captions import FIGURE_CAPTION, figure_caption
+from fmat_replication.pages.drawing import study_figures, write_figures
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -81,7 +83,7 @@ def _item(folder: Path, name: str) -> dict:
 
 
 def test_a_figures_caption_in_the_report_is_the_one_written_from_the_data(tmp_path, drawn):
-    config = {FIGURE_CAPTIONS: figure_caption}
+    config = {FIGURE_CAPTIONS: FIGURE_CAPTION}
     for study, name in (("N0", "effects"), ("N0", "icc"), ("1C", "criterion")):
         item = _item(drawn / study, name)
         text = report_caption(tmp_path, drawn / study, name, config)
@@ -99,7 +101,7 @@ def test_without_the_data_the_caption_says_what_kind_of_figure_it_is(tmp_path, d
     assert kind.startswith("Study N0: our d per condition with its 95% CI (a forest plot).")
     assert _item(drawn / "N0", "effects")["caption"] not in kind
     (drawn / "N0" / "figures.json").unlink()
-    assert report_caption(tmp_path, drawn / "N0", "effects", {FIGURE_CAPTIONS: figure_caption}) == kind
+    assert report_caption(tmp_path, drawn / "N0", "effects", {FIGURE_CAPTIONS: FIGURE_CAPTION}) == kind
 
 
 def test_a_damaged_figures_json_is_named_with_the_fix(tmp_path):
@@ -112,6 +114,14 @@ def test_a_damaged_figures_json_is_named_with_the_fix(tmp_path):
 
 def test_the_reader_in_the_config_changes_no_provenance_hash():
     settings = {"studies": ["1A"], "device": "cpu"}
-    assert config_hash({**settings, FIGURE_CAPTIONS: figure_caption}) == config_hash(settings)
-    assert "config[_FIGURE_CAPTIONS] = _figure_caption" in (REPO / "rules" / "report.smk").read_text()
+    assert config_hash({**settings, FIGURE_CAPTIONS: FIGURE_CAPTION}) == config_hash(settings)
+    assert "config[_FIGURE_CAPTIONS] = _FIGURE_CAPTION" in (REPO / "rules" / "report.smk").read_text()
     assert f'snakemake.config.get("{FIGURE_CAPTIONS}")' in (REPO / "report" / "figures.rst").read_text()
+
+
+def test_a_script_job_gets_an_empty_dict_in_its_place():
+    """Snakemake pickles the config into each script job: the reader arrives there as {}, so no
+    job's environment has to import it (and an unpicklable value would stop every job)."""
+    config = pickle.loads(pickle.dumps({"studies": ["1A"], FIGURE_CAPTIONS: FIGURE_CAPTION}, protocol=4))
+    assert config == {"studies": ["1A"], FIGURE_CAPTIONS: {}}
+    assert b"fmat_replication" not in pickle.dumps(FIGURE_CAPTION, protocol=4)

@@ -20,7 +20,6 @@ from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 
-from fmat.errors import InputError
 from fmat.io import read_table
 from fmat.study import read_study_yaml
 
@@ -219,36 +218,6 @@ def write_figures(figures: Sequence[Figure], out) -> list[dict]:
         items.append(item)
     write_json(items, out / "figures.json")
     return items
-
-
-_RST_MARKUP = str.maketrans({c: "\\" + c for c in "\\*`_|"})
-
-
-def figure_caption(folder, name: str) -> str:
-    """The caption of figure ``name`` in ``snakemake --report``, read from ``folder/figures.json``
-    (rule report_figures' output, :func:`write_figures`): its title and the caption written from
-    the data, as one reStructuredText paragraph (``*``, backquotes, ``_``, ``|`` and backslashes
-    escaped: ``*** p < .001`` is text, not markup). "" where the folder has no figures.json or
-    lists no figure ``name`` (report/figures.rst then says what kind of figure it is); a damaged
-    figures.json is an InputError naming it and the fix. report/figures.rst calls it through the
-    workflow's config (:data:`fmat_replication.config.FIGURE_CAPTIONS`, rules/report.smk)."""
-    path = Path(folder) / "figures.json"
-    if not path.is_file():
-        return ""
-    try:
-        items = json.loads(path.read_text(encoding="utf-8"))
-        item = next((i for i in items if i["name"] == name), None)
-    except (ValueError, TypeError, KeyError) as err:
-        raise InputError(
-            f"{path}: not the figures rule's list of figures ({err}); delete the folder {path.parent} and run "
-            "the workflow again (rule report_figures draws it again)"
-        ) from err
-    if item is None:
-        return ""
-    title = str(item.get("title") or "").strip()
-    caption = str(item.get("caption") or "").strip()
-    text = f"{title}. {caption}" if title and caption else title or caption
-    return " ".join(text.split()).translate(_RST_MARKUP)
 
 
 def draw_study(study: str, inputs: Mapping, out) -> list[dict]:
