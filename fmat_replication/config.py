@@ -494,12 +494,20 @@ def check_study(path: Path, sid: str | None = None) -> None:
         raise InputError(f"study {sid or path.stem}: {problems[0]}{more}", where=str(path), fix="see docs/study-files.md")
 
 
+#: the config key under which rules/report.smk puts the function that reads a figure's caption
+#: for `snakemake --report` (:func:`fmat_replication.pages.captions.figure_caption`); no config
+#: file can set it (the schema has no such key) and :func:`config_hash` leaves it out
+FIGURE_CAPTIONS = "_figure_captions"
+
+
 def config_hash(config: Mapping) -> str:
     """A short, stable fingerprint of the run's configuration, printed in the reports'
     provenance: ``sha256-`` + the first 12 hex digits of the sorted JSON of ``config``
-    (the prefix keeps it a string when Quarto reads ``-P`` values as YAML)."""
+    (the prefix keeps it a string when Quarto reads ``-P`` values as YAML), without
+    :data:`FIGURE_CAPTIONS`."""
 
-    digest = hashlib.sha256(json.dumps(dict(config), sort_keys=True, default=str).encode()).hexdigest()
+    given = {k: v for k, v in config.items() if k != FIGURE_CAPTIONS}
+    digest = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()
     return f"sha256-{digest[:12]}"
 
 

@@ -7,8 +7,9 @@
 # template when rendered by hand; Quarto's markdown engine, no kernel) when `quarto` is on PATH, else
 # without it; config `report_engine` (auto | quarto | offline) forces one. The log names the
 # engine used (and holds Quarto's output). `snakemake --report report.zip` holds the pages and
-# the figures (report(); captions in report/): the pages through rule report_pages, one folder
-# of copies, so that in the report they lie side by side and their links to each other work.
+# the figures (report(); captions in report/: a figure's is its title and caption from
+# figures.json, see below): the pages through rule report_pages, one folder of copies, so that
+# in the report they lie side by side and their links to each other work.
 # The inputs of a page are declared once, in fmat_replication.pages.inputs (STUDY_INPUTS,
 # INDEX_INPUTS): these rules unpack them, a page rendered by hand reads the same declaration.
 # `script:`, not `shell:`: no path is put into a shell command line, so a folder name with a
@@ -16,7 +17,9 @@
 # Whether a page says DEMO is read from the results (what the scoring jobs recorded), not set here.
 # The Snakefile's `rule all` adds REPORT_TARGETS.
 
+from fmat_replication.config import FIGURE_CAPTIONS as _FIGURE_CAPTIONS
 from fmat_replication.config import config_hash as _config_hash
+from fmat_replication.pages.captions import FIGURE_CAPTION as _FIGURE_CAPTION
 from fmat_replication.pages.drawing import figure_inputs as _figure_inputs
 from fmat_replication.pages.inputs import index_inputs as _index_inputs
 from fmat_replication.pages.inputs import study_inputs as _study_inputs
@@ -30,6 +33,16 @@ _CONFIG_HASH = _config_hash(config)
 _STUDY_CONFIG_HASH = _config_hash({k: v for k, v in config.items() if k not in ("studies", "score_groups")})
 _WORLD = bool(WORLD_FILE)
 _REPO = repo_path(".")
+
+# `snakemake --report`: a caption file is one static template per rule (report/figures.rst),
+# rendered with the job's input, output, params, wildcards and the workflow's config, nothing
+# else. So that each figure's caption in the report is the one written from the data (its title
+# and caption in figures.json, as on the pages), the config carries the function that reads it;
+# the template calls it with the rule's output folder and the figure's name. Not a params value:
+# params are a rerun trigger, and figures.json changes when the figures are drawn. The key is no
+# setting (the schema check ran before; config_hash leaves it out), and in a script job's
+# pickled config it is {} (fmat_replication.pages.captions).
+config[_FIGURE_CAPTIONS] = _FIGURE_CAPTION
 
 
 rule report_figures:

@@ -181,6 +181,14 @@ def test_snakemake_report_holds_the_pages(finished):
         zf.extractall(work / "unpacked")
     for caption in ("The overview: paper vs ours per study", "The report page of study"):
         assert caption in text, caption
+    # each figure's caption is its own, written from the data (figures.json), not its kind's
+    import json
+
+    for study in ("1A", "3D", "index"):
+        for item in json.loads((work / "results" / "figures" / study / "figures.json").read_text(encoding="utf-8")):
+            if item["file"]:
+                assert f"{item['title']}. {item['caption'][:40]}" in text, (study, item)
+    assert "system-message" not in text  # no caption broke reStructuredText
     # in Chromium, as the report's viewer shows a page: its links lead to the pages beside it
     from browser_pages import follow_report_links
 
