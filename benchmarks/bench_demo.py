@@ -156,14 +156,12 @@ def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
     finally:
         for f in folders.values():
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(f)], capture_output=True)
-    med = {
-        lab: sorted(r[1] for r in rows if r[0] == lab)[len([r for r in rows if r[0] == lab]) // 2] for lab in ("before", "after")
-    }
-    cpu = {lab: sum(r[3] for r in rows if r[0] == lab) / len([r for r in rows if r[0] == lab]) for lab in ("before", "after")}
+    mean = {lab: [sum(r[k] for r in rows if r[0] == lab) / repeats for k in (1, 3)] for lab in ("before", "after")}
     print(
-        f"demo training stage, before/after setting threads: wall {med['before']:.0f} / {med['after']:.0f} s "
-        f"(median, ratio {med['before'] / med['after']:.2f}); CPU {cpu['before']:.0f} / {cpu['after']:.0f} s (mean); "
-        f"{platform.machine()}, {os.cpu_count()} CPU(s), --cores {cores}, {time.strftime('%Y-%m-%d %H:%M')}",
+        f"demo training stage, before/after setting threads (means of {repeats}): wall {mean['before'][0]:.0f} / "
+        f"{mean['after'][0]:.0f} s (ratio {mean['before'][0] / mean['after'][0]:.2f}); the jobs' CPU "
+        f"{mean['before'][1]:.0f} / {mean['after'][1]:.0f} s; {platform.machine()}, {os.cpu_count()} CPU(s), "
+        f"--cores {cores}, {time.strftime('%Y-%m-%d %H:%M')}",
         flush=True,
     )
     return 0

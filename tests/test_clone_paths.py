@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import needs_quarto
 
 pytestmark = pytest.mark.slow
 
@@ -64,8 +65,9 @@ def copy_checkout(dest: Path) -> None:
             shutil.copy2(src, dest / rel)
 
 
-def snakemake(repo: Path, *args, timeout: int = 1500) -> subprocess.CompletedProcess:
-    """The demo, from the clone's own folder, as a user runs it (its profiles/default applies)."""
+def snakemake(repo: Path, *args, timeout: int = 1500, path: str | None = None) -> subprocess.CompletedProcess:
+    """The demo, from the clone's own folder, as a user runs it (its profiles/default applies);
+    ``path``: the PATH it runs with (default: this one)."""
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--configfile", "config/demo.yaml", "small.yaml", *args],
         cwd=repo,
@@ -73,7 +75,7 @@ def snakemake(repo: Path, *args, timeout: int = 1500) -> subprocess.CompletedPro
         stderr=subprocess.STDOUT,
         text=True,
         timeout=timeout,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        env={**os.environ, "PYTHONWARNINGS": "ignore", **({"PATH": path} if path else {})},
     )
 
 
@@ -198,3 +200,36 @@ def test_snakemake_report_holds_the_pages(finished):
     assert [u.rsplit("/", 1)[1] for u in seen["urls"]] == ["index.html", "3D.html"], seen
     assert seen["titles"][1].endswith("study report") and seen["console_errors"] == [], seen
     assert _pwned(root) == []
+
+
+@needs_quarto
+def test_the_quarto_pages_inside_snakemake_report_raise_no_errors(finished, quarto):
+    """Issue 41: the pages rendered with Quarto (report_engine: quarto), inside `snakemake
+    --report report.zip` as its viewer shows them: the links lead to the pages beside them, and
+    neither the report nor a page raises a JavaScript error (the single-file `report.html` form,
+    where Quarto's page script cannot use localStorage, is not the one the docs give)."""
+    import zipfile
+
+    root, repo, res = finished
+    assert res.returncode == 0, res.stdout[-3000:]
+    work = _moved_copy(root, repo, "quarto-report")
+    env_path = os.pathsep.join([str(Path(quarto).parent), os.environ.get("PATH", "")])
+    quarto_cfg = ("--config", "report_engine=quarto")
+    run = snakemake(work, "--cores", "2", *quarto_cfg, "--forcerun", "report_study", "report_index", path=env_path)
+    assert run.returncode == 0, run.stdout[-4000:]
+    assert "with quarto ->" in (work / "logs" / "report" / "1A.log").read_text(encoding="utf-8")
+    rep = snakemake(work, *quarto_cfg, "--report", "report.zip", path=env_path)
+    assert rep.returncode == 0, rep.stdout[-4000:]
+    with zipfile.ZipFile(work / "report.zip") as zf:
+        held = [n for n in zf.namelist() if n.startswith("report/data/") and n.endswith("/1A.html")]
+        assert len(held) == 1 and b"quarto" in zf.read(held[0]).lower()[:20000], held
+        zf.extractall(work / "unpacked")
+    from browser_pages import follow_report_links
+
+    seen = follow_report_links(
+        work / "unpacked" / "report" / "report.html",
+        held[0].replace("report/", "", 1),
+        ["a[href='index.html']", "a[href='3D.html']"],
+    )
+    assert [u.rsplit("/", 1)[1] for u in seen["urls"]] == ["index.html", "3D.html"], seen
+    assert seen["console_errors"] == [], seen
