@@ -41,7 +41,9 @@ second's``; ``d(all) = mean over the forms of d(f)``; per model the same within 
 
 ``attitude_weat`` (2A-2D): ``LPR(m, q, r, t) = lp(pos_r | q, t) - lp(neg_r | q, t)`` for
 relation ``r = [pos, neg]``; within (m, q, r) ``z = LPR / SD`` (SD with ddof = 1 over the
-words of both ``target_contrast`` categories); ``d(r, q) = mean over m of (mean z of category
+words of both ``target_contrast`` categories: of the planted LPRs, or, given the ``scores``
+the analysis is run on, of those scores' LPRs, the scale a pooled-SD d is measured on);
+``d(r, q) = mean over m of (mean z of category
 1 - mean z of category 2)``; ``d(r, average) = (d(r, q1) + d(r, q2)) / 2``;
 ``d(r, q1-q2) = d(r, q1) - d(r, q2)``.
 
