@@ -2,8 +2,9 @@
 
 The page shows what ``fmat study`` computed for a study file: its title and description, the
 design (templates, the MASK/TARGET/ATTRIB groups and their words), the models, what the study
-measures (the effect of its analysis: d, b or r with CI and p; per model; the analysis' tables
-per cell and item), the LPRs as the file's ``lpr`` options define them (mean per model and per
+measures (the effect of its analysis: d, b or r with CI and p; per model; per item, the mean
+LPR per model of each item as the analysis declares its items, :func:`item_table`; the
+analysis' own tables per cell and item), the LPRs as the file's ``lpr`` options define them (mean per model and per
 word within the groups the LPR does not contrast, and a figure), and the reliability (ICC among
 the models, alpha among the items). It is titled with the study's own
 title and says nothing about the paper: the replication's pages (``fmat_replication.pages``)
@@ -172,8 +173,10 @@ def item_table(lpr: pd.DataFrame, keys) -> dict | None:
     ...                     "MASK": ["Male", "Male", "Female", "Female"] * 2,
     ...                     "A_word": ["kind - rude"] * 8, "LPR": [1.0, 2.0, -1.0, -2.0] * 2})
     >>> t = item_table(lpr, ["A_word"])
-    >>> t["columns"], t["rows"]
-    (['MASK', 'A_word', 'm1', 'm2', 'mean'], [['Male', 'kind - rude', '1.000', '2.000', '1.500'], ['Female', 'kind - rude', '-1.000', '-2.000', '-1.500']])
+    >>> t["columns"]
+    ['MASK', 'A_word', 'm1', 'm2', 'mean']
+    >>> t["rows"]
+    [['Male', 'kind - rude', '1.000', '2.000', '1.500'], ['Female', 'kind - rude', '-1.000', '-2.000', '-1.500']]
     """
     keys = [k for k in dict.fromkeys(keys or ()) if k in lpr.columns]
     if not keys:

@@ -77,7 +77,15 @@ def test_the_page_shows_per_item_values_for_every_registered_family(name, tmp_pa
     study = _load(path, tmp_path)
     lpr = lpr_table(study, _scores(study.queries))
     assert keys[-1] in lpr.columns, (name, keys, list(lpr.columns))
-    html = render_study_page(study, study.queries, lpr, results_frame([{"study": study.id, "statistic": "ICC_average", "value": 0.5}]), ["m1", "m2"], {}, {"analysis": name, "implemented": True})
+    html = render_study_page(
+        study,
+        study.queries,
+        lpr,
+        results_frame([{"study": study.id, "statistic": "ICC_average", "value": 0.5}]),
+        ["m1", "m2"],
+        {},
+        {"analysis": name, "implemented": True},
+    )
     rows = _rows(html, "per-item")
     header, body = rows[0], rows[1:]
     # independent: the groups the LPR did not contrast, then the item keys; mean per model
@@ -91,7 +99,7 @@ def test_the_page_shows_per_item_values_for_every_registered_family(name, tmp_pa
     for key, sub in d.groupby(by, observed=True):
         per = [sub.loc[sub["model"] == m, "LPR"].mean() for m in ("m1", "m2")]
         expected[tuple(map(str, key))] = per + [float(np.mean(per))]
-    got = {tuple(r[: len(by)]): [float(v) for v in r[len(by):]] for r in body}
+    got = {tuple(r[: len(by)]): [float(v) for v in r[len(by) :]] for r in body}
     assert set(got) == set(expected), (name, sorted(set(got) ^ set(expected))[:5])
     for k, v in expected.items():
         assert np.allclose(got[k], v, atol=6e-4), (name, k, got[k], v)
@@ -112,5 +120,10 @@ def test_the_item_table_keeps_compared_groups_apart_and_fails_when_averaged():
     t = item_table(lpr, ["A_word"])
     assert t["columns"] == ["MASK", "A_word", "m1", "m2", "mean"]
     means = {(r[0], r[1]): float(r[-1]) for r in t["rows"]}
-    assert means == {("Male", "kind - rude"): 2.0, ("Female", "kind - rude"): -2.0, ("Male", "warm - cold"): 2.0, ("Female", "warm - cold"): -2.0}
+    assert means == {
+        ("Male", "kind - rude"): 2.0,
+        ("Female", "kind - rude"): -2.0,
+        ("Male", "warm - cold"): 2.0,
+        ("Female", "warm - cold"): -2.0,
+    }
     assert item_table(lpr, ["no_such_column"]) is None
