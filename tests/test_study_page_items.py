@@ -77,6 +77,8 @@ def test_the_page_shows_per_item_values_for_every_registered_family(name, tmp_pa
     study = _load(path, tmp_path)
     lpr = lpr_table(study, _scores(study.queries))
     assert keys[-1] in lpr.columns, (name, keys, list(lpr.columns))
+    # an item is a unit that varies: a key that names one value for the whole study is no item
+    assert lpr[keys[-1]].astype(str).nunique() >= 2, (name, keys[-1], "holds one value: not the analysis' item")
     html = render_study_page(
         study,
         study.queries,
