@@ -41,7 +41,9 @@ second's``; ``d(all) = mean over the forms of d(f)``; per model the same within 
 
 ``attitude_weat`` (2A-2D): ``LPR(m, q, r, t) = lp(pos_r | q, t) - lp(neg_r | q, t)`` for
 relation ``r = [pos, neg]``; within (m, q, r) ``z = LPR / SD`` (SD with ddof = 1 over the
-words of both ``target_contrast`` categories); ``d(r, q) = mean over m of (mean z of category
+words of both ``target_contrast`` categories: of the planted LPRs, or, given the ``scores``
+the analysis is run on, of those scores' LPRs, the scale a pooled-SD d is measured on);
+``d(r, q) = mean over m of (mean z of category
 1 - mean z of category 2)``; ``d(r, average) = (d(r, q1) + d(r, q2)) / 2``;
 ``d(r, q1-q2) = d(r, q1) - d(r, q2)``.
 
@@ -233,10 +235,31 @@ def _stereotype_domains(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
     return rows
 
 
-def _attitude(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
+def _sample_sd(scores: pd.DataFrame | None, opts: Mapping) -> dict | None:
+    """The SD (ddof 1) of the observed LPRs per (model, template, relation) over the items of
+    both contrasted categories: the scale a pooled-SD d divides by (``None`` without scores, or
+    for ``effect_size`` other than ``pooled_sd``)."""
+    if scores is None or str(opts.get("effect_size", "pooled_sd")) != "pooled_sd":
+        return None
+    c1, c2 = (str(c) for c in opts["target_contrast"])
+    s = scores[scores["TARGET"].astype(str).isin([c1, c2])].assign(
+        lp=np.log(pd.to_numeric(scores["prob"], errors="coerce")),
+        **{c: scores[c].astype(str) for c in ("model", "query", "TARGET", "T_word", "M_word")},
+    )
+    lp = s.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
+    out = {}
+    for rel, (pos, neg) in opts["relations"].items():
+        lpr = (lp.xs(str(pos), level="M_word") - lp.xs(str(neg), level="M_word")).rename("lpr").reset_index()
+        for (m, q), g in lpr.groupby(["model", "query"], sort=False):
+            out[(str(m), str(q), str(rel))] = float(g["lpr"].std(ddof=1))
+    return out
+
+
+def _attitude(sid: str, t: pd.DataFrame, opts: Mapping, scores: pd.DataFrame | None = None) -> list[dict]:
     c1, c2 = (str(c) for c in opts["target_contrast"])
     t = t[t["TARGET"].isin([c1, c2])]
     lp = t.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
+    sample_sd = _sample_sd(scores, opts)
     rows = []
     perceivers = {str(name): str(q) for name, q in opts["perceivers"].items()}
     n_items = t.drop_duplicates(["TARGET", "T_word"]).shape[0]
@@ -247,8 +270,11 @@ def _attitude(sid: str, t: pd.DataFrame, opts: Mapping) -> list[dict]:
         ds = {}
         for name, q in perceivers.items():
             per_model = []
-            for _, g in lpr[lpr["query"] == q].groupby("model", sort=False):
-                z = g["lpr"] / g["lpr"].std(ddof=1)
+            for m, g in lpr[lpr["query"] == q].groupby("model", sort=False):
+                # pooled-SD d: the planted LPRs in units of the SD of the LPRs the analysis sees
+                # (the observed scores' SD when given: docs/calibration.md, "Why 2A and 4A missed")
+                sd = g["lpr"].std(ddof=1) if sample_sd is None else sample_sd[(str(m), str(q), str(rel))]
+                z = g["lpr"] / sd
                 per_model.append(z[g["TARGET"] == c1].mean() - z[g["TARGET"] == c2].mean())
             ds[name] = float(np.mean(per_model))
             rows.append(_row(sid, "d", f"{rel}:{name}", "all", ds[name], df))
@@ -330,6 +356,7 @@ def oracle(
     plant: Plant,
     models: Sequence[str],
     criteria: Mapping[str, pd.DataFrame] | None = None,
+    scores: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The exact value of every statistic with a closed form (module Notes) that the study's
     analysis reports, in the world ``plant`` for ``models``.
@@ -344,6 +371,13 @@ def oracle(
         The model names (their ``model_items`` and ``shift`` draws are seeded by them).
     criteria : mapping, optional
         Criterion tables by name (``per_item`` plants, Study 1's r, word lists from a table).
+    scores : pandas.DataFrame, optional
+        The scores the analysis is run on (``fmat.run`` output: ``model``, ``query``, the slot
+        columns, ``prob``). A pooled-SD d (``attitude_weat`` with ``effect_size: pooled_sd``)
+        divides by the SD of the LPRs it sees, so with scores its realised value is the planted
+        LPRs in units of the SD of these scores' LPRs (per model, template and relation): the
+        definition of ``fmat_replication.calibration.on_the_sample_scale``, computed here
+        without the analysis' code. Without scores, the SD of the planted LPRs.
 
     Returns
     -------
@@ -363,7 +397,7 @@ def oracle(
     elif name == "stereotype_domains":
         rows = _stereotype_domains(sid, t, opts)
     elif name == "attitude_weat":
-        rows = _attitude(sid, t, opts)
+        rows = _attitude(sid, t, opts, scores)
     elif name == "change_over_time":
         rows = _change(sid, data, t, opts)
     elif name in ("factual_wefat", "factual_names"):

@@ -2,8 +2,9 @@
 
 The page shows what ``fmat study`` computed for a study file: its title and description, the
 design (templates, the MASK/TARGET/ATTRIB groups and their words), the models, what the study
-measures (the effect of its analysis: d, b or r with CI and p; per model; the analysis' tables
-per cell and item), the LPRs as the file's ``lpr`` options define them (mean per model and per
+measures (the effect of its analysis: d, b or r with CI and p; per model; per item, the mean
+LPR per model of each item as the analysis declares its items, :func:`item_table`; the
+analysis' own tables per cell and item), the LPRs as the file's ``lpr`` options define them (mean per model and per
 word within the groups the LPR does not contrast, and a figure), and the reliability (ICC among
 the models, alpha among the items). It is titled with the study's own
 title and says nothing about the paper: the replication's pages (``fmat_replication.pages``)
@@ -21,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import __version__
+from . import __version__, analyses
 from .io import atomic_path
 from .reliability import with_item_keys
 from .results import effect_rows, per_model_effects
@@ -157,6 +158,45 @@ def lpr_tables(lpr: pd.DataFrame) -> list[dict]:
     return out
 
 
+def item_table(lpr: pd.DataFrame, keys) -> dict | None:
+    """The per-item values: mean LPR per item and model (and over the models), the item keyed
+    by ``keys`` (the LPR columns that key one observation of the analysis, the last the item:
+    :func:`fmat.analyses.item_columns`) within each group that the LPR did not contrast (the
+    groups the analysis compares are never averaged together). Phrases are keyed by the
+    study's item keys first (:func:`fmat.reliability.with_item_keys`, done by the page).
+    None when no key column is in the table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> lpr = pd.DataFrame({"model": ["m1", "m2"] * 4, "query": ["q1"] * 4 + ["q2"] * 4,
+    ...                     "MASK": ["Male", "Male", "Female", "Female"] * 2,
+    ...                     "A_word": ["kind - rude"] * 8, "LPR": [1.0, 2.0, -1.0, -2.0] * 2})
+    >>> t = item_table(lpr, ["A_word"])
+    >>> t["columns"]
+    ['MASK', 'A_word', 'm1', 'm2', 'mean']
+    >>> t["rows"]
+    [['Male', 'kind - rude', '1.000', '2.000', '1.500'], ['Female', 'kind - rude', '-1.000', '-2.000', '-1.500']]
+    """
+    keys = [k for k in dict.fromkeys(keys or ()) if k in lpr.columns]
+    if not keys:
+        return None
+    d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce"))
+    item_slot = {"M_word": "MASK", "T_word": "TARGET", "A_word": "ATTRIB"}.get(keys[-1])
+    groups = [g for g in _apart(d) if g not in keys and g != item_slot] + keys
+    if "model" in d.columns:
+        wide = d.groupby(groups + ["model"], observed=True, sort=False)["LPR"].mean().unstack("model")
+        wide = wide[[m for m in dict.fromkeys(d["model"]) if m in wide.columns]]
+    else:
+        wide = d.groupby(groups, observed=True, sort=False)["LPR"].mean().to_frame()
+    wide["mean"] = wide.mean(axis=1)
+    wide.columns = [str(c) for c in wide.columns]
+    t = _table(wide.reset_index())
+    within = [g for g in groups if g not in keys]
+    caption = f"Mean LPR per item ({', '.join(keys)}) and model" + (f", within each {', '.join(within)} group" if within else "")
+    return {"caption": caption, "keys": keys, **t}
+
+
 def lpr_figure(lpr: pd.DataFrame) -> str | None:
     """A PNG (data: URI): each model's mean LPR by word (one bar per model; a word of each group
     that the LPR did not contrast is its own bar), or None."""
@@ -204,7 +244,7 @@ def _p_text(p) -> str:
     return "< .001" if float(p) < 0.001 else f"{float(p):.3f}"
 
 
-def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | None) -> dict:
+def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | None, items: dict | None = None) -> dict:
     """The analysis' part of the page: its name and notes, the effects over all models (d, b,
     beta or r with CI and p), per model, and its tables (per cell, per item; at most 60 rows each)."""
     status = dict(status or {})
@@ -229,7 +269,14 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
         "effect": _table(eff) if len(eff) else None,
         "per_model": _table(per_model) if len(per_model) else None,
         "tables": tables,
+        "items": items,
     }
+
+
+def _analysis_name(study: Any, status: dict | None) -> str:
+    """The analysis the study file names (its ``analysis.name``; else the status')."""
+    block = getattr(study, "analysis", None) or {}
+    return str((block.get("name") if isinstance(block, dict) else None) or dict(status or {}).get("analysis") or "")
 
 
 def render_study_page(
@@ -268,7 +315,7 @@ def render_study_page(
         "models": models or (list(dict.fromkeys(lpr["model"].astype(str))) if "model" in lpr.columns else []),
         "design": design(queries),
         "lpr_definition": lpr_definition(queries, dict(getattr(study, "lpr", None) or {})),
-        "analysis": effect_section(stats, figures, status),
+        "analysis": effect_section(stats, figures, status, item_table(lpr, analyses.item_columns(_analysis_name(study, status)))),
         "lpr_tables": lpr_tables(lpr),
         "figure": lpr_figure(lpr),
         "reliability": _table(rel[keep]) if len(rel) else None,

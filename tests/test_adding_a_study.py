@@ -191,7 +191,7 @@ def test_x1_reliability_and_analysis_stage(x1_run):
 # ----------------------------------------------------------------------------- a new analysis
 def _doc_analysis_code() -> str:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    code = [b for b in blocks if '@register("d_by_query")' in b]
+    code = [b for b in blocks if '@register("d_by_query"' in b]
     assert len(code) == 1, "the page shows one complete d_by_query example"
     return code[0]
 

@@ -225,3 +225,35 @@ def test_a_study_file_that_leaves_contrasts_and_sigma_to_their_defaults(sid, tmp
     # sqrt 2, not the 1.414 the repository's study files state: the oracle follows the file
     with_sigma = oracle(STUDIES / f"{sid}.yaml", demo_plant(sid), MODELS, criteria_for(sid))
     assert not np.allclose(both["value"].to_numpy(), with_sigma.set_index(KEY).loc[both.set_index(KEY).index, "value"].to_numpy())
+
+
+def test_a_pooled_sd_d_is_realised_on_the_scale_of_the_scores_it_is_run_on():
+    """fmat pilot judges 2A's pooled-SD d against the oracle: with the scores given, the oracle's
+    realised value is the planted LPRs in units of the SD of those scores' LPRs, the definition
+    of ``fmat_replication.calibration.on_the_sample_scale`` (docs/calibration.md, "Why 2A and 4A
+    missed"), computed without the analysis' code; without scores (or on the planted scores
+    themselves) it is the planted-SD d."""
+    import warnings
+
+    from fmat.study import load_study
+    from fmat_replication import calibration as cal
+
+    path = REPO / "config" / "studies" / "2A.yaml"
+    study = load_study(path)
+    w = cal.World(study, P.load_world(REPO / "config" / "world.yaml").plant("2A"), n_models=4)
+    exact, sampled = cal.perfect_learner_scores(w, 1)
+    seeded = cal.with_seed(w.plant, 1)
+    names = list(dict.fromkeys(exact["model"].astype(str)))
+    planted_sd = oracle(path, seeded, names).set_index("condition")["value"]
+    on_exact = oracle(path, seeded, names, scores=exact).set_index("condition")["value"]
+    realised = oracle(path, seeded, names, scores=sampled).set_index("condition")["value"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        definition = cal.on_the_sample_scale(study, exact, sampled).set_index("condition")["value"]
+    assert len(definition) and set(definition.index) <= set(realised.index)
+    assert np.allclose(realised[definition.index], definition, rtol=1e-6, atol=1e-9), (realised, definition)
+    assert np.allclose(on_exact, planted_sd)
+    top = "like-dislike:personal"
+    assert abs(realised[top]) < 0.9 * abs(planted_sd[top])  # the sample's SD is larger: attenuated
+    # no scores: the planted SD, as before
+    assert oracle(path, seeded, names, scores=None).equals(oracle(path, seeded, names))

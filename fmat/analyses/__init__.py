@@ -45,6 +45,7 @@ class AnalysisOutput:
 _REGISTRY: dict[str, Callable[..., AnalysisOutput]] = {}
 _CRITERIA: dict[str, Callable[[Mapping], list[str]]] = {}
 _DESIGN_CHECKS: dict[str, Callable[..., None]] = {}
+_ITEMS: dict[str, tuple[str, ...]] = {}
 
 
 def register(
@@ -52,6 +53,7 @@ def register(
     *,
     criteria: Callable[[Mapping], list[str]] | None = None,
     check: Callable[..., None] | None = None,
+    items: tuple[str, ...] | list[str] = (),
 ):
     """Register ``fn`` as analysis ``name``.
 
@@ -59,6 +61,10 @@ def register(
     analysis reads (so the rule can declare them as inputs). ``check(options, queries, where)``
     checks the options against the study's query table when the study file is read, before any
     model loads (:func:`check_design`): it raises an InputError naming ``where`` and the fix.
+    ``items``: the LPR columns that key one observation of the analysis (its item: an attribute
+    word, a target word or name, a template, a year), the last the item itself; the page of
+    ``fmat study --report`` shows the mean LPR per item and model keyed by them
+    (:func:`item_columns`, :func:`fmat.study_page.item_table`).
     """
 
     def deco(fn):
@@ -69,6 +75,7 @@ def register(
             _CRITERIA[name] = criteria
         if check is not None:
             _DESIGN_CHECKS[name] = check
+        _ITEMS[name] = tuple(items)
         return fn
 
     return deco
@@ -83,6 +90,22 @@ def _load_all() -> None:
 def available() -> list[str]:
     _load_all()
     return sorted(_REGISTRY)
+
+
+def item_columns(name: str | None) -> list[str]:
+    """The LPR columns that key one item of analysis ``name`` (given to :func:`register` as
+    ``items``; the last is the item itself); empty for a name not registered or none given.
+
+    Examples
+    --------
+    >>> from fmat import analyses
+    >>> analyses.item_columns("factual_wefat")
+    ['T_word']
+    >>> analyses.item_columns("no_such_analysis")
+    []
+    """
+    _load_all()
+    return list(_ITEMS.get(str(name), ()))
 
 
 def get(name: str) -> Callable[..., AnalysisOutput]:

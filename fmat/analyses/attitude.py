@@ -220,7 +220,7 @@ def contrasts(fit, categories: Sequence[str], relations: Sequence[str], perceive
     return pd.DataFrame(rows)
 
 
-@register("attitude_weat")
+@register("attitude_weat", items=("query", "M_word", "T_word"))
 def attitude_weat(
     data: AnalysisInput,
     *,

@@ -261,7 +261,7 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
         )
 
 
-@register("change_over_time", check=check_options)
+@register("change_over_time", check=check_options, items=("M_word",))
 def change_over_time(
     data: AnalysisInput,
     *,

@@ -489,7 +489,7 @@ def _factual(
     return AnalysisOutput(stats=results_frame(rows), figures=figures, notes=notes)
 
 
-@register("factual_wefat", criteria=_criteria_tables)
+@register("factual_wefat", criteria=_criteria_tables, items=("T_word",))
 def factual_wefat(
     data: AnalysisInput,
     *,
@@ -518,7 +518,7 @@ def factual_wefat(
     )
 
 
-@register("factual_names", criteria=_criteria_tables)
+@register("factual_names", criteria=_criteria_tables, items=("T_word",))
 def factual_names(
     data: AnalysisInput,
     *,

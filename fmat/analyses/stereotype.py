@@ -420,7 +420,7 @@ def _fit_and_report(
     )
 
 
-@register("stereotype_pairs")
+@register("stereotype_pairs", items=("M_word", "A_word"))
 def stereotype_pairs(
     data: AnalysisInput,
     *,
@@ -510,7 +510,7 @@ def domain_cells(lpr: pd.DataFrame, forms: Mapping, sigma: float, where: str) ->
     return pd.concat(rows, ignore_index=True)
 
 
-@register("stereotype_domains")
+@register("stereotype_domains", items=("M_word", "A_word"))
 def stereotype_domains(
     data: AnalysisInput,
     *,

@@ -151,7 +151,8 @@ def _run(args) -> int:
     stats, _, status = analyses.analysis_stage(study, scores, ours, rel, criteria, sid=study.id)
     write_table(stats, out / "stats.parquet")
     # what this world implies for these items and models (fmat.oracle): the value each CI must cover
-    realised = oracle(args.study, planted, list(models), criteria)
+    # a pooled-SD d is realised on the scale of these scores' own SD (docs/calibration.md)
+    realised = oracle(args.study, planted, list(models), criteria, scores=scores)
     checks = plant.recovery(planted, stats, realised)
     per_model.to_csv(out / "recovery.csv", index=False)
     if len(checks):
