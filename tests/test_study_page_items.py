@@ -105,6 +105,8 @@ def test_the_page_shows_per_item_values_for_every_registered_family(name, tmp_pa
     assert set(got) == set(expected), (name, sorted(set(got) ^ set(expected))[:5])
     for k, v in expected.items():
         assert np.allclose(got[k], v, atol=6e-4), (name, k, got[k], v)
+    # a long table (1C: thousands of names) is folded, a short one shown
+    assert ('<details class="per-item-fold">' in html) == (len(body) > 60), (name, len(body))
     for g in apart:  # the compared groups are rows of their own, never averaged together
         if g in by:
             assert {r[by.index(g)] for r in body} == set(d[g].astype(str)), (name, g)
