@@ -67,8 +67,18 @@ def read_runs(path) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=False, na_values=["", "NaN", "nan"])
 
 
+#: the folder of criterion tables a study's word lists come from (1C's names: build it with
+#: ``snakemake --configfile config/demo.yaml resources/criteria/ssa_names_1c.parquet -c1``);
+#: set by ``--criteria-dir``
+CRITERIA_DIR: Path | None = None
+
+
+def study_file(sid: str):
+    return load_study(REPO / "config" / "studies" / f"{sid}.yaml", criteria_dir=CRITERIA_DIR)
+
+
 def worlds_of(sid: str, kind: str, others: float, n_models: int) -> cal.World:
-    study = load_study(REPO / "config" / "studies" / f"{sid}.yaml")
+    study = study_file(sid)
     p = plant.load_world(REPO / "config" / "world.yaml").plant(sid)
     if p is None:
         p = plant.Plant(sid, effects=[], variation={}, samples=20, seed=0)
@@ -77,23 +87,33 @@ def worlds_of(sid: str, kind: str, others: float, n_models: int) -> cal.World:
 
 def stand_in_criteria(study, p: plant.Plant) -> dict[str, pd.DataFrame]:
     """1A-1C's criterion tables are made by the workflow from downloaded sources (not in a
-    checkout): a stand-in for each table the plant or the analysis names, one value per item of
-    the slot it keys (TARGET): uniform on 0-100 (a % male), seeded 0, the same in every world.
-    The criterion is the design here (as the real occupations' % male is), not a random part of
-    a world.  Empty for a study that names none."""
-    named = {}
+    checkout): the table itself where ``--criteria-dir`` holds it (1C's names and their % male,
+    built from the repository's data mirror), otherwise a stand-in for each table the plant or
+    the analysis names, one value per item of the slot it keys (TARGET) in every column named:
+    uniform on 0-100 (a % male), seeded 0, the same in every world. The criterion is the design
+    here (as the real occupations' % male is), not a random part of a world.  Empty for a
+    study that names none."""
+    named: dict[str, tuple[str, set[str]]] = {}
+
+    def name(table, key, column):
+        named.setdefault(str(table), (str(key), set()))[1].add(str(column))
+
     for e in p.effects:
         if e.per_item:
-            named[str(e.per_item["table"])] = (str(e.per_item.get("key", "item")), str(e.per_item["column"]))
+            name(e.per_item["table"], e.per_item.get("key", "item"), e.per_item["column"])
     crit = dict((study.analysis.get("options") or {}).get("criterion") or {})
     if crit.get("table"):
-        named[str(crit["table"])] = (str(crit.get("item", "item")), str(crit["column"]))
-    if not named:
-        return {}
+        name(crit["table"], crit.get("item", "item"), crit["column"])
+    out = {}
     items = study.items.loc[study.items["slot"] == "TARGET", "item"].astype(str).unique()
-    rng = np.random.default_rng(0)
-    pct = rng.uniform(0, 100, len(items))
-    return {t: pd.DataFrame({key: items, col: pct}) for t, (key, col) in named.items()}
+    for table, (key, cols) in named.items():
+        real = CRITERIA_DIR / f"{table}.parquet" if CRITERIA_DIR else None
+        if real is not None and real.exists():
+            out[table] = pd.read_parquet(real)
+            continue
+        pct = np.random.default_rng(0).uniform(0, 100, len(items))
+        out[table] = pd.DataFrame({key: items, **{c: pct for c in sorted(cols)}})
+    return out
 
 
 def _append(runs: Path, rec: pd.DataFrame) -> None:
@@ -114,8 +134,9 @@ def _setting(sid: str, kind: str, others: float, n_models: int):
 
 def one_world(task: tuple) -> pd.DataFrame:
     """The judged rows of one world of one setting: ``task`` = (study, analysis, variants,
-    kind, others, models, seed); a process of the pool runs it on one thread."""
-    sid, analysis, vs, kind, o, n_models, seed = task
+    kind, others, models, seed, criteria folder); a process of the pool runs it on one thread."""
+    global CRITERIA_DIR
+    sid, analysis, vs, kind, o, n_models, seed, CRITERIA_DIR = task
     world, criteria = _setting(sid, kind, o, n_models)
     rec = cal.run_world(world, seed, criteria, variants=vs)
     for i, (col, val) in enumerate((("study", sid), ("analysis", analysis), ("kind", kind), ("others", o), ("models", n_models))):
@@ -143,12 +164,12 @@ def simulate(args) -> None:
     start = time.perf_counter()
     settings = []
     for sid in studies:
-        analysis = load_study(REPO / "config" / "studies" / f"{sid}.yaml").analysis["name"]
+        analysis = study_file(sid).analysis["name"]
         vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
         settings += [(sid, analysis, vs, kind, o) for kind in kinds for o in others]
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
     tasks = [
-        (sid, analysis, vs, kind, o, args.models, seed)
+        (sid, analysis, vs, kind, o, args.models, seed, CRITERIA_DIR)
         for seed in range(1, args.worlds + 1)
         for sid, analysis, vs, kind, o in settings
         if (sid, kind, round(o, 6), seed) not in done
@@ -168,7 +189,7 @@ def simulate(args) -> None:
             _append(runs, rec)
             n_done += 1
             if n_done % (10 * len(settings)) == 0 or n_done == len(tasks):
-                print(f"world {task[-1]}: {n_done} of {len(tasks)} world-settings, {time.perf_counter() - t:.0f} s", flush=True)
+                print(f"world {task[-2]}: {n_done} of {len(tasks)} world-settings, {time.perf_counter() - t:.0f} s", flush=True)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -268,11 +289,14 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default="null,planted")
     ap.add_argument("--variants", default="paper,sentence,sigma", help="those that apply to each analysis (APPLIES)")
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
+    ap.add_argument("--criteria-dir", default=None, help="criterion tables a study's words come from (1C)")
     ap.add_argument("--jobs", type=int, default=1, help="processes, one thread each (worlds in parallel; the same rows)")
     ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")
     ap.add_argument("--figure", default=None, help="with --table: the figure (PNG)")
     args = ap.parse_args(argv)
+    global CRITERIA_DIR
+    CRITERIA_DIR = Path(args.criteria_dir).resolve() if args.criteria_dir else None
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
     if not args.table:
