@@ -54,30 +54,9 @@ def run_demo(commit: str, folder: Path, cores: str, threads_off: bool = False) -
     try:
         if threads_off:
             print(f"  {commit} (before): {unset_threads(folder)} torch.set_num_threads calls disabled", flush=True)
-        env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
-        t = time.perf_counter()
-        res = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "snakemake",
-                "--profile",
-                "profiles/default",
-                "--cores",
-                cores,
-                "--configfile",
-                "config/demo.yaml",
-            ],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        seconds = time.perf_counter() - t
-        if res.returncode != 0:
-            raise SystemExit(f"the demo at {commit} failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+        seconds, output = _snakemake(folder, cores)
         jobs = 0
-        for line in (res.stdout + res.stderr).splitlines():
+        for line in output.splitlines():
             if line.startswith("total"):
                 jobs = int(line.split()[-1])
         sha = subprocess.run(
@@ -95,35 +74,40 @@ def run_demo(commit: str, folder: Path, cores: str, threads_off: bool = False) -
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], capture_output=True)
 
 
+def _benchmark_records(folder: Path, rule: str = ""):
+    """(rule, {column: value}) of each job's Snakemake benchmark file under ``folder`` (of
+    ``rule`` only when given)."""
+    base = folder / "results" / "benchmarks"
+    for tsv in sorted((base / rule).rglob("*.tsv")):
+        lines = tsv.read_text().splitlines()
+        if len(lines) > 1:
+            yield tsv.relative_to(base).parts[0], dict(zip(lines[0].split("\t"), lines[1].split("\t")))
+
+
 def rule_seconds(folder: Path) -> dict[str, int]:
     """Each rule's jobs' wall seconds summed, from the benchmark files the rules write."""
     out = {}
-    for tsv in sorted((folder / "results" / "benchmarks").rglob("*.tsv")):
-        rule = tsv.relative_to(folder / "results" / "benchmarks").parts[0]
-        lines = tsv.read_text().splitlines()
-        if len(lines) > 1:
-            out[rule] = out.get(rule, 0) + float(lines[1].split("\t")[0])
+    for rule, rec in _benchmark_records(folder):
+        out[rule] = out.get(rule, 0) + float(rec["s"])
     return {k: round(v) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
 
 
-def _snakemake(folder: Path, cores: str, *extra: str) -> float:
+def _snakemake(folder: Path, cores: str, *extra: str) -> tuple[float, str]:
+    """The demo's Snakemake command in ``folder`` (thread variables removed from its
+    environment); returns its wall seconds and its output. A failure stops the benchmark."""
     env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
     cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/default", "--cores", cores]
     t = time.perf_counter()
     res = subprocess.run([*cmd, "--configfile", "config/demo.yaml", *extra], cwd=folder, env=env, capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit(f"snakemake failed in {folder}:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
-    return time.perf_counter() - t
+    return time.perf_counter() - t, res.stdout + res.stderr
 
 
 def _training_cost(folder: Path) -> tuple[float, float]:
     """The demo_model jobs' wall seconds and CPU seconds, summed (Snakemake's benchmark files)."""
-    wall = cpu = 0.0
-    for tsv in (folder / "results" / "benchmarks" / "demo_model").glob("*.tsv"):
-        head, row = tsv.read_text().splitlines()[:2]
-        rec = dict(zip(head.split("\t"), row.split("\t")))
-        wall, cpu = wall + float(rec["s"]), cpu + float(rec["cpu_time"])
-    return wall, cpu
+    recs = [rec for _, rec in _benchmark_records(folder, "demo_model")]
+    return sum(float(r["s"]) for r in recs), sum(float(r["cpu_time"]) for r in recs)
 
 
 def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
@@ -140,13 +124,13 @@ def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
         )
         if off:
             print(f"  before: {unset_threads(folders[label])} torch.set_num_threads calls disabled", flush=True)
-        _snakemake(folders[label], cores, "--until", "demo_model")
+        _snakemake(folders[label], cores, "--until", "demo_model")  # untimed: the inputs
     order = [lab for i in range(repeats) for lab in (("before", "after") if i % 2 == 0 else ("after", "before"))]
     rows = []
     try:
         for label in order:
             load = os.getloadavg()[0]
-            seconds = _snakemake(folders[label], cores, "--until", "demo_model", "--forcerun", "demo_model")
+            seconds, _ = _snakemake(folders[label], cores, "--until", "demo_model", "--forcerun", "demo_model")
             wall, cpu = _training_cost(folders[label])
             rows.append((label, seconds, wall, cpu, load))
             print(
