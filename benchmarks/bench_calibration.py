@@ -41,8 +41,13 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+# one thread a process (numpy's BLAS reads these when it loads, so before the import below; a
+# value set in the environment wins): --jobs N processes use N cores, never more
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -144,9 +149,7 @@ def one_world(task: tuple) -> pd.DataFrame:
     return rec
 
 
-def _quiet_one_thread() -> None:
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = "1"
+def _quiet() -> None:
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
 
@@ -174,22 +177,21 @@ def simulate(args) -> None:
         for sid, analysis, vs, kind, o in settings
         if (sid, kind, round(o, 6), seed) not in done
     ]
-    n_done, busy = 0, 0.0
-    if args.jobs > 1:  # one thread a process: --jobs processes use --jobs cores, never more
+    n_done = 0
+    if args.jobs > 1:  # one thread a process (the thread variables above): --jobs N uses N cores
         from concurrent.futures import ProcessPoolExecutor
 
-        _quiet_one_thread()
-        pool = ProcessPoolExecutor(args.jobs, initializer=_quiet_one_thread)
+        pool = ProcessPoolExecutor(args.jobs, initializer=_quiet)
         results = pool.map(one_world, tasks, chunksize=1)
     else:
         pool, results = None, map(one_world, tasks)
     try:
-        t = time.perf_counter()
         for task, rec in zip(tasks, results):  # in task order: the file grows world by world
             _append(runs, rec)
             n_done += 1
             if n_done % (10 * len(settings)) == 0 or n_done == len(tasks):
-                print(f"world {task[-2]}: {n_done} of {len(tasks)} world-settings, {time.perf_counter() - t:.0f} s", flush=True)
+                took = time.perf_counter() - start
+                print(f"world {task[-2]}: {n_done} of {len(tasks)} world-settings, {took:.0f} s", flush=True)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
