@@ -6,7 +6,8 @@ plant of the study with its variation), each share ``others`` of the probability
 options, and worlds seeded 1..``--worlds``: ``--models`` perfect learners
 (fmat_replication.calibration) are drawn, the study's analysis runs on them (the paper's, and
 ``sentence``: the calibrated within-sentence variant of the stereotype analyses;
-``sigma``: the attitude d on the sigma scale), and each d / b / r row with a CI is judged
+``sigma``: the attitude d on the sigma scale; ``disattenuated``: the criterion r corrected for
+the models' unreliability), and each d / b / r row with a CI is judged
 against the world's realised value (what the models hold: the same analysis on the learners'
 expected log probabilities; a pooled-SD d on the sample's SD scale; see
 fmat_replication.calibration.realised_values): covered by the 95% CI, and p < .05 where the
@@ -57,12 +58,19 @@ from fmat.study import load_study  # noqa: E402
 from fmat_replication import calibration as cal  # noqa: E402
 
 #: option overrides of each analysis variant
-VARIANTS = {"paper": {}, "sentence": {"inference": "sentence"}, "sigma": {"effect_size": "sigma"}}
+VARIANTS = {
+    "paper": {},
+    "sentence": {"inference": "sentence"},
+    "sigma": {"effect_size": "sigma"},
+    "disattenuated": {"inference": "disattenuated"},
+}
 #: the variants that apply to each analysis (others run the paper's only)
 APPLIES = {
     "stereotype_pairs": ("paper", "sentence"),
     "stereotype_domains": ("paper", "sentence"),
     "attitude_weat": ("paper", "sigma"),
+    "factual_wefat": ("paper", "disattenuated"),
+    "factual_names": ("paper", "disattenuated"),
 }
 KEY = ["study", "kind", "others", "seed"]
 
@@ -296,7 +304,7 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=int, default=12, help="perfect learners per world (the paper: 12)")
     ap.add_argument("--others", default="0,0.5,0.9", help="shares of the probability outside the options")
     ap.add_argument("--kinds", default="null,planted")
-    ap.add_argument("--variants", default="paper,sentence,sigma", help="those that apply to each analysis (APPLIES)")
+    ap.add_argument("--variants", default="paper,sentence,sigma,disattenuated", help="those that apply to each analysis (APPLIES)")
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
     ap.add_argument("--criteria-dir", default=None, help="criterion tables a study's words come from (1C)")
     ap.add_argument("--jobs", type=int, default=1, help="processes, one thread each (worlds in parallel; the same rows)")

@@ -26,6 +26,18 @@ models over all model x query x item z-scores with a random intercept per model
 of Table 5 on the item-level FMAT score (b, SE, R2, Delta R2 of each predictor entering last,
 and the F test that the two coefficients are equal).
 
+Inference (ours, not the paper's; docs/calibration.md): the criterion r of the models' averaged
+FMAT score is **attenuated** by what the models do not share (their disagreement and their own
+noise: classical measurement error), and its Fisher CI counts only the items: over worlds of
+known truth it misses what the models hold in 25-30% of 1A's worlds and in every 1C world
+(3,644 names: a CI too narrow to hold an attenuated value).  ``inference: disattenuated``
+gives Spearman's (1904) correction for attenuation, r / sqrt(reliability), with the
+reliability of the averaged score the ICC(C,k) among the models (Cronbach's alpha, models as
+raters; McGraw & Wong 1996) of the same z-scores (per query: that query's), and the Fisher CI's
+bounds divided by the same square root (Hunter & Schmidt 2004, ch. 3); the p of r = 0 is the
+paper's (a positive factor does not move a 0).  The figure table ``calibrated`` has both beside
+each other whatever ``inference``.  The LMM b rows of 1C are not corrected (docs/calibration.md).
+
 Items: the analysis uses the items present in the FMAT scores, the % male table and (when
 given) the WEFAT table; the numbers of items left out are in ``notes`` and every row's ``n``.
 """
@@ -47,6 +59,9 @@ from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 
 #: the study file's option blocks that name a criterion table
 _TABLE_OPTIONS = ("criterion", "wefat")
+#: the ``inference`` option: the paper's r and Fisher CI, or Spearman's correction for
+#: attenuation by the models' unreliability (ours: :func:`disattenuated_rows`)
+INFERENCE = ("paper", "disattenuated")
 
 
 # --------------------------------------------------------------------------- options
@@ -235,6 +250,92 @@ def correlation_rows(
         rows.append(_r_row(study, "wefat~pct_male", "all", overall["wefat"], overall["pct_male"]))
         rows.append(williams_row(study, overall["fmat"], overall["wefat"], overall["pct_male"], n=williams_n))
     return rows
+
+
+def model_reliability(z: pd.DataFrame) -> float:
+    """ICC(C,k) among the models of their item scores (each model's mean z of an item over the
+    queries in ``z``; items any model lacks left out): the reliability of the item score
+    averaged over the models (Cronbach's alpha with models as raters).  NaN with fewer than 2
+    models or 2 complete items, or no residual variance."""
+    from fmat.errors import InputError as _IE
+    from fmat.stats.icc import icc
+
+    mat = z.groupby(["item", "model"], sort=False)["z"].mean().unstack("model")
+    if mat.shape[1] < 2:
+        return float("nan")
+    try:
+        return float(icc(mat.to_numpy(dtype=float), type="consistency", unit="average")["ICC"])
+    except _IE:
+        return float("nan")
+
+
+def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
+    """The calibrated variant of the criterion r (``inference: disattenuated``, ours): each
+    r row of model ``all`` whose condition is ``fmat~<criterion>[:<query>]``, corrected for the
+    attenuation by the models' unreliability (Spearman, 1904): value and Fisher-CI bounds
+    divided by sqrt(reliability), reliability = :func:`model_reliability` of the z-scores of
+    that query (all queries for the overall row), clipped to [-1, 1]; p, df and n stay (the
+    test of r = 0 is the same test); column ``reliability`` added.  A reliability of 0 or
+    less (the models share no item variance: a null world) leaves the r undefined (NaN value
+    and CI, the paper's p).  Other rows are not returned."""
+    out = []
+    rel_all = None
+    per_query: dict[str, float] = {}
+    for r in rows:
+        cond = str(r.get("condition", ""))
+        if r.get("statistic") != "r" or r.get("model") != "all" or not cond.startswith("fmat~"):
+            continue
+        q = cond.split(":", 1)[1] if ":" in cond else None
+        if q is None:
+            rel_all = model_reliability(z) if rel_all is None else rel_all
+            rel = rel_all
+        else:
+            if q not in per_query:
+                per_query[q] = model_reliability(z[z["q"].astype(str) == q])
+            rel = per_query[q]
+        row = {**r, "reliability": rel}
+        if np.isfinite(rel) and rel > 0:
+            k = 1.0 / np.sqrt(rel)
+            for c in ("value", "ci_low", "ci_high"):
+                if c in row and row[c] is not None and np.isfinite(row[c]):
+                    row[c] = float(np.clip(row[c] * k, -1.0, 1.0))
+        else:
+            row.update(value=np.nan, ci_low=np.nan, ci_high=np.nan)
+        out.append(row)
+    return out
+
+
+def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
+    """Figure table ``calibrated``: per corrected r row (model ``all``) the paper's r, p and
+    Fisher CI beside the disattenuated r and CI (ours: :func:`disattenuated_rows`), the
+    reliability, and whether each is significant at ``alpha`` (``holds``: under both, or
+    neither; the p is the same test, so a row always holds)."""
+    mine = {o["condition"]: o for o in ours}
+    rows = []
+    for e in paper:
+        o = mine.get(e.get("condition"))
+        if o is None or e.get("model") != "all" or e.get("statistic") != "r":
+            continue
+        rows.append(
+            {
+                "condition": e["condition"],
+                "r": e.get("value", np.nan),
+                "p": e.get("p", np.nan),
+                "ci_low": e.get("ci_low", np.nan),
+                "ci_high": e.get("ci_high", np.nan),
+                "reliability": o["reliability"],
+                "r_ours": o["value"],
+                "p_ours": o.get("p", np.nan),
+                "ci_low_ours": o["ci_low"],
+                "ci_high_ours": o["ci_high"],
+            }
+        )
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["significant"] = out["p"] < alpha
+        out["significant_ours"] = out["p_ours"] < alpha
+        out["holds"] = out["significant"] == out["significant_ours"]
+    return out
 
 
 def williams_row(study: str, fmat, wefat, pct, n: int | None = None) -> dict:
@@ -460,14 +561,44 @@ def _prepare(data: AnalysisInput, standardize_within, criterion, wefat, logit: b
 
 
 def _factual(
-    data: AnalysisInput, *, standardize_within, criterion, wefat, logit_clip, williams_n, names: bool, mixed_models: bool = True
+    data: AnalysisInput,
+    *,
+    standardize_within,
+    criterion,
+    wefat,
+    logit_clip,
+    williams_n,
+    names: bool,
+    mixed_models: bool = True,
+    inference: str = "paper",
 ) -> AnalysisOutput:
+    if inference not in INFERENCE:
+        path = getattr(data.study, "path", None)
+        raise InputError(
+            f"unknown inference {inference!r}",
+            where=f"{path or 'study file'}: analysis.options.inference",
+            fix="use 'paper' (the paper's r and Fisher CI) or 'disattenuated' (ours: corrected for the models' unreliability)",
+        )
     study, long, z, crit, have_wefat, notes = _prepare(data, standardize_within, criterion, wefat, names)
     rows: list[dict] = correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
+    corrected = disattenuated_rows(rows, z)
+    calibrated = calibrated_table(rows, corrected)
+    if inference == "disattenuated":
+        by_cond = {o["condition"]: o for o in corrected}
+        rows = [
+            {**r, **{c: by_cond[r["condition"]][c] for c in ("value", "ci_low", "ci_high")}}
+            if r.get("statistic") == "r" and r.get("model") == "all" and r.get("condition") in by_cond
+            else r
+            for r in rows
+        ]
+        notes.append(
+            "inference: disattenuated (ours, not the paper's): each r of the averaged FMAT score and its CI divided by "
+            "sqrt(ICC(C,k) among the models) (Spearman's correction for attenuation); p as the paper's"
+        )
     if williams_n:
         notes.append(f"Williams' t computed with n = {williams_n} (option williams_n), not the number of items")
     scores = fmat_score(z).merge(crit, on="item", how="inner")
-    figures = {"criterion": figure_criterion(scores, clip=logit_clip)}
+    figures = {"criterion": figure_criterion(scores, clip=logit_clip), "calibrated": calibrated}
     if names:
         if "logit_male" not in crit.columns:
             crit = crit.assign(logit_male=logit_pct(crit["pct_male"], logit_clip))
@@ -498,6 +629,7 @@ def factual_wefat(
     standardize_within: Sequence[str] = ("model", "query"),
     logit_clip: float = 0.5,
     williams_n: int | None = None,
+    inference: str = "paper",
 ) -> AnalysisOutput:
     """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
 
@@ -505,7 +637,9 @@ def factual_wefat(
     ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (columns of the z
     split, default model x query), ``logit_clip`` (percentage points for the figure's logit fit),
     ``williams_n`` (n of Williams' t; default the number of items: the paper's 1C prints
-    t(47), the df of n = 50, with 3,644 names).
+    t(47), the df of n = 50, with 3,644 names), ``inference`` ("paper", the default, or
+    "disattenuated": ours, the r of model ``all`` corrected for the models' unreliability;
+    see the module docstring and docs/calibration.md).
     """
     return _factual(
         data,
@@ -515,6 +649,7 @@ def factual_wefat(
         logit_clip=logit_clip,
         williams_n=williams_n,
         names=False,
+        inference=inference,
     )
 
 
@@ -528,6 +663,7 @@ def factual_names(
     logit_clip: float = 0.5,
     williams_n: int | None = None,
     mixed_models: bool = True,
+    inference: str = "paper",
 ) -> AnalysisOutput:
     """Study 1C (Table 5, Figure 3C): :func:`factual_wefat` plus the LMMs and OLS Models 1-3
     (``mixed_models: false`` skips the two LMMs, which take ~10 s each on 175,000 rows).
@@ -544,4 +680,5 @@ def factual_names(
         williams_n=williams_n,
         names=True,
         mixed_models=mixed_models,
+        inference=inference,
     )

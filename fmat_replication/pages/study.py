@@ -40,14 +40,18 @@ SHOWN_TABLES = ("criterion", "trend", "effects", "missing_years", "calibrated")
 
 
 def calibrated_summary(table: pd.DataFrame) -> str:
-    """One sentence: whether each d's significance at .05 holds under the calibrated inference."""
+    """One sentence: whether each d's (or r's: the criterion analyses' ``calibrated`` table)
+    significance at .05 holds under the calibrated inference."""
+    stat = "r" if "r_ours" in table.columns else "d"
     if not len(table):
-        return "No d to compare."
+        return f"No {stat} to compare."
     sig = table[table["significant"].astype(bool)]
     kept = int(sig["significant_ours"].astype(bool).sum())
     new = int((~table["significant"].astype(bool) & table["significant_ours"].astype(bool)).sum())
-    text = f"Of the {len(sig)} d's significant at .05 under the paper's model, {kept} stay significant"
+    text = f"Of the {len(sig)} {stat}'s significant at .05 under the paper's model, {kept} stay significant"
     text += " under the calibrated inference"
+    if stat == "r":
+        text += " (the correction for attenuation changes each r and its CI, not its p: columns r_ours, ci_low_ours, ci_high_ours)"
     return text + (f"; {new} become significant only under it." if new else ".")
 
 
