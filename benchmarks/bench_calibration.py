@@ -151,7 +151,9 @@ def one_world(task: tuple) -> pd.DataFrame:
     global CRITERIA_DIR
     sid, analysis, vs, kind, o, n_models, seed, CRITERIA_DIR = task
     world, criteria = _setting(sid, kind, o, n_models)
-    rec = cal.run_world(world, seed, criteria, variants=vs)
+    # the criterion analyses compute their variant in every run (one run for both); the
+    # stereotype ones run twice, so that the sentence rows keep their SE (the SE-ratio column)
+    rec = cal.run_world(world, seed, criteria, variants=vs, one_run="disattenuated" in vs)
     for i, (col, val) in enumerate((("study", sid), ("analysis", analysis), ("kind", kind), ("others", o), ("models", n_models))):
         rec.insert(i, col, val)
     return rec

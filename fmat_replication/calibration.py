@@ -166,11 +166,20 @@ def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | 
     return s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
 
 
-def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
-    """The stereotype analyses' two inferences from one run: ``{"paper": judged rows,
-    "sentence": the same rows with the calibrated variant's p and CI}`` (the analysis computes
-    both every time: its figure table ``calibrated``; the point estimates are the same).  The
-    ``sentence`` rows have no SE (NaN): for ``fmat power``, which needs only p."""
+#: the analyses' calibrated variants that every run computes beside the paper's (figure table
+#: ``calibrated``): the stereotype analyses' ``sentence`` (same d, other p and CI) and the
+#: criterion analyses' ``disattenuated`` (another r and CI, the same p)
+ONE_RUN = ("sentence", "disattenuated")
+
+
+def analyse_both(
+    study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None, variant: str = "sentence"
+) -> dict[str, pd.DataFrame]:
+    """The paper's inference and a calibrated variant (:data:`ONE_RUN`) from one analysis run:
+    ``{"paper": judged rows, variant: the same rows with the variant's value (``r_ours``
+    where the figure table ``calibrated`` has it), p and CI}`` (the analysis computes both
+    every time).  The variant's rows have no SE (NaN): for ``fmat power``, which needs only p,
+    and the calibration bench."""
     spec = dict(getattr(study, "analysis", None) or {})
     options = {**dict(spec.get("options") or {}), "inference": "paper"}
     lpr = lpr_table(study, scores)
@@ -180,13 +189,18 @@ def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFram
     s = out.stats
     keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
     paper = s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
-    tab = out.figures["calibrated"].set_index("condition")
-    ours = paper[(paper["statistic"] == "d") & paper["condition"].isin(tab.index)].copy()
+    tab = out.figures["calibrated"]
+    stat = "r" if "r_ours" in tab.columns else "d"
+    tab = tab.set_index("condition")
+    ours = paper[(paper["statistic"] == stat) & paper["condition"].isin(tab.index)].copy()
+    if "r_ours" in tab.columns:
+        ours["value"] = tab.loc[ours["condition"], "r_ours"].to_numpy(dtype=float)
     ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
     ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
     ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
     ours["se"] = np.nan
-    return {"paper": paper, "sentence": ours.reset_index(drop=True)}
+    ours = ours[ours["ci_low"].notna() & ours["ci_high"].notna()]  # as analyse: rows with a CI
+    return {"paper": paper, variant: ours.reset_index(drop=True)}
 
 
 def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:
@@ -292,16 +306,19 @@ def run_world(
     its own.  ``realised=False`` (``fmat power``'s planted worlds after the first few) skips
     the realised values of a planted world: NaN, and ``covered`` False.  ``one_run=True`` with
     the variants ``{"paper": {}, "sentence": {"inference": "sentence"}}`` of a stereotype
-    analysis runs the analysis once for both (:func:`analyse_both`; the sentence rows without
-    SE)."""
+    analysis (or ``{"disattenuated": {"inference": "disattenuated"}}`` of a criterion analysis:
+    :data:`ONE_RUN`) runs the analysis once for both (:func:`analyse_both`; the variant's rows
+    without SE)."""
     variants = dict(variants or {"paper": {}})
     exact, sampled = perfect_learner_scores(world, seed, criteria)
     null = is_null(world.plant)
     learner = None if (null or not realised) else learner_scores(world, seed, exact)
     frames, cache = [], {}
     both = None
-    if one_run and {k: dict(v) for k, v in variants.items()} == {"paper": {}, "sentence": {"inference": "sentence"}}:
-        both = analyse_both(world.study, sampled, criteria)
+    plain = {k: dict(v) for k, v in variants.items()}
+    other = [k for k in plain if k != "paper"]
+    if one_run and len(other) == 1 and other[0] in ONE_RUN and plain == {"paper": {}, other[0]: {"inference": other[0]}}:
+        both = analyse_both(world.study, sampled, criteria, other[0])
     for name, opts in variants.items():
         est = both[name] if both is not None else analyse(world.study, sampled, criteria, **opts)
         key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference"))
