@@ -306,7 +306,9 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=int, default=12, help="perfect learners per world (the paper: 12)")
     ap.add_argument("--others", default="0,0.5,0.9", help="shares of the probability outside the options")
     ap.add_argument("--kinds", default="null,planted")
-    ap.add_argument("--variants", default="paper,sentence,sigma,disattenuated", help="those that apply to each analysis (APPLIES)")
+    ap.add_argument(
+        "--variants", default="paper,sentence,sigma,disattenuated", help="those that apply to each analysis (APPLIES)"
+    )
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
     ap.add_argument("--criteria-dir", default=None, help="criterion tables a study's words come from (1C)")
     ap.add_argument("--jobs", type=int, default=1, help="processes, one thread each (worlds in parallel; the same rows)")

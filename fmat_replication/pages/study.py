@@ -51,7 +51,7 @@ def calibrated_summary(table: pd.DataFrame) -> str:
     text = f"Of the {len(sig)} {stat}'s significant at .05 under the paper's model, {kept} stay significant"
     text += " under the calibrated inference"
     if stat == "r":
-        text += " (the correction for attenuation changes each r and its CI, not its p: columns r_ours, ci_low_ours, ci_high_ours)"
+        text += " (the correction for attenuation changes each r and its CI, not its p: r_ours, ci_low_ours, ci_high_ours)"
     return text + (f"; {new} become significant only under it." if new else ".")
 
 
