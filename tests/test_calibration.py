@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from fmat import plant
 from fmat.cli import main
@@ -257,3 +258,91 @@ def test_one_run_gives_both_inferences_as_two_runs_do(sid):
     )
     assert (two.groupby("variant")["p"].apply(list).apply(len) > 1).all()
     assert not np.allclose(two[two.variant == "paper"]["p"].head(3), two[two.variant == "sentence"]["p"].head(3))
+
+
+def _samples_one_call_a_context(world: cal.World, seed: int) -> np.ndarray:
+    """The perfect learners' log shares drawn one multinomial call a model x context, in the
+    order the contexts first appear (the reference the batched draw must reproduce)."""
+    p = cal.with_seed(world.plant, seed)
+    names = [f"m{k + 1:02d}" for k in range(world.n_models)]
+    exact = plant.planted_scores(world.study, p, names)
+    codes, _ = pd.factorize(plant.context_of(world.study.queries).to_numpy())
+    rng = np.random.default_rng(seed)
+    prob, model = exact["prob"].to_numpy(float), exact["model"].astype(str).to_numpy()
+    out = np.empty(len(exact))
+    for m in names:
+        rows = np.flatnonzero(model == m)
+        for c in range(codes.max() + 1):
+            r = rows[codes == c]
+            n = p.samples * len(r)
+            if world.others > 0:
+                n = int(round(n / (1.0 - world.others)))
+            pv = np.append(prob[r] * (1.0 - world.others), world.others)
+            out[r] = np.log((rng.multinomial(n, pv / pv.sum())[: len(r)] + 0.5) / (n + 1.0))
+    return out
+
+
+@pytest.mark.parametrize("sid,others", [("3A", 0.0), ("2A", 0.5), ("4A", 0.9)])
+def test_batched_samples_are_the_samples_of_one_call_a_context(sid, others):
+    w = _world(sid, null=False, n_models=3, others=others)
+    _, sampled = cal.perfect_learner_scores(w, seed=5)
+    np.testing.assert_array_equal(sampled["logp"].to_numpy(float), _samples_one_call_a_context(w, 5))
+
+
+@pytest.mark.parametrize("sid,others", [("3A", 0.0), ("2A", 0.5), ("4A", 0.9)])
+def test_the_expected_learner_is_the_full_binomial_sum(sid, others):
+    """The vectorised, truncated sum against E[log((C + 0.5)/(n + 1))] summed over every count
+    0..n of each row, one row at a time."""
+    w = _world(sid, null=False, n_models=2, others=others)
+    exact, _ = cal.perfect_learner_scores(w, seed=2)
+    got = cal.expected_learner_logp(w, 2, exact)
+    codes, _ = pd.factorize(plant.context_of(w.study.queries).to_numpy())
+    share, model = exact["prob"].to_numpy(float), exact["model"].astype(str).to_numpy()
+    samples = cal.with_seed(w.plant, 2).samples
+    for m in pd.unique(model):
+        rows = np.flatnonzero(model == m)
+        for i in rows[:: max(1, len(rows) // 40)]:  # 40 rows a model
+            block = rows[codes == codes[i - rows[0]]]
+            n = int(round(samples * len(block) / (1.0 - others)))
+            pi = share[i] / (share[block].sum() + others)
+            k = np.arange(n + 1)
+            want = float(np.sum(stats.binom.pmf(k, n, pi) * np.log((k + 0.5) / (n + 1.0))))
+            assert got[i] == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_contexts_with_different_numbers_of_options_are_drawn_in_their_order(tmp_path):
+    """A design whose contexts hold 4, 4, 2, 2, 4 and 4 options (three runs of equal sizes): the batched draw is still the draw of one call a context, in the contexts' order."""
+    path = tmp_path / "V1.yaml"
+    path.write_text(
+        """id: V1
+title: varying options
+family: stereotype
+queries:
+  - query: "Some [MASK] {ATTRIB} today."
+    MASK: {Male: [men, boys], Female: [women, girls]}
+    ATTRIB:
+      Indoor: [read books]
+      Outdoor: [go hiking]
+  - query: "A [MASK] {ATTRIB} today."
+    MASK: {Male: [man], Female: [woman]}
+    ATTRIB:
+      Indoor: [cook dinner]
+      Outdoor: [ride bikes]
+  - query: "The [MASK] {ATTRIB} now."
+    MASK: {Male: [men, boys], Female: [women, girls]}
+    ATTRIB:
+      Indoor: [play chess]
+      Outdoor: [go fishing]
+lpr: {mask_pair: false, attrib_pair: false}
+score: {method: fmat, add_tokens: false, na_out: true}
+analysis: {name: stereotype_pairs, options: {sigma: 1.414, mask_contrast: [Male, Female], attrib_contrast: [Indoor, Outdoor]}}
+""",
+        encoding="utf-8",
+    )
+    study = load_study(path)
+    sizes = plant.context_of(study.queries).value_counts(sort=False).tolist()
+    assert sizes == [4, 4, 2, 2, 4, 4]  # the shape the test is about
+    p = plant.Plant("V1", effects=[], variation={"words": 0.3, "items": 0.2, "models": 0.0, "model_items": 0.2}, samples=7, seed=0)
+    w = cal.World(study, p, n_models=2, others=0.5)
+    _, sampled = cal.perfect_learner_scores(w, seed=11)
+    np.testing.assert_array_equal(sampled["logp"].to_numpy(float), _samples_one_call_a_context(w, 11))
