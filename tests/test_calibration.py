@@ -311,7 +311,8 @@ def test_the_expected_learner_is_the_full_binomial_sum(sid, others):
 
 
 def test_contexts_with_different_numbers_of_options_are_drawn_in_their_order(tmp_path):
-    """A design whose contexts hold 4, 4, 2, 2, 4 and 4 options (three runs of equal sizes): the batched draw is still the draw of one call a context, in the contexts' order."""
+    """A design whose contexts hold 4, 4, 2, 2, 4 and 4 options (three runs of equal sizes):
+    the batched draw is still the draw of one call a context, in the contexts' order."""
     path = tmp_path / "V1.yaml"
     path.write_text(
         """id: V1
@@ -342,7 +343,8 @@ analysis: {name: stereotype_pairs, options: {sigma: 1.414, mask_contrast: [Male,
     study = load_study(path)
     sizes = plant.context_of(study.queries).value_counts(sort=False).tolist()
     assert sizes == [4, 4, 2, 2, 4, 4]  # the shape the test is about
-    p = plant.Plant("V1", effects=[], variation={"words": 0.3, "items": 0.2, "models": 0.0, "model_items": 0.2}, samples=7, seed=0)
+    variation = {"words": 0.3, "items": 0.2, "models": 0.0, "model_items": 0.2}
+    p = plant.Plant("V1", effects=[], variation=variation, samples=7, seed=0)
     w = cal.World(study, p, n_models=2, others=0.5)
     _, sampled = cal.perfect_learner_scores(w, seed=11)
     np.testing.assert_array_equal(sampled["logp"].to_numpy(float), _samples_one_call_a_context(w, 11))
