@@ -58,6 +58,13 @@ def _as_ordered_categorical(s: pd.Series) -> pd.Series:
 
 
 def _first_appearance(s: pd.Series) -> pd.Series:
+    """``s`` as a categorical of its values' text, levels in order of first appearance, missing
+    values missing.  Factorized (one pass in C; the per-value loop took seconds on 1C's
+    175,000 rows), with the loop kept for values whose texts collide (1 and "1")."""
+    codes, uniques = pd.factorize(s, sort=False)
+    cats = [str(u) for u in uniques]
+    if len(set(cats)) == len(cats):
+        return pd.Series(pd.Categorical.from_codes(codes, categories=cats), index=s.index, name=s.name)
     values = [None if pd.isna(v) else str(v) for v in s.tolist()]
     return pd.Series(
         pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if v is not None))), index=s.index, name=s.name

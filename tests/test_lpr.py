@@ -279,3 +279,27 @@ def test_duplicate_rows_and_missing_prob_are_errors():
         summary(s.drop(columns="prob"))
     with pytest.raises(InputError, match="lack columns"):
         summary(s.drop(columns="T_pair"))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        pd.Series(["b", "a", None, "b", "c"], name="x", index=[5, 4, 3, 2, 1]),
+        pd.Series(pd.Categorical(["q", "p", np.nan, "q"], categories=["p", "q", "r"])),
+        pd.Series([1, "1", 2.0, np.nan]),  # texts that collide: the per-value path
+        pd.Series([2, 1, 2, 3]),
+        pd.Series([np.nan, np.nan]),
+    ],
+)
+def test_levels_in_order_of_first_appearance_as_the_per_value_loop_gives(values):
+    """The factorized categorical (fast) equals the per-value definition: each value's text,
+    levels in order of first appearance, missing values missing, index and name kept."""
+    from fmat.lpr import _first_appearance
+
+    texts = [None if pd.isna(v) else str(v) for v in values.tolist()]
+    want = pd.Series(
+        pd.Categorical(texts, categories=list(dict.fromkeys(t for t in texts if t is not None))),
+        index=values.index,
+        name=values.name,
+    )
+    pd.testing.assert_series_equal(_first_appearance(values), want)
