@@ -161,9 +161,34 @@ def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | 
     out = analyses.run_analysis(
         str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
     )
-    s = out.stats
+    return judged(out.stats)
+
+
+def judged(stats: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an analysis's ``stats`` whose CI and p are judged (:data:`JUDGED`, model
+    ``all``, with a CI), with the columns the calibration keeps."""
+    s = stats
     keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
     return s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+
+
+def calibrated_rows(
+    paper: pd.DataFrame, calibrated: pd.DataFrame, statistic: str = "d", value: str | None = None
+) -> pd.DataFrame:
+    """The judged rows ``paper`` (:func:`judged`) of ``statistic`` whose condition the
+    analysis's figure table ``calibrated`` holds, with that table's calibrated p and CI
+    (``p_ours``, ``ci_low_ours``, ``ci_high_ours``: the stereotype analyses' within-sentence
+    variant, the criterion r's disattenuated one), the value of its column ``value`` where
+    given (``r_ours``: the disattenuated r; else the paper's point estimate) and no SE (NaN)."""
+    tab = calibrated.set_index("condition")
+    ours = paper[(paper["statistic"] == statistic) & paper["condition"].isin(tab.index)].copy()
+    if value is not None:
+        ours["value"] = tab.loc[ours["condition"], value].to_numpy(dtype=float)
+    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
+    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
+    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
+    ours["se"] = np.nan
+    return ours.reset_index(drop=True)
 
 
 def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
@@ -177,16 +202,8 @@ def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFram
     out = analyses.run_analysis(
         str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
     )
-    s = out.stats
-    keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
-    paper = s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
-    tab = out.figures["calibrated"].set_index("condition")
-    ours = paper[(paper["statistic"] == "d") & paper["condition"].isin(tab.index)].copy()
-    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
-    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
-    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
-    ours["se"] = np.nan
-    return {"paper": paper, "sentence": ours.reset_index(drop=True)}
+    paper = judged(out.stats)
+    return {"paper": paper, "sentence": calibrated_rows(paper, out.figures["calibrated"])}
 
 
 def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:
