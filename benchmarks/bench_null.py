@@ -14,8 +14,24 @@ own corpus sample (what a perfect learner of that sample would say), many seeds 
 separates what the analysis does with sampling noise from what training adds. ``--others P``
 (with it): the share of the [MASK]'s probability outside the study's options (0 in the demo's
 world: its contexts only ever hold their options; most of it in a real model's vocabulary).
+
+``--study SID`` (another study than N0): trained null worlds of that study: its plant in the
+demo's world with nothing planted and no item, model-item or model variation
+(fmat_replication.calibration.null_plant, seeded by the world's seed: every realised value is 0),
+the models trained on that world's sentences as for N0 and the workflow's stages run on them
+(criterion tables: bench_calibration's stand-ins). Every judged row (d, b or r of model "all"
+with a CI: fmat_replication.calibration.judged) is written to ``--out``, appended world by world
+with the columns of bench_calibration.py's runs file (kind "null", realised 0), variants "paper",
+for the stereotype analyses "sentence" and for the criterion r "disattenuated" (each from the same
+analysis run: its figure table ``calibrated``; rows without a CI left out), so that
+``bench_calibration.py --table --runs FILE`` summarises it; a rerun skips the seeds already there.
+``--kind planted`` (with ``--study``): the study's plant in the demo's world instead, each row
+judged against the oracle's value for the world's items and models (fmat.oracle.oracle): the value
+an infinite-data learner of the world holds, not what a model trained for a few steps holds.
+
 Run:  python benchmarks/bench_null.py [--seeds 20] [--first-seed 1] [--models bert-uncased,roberta,albert] [--steps 200]
       python benchmarks/bench_null.py --perfect-learners --seeds 200 [--others 0.5]
+      python benchmarks/bench_null.py --study 3B [--kind planted] --seeds 20 --out calibration-trained.csv
 """
 
 from __future__ import annotations
@@ -69,6 +85,129 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
         **calibrated_p(figures),
         "recovery": verdict,
     }
+
+
+#: the variant of each analysis read from its figure table ``calibrated`` (statistic, value column)
+CALIBRATED = {
+    "stereotype_pairs": ("sentence", "d", None),
+    "stereotype_domains": ("sentence", "d", None),
+    "factual_wefat": ("disattenuated", "r", "r_ours"),
+    "factual_names": ("disattenuated", "r", "r_ours"),
+}
+
+
+def _bench_calibration():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_calibration
+
+    return bench_calibration
+
+
+def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: Path, kind: str = "null"):
+    """One trained world of study ``sid`` (``kind`` "null": nothing planted, every realised
+    value 0; "planted": the demo world's plant of the study): the judged rows of each variant, in
+    the columns of bench_calibration.py's runs file (others 0). A planted world's rows are judged
+    against the oracle's value for the world's items and models (fmat.oracle.oracle; ``realised``
+    and ``planted`` alike): the value an infinite-data learner of the world holds (its scores are
+    the planted probabilities, so a pooled-SD d is on the planted LPRs' SD scale), not what a
+    model trained for a few steps holds. (The oracle's ``scores=``, the SD scale of the scores
+    analysed, is for perfect learners: a trained model's LPRs vary with much else than the
+    plant, and the planted LPRs in units of their SD made d of 75-97 in 2A.)"""
+    import pandas as pd
+
+    import fmat
+    from fmat import plant, tiny
+    from fmat.oracle import oracle
+    from fmat.pipeline import lpr_table, reliability_tables
+    from fmat.study import score_options
+    from fmat_replication import calibration as cal
+    from fmat_replication.analysis import analysis_stage
+
+    bc = _bench_calibration()
+    world, criteria = bc._setting(sid, kind, 0.0, len(families))
+    study, planted = world.study, cal.with_seed(world.plant, seed)
+    assert cal.is_null(planted) == (kind == "null")
+    words = sorted({w for c in ("M_word", "T_word", "A_word") if c in study.queries for w in study.queries[c].astype(str)})
+    paths = {}
+    for k, fam in enumerate(families):
+        name = f"{kind}-{sid}-{seed}-{fam}"  # the name seeds the model's own sample and variation (the oracle's too)
+        sentences = plant.training_sentences([(study, planted)], name, criteria, seed=seed)
+        paths[name] = str(
+            tiny.build_trained_model(folder / name, fam, words, sentences, seed=seed * 100 + k, steps=steps, filler=300)
+        )
+    study_path = REPO / "config" / "studies" / f"{sid}.yaml"
+    scores = fmat.run(paths, study.queries, progress=False, threads=1, **score_options(study_path))
+    lpr = lpr_table(study, scores)
+    _, rel = reliability_tables(study, scores, lpr, sid=sid)
+    stats, figures, _ = analysis_stage(study, scores, lpr, rel, criteria, sid=sid)
+    analysis = str(study.analysis["name"])
+    paper = cal.judged(stats)
+    frames = {"paper": paper}
+    if analysis in CALIBRATED and figures.get("calibrated") is not None and len(figures["calibrated"]):
+        variant, statistic, value = CALIBRATED[analysis]
+        frames[variant] = cal.calibrated_rows(paper, figures["calibrated"], statistic, value)
+    truth = None
+    if kind != "null":
+        o = oracle(study_path, planted, list(paths), criteria)
+        truth = o.loc[o["model"].astype(str) == "all", ["statistic", "condition", "value"]]
+        truth = truth.assign(planted=truth["value"])
+    out = []
+    for variant, est in frames.items():
+        est = est[est["ci_low"].notna() & est["ci_high"].notna()]  # a null world's undefined r: no CI, not judged
+        real = cal.realised_values(world, None, est) if truth is None else truth
+        out.append(cal.judge(est, real).assign(variant=variant, seed=int(seed)))
+    rec = pd.concat(out, ignore_index=True)
+    columns = (("study", sid), ("analysis", analysis), ("kind", kind), ("others", 0.0), ("models", len(families)))
+    for i, (col, val) in enumerate(columns):
+        rec.insert(i, col, val)
+    return rec
+
+
+def study_runs(args, families: list[str]) -> int:
+    """``--study SID``: trained worlds (``--kind``) of a study other than N0, appended to ``--out``."""
+    import os
+    import platform
+    import warnings
+
+    import pandas as pd
+
+    warnings.simplefilter("ignore")  # singular fits of a null world's models: expected, and in the stats
+    bc = _bench_calibration()
+    out = Path(args.out) if args.out else None
+    done = set()
+    if out is not None and out.exists():
+        old = bc.read_runs(out)
+        done = set(old.loc[(old["study"].astype(str) == args.study) & (old["kind"] == args.kind), "seed"].astype(int))
+    seeds = [s for s in range(args.first_seed, args.first_seed + args.seeds) if s not in done]
+    if done:
+        print(f"{args.study} {args.kind}: {len(done)} world(s) already in {out}; running seeds {seeds}", flush=True)
+    rows, took = [], []
+    with tempfile.TemporaryDirectory(prefix=f"fmat-{args.kind}-{args.study}-") as tmp:
+        for seed in seeds:
+            t = time.perf_counter()
+            rec = trained_world(args.study, seed, families, args.steps, Path(tmp), args.kind)
+            took.append(time.perf_counter() - t)
+            if out is not None:  # written as it goes: a stopped run keeps its worlds
+                bc._append(out, rec)
+            rows.append(rec)
+            ov = rec[rec["variant"] == "paper"]
+            print(
+                f"{args.study} {args.kind} seed {seed:3d}: {int(rec['rejected'].sum())} of {len(rec)} judged rows "
+                f"significant at .05, {int(rec['covered'].sum())} covered (paper: {int(ov['rejected'].sum())} and "
+                f"{int(ov['covered'].sum())} of {len(ov)})  ({took[-1]:.1f} s)",
+                flush=True,
+            )
+    if rows:
+        runs = pd.concat(rows, ignore_index=True)
+        for variant, g in runs.groupby("variant", sort=False):
+            k, c, n = int(g["rejected"].sum()), int(g["covered"].sum()), len(g)
+            print(f"{args.study} {variant}: {k} of {n} judged rows significant at .05 ({k / n:.1%}), {c} covered ({c / n:.1%})")
+        print(
+            f"{len(seeds)} trained {args.kind} world(s) of {args.study}, {len(families)} models ({', '.join(families)}), "
+            f"{args.steps} steps each: {sum(took) / len(took):.1f} s a world on {platform.machine()} with "
+            f"{os.cpu_count()} CPU(s), {time.strftime('%Y-%m-%d')}"
+        )
+    return 0
 
 
 def calibrated_p(figures: dict) -> dict:
@@ -132,6 +271,8 @@ def main(argv=None) -> int:
     ap.add_argument("--perfect-learners", action="store_true", help="no training: empirical shares of each sample")
     ap.add_argument("--others", type=float, default=0.0, help="with --perfect-learners: probability outside the options")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: never every core beside another job)")
+    ap.add_argument("--study", default="N0", help="another study: its trained worlds, every judged row to --out")
+    ap.add_argument("--kind", default="null", choices=("null", "planted"), help="with --study: the kind of world")
     args = ap.parse_args(argv)
     import logging
     import os
@@ -143,6 +284,12 @@ def main(argv=None) -> int:
     logging.disable(logging.WARNING)
     torch.set_num_threads(max(1, args.threads))
     families = [f for f in args.models.split(",") if f]
+    if args.study != "N0":
+        if args.perfect_learners:
+            ap.error("--study: trained models only (perfect learners of every study: bench_calibration.py)")
+        return study_runs(args, families)
+    if args.kind != "null":
+        ap.error("--kind planted: with --study (N0 plants nothing)")
     rows = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fmat-null-") as tmp:

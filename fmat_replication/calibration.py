@@ -180,9 +180,34 @@ def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | 
     out = analyses.run_analysis(
         str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
     )
-    s = out.stats
+    return judged(out.stats)
+
+
+def judged(stats: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an analysis's ``stats`` whose CI and p are judged (:data:`JUDGED`, model
+    ``all``, with a CI), with the columns the calibration keeps."""
+    s = stats
     keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
     return s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+
+
+def calibrated_rows(
+    paper: pd.DataFrame, calibrated: pd.DataFrame, statistic: str = "d", value: str | None = None
+) -> pd.DataFrame:
+    """The judged rows ``paper`` (:func:`judged`) of ``statistic`` whose condition the
+    analysis's figure table ``calibrated`` holds, with that table's calibrated p and CI
+    (``p_ours``, ``ci_low_ours``, ``ci_high_ours``: the stereotype analyses' within-sentence
+    variant, the criterion r's disattenuated one), the value of its column ``value`` where
+    given (``r_ours``: the disattenuated r; else the paper's point estimate) and no SE (NaN)."""
+    tab = calibrated.set_index("condition")
+    ours = paper[(paper["statistic"] == statistic) & paper["condition"].isin(tab.index)].copy()
+    if value is not None:
+        ours["value"] = tab.loc[ours["condition"], value].to_numpy(dtype=float)
+    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
+    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
+    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
+    ours["se"] = np.nan
+    return ours.reset_index(drop=True)
 
 
 #: the analyses' calibrated variants that every run computes beside the paper's (figure table
@@ -198,28 +223,18 @@ def analyse_both(
     ``{"paper": judged rows, variant: the same rows with the variant's value (``r_ours``
     where the figure table ``calibrated`` has it), p and CI}`` (the analysis computes both
     every time).  The variant's rows have no SE (NaN): for ``fmat power``, which needs only p,
-    and the calibration bench."""
+    and the calibration bench; rows without a CI are left out (as :func:`analyse`)."""
     spec = dict(getattr(study, "analysis", None) or {})
     options = {**dict(spec.get("options") or {}), "inference": "paper"}
     lpr = lpr_table(study, scores)
     out = analyses.run_analysis(
         str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
     )
-    s = out.stats
-    keep = s["statistic"].isin(JUDGED) & (s["model"].astype(str) == "all") & s["ci_low"].notna() & s["ci_high"].notna()
-    paper = s.loc[keep, ["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+    paper = judged(out.stats)
     tab = out.figures["calibrated"]
-    stat = "r" if "r_ours" in tab.columns else "d"
-    tab = tab.set_index("condition")
-    ours = paper[(paper["statistic"] == stat) & paper["condition"].isin(tab.index)].copy()
-    if "r_ours" in tab.columns:
-        ours["value"] = tab.loc[ours["condition"], "r_ours"].to_numpy(dtype=float)
-    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
-    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
-    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
-    ours["se"] = np.nan
-    ours = ours[ours["ci_low"].notna() & ours["ci_high"].notna()]  # as analyse: rows with a CI
-    return {"paper": paper, variant: ours.reset_index(drop=True)}
+    ours = calibrated_rows(paper, tab, "r", "r_ours") if "r_ours" in tab.columns else calibrated_rows(paper, tab)
+    ours = ours[ours["ci_low"].notna() & ours["ci_high"].notna()].reset_index(drop=True)
+    return {"paper": paper, variant: ours}
 
 
 def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:

@@ -54,6 +54,7 @@ from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
 from fmat.stats.correlation import pearson, williams_t
+from fmat.stats.icc import icc
 from fmat.stats.mixed import SingularFitWarning, fit_lmm
 from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 
@@ -257,15 +258,12 @@ def model_reliability(z: pd.DataFrame) -> float:
     queries in ``z``; items any model lacks left out): the reliability of the item score
     averaged over the models (Cronbach's alpha with models as raters).  NaN with fewer than 2
     models or 2 complete items, or no residual variance."""
-    from fmat.errors import InputError as _IE
-    from fmat.stats.icc import icc
-
     mat = z.groupby(["item", "model"], sort=False)["z"].mean().unstack("model")
     if mat.shape[1] < 2:
         return float("nan")
     try:
         return float(icc(mat.to_numpy(dtype=float), type="consistency", unit="average")["ICC"])
-    except _IE:
+    except InputError:
         return float("nan")
 
 
