@@ -408,3 +408,56 @@ def test_the_verdicts_say_whether_a_number_holds_under_the_calibrated_inference(
     assert page.count("calibrated-verdict") == 2  # one cell per row; the second row's empty
     plain = html.unescape(text_rows_html(pd.DataFrame([row()])))
     assert "calibrated" not in plain
+
+
+def test_study_page_explains_the_disattenuated_r_of_a_criterion_analysis(repo, tmp_path, monkeypatch):
+    """A criterion analysis' figure table ``calibrated`` (r beside the disattenuated r): the
+    section says what that variant is, not the stereotype one, and counts r's."""
+    res = tmp_path / "results"
+    adir = res / "analysis" / "X9"
+    (adir / "figures").mkdir(parents=True)
+    results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]).to_parquet(
+        adir / "stats.parquet"
+    )
+    pd.DataFrame(
+        {
+            "condition": ["fmat~pct_male", "fmat~pct_male:Q1"],
+            "r": [0.74, 0.6],
+            "p": [1e-9, 1e-5],
+            "ci_low": [0.59, 0.38],
+            "ci_high": [0.85, 0.75],
+            "reliability": [0.82, 0.7],
+            "r_ours": [0.82, 0.72],
+            "p_ours": [1e-9, 1e-5],
+            "ci_low_ours": [0.65, 0.45],
+            "ci_high_ours": [0.94, 0.9],
+            "significant": [True, True],
+            "significant_ours": [True, True],
+            "holds": [True, True],
+        }
+    ).to_parquet(adir / "figures/calibrated.parquet")
+    (adir / "status.json").write_text(
+        json.dumps(
+            {
+                "study": "X9",
+                "analysis": "x",
+                "implemented": True,
+                "run": True,
+                "notes": [],
+                "figures": {"calibrated": "calibrated.parquet"},
+            }
+        )
+    )
+    (res / "replication").mkdir()
+    pd.DataFrame({"study": pd.Series([], dtype=str)}).to_parquet(res / "replication" / "X9.parquet")
+    (res / "oov").mkdir()
+    pd.DataFrame({"study": "X9", "model": MODELS, "rows": 1, "oov_rows": 0, "nan_prob_rows": 0, "oov_words": ""}).to_parquet(
+        res / "oov" / "X9.parquet"
+    )
+    page = _render(
+        tmp_path, "study", "X9.html", {**_common(repo), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
+    )
+    plain = html.unescape(page)
+    assert "inference: disattenuated" in plain and "inference: sentence" not in plain
+    assert "Of the 2 r's significant at .05 under the paper's model, 2 stay significant" in plain
+    assert "r_ours" in plain

@@ -55,6 +55,25 @@ def calibrated_summary(table: pd.DataFrame) -> str:
     return text + (f"; {new} become significant only under it." if new else ".")
 
 
+def calibrated_about(table: pd.DataFrame) -> str:
+    """What the calibrated variant of the page's analysis is and why (the stereotype analyses'
+    within-sentence inference, or the criterion analyses' disattenuated r)."""
+    if "r_ours" in table.columns:
+        return (
+            "Ours, not the paper's: the r of the models' averaged score with the criterion is attenuated by what the "
+            "models do not share (their disagreement and noise), and its Fisher CI counts only the items. The "
+            "calibrated variant (inference: disattenuated) divides each r and its CI by the square root of the "
+            "reliability of the averaged score (the ICC(C,k) among the models: Spearman's correction for "
+            "attenuation); its p is the paper's (docs/calibration.md)."
+        )
+    return (
+        "Ours, not the paper's: the paper's mixed model counts the two [MASK] groups' rows of one sentence as "
+        "independent observations, which they are not (the options share one probability distribution), so its SE "
+        "can be too small. The calibrated variant (inference: sentence) takes each sentence's contrast as one "
+        "observation: the same d, its own p and 95% CI (docs/calibration.md)."
+    )
+
+
 def figure_items(drawn: list[dict]) -> list[dict]:
     """The figures rule's figures as the template shows them: the SVG in a data URI (``src``)."""
     return [
@@ -172,7 +191,11 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
         },
         "calibrated": None
         if calibrated is None
-        else {"summary": calibrated_summary(calibrated), "table": Markup(html_table(calibrated, max_rows=60))},
+        else {
+            "about": calibrated_about(calibrated),
+            "summary": calibrated_summary(calibrated),
+            "table": Markup(html_table(calibrated, max_rows=60)),
+        },
         "figures": figure_items(data.drawn),
         **paper_tables(data),
         **downloads(data),
