@@ -323,30 +323,15 @@ def test_study_page_draws_another_analysis_table_or_says_why(repo, tmp_path, mon
     assert "no-paper-table" in page  # X9: no paper numbers
 
 
-def test_study_page_shows_the_calibrated_inference_beside_the_papers(repo, tmp_path, monkeypatch):
-    """A stereotype analysis' figure table ``calibrated`` (docs/calibration.md): its own section,
-    marked as ours, with the sentence on which significant d's hold under it."""
+def _calibrated_page(repo, tmp_path, monkeypatch, table: pd.DataFrame) -> str:
+    """Study X9's page with ``table`` as its analysis' figure table ``calibrated``."""
     res = tmp_path / "results"
     adir = res / "analysis" / "X9"
     (adir / "figures").mkdir(parents=True)
     results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]).to_parquet(
         adir / "stats.parquet"
     )
-    pd.DataFrame(
-        {
-            "condition": ["all", "pair1"],
-            "d": [0.5, 0.2],
-            "p": [0.001, 0.03],
-            "ci_low": [0.3, 0.02],
-            "ci_high": [0.7, 0.38],
-            "p_ours": [0.004, 0.12],
-            "ci_low_ours": [0.2, -0.05],
-            "ci_high_ours": [0.8, 0.45],
-            "significant": [True, True],
-            "significant_ours": [True, False],
-            "holds": [True, False],
-        }
-    ).to_parquet(adir / "figures/calibrated.parquet")
+    table.to_parquet(adir / "figures/calibrated.parquet")
     (adir / "status.json").write_text(
         json.dumps(
             {
@@ -368,8 +353,30 @@ def test_study_page_shows_the_calibrated_inference_beside_the_papers(repo, tmp_p
     page = _render(
         tmp_path, "study", "X9.html", {**_common(repo), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
     )
+    return page
+
+
+def test_study_page_shows_the_calibrated_inference_beside_the_papers(repo, tmp_path, monkeypatch):
+    """A stereotype analysis' figure table ``calibrated`` (docs/calibration.md): its own section,
+    marked as ours, with the sentence on which significant d's hold under it."""
+    table = pd.DataFrame(
+        {
+            "condition": ["all", "pair1"],
+            "d": [0.5, 0.2],
+            "p": [0.001, 0.03],
+            "ci_low": [0.3, 0.02],
+            "ci_high": [0.7, 0.38],
+            "p_ours": [0.004, 0.12],
+            "ci_low_ours": [0.2, -0.05],
+            "ci_high_ours": [0.8, 0.45],
+            "significant": [True, True],
+            "significant_ours": [True, False],
+            "holds": [True, False],
+        }
+    )
+    page = _calibrated_page(repo, tmp_path, monkeypatch, table)
     plain = html.unescape(page)
-    assert "Calibrated inference (ours)" in plain and "p_ours" in plain
+    assert "Calibrated inference (ours)" in plain and "p_ours" in plain and "inference: sentence" in plain
     assert "Of the 2 d's significant at .05 under the paper's model, 1 stay significant under the calibrated inference." in plain
     assert page.index("calibrated-inference") < page.index('id="figures"')
     assert "X9_calibrated.csv" not in page  # its own section, not among the other tables
@@ -413,13 +420,7 @@ def test_the_verdicts_say_whether_a_number_holds_under_the_calibrated_inference(
 def test_study_page_explains_the_disattenuated_r_of_a_criterion_analysis(repo, tmp_path, monkeypatch):
     """A criterion analysis' figure table ``calibrated`` (r beside the disattenuated r): the
     section says what that variant is, not the stereotype one, and counts r's."""
-    res = tmp_path / "results"
-    adir = res / "analysis" / "X9"
-    (adir / "figures").mkdir(parents=True)
-    results_frame([{"study": "X9", "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]).to_parquet(
-        adir / "stats.parquet"
-    )
-    pd.DataFrame(
+    table = pd.DataFrame(
         {
             "condition": ["fmat~pct_male", "fmat~pct_male:Q1"],
             "r": [0.74, 0.6],
@@ -435,28 +436,8 @@ def test_study_page_explains_the_disattenuated_r_of_a_criterion_analysis(repo, t
             "significant_ours": [True, True],
             "holds": [True, True],
         }
-    ).to_parquet(adir / "figures/calibrated.parquet")
-    (adir / "status.json").write_text(
-        json.dumps(
-            {
-                "study": "X9",
-                "analysis": "x",
-                "implemented": True,
-                "run": True,
-                "notes": [],
-                "figures": {"calibrated": "calibrated.parquet"},
-            }
-        )
     )
-    (res / "replication").mkdir()
-    pd.DataFrame({"study": pd.Series([], dtype=str)}).to_parquet(res / "replication" / "X9.parquet")
-    (res / "oov").mkdir()
-    pd.DataFrame({"study": "X9", "model": MODELS, "rows": 1, "oov_rows": 0, "nan_prob_rows": 0, "oov_words": ""}).to_parquet(
-        res / "oov" / "X9.parquet"
-    )
-    page = _render(
-        tmp_path, "study", "X9.html", {**_common(repo), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
-    )
+    page = _calibrated_page(repo, tmp_path, monkeypatch, table)
     plain = html.unescape(page)
     assert "inference: disattenuated" in plain and "inference: sentence" not in plain
     assert "Of the 2 r's significant at .05 under the paper's model, 2 stay significant" in plain
