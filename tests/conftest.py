@@ -6,6 +6,7 @@ Tiny models are built once per session by :mod:`fmat.tiny` into a temporary fold
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -55,3 +56,12 @@ def quarto() -> str:
             "Quarto kit beside the checkout when that kit is there)"
         )
     return QUARTO
+
+
+@pytest.fixture(autouse=True)
+def _logging_enabled_again():
+    """The benchmarks' ``main`` (bench_calibration, bench_null, bench_power) disable logging
+    below WARNING for the whole process, as a script may; a test that calls one must not leave
+    that to the tests after it (bench_paper reads the runner's INFO line of the load time)."""
+    yield
+    logging.disable(logging.NOTSET)
