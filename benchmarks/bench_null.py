@@ -87,15 +87,6 @@ def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
     }
 
 
-#: the variant of each analysis read from its figure table ``calibrated`` (statistic, value column)
-CALIBRATED = {
-    "stereotype_pairs": ("sentence", "d", None),
-    "stereotype_domains": ("sentence", "d", None),
-    "factual_wefat": ("disattenuated", "r", "r_ours"),
-    "factual_names": ("disattenuated", "r", "r_ours"),
-}
-
-
 def _bench_calibration():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import bench_calibration
@@ -143,9 +134,9 @@ def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: 
     analysis = str(study.analysis["name"])
     paper = cal.judged(stats)
     frames = {"paper": paper}
-    if analysis in CALIBRATED and figures.get("calibrated") is not None and len(figures["calibrated"]):
-        variant, statistic, value = CALIBRATED[analysis]
-        frames[variant] = cal.calibrated_rows(paper, figures["calibrated"], statistic, value)
+    if figures.get("calibrated") is not None and len(figures["calibrated"]):
+        variant, rows = cal.calibrated_variant(paper, figures["calibrated"])
+        frames[variant] = rows
     truth = None
     if kind != "null":
         o = oracle(study_path, planted, list(paths), criteria)
@@ -153,7 +144,6 @@ def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: 
         truth = truth.assign(planted=truth["value"])
     out = []
     for variant, est in frames.items():
-        est = est[est["ci_low"].notna() & est["ci_high"].notna()]  # a null world's undefined r: no CI, not judged
         real = cal.realised_values(world, None, est) if truth is None else truth
         out.append(cal.judge(est, real).assign(variant=variant, seed=int(seed)))
     rec = pd.concat(out, ignore_index=True)

@@ -216,14 +216,23 @@ def calibrated_rows(
 ONE_RUN = ("sentence", "disattenuated")
 
 
-def analyse_both(
-    study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None, variant: str = "sentence"
-) -> dict[str, pd.DataFrame]:
-    """The paper's inference and a calibrated variant (:data:`ONE_RUN`) from one analysis run:
-    ``{"paper": judged rows, variant: the same rows with the variant's value (``r_ours``
-    where the figure table ``calibrated`` has it), p and CI}`` (the analysis computes both
-    every time).  The variant's rows have no SE (NaN): for ``fmat power``, which needs only p,
-    and the calibration bench; rows without a CI are left out (as :func:`analyse`)."""
+def calibrated_variant(paper: pd.DataFrame, calibrated: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """``(name, rows)`` of the calibrated variant an analysis's figure table ``calibrated``
+    holds (:data:`ONE_RUN`): ``disattenuated`` where it has the corrected r (column ``r_ours``),
+    else ``sentence`` (the stereotype analyses' d); :func:`calibrated_rows` of ``paper``, rows
+    without a CI left out (as :func:`analyse`: a null world's undefined r is not judged)."""
+    if "r_ours" in calibrated.columns:
+        name, rows = "disattenuated", calibrated_rows(paper, calibrated, "r", "r_ours")
+    else:
+        name, rows = "sentence", calibrated_rows(paper, calibrated)
+    return name, rows[rows["ci_low"].notna() & rows["ci_high"].notna()].reset_index(drop=True)
+
+
+def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
+    """The paper's inference and the analysis's calibrated variant (:data:`ONE_RUN`) from one
+    analysis run: ``{"paper": judged rows, name: the variant's rows}``
+    (:func:`calibrated_variant`; the analysis computes both every time).  The variant's rows
+    have no SE (NaN): for ``fmat power``, which needs only p, and the calibration bench."""
     spec = dict(getattr(study, "analysis", None) or {})
     options = {**dict(spec.get("options") or {}), "inference": "paper"}
     lpr = lpr_table(study, scores)
@@ -231,10 +240,8 @@ def analyse_both(
         str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
     )
     paper = judged(out.stats)
-    tab = out.figures["calibrated"]
-    ours = calibrated_rows(paper, tab, "r", "r_ours") if "r_ours" in tab.columns else calibrated_rows(paper, tab)
-    ours = ours[ours["ci_low"].notna() & ours["ci_high"].notna()].reset_index(drop=True)
-    return {"paper": paper, variant: ours}
+    name, ours = calibrated_variant(paper, out.figures["calibrated"])
+    return {"paper": paper, name: ours}
 
 
 def judge(estimated: pd.DataFrame, realised: pd.DataFrame, alpha: float = 0.05, tol: float = 1e-9) -> pd.DataFrame:
@@ -352,7 +359,7 @@ def run_world(
     plain = {k: dict(v) for k, v in variants.items()}
     other = [k for k in plain if k != "paper"]
     if one_run and len(other) == 1 and other[0] in ONE_RUN and plain == {"paper": {}, other[0]: {"inference": other[0]}}:
-        both = analyse_both(world.study, sampled, criteria, other[0])
+        both = analyse_both(world.study, sampled, criteria)
     for name, opts in variants.items():
         est = both[name] if both is not None else analyse(world.study, sampled, criteria, **opts)
         key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference"))

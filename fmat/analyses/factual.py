@@ -277,20 +277,15 @@ def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
     less (the models share no item variance: a null world) leaves the r undefined (NaN value
     and CI, the paper's p).  Other rows are not returned."""
     out = []
-    rel_all = None
-    per_query: dict[str, float] = {}
+    rels: dict[str | None, float] = {}  # per query (None: all queries), each computed once
     for r in rows:
         cond = str(r.get("condition", ""))
         if r.get("statistic") != "r" or r.get("model") != "all" or not cond.startswith("fmat~"):
             continue
         q = cond.split(":", 1)[1] if ":" in cond else None
-        if q is None:
-            rel_all = model_reliability(z) if rel_all is None else rel_all
-            rel = rel_all
-        else:
-            if q not in per_query:
-                per_query[q] = model_reliability(z[z["q"].astype(str) == q])
-            rel = per_query[q]
+        if q not in rels:
+            rels[q] = model_reliability(z if q is None else z[z["q"].astype(str) == q])
+        rel = rels[q]
         row = {**r, "reliability": rel}
         if np.isfinite(rel) and rel > 0:
             k = 1.0 / np.sqrt(rel)
