@@ -192,15 +192,17 @@ def judged(stats: pd.DataFrame) -> pd.DataFrame:
 
 
 def calibrated_rows(
-    paper: pd.DataFrame, calibrated: pd.DataFrame, statistic: str = "d", value: str | None = None
+    paper: pd.DataFrame, calibrated: pd.DataFrame, statistic: str | Sequence[str] = "d", value: str | None = None
 ) -> pd.DataFrame:
-    """The judged rows ``paper`` (:func:`judged`) of ``statistic`` whose condition the
-    analysis's figure table ``calibrated`` holds, with that table's calibrated p and CI
-    (``p_ours``, ``ci_low_ours``, ``ci_high_ours``: the stereotype analyses' within-sentence
-    variant, the criterion r's disattenuated one), the value of its column ``value`` where
-    given (``r_ours``: the disattenuated r; else the paper's point estimate) and no SE (NaN)."""
+    """The judged rows ``paper`` (:func:`judged`) of ``statistic`` (one, or several) whose
+    condition the analysis's figure table ``calibrated`` holds, with that table's calibrated p
+    and CI (``p_ours``, ``ci_low_ours``, ``ci_high_ours``: the stereotype analyses'
+    within-sentence variant, the criterion analyses' disattenuated one), the value of its
+    column ``value`` where given (``value_ours``: the disattenuated r or b; else the paper's
+    point estimate) and no SE (NaN)."""
     tab = calibrated.set_index("condition")
-    ours = paper[(paper["statistic"] == statistic) & paper["condition"].isin(tab.index)].copy()
+    stats = [statistic] if isinstance(statistic, str) else list(statistic)
+    ours = paper[paper["statistic"].isin(stats) & paper["condition"].isin(tab.index)].copy()
     if value is not None:
         ours["value"] = tab.loc[ours["condition"], value].to_numpy(dtype=float)
     ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
@@ -212,17 +214,22 @@ def calibrated_rows(
 
 #: the analyses' calibrated variants that every run computes beside the paper's (figure table
 #: ``calibrated``): the stereotype analyses' ``sentence`` (same d, other p and CI) and the
-#: criterion analyses' ``disattenuated`` (another r and CI, the same p)
+#: criterion analyses' ``disattenuated`` (another r or b and CI, the same p)
 ONE_RUN = ("sentence", "disattenuated")
+#: the values of ``inference`` whose point estimates are the paper's (so are their realised
+#: values); any other variant's realised value is that variant's own analysis on the models'
+#: noise-free probabilities (:func:`run_world`)
+SAME_ESTIMATE = ("paper", "sentence")
 
 
 def calibrated_variant(paper: pd.DataFrame, calibrated: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """``(name, rows)`` of the calibrated variant an analysis's figure table ``calibrated``
-    holds (:data:`ONE_RUN`): ``disattenuated`` where it has the corrected r (column ``r_ours``),
-    else ``sentence`` (the stereotype analyses' d); :func:`calibrated_rows` of ``paper``, rows
-    without a CI left out (as :func:`analyse`: a null world's undefined r is not judged)."""
-    if "r_ours" in calibrated.columns:
-        name, rows = "disattenuated", calibrated_rows(paper, calibrated, "r", "r_ours")
+    holds (:data:`ONE_RUN`): ``disattenuated`` where it has the corrected r and b (column
+    ``value_ours``), else ``sentence`` (the stereotype analyses' d); :func:`calibrated_rows` of
+    ``paper``, rows without a CI left out (as :func:`analyse`: a null world's undefined r is
+    not judged)."""
+    if "value_ours" in calibrated.columns:
+        name, rows = "disattenuated", calibrated_rows(paper, calibrated, ("r", "b"), "value_ours")
     else:
         name, rows = "sentence", calibrated_rows(paper, calibrated)
     return name, rows[rows["ci_low"].notna() & rows["ci_high"].notna()].reset_index(drop=True)
@@ -331,6 +338,24 @@ def realised_values(
     return out.merge(planted.rename(columns={"value": "planted"}), on=["statistic", "condition"], how="left")
 
 
+def realised_both(
+    world: World, exact: pd.DataFrame, learner: pd.DataFrame | None, criteria: Mapping[str, pd.DataFrame] | None = None
+) -> dict[str, pd.DataFrame]:
+    """:func:`realised_values` of a planted world for the paper's inference and the analysis's
+    calibrated variant at once (:func:`analyse_both` on the learners' expected and on the
+    planted probabilities): ``{name: statistic, condition, value, planted}``, each variant's
+    realised value its own analysis on the noise-free probabilities.  For the analyses of
+    :data:`ONE_RUN` (no sample-scale d)."""
+    planted = analyse_both(world.study, exact, criteria)
+    held = planted if learner is None else analyse_both(world.study, learner, criteria)
+    key = ["statistic", "condition"]
+    out = {}
+    for name in held:
+        mine = planted[name][key + ["value"]].rename(columns={"value": "planted"})
+        out[name] = held[name][key + ["value"]].merge(mine, on=key, how="left")
+    return out
+
+
 def run_world(
     world: World,
     seed: int,
@@ -342,10 +367,12 @@ def run_world(
     """One world: the judged rows of each analysis variant (``{name: option overrides}``,
     default the paper's analysis only), with columns ``variant`` and ``seed``, ``realised``
     (what the models hold: :func:`realised_values`) and ``planted``.  Variants that differ only
-    in their ``inference`` share their point estimates (tests/test_calibration.py checks that
-    they agree) and so their realised values; any other option (e.g. ``effect_size``) gets
-    its own.  ``realised=False`` (``fmat power``'s planted worlds after the first few) skips
-    the realised values of a planted world: NaN, and ``covered`` False.  ``one_run=True`` with
+    in an ``inference`` of :data:`SAME_ESTIMATE` share their point estimates
+    (tests/test_calibration.py checks that they agree) and so their realised values; any other
+    option (e.g. ``effect_size``, or ``inference: disattenuated``, whose r and b are not the
+    paper's) gets its own: that variant's analysis on the noise-free probabilities.
+    ``realised=False`` (``fmat power``'s planted worlds after the first few) skips the realised
+    values of a planted world: NaN, and ``covered`` False.  ``one_run=True`` with
     the variants ``{"paper": {}, "sentence": {"inference": "sentence"}}`` of a stereotype
     analysis (or ``{"disattenuated": {"inference": "disattenuated"}}`` of a criterion analysis:
     :data:`ONE_RUN`) runs the analysis once for both (:func:`analyse_both`; the variant's rows
@@ -355,14 +382,18 @@ def run_world(
     null = is_null(world.plant)
     learner = None if (null or not realised) else learner_scores(world, seed, exact)
     frames, cache = [], {}
-    both = None
+    both = held_both = None
     plain = {k: dict(v) for k, v in variants.items()}
     other = [k for k in plain if k != "paper"]
     if one_run and len(other) == 1 and other[0] in ONE_RUN and plain == {"paper": {}, other[0]: {"inference": other[0]}}:
         both = analyse_both(world.study, sampled, criteria)
+        if realised and not null:
+            held_both = realised_both(world, exact, learner, criteria)
     for name, opts in variants.items():
         est = both[name] if both is not None else analyse(world.study, sampled, criteria, **opts)
-        key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference"))
+        key = repr(sorted((k, repr(v)) for k, v in dict(opts).items() if k != "inference" or v not in SAME_ESTIMATE))
+        if key not in cache and held_both is not None:
+            cache[key] = held_both[name]
         if key not in cache and not (realised or null):
             cache[key] = est[["statistic", "condition"]].assign(value=np.nan, planted=np.nan)
         if key not in cache:

@@ -423,12 +423,13 @@ def test_study_page_explains_the_disattenuated_r_of_a_criterion_analysis(repo, t
     table = pd.DataFrame(
         {
             "condition": ["fmat~pct_male", "fmat~pct_male:Q1"],
-            "r": [0.74, 0.6],
+            "statistic": ["r", "r"],
+            "value": [0.74, 0.6],
             "p": [1e-9, 1e-5],
             "ci_low": [0.59, 0.38],
             "ci_high": [0.85, 0.75],
             "reliability": [0.82, 0.7],
-            "r_ours": [0.82, 0.72],
+            "value_ours": [0.82, 0.72],
             "p_ours": [1e-9, 1e-5],
             "ci_low_ours": [0.65, 0.45],
             "ci_high_ours": [0.94, 0.9],
@@ -441,4 +442,8 @@ def test_study_page_explains_the_disattenuated_r_of_a_criterion_analysis(repo, t
     plain = html.unescape(page)
     assert "inference: disattenuated" in plain and "inference: sentence" not in plain
     assert "Of the 2 r's significant at .05 under the paper's model, 2 stay significant" in plain
-    assert "r_ours" in plain
+    assert "value_ours" in plain and "regression calibration" not in plain  # no b: no word of it
+    with_b = pd.concat([table, table.iloc[:1].assign(condition="lmm:logit_male~fmat:fmat", statistic="b", value=2.6)])
+    plain = html.unescape(_calibrated_page(repo, tmp_path / "b", monkeypatch, with_b))
+    assert "Of the 3 r's and b's significant at .05" in plain
+    assert "ICC(C,1) among the models: regression calibration" in plain

@@ -202,3 +202,35 @@ def test_fmat_study_check_checks_the_study_file_alone(tmp_path, capsys):
     assert str(bad) in err and "did you mean 'factual_wefat'" in err, err
     assert main(["study", str(REPO / "tests" / "data" / "studies" / "EX1.yaml")]) == 2  # without --check:
     assert "-m/--model and -o/--output are required" in capsys.readouterr().err  # models and folder needed
+
+
+def test_a_misspelt_option_value_is_refused_before_any_model_loads(tmp_path, capsys):
+    """An option with a closed set of values (``typing.Literal`` in the analysis's signature:
+    ``inference``, ``effect_size``, ``anova``, ``century_model``) is checked with the study file,
+    by ``fmat study --check`` and before ``fmat study`` loads a model: the file, the field, the
+    nearest value and the values allowed."""
+    from conftest import REPO
+
+    from fmat import analyses
+
+    assert analyses.option_values("factual_wefat", "inference") == ("paper", "disattenuated")
+    assert analyses.option_values("stereotype_pairs", "inference") == ("paper", "sentence")
+    assert analyses.option_values("attitude_weat", "effect_size") == ("pooled_sd", "sigma")
+    assert analyses.option_values("change_over_time", "century_model") == ("pairwise", "joint")
+    assert analyses.option_values("factual_wefat", "criterion") == ()  # open: any table
+    text = (REPO / "tests" / "data" / "studies" / "EX1.yaml").read_text(encoding="utf-8").replace("id: EX1", "id: EX8")
+    good = tmp_path / "EX8.yaml"
+    good.write_text(text.replace("standardize_within: [model, query]}", "standardize_within: [model, query], inference: disattenuated}"))
+    assert main(["study", str(good), "--check"]) == 0
+    capsys.readouterr()
+    bad = tmp_path / "bad" / "EX8.yaml"
+    bad.parent.mkdir()
+    bad.write_text(text.replace("standardize_within: [model, query]}", "standardize_within: [model, query], inference: disatenuated}"))
+    assert main(["study", str(bad), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: analysis.options.inference" in err and "did you mean 'disattenuated'" in err, err
+    assert "'paper', 'disattenuated'" in err
+    # the full command refuses it the same way, before the (missing) model is looked for
+    assert main(["study", str(bad), "-m", str(tmp_path / "no-such-model"), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "analysis.options.inference" in err and "no-such-model" not in err, err

@@ -18,6 +18,7 @@ import difflib
 import importlib
 import inspect
 import pkgutil
+import typing
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -151,6 +152,32 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
             where=f"{where}.options",
             fix="add them under analysis.options (docs/study-files.md)",
         )
+    for key, value in options.items():
+        allowed = option_values(name, key)
+        if allowed and value not in allowed:
+            raise InputError(
+                f"analysis {name!r} has no {key} {value!r}" + _nearest(value, [str(a) for a in allowed]),
+                where=f"{where}.options.{key}",
+                fix=f"use one of {', '.join(map(repr, allowed))} (docs/study-files.md)",
+            )
+
+
+def option_values(name: str, option: str) -> tuple:
+    """The values option ``option`` of analysis ``name`` may take, where its function declares
+    a closed set (``typing.Literal``: e.g. ``inference: Literal["paper", "sentence"]``); ``()``
+    for any other option.  :func:`check` holds a study file's options to them before any model
+    loads."""
+    _load_all()
+    fn = _REGISTRY.get(name)
+    if fn is None:
+        return ()
+    try:
+        hint = typing.get_type_hints(fn).get(option)
+    except Exception:  # an annotation that does not resolve: no closed set to check
+        return ()
+    if typing.get_origin(hint) is typing.Literal:
+        return typing.get_args(hint)
+    return ()
 
 
 def check_design(name: str, options: Mapping | None, queries: pd.DataFrame, where: str = "analysis.options") -> None:

@@ -38,7 +38,7 @@ Registered analysis ``attitude_weat`` (study file ``analysis: {name: attitude_we
 from __future__ import annotations
 
 import warnings
-from typing import Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -151,7 +151,7 @@ def design_table(
 def standardize_lpr(
     d: pd.DataFrame,
     *,
-    effect_size: str = "pooled_sd",
+    effect_size: Literal["pooled_sd", "sigma"] = "pooled_sd",
     sigma: float = LPR_SIGMA,
     within: Sequence[str] = ("model", "perceiver", "relation"),
     center: bool = True,
@@ -227,7 +227,7 @@ def attitude_weat(
     target_contrast: Sequence[str],
     relations: Mapping,
     perceivers: Mapping,
-    effect_size: str = "pooled_sd",
+    effect_size: Literal["pooled_sd", "sigma"] = "pooled_sd",
     sigma: float = LPR_SIGMA,
     standardize_within: Sequence[str] = ("model", "perceiver", "relation"),
     center: bool = True,

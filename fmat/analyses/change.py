@@ -34,7 +34,7 @@ NaN where ``d_interpolated`` is (a window does not reach into years the model la
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Literal, Mapping
 
 import numpy as np
 import pandas as pd
@@ -270,7 +270,7 @@ def change_over_time(
     average_over=None,
     century_contrasts=None,
     smoothing: Mapping | None = None,
-    century_model: str = "pairwise",
+    century_model: Literal["pairwise", "joint"] = "pairwise",
 ) -> AnalysisOutput:
     """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
 

@@ -36,7 +36,13 @@ reliability of the averaged score the ICC(C,k) among the models (Cronbach's alph
 raters; McGraw & Wong 1996) of the same z-scores (per query: that query's), and the Fisher CI's
 bounds divided by the same square root (Hunter & Schmidt 2004, ch. 3); the p of r = 0 is the
 paper's (a positive factor does not move a 0).  The figure table ``calibrated`` has both beside
-each other whatever ``inference``.  The LMM b rows of 1C are not corrected (docs/calibration.md).
+each other whatever ``inference``.  The b of 1C's mixed models is **diluted** the same way
+(regression dilution: its predictor is one model's z-score, noise included; over 50 worlds
+b / held b = 0.88, and no CI covers); the variant applies regression calibration (Carroll et al.
+2006): b, SE and CI divided by sqrt(ICC(C,1) among the models), the reliability of one model's
+z-score (t and p the paper's).  The realised value each variant is judged against is the same
+variant on the models' noise-free probabilities (docs/calibration.md: the paper's b of one
+model's z is not identified from the models' outputs).
 
 Items: the analysis uses the items present in the FMAT scores, the % male table and (when
 given) the WEFAT table; the numbers of items left out are in ``notes`` and every row's ``n``.
@@ -45,7 +51,7 @@ given) the WEFAT table; the numbers of items left out are in ``notes`` and every
 from __future__ import annotations
 
 import warnings
-from typing import Mapping, Sequence
+from typing import Literal, Mapping, Sequence, get_args
 
 import numpy as np
 import pandas as pd
@@ -62,7 +68,8 @@ from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 _TABLE_OPTIONS = ("criterion", "wefat")
 #: the ``inference`` option: the paper's r and Fisher CI, or Spearman's correction for
 #: attenuation by the models' unreliability (ours: :func:`disattenuated_rows`)
-INFERENCE = ("paper", "disattenuated")
+Inference = Literal["paper", "disattenuated"]
+INFERENCE = get_args(Inference)
 
 
 # --------------------------------------------------------------------------- options
@@ -267,57 +274,103 @@ def model_reliability(z: pd.DataFrame) -> float:
         return float("nan")
 
 
+def single_reliability(z: pd.DataFrame) -> float:
+    """ICC(C,1) among the models of their z-scores, with the (query, item) pairs as targets
+    (pairs any model lacks left out): the reliability of **one** model's z-score of an item in
+    a query, the predictor of the 1C mixed models (each row one model x query x item), as a
+    measure of what all the models share.  NaN with fewer than 2 models or 2 complete pairs,
+    or no residual variance."""
+    mat = z.groupby(["q", "item", "model"], sort=False)["z"].mean().unstack("model")
+    if mat.shape[1] < 2:
+        return float("nan")
+    try:
+        return float(icc(mat.to_numpy(dtype=float), type="consistency", unit="single")["ICC"])
+    except InputError:
+        return float("nan")
+
+
+def _corrected_kind(r: Mapping) -> str | None:
+    """Which correction a row takes under ``inference: disattenuated``: ``"r"`` (an r of the
+    averaged FMAT score of model ``all``: ``fmat~<criterion>[:<query>]``), ``"b"`` (the slope
+    of an LMM's standardized LPR, ``lmm:<outcome>~fmat:fmat``) or None (left as it is)."""
+    cond = str(r.get("condition", ""))
+    if r.get("model") != "all":
+        return None
+    if r.get("statistic") == "r" and cond.startswith("fmat~"):
+        return "r"
+    if r.get("statistic") == "b" and cond.startswith("lmm:") and cond.endswith("~fmat:fmat"):
+        return "b"
+    return None
+
+
 def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
-    """The calibrated variant of the criterion r (``inference: disattenuated``, ours): each
-    r row of model ``all`` whose condition is ``fmat~<criterion>[:<query>]``, corrected for the
-    attenuation by the models' unreliability (Spearman, 1904): value and Fisher-CI bounds
-    divided by sqrt(reliability), reliability = :func:`model_reliability` of the z-scores of
-    that query (all queries for the overall row), clipped to [-1, 1]; p, df and n stay (the
-    test of r = 0 is the same test); column ``reliability`` added.  A reliability of 0 or
-    less (the models share no item variance: a null world) leaves the r undefined (NaN value
-    and CI, the paper's p).  Other rows are not returned."""
+    """The calibrated variant of the criterion statistics (``inference: disattenuated``, ours),
+    each corrected for the attenuation by what the models do not share (their disagreement
+    and noise: classical measurement error in the FMAT score).  Rows returned:
+
+    * each r row of model ``all`` whose condition is ``fmat~<criterion>[:<query>]``:
+      Spearman's (1904) correction, value and Fisher-CI bounds divided by sqrt(reliability),
+      reliability = :func:`model_reliability` (ICC(C,k): the score is averaged over the
+      models) of the z-scores of that query (all queries for the overall row), clipped to
+      [-1, 1];
+    * each b row of the mixed models ``lmm:<outcome>~fmat`` (1C): regression calibration
+      (Carroll et al. 2006, ch. 2; Rosner, Spiegelman & Willett 1989): the predictor, one
+      model's z-score, is replaced by its best linear prediction of the standardized score the
+      models share, sqrt(reliability) x z with reliability = :func:`single_reliability`
+      (ICC(C,1)); a linear model's slope, SE and CI bounds scale by the inverse of a
+      predictor's factor, so they are divided by sqrt(reliability) (t, df, p unchanged).
+
+    p, df and n stay (the test of 0 is the same test); column ``reliability`` added.  A
+    reliability of 0 or less (the models share no item variance: a null world) leaves the
+    value undefined (NaN value and CI, the paper's p).  Other rows are not returned."""
     out = []
-    rels: dict[str | None, float] = {}  # per query (None: all queries), each computed once
+    rels: dict[tuple, float] = {}  # per kind and query (None: all queries), each computed once
     for r in rows:
-        cond = str(r.get("condition", ""))
-        if r.get("statistic") != "r" or r.get("model") != "all" or not cond.startswith("fmat~"):
+        kind = _corrected_kind(r)
+        if kind is None:
             continue
-        q = cond.split(":", 1)[1] if ":" in cond else None
-        if q not in rels:
-            rels[q] = model_reliability(z if q is None else z[z["q"].astype(str) == q])
-        rel = rels[q]
+        cond = str(r["condition"])
+        q = cond.split(":", 1)[1] if kind == "r" and ":" in cond else None
+        if (kind, q) not in rels:
+            rels[kind, q] = (
+                model_reliability(z if q is None else z[z["q"].astype(str) == q]) if kind == "r" else single_reliability(z)
+            )
+        rel = rels[kind, q]
         row = {**r, "reliability": rel}
+        scaled = ("value", "ci_low", "ci_high") + (("se",) if kind == "b" else ())
         if np.isfinite(rel) and rel > 0:
             k = 1.0 / np.sqrt(rel)
-            for c in ("value", "ci_low", "ci_high"):
+            for c in scaled:
                 if c in row and row[c] is not None and np.isfinite(row[c]):
-                    row[c] = float(np.clip(row[c] * k, -1.0, 1.0))
+                    row[c] = float(np.clip(row[c] * k, -1.0, 1.0)) if kind == "r" else float(row[c] * k)
         else:
-            row.update(value=np.nan, ci_low=np.nan, ci_high=np.nan)
+            row.update({c: np.nan for c in scaled})
         out.append(row)
     return out
 
 
 def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
-    """Figure table ``calibrated``: per corrected r row (model ``all``) the paper's r, p and
-    Fisher CI beside the disattenuated r and CI (ours: :func:`disattenuated_rows`), the
-    reliability, and whether each is significant at ``alpha`` (``holds``: under both, or
-    neither; the p is the same test, so a row always holds)."""
+    """Figure table ``calibrated``: per corrected row (:func:`disattenuated_rows`: the r's of
+    model ``all`` and the mixed models' b) its ``statistic``, the paper's value, p and CI
+    beside the disattenuated value and CI (``value_ours``, ``ci_low_ours``, ``ci_high_ours``;
+    ours), the reliability, and whether each is significant at ``alpha`` (``holds``: under
+    both, or neither; the p is the same test, so a row always holds)."""
     mine = {o["condition"]: o for o in ours}
     rows = []
     for e in paper:
         o = mine.get(e.get("condition"))
-        if o is None or e.get("model") != "all" or e.get("statistic") != "r":
+        if o is None or _corrected_kind(e) is None:
             continue
         rows.append(
             {
                 "condition": e["condition"],
-                "r": e.get("value", np.nan),
+                "statistic": e["statistic"],
+                "value": e.get("value", np.nan),
                 "p": e.get("p", np.nan),
                 "ci_low": e.get("ci_low", np.nan),
                 "ci_high": e.get("ci_high", np.nan),
                 "reliability": o["reliability"],
-                "r_ours": o["value"],
+                "value_ours": o["value"],
                 "p_ours": o.get("p", np.nan),
                 "ci_low_ours": o["ci_low"],
                 "ci_high_ours": o["ci_high"],
@@ -563,7 +616,7 @@ def _factual(
     williams_n,
     names: bool,
     mixed_models: bool = True,
-    inference: str = "paper",
+    inference: Inference = "paper",
 ) -> AnalysisOutput:
     if inference not in INFERENCE:
         path = getattr(data.study, "path", None)
@@ -574,24 +627,10 @@ def _factual(
         )
     study, long, z, crit, have_wefat, notes = _prepare(data, standardize_within, criterion, wefat, names)
     rows: list[dict] = correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
-    corrected = disattenuated_rows(rows, z)
-    calibrated = calibrated_table(rows, corrected)
-    if inference == "disattenuated":
-        by_cond = {o["condition"]: o for o in corrected}
-        rows = [
-            {**r, **{c: by_cond[r["condition"]][c] for c in ("value", "ci_low", "ci_high")}}
-            if r.get("statistic") == "r" and r.get("model") == "all" and r.get("condition") in by_cond
-            else r
-            for r in rows
-        ]
-        notes.append(
-            "inference: disattenuated (ours, not the paper's): each r of the averaged FMAT score and its CI divided by "
-            "sqrt(ICC(C,k) among the models) (Spearman's correction for attenuation); p as the paper's"
-        )
     if williams_n:
         notes.append(f"Williams' t computed with n = {williams_n} (option williams_n), not the number of items")
     scores = fmat_score(z).merge(crit, on="item", how="inner")
-    figures = {"criterion": figure_criterion(scores, clip=logit_clip), "calibrated": calibrated}
+    figures = {"criterion": figure_criterion(scores, clip=logit_clip)}
     if names:
         if "logit_male" not in crit.columns:
             crit = crit.assign(logit_male=logit_pct(crit["pct_male"], logit_clip))
@@ -610,6 +649,21 @@ def _factual(
             rows += ols_rows(study, scores)
         else:
             notes.append("no WEFAT table: Table 5 regressions skipped")
+    corrected = disattenuated_rows(rows, z)
+    figures["calibrated"] = calibrated_table(rows, corrected)
+    if inference == "disattenuated":
+        by_cond = {o["condition"]: o for o in corrected}
+        rows = [
+            {**r, **{c: by_cond[r["condition"]][c] for c in ("value", "ci_low", "ci_high", "se") if c in by_cond[r["condition"]]}}
+            if _corrected_kind(r) is not None and r.get("condition") in by_cond
+            else r
+            for r in rows
+        ]
+        notes.append(
+            "inference: disattenuated (ours, not the paper's): each r of the averaged FMAT score and its CI divided by "
+            "sqrt(ICC(C,k) among the models) (Spearman's correction for attenuation), each mixed model's b, SE and CI "
+            "by sqrt(ICC(C,1)) (regression calibration); p as the paper's"
+        )
     return AnalysisOutput(stats=results_frame(rows), figures=figures, notes=notes)
 
 
@@ -622,7 +676,7 @@ def factual_wefat(
     standardize_within: Sequence[str] = ("model", "query"),
     logit_clip: float = 0.5,
     williams_n: int | None = None,
-    inference: str = "paper",
+    inference: Inference = "paper",
 ) -> AnalysisOutput:
     """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
 
@@ -656,7 +710,7 @@ def factual_names(
     logit_clip: float = 0.5,
     williams_n: int | None = None,
     mixed_models: bool = True,
-    inference: str = "paper",
+    inference: Inference = "paper",
 ) -> AnalysisOutput:
     """Study 1C (Table 5, Figure 3C): :func:`factual_wefat` plus the LMMs and OLS Models 1-3
     (``mixed_models: false`` skips the two LMMs, which take ~10 s each on 175,000 rows).

@@ -43,7 +43,7 @@ within-sentence variant's, :func:`calibrated_table`; docs/calibration.md).
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Literal, Mapping, get_args
 
 import numpy as np
 import pandas as pd
@@ -64,7 +64,8 @@ FACTOR_NAMES = {
 
 
 #: the ``inference`` option: the paper's model, or the calibrated within-sentence variant
-INFERENCE = ("paper", "sentence")
+Inference = Literal["paper", "sentence"]
+INFERENCE = get_args(Inference)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -429,8 +430,8 @@ def stereotype_pairs(
     mask_wordings=None,
     attrib_contrast=None,
     factor: str | None = None,
-    anova: str = "sequential",
-    inference: str = "paper",
+    anova: Literal["sequential", "marginal"] = "sequential",
+    inference: Inference = "paper",
 ) -> AnalysisOutput:
     """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
 
@@ -519,8 +520,8 @@ def stereotype_domains(
     mask_wordings=None,
     forms: Mapping | None = None,
     factor: str | None = None,
-    anova: str = "sequential",
-    inference: str = "paper",
+    anova: Literal["sequential", "marginal"] = "sequential",
+    inference: Inference = "paper",
 ) -> AnalysisOutput:
     """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
     LPR / sigma.

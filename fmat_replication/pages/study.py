@@ -39,33 +39,52 @@ TITLE = "FMAT replication of Bao (2024): study report"
 SHOWN_TABLES = ("criterion", "trend", "effects", "missing_years", "calibrated")
 
 
+def _corrected_statistics(table: pd.DataFrame) -> str:
+    """The statistics a criterion analysis's ``calibrated`` table corrects ("r", or "r and b"),
+    or "" for a stereotype analysis's table (its d)."""
+    if "value_ours" not in table.columns:
+        return ""
+    have = [s for s in ("r", "b") if "statistic" in table.columns and (table["statistic"] == s).any()]
+    return " and ".join(have) or "r"
+
+
 def calibrated_summary(table: pd.DataFrame) -> str:
-    """One sentence: whether each d's (or r's: the criterion analyses' ``calibrated`` table)
-    significance at .05 holds under the calibrated inference."""
-    stat = "r" if "r_ours" in table.columns else "d"
+    """One sentence: whether each d's (or r's and b's: the criterion analyses' ``calibrated``
+    table) significance at .05 holds under the calibrated inference."""
+    stat = _corrected_statistics(table) or "d"
     if not len(table):
         return f"No {stat} to compare."
     sig = table[table["significant"].astype(bool)]
     kept = int(sig["significant_ours"].astype(bool).sum())
     new = int((~table["significant"].astype(bool) & table["significant_ours"].astype(bool)).sum())
-    text = f"Of the {len(sig)} {stat}'s significant at .05 under the paper's model, {kept} stay significant"
+    plural = " and ".join(f"{x}'s" for x in stat.split(" and "))
+    text = f"Of the {len(sig)} {plural} significant at .05 under the paper's model, {kept} stay significant"
     text += " under the calibrated inference"
-    if stat == "r":
-        text += " (the correction for attenuation changes each r and its CI, not its p: r_ours, ci_low_ours, ci_high_ours)"
+    if stat != "d":
+        text += " (the correction for attenuation changes each value and its CI, not its p: "
+        text += "value_ours, ci_low_ours, ci_high_ours)"
     return text + (f"; {new} become significant only under it." if new else ".")
 
 
 def calibrated_about(table: pd.DataFrame) -> str:
     """What the calibrated variant of the page's analysis is and why (the stereotype analyses'
-    within-sentence inference, or the criterion analyses' disattenuated r)."""
-    if "r_ours" in table.columns:
-        return (
+    within-sentence inference, or the criterion analyses' disattenuated r and b)."""
+    stat = _corrected_statistics(table)
+    if stat:
+        text = (
             "Ours, not the paper's: the r of the models' averaged score with the criterion is attenuated by what the "
             "models do not share (their disagreement and noise), and its Fisher CI counts only the items. The "
             "calibrated variant (inference: disattenuated) divides each r and its CI by the square root of the "
             "reliability of the averaged score (the ICC(C,k) among the models: Spearman's correction for "
-            "attenuation); its p is the paper's (docs/calibration.md)."
+            "attenuation)"
         )
+        if "b" in stat:
+            text += (
+                "; the mixed models' b, whose predictor is one model's z-score, is diluted the same way and is "
+                "divided, with its SE and CI, by the square root of the reliability of one model's score (the "
+                "ICC(C,1) among the models: regression calibration)"
+            )
+        return text + "; its p is the paper's (docs/calibration.md)."
     return (
         "Ours, not the paper's: the paper's mixed model counts the two [MASK] groups' rows of one sentence as "
         "independent observations, which they are not (the options share one probability distribution), so its SE "
