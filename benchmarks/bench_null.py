@@ -144,7 +144,13 @@ def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: 
         truth = truth.assign(planted=truth["value"])
     out = []
     for variant, est in frames.items():
-        real = cal.realised_values(world, None, est) if truth is None else truth
+        if truth is None:
+            real = cal.realised_values(world, None, est)
+        elif variant in cal.SAME_ESTIMATE:
+            real = truth
+        else:  # a variant with its own point estimate (the disattenuated r): its own analysis on the planted probabilities
+            exact = plant.planted_scores(study, planted, list(paths), criteria)
+            real = cal.realised_values(cal.World(study, planted, n_models=len(paths)), exact, est, criteria, inference=variant)
         out.append(cal.judge(est, real).assign(variant=variant, seed=int(seed)))
     rec = pd.concat(out, ignore_index=True)
     columns = (("study", sid), ("analysis", analysis), ("kind", kind), ("others", 0.0), ("models", len(families)))

@@ -120,17 +120,22 @@ REPLICATION_COLUMNS = (
 )
 
 #: the columns of the calibrated inference (ours, not the paper's; docs/calibration.md): for a
-#: row whose analysis has a calibrated variant (the stereotype analyses' ``inference:
-#: sentence``, figure table ``calibrated``), its p and 95% CI under that variant (single
-#: rows), and the verdict the row gets when our p is the calibrated one; empty elsewhere
+#: row whose analysis has a calibrated variant (figure table ``calibrated``: the stereotype
+#: analyses' ``inference: sentence``, the criterion analyses' ``inference: disattenuated``), its
+#: p and 95% CI under that variant (single rows), and the verdict the row gets when our p is
+#: the calibrated one; empty elsewhere
 CALIBRATED_COLUMNS = ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
 
 
 def with_calibrated_p(ours: pd.DataFrame, calibrated: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """``ours`` with each d and t row of model ``all`` that has a calibrated variant given that
-    variant's p and CI (columns p, ci_low, ci_high replaced; the value is the same d), and a
-    boolean column ``calibrated`` marking them.  ``calibrated``: per study, its figure table
-    ``calibrated`` (condition, p_ours, ci_low_ours, ci_high_ours)."""
+    """``ours`` with each row of model ``all`` that has a calibrated variant given that
+    variant's p and CI (columns p, ci_low, ci_high replaced), and a boolean column
+    ``calibrated`` marking them.  ``calibrated``: per study, its figure table ``calibrated``
+    (condition, p_ours, ci_low_ours, ci_high_ours): the stereotype analyses' d and t rows (the
+    same d), or the criterion analyses' r and b rows (column ``statistic``; the disattenuated CI,
+    the same p).  The value stays ours as the paper computed it: the paper's printed r and b are
+    attenuated the same way, so a verdict compares like with like and says whether the number
+    still holds under the calibrated p."""
     out = ours.copy()
     out["calibrated"] = False
     for study, tab in (calibrated or {}).items():
@@ -138,11 +143,13 @@ def with_calibrated_p(ours: pd.DataFrame, calibrated: Mapping[str, pd.DataFrame]
             continue
         cal = tab.set_index(tab["condition"].astype(str))
         mine = (out["study"].astype(str) == str(study)) & (out["model"].astype(str) == "all")
-        for stat in ("d", "t"):
-            rows = mine & (out["statistic"].astype(str) == stat) & out["condition"].astype(str).isin(cal.index)
+        stats = ("d", "t") if "statistic" not in tab.columns else tuple(dict.fromkeys(tab["statistic"].astype(str)))
+        for stat in stats:
+            conds = cal.index if "statistic" not in tab.columns else cal.index[tab["statistic"].astype(str).to_numpy() == stat]
+            rows = mine & (out["statistic"].astype(str) == stat) & out["condition"].astype(str).isin(conds)
             cond = out.loc[rows, "condition"].astype(str)
             out.loc[rows, "p"] = cal.loc[cond, "p_ours"].to_numpy(dtype=float)
-            if stat == "d":
+            if stat != "t":
                 out.loc[rows, "ci_low"] = cal.loc[cond, "ci_low_ours"].to_numpy(dtype=float)
                 out.loc[rows, "ci_high"] = cal.loc[cond, "ci_high_ours"].to_numpy(dtype=float)
             out.loc[rows, "calibrated"] = True

@@ -80,3 +80,31 @@ def test_a_trained_planted_world_is_judged_against_the_oracle(tmp_path):
     assert (runs["covered"] == ((runs["ci_low"] <= runs["realised"]) & (runs["realised"] <= runs["ci_high"]))).all()
     tab = bench_calibration.table(runs)
     assert set(tab["kind"]) == {"planted"} and tab["coverage"].notna().all()
+
+
+def test_a_trained_planted_worlds_disattenuated_r_is_judged_against_its_own_analysis(tmp_path):
+    """1A planted, trained: the paper's r is judged against the oracle's r; the disattenuated r
+    (a variant with its own point estimate) against the disattenuated r of the world's planted
+    probabilities for the same model names, which is larger (those models still disagree a
+    little about the items)."""
+    import torch
+
+    from fmat import plant
+    from fmat_replication import calibration as cal
+
+    torch.set_num_threads(1)
+    out = tmp_path / "planted.csv"
+    argv = ["--study", "1A", "--kind", "planted", "--seeds", "1", "--steps", "20", "--models", "bert-uncased,roberta"]
+    assert bench_null.main([*argv, "--out", str(out)]) == 0
+    runs = bench_calibration.read_runs(out)
+    world, criteria = bench_calibration._setting("1A", "planted", 0.0, 2)
+    p = cal.with_seed(world.plant, 1)
+    exact = plant.planted_scores(world.study, p, ["planted-1A-1-bert-uncased", "planted-1A-1-roberta"], criteria)
+    own = cal.analyse(world.study, exact, criteria, inference="disattenuated").set_index("condition")["value"]
+    paper = cal.analyse(world.study, exact, criteria).set_index("condition")["value"]
+    ours = runs[runs["variant"] == "disattenuated"].set_index("condition")["realised"]
+    mine = runs[runs["variant"] == "paper"].set_index("condition")["realised"]
+    assert len(ours) and len(mine) == 5
+    assert (ours - own.loc[ours.index]).abs().max() < 1e-12
+    assert (mine - paper.loc[mine.index]).abs().max() < 1e-9  # the oracle's closed form: the analysis's value
+    assert (ours > paper.loc[ours.index]).all()

@@ -619,3 +619,19 @@ def test_calibrated_verdict_says_whether_a_number_holds_under_the_calibrated_p()
     other = verdict_of(out, study="1A")
     assert other["verdict"] == REPLICATED and other["verdict_calibrated"] == "" and math.isnan(other["calibrated_p"])
     assert (compare(paper, ours)["verdict_calibrated"] == "").all()  # no calibrated tables: empty
+    # a criterion analysis's table (column statistic: its r and b, disattenuated): the same p, the
+    # disattenuated CI; the value compared stays ours as the paper computed it (0.71, not 0.78)
+    crit = pd.DataFrame(
+        {
+            "condition": ["fmat~pct_male", "lmm:logit_male~fmat:fmat"],
+            "statistic": ["r", "b"],
+            "value": [0.71, 2.6],
+            "value_ours": [0.78, 2.9],
+            "p_ours": [2e-9, 1e-12],
+            "ci_low_ours": [0.6, 2.8],
+            "ci_high_ours": [0.9, 3.0],
+        }
+    )
+    r = verdict_of(compare(paper, ours, calibrated={"1A": crit}), study="1A")
+    assert r["verdict_calibrated"] == REPLICATED and r["calibrated_p"] == 2e-9
+    assert (r["calibrated_ci_low"], r["calibrated_ci_high"]) == (0.6, 0.9) and r["ours_value"] == 0.71

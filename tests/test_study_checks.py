@@ -220,12 +220,16 @@ def test_a_misspelt_option_value_is_refused_before_any_model_loads(tmp_path, cap
     assert analyses.option_values("factual_wefat", "criterion") == ()  # open: any table
     text = (REPO / "tests" / "data" / "studies" / "EX1.yaml").read_text(encoding="utf-8").replace("id: EX1", "id: EX8")
     good = tmp_path / "EX8.yaml"
-    good.write_text(text.replace("standardize_within: [model, query]}", "standardize_within: [model, query], inference: disattenuated}"))
+    good.write_text(
+        text.replace("standardize_within: [model, query]}", "standardize_within: [model, query], inference: disattenuated}")
+    )
     assert main(["study", str(good), "--check"]) == 0
     capsys.readouterr()
     bad = tmp_path / "bad" / "EX8.yaml"
     bad.parent.mkdir()
-    bad.write_text(text.replace("standardize_within: [model, query]}", "standardize_within: [model, query], inference: disatenuated}"))
+    bad.write_text(
+        text.replace("standardize_within: [model, query]}", "standardize_within: [model, query], inference: disatenuated}")
+    )
     assert main(["study", str(bad), "--check"]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: analysis.options.inference" in err and "did you mean 'disattenuated'" in err, err
