@@ -260,18 +260,24 @@ def correlation_rows(
     return rows
 
 
+def _models_icc(z: pd.DataFrame, targets: list[str], unit: str) -> float:
+    """ICC(C, ``unit``) among the models (raters) of their mean z per ``targets`` group; NaN
+    with fewer than 2 models or 2 complete targets, or no residual variance."""
+    mat = z.groupby([*targets, "model"], sort=False)["z"].mean().unstack("model")
+    if mat.shape[1] < 2:
+        return float("nan")
+    try:
+        return float(icc(mat.to_numpy(dtype=float), type="consistency", unit=unit)["ICC"])
+    except InputError:
+        return float("nan")
+
+
 def model_reliability(z: pd.DataFrame) -> float:
     """ICC(C,k) among the models of their item scores (each model's mean z of an item over the
     queries in ``z``; items any model lacks left out): the reliability of the item score
     averaged over the models (Cronbach's alpha with models as raters).  NaN with fewer than 2
     models or 2 complete items, or no residual variance."""
-    mat = z.groupby(["item", "model"], sort=False)["z"].mean().unstack("model")
-    if mat.shape[1] < 2:
-        return float("nan")
-    try:
-        return float(icc(mat.to_numpy(dtype=float), type="consistency", unit="average")["ICC"])
-    except InputError:
-        return float("nan")
+    return _models_icc(z, ["item"], "average")
 
 
 def single_reliability(z: pd.DataFrame) -> float:
@@ -280,13 +286,7 @@ def single_reliability(z: pd.DataFrame) -> float:
     a query, the predictor of the 1C mixed models (each row one model x query x item), as a
     measure of what all the models share.  NaN with fewer than 2 models or 2 complete pairs,
     or no residual variance."""
-    mat = z.groupby(["q", "item", "model"], sort=False)["z"].mean().unstack("model")
-    if mat.shape[1] < 2:
-        return float("nan")
-    try:
-        return float(icc(mat.to_numpy(dtype=float), type="consistency", unit="single")["ICC"])
-    except InputError:
-        return float("nan")
+    return _models_icc(z, ["q", "item"], "single")
 
 
 def _corrected_kind(r: Mapping) -> str | None:
