@@ -73,6 +73,8 @@ APPLIES = {
     "factual_names": ("paper", "disattenuated"),
 }
 KEY = ["study", "kind", "others", "seed"]
+#: the ``analysis`` of the runs of ``--icc``: the reliability stage's ICC, not the study's analysis
+ICC_ANALYSIS = "icc_models"
 
 
 def read_runs(path) -> pd.DataFrame:
@@ -90,12 +92,15 @@ def study_file(sid: str):
     return load_study(REPO / "config" / "studies" / f"{sid}.yaml", criteria_dir=CRITERIA_DIR)
 
 
-def worlds_of(sid: str, kind: str, others: float, n_models: int) -> cal.World:
+def worlds_of(sid: str, kind: str, others: float, n_models: int, icc: bool = False) -> cal.World:
+    """A setting's world; ``icc``: a null world without the words' own frequencies either
+    (:func:`fmat_replication.calibration.icc_null_plant`: the ICC's null)."""
     study = study_file(sid)
     p = plant.load_world(REPO / "config" / "world.yaml").plant(sid)
     if p is None:
         p = plant.Plant(sid, effects=[], variation={}, samples=20, seed=0)
-    return cal.World(study, cal.null_plant(p) if kind == "null" else p, n_models=n_models, others=others)
+    null = cal.icc_null_plant(p) if icc else cal.null_plant(p)
+    return cal.World(study, null if kind == "null" else p, n_models=n_models, others=others)
 
 
 def stand_in_criteria(study, p: plant.Plant) -> dict[str, pd.DataFrame]:
@@ -139,21 +144,27 @@ def _append(runs: Path, rec: pd.DataFrame) -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def _setting(sid: str, kind: str, others: float, n_models: int):
+def _setting(sid: str, kind: str, others: float, n_models: int, icc: bool = False):
     """A setting's world and the study's stand-in criteria, built once per process."""
-    world = worlds_of(sid, kind, others, n_models)
+    world = worlds_of(sid, kind, others, n_models, icc)
     return world, stand_in_criteria(world.study, worlds_of(sid, "planted", 0.0, 1).plant)
 
 
 def one_world(task: tuple) -> pd.DataFrame:
     """The judged rows of one world of one setting: ``task`` = (study, analysis, variants,
-    kind, others, models, seed, criteria folder); a process of the pool runs it on one thread."""
+    kind, others, models, seed, criteria folder[, population]); a process of the pool runs it
+    on one thread.  Analysis ``icc_models`` (``--icc``): the reliability stage's ICC rows against
+    the population ICC of ``population`` more models (:func:`fmat_replication.calibration.icc_world`)."""
     global CRITERIA_DIR
-    sid, analysis, vs, kind, o, n_models, seed, CRITERIA_DIR = task
-    world, criteria = _setting(sid, kind, o, n_models)
-    # the criterion analyses compute their variant in every run (one run for both); the
-    # stereotype ones run twice, so that the sentence rows keep their SE (the SE-ratio column)
-    rec = cal.run_world(world, seed, criteria, variants=vs, one_run="disattenuated" in vs)
+    sid, analysis, vs, kind, o, n_models, seed, CRITERIA_DIR, *rest = task
+    icc = analysis == ICC_ANALYSIS
+    world, criteria = _setting(sid, kind, o, n_models, icc)
+    if icc:
+        rec = cal.icc_world(world, seed, criteria, population=int(rest[0]) if rest else cal.POPULATION)
+    else:
+        # the criterion analyses compute their variant in every run (one run for both); the
+        # stereotype ones run twice, so that the sentence rows keep their SE (the SE-ratio column)
+        rec = cal.run_world(world, seed, criteria, variants=vs, one_run="disattenuated" in vs)
     for i, (col, val) in enumerate((("study", sid), ("analysis", analysis), ("kind", kind), ("others", o), ("models", n_models))):
         rec.insert(i, col, val)
     return rec
@@ -177,12 +188,12 @@ def simulate(args) -> None:
     start = time.perf_counter()
     settings = []
     for sid in studies:
-        analysis = study_file(sid).analysis["name"]
+        analysis = ICC_ANALYSIS if args.icc else study_file(sid).analysis["name"]
         vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
         settings += [(sid, analysis, vs, kind, o) for kind in kinds for o in others]
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
     tasks = [
-        (sid, analysis, vs, kind, o, args.models, seed, CRITERIA_DIR)
+        (sid, analysis, vs, kind, o, args.models, seed, CRITERIA_DIR, args.population)
         for seed in range(1, args.worlds + 1)
         for sid, analysis, vs, kind, o in settings
         if (sid, kind, round(o, 6), seed) not in done
@@ -201,7 +212,7 @@ def simulate(args) -> None:
             n_done += 1
             if n_done % (10 * len(settings)) == 0 or n_done == len(tasks):
                 took = time.perf_counter() - start
-                print(f"world {task[-2]}: {n_done} of {len(tasks)} world-settings, {took:.0f} s", flush=True)
+                print(f"world {task[6]}: {n_done} of {len(tasks)} world-settings, {took:.0f} s", flush=True)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -312,6 +323,10 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
     ap.add_argument("--criteria-dir", default=None, help="criterion tables a study's words come from (1C)")
     ap.add_argument("--jobs", type=int, default=1, help="processes, one thread each (worlds in parallel; the same rows)")
+    ap.add_argument(
+        "--icc", action="store_true", help="judge the reliability stage's ICC rows (against the population ICC), not the analysis"
+    )
+    ap.add_argument("--population", type=int, default=cal.POPULATION, help="with --icc: models drawn for the population ICC")
     ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")
     ap.add_argument("--figure", default=None, help="with --table: the figure (PNG)")

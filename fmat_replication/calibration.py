@@ -33,6 +33,7 @@ from fmat import analyses
 from fmat import plant as fplant
 from fmat.analyses import attitude as att
 from fmat.pipeline import lpr_table
+from fmat.reliability import icc_models
 
 #: the statistics whose CI and p are judged (rows with model "all" and a CI)
 JUDGED = ("d", "b", "r")
@@ -400,6 +401,88 @@ def run_world(
             cache[key] = realised_values(world, exact, est, criteria, learner=learner, sampled=sampled, **opts)
         frames.append(judge(est, cache[key]).assign(variant=name, seed=int(seed)))
     return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- the ICC
+#: the reliability stage's statistics with a test (F test of ICC = 0, McGraw & Wong's 95% CI),
+#: on the raw log probabilities (condition ``all``: the paper's) and on the LPRs (``LPR``)
+ICC_JUDGED = ("ICC_average", "ICC_single")
+#: models drawn for a world's population ICC (:func:`population_icc`)
+POPULATION = 200
+
+
+def icc_null_plant(plant: fplant.Plant) -> fplant.Plant:
+    """:func:`null_plant` without the option words' own frequencies either: every row of the
+    scores (every word in every sentence) then has the same expected log probability, and the
+    models share no item variance: the ICC's realised value is 0 (the null of its F test)."""
+    p = null_plant(plant)
+    return replace(p, variation={**dict(p.variation), "words": 0.0})
+
+
+def is_icc_null(plant: fplant.Plant) -> bool:
+    """Whether a plant is :func:`icc_null_plant`'s: no association and no item, model-item or
+    word variation."""
+    return is_null(plant) and float(dict(plant.variation).get("words", 0)) == 0
+
+
+def icc_judged(study, scores: pd.DataFrame) -> pd.DataFrame:
+    """The reliability stage's ICC rows of ``scores`` (:data:`ICC_JUDGED`; agreement, average
+    and single; conditions ``all`` = raw log probabilities and ``LPR``, as
+    :func:`fmat.pipeline.reliability_tables`), with the columns :func:`judged` keeps."""
+    from fmat.reliability import icc_rows
+
+    sid = str(getattr(study, "id", "") or "")
+    frames = [
+        icc_rows(sid, icc_models(data, type="agreement", unit="both"), condition=cond)
+        for cond, data in (("all", scores), ("LPR", lpr_table(study, scores)))
+    ]
+    out = pd.concat(frames, ignore_index=True)
+    out = out[out["statistic"].isin(ICC_JUDGED)]
+    return out[["statistic", "condition", "value", "se", "p", "ci_low", "ci_high"]].reset_index(drop=True)
+
+
+def population_icc(
+    world: World, seed: int, criteria: Mapping[str, pd.DataFrame] | None = None, population: int = POPULATION
+) -> pd.DataFrame:
+    """The realised value of the ICC rows in a world: the ICC of the **population** of models
+    the world draws its models from, for the study's items (what the ICC estimates: the
+    reliability of a model's scores, noise included). ``population`` more perfect learners of
+    the same world (models ``n_models + 1`` ... ``n_models + population`` of its seed: other
+    models' own item variation and samples) give ICC(A,1); ICC_average is its Spearman-Brown
+    value for the world's ``n_models`` models, ``k rho / (1 + (k - 1) rho)`` (McGraw & Wong
+    1996: ICC(A,k) of a two-way random model).  Columns ``statistic, condition, value``."""
+    big = replace(world, n_models=world.n_models + population)
+    _, sampled = perfect_learner_scores(big, seed, criteria)
+    names = list(dict.fromkeys(sampled["model"].astype(str)))[world.n_models :]
+    pop = sampled[sampled["model"].astype(str).isin(names)]
+    k = world.n_models
+    rows = []
+    for cond, data in (("all", pop), ("LPR", lpr_table(world.study, pop))):
+        rho = float(icc_models(data, type="agreement", unit="single")["ICC"].iloc[0])
+        rows += [
+            {"statistic": "ICC_single", "condition": cond, "value": rho},
+            {"statistic": "ICC_average", "condition": cond, "value": k * rho / (1 + (k - 1) * rho)},
+        ]
+    return pd.DataFrame(rows)
+
+
+def icc_world(
+    world: World, seed: int, criteria: Mapping[str, pd.DataFrame] | None = None, population: int = POPULATION
+) -> pd.DataFrame:
+    """One world's judged ICC rows (:func:`icc_judged` of the models' sampled scores) against
+    the realised value: 0 in a world of :func:`icc_null_plant` (where p < .05 is a false
+    positive), else the population ICC (:func:`population_icc`); ``planted``: the ICC of the
+    world's 12 models' planted probabilities (no sampling noise: the models' own item variation
+    only).  Columns of :func:`run_world` (variant ``paper``)."""
+    exact, sampled = perfect_learner_scores(world, seed, criteria)
+    est = icc_judged(world.study, sampled)
+    if is_icc_null(world.plant):
+        real = est[["statistic", "condition"]].assign(value=0.0, planted=0.0)
+    else:
+        key = ["statistic", "condition"]
+        planted = icc_judged(world.study, exact)[key + ["value"]].rename(columns={"value": "planted"})
+        real = population_icc(world, seed, criteria, population).merge(planted, on=key, how="left")
+    return judge(est, real).assign(variant="paper", seed=int(seed))
 
 
 def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:

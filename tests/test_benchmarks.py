@@ -269,6 +269,25 @@ def test_bench_calibration_small_run_and_its_table(tmp_path, capsys, name):
     assert len(bench_calibration.read_runs(runs)) == len(r)  # nothing run twice
 
 
+def test_bench_calibration_icc_judges_the_reliability_stages_icc(tmp_path, capsys):
+    """``--icc``: one world of 3A of each kind, the ICC rows (2 statistics x 2 conditions)
+    under analysis ``icc_models``; the null world is the ICC's (realised 0), the planted one
+    judged against the population ICC of ``--population`` more models; the table has them."""
+    import pandas as pd
+
+    runs, out = tmp_path / "icc.csv", tmp_path / "icc-summary.csv"
+    argv = ["--icc", "--studies", "3A", "--worlds", "1", "--others", "0.5", "--population", "40", "--runs", str(runs)]
+    assert bench_calibration.main([*argv, "--out", str(out)]) == 0
+    r = bench_calibration.read_runs(runs)
+    assert set(r["analysis"]) == {"icc_models"} and set(r["statistic"]) == {"ICC_average", "ICC_single"}
+    assert len(r) == 2 * 4 and set(r["condition"]) == {"all", "LPR"}
+    null, planted = r[r["kind"] == "null"], r[r["kind"] == "planted"]
+    assert (null["realised"] == 0).all() and null["null"].all()
+    assert (planted["realised"] > 0.5).all() and not planted["null"].any()
+    tab = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert set(tab["analysis"]) == {"icc_models"} and set(tab["kind"]) == {"null", "planted"}
+
+
 def test_bench_calibration_jobs_give_the_same_rows(tmp_path, capsys):
     """``--jobs 2`` runs worlds in two one-thread processes and writes the very rows ``--jobs 1``
     writes (world k is seeded k wherever it runs), in the same order: world by world."""

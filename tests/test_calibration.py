@@ -348,3 +348,63 @@ analysis: {name: stereotype_pairs, options: {sigma: 1.414, mask_contrast: [Male,
     w = cal.World(study, p, n_models=2, others=0.5)
     _, sampled = cal.perfect_learner_scores(w, seed=11)
     np.testing.assert_array_equal(sampled["logp"].to_numpy(float), _samples_one_call_a_context(w, 11))
+
+
+# --------------------------------------------------------------------------- the ICC
+def test_the_judged_icc_rows_are_the_reliability_stages():
+    """``icc_judged``: the ICC rows the reliability stage writes (agreement, average and
+    single, on the raw log probabilities and on the LPRs), value, p and CI unchanged."""
+    from fmat.pipeline import reliability_tables
+
+    w = _world("3A", null=False)
+    _, sampled = cal.perfect_learner_scores(w, seed=2)
+    got = cal.icc_judged(w.study, sampled).set_index(["statistic", "condition"])
+    _, stage = reliability_tables(w.study, sampled, lpr_table(w.study, sampled), sid="3A")
+    stage = stage[stage["statistic"].isin(cal.ICC_JUDGED)].set_index(["statistic", "condition"])
+    assert sorted(got.index) == sorted(stage.index) and len(got) == 4
+    for c in ("value", "p", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[c].to_numpy(), stage.loc[got.index, c].to_numpy(dtype=float), rtol=1e-12)
+
+
+def test_the_population_icc_is_the_icc_of_more_models_of_the_world():
+    """The realised ICC: ICC(A,1) of ``population`` more perfect learners of the same world (its
+    models ``n_models + 1`` on), and ICC(A,k) its Spearman-Brown value for the world's k models;
+    with many models it is what a fresh draw of as many gives (the target is not one draw's
+    noise: 400 models against 400 others agree to .01 where the CI of 12 is .1-.2 wide)."""
+    from dataclasses import replace
+
+    from fmat.reliability import icc_models
+
+    w = _world("3A", null=False, others=0.5)
+    pop = cal.population_icc(w, 1, population=30).set_index(["statistic", "condition"])["value"]
+    _, big = cal.perfect_learner_scores(replace(w, n_models=42), 1)
+    names = list(dict.fromkeys(big["model"]))[12:]
+    rho = float(icc_models(big[big["model"].isin(names)], type="agreement", unit="single")["ICC"].iloc[0])
+    assert pop["ICC_single", "all"] == pytest.approx(rho, rel=1e-12)
+    for cond in ("all", "LPR"):
+        r = pop["ICC_single", cond]
+        assert pop["ICC_average", cond] == pytest.approx(12 * r / (1 + 11 * r), rel=1e-12)
+    a = cal.population_icc(w, 1, population=400).set_index(["statistic", "condition"])["value"]
+    _, other = cal.perfect_learner_scores(replace(w, n_models=812), 1)
+    names = list(dict.fromkeys(other["model"]))[412:]
+    rho_b = float(icc_models(other[other["model"].isin(names)], type="agreement", unit="single")["ICC"].iloc[0])
+    assert abs(a["ICC_single", "all"] - rho_b) < 0.01
+
+
+def test_the_iccs_null_world_holds_no_item_variance_and_is_judged_against_0():
+    """``icc_null_plant``: nothing planted and no item, model-item or word variation, so every
+    row's expected log probability is the same (the ICC's null, ICC = 0); ``icc_world`` judges
+    the ICC rows against 0 there (p < .05 a false positive) and against the population ICC in
+    a planted world, where the CI of 12 models holds it."""
+    w = _world("3A", null=False)
+    null = cal.World(w.study, cal.icc_null_plant(w.plant), others=0.5)
+    assert cal.is_icc_null(null.plant) and not cal.is_icc_null(cal.null_plant(w.plant)) and cal.is_null(null.plant)
+    exact, _ = cal.perfect_learner_scores(null, 3)
+    held = cal.expected_learner_logp(null, 3, exact)
+    assert np.ptp(held) < 1e-12  # every row the same: no item variance to share
+    runs = cal.icc_world(null, 3)
+    assert len(runs) == 4 and (runs["realised"] == 0).all() and runs["null"].all()
+    assert (runs["rejected"] == (runs["p"] < 0.05)).all()
+    planted = cal.icc_world(w, 3, population=60)
+    assert not planted["null"].any() and planted["covered"].all()
+    assert (planted["planted"] > planted["realised"]).all()  # the population's noise lowers its ICC
