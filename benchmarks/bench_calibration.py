@@ -228,15 +228,18 @@ def simulate(args) -> None:
 def table(runs: pd.DataFrame) -> pd.DataFrame:
     """The summary: per study x variant x kind x others, for the overall d/b/r (condition
     ``all`` or the analysis's first judged row) and for every judged row (``each``)."""
-    first = runs.groupby("study", sort=False)["condition"].transform("first")
-    has_all = runs.groupby("study", sort=False)["condition"].transform(lambda c: (c == "all").any())
+    first = runs.groupby(["study", "analysis"], sort=False)["condition"].transform("first")
+    has_all = runs.groupby(["study", "analysis"], sort=False)["condition"].transform(lambda c: (c == "all").any())
     overall = runs[runs["condition"].where(~has_all, "all").eq(runs["condition"]) & (has_all | (runs["condition"] == first))]
+    # the ICC's overall row is the paper's ICC: ICC_average of the raw log probabilities
+    overall = overall[(overall["analysis"] != ICC_ANALYSIS) | (overall["statistic"] == "ICC_average")]
     by = ["study", "analysis", "variant", "kind", "others"]
     a = cal.summarise(overall, by).assign(rows_judged="overall")
     b = cal.summarise(runs, by).assign(rows_judged="every row")
     # evidence for the cause: the SE of each variant's overall row relative to the paper's, world by world
-    paper = overall[overall["variant"] == "paper"].set_index(["study", "kind", "others", "seed"])["se"]
-    ratio = overall.join(paper.rename("se_paper"), on=["study", "kind", "others", "seed"])
+    same = ["study", "analysis", "kind", "others", "seed", "statistic", "condition"]
+    paper = overall[overall["variant"] == "paper"].set_index(same)["se"]
+    ratio = overall.join(paper.rename("se_paper"), on=same)
     ratio = (ratio["se"] / ratio["se_paper"]).groupby([overall[c] for c in by], sort=False).mean()
     a = a.join(ratio.rename("se_ratio_to_paper"), on=by)
     out = pd.concat([a, b], ignore_index=True)
@@ -320,7 +323,9 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--variants", default="paper,sentence,sigma,disattenuated", help="those that apply to each analysis (APPLIES)"
     )
-    ap.add_argument("--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended)")
+    ap.add_argument(
+        "--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended); with --table, several joined by commas"
+    )
     ap.add_argument("--criteria-dir", default=None, help="criterion tables a study's words come from (1C)")
     ap.add_argument("--jobs", type=int, default=1, help="processes, one thread each (worlds in parallel; the same rows)")
     ap.add_argument(
@@ -337,7 +342,7 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     if not args.table:
         simulate(args)
-    tab = table(read_runs(args.runs))
+    tab = table(pd.concat([read_runs(r) for r in args.runs.split(",")], ignore_index=True))
     text = markdown(tab)
     print(text)
     if args.out:
