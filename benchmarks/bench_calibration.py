@@ -40,6 +40,7 @@ import platform
 import sys
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 # one thread a process (numpy's BLAS reads these when it loads, so before the import below; a
@@ -144,10 +145,19 @@ def _append(runs: Path, rec: pd.DataFrame) -> None:
 
 
 @functools.lru_cache(maxsize=None)
+def _study_and_criteria(sid: str):
+    """A study and its stand-in criteria, built once per process: the settings of a study share
+    the objects (so a world's planted probabilities are computed once for all its settings)."""
+    world = worlds_of(sid, "planted", 0.0, 1)
+    return world.study, stand_in_criteria(world.study, world.plant)
+
+
+@functools.lru_cache(maxsize=None)
 def _setting(sid: str, kind: str, others: float, n_models: int, icc: bool = False):
     """A setting's world and the study's stand-in criteria, built once per process."""
+    study, criteria = _study_and_criteria(sid)
     world = worlds_of(sid, kind, others, n_models, icc)
-    return world, stand_in_criteria(world.study, worlds_of(sid, "planted", 0.0, 1).plant)
+    return replace(world, study=study), criteria
 
 
 def one_world(task: tuple) -> pd.DataFrame:

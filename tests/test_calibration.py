@@ -408,3 +408,29 @@ def test_the_iccs_null_world_holds_no_item_variance_and_is_judged_against_0():
     planted = cal.icc_world(w, 3, population=60)
     assert not planted["null"].any() and planted["covered"].all()
     assert (planted["planted"] > planted["realised"]).all()  # the population's noise lowers its ICC
+
+
+def test_a_worlds_planted_probabilities_are_computed_once_for_its_settings(monkeypatch):
+    """Two settings of one world (others 0 and 0.5) share its planted probabilities: computed
+    once, and the samples are those of a fresh computation."""
+    from dataclasses import replace
+
+    calls = []
+    real = plant.planted_scores
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(cal.fplant, "planted_scores", counting)
+    monkeypatch.setattr(cal, "_LAST_PLANTED", {})
+    w = _world("3A", null=False)
+    _, s0 = cal.perfect_learner_scores(w, 4)
+    _, s5 = cal.perfect_learner_scores(replace(w, others=0.5), 4)
+    assert len(calls) == 1
+    cal.perfect_learner_scores(w, 5)  # another world: computed again
+    assert len(calls) == 2
+    monkeypatch.setattr(cal, "_LAST_PLANTED", {})
+    _, fresh = cal.perfect_learner_scores(replace(w, others=0.5), 4)
+    pd.testing.assert_frame_equal(s5, fresh)
+    assert not s0["logp"].equals(s5["logp"])
