@@ -33,7 +33,7 @@ from fmat import analyses
 from fmat import plant as fplant
 from fmat.analyses import attitude as att
 from fmat.pipeline import lpr_table
-from fmat.reliability import icc_models
+from fmat.reliability import icc_models, icc_rows
 
 #: the statistics whose CI and p are judged (rows with model "all" and a CI)
 JUDGED = ("d", "b", "r")
@@ -447,7 +447,6 @@ def icc_judged(study, scores: pd.DataFrame) -> pd.DataFrame:
     """The reliability stage's ICC rows of ``scores`` (:data:`ICC_JUDGED`; agreement, average
     and single; conditions ``all`` = raw log probabilities and ``LPR``, as
     :func:`fmat.pipeline.reliability_tables`), with the columns :func:`judged` keeps."""
-    from fmat.reliability import icc_rows
 
     sid = str(getattr(study, "id", "") or "")
     frames = [
