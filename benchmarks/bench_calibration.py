@@ -281,6 +281,12 @@ def markdown(tab: pd.DataFrame) -> str:
 MIN_WORLDS_DRAWN = 20
 
 
+def _label(r) -> str:
+    """A setting's label in the figure: study, variant (the ICC: "ICC"), share of others."""
+    what = "ICC (reliability)" if r.analysis == ICC_ANALYSIS else r.variant
+    return f"{r.study} {what} o={r.others:g}"
+
+
 def figure(tab: pd.DataFrame, path: str) -> None:
     import matplotlib
 
@@ -293,7 +299,7 @@ def figure(tab: pd.DataFrame, path: str) -> None:
         t = t[t["worlds"] >= MIN_WORLDS_DRAWN]
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * max(6, len(t)) / 2 + 1.5))
     null = t[t["kind"] == "null"].reset_index(drop=True)
-    lab = [f"{r.study} {r.variant} o={r.others:g}" for r in null.itertuples()]
+    lab = [_label(r) for r in null.itertuples()]
     y = np.arange(len(null))
     ax = axes[0]
     err = [100 * (null["fpr"] - null["fpr_low"]), 100 * (null["fpr_high"] - null["fpr"])]
@@ -303,7 +309,7 @@ def figure(tab: pd.DataFrame, path: str) -> None:
     ax.set_xlabel("false-positive rate at .05, % (null worlds)")
     ax.invert_yaxis()
     pl = t[t["kind"] == "planted"].reset_index(drop=True)
-    lab = [f"{r.study} {r.variant} o={r.others:g}" for r in pl.itertuples()]
+    lab = [_label(r) for r in pl.itertuples()]
     y = np.arange(len(pl))
     ax = axes[1]
     ax.errorbar(
