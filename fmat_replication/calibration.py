@@ -78,12 +78,12 @@ def _planted_scores(study, p: fplant.Plant, names: list[str], criteria) -> pd.Da
     models and criterion tables (the same objects): the settings of one world that differ only
     in ``others`` or ``keep_option_counts`` share them (a 1C world-setting spent two thirds of
     its time here).  Callers read the frame, never write it."""
-    key = (id(study), repr(p), tuple(names), id(criteria))
-    hit = _LAST_PLANTED.get("key")
-    if hit is not None and hit[0] == key and hit[1] is study and hit[2] is criteria:
-        return _LAST_PLANTED["frame"]
+    key = (repr(p), tuple(names))
+    last = _LAST_PLANTED
+    if last and last["key"] == key and last["study"] is study and last["criteria"] is criteria:
+        return last["frame"]
     frame = fplant.planted_scores(study, p, names, criteria)
-    _LAST_PLANTED.update(key=(key, study, criteria), frame=frame)
+    last.update(key=key, study=study, criteria=criteria, frame=frame)
     return frame
 
 
