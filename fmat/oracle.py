@@ -87,7 +87,7 @@ import pandas as pd
 import yaml
 
 from fmat.errors import InputError
-from fmat.plant import Plant, SimpleStudy, planted_logp
+from fmat.plant import Plant, SimpleStudy, planted_logp, world_rows
 from fmat.results import model_slug
 
 #: the slots of a study file and the query-table column of each slot's word
@@ -171,7 +171,8 @@ def planted_table(
     """The raw rows (:func:`raw_queries`) for every model, with ``lp`` = the planted log
     probability (:func:`fmat.plant.planted_logp`) and ``model``."""
     study = raw_queries(data, criteria)
-    parts = [study.queries.assign(model=str(m), lp=planted_logp(study, plant, str(m), criteria)) for m in models]
+    rows = world_rows(study, plant, criteria)  # the model-free parts, once for all models
+    parts = [study.queries.assign(model=str(m), lp=planted_logp(study, plant, str(m), criteria, rows)) for m in models]
     return pd.concat(parts, ignore_index=True)
 
 

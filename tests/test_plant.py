@@ -117,6 +117,23 @@ def test_variation_is_seeded_by_names_and_models_differ():
     assert not np.array_equal(a, P.log_weights(study(q), w.plant("S1"), "m2"))
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2**31 - 1, 2**32 + 5, 987654321])
+def test_draws_over_arrays_are_numpys_draws(seed):
+    """plant._draws writes numpy's SeedSequence and PCG64 seeding out over arrays: every row gets
+    the draw of numpy's own default_rng (_draw), to the bit, whatever the text (empty, unicode,
+    a crc of any size) and the seed (above 2**32: its low word, as _draw takes it)."""
+    rng = np.random.default_rng(seed % 1000)
+    alphabet = list("ab [MASK]{}é女😀\x1f0123")
+    rows = [
+        ("model", f"m{i % 13}", "".join(rng.choice(alphabet, rng.integers(0, 25))), int(rng.integers(0, 10**9)))
+        for i in range(3000)
+    ]
+    rows += [("word", ""), ("item", "x", "y"), ()]
+    want = np.array([P._draw(seed, *r) for r in rows])
+    assert np.array_equal(P._draws(seed, rows), want)
+    assert np.isclose(want.std(), 1, atol=0.06)  # the draws are normal, not one constant
+
+
 def test_world_file_errors_name_the_file_and_key(tmp_path):
     bad = tmp_path / "w.yaml"
     bad.write_text("studies:\n  S1:\n    effects:\n      - {contrast: {MASK: [A, B]}, lpr: 1, colour: red}\n")
