@@ -150,10 +150,12 @@ def item_lpr(
             fix="give the output of fmat.summary for a study with {TARGET} words",
         )
     q = lpr["query"]
-    levels = list(q.cat.categories) if isinstance(q.dtype, pd.CategoricalDtype) else list(dict.fromkeys(q.astype(str)))
+    qs = q.astype(str)  # once: a table of 1C's 3,832 names has 180,000 rows a model set
+    present = pd.unique(qs.to_numpy())  # in order of first appearance
+    levels = list(q.cat.categories) if isinstance(q.dtype, pd.CategoricalDtype) else list(present)
     if query_order is not None:
         levels = list(dict.fromkeys([str(x) for x in query_order] + [str(x) for x in levels]))
-    present = set(q.astype(str))
+    present = set(present)
     levels = [str(x) for x in levels if str(x) in present]
     qnum = {lv: f"Q{k + 1}" for k, lv in enumerate(levels)}
     words = lpr[word_col].astype(str)
@@ -161,12 +163,13 @@ def item_lpr(
     if items is not None and len(items):
         sub = items[items["slot"].astype(str) == slot]
         mapping = dict(zip(sub["word"].astype(str), sub["item"].astype(str)))
+    keyed = words.map(mapping) if mapping else words  # a word without a key is its own item
     out = pd.DataFrame(
         {
             "model": lpr["model"].astype(str).to_numpy(),
-            "query": q.astype(str).to_numpy(),
-            "q": q.astype(str).map(qnum).to_numpy(),
-            "item": words.map(lambda w: mapping.get(w, w)).to_numpy(),
+            "query": qs.to_numpy(),
+            "q": qs.map(qnum).to_numpy(),
+            "item": keyed.where(keyed.notna(), words).to_numpy(),
             "LPR": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(dtype=float),
         }
     )
