@@ -137,7 +137,7 @@ MUTATIONS = [
     (
         "1A: criterion joined on the phrase, not the item key",
         "fmat.analyses.factual",
-        '"item": words.map(lambda w: mapping.get(w, w)).to_numpy(),',
+        '"item": keyed.where(keyed.notna(), words).to_numpy(),',
         '"item": words.to_numpy(),',
         "1A",
     ),
