@@ -21,9 +21,10 @@ false-positive rate with exact binomial 95% CIs, per study x variant x kind x ot
 condition "all" or "each") to ``--out`` (CSV and Markdown) and the figure (``--figure``, PNG).
 
 ``--jobs N`` runs worlds in N processes of one thread each (the rows are the same: world k is
-seeded k in any process); on 2 cores a world-setting takes 2-30 core-seconds (a 12-model world
-of 2C about 3, of 4B about 30), so the 500 worlds of every family and setting take tens of
-core-hours: a job for a many-core machine or the cluster (docs/calibration.md).
+seeded k in any process); a world-setting of 12 models takes about 0.6 core-seconds for
+the designs of 2A-4D and 4.1 for 1C's 3,832 names (docs/calibration.md, "What it costs"), so
+500 worlds of every design and setting take many core-hours: a job for a many-core machine or
+the cluster.
 
 Run:  python benchmarks/bench_calibration.py --studies 3A,3B --worlds 500 --others 0,0.5,0.9 [--jobs 16]
       python benchmarks/bench_calibration.py --table --runs ... --out ... --figure ...

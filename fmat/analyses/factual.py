@@ -37,7 +37,7 @@ raters; McGraw & Wong 1996) of the same z-scores (per query: that query's), and 
 bounds divided by the same square root (Hunter & Schmidt 2004, ch. 3); the p of r = 0 is the
 paper's (a positive factor does not move a 0).  The figure table ``calibrated`` has both beside
 each other whatever ``inference``.  The b of 1C's mixed models is **diluted** the same way
-(regression dilution: its predictor is one model's z-score, noise included; over 100 worlds
+(regression dilution: its predictor is one model's z-score, noise included; over 500 worlds
 b / held b = 0.88, and no CI covers); the variant applies regression calibration (Carroll et al.
 2006): b, SE and CI divided by sqrt(ICC(C,1) among the models), the reliability of one model's
 z-score (t and p the paper's).  The realised value each variant is judged against is the same
