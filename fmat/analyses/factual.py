@@ -151,11 +151,11 @@ def item_lpr(
         )
     q = lpr["query"]
     qs = q.astype(str)  # once: a table of 1C's 3,832 names has 180,000 rows a model set
-    present = pd.unique(qs.to_numpy())  # in order of first appearance
-    levels = list(q.cat.categories) if isinstance(q.dtype, pd.CategoricalDtype) else list(present)
+    seen = pd.unique(qs.to_numpy())  # in order of first appearance
+    levels = list(q.cat.categories) if isinstance(q.dtype, pd.CategoricalDtype) else list(seen)
     if query_order is not None:
         levels = list(dict.fromkeys([str(x) for x in query_order] + [str(x) for x in levels]))
-    present = set(present)
+    present = set(seen)
     levels = [str(x) for x in levels if str(x) in present]
     qnum = {lv: f"Q{k + 1}" for k, lv in enumerate(levels)}
     words = lpr[word_col].astype(str)
