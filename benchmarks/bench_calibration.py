@@ -4,13 +4,13 @@ For each study (its study file: the paper's design and analysis), each kind of w
 nothing planted and no item variation, every realised value 0; ``planted``: config/world.yaml's
 plant of the study with its variation), each share ``others`` of the probability outside the
 options, and worlds seeded 1..``--worlds``: ``--models`` perfect learners
-(fmat_replication.calibration) are drawn, the study's analysis runs on them (the paper's, and
+(fmat.calibration) are drawn, the study's analysis runs on them (the paper's, and
 ``sentence``: the calibrated within-sentence variant of the stereotype analyses;
 ``sigma``: the attitude d on the sigma scale; ``disattenuated``: the criterion r corrected for
 the models' unreliability), and each d / b / r row with a CI is judged
 against the world's realised value (what the models hold: the same analysis on the learners'
 expected log probabilities; a pooled-SD d on the sample's SD scale; see
-fmat_replication.calibration.realised_values): covered by the 95% CI, and p < .05 where the
+fmat.calibration.realised_values): covered by the 95% CI, and p < .05 where the
 realised value is 0 (a false positive).
 
 Rows go to ``--runs`` (CSV, or gzipped CSV when it ends in .gz; appended world by world; a
@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 
 from fmat import plant  # noqa: E402
 from fmat.study import load_study  # noqa: E402
-from fmat_replication import calibration as cal  # noqa: E402
+from fmat import calibration as cal  # noqa: E402
 
 #: option overrides of each analysis variant
 VARIANTS = {
@@ -96,7 +96,7 @@ def study_file(sid: str):
 
 def worlds_of(sid: str, kind: str, others: float, n_models: int, icc: bool = False) -> cal.World:
     """A setting's world; ``icc``: a null world without the words' own frequencies either
-    (:func:`fmat_replication.calibration.icc_null_plant`: the ICC's null)."""
+    (:func:`fmat.calibration.icc_null_plant`: the ICC's null)."""
     study = study_file(sid)
     p = plant.load_world(REPO / "config" / "world.yaml").plant(sid)
     if p is None:
@@ -165,7 +165,7 @@ def one_world(task: tuple) -> pd.DataFrame:
     """The judged rows of one world of one setting: ``task`` = (study, analysis, variants,
     kind, others, models, seed, criteria folder[, population]); a process of the pool runs it
     on one thread.  Analysis ``icc_models`` (``--icc``): the reliability stage's ICC rows against
-    the population ICC of ``population`` more models (:func:`fmat_replication.calibration.icc_world`)."""
+    the population ICC of ``population`` more models (:func:`fmat.calibration.icc_world`)."""
     global CRITERIA_DIR
     sid, analysis, vs, kind, o, n_models, seed, CRITERIA_DIR, *rest = task
     icc = analysis == ICC_ANALYSIS

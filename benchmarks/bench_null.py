@@ -17,10 +17,10 @@ world: its contexts only ever hold their options; most of it in a real model's v
 
 ``--study SID`` (another study than N0): trained null worlds of that study: its plant in the
 demo's world with nothing planted and no item, model-item or model variation
-(fmat_replication.calibration.null_plant, seeded by the world's seed: every realised value is 0),
+(fmat.calibration.null_plant, seeded by the world's seed: every realised value is 0),
 the models trained on that world's sentences as for N0 and the workflow's stages run on them
 (criterion tables: bench_calibration's stand-ins). Every judged row (d, b or r of model "all"
-with a CI: fmat_replication.calibration.judged) is written to ``--out``, appended world by world
+with a CI: fmat.calibration.judged) is written to ``--out``, appended world by world
 with the columns of bench_calibration.py's runs file (kind "null", realised 0), variants "paper",
 for the stereotype analyses "sentence" and for the criterion r "disattenuated" (each from the same
 analysis run: its figure table ``calibrated``; rows without a CI left out), so that
@@ -111,7 +111,7 @@ def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: 
     from fmat.oracle import oracle
     from fmat.pipeline import lpr_table, reliability_tables
     from fmat.study import score_options
-    from fmat_replication import calibration as cal
+    from fmat import calibration as cal
     from fmat_replication.analysis import analysis_stage
 
     bc = _bench_calibration()

@@ -1,6 +1,6 @@
 """Benchmark: how long ``fmat power`` takes for a study of the paper's size (docs/calibration.md).
 
-Runs :func:`fmat_replication.power.power_table` for a study file and ``config/world.yaml``'s
+Runs :func:`fmat.power.power_table` for a study file and ``config/world.yaml``'s
 plant with the command's defaults (models 3, 6, 12, 24; 20 worlds per number of models and
 kind: 160 worlds) in one process, and reports the CPU time of this process (what a free core
 would take; on a machine shared with other work the wall time is longer) and the wall time,
@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from fmat import plant  # noqa: E402
 from fmat.study import load_study  # noqa: E402
-from fmat_replication.power import power_table  # noqa: E402
+from fmat.power import power_table  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -377,7 +377,7 @@ def oracle(
         columns, ``prob``). A pooled-SD d (``attitude_weat`` with ``effect_size: pooled_sd``)
         divides by the SD of the LPRs it sees, so with scores its realised value is the planted
         LPRs in units of the SD of these scores' LPRs (per model, template and relation): the
-        definition of ``fmat_replication.calibration.on_the_sample_scale``, computed here
+        definition of ``fmat.calibration.on_the_sample_scale``, computed here
         without the analysis' code. Without scores, the SD of the planted LPRs.
 
     Returns

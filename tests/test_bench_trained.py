@@ -60,7 +60,7 @@ def test_a_trained_planted_world_is_judged_against_the_oracle(tmp_path):
     import torch
 
     from fmat.oracle import oracle
-    from fmat_replication import calibration as cal
+    from fmat import calibration as cal
 
     torch.set_num_threads(1)
     with pytest.raises(SystemExit):  # N0 plants nothing
@@ -90,7 +90,7 @@ def test_a_trained_planted_worlds_disattenuated_r_is_judged_against_its_own_anal
     import torch
 
     from fmat import plant
-    from fmat_replication import calibration as cal
+    from fmat import calibration as cal
 
     torch.set_num_threads(1)
     out = tmp_path / "planted.csv"

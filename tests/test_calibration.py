@@ -1,4 +1,4 @@
-"""Calibration on worlds of known truth (fmat_replication.calibration, docs/calibration.md) and
+"""Calibration on worlds of known truth (fmat.calibration, docs/calibration.md) and
 the calibrated within-sentence variant of the stereotype analyses (``inference: sentence``).
 
 The coverage and false-positive rates themselves are measured by benchmarks/bench_calibration.py
@@ -23,9 +23,9 @@ from fmat import plant
 from fmat.cli import main
 from fmat.pipeline import lpr_table
 from fmat.study import load_study
-from fmat_replication import calibration as cal
+from fmat import calibration as cal
 from fmat_replication.pages.study import calibrated_summary
-from fmat_replication.power import power_table
+from fmat.power import power_table
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = range(1, 7)  # a fixed seed set (no tuning: the bounds below come from theory)
@@ -225,7 +225,7 @@ def test_power_over_numbers_of_items(tmp_path):
     """--items: the first N phrases of each ATTRIB group (3A: 9 career and 9 family phrases),
     one row set per number of items; more items than the file holds is refused."""
     from fmat.errors import InputError
-    from fmat_replication.power import item_slot, study_with_items
+    from fmat.power import item_slot, study_with_items
 
     w = _world("3A", null=False)
     assert item_slot(w.study) == "ATTRIB"

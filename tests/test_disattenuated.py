@@ -24,7 +24,7 @@ from fmat.analyses import factual as fa
 from fmat.errors import InputError
 from fmat.pipeline import lpr_table
 from fmat.study import load_study
-from fmat_replication import calibration as cal
+from fmat import calibration as cal
 from fmat_replication.pages.study import calibrated_summary
 
 REPO = Path(__file__).resolve().parents[1]

@@ -230,13 +230,13 @@ def test_a_study_file_that_leaves_contrasts_and_sigma_to_their_defaults(sid, tmp
 def test_a_pooled_sd_d_is_realised_on_the_scale_of_the_scores_it_is_run_on():
     """fmat pilot judges 2A's pooled-SD d against the oracle: with the scores given, the oracle's
     realised value is the planted LPRs in units of the SD of those scores' LPRs, the definition
-    of ``fmat_replication.calibration.on_the_sample_scale`` (docs/calibration.md, "Why 2A and 4A
+    of ``fmat.calibration.on_the_sample_scale`` (docs/calibration.md, "Why 2A and 4A
     missed"), computed without the analysis' code; without scores (or on the planted scores
     themselves) it is the planted-SD d."""
     import warnings
 
     from fmat.study import load_study
-    from fmat_replication import calibration as cal
+    from fmat import calibration as cal
 
     path = REPO / "config" / "studies" / "2A.yaml"
     study = load_study(path)

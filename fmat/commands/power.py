@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from ._common import command, files
 
-#: the entry-point group through which an installed analysis package answers ``fmat power``
-#: (the replication's: fmat_replication/pyproject.toml); the library runs no analysis itself
-ENTRY_POINTS = "fmat.power"
-
 
 def register(sub) -> None:
     p = command(
@@ -62,13 +58,13 @@ def register(sub) -> None:
 
 def _run(args) -> int:
     import os
-    from importlib.metadata import entry_points
     from pathlib import Path
 
     import pandas as pd
     from tqdm.auto import tqdm
 
     from .. import plant
+    from .. import power as engine
     from ..errors import InputError
     from ..study import load_study
 
@@ -93,14 +89,6 @@ def _run(args) -> int:
         raise InputError(f"--jobs {args.jobs}", where="--jobs", fix="give at least 1 process")
     if not 0 <= args.others < 1:
         raise InputError(f"--others {args.others}", where="--others", fix="give a share in [0, 1)")
-    found = list(entry_points(group=ENTRY_POINTS))
-    if not found:
-        raise InputError(
-            "no analysis package is installed for fmat power",
-            where=f"entry points {ENTRY_POINTS!r}",
-            fix="install the replication's analyses (make env: pip install -e ./fmat_replication)",
-        )
-    engine = found[0].load()
     study = load_study(args.study, criteria_dir=args.criteria if Path(args.criteria).is_dir() else None)
     world = plant.load_world(args.world)
     planted = world.plant(str(study.id))
@@ -117,7 +105,7 @@ def _run(args) -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     with tqdm(total=max(1, len(items)) * len(models) * 2 * args.worlds, desc=f"power {study.id}", unit="world") as bar:
-        table = engine.run(
+        table = engine.power_table(
             study,
             planted,
             models=models,

@@ -1,17 +1,15 @@
 """Power and false-positive rate of a study's design and analysis (``fmat power``,
 docs/calibration.md).
 
-For each number of models, ``worlds`` worlds of perfect learners (:mod:`fmat_replication.calibration`)
+For each number of models, ``worlds`` worlds of perfect learners (:mod:`fmat.calibration`)
 are drawn twice: with the world file's plant for the study (the association the researcher
 expects: power = the share of worlds whose test is significant at ``alpha``) and with nothing
-planted (:func:`fmat_replication.calibration.null_plant`: the false-positive rate).  The study's
+planted (:func:`fmat.calibration.null_plant`: the false-positive rate).  The study's
 own analysis runs on each (its study file's options; for the stereotype analyses also the
 calibrated ``inference: sentence``).  Seeds: world k of a setting is seeded ``seed + k``, the
 same for every number of models, so the rows differ only by the design.
 
-The library's ``fmat power`` command reaches this module through the entry point
-``fmat.power`` (fmat_replication/pyproject.toml): the library itself knows nothing of the
-replication's analyses.
+Library code: ``fmat power`` runs it after the library's own install (no replication needed).
 """
 
 from __future__ import annotations
@@ -25,10 +23,10 @@ from typing import Callable, Mapping, Sequence
 import pandas as pd
 import yaml
 
+from fmat import calibration as cal
 from fmat.errors import InputError
 from fmat.stats.mixed import SingularFitWarning
 from fmat.study import load_study
-from fmat_replication import calibration as cal
 
 #: the calibrated variant of the analyses that have one
 CALIBRATED = {"stereotype_pairs": {"inference": "sentence"}, "stereotype_domains": {"inference": "sentence"}}
@@ -229,8 +227,3 @@ def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def run(study, plant, **kw) -> pd.DataFrame:
-    """The entry point ``fmat.power`` (:func:`power_table`)."""
-    return power_table(study, plant, **kw)
