@@ -41,6 +41,7 @@ import platform
 import sys
 import time
 import warnings
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,9 +56,13 @@ import pandas as pd  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fmat import plant  # noqa: E402
-from fmat.study import load_study  # noqa: E402
 from fmat import calibration as cal  # noqa: E402
+from fmat import plant  # noqa: E402
+from fmat.errors import EXIT_USAGE, InputError  # noqa: E402
+from fmat.power import stop_pool, worker_start  # noqa: E402
+from fmat.study import load_study  # noqa: E402
+
+PROG = "bench_calibration.py"
 
 #: option overrides of each analysis variant
 VARIANTS = {
@@ -182,6 +187,7 @@ def one_world(task: tuple) -> pd.DataFrame:
 
 
 def _quiet() -> None:
+    worker_start()  # Ctrl-C is the parent's: it stops the pool (fmat.power.stop_pool)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
 
@@ -224,6 +230,11 @@ def simulate(args) -> None:
             if n_done % (10 * len(settings)) == 0 or n_done == len(tasks):
                 took = time.perf_counter() - start
                 print(f"world {task[6]}: {n_done} of {len(tasks)} world-settings, {took:.0f} s", flush=True)
+    except BaseException:  # Ctrl-C or an error: queued worlds cancelled, the workers stopped now
+        if pool is not None:
+            stop_pool(pool)
+            pool = None
+        raise
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -330,8 +341,116 @@ def figure(tab: pd.DataFrame, path: str) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _runs_file(path: Path, where: str) -> None:
+    """``path`` is a runs file this script wrote (CSV or gzipped CSV with the columns of
+    :data:`KEY`); an :class:`InputError` naming ``where`` otherwise."""
+    fix = f"give a runs file {PROG} wrote (CSV, or .csv.gz), or a new file name to start one"
+    try:
+        cols = set(read_runs(path).columns) if path.stat().st_size else set()
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, pd.errors.ParserError) as err:  # gzip, encoding, CSV
+        raise InputError(f"{path} cannot be read as a runs file ({type(err).__name__}: {err})", where=where, fix=fix) from None
+    missing = [c for c in KEY if c not in cols]
+    if missing:
+        raise InputError(f"{path} is not a runs file of {PROG}: it has no column {', '.join(missing)}", where=where, fix=fix)
+
+
+def check_args(args) -> None:
+    """Every argument and file checked before any world is drawn: an :class:`InputError` naming
+    the argument, what is wrong and the fix (printed as the ``fmat`` command prints one)."""
+
+    def whole(name: str, least: int, why: str = "") -> None:
+        value = getattr(args, name.lstrip("-").replace("-", "_"))
+        if value < least:
+            raise InputError(f"must be at least {least}{why}; got {value}", where=name, fix=f"e.g. {name} {max(least, 2)}")
+
+    known = sorted(p.stem for p in (REPO / "config" / "studies").glob("*.yaml"))
+    if args.criteria_dir and not Path(args.criteria_dir).is_dir():
+        raise InputError(
+            f"no such folder: {args.criteria_dir}",
+            where="--criteria-dir",
+            fix="give the folder of criterion tables (resources/criteria, built by the workflow)",
+        )
+    if args.table:
+        for name in [r for r in args.runs.split(",") if r]:
+            if not Path(name).is_file():
+                raise InputError(
+                    f"no such file: {name}",
+                    where="--runs",
+                    fix=f"give the runs file(s) a simulation wrote (without --table: {PROG} --runs FILE)",
+                )
+            _runs_file(Path(name), "--runs")
+        for name in ("out", "figure"):
+            value = getattr(args, name)
+            if value and not Path(value).resolve().parent.is_dir():
+                raise InputError(
+                    f"no such folder: {Path(value).parent}",
+                    where=f"--{name}",
+                    fix="create the folder first, or give another path",
+                )
+        return
+    studies = [s for s in args.studies.split(",") if s]
+    bad = [s for s in studies if s not in known]
+    if bad or not studies:
+        raise InputError(
+            f"unknown study {', '.join(map(repr, bad)) or repr(args.studies)}",
+            where="--studies",
+            fix=f"give study ids of config/studies, comma-separated: {', '.join(known)}",
+        )
+    whole("--worlds", 1)
+    whole("--models", 2, " (the analyses take the models as random intercepts)")
+    whole("--jobs", 1)
+    if args.icc:
+        whole("--population", 2)
+    try:
+        others = [float(x) for x in args.others.split(",") if x.strip()]
+    except ValueError:
+        others = []
+    if not others or not all(0 <= o < 1 for o in others):
+        raise InputError(
+            f"{args.others!r} is not a list of shares",
+            where="--others",
+            fix="give shares in [0, 1), comma-separated, e.g. 0,0.5,0.9",
+        )
+    kinds = [k for k in args.kinds.split(",") if k]
+    if not kinds or not set(kinds) <= {"null", "planted"}:
+        raise InputError(f"unknown kind of world in {args.kinds!r}", where="--kinds", fix="give null, planted or null,planted")
+    variants = [v for v in args.variants.split(",") if v]
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad or not variants:
+        raise InputError(
+            f"unknown variant {', '.join(map(repr, bad)) or repr(args.variants)}",
+            where="--variants",
+            fix=f"give variants of {', '.join(VARIANTS)}, comma-separated",
+        )
+    runs = Path(args.runs)
+    if "," in args.runs:
+        raise InputError(
+            f"--runs {args.runs!r}: one file when simulating", where="--runs", fix="several files: with --table only"
+        )
+    if runs.exists():
+        if not runs.is_file():
+            raise InputError(f"{runs} is not a file", where="--runs", fix="give a file name (the runs are appended to it)")
+        _runs_file(runs, "--runs")
+    elif not runs.resolve().parent.is_dir():
+        raise InputError(f"no such folder: {runs.parent}", where="--runs", fix="create the folder first, or give another path")
+
+
+def _interrupted(args) -> int:
+    """Ctrl-C: what was kept (the worlds already appended to --runs) and how to go on."""
+    runs = Path(args.runs)
+    if args.table or not runs.exists():
+        print(f"{PROG}: interrupted (Ctrl-C); kept: nothing\n  run the same command again", file=sys.stderr)
+    else:
+        print(
+            f"{PROG}: interrupted (Ctrl-C); kept: the worlds already in {runs}\n"
+            "  go on: run the same command again (it skips the worlds already there)",
+            file=sys.stderr,
+        )
+    return 130
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     ap.add_argument("--studies", default="3A,3B")
     ap.add_argument("--worlds", type=int, default=500)
     ap.add_argument("--models", type=int, default=12, help="perfect learners per world (the paper: 12)")
@@ -353,6 +472,18 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")
     ap.add_argument("--figure", default=None, help="with --table: the figure (PNG)")
     args = ap.parse_args(argv)
+    try:
+        check_args(args)
+    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        return _interrupted(args)
+
+
+def _main(args) -> int:
     global CRITERIA_DIR
     CRITERIA_DIR = Path(args.criteria_dir).resolve() if args.criteria_dir else None
     logging.disable(logging.WARNING)

@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
+from fmat.errors import EXIT_USAGE, InputError  # noqa: E402
 
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -151,8 +153,38 @@ def training_abba(commit: str, cores: str, repeats: int, tmp: Path) -> int:
     return 0
 
 
+PROG = "bench_demo.py"
+
+
+def check_args(args) -> None:
+    """Every argument checked before any worktree is made: an ``InputError`` naming the argument,
+    what is wrong and the fix (printed as the ``fmat`` command prints one)."""
+    if args.cores != "all" and not (args.cores.isdigit() and int(args.cores) >= 1):
+        raise InputError(
+            f"{args.cores!r} is not a number of cores", where="--cores", fix="give all, or a whole number of at least 1"
+        )
+    if args.training is not None:
+        if not args.threads_off:
+            raise InputError(
+                "--training needs --threads-off COMMIT", where="--training", fix="e.g. --threads-off HEAD --training 2"
+            )
+        if args.training < 1:
+            raise InputError(f"must be at least 1; got {args.training}", where="--training", fix="e.g. --training 2")
+    commits = (("--threads-off", args.threads_off),) if args.threads_off else (("--old", args.old), ("--new", args.new))
+    for name, commit in commits:
+        found = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"], capture_output=True, text=True
+        )
+        if found.returncode != 0:
+            raise InputError(
+                f"{commit!r} is not a commit of {REPO}",
+                where=name,
+                fix="give a commit this checkout has (git log --oneline), e.g. HEAD or a short hash",
+            )
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     ap.add_argument("--old", default="fe86582", help="the commit before (default: the last demo with random weights)")
     ap.add_argument("--new", default="HEAD")
     ap.add_argument("--cores", default="all")
@@ -164,6 +196,22 @@ def main(argv=None) -> int:
         help="with --threads-off: only the training stage, PAIRS before/after pairs (ABBA)",
     )
     args = ap.parse_args(argv)
+    try:
+        check_args(args)
+    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        print(
+            f"{PROG}: interrupted (Ctrl-C); kept: nothing (its copies of the commits are removed)\n  run it again",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _main(args) -> int:
     if args.threads_off and args.training:
         with tempfile.TemporaryDirectory(prefix="fmat-bench-demo-") as tmp:
             return training_abba(args.threads_off, args.cores, args.training, Path(tmp))

@@ -45,6 +45,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from fmat.errors import EXIT_USAGE, InputError  # noqa: E402
+
 
 def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
     import fmat
@@ -107,11 +109,11 @@ def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: 
     import pandas as pd
 
     import fmat
+    from fmat import calibration as cal
     from fmat import plant, tiny
     from fmat.oracle import oracle
     from fmat.pipeline import lpr_table, reliability_tables
     from fmat.study import score_options
-    from fmat import calibration as cal
     from fmat_replication.analysis import analysis_stage
 
     bc = _bench_calibration()
@@ -257,8 +259,69 @@ def perfect_learners(seed: int, n_models: int, others: float) -> dict:
     }
 
 
+PROG = "bench_null.py"
+
+
+def check_args(args) -> None:
+    """Every argument and file checked before any model is trained: an ``InputError`` naming the
+    argument, what is wrong and the fix (printed as the ``fmat`` command prints one)."""
+    from fmat import tiny
+
+    for name, least in (("--seeds", 1), ("--first-seed", 0), ("--steps", 1), ("--threads", 1)):
+        value = getattr(args, name[2:].replace("-", "_"))
+        if value < least:
+            raise InputError(f"must be at least {least}; got {value}", where=name, fix=f"e.g. {name} {max(least, 2)}")
+    families = [f for f in args.models.split(",") if f]
+    if len(families) < 2:
+        raise InputError(
+            f"{len(families)} model(s) in {args.models!r}: the analysis takes the models as random intercepts",
+            where="--models",
+            fix="give two or more, comma-separated, e.g. --models bert-uncased,roberta,albert",
+        )
+    bad = [f for f in families if f not in tiny.FAMILIES]
+    if bad and not args.perfect_learners:
+        raise InputError(
+            f"unknown tokenizer family {', '.join(map(repr, bad))}",
+            where="--models",
+            fix=f"give families of the tiny models, comma-separated: {', '.join(tiny.FAMILIES)}",
+        )
+    if not 0 <= args.others < 1:
+        raise InputError(f"{args.others:g} is outside [0, 1)", where="--others", fix="give a share in [0, 1), e.g. --others 0.5")
+    known = sorted(p.stem for p in (REPO / "config" / "studies").glob("*.yaml"))
+    if args.study not in known:
+        raise InputError(
+            f"unknown study {args.study!r}", where="--study", fix=f"give a study id of config/studies: {', '.join(known)}"
+        )
+    if args.study != "N0" and args.perfect_learners:
+        raise InputError(
+            f"perfect learners are of N0 only here; --study {args.study} trains models",
+            where="--perfect-learners",
+            fix="perfect learners of every study: bench_calibration.py; or leave out --study",
+        )
+    if args.study == "N0" and args.kind != "null":
+        raise InputError("N0 plants nothing", where="--kind planted", fix="give --study with another study, e.g. --study 3B")
+    if args.out:
+        out = Path(args.out)
+        if not out.resolve().parent.is_dir():
+            raise InputError(f"no such folder: {out.parent}", where="--out", fix="create the folder first, or give another path")
+        if out.exists() and not out.is_file():
+            raise InputError(f"{out} is not a file", where="--out", fix="give a file name")
+        if out.exists() and args.study != "N0":  # runs appended: the file must be a runs file
+            _bench_calibration()._runs_file(out, "--out")
+        elif out.exists():  # the table is written anew: only over a table of this script
+            fix = "give a new file name, or the table an earlier run of this script wrote"
+            try:
+                import pandas as pd
+
+                cols = set(pd.read_csv(out, nrows=1).columns) if out.stat().st_size else set()
+            except (OSError, UnicodeDecodeError, ValueError) as err:
+                raise InputError(f"{out} cannot be read as this script's table ({err})", where="--out", fix=fix) from None
+            if not {"seed", "d", "p", "false_positive"} <= cols:
+                raise InputError(f"{out} is not a table of {PROG}, and it would be replaced", where="--out", fix=fix)
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=1, help="the first world's seed (to add worlds to an earlier run)")
     ap.add_argument("--models", default="bert-uncased,roberta,albert")
@@ -270,6 +333,21 @@ def main(argv=None) -> int:
     ap.add_argument("--study", default="N0", help="another study: its trained worlds, every judged row to --out")
     ap.add_argument("--kind", default="null", choices=("null", "planted"), help="with --study: the kind of world")
     args = ap.parse_args(argv)
+    try:
+        check_args(args)
+    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        kept = f"the worlds already in {args.out}" if args.out and Path(args.out).exists() else "nothing"
+        go_on = "run the same command again" + (" (it skips the worlds already there)" if args.study != "N0" and args.out else "")
+        print(f"{PROG}: interrupted (Ctrl-C); kept: {kept}\n  {go_on}", file=sys.stderr)
+        return 130
+
+
+def _main(args) -> int:
     import logging
     import os
     import platform
@@ -280,12 +358,8 @@ def main(argv=None) -> int:
     logging.disable(logging.WARNING)
     torch.set_num_threads(max(1, args.threads))
     families = [f for f in args.models.split(",") if f]
-    if args.study != "N0":
-        if args.perfect_learners:
-            ap.error("--study: trained models only (perfect learners of every study: bench_calibration.py)")
+    if args.study != "N0":  # (--perfect-learners and --kind: check_args)
         return study_runs(args, families)
-    if args.kind != "null":
-        ap.error("--kind planted: with --study (N0 plants nothing)")
     rows = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fmat-null-") as tmp:

@@ -53,7 +53,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scoring import matmul_peak  # noqa: E402
+from bench_args import check_device, check_fraction, check_positive, usage_error  # noqa: E402
+from bench_scoring import matmul_peak, write_json  # noqa: E402
+
+from fmat.errors import InputError  # noqa: E402
+
+PROG = "bench_paper.py"
 
 STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
 
@@ -395,8 +400,9 @@ def machine_line(device) -> str:
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N (default cpu)")
+    """The arguments, checked (issue 55): a bad one stops here, in the ``fmat`` command's style, exit 2."""
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N | mps (default cpu)")
     ap.add_argument(
         "--sample",
         type=float,
@@ -427,23 +433,64 @@ def parse_args(argv):
     ap.add_argument("--max-tokens", type=int, default=None, help="padded tokens per pass (default: AUTO_BATCH)")
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time each model's phases apart (load, model check, tokenizing, batches on the host, "
+        "host<->device copies, forward): where the time goes",
+    )
+    ap.add_argument("--breakdown-sample", type=float, default=None, help="with --breakdown: its sample (default: --sample)")
+    ap.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        help="seconds for the whole run: a model that would not fit at --sample runs at --fallback-sample, "
+        "and once even that would not fit the rest are left out (the output says which)",
+    )
+    ap.add_argument("--fallback-sample", type=float, default=0.05, help="with --time-budget (default 0.05)")
+    ap.add_argument("--out", default=None, help="also write every figure to this JSON file (rewritten after each model)")
     args = ap.parse_args(argv)
-    models = [m.strip() for m in args.models.split(",") if m.strip()] or list(ARCHS)
-    unknown = [m for m in models if m not in ARCHS]
-    if unknown:
-        ap.error(f"--models: unknown {', '.join(unknown)}; use any of {', '.join(ARCHS)}")
-    args.models = models
-    device = torch.device(args.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        ap.error(f"--device {args.device}: CUDA is not available on this machine (torch {torch.__version__}); use --device cpu")
-    args.device = device
-    if args.sample is None:
-        args.sample = 1.0 if device.type == "cuda" else 0.01
-    for opt in ("sample", "fmat_way_sample"):
-        if not 0 < getattr(args, opt) <= 1:
-            ap.error(f"--{opt.replace('_', '-')} {getattr(args, opt)}: use a fraction in (0, 1]")
+    try:
+        models = [m.strip() for m in args.models.split(",") if m.strip()] or list(ARCHS)
+        unknown = [m for m in models if m not in ARCHS]
+        if unknown:
+            raise InputError(f"unknown {', '.join(unknown)}", where="--models", fix=f"use any of {', '.join(ARCHS)}")
+        args.models = list(dict.fromkeys(models))
+        args.device = device = check_device(args.device)
+        if args.sample is None:
+            args.sample = 1.0 if device.type == "cuda" else 0.01
+        for opt in ("sample", "fmat_way_sample", "fallback_sample", "breakdown_sample"):
+            if getattr(args, opt) is not None:
+                check_fraction(getattr(args, opt), f"--{opt.replace('_', '-')}")
+        for opt, example in (("least", 20), ("fmat_way_least", 20), ("batch_size", 64), ("max_tokens", 8192), ("threads", 2)):
+            check_positive(getattr(args, opt), f"--{opt.replace('_', '-')}", example, allow_none=opt != "least")
+        if args.time_budget is not None and not args.time_budget > 0:
+            raise InputError(f"{args.time_budget:g} seconds", where="--time-budget", fix="give a positive number of seconds")
+        if args.out:
+            folder = Path(args.out).resolve().parent
+            if not folder.is_dir():
+                raise InputError(f"the folder {folder} does not exist", where=f"--out {args.out}", fix="create it first")
+    except InputError as err:
+        usage_error(PROG, err)
     args.fmat_way_sample = min(args.fmat_way_sample, args.sample)
+    args.fallback_sample = min(args.fallback_sample, args.sample)
+    if args.breakdown_sample is None:
+        args.breakdown_sample = args.sample
     return args
+
+
+def budget_step(elapsed: float, spent_full: list, spent_fallback: list, budget: float | None, margin: float = 1.2) -> str:
+    """What ``--time-budget`` lets the next model do: "full" (at --sample) while the slowest model
+    so far at that sample (x ``margin``) still fits; then "fallback" (at --fallback-sample) while
+    the slowest of those fits; then "stop". ``spent_*``: the seconds each model took (build,
+    scoring, FMAT's way, breakdown) at each sample; ``budget`` None: always "full"."""
+    if budget is None:
+        return "full"
+    if not spent_fallback and elapsed + margin * max(spent_full, default=0.0) <= budget:
+        return "full"
+    if elapsed + margin * max(spent_fallback, default=0.0) <= budget:
+        return "fallback"
+    return "stop"
 
 
 def main(argv=None) -> int:
@@ -462,6 +509,7 @@ def main(argv=None) -> int:
 
 def _main(argv=None) -> int:
     args = parse_args(argv)
+    t_start = time.perf_counter()
     device = args.device
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -474,7 +522,18 @@ def _main(argv=None) -> int:
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
-    print(machine_line(device), flush=True)
+    machine = machine_line(device)
+    print(machine, flush=True)
+    record = {
+        "machine": machine,
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+        "torch": torch.__version__,
+        "command": " ".join([PROG, *(sys.argv[1:] if argv is None else argv)]),
+        "sample": args.sample,
+        "tiny": args.tiny,
+        "status": "running",
+    }
     from fmat.scoring import AUTO_BATCH
 
     auto = AUTO_BATCH.get(device.type, AUTO_BATCH["cpu"])
@@ -514,25 +573,40 @@ def _main(argv=None) -> int:
                 f"FMAT's way: {sum(s[2] for s in way_samples.values()):,} sentences a model "
                 f"(sample {args.fmat_way_sample:g}, at least {way_least} a study), extrapolated by study"
             )
+        samples_at = {args.sample: samples}
+        bd_samples = {}
+        spent = {"full": [], "fallback": []}
+        skipped = []
         toks = {}
         for name in args.models:
+            step = budget_step(time.perf_counter() - t_start, spent["full"], spent["fallback"], args.time_budget)
+            if step == "stop":
+                skipped.append(name)
+                continue
+            t_model = time.perf_counter()
+            fraction = args.sample if step == "full" else args.fallback_sample
+            if fraction not in samples_at:
+                samples_at[fraction] = sample_queries(tables, fraction, seed=args.seed, least=args.least)
+                print(f"--time-budget: the models from here on at a {fraction:g} sample (extrapolated)", flush=True)
+            model_samples = samples_at[fraction]
             a = tiny_arch(ARCHS[name]) if args.tiny else ARCHS[name]
             if a.tokenizer not in toks:
                 toks[a.tokenizer] = build_tokenizer(a.tokenizer, words, tmp / f"tok-{a.tokenizer}", seed=args.seed)
             tok = toks[a.tokenizer]
             path = build_model(name, a, tok, tmp / "models", seed=args.seed)
             way = None if args.no_fmat_way else FmatWay(path, way_samples, device)
-            res = score_paper(path, samples, device, args.batch_size, args.max_tokens, way=way)
+            res = score_paper(path, model_samples, device, args.batch_size, args.max_tokens, way=way)
             lengths = []
-            for t, _n, _k in samples.values():
+            for t, _n, _k in model_samples.values():
                 lengths += [len(tok(s)["input_ids"]) for s in dict.fromkeys(fill_sentences(t, tok.mask_token).tolist())]
             peak = matmul_peak(device, seconds=1.0)  # right after, under the same load
             scored = sum(res["study_sec"].values())
             flops = arch_flops(lengths, a)
-            full = extrapolate(res["study_sec"], samples)
+            full = extrapolate(res["study_sec"], model_samples)
             row = dict(
                 model=name,
                 n=n_uniq,
+                sample=fraction,
                 mean_len=float(np.mean(lengths)),
                 load=res["load"],
                 score=full,
@@ -546,11 +620,165 @@ def _main(argv=None) -> int:
                 way.close()
                 way_full = extrapolate(way.study_sec, way_samples)
                 row.update(way_load=way.load, way_wall=way.load + way_full, way_sps=n_uniq / way_full)
+            if args.breakdown:
+                bd_fraction = min(args.breakdown_sample, fraction)
+                if bd_fraction not in bd_samples:
+                    bd_samples[bd_fraction] = samples_at.get(bd_fraction) or sample_queries(
+                        tables, bd_fraction, seed=args.seed, least=args.least
+                    )
+                row["breakdown"] = breakdown_row(
+                    time_breakdown(path, bd_samples[bd_fraction], device, args.batch_size, args.max_tokens),
+                    bd_samples[bd_fraction],
+                    row,
+                )
             rows.append(row)
             print_row(row, len(rows) == 1)
+            if args.breakdown:
+                print("    " + breakdown_line(row["breakdown"]), flush=True)
             shutil.rmtree(path)
-    print_total(rows, args)
+            spent[step].append(time.perf_counter() - t_model)
+            record.update(rows=rows, skipped=skipped, total=totals(rows))
+            write_json(args.out, record)
+    if skipped:
+        print(
+            f"STOPPED by --time-budget {args.time_budget:g} s: not measured: {', '.join(skipped)}",
+            flush=True,
+        )
+    if rows:
+        print_total(rows, args)
+    record.update(rows=rows, skipped=skipped, total=totals(rows) if rows else {}, status="stopped" if skipped else "complete")
+    record["seconds"] = time.perf_counter() - t_start
+    write_json(args.out, record)
     return 0
+
+
+#: the phases of :func:`time_breakdown`, as printed
+PHASES = {
+    "load": "load",
+    "check": "model check",
+    "tokenize": "tokenizing",
+    "host": "batches on the host",
+    "copy": "host<->device copies",
+    "forward": "forward",
+    "outputs": "output sentences and labels",
+    "other": "other",
+}
+
+
+def time_breakdown(path: Path, samples: dict, device, batch_size=None, max_tokens=None) -> dict:
+    """Where fmat.run's time goes on the model saved at ``path``, phase by phase, each timed alone
+    (the device synchronised at each boundary), following fmat.scoring.score_model and mask_logp:
+    ``load`` (fmat.models.load_masked_lm onto ``device``), ``check`` (scoring_path's probes), and
+    per study of ``samples``: ``tokenize`` (sentences filled, options derived, unique sentences
+    tokenized, masks found), ``host`` (padded id and attention arrays built), ``copy`` (those to
+    the device, the log probabilities back) and ``forward`` (encoder, head at the mask,
+    log-softmax), ``outputs`` (each row's output sentence decoded and its token label)."""
+    from fmat.models import load_masked_lm
+    from fmat.scoring import (
+        _head_fn,
+        _mask_logits,
+        _outputs,
+        _token_labels,
+        derive_options,
+        fill_sentences,
+        plan_batches,
+        scoring_path,
+    )
+    from fmat.tokens import _tokenize_many, mask_position
+
+    clock = time.perf_counter
+    _sync(device)
+    t = clock()
+    model, tok = load_masked_lm(str(path), device=str(device), progress=False)
+    _sync(device)
+    out = {"load": clock() - t}
+    t = clock()
+    spath = scoring_path(model, tok)
+    _sync(device)
+    out["check"] = clock() - t
+    head = _head_fn(model, spath)
+    pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
+    for k in ("tokenize", "host", "copy", "forward", "outputs"):
+        out[k] = {}
+    with torch.inference_mode():
+        for sid, (table, _n, _k) in samples.items():
+            t = clock()
+            sentences = fill_sentences(table, tok.mask_token)
+            opts = derive_options(tok, sentences, table["M_word"].astype(str).to_numpy())
+            uniq, row_sent = np.unique(sentences.astype(str), return_inverse=True)
+            enc = _tokenize_many(tok, list(uniq), special=True)
+            mpos = np.array([mask_position(e, tok.mask_token_id, uniq[i]) for i, e in enumerate(enc)], dtype=np.int64)
+            out["tokenize"][sid] = clock() - t
+            lengths = np.array([len(e) for e in enc], dtype=np.int64)
+            host = copy = forward = 0.0
+            for idx in plan_batches(lengths, batch_size, max_tokens, device.type, equal_length=spath.padding != "padded"):
+                t0 = clock()
+                ids = np.full((len(idx), int(lengths[idx].max())), pad_id, dtype=np.int64)
+                att = np.zeros_like(ids)
+                for r, i in enumerate(idx):
+                    ids[r, : lengths[i]] = enc[i]
+                    att[r, : lengths[i]] = 1
+                t1 = clock()
+                x = [torch.from_numpy(a).to(device) for a in (ids, att, mpos[idx])]
+                _sync(device)
+                t2 = clock()
+                lsm = torch.log_softmax(_mask_logits(model, head, None, *x), dim=-1)
+                picked = lsm[:, :4]  # a few entries a sentence, as the options are
+                _sync(device)
+                t3 = clock()
+                picked.double().cpu().numpy()
+                t4 = clock()
+                host, copy, forward = host + t1 - t0, copy + (t2 - t1) + (t4 - t3), forward + t3 - t2
+            out["host"][sid], out["copy"][sid], out["forward"][sid] = host, copy, forward
+            t = clock()
+            row_ids = np.array([o.pieces[0] if o.pieces else 0 for o in opts], dtype=np.int64)
+            _outputs(tok, enc, row_sent, opts, row_ids, {}, tok.mask_token_id)
+            _token_labels(tok, opts, row_ids, {}, False)
+            out["outputs"][sid] = clock() - t
+    del model
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return out
+
+
+def breakdown_row(bd: dict, samples: dict, row: dict) -> dict:
+    """A model's breakdown in seconds of the whole paper: the per-study phases of ``bd``
+    (:func:`time_breakdown` on ``samples``) extrapolated as the scoring is; ``load`` is the
+    scoring's own (``row``); ``other`` is what the scoring took beyond the timed phases (fmat.run's
+    bookkeeping: output sentences decoded, labels, checks)."""
+    out = {"load": row["load"], "check": bd["check"]}
+    for k in ("tokenize", "host", "copy", "forward", "outputs"):
+        out[k] = extrapolate(bd[k], samples)
+    out["other"] = row["score"] - sum(v for k, v in out.items() if k != "load")
+    return out
+
+
+def breakdown_line(bd: dict) -> str:
+    """``load 1.2 s (10%) | ... ; largest: forward``."""
+    total = sum(max(0.0, v) for v in bd.values()) or 1.0
+    parts = [f"{PHASES[k]} {_fmt_sec(v)} ({100 * max(0.0, v) / total:.0f}%)" for k, v in bd.items()]
+    return "breakdown: " + " | ".join(parts) + f"; largest: {PHASES[max(bd, key=bd.get)]}"
+
+
+def totals(rows: list) -> dict:
+    """The whole run's figures from its model ``rows`` (seconds; bytes)."""
+    n = sum(r["n"] for r in rows)
+    out = dict(
+        models=len(rows),
+        sentences=n,
+        wall=sum(r["wall"] for r in rows),
+        load=sum(r["load"] for r in rows),
+        score=sum(r["score"] for r in rows),
+        peak_mem=max(r["peak_mem"] for r in rows),
+        samples=sorted({r["sample"] for r in rows}),
+    )
+    out["sps"] = n / out["score"]
+    if all("way_wall" in r for r in rows):
+        out["way_wall"] = sum(r["way_wall"] for r in rows)
+    if all("breakdown" in r for r in rows):
+        out["breakdown"] = {k: sum(r["breakdown"][k] for r in rows) for k in PHASES}
+    return out
 
 
 def _fmt_sec(s: float) -> str:
@@ -576,15 +804,20 @@ def print_row(r: dict, header: bool) -> None:
 
 
 def print_total(rows: list, args) -> None:
-    n = sum(r["n"] for r in rows)
-    wall = sum(r["wall"] for r in rows)
-    score = sum(r["score"] for r in rows)
+    tot = totals(rows)
+    n, wall, score = tot["sentences"], tot["wall"], tot["score"]
     what = "the whole paper" if len(rows) == len(ARCHS) else f"{len(rows)} of the 12 models"
-    est = "" if args.sample >= 1 else f" (extrapolated from a {args.sample:g} sample)"
+    parts = [s for s in tot["samples"] if s < 1]
+    est = ""
+    if parts:
+        k = sum(r["sample"] < 1 for r in rows)
+        est = f" (extrapolated{'' if k == len(rows) else f' for {k} models'} from a {' / '.join(f'{s:g}' for s in parts)} sample)"
     print(
         f"TOTAL {what}: {n:,} sentences, fmat.run {n / score:.1f} sentences/s, {_fmt_sec(wall)} wall "
-        f"(loads included){est}; peak memory {max(r['peak_mem'] for r in rows) / 2**30:.2f} GiB"
+        f"(loads included){est}; peak memory {tot['peak_mem'] / 2**30:.2f} GiB"
     )
+    if "breakdown" in tot:
+        print("TOTAL " + breakdown_line(tot["breakdown"]))
     if all("way_wall" in r for r in rows):
         way = sum(r["way_wall"] for r in rows)
         west = "" if args.fmat_way_sample >= 1 else f" (extrapolated from a {args.fmat_way_sample:g} sample)"

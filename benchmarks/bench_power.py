@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from fmat import plant  # noqa: E402
-from fmat.study import load_study  # noqa: E402
 from fmat.power import power_table  # noqa: E402
+from fmat.study import load_study  # noqa: E402
 
 
 def main(argv=None) -> int:

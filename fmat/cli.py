@@ -6,7 +6,8 @@ Subcommands live in :mod:`fmat.commands`, one module per area; each module defin
 
 Exit codes: 0 success, 1 unexpected error (a bug), 2 bad input or a failure of the environment
 (a full disk, a read-only folder, no permission: :func:`fmat.errors.os_error`); the message says
-what, where and the fix. Errors are printed without a traceback unless ``--debug`` is given.
+what, where and the fix; 130 after Ctrl-C, at any moment (the start-up included), with what was
+kept and how to go on. Errors are printed without a traceback unless ``--debug`` is given.
 Before a command runs, its declared outputs are checked (:func:`fmat.commands._common.check_files`):
 an output that is one of its inputs, a folder, a device or a FIFO is refused.
 """
@@ -22,6 +23,9 @@ import sys
 
 from . import __version__
 from .errors import EXIT_ERROR, EXIT_USAGE, FmatError, os_error
+
+#: the exit status after Ctrl-C (128 + SIGINT, as a shell reports it)
+EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +58,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``fmat``'s entry point (``[project.scripts]``). Ctrl-C is obeyed from the first moment: during
+    the start-up (the command modules' imports, the arguments) it says so and exits 130, no traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before a command ran: nothing of it was written
+        name = _name(argv)
+        print(f"{name}: interrupted (Ctrl-C) while starting; kept: nothing\n  run the same command again", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _name(argv: list[str] | None) -> str:
+    """``fmat COMMAND`` of a command line not parsed yet (its first word that is not an option)."""
+    words = [w for w in (sys.argv[1:] if argv is None else argv) if not str(w).startswith("-")]
+    return f"fmat {words[0]}" if words and str(words[0]).isidentifier() else "fmat"
+
+
+def interrupted(args: argparse.Namespace, err: KeyboardInterrupt) -> None:
+    """The lines of a Ctrl-C that a command did not explain itself (``err.fmat_told``): what it
+    had kept (``args.kept``, the paths a command lists as it finishes them), else nothing: the
+    commands write their outputs when they end, each one whole (:func:`fmat.io.write_table`)."""
+    if getattr(err, "fmat_told", False):
+        return
+    kept = ", ".join(map(str, getattr(args, "kept", None) or []))
+    kept = kept or f"nothing (fmat {args.command} writes its output when it ends)"
+    print(f"fmat {args.command}: interrupted (Ctrl-C); kept: {kept}\n  run the same command again to start over", file=sys.stderr)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -81,9 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"fmat {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:
+        interrupted(args, err)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `fmat ... | head`: the reader left; not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

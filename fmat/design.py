@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import validate
+from . import arguments, validate
 from .errors import InputError
 from .io import read_table, table_format, write_table
 
@@ -213,6 +213,7 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
     ...       TARGET={"Occ": ["a nurse", "a doctor"]}).shape
     (4, 7)
     """
+    where = arguments.text("where", where, optional=True)
     queries = normalize_queries(query, where)
     mask = normalize_groups(MASK, "MASK", where)
     target = normalize_groups(TARGET, "TARGET", where)

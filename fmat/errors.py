@@ -15,6 +15,7 @@ import warnings
 EXIT_OK = 0
 EXIT_ERROR = 1  # unexpected failure (a bug, or the environment)
 EXIT_USAGE = 2  # bad input: fix the file/argument the message names
+EXIT_NO_ANALYSIS = 3  # the tables were written but the study's analysis did not run (the reason is printed last)
 
 
 class FmatError(Exception):

@@ -16,7 +16,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -376,51 +376,210 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = Non
     return path
 
 
-#: the record an output folder keeps of the run that wrote it (`fmat study`, `fmat pilot`)
+#: the record an output folder keeps of the run that wrote it (`fmat study`, `fmat pilot`,
+#: `fmat power`): ``{"command", "study", "files"}``, ``files`` the paths (relative to the folder)
+#: of everything that run wrote there; a folder it made to hold others ends in ``/``
 FOLDER_RECORD = ".fmat-run.json"
 
+_WHERE = "-o/--output"
 
-def claim_folder(out: Path, *, command: str, study: str, names, force: bool = False, resume: bool = False) -> None:
+
+def _listed(names: Iterable[str]) -> str:
+    names = list(names)
+    return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+
+def _record_entry(entry) -> bool:
+    """A path a run record may list: relative, inside the folder (no ``..``), not the record."""
+    if not isinstance(entry, str) or not entry.strip("/") or entry.startswith("/") or "\\" in entry:
+        return False
+    parts = entry.rstrip("/").split("/")
+    return all(p not in ("", ".", "..") for p in parts) and entry != FOLDER_RECORD
+
+
+def read_folder_record(out: Path) -> tuple[dict | None, str]:
+    """The run record of ``out`` (:data:`FOLDER_RECORD`) and, when it is damaged, why.
+
+    ``(None, "")``: there is none. ``(None, why)``: it is damaged (cut short, not JSON, another
+    shape). A record that is a symbolic link, a folder or anything but a regular file is an
+    InputError: fmat reads and writes its own record only, never through a link.
+    """
+    record = Path(out) / FOLDER_RECORD
+    if record.is_symlink():
+        raise InputError(
+            f"the run record {record} is a symbolic link (to {os.readlink(record)}); fmat writes its "
+            "record itself and never through a link, which would change the file it points to",
+            where=_WHERE,
+            fix=f"remove the link {record} (the file it points to is left as it is), or give another output folder",
+        )
+    if not record.exists():
+        return None, ""
+    if not record.is_file():
+        raise InputError(
+            f"the run record {record} is not a file (fmat keeps the record of the run that wrote the folder there)",
+            where=_WHERE,
+            fix=f"move {record} away, or give another output folder",
+        )
+    try:
+        raw = record.read_bytes()
+    except OSError as err:
+        known = os_error(err)
+        if known is None:
+            raise
+        raise InputError(f"the run record {record} cannot be read: {known.message}", where=_WHERE, fix=known.fix) from err
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, f"not UTF-8 text ({len(raw)} bytes)"
+    except ValueError as err:
+        return None, f"not valid JSON ({len(raw)} bytes, {err.args[0] if err.args else err}): cut short, or changed by hand?"
+    if not isinstance(data, dict):
+        return None, f"a JSON {type(data).__name__}, not the record's mapping of command, study and files"
+    bad = [k for k in ("command", "study") if not isinstance(data.get(k), str) or not data.get(k)]
+    if bad:
+        return None, f"its {' and '.join(bad)} {'is' if len(bad) == 1 else 'are'} missing or not text"
+    files = data.get("files")
+    if files is not None and (not isinstance(files, list) or not all(_record_entry(f) for f in files)):
+        return None, "its files are not a list of paths inside the folder"
+    return data, ""
+
+
+def write_folder_record(out: Path, data: Mapping) -> None:
+    """Write the run record of ``out`` as fmat's own file: to a temporary file beside it, then
+    renamed over it (never written through a link: a record that is one is refused)."""
+    record = Path(out) / FOLDER_RECORD
+    if record.is_symlink() or (record.exists() and not record.is_file()):
+        read_folder_record(out)  # the error that names it
+    fd, tmp = tempfile.mkstemp(prefix=f"{FOLDER_RECORD}.", suffix=".tmp", dir=out)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(dict(data), indent=1) + "\n")
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; the record follows the umask
+        os.replace(tmp, record)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def settle_folder_record(out: Path) -> None:
+    """At the end of a run (finished, failed or interrupted): the run record of ``out`` lists only
+    the files that run wrote, not those it would have written next (a user's file of that name
+    made later is then the user's). Never raises: the run's own outcome is what the user sees."""
+    try:
+        data, damaged = read_folder_record(Path(out))
+        if data is None or damaged or data.get("files") is None:
+            return
+        kept = [f for f in data["files"] if (Path(out) / f.rstrip("/")).exists() or (Path(out) / f.rstrip("/")).is_symlink()]
+        if kept != data["files"]:
+            write_folder_record(Path(out), {**data, "files": kept})
+    except (OSError, InputError):
+        return
+
+
+def _inside(out: Path, path: Path) -> bool:
+    """``path``'s folder is ``out`` or below it once links are followed (a recorded path under a
+    linked folder that points elsewhere is not removed)."""
+    try:
+        path.parent.resolve().relative_to(out.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def claim_folder(
+    out: Path, *, command: str, study: str, names, force: bool = False, resume: bool = False, can_resume: bool = False
+) -> None:
     """Make ``out`` the output folder of ``command`` on ``study``, before any model loads.
 
-    ``names``: the files and folders the command writes there (fixed names). A folder that holds
-    some of them from a run of another study (or of another command, or of a run before the
-    folder kept a record, :data:`FOLDER_RECORD`) is refused: its tables would be replaced one by
-    one and the rest (an old ``report.html``) left beside the new ones. With ``force`` those
-    files are removed first, so nothing of the two runs is mixed; other files are never touched.
-    The same study again (``--resume``, a rerun) is fine, and so is ``resume`` into a folder
-    without a record (written before folders kept one: ``--resume`` checks each model's rows).
+    ``names``: the files and folders the command writes there (paths relative to ``out``; a
+    folder that only holds others, as a pilot's ``models/``, ends in ``/``). They are recorded
+    in :data:`FOLDER_RECORD` with what an earlier run of the same command and study wrote, so a
+    later ``force`` removes exactly those and nothing else.
+
+    Refused (InputError, nothing touched):
+
+    * a folder that holds files of a run of another study or command (``force`` removes those
+      recorded files first, a recorded folder that holds anything else is kept);
+    * one of ``names`` present but not recorded as fmat's: the user's own file, which fmat
+      neither replaces nor removes (``force`` included);
+    * a damaged record beside files of ``names`` (fmat cannot tell which are its own);
+      ``resume`` reads the folder as this study's (each model's rows are checked) and writes
+      a new record; ``can_resume``: the fix offers it.
+
+    ``resume`` into a folder without a record (written before folders kept one) is fine too.
     """
+    out = Path(out)
     record = out / FOLDER_RECORD
-    present = [n for n in names if (out / n).exists() or (out / n).is_symlink()]
-    previous = None
-    if record.is_file():
-        try:
-            previous = json.loads(record.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            previous = None
+    previous, damaged = read_folder_record(out)
     mine = {"command": command, "study": str(study)}
-    same = isinstance(previous, dict) and {k: str(previous.get(k)) for k in mine} == mine
-    same = same or (resume and previous is None)
-    if present and not same:
-        whose = (
-            f"a run of `fmat {previous.get('command')}` on study {previous.get('study')!r}"
-            if isinstance(previous, dict) and previous.get("study")
-            else "an earlier run that did not record its study"
+    names = list(dict.fromkeys(str(n) for n in names))
+    holders = [n for n in names if n.endswith("/")]
+    planned = [n for n in names if not n.endswith("/")]
+
+    def exists(name: str) -> bool:
+        path = out / name.rstrip("/")
+        return path.exists() or path.is_symlink()
+
+    present = [n for n in planned if exists(n)]
+    elsewhere = out.parent / str(study)
+    resume_fix = (
+        "; if they are this study's tables from an earlier run, add --resume (resume=True in Python) to reuse "
+        "its scores (each model's rows are checked) and write a new record"
+        if can_resume
+        else ""
+    )
+    if damaged and present and not resume:
+        raise InputError(
+            f"the run record {record} is damaged ({damaged}), so fmat cannot tell which files of {out} an earlier "
+            f"run wrote ({_listed(present)}) and which are yours",
+            where=_WHERE,
+            fix=(
+                "add --resume (resume=True in Python): the scores there are reused (each model's rows are checked) "
+                f"and a new record written; or give another output folder (-o {elsewhere})"
+                if can_resume
+                else f"give another output folder (-o {elsewhere}), or delete {_listed(present)} and {record} yourself"
+            ),
         )
+    if previous is None:
+        recorded = present if (resume or damaged) else []
+        same = bool(resume or damaged or not present)
+    else:
+        listed = previous.get("files")
+        if listed is None:  # a record of an fmat that did not list its files: the fixed names it wrote
+            listed = present
+        recorded = [f for f in dict.fromkeys(listed) if exists(f) and _inside(out, out / f.rstrip("/"))]
+        same = {k: str(previous.get(k)) for k in mine} == mine
+    theirs = [n for n in present if n not in recorded]
+    if theirs:
+        raise InputError(
+            f"the output folder {out} holds {_listed(theirs)}, which no fmat run recorded as its own: fmat treats "
+            f"{'it' if len(theirs) == 1 else 'them'} as your file{'s' if len(theirs) > 1 else ''} and neither replaces "
+            "nor removes them (--force included)",
+            where=_WHERE,
+            fix=f"give another output folder (-o {elsewhere}), or move your file{'s' if len(theirs) > 1 else ''} "
+            f"away first{resume_fix}",
+        )
+    if recorded and not same:
+        whose = f"a run of `fmat {previous['command']}` on study {previous['study']!r}"  # type: ignore[index]
         if not force:
             raise InputError(
-                f"the output folder {out} holds the files of {whose} ({', '.join(present[:4])}"
-                + (" ..." if len(present) > 4 else "")
-                + f"); writing study {study!r} there would replace them one by one and mix the two runs",
-                where="-o/--output",
-                fix=f"give another output folder (e.g. -o {out.parent / str(study)}), or add --force to remove those files first",
+                f"the output folder {out} holds the files of {whose} ({_listed(recorded)}); writing study {study!r} there "
+                "would mix the two runs",
+                where=_WHERE,
+                fix=f"give another output folder (e.g. -o {elsewhere}), or add --force to remove the files "
+                f"that run recorded in {FOLDER_RECORD} first (nothing else in the folder is touched)",
             )
-        for n in present:
-            path = out / n
-            if path.is_dir() and not path.is_symlink():
+        for name in sorted(recorded, key=lambda n: (n.endswith("/"), -n.count("/"))):
+            path = out / name.rstrip("/")
+            if name.endswith("/"):
+                if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+                    path.rmdir()
+            elif path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)
             else:
                 path.unlink()
+        recorded = []
+    new_holders = [h for h in holders if not exists(h) or h in recorded]
+    files = list(dict.fromkeys(recorded + planned + new_holders))
     out.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps(mine) + "\n", encoding="utf-8")
+    write_folder_record(out, {**mine, "files": files})

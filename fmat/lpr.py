@@ -38,6 +38,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from . import arguments
 from .design import table_type
 from .errors import InputError
 
@@ -204,6 +205,9 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     >>> bool(np.isclose(lpr["LPR"].iloc[0], np.log(0.2 / 0.4)))
     True
     """
+    mask_pair, target_pair, attrib_pair = (
+        arguments.flag(*a) for a in (("mask_pair", mask_pair), ("target_pair", target_pair), ("attrib_pair", attrib_pair))
+    )
     if not isinstance(scores, pd.DataFrame):
         raise InputError(
             "scores must be a table (DataFrame)",

@@ -29,10 +29,13 @@ the word, the context and the model's name: the same world gives the same number
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import math
 import os
+import re
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -44,8 +47,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import checking, validate
-from .errors import InputError
+from . import analyses, checking, validate
+from .errors import FmatError, InputError
+from .pipeline import lpr_table, reliability_tables
 from .runner import concat_scores, label_scores
 from .study import _json_path
 
@@ -68,6 +72,16 @@ class Effect:
     per_item: dict | None = None
     trend: dict | None = None
     where: dict[str, list[str]] = field(default_factory=dict)
+    #: the size as the world file states it: ``d`` (in sigma units: ``lpr = d * sigma``), else None
+    d: float | None = None
+    sigma: float = SIGMA
+
+    @property
+    def stated(self) -> str:
+        """The size in the units the world file states it, e.g. ``d = 0.8 (sigma units: LPR = 0.8 x 1.414 = 1.131)``."""
+        if self.d is None:
+            return f"LPR = {self.lpr:g} (d = LPR / sigma = {self.lpr / self.sigma:.3g} in sigma units)"
+        return f"d = {self.d:g} (sigma units: LPR = {self.d:g} x {self.sigma:g} = {self.lpr:.3g})"
 
     @property
     def key(self) -> str:
@@ -118,6 +132,102 @@ class SimpleStudy:
     items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["slot", "word", "item"]))
 
 
+#: the range of each effect size and SD a world file may state, and why (docs/planting.md,
+#: "The ranges of the numbers"); every other number must be finite and at most LARGEST in size
+RANGES = {
+    "d": (
+        -5.0,
+        5.0,
+        "Bao (2024)'s largest d is about 2; at d = 5 (an LPR of 7.1 with sigma 1.414) one option is "
+        "1,200 times as likely as the other, and the rarer one gets almost no training sentence",
+    ),
+    "lpr": (
+        -10.0,
+        10.0,
+        "at an LPR of 10 one option is 22,000 times as likely as the other: even samples: 100000 "
+        "gives the rarer one a handful of sentences",
+    ),
+    "sigma": (
+        0.1,
+        10.0,
+        "sigma turns a d into an LPR (Bao 2024: 1.414, the SD of the LPRs); above 10 a d of 1 is already an LPR of 10",
+    ),
+    "variation": (
+        0.0,
+        2.0,
+        "an SD of 2 log-probability units makes a word two SDs above the mean 55 times as likely as "
+        "the mean one: variation that large swamps the effects and leaves rare options without a training sentence",
+    ),
+}
+#: the largest number a world file may state anywhere (years, percentages and seeds are far below it)
+LARGEST = 1e15
+
+
+def _numbers(data, path=()):
+    """``(path, value)`` of every number in a parsed YAML file (booleans are not numbers)."""
+    if isinstance(data, Mapping):
+        for k, v in data.items():
+            yield from _numbers(v, (*path, str(k)))
+    elif isinstance(data, (list, tuple)):
+        for i, v in enumerate(data):
+            yield from _numbers(v, (*path, i))
+    elif isinstance(data, (int, float)) and not isinstance(data, bool):
+        yield path, data
+
+
+def _shown(x) -> str:
+    try:
+        return f"{x:g}"
+    except OverflowError:  # an integer beyond a float's range
+        return "a number of more than 300 digits"
+
+
+def check_world_numbers(data: Mapping, path: object = "world") -> None:
+    """Every number of a world file is finite, and every effect size (``d``, ``lpr``, ``d x sigma``),
+    ``sigma`` and variation SD lies in its range (:data:`RANGES`): an InputError naming the file,
+    the key and the range. JSON Schema's minimum and maximum let NaN through (every comparison
+    with it is false), so this checks them itself, before the schema."""
+    sigma = data.get("sigma", SIGMA) if isinstance(data, Mapping) else SIGMA
+    for parts, x in _numbers(data):
+        where = f"{path}: {_json_path(list(parts))}"
+        last = str(parts[-1]) if parts else "a number"
+        key, name = None, last
+        if (len(parts) == 2 or (len(parts) == 4 and parts[0] == "studies")) and parts[-2] == "variation":
+            key, name = "variation", f"variation {last}"
+        elif parts == ("sigma",) or (
+            len(parts) == 5 and parts[0] == "studies" and parts[2] == "effects" and last in ("d", "lpr")
+        ):
+            key = last
+        if isinstance(x, float) and not math.isfinite(x):  # nan, inf, -inf (YAML's .nan, .inf)
+            raise InputError(
+                f"{name} is {x}, not a finite number",
+                where=where,
+                fix="give a number (YAML's .nan and .inf are not; docs/planting.md, 'The ranges of the numbers')",
+            )
+        rng = RANGES.get(key) if key else None
+        if rng is not None:
+            lo, hi, why = rng
+            if not lo <= x <= hi:
+                raise InputError(
+                    f"{name} = {_shown(x)} is outside its range [{lo:g}, {hi:g}]",
+                    where=where,
+                    fix=f"give {name} a number from {lo:g} to {hi:g} ({why}; docs/planting.md, 'The ranges of the numbers')",
+                )
+            if key == "d" and isinstance(sigma, (int, float)) and math.isfinite(sigma) and abs(x * sigma) > RANGES["lpr"][1]:
+                raise InputError(
+                    f"d = {x:g} with sigma = {sigma:g} is an LPR of {x * sigma:g}, outside the LPR's range "
+                    f"[{RANGES['lpr'][0]:g}, {RANGES['lpr'][1]:g}]",
+                    where=where,
+                    fix=f"give a smaller d or sigma ({RANGES['lpr'][2]}; docs/planting.md, 'The ranges of the numbers')",
+                )
+        elif abs(x) > LARGEST:
+            raise InputError(
+                f"{last} is {_shown(x)}, larger than any number a world states ({LARGEST:g})",
+                where=where,
+                fix="give the number you mean (a year, a percentage, a seed); docs/planting.md, 'The ranges of the numbers'",
+            )
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict:
     """The world-file JSON Schema (draft 2020-12)."""
@@ -140,6 +250,7 @@ def load_world(path: str | os.PathLike) -> World:
             fix="see docs/planting.md for a complete example",
         )
     check_expectations(data, path)  # before the schema: its oneOf message would not say which kinds
+    check_world_numbers(data, path)  # before the schema too: NaN passes its minimum and maximum
     problems = validate.schema_problems(jsonschema.Draft202012Validator(schema()), data)
     if problems:
         lines = [f"{_json_path(p) or '(top)'}: {m}" for p, m in problems]
@@ -153,6 +264,7 @@ def load_world(path: str | os.PathLike) -> World:
 
 def world_from_mapping(data: Mapping, path: Path | None = None) -> World:
     """A :class:`World` from a parsed world file (already checked against the schema)."""
+    check_world_numbers(data, path or "world")
     sigma = float(data.get("sigma", SIGMA))
     variation = {**VARIATION, **{k: float(v) for k, v in dict(data.get("variation") or {}).items()}}
     samples = int(data.get("samples", SAMPLES))
@@ -183,6 +295,8 @@ def world_from_mapping(data: Mapping, path: Path | None = None) -> World:
                     per_item=dict(e["per_item"]) if e.get("per_item") else None,
                     trend=dict(e["trend"]) if e.get("trend") else None,
                     where={k: [str(x) for x in v] for k, v in dict(e.get("where") or {}).items()},
+                    d=float(e["d"]) if "d" in e else None,
+                    sigma=sigma,
                 )
             )
         plants[str(sid)] = Plant(
@@ -791,3 +905,79 @@ def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = 
     for col in ("realised", "value", "ci_low", "ci_high", "p"):
         out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
     return out
+
+
+# ----------------------------------------------------------------------------- expectations, before training
+
+
+def design_rows(study, plant: Plant, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """The results rows the study's pipeline makes on this design in this world, before any model
+    is trained: its reliability rows and its analysis' rows (:func:`fmat.analyses.analysis_stage`)
+    on the world's own probabilities for ``models`` (:func:`planted_scores`; seconds, no training).
+    Their ``statistic, condition, model`` are those a trained pilot's results will have, so a
+    world's expectations can be checked against them (:func:`check_expected_rows`)."""
+    models = [str(m) for m in models]
+    scores = planted_scores(study, plant, models, criteria)
+    if "prior" not in scores.columns:  # an LPBS study (score: {method: lpbs}): a stand-in prior, the same rows
+        scores["prior"] = 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a singular fit on the world's probabilities says nothing here
+        lpr = lpr_table(study, scores)
+        _, rel = reliability_tables(study, scores, lpr, sid=str(study.id), icc=len(models) > 1)
+        stats, _, _ = analyses.analysis_stage(study, scores, lpr, rel, dict(criteria or {}), sid=str(study.id))
+    return stats
+
+
+def check_expected_rows(
+    plant: Plant, study, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None, where: str = "world"
+) -> None:
+    """Every expectation of ``plant`` names a statistic, condition and model that the study's
+    pipeline will produce (:func:`design_rows`: the analysis run on the world's probabilities,
+    before training); else an InputError naming ``where: studies.<id>.expect[i]``, the rows
+    there are and the nearest ("did you mean"). Without it a typo (``cohens_d`` for ``d``,
+    ``like-dislike:persnal``) showed as "no such row" after every model was trained. An analysis
+    that cannot run on the design is named here too."""
+    if not plant.expect:
+        return
+    try:
+        rows = design_rows(study, plant, models, criteria)
+    except FmatError as err:
+        raise InputError(
+            f"the study's analysis cannot run on this design (run on the world's own probabilities, before any "
+            f"training): {err.message}",
+            where=err.where or where,
+            fix=err.fix or "fix the study file's analysis: block",
+        ) from None
+    stat = rows["statistic"].astype(str).to_numpy()
+    cond = rows["condition"].astype(str).to_numpy()
+    model = rows["model"].astype(str).to_numpy()
+    for i, e in enumerate(plant.expect):
+        at = f"{where}: studies.{plant.study}.expect[{i}]"
+        s, c, m = str(e.get("statistic", "")), str(e.get("condition", "all")), str(e.get("model", "all"))
+        statistics = list(dict.fromkeys(stat))
+        if s not in statistics:
+            close = difflib.get_close_matches(s, statistics, n=1, cutoff=0.5)
+            close = close or [x for x in statistics if x in re.split(r"[^A-Za-z0-9]+", s)][:1]  # cohens_d: d
+            raise InputError(
+                f"the study's results will have no statistic {s!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
+                where=f"{at}.statistic",
+                fix=f"use one of {', '.join(statistics)}",
+            )
+        conds = list(dict.fromkeys(cond[stat == s]))
+        if not any(fnmatchcase(x, c) for x in conds):
+            close = difflib.get_close_matches(c, conds, n=1, cutoff=0.5)
+            raise InputError(
+                f"the study's results will have no {s} row of condition {c!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else ""),
+                where=f"{at}.condition",
+                fix=f"use one of {', '.join(conds[:12])}{' ...' if len(conds) > 12 else ''} (* and ? match several)",
+            )
+        have = list(dict.fromkeys(model[(stat == s) & np.array([fnmatchcase(x, c) for x in cond])]))
+        if not any(fnmatchcase(x, m) for x in have):
+            close = difflib.get_close_matches(m, have, n=1, cutoff=0.5)
+            raise InputError(
+                f"the study's results will have no {s} row of condition {c!r} for model {m!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else ""),
+                where=f"{at}.model",
+                fix=f"use one of {', '.join(have[:12])}",
+            )

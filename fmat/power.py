@@ -14,17 +14,24 @@ Library code: ``fmat power`` runs it after the library's own install (no replica
 
 from __future__ import annotations
 
+import signal
 import tempfile
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import yaml
 
+from fmat import arguments
 from fmat import calibration as cal
+from fmat import plant as fplant
 from fmat.errors import InputError
+from fmat.oracle import oracle
 from fmat.stats.mixed import SingularFitWarning
 from fmat.study import load_study
 
@@ -92,6 +99,29 @@ def study_with_items(study, n_items: int, slot: str | None = None, folder=None):
     return load_study(path)
 
 
+def worker_start() -> None:
+    """The initializer of a pool's worker processes: they ignore SIGINT. Ctrl-C reaches the
+    terminal's whole process group; the parent alone handles it and stops the pool
+    (:func:`stop_pool`), so no worker prints a traceback or goes on with its queue."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now (Ctrl-C or an error in the parent): its queued worlds are cancelled and
+    its workers terminated, without waiting for the worlds they run; no process is left behind.
+    (``with ProcessPoolExecutor()`` would wait for every world queued: minutes.)"""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=2)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=2)
+
+
 def _one_world(task) -> pd.DataFrame:
     """One world of :func:`power_table` (a top-level function: it runs in worker processes)."""
     study, plant, n, kind, others, seed, criteria, variants, items, realised = task
@@ -122,7 +152,29 @@ def power_table(
     exact binomial 95% CI, the mean estimate over the planted worlds and the mean realised
     value of the first :data:`REALISED_WORLDS` of them.
     ``progress(1)`` is called after each world; ``jobs`` > 1 runs the worlds in that many
-    processes (the same numbers: each world is seeded on its own)."""
+    processes (the same numbers: each world is seeded on its own). A wrong argument is an
+    InputError naming it, before any world is drawn (:mod:`fmat.arguments`)."""
+    if not isinstance(getattr(study, "queries", None), pd.DataFrame):
+        raise InputError(
+            f"study must be a study (fmat.load_study), not {arguments.shown(study)}",
+            where="study",
+            fix="give study=fmat.load_study('config/studies/3A.yaml')",
+        )
+    if not isinstance(plant, fplant.Plant):
+        raise InputError(
+            f"plant must be a world's plant for the study (fmat.plant.Plant), not {arguments.shown(plant)}",
+            where="plant",
+            fix="give plant=fmat.plant.load_world('config/world.yaml').plant(study.id)",
+        )
+    models = arguments.wholes("models", models, minimum=2)
+    items = arguments.wholes("items", items, minimum=2, optional=True)
+    worlds = arguments.whole("worlds", worlds, minimum=1)
+    others = arguments.number("others", others, low=0, high=1, high_open=True)
+    seed = arguments.whole("seed", seed, minimum=0, maximum=arguments.SEED_MAX)
+    alpha = arguments.number("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
+    criteria = arguments.mapping("criteria", criteria)
+    progress = arguments.function("progress", progress)
+    jobs = arguments.whole("jobs", jobs, minimum=1)
     variants = variants_of(study)
     plants = {"planted": plant, "null": cal.null_plant(plant)}
     designs = {0: study} if not items else {int(i): study_with_items(study, int(i)) for i in items}
@@ -146,11 +198,16 @@ def power_table(
     ]
     frames = []
     if jobs > 1:
-        with ProcessPoolExecutor(max_workers=int(jobs)) as pool:
+        pool = ProcessPoolExecutor(max_workers=int(jobs), initializer=worker_start)
+        try:
             for fut in as_completed([pool.submit(_one_world, t) for t in tasks]):
                 frames.append(fut.result())
                 if progress:
                     progress(1)
+        except BaseException:  # Ctrl-C (KeyboardInterrupt) or a world's error: the pool stops now
+            stop_pool(pool)
+            raise
+        pool.shutdown()
     else:
         for t in tasks:
             frames.append(_one_world(t))
@@ -185,45 +242,144 @@ def power_table(
     return pd.DataFrame(rows)
 
 
+def controls(study, plant, criteria: Mapping[str, pd.DataFrame] | None = None) -> tuple[set[tuple[str, str]], list]:
+    """Where the world plants nothing: ``(rows, patterns)``. ``rows``: the judged rows
+    (statistic, condition) whose exact value (:func:`fmat.oracle.oracle`, three models) is the
+    same with the plant's effects as without them (e.g. 2A's notice-ignore relation beside a
+    planted like-dislike); ``patterns``: (statistic, condition pattern) of the world's
+    ``absent: true`` expectations (2A's personal-societal: planted alike for both perceivers).
+    A control's rate of p < alpha in the planted worlds is a false-positive rate, not power.
+    Analyses without closed forms (LPBS) give the patterns only."""
+    try:
+        models = ["m1", "m2", "m3"]
+        with_effects = oracle(study.path, plant, models, criteria)
+        without = oracle(study.path, replace(plant, effects=[]), models, criteria)
+    except Exception:  # no closed form for this design (the oracle's gaps): the expectations alone
+        with_effects = without = pd.DataFrame(columns=["statistic", "condition", "model", "value"])
+    key = ["statistic", "condition"]
+    both = with_effects[with_effects["model"].astype(str) == "all"].merge(
+        without[without["model"].astype(str) == "all"], on=key, suffixes=("", "_null")
+    )
+    same = np.isclose(both["value"].astype(float), both["value_null"].astype(float), rtol=1e-9, atol=1e-12)
+    rows = {(str(r.statistic), str(r.condition)) for r in both[same].itertuples()}
+    patterns = [
+        (str(e.get("statistic")), str(e.get("condition", "all")))
+        for e in plant.expect
+        if e.get("absent") and str(e.get("model", "all")) in ("all", "*")
+    ]
+    return rows, patterns
+
+
+def mark_controls(table: pd.DataFrame, study, plant, criteria: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """``table`` (:func:`power_table`) with a column ``control``: True for a row where nothing is
+    planted (:func:`controls`), whose ``power`` is then a false-positive rate in planted worlds."""
+    rows, patterns = controls(study, plant, criteria)
+    flags = [
+        (str(s), str(c)) in rows or any(str(s) == ps and fnmatchcase(str(c), pc) for ps, pc in patterns)
+        for s, c in zip(table["statistic"], table["condition"])
+    ]
+    return table.assign(control=pd.Series(flags, index=table.index, dtype=bool))
+
+
+def headline(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the study's overall test, per variant: condition ``all`` where the design has
+    one; else the first planted row whose condition is an average (e.g. 2A's
+    ``like-dislike:average``: both perceivers); else the first planted row; else the first row.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"variant": "paper", "models": 3, "statistic": "d", "control": [False, False, False, True],
+    ...     "condition": ["like-dislike:personal", "like-dislike:societal", "like-dislike:average", "notice-ignore:average"]})
+    >>> headline(t)["condition"].tolist()
+    ['like-dislike:average']
+    """
+    if "control" not in table.columns:
+        table = table.assign(control=False)
+    keep = []
+    for _, g in table.groupby("variant", sort=False):
+        planted = g[~g["control"].astype(bool)]
+        cond = planted["condition"].astype(str)
+        for pick in (g[g["condition"].astype(str) == "all"], planted[cond.str.endswith("average")], planted, g):
+            if len(pick):
+                first = pick.iloc[0]
+                keep.append((first["variant"], first["statistic"], first["condition"]))
+                break
+    key = list(zip(table["variant"], table["statistic"], table["condition"]))
+    return table[[k in keep for k in key]]
+
+
 def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
-    """Power and false-positive rate against the number of models (one line per variant and
-    judged row, or with several numbers of items one per number of items and variant for the
-    overall row; at most 8 lines, the first ones), as a PNG."""
+    """Power (left; rows where something is planted) and false-positive rate (right: each planted
+    row's in the null worlds; each control's, where nothing is planted, in the planted worlds:
+    ``control``, :func:`mark_controls`) against the number of models, at most 8 lines a panel
+    (the overall test first: :func:`headline`), the legend below the panels, as a PNG.  With
+    several numbers of items: one line per number of items and variant for the overall test."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharex=True)
     if "items" not in table.columns:
         table = table.assign(items=0)
+    if "control" not in table.columns:
+        table = table.assign(control=False)
+    table = table.assign(control=table["control"].astype(bool))
     several = table["items"].nunique() > 1
+    key = ["items", "variant", "statistic", "condition"]
+    top = headline(table).set_index(key[1:]).index
     if several:  # one line per number of items and variant: the overall row only
-        first = table.groupby("variant", sort=False)["condition"].transform("first")
-        table = table[table["condition"].eq("all") | (~table["condition"].eq("all").any() & table["condition"].eq(first))]
-    lines = table.groupby(["items", "variant", "statistic", "condition"], sort=False)
-    for j, (key, g) in enumerate(lines):
-        if j >= 8:
-            break
-        label = f"{key[2]} {key[3]} ({key[1]})" + (f", {key[0]} items" if several else "")
-        for ax, col in zip(axes, ("power", "fpr")):
-            ax.errorbar(
+        table = table[table.set_index(key[1:]).index.isin(top)]
+    first = table.set_index(key[1:]).index.isin(top)
+    table = pd.concat([table[first], table[~first]])  # the overall test drawn (and listed) first
+    planted = table[~table["control"]]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
+    handles: dict = {}
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour_of: dict = {}
+    for ax, col in zip(axes, ("power", "fpr")):
+        drawn = [(k, g, col, "") for k, g in planted.groupby(key, sort=False)]
+        if col == "fpr":  # a control's rejections in the planted worlds are false positives too
+            drawn += [(k, g, "power", " [control]") for k, g in table[table["control"]].groupby(key, sort=False)]
+        for k, g, column, tag in drawn[:8]:
+            name = f"{k[2]} {k[3]} ({k[1]})" + (f", {k[0]} items" if several else "")
+            if name not in colour_of:  # one colour per row, in both panels
+                colour_of[name] = palette[len(colour_of) % len(palette)]
+            h = ax.errorbar(
                 g["models"],
-                100 * g[col],
-                yerr=[100 * (g[col] - g[f"{col}_low"]), 100 * (g[f"{col}_high"] - g[col])],
-                marker="o",
-                label=label,
+                100 * g[column],
+                yerr=[100 * (g[column] - g[f"{column}_low"]), 100 * (g[f"{column}_high"] - g[column])],
+                marker="s" if tag else "o",
+                ls=":" if tag else "-",
+                color=colour_of[name],
+                label=name + tag,
                 capsize=2,
+                alpha=0.9,
             )
-    axes[0].set_ylabel("power at the planted size, %")
-    axes[1].set_ylabel("false-positive rate (nothing planted), %")
-    axes[1].axhline(5, color="grey", ls="--")
+            handles.setdefault(name + tag, h)
+        ax.set_ylim(-3, 103)
+    axes[0].set_ylabel("power at the planted size, %\n(rows where something is planted)")
+    axes[1].set_ylabel("false-positive rate, %\n(nothing planted)")
+    axes[1].axhline(5, color="grey", ls="--", lw=1)
+    if not len(planted):
+        axes[0].text(0.5, 0.5, "no row with a planted effect", ha="center", transform=axes[0].transAxes)
     for ax in axes:
         ax.set_xlabel("number of models")
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted(table["models"].unique()), [str(m) for m in sorted(table["models"].unique())])
-    axes[0].legend(fontsize=7)
+        ax.minorticks_off()
     fig.suptitle(title)
-    fig.tight_layout()
+    ncol = 2 if len(handles) > 3 else max(1, len(handles))
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="lower center",
+        ncol=ncol,
+        fontsize=8,
+        frameon=False,
+        title="the overall test first; [control]: nothing planted, its rate in the planted worlds; grey dashes: 5%",
+        title_fontsize=8,
+    )
+    rows = -(-len(handles) // ncol)
+    fig.tight_layout(rect=(0, 0.05 + 0.045 * rows, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)

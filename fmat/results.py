@@ -145,6 +145,73 @@ def validate_results(df: pd.DataFrame, *, where: str = "results", statistics: It
 EFFECT_STATISTICS = ("d", "b", "beta", "r")
 
 
+def p_text(p) -> str:
+    """A p value as every page and summary shows it (APA): ``< .001``, else three decimals
+    without the leading zero; ``NA`` when missing.
+
+    Examples
+    --------
+    >>> from fmat.results import p_text
+    >>> p_text(0.0123), p_text(0.0004), p_text(0.5), p_text(float("nan"))
+    ('.012', '< .001', '.500', 'NA')
+    """
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        return "NA"
+    if p != p:
+        return "NA"
+    return "< .001" if p < 0.001 else f"{p:.3f}".replace("0.", ".", 1) if p < 1 else f"{p:.3f}"
+
+
+#: alpha over fewer rows (observations: models or words, as the reliability block spreads them)
+#: than this is shown as NA (docs/reports.md, "Reliability that means nothing")
+MIN_ALPHA_ROWS = 4
+
+
+def reliability_note(statistic: str, value, n=None) -> str:
+    """Why a reliability row's value is not shown ("" when it is): alpha over fewer than
+    :data:`MIN_ALPHA_ROWS` rows (each covariance of two items rests on 2-3 points: the tiny
+    models gave alpha = -4.2 and alpha_std = 1.6e16), any alpha above 1 or not finite (a
+    singular covariance or correlation matrix), an ICC that is not finite or outside [-1, 1]
+    (no variance among the items, or too few models).
+
+    Examples
+    --------
+    >>> from fmat.results import reliability_note
+    >>> reliability_note("alpha", -4.2, 3)
+    'NA: alpha over 3 rows (fewer than 4): each covariance of two items rests on 3 points'
+    >>> print(reliability_note("alpha_std", 1.6e16, 12))
+    NA: alpha_std = 1.6e+16 is impossible (above 1): the items' correlation matrix is singular
+    >>> reliability_note("alpha", 0.81, 12)
+    ''
+    """
+    stat = str(statistic)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    try:
+        rows = int(float(n)) if n is not None and float(n) == float(n) else None
+    except (TypeError, ValueError):
+        rows = None
+    if stat.startswith("alpha"):
+        if rows is not None and rows < MIN_ALPHA_ROWS:
+            return (
+                f"NA: alpha over {rows} rows (fewer than {MIN_ALPHA_ROWS}): each covariance of two items rests on {rows} points"
+            )
+        if v != v or abs(v) == float("inf"):
+            return "NA: not defined (an item without variance)"
+        if v > 1:
+            return f"NA: {stat} = {v:.2g} is impossible (above 1): the items' correlation matrix is singular"
+    elif stat.startswith("ICC"):
+        if v != v or abs(v) == float("inf"):
+            return "NA: not defined (no variance among the items, or fewer than two models)"
+        if abs(v) > 1:
+            return f"NA: {stat} = {v:.2g} is outside [-1, 1]: a degenerate fit (no variance among the items)"
+    return ""
+
+
 def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
     """The effect rows (d, b, beta, r) of model ``all`` in a results table, with their CI, p
     and df.

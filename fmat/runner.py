@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from . import lpbs
+from . import arguments, lpbs
 from .errors import InputError
 from .io import read_table
 from .models import _as_models, check_scores, load_masked_lm, model_label
@@ -92,6 +92,24 @@ def run(
     >>> bool(scores["prob"].between(0, 1).all())
     True
     """
+    models = arguments.models("models", models)
+    data = arguments.table("data", data)
+    device = arguments.device("device", device)
+    batch_size, max_tokens, threads = (
+        arguments.whole(n, v, minimum=1, optional=True)
+        for n, v in (("batch_size", batch_size), ("max_tokens", max_tokens), ("threads", threads))
+    )
+    add_tokens, na_out, progress = (
+        arguments.flag(*a) for a in (("add_tokens", add_tokens), ("na_out", na_out), ("progress", progress))
+    )
+    if not (type(dtype).__name__ == "dtype" and type(dtype).__module__.startswith("torch")):  # or a torch.dtype
+        dtype = arguments.text("dtype", dtype, choices=("float32", "bfloat16", "float16", "fp32", "bf16", "fp16"))
+    method = arguments.text("method", method, choices=METHODS)
+    word_rule = arguments.text("word_rule", word_rule, choices=("tokenizer", "fmat"))
+    pattern_special = arguments.mapping("pattern_special", pattern_special)
+    weight_decay = arguments.number("weight_decay", weight_decay, low=0, low_open=True)
+    arguments.path("cache_dir", cache_dir, optional=True)
+    arguments.path("lock_path", lock_path, optional=True)
     import torch
 
     if method not in METHODS:

@@ -358,7 +358,7 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
     if analysis["name"] is not None:
         (check_analysis or check_analysis_name)(analysis["name"], analysis["options"], where=f"{where}: analysis")
         check_analysis_design(queries, analysis["options"], where=f"{where}: analysis.options")
-        analyses.check_design(analysis["name"], analysis["options"], queries, where=f"{where}: analysis.options")
+        analyses.check_design(analysis["name"], analysis["options"], queries, where=f"{where}: analysis.options", lpr_options=lpr)
     return queries, items, lpr, reliability, score, analysis
 
 
@@ -392,6 +392,17 @@ def _need_in_design(values, queries, column: str, slot: str, what: str, where: s
         )
 
 
+def _two_different(values: list, where: str, what: str, example: str) -> None:
+    """A contrast compares two different things: ``[Vegetarian, Vegetarian]`` compares a group
+    with itself (a difference of exactly 0 with SE 0: no t, no p), so it is refused here."""
+    if len(values) == 2 and str(values[0]) == str(values[1]):
+        raise InputError(
+            f"the contrast compares {values[0]!r} with itself; it needs two different {what}",
+            where=where,
+            fix=f"name two different {what}, {example}",
+        )
+
+
 def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis.options") -> None:
     """The analysis options that name groups, words or templates of the study's design name ones
     it has, checked when the study file is read, before any model loads (a typo in
@@ -404,10 +415,22 @@ def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis
     for key, (column, slot) in _GROUP_OPTIONS.items():
         if isinstance(options.get(key), list):
             _need_in_design(options[key], queries, column, slot, "group", f"{where}.{key}")
+            _two_different(options[key], f"{where}.{key}", f"{slot} groups", "e.g. [Vegetarian, Hunter] (first minus second)")
     if isinstance(options.get("forms"), Mapping):
         for form, pair in options["forms"].items():
             if isinstance(pair, list):
                 _need_in_design(pair, queries, "ATTRIB", "ATTRIB", "group", f"{where}.forms.{form}")
+                _two_different(
+                    pair, f"{where}.forms.{form}", "ATTRIB groups", "e.g. [MathInterest, ArtsInterest] (focal, reference)"
+                )
+    if isinstance(options.get("relations"), Mapping):
+        for rel, words in options["relations"].items():
+            if isinstance(words, list):
+                _two_different(words, f"{where}.relations.{rel}", "[MASK] words", "e.g. [like, dislike] (positive, negative)")
+    if isinstance(options.get("century_contrasts"), list):
+        for i, pair in enumerate(options["century_contrasts"]):
+            if isinstance(pair, list):
+                _two_different(pair, f"{where}.century_contrasts[{i}]", "years", "e.g. [2000, 1900] (later, earlier)")
     for key in ("mask_wordings",):
         for i, words in enumerate(options.get(key) or [] if isinstance(options.get(key), list) else []):
             if isinstance(words, list):

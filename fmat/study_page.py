@@ -20,12 +20,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import __version__, analyses
 from .io import atomic_path
 from .reliability import with_item_keys
-from .results import effect_rows, per_model_effects
+from .results import effect_rows, p_text, per_model_effects, reliability_note
 
 TEMPLATES = Path(__file__).with_name("templates") / "study_page"
 SLOT_WORDS = (("MASK", "M_word"), ("TARGET", "T_word"), ("ATTRIB", "A_word"))
@@ -125,27 +126,50 @@ def lpr_definition(queries: pd.DataFrame, lpr_options: dict | None) -> str:
     return out
 
 
-def _apart(lpr: pd.DataFrame) -> list[str]:
-    """The group columns of the LPR table whose groups were not contrasted (two or more values)."""
-    return [slot for slot in PAIRING if slot in lpr.columns and lpr[slot].astype(str).nunique() >= 2]
+def _apart(lpr: pd.DataFrame, compared=()) -> list[str]:
+    """The group columns of the LPR table whose groups were not contrasted (two or more values),
+    then the ``compared`` columns (:func:`compared_columns`: e.g. an attitude study's relations)."""
+    slots = [slot for slot in PAIRING if slot in lpr.columns and lpr[slot].astype(str).nunique() >= 2]
+    return slots + [c for c in compared if c in lpr.columns and c not in slots]
 
 
-def lpr_tables(lpr: pd.DataFrame) -> list[dict]:
+def compared_columns(lpr: pd.DataFrame, keys=()) -> list[str]:
+    """The LPR columns, beside the uncontrasted groups, whose values the analysis compares and so
+    must never be averaged together on the page: the paired [MASK] words (``M_word``: each pair a
+    relation, e.g. 2A's like - dislike and its notice - ignore control) when the analysis keys its
+    observations by them before the item (:func:`fmat.analyses.item_columns`, e.g.
+    ``attitude_weat``'s ``query, M_word, T_word``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> lpr = pd.DataFrame({"M_word": ["like - dislike", "notice - ignore"], "T_word": ["rose", "rose"], "LPR": [1.0, 0.0]})
+    >>> compared_columns(lpr, ["query", "M_word", "T_word"])
+    ['M_word']
+    >>> compared_columns(lpr, ["T_word"])
+    []
+    """
+    keys = list(keys or ())
+    return [c for c in keys[:-1] if c == "M_word" and c in lpr.columns and lpr[c].astype(str).nunique() >= 2]
+
+
+def lpr_tables(lpr: pd.DataFrame, compared=()) -> list[dict]:
     """Mean LPR per template and per word of each slot, per model, each within the groups that
-    the LPR did not contrast (those the analysis compares are never averaged together)."""
+    the LPR did not contrast and the ``compared`` columns (:func:`compared_columns`): those the
+    analysis compares are never averaged together."""
     out = []
     value = pd.to_numeric(lpr["LPR"], errors="coerce")
     d = lpr.assign(LPR=value)
-    apart = _apart(d)
+    apart = _apart(d, compared)
     for col, label, slot in (
         ("query", "template", None),
         ("M_word", "MASK word", "MASK"),
         ("T_word", "TARGET word", "TARGET"),
         ("A_word", "ATTRIB word", "ATTRIB"),
     ):
-        if col not in d.columns or d[col].nunique() < 1 or (slot == "MASK" and "MASK" not in apart):
+        if col not in d.columns or d[col].nunique() < 1 or (slot == "MASK" and "MASK" not in apart and col not in apart):
             continue
-        keys = [g for g in apart if g != slot] + [col]
+        keys = [g for g in apart if g != slot and g != col] + [col]
         wide = (
             d.groupby(keys + ["model"], observed=True, sort=False)["LPR"].mean().unstack("model")
             if "model" in d.columns
@@ -197,9 +221,20 @@ def item_table(lpr: pd.DataFrame, keys) -> dict | None:
     return {"caption": caption, "keys": keys, **t}
 
 
-def lpr_figure(lpr: pd.DataFrame) -> str | None:
+def _png(fig) -> str:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
     """A PNG (data: URI): each model's mean LPR by word (one bar per model; a word of each group
-    that the LPR did not contrast is its own bar), or None."""
+    that the LPR did not contrast is its own bar), one panel per value of the ``compared``
+    columns (:func:`compared_columns`: an attitude study's relations side by side, never
+    averaged together), or None."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -211,37 +246,112 @@ def lpr_figure(lpr: pd.DataFrame) -> str | None:
     d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce")).dropna(subset=["LPR"])
     if d.empty:
         return None
-    apart = [g for g in _apart(d) if not (col == "T_word" and g == "TARGET") and not (col == "A_word" and g == "ATTRIB")]
+    panel_cols = [c for c in compared if c in d.columns and c != col]
+    apart = [
+        g
+        for g in _apart(d)
+        if not (col == "T_word" and g == "TARGET") and not (col == "A_word" and g == "ATTRIB") and g not in panel_cols
+    ]
     key = d[col].astype(str)
     for g in apart:
         key = key + " (" + d[g].astype(str) + ")"
-    d = d.assign(_key=key)
-    words = list(dict.fromkeys(d["_key"]))[:40]
+    panel = d[panel_cols].astype(str).agg(" / ".join, axis=1) if panel_cols else pd.Series("", index=d.index)
+    d = d.assign(_key=key, _panel=panel)
+    panels = list(dict.fromkeys(d["_panel"]))[:6]
+    words = list(dict.fromkeys(d["_key"]))[:60]
     models = list(dict.fromkeys(d["model"].astype(str))) if "model" in d.columns else ["all"]
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.35 * len(words) + 2), 3.6), dpi=100)
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(max(5.0, 0.35 * len(words) + 2), 3.6 * len(panels)), dpi=100, squeeze=False, sharey=True
+    )
     width = 0.8 / max(1, len(models))
-    for k, m in enumerate(models):
-        sub = d[d["model"].astype(str) == m] if "model" in d.columns else d
-        means = sub.groupby("_key")["LPR"].mean().reindex(words)
-        x = [i + (k - (len(models) - 1) / 2) * width for i in range(len(words))]
-        ax.bar(x, means.to_numpy(), width=width * 0.9, label=m)
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(words)))
-    ax.set_xticklabels(words, rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("mean LPR")
-    ax.legend(fontsize=7, frameon=False)
+    for ax, name in zip(axes[:, 0], panels):
+        part = d[d["_panel"] == name]
+        for k, m in enumerate(models):
+            sub = part[part["model"].astype(str) == m] if "model" in part.columns else part
+            means = sub.groupby("_key")["LPR"].mean().reindex(words)
+            x = [i + (k - (len(models) - 1) / 2) * width for i in range(len(words))]
+            ax.bar(x, means.to_numpy(), width=width * 0.9, label=m)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(words)))
+        ax.set_xticklabels(words, rotation=60, ha="right", fontsize=8)
+        ax.set_ylabel("mean LPR")
+        if name:
+            ax.set_title(f"{', '.join(panel_cols)}: {name}", fontsize=9)
+    axes[0, 0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return _png(fig)
+
+
+def trend_figure(yearly: pd.DataFrame, stats: pd.DataFrame | None = None, year_scale: float = 100) -> str | None:
+    """A PNG (data: URI) of a trend study's effect: each model's yearly effect size (``yearly``:
+    ``model, year, d``, the ``change_over_time`` figure table) with its fitted OLS line, and the
+    slope b per ``year_scale`` years (the analysis' per-model ``b`` and the LMM's over all models,
+    from ``stats``, where there); None without the columns."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    if not isinstance(yearly, pd.DataFrame) or not {"model", "year", "d"} <= set(yearly.columns) or yearly.empty:
+        return None
+    y = yearly.assign(year=pd.to_numeric(yearly["year"], errors="coerce"), d=pd.to_numeric(yearly["d"], errors="coerce"))
+    y = y.dropna(subset=["year", "d"])
+    if y.empty:
+        return None
+    b = {}
+    if stats is not None and len(stats):
+        rows = stats[(stats["statistic"].astype(str) == "b") & (stats["condition"].astype(str) == "year")]
+        b = {str(r.model): float(r.value) for r in rows.itertuples()}
+    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=100)
+    for m, g in y.groupby(y["model"].astype(str), sort=False):
+        g = g.sort_values("year")
+        pts = ax.plot(g["year"], g["d"], marker=".", ms=3, lw=0.6, alpha=0.6)[0]
+        if len(g) >= 2 and g["year"].nunique() >= 2:
+            slope, icpt = np.polyfit(g["year"].to_numpy(float), g["d"].to_numpy(float), 1)
+            xs = np.array([g["year"].min(), g["year"].max()], dtype=float)
+            shown = b.get(m, slope * year_scale)
+            ax.plot(xs, icpt + slope * xs, color=pts.get_color(), lw=2, label=f"{m}: b = {shown:.3f}")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xlabel("year")
+    ax.set_ylabel("effect size d (mean LPR / sigma)")
+    overall = f"; all models (LMM): b = {b['all']:.3f} per {year_scale:g} years" if "all" in b else ""
+    ax.set_title(f"The change over time: each model's yearly d and its fitted line{overall}", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), title=f"b per {year_scale:g} years")
+    fig.tight_layout()
+    return _png(fig)
 
 
 def _p_text(p) -> str:
-    """A p value as shown: ``< .001``, else three decimals; ``NA`` when missing."""
-    if p is None or pd.isna(p):
-        return "NA"
-    return "< .001" if float(p) < 0.001 else f"{float(p):.3f}"
+    """A p value as shown (:func:`fmat.results.p_text`: ``< .001``, ``.012``; ``NA`` when missing)."""
+    return p_text(p)
+
+
+def reliability_view(rel: pd.DataFrame) -> pd.DataFrame:
+    """The reliability rows as the page shows them: p as :func:`fmat.results.p_text`, and a value
+    that is undefined or meaningless for the number of models or items (alpha over 2-3 rows, an
+    alpha above 1, a degenerate ICC: :func:`fmat.results.reliability_note`) as NA with the reason
+    in column ``note``, never as a number.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rel = pd.DataFrame({"statistic": ["ICC_average", "alpha"], "condition": "all", "model": "all",
+    ...                     "value": [0.9, -4.2], "p": [1e-9, float("nan")], "n": [40, 3]})
+    >>> reliability_view(rel)[["statistic", "value", "p", "note"]].values.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [['ICC_average', '0.900', '< .001', ''],
+     ['alpha', 'NA', 'NA', 'NA: alpha over 3 rows (fewer than 4): each covariance of two items rests on 3 points']]
+    """
+    keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n") if c in rel.columns]
+    out = rel[keep].astype(object).copy()
+    notes = [reliability_note(r["statistic"], r.get("value"), r.get("n")) for r in rel[keep].to_dict("records")]
+    for col in ("value", "ci_low", "ci_high"):
+        if col in out.columns:
+            out[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
+    if "p" in out.columns:
+        out["p"] = ["NA" if note else p_text(v) for v, note in zip(rel["p"], notes)]
+    if "n" in out.columns:
+        out["n"] = ["NA" if pd.isna(v) else str(int(float(v))) for v in rel["n"]]
+    return out.assign(note=notes)
 
 
 def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | None, items: dict | None = None) -> dict:
@@ -253,6 +363,9 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
     tables = []
     for name, t in dict(figures or {}).items():
         if isinstance(t, pd.DataFrame) and len(t):
+            t = t.astype({c: object for c in t.columns if c == "p" or str(c).startswith("p_")})
+            for c in [c for c in t.columns if c == "p" or str(c).startswith("p_")]:
+                t[c] = [p_text(v) for v in t[c]]  # one p format on the page
             tables.append({"caption": f"{name} ({len(t)} rows{', first 60' if len(t) > 60 else ''})", **_table(t.head(60))})
     if len(eff):
         eff = eff.astype(object)
@@ -300,11 +413,12 @@ def render_study_page(
         return ", ".join(f"{k}: {v}" for k, v in dict(value or {}).items())
 
     lpr = with_item_keys(lpr, getattr(study, "items", None))  # "a nurse" and "nurse": one item, as alpha sees it
+    keys = analyses.item_columns(_analysis_name(study, status))
+    compared = compared_columns(lpr, keys)
     is_rel = stats["statistic"].astype(str).str.startswith(("ICC", "alpha")) if len(stats) else pd.Series([], dtype=bool)
     rel = stats[is_rel].copy()
-    if "n" in rel.columns:
-        rel["n"] = pd.to_numeric(rel["n"], errors="coerce").astype("Int64")
-    keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n") if c in rel.columns]
+    block = getattr(study, "analysis", None) or {}
+    year_scale = float(dict((block.get("options") if isinstance(block, dict) else None) or {}).get("year_scale", 100))
     context = {
         "title": str(getattr(study, "title", "") or getattr(study, "id", "")),
         "sid": str(getattr(study, "id", "")),
@@ -315,10 +429,12 @@ def render_study_page(
         "models": models or (list(dict.fromkeys(lpr["model"].astype(str))) if "model" in lpr.columns else []),
         "design": design(queries),
         "lpr_definition": lpr_definition(queries, dict(getattr(study, "lpr", None) or {})),
-        "analysis": effect_section(stats, figures, status, item_table(lpr, analyses.item_columns(_analysis_name(study, status)))),
-        "lpr_tables": lpr_tables(lpr),
-        "figure": lpr_figure(lpr),
-        "reliability": _table(rel[keep]) if len(rel) else None,
+        "analysis": effect_section(stats, figures, status, item_table(lpr, keys)),
+        "trend": trend_figure(dict(figures or {}).get("yearly"), stats, year_scale),
+        "compared": [str(c) for c in compared],
+        "lpr_tables": lpr_tables(lpr, compared),
+        "figure": lpr_figure(lpr, compared),
+        "reliability": _table(reliability_view(rel)) if len(rel) else None,
         "generated": f"fmat {_version()}",
     }
     return _environment().get_template("page.html.j2").render(**context)

@@ -27,11 +27,11 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from . import analyses, io, runner
+from . import analyses, arguments, io, runner
 from .errors import FmatError, InputError, os_error
-from .io import claim_folder
+from .io import claim_folder, settle_folder_record
 from .pipeline import lpr_table, reliability_tables
-from .results import effect_rows, model_slug, per_model_effects
+from .results import effect_rows, model_slug, p_text, per_model_effects, reliability_note
 from .study import Study, load_study
 
 log = logging.getLogger(__name__)
@@ -125,12 +125,20 @@ class StudyResult:
         eff = self.effect
         if len(eff):
             lines.append(_effect_text(eff))
+            lines += [f"  note: {n}" for n in self.status.get("notes", [])]  # e.g. a relation left out (OOV words)
         elif not self.status.get("implemented") or not self.status.get("run", True):
             lines += [f"  no effect: {n}" for n in self.status.get("notes", [])]
         rel = self.reliability_stats
         if len(rel):
             keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high") if c in rel.columns]
-            lines.append("reliability:\n" + rel[keep].round(3).to_string(index=False))
+            shown = rel[keep].astype(object)
+            notes = [reliability_note(r["statistic"], r["value"], r.get("n")) for r in rel.to_dict("records")]
+            for col in ("value", "ci_low", "ci_high"):  # undefined or meaningless: NA with the reason, never a number
+                if col in shown.columns:
+                    shown[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
+            if any(notes):
+                shown = shown.assign(note=notes)
+            lines.append("reliability:\n" + shown.to_string(index=False))
         return "\n".join(lines)
 
 
@@ -144,7 +152,7 @@ def _effect_text(eff: pd.DataFrame) -> str:
             text += f" [{lo:.3f}, {hi:.3f}]"
         p = getattr(r, "p", float("nan"))
         if pd.notna(p):
-            text += ", p < .001" if p < 0.001 else f", p = {p:.3f}"
+            text += ", p < .001" if p < 0.001 else f", p = {p_text(p)}"
         out.append(text)
     return "effect (95% CI):\n" + "\n".join(out)
 
@@ -176,24 +184,48 @@ def _models(models) -> list[tuple[str, str]]:
     return pairs
 
 
+def criterion_table_path(folder, name: str) -> Path:
+    """``<folder>/<name>.parquet``, or ``.csv`` / ``.tsv`` where only that is there (a table of
+    your own, saved from R or a spreadsheet); the parquet path when none is."""
+    base = Path(folder or "resources/criteria")
+    for ext in (".parquet", ".csv", ".tsv"):
+        if (base / f"{name}{ext}").is_file():
+            return base / f"{name}{ext}"
+    return base / f"{name}.parquet"
+
+
 def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
     """The criterion tables the study's analysis reads (:func:`fmat.analyses.criteria_needed`),
-    from ``criteria_dir`` (``<name>.parquet``); a missing one is an error now, before any model loads."""
+    from ``criteria_dir`` (``<name>.parquet``, ``.csv`` or ``.tsv``); a missing one is an error now,
+    before any model loads."""
     spec = dict(getattr(study, "analysis", None) or {})
     name = str(spec.get("name") or "")
     if not name or name not in analyses.available():
         return {}
     tables = {}
     for t in analyses.criteria_needed(name, spec.get("options")):
-        path = Path(criteria_dir or "resources/criteria") / f"{t}.parquet"
+        path = criterion_table_path(criteria_dir, t)
         if not path.is_file():
+            there = sorted({f.stem for f in path.parent.glob("*") if f.suffix in (".parquet", ".csv", ".tsv")})
             raise InputError(
-                f"analysis {name!r} reads criterion table {t!r}, which is not there: {path}",
+                f"analysis {name!r} reads criterion table {t!r}, which is not there: {path} (nor .csv, .tsv)"
+                + analyses.nearest(t, there),
                 where="analysis.options",
-                fix="give the folder that holds it (criteria_dir= / --criteria-dir), or build it (docs/criteria.md)",
+                fix="correct the table: name in analysis.options, give the folder that holds it (criteria_dir= / "
+                "--criteria-dir), or build it (docs/criteria.md)",
             )
         tables[t] = io.read_table(path)
     return tables
+
+
+def check_study_criteria(study, tables: Mapping[str, pd.DataFrame]) -> None:
+    """The criterion tables fit the study's analysis options and items
+    (:func:`fmat.analyses.check_criteria`), before any model loads; the error names the study file."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    name = str(spec.get("name") or "")
+    if name and name in analyses.available():
+        where = f"{getattr(study, 'path', None) or 'study file'}: analysis.options"
+        analyses.check_criteria(name, spec.get("options"), tables, getattr(study, "items", None), where=where)
 
 
 def run_study(
@@ -284,13 +316,28 @@ def run_study(
     >>> sorted(res.reliability_stats["statistic"].unique())
     ['ICC_average', 'ICC_single', 'alpha', 'alpha_std']
     """
+    study = study if isinstance(study, Study) else arguments.path("study", study)
+    models = arguments.models("models", models)
+    out = arguments.path("out", out, optional=True)
+    resume, report, force, progress = (
+        arguments.flag(*a) for a in (("resume", resume), ("report", report), ("force", force), ("progress", progress))
+    )
+    criteria_dir = arguments.path("criteria_dir", criteria_dir, optional=True)
+    format = arguments.text("format", format)
+    if format not in ("parquet", "csv", "tsv"):
+        raise InputError(f"unknown table format {format!r}", where="format", fix="use parquet, csv or tsv")
+    device = arguments.device("device", device)
+    batch_size, max_tokens, threads = (
+        arguments.whole(n, v, minimum=1, optional=True)
+        for n, v in (("batch_size", batch_size), ("max_tokens", max_tokens), ("threads", threads))
+    )
+    go_on = arguments.text("go_on", go_on, optional=True)
+    echo = arguments.function("echo", echo)
     if not isinstance(study, Study):
         if not Path(study).is_file():
             raise InputError(f"study file not found: {study}", fix="give a study file such as config/studies/3A.yaml")
         load_dir = criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None
         study = load_study(study, criteria_dir=load_dir)  # its errors name the file (analysis options included)
-    if format not in ("parquet", "csv", "tsv"):
-        raise InputError(f"unknown table format {format!r}", where="format", fix="use parquet, csv or tsv")
     pairs = _models(models)
     names = [n for _, n in pairs]
     sid = str(getattr(study, "id", None) or "study")
@@ -300,11 +347,12 @@ def run_study(
     except InputError as err:
         criteria, skipped = {}, f"{err.message} (fix: {err.fix})"
         log.warning("the analysis will not run: %s; the scores, LPRs and reliability are computed", skipped)
+    check_study_criteria(study, criteria)  # their columns, numbers and items: before any model loads
     outdir = Path(out) if out is not None else None
     if outdir is not None:
         check_outputs(outdir, format, report=report)
-        written_names = [f"{t}.{e}" for t in TABLES for e in ("parquet", "csv", "tsv")] + ["report.html"]
-        claim_folder(outdir, command="study", study=sid, names=written_names, force=force, resume=resume)
+        written_names = [f"{t}.{format}" for t in TABLES] + (["report.html"] if report else [])
+        claim_folder(outdir, command="study", study=sid, names=written_names, force=force, resume=resume, can_resume=True)
     elif resume or report:
         raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
     written: list[Path] = []
@@ -421,6 +469,9 @@ def run_study(
     except KeyboardInterrupt as err:
         err.fmat_kept = list(written)  # type: ignore[attr-defined]
         raise
+    finally:
+        if outdir is not None:
+            settle_folder_record(outdir)  # the record lists what this run wrote, not what it would have
     return result
 
 

@@ -5,7 +5,7 @@
   scientific notation);
 - :func:`short`: a number inside a sentence (a verdict's reason: "ours 0.31 vs paper 0.45");
 - :func:`p_text`: a p value in a sentence ("p < .001", "p = .44", "p > .33");
-- :func:`p_cell`: a p value in a table's p column ("<.001", ".044");
+- :func:`p_cell`: a p value in a table's p column ("< .001", ".044");
 - :func:`cell`: any value in a table column (counts as whole numbers, shares as percent);
 - :func:`paper_cell`, :func:`ours_cell`: one replication row's paper number and ours, as a cell
   of the paper's tables prints them (with stars);
@@ -20,6 +20,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from fmat.results import p_text as fmat_p_text
 from fmat_replication.paper import stars_for
 
 #: a printed value bound as text
@@ -84,8 +85,9 @@ def p_text(p, bound: str = "") -> str:
 
 
 def p_cell(p: float) -> str:
-    """A p value in a table's p column: "<.001", else 3 decimals without the leading zero."""
-    return "<.001" if p < 0.001 else f"{p:.3f}".lstrip("0")
+    """A p value in a table's p column: "< .001", else 3 decimals without the leading zero
+    (:func:`fmat.results.p_text`: the library's pages and summaries write p the same way)."""
+    return fmat_p_text(p)
 
 
 def cell(col: str, x) -> str:

@@ -107,8 +107,28 @@ def test_d_fixed_by_construction_with_model_random_intercepts():
         assert row(out, "d", f"{rel}:average")["value"] == pytest.approx((dp + ds) / 2, abs=1e-9)
         assert row(out, "d", f"{rel}:personal-societal")["value"] == pytest.approx(dp - ds, abs=1e-9)
     # design: 5 models x 2 perceivers x 2 relations x 20 words = 400 rows; df = 400 - 5 - 7
-    assert set(out.loc[out.statistic.isin(["d", "t"]), "df"]) == {388.0}
-    assert set(out.loc[out.statistic == "d", "n"]) == {400.0}
+    overall = out[out.model == "all"]
+    assert set(overall.loc[overall.statistic.isin(["d", "t"]), "df"]) == {388.0}
+    assert set(overall.loc[overall.statistic == "d", "n"]) == {400.0}
+
+
+def test_the_effect_per_model_is_each_models_weat_d():
+    """Issue 54: result.per_model was empty for attitude_weat. Each model's d is its own WEAT d:
+    delta exactly by construction, in every model, per relation and part (no test)."""
+    from fmat.results import per_model_effects
+
+    models = [f"m{k}" for k in range(3)]
+    lpr = make_lpr(exact_d_cells(DELTAS, models, 10), models, 10)
+    out = run(lpr).stats
+    mine = out[(out.statistic == "d") & (out.model != "all")]
+    assert set(mine.model) == set(models) and mine["p"].isna().all() and (mine["n"] == 40).all()  # 2 perceivers x 20 words
+    for rel in ["like-dislike", "notice-ignore"]:
+        dp, ds = DELTAS[("personal", rel)], DELTAS[("societal", rel)]
+        for part, want in (("personal", dp), ("societal", ds), ("average", (dp + ds) / 2), ("personal-societal", dp - ds)):
+            got = mine[mine.condition == f"{rel}:{part}"]
+            assert len(got) == 3 and np.allclose(got["value"], want, atol=1e-9), (rel, part, got)
+    wide = per_model_effects(out)
+    assert list(wide.columns) == ["statistic", "condition", *models] and len(wide) == 8
 
 
 def test_t_df_p_equal_ols_with_model_dummies():

@@ -219,6 +219,66 @@ def test_bench_paper_cli_errors(capsys):
     assert bench_paper.parse_args([]).sample == 0.01
 
 
+def test_bench_paper_argument_errors_in_the_fmat_style(capsys, tmp_path):
+    """Issue 55: a bad argument stops bench_paper.py before any work with exit status 2, the
+    argument named and a fix line, as `fmat` does."""
+    for argv, msg in (
+        (["--models", "bert-base-uncased,gpt2"], "--models: unknown gpt2"),
+        (["--fmat-way-sample", "2"], "--fmat-way-sample: 2 is outside (0, 1]"),
+        (["--fallback-sample", "0"], "--fallback-sample: 0 is outside (0, 1]"),
+        (["--least", "0"], "--least: must be a whole number of at least 1 (got 0)"),
+        (["--batch-size", "-4"], "--batch-size: must be a whole number of at least 1 (got -4)"),
+        (["--max-tokens", "0"], "--max-tokens: must be a whole number of at least 1"),
+        (["--device", "gpu"], "--device: unknown device 'gpu'"),
+        (["--time-budget", "0"], "--time-budget: 0 seconds"),
+        (["--out", str(tmp_path / "no" / "p.json")], "does not exist"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            bench_paper.parse_args(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith("bench_paper.py: error: ") and msg in err and "\n  fix: " in err, (
+            argv,
+            err,
+        )
+
+
+def test_bench_scoring_argument_errors_in_the_fmat_style(capsys, tmp_path, monkeypatch):
+    """Issue 55: the same for bench_scoring.py; CUDA asked for where there is none is named too."""
+    for argv, msg in (
+        (["--n", "0"], "--n: must be a whole number of at least 1 (got 0)"),
+        (["--batch-size", "0"], "--batch-size: must be a whole number"),
+        (["--max-tokens", "-1"], "--max-tokens: must be a whole number"),
+        (["--chunks", "-2"], "--chunks: must be a whole number"),
+        (["--device", "cuda:x"], "--device: unknown device 'cuda:x'"),
+        (["--lowp", "bfloat16,int8"], "--lowp: unknown 'int8'"),
+        (["--arch", "gpt2"], "--arch: unknown architecture 'gpt2'"),
+        (["--sweep", "2k,abc"], "--sweep: 'abc' is not a whole number"),
+        (["--sweep", "0"], "--sweep: '0' is not at least 1"),
+        (["--sweep-only"], "--sweep-only: --sweep-only needs --sweep"),
+        (["--out", str(tmp_path / "no" / "s.json")], "does not exist"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            bench_scoring.parse_args(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith("bench_scoring.py: error: ") and msg in err and "\n  fix: " in err, (
+            argv,
+            err,
+        )
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for argv in (["--device", "cuda"], ["--device", "cuda:1"]):
+        with pytest.raises(SystemExit):
+            bench_scoring.parse_args(argv)
+        err = capsys.readouterr().err
+        assert "CUDA is not available on this machine" in err and "fix: use --device cpu" in err
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    with pytest.raises(SystemExit):
+        bench_paper.parse_args(["--device", "cuda:3"])
+    assert "this machine has 1 GPU(s), numbered 0 to 0" in capsys.readouterr().err
+    args = bench_scoring.parse_args(["--sweep", "2k,4096", "--lowp", "bf16,tf32"])
+    assert args.sweep == [2048, 4096] and args.lowp == ["bf16", "tf32"] and args.device.type == "cpu"
+
+
 def test_bench_paper_small_run(capsys):
     """The whole script, --tiny, two models of the odd families (ALBERT's factorised embedding
     and SentencePiece; BERTweet's fastBPE and 130 positions), a small sample: every figure is printed."""

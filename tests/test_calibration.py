@@ -19,13 +19,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from fmat import calibration as cal
 from fmat import plant
 from fmat.cli import main
 from fmat.pipeline import lpr_table
-from fmat.study import load_study
-from fmat import calibration as cal
-from fmat_replication.pages.study import calibrated_summary
 from fmat.power import power_table
+from fmat.study import load_study
+from fmat_replication.pages.study import calibrated_summary
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = range(1, 7)  # a fixed seed set (no tuning: the bounds below come from theory)
@@ -334,7 +334,7 @@ queries:
     ATTRIB:
       Indoor: [play chess]
       Outdoor: [go fishing]
-lpr: {mask_pair: false, attrib_pair: false}
+lpr: {mask_pair: false, attrib_pair: true}
 score: {method: fmat, add_tokens: false, na_out: true}
 analysis: {name: stereotype_pairs, options: {sigma: 1.414, mask_contrast: [Male, Female], attrib_contrast: [Indoor, Outdoor]}}
 """,

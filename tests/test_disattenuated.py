@@ -20,11 +20,11 @@ import pytest
 from scipy import stats
 
 from fmat import analyses, plant
+from fmat import calibration as cal
 from fmat.analyses import factual as fa
 from fmat.errors import InputError
 from fmat.pipeline import lpr_table
 from fmat.study import load_study
-from fmat import calibration as cal
 from fmat_replication.pages.study import calibrated_summary
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,16 @@ import fmat
 
 EXPORTED = [n for n in fmat.__all__ if n != "__version__"]
 #: functions outside ``__all__`` whose examples document the public path too
-ALSO = ["fmat.results.effect_rows", "fmat.study_page.lpr_definition"]
+ALSO = [
+    "fmat.results.effect_rows",
+    "fmat.study_page.lpr_definition",
+    # issue 54: what the pages and fmat power show (p format, NA reliability, the overall test)
+    "fmat.results.p_text",
+    "fmat.results.reliability_note",
+    "fmat.study_page.reliability_view",
+    "fmat.study_page.compared_columns",
+    "fmat.power.headline",
+]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

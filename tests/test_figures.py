@@ -168,7 +168,7 @@ def test_html_table_formats_p_counts_and_missing():
         {"statistic": ["r", "d<"], "value": [0.7412, np.nan], "p": [2e-9, 0.0441], "n": [50.0, 2383.0], "exact": [True, False]}
     )
     out = html_table(df)
-    assert "<td>0.741</td>" in out and "<td>&lt;.001</td>" in out and "<td>.044</td>" in out
+    assert "<td>0.741</td>" in out and "<td>&lt; .001</td>" in out and "<td>.044</td>" in out
     assert "<td>50</td>" in out and "<td>2383</td>" in out and "<td></td>" in out
     assert "<td>yes</td>" in out and "<td>d&lt;</td>" in out
     assert "<td>0.00012</td>" in html_table(pd.DataFrame({"value": [0.000123]}))

@@ -22,7 +22,7 @@ def test_number_short_and_p():
     assert F.short(None) == "NA"
     assert F.p_text(0.0001) == "p < .001" and F.p_text(0.044) == "p = .04" and F.p_text(0.007) == "p = .007"
     assert F.p_text(0.01, "<") == "p < .01" and F.p_text(math.nan) == ""
-    assert F.p_cell(0.0001) == "<.001" and F.p_cell(0.0441) == ".044"
+    assert F.p_cell(0.0001) == "< .001" and F.p_cell(0.0441) == ".044"
 
 
 def test_cell_by_column():
@@ -30,7 +30,7 @@ def test_cell_by_column():
     assert F.cell("share_replicated", 0.456) == "46%" and F.cell("x", True) == "yes" and F.cell("x", math.nan) == ""
     assert F.cell("value", 0.00012) == "0.00012" and F.cell("model", "bert") == "bert"
     # a variant's p (the calibrated inference's p_ours) is a p too, not a tiny number in e-notation
-    assert F.cell("p_ours", 3.8e-43) == "<.001" and F.cell("p_ours", 0.12) == ".120" and F.cell("ci_low_ours", 0.5) == "0.500"
+    assert F.cell("p_ours", 3.8e-43) == "< .001" and F.cell("p_ours", 0.12) == ".120" and F.cell("ci_low_ours", 0.5) == "0.500"
 
 
 def _row(**kw):

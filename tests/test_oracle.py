@@ -235,8 +235,8 @@ def test_a_pooled_sd_d_is_realised_on_the_scale_of_the_scores_it_is_run_on():
     themselves) it is the planted-SD d."""
     import warnings
 
-    from fmat.study import load_study
     from fmat import calibration as cal
+    from fmat.study import load_study
 
     path = REPO / "config" / "studies" / "2A.yaml"
     study = load_study(path)

@@ -25,8 +25,10 @@ MUTATIONS = [
     (
         "3A: y without / sigma",
         "fmat.analyses.stereotype",
-        '"y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),',
-        '"y": lpr["LPR"].to_numpy(dtype=float),',
+        # the paper's cells (stereotype_pairs), not the crossed variant's line of the same words
+        '"pair": lpr["A_word"].astype(str).map(pairs).to_numpy(),\n'
+        '            "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),',
+        '"pair": lpr["A_word"].astype(str).map(pairs).to_numpy(),\n            "y": lpr["LPR"].to_numpy(dtype=float),',
         "3A",
     ),
     (

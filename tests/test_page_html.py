@@ -108,7 +108,7 @@ def test_html_table_escapes_unless_told_the_cells_are_html():
     df = pd.DataFrame({HOSTILE: ["x"], "word": [HOSTILE], "p": [0.0004]})
     page = figures.html_table(df, cls=HOSTILE)
     assert_escaped(page, attribute="class")
-    assert "<td>&lt;.001</td>" in page
+    assert "<td>&lt; .001</td>" in page
     raw = figures.html_table(pd.DataFrame({"link": ["<a href='x.html'>x</a>"], HOSTILE: [1]}), escape=False)
     assert "<td><a href='x.html'>x</a></td>" in raw  # cells: HTML already
     assert_escaped(raw)  # headers: escaped all the same

@@ -148,6 +148,80 @@ def test_world_file_errors_name_the_file_and_key(tmp_path):
         P.check_plant(w.plant("S1"), study(q), where="w.yaml")
 
 
+WORLD_X1 = "studies:\n  X1:\n    effects:\n      - {contrast: {MASK: [Male, Female], ATTRIB: [Agentic, Communal]}, %s}\n"
+
+
+@pytest.mark.parametrize(
+    "text, key, says",
+    [
+        (WORLD_X1 % "d: .nan", "studies.X1.effects[0].d", "d is nan, not a finite number"),
+        (WORLD_X1 % "d: -.inf", "studies.X1.effects[0].d", "d is -inf, not a finite number"),
+        (WORLD_X1 % "d: 1.0e+6", "studies.X1.effects[0].d", "d = 1e+06 is outside its range [-5, 5]"),
+        (WORLD_X1 % "d: 1.0e+308", "studies.X1.effects[0].d", "d = 1e+308 is outside its range [-5, 5]"),
+        (WORLD_X1 % "lpr: -10.5", "studies.X1.effects[0].lpr", "lpr = -10.5 is outside its range [-10, 10]"),
+        ("sigma: 3\n" + WORLD_X1 % "d: 4", "studies.X1.effects[0].d", "d = 4 with sigma = 3 is an LPR of 12"),
+        ("sigma: 0\n" + WORLD_X1 % "d: 1", "sigma", "sigma = 0 is outside its range [0.1, 10]"),
+        ("variation: {words: .nan}\n" + WORLD_X1 % "d: 1", "variation.words", "variation words is nan"),
+        ("variation: {items: 1.0e+308}\n" + WORLD_X1 % "d: 1", "variation.items", "variation items = 1e+308 is outside"),
+        (
+            WORLD_X1.replace("    effects:", "    variation: {models: 2.5}\n    effects:") % "d: 1",
+            "studies.X1.variation.models",
+            "variation models = 2.5 is outside its range [0, 2]",
+        ),
+        (WORLD_X1 % "d: 1, trend: {slot: MASK, center: .nan}", "studies.X1.effects[0].trend.center", "center is nan"),
+        (WORLD_X1 % "d: 1, trend: {slot: MASK, per: 1.0e+300}", "studies.X1.effects[0].trend.per", "per is 1e+300, larger than"),
+        ("expect_all: [{statistic: d, value: .inf}]\n" + WORLD_X1 % "d: 1", "expect_all[0].value", "value is inf"),
+    ],
+)
+def test_a_world_states_finite_numbers_in_range(tmp_path, text, key, says):
+    """Issue 55: a world with d: .nan, 1.0e+6 or 1.0e+308 passed the schema (JSON Schema's minimum
+    and maximum let NaN through); fmat power then ended in "unexpected error" and fmat pilot
+    trained on it. Now each effect size and SD has a stated range, and every number is finite:
+    an InputError naming the file, the key, the range and the fix (docs/planting.md)."""
+    bad = tmp_path / "w.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        P.load_world(bad)
+    assert err.value.where == f"{bad}: {key}" and says in err.value.message, str(err.value)
+    assert "docs/planting.md, 'The ranges of the numbers'" in err.value.fix
+    import yaml
+
+    with pytest.raises(InputError, match="finite|outside|larger"):  # the Python API checks the same
+        P.world_from_mapping(yaml.safe_load(text))
+
+
+def test_the_ranges_are_the_schemas_and_the_edges_are_fine(tmp_path):
+    """The schema states the ranges fmat checks (an editor shows them), and the edges are accepted."""
+    defs = P.schema()["$defs"]
+    assert (defs["effect"]["properties"]["d"]["minimum"], defs["effect"]["properties"]["d"]["maximum"]) == P.RANGES["d"][:2]
+    assert (defs["effect"]["properties"]["lpr"]["minimum"], defs["effect"]["properties"]["lpr"]["maximum"]) == P.RANGES["lpr"][:2]
+    assert (P.schema()["properties"]["sigma"]["minimum"], P.schema()["properties"]["sigma"]["maximum"]) == P.RANGES["sigma"][:2]
+    for k, v in defs["variation"]["properties"].items():
+        assert (v["minimum"], v["maximum"]) == P.RANGES["variation"][:2], k
+    ok = tmp_path / "w.yaml"
+    ok.write_text("sigma: 2\nvariation: {words: 2, items: 0}\n" + WORLD_X1 % "d: -5", encoding="utf-8")
+    assert P.load_world(ok).plant("X1").effects[0].lpr == -10
+
+
+def test_fmat_pilot_and_power_refuse_a_world_out_of_range_before_any_work(tmp_path, capsys):
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    bad = tmp_path / "w.yaml"
+    bad.write_text(WORLD_X1 % "d: .nan", encoding="utf-8")
+    x1 = str(repo / "config" / "studies" / "X1.yaml")
+    for command in (
+        ["pilot", x1, "--world", str(bad), "-o", str(tmp_path / "p")],
+        ["power", x1, "--world", str(bad), "-o", str(tmp_path / "q")],
+    ):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{bad}: studies.X1.effects[0].d: d is nan, not a finite number" in err, err
+        assert not (tmp_path / command[-1]).exists()
+
+
 def test_demo_world_file_is_valid_for_its_studies():
     from pathlib import Path
 
@@ -410,7 +484,7 @@ def test_fmat_pilot_ctrl_c_says_what_was_kept(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.slow
-def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
+def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path, capsys):
     from pathlib import Path
 
     from fmat.cli import main
@@ -442,6 +516,7 @@ def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
     )
     rec = pd.read_csv(tmp_path / "o" / "recovery.csv")
     assert len(rec) == 2 and (rec["r_planted"] > 0.7).all(), rec
+    assert "have not learned the world" not in capsys.readouterr().out  # issue 54: trained models, no warning
     lpr = pd.read_parquet(tmp_path / "o" / "lpr.parquet")
     assert set(lpr["model"].astype(str)) == {"pilot-bert-uncased", "pilot-roberta"}
     # issue 42: the world's d is judged with the study's own analysis, against the realised value
@@ -452,3 +527,92 @@ def test_fmat_pilot_recovers_a_planted_stereotype(tmp_path):
     assert 0.4 < d["realised"] < 1.2 and d["value"] > 0 and d["p"] < 0.05 and d["ci_low"] < d["ci_high"], d
     assert d["verdict"] in ("recovered", "not recovered") and isinstance(d["reason"], str), d
     assert "d" in set(pd.read_parquet(tmp_path / "o" / "stats.parquet")["statistic"].astype(str))
+
+
+def test_fmat_pilot_prints_the_nominal_plant_and_warns_when_the_models_have_not_learned(tmp_path, capsys):
+    """Issue 54: the planted d = 0.8 appeared nowhere in the pilot's output, and an undertrained
+    pilot gave "effect found" verdicts with no warning. Five training steps learn nothing: the
+    pilot names the plant in the world's units, labels nominal, realised and ours, and warns."""
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    args = ["pilot", str(repo / "config" / "studies" / "X1.yaml"), "--world", str(repo / "config" / "world.yaml")]
+    assert main([*args, "-o", str(tmp_path / "o"), "--families", "bert-uncased,roberta", "--steps", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "MASK Male vs Female x ATTRIB Agentic vs Communal: d = 0.8 (sigma units: LPR = 0.8 x 1.414 = 1.13)" in out, out
+    header = next(line for line in out.splitlines() if line.strip().startswith("statistic"))
+    assert header.split()[3:6] == ["nominal", "realised", "ours"], header
+    warning = out[out.index("WARNING") :]
+    assert "2 of 2 model(s) have not learned the world" in warning, out
+    assert "pilot-bert-uncased: " in warning and "pilot-roberta: " in warning and "slope = " in warning, warning
+    assert "(but the models have not learned the world" in out
+
+
+def test_the_learned_check_passes_trained_models_and_flags_each_shortfall():
+    """The thresholds of docs/planting.md: r_planted and slope both at least 0.5 (the trained
+    X1 pilot of 150 steps: r .75/.96, slope .61/.99; 50 steps: slope .005/.075)."""
+    from fmat.commands.pilot import learned_warnings
+
+    trained = pd.DataFrame({"model": ["a", "b"], "r_planted": [0.754, 0.955], "slope": [0.608, 0.988]})
+    assert learned_warnings(trained) == []
+    for r, slope, said in [(0.835, 0.075, "slope = 0.075"), (0.3, 0.9, "r_planted = 0.3"), (float("nan"), 1.0, "nan")]:
+        lines = learned_warnings(trained.assign(r_planted=[0.754, r], slope=[0.608, slope]))
+        assert lines and "1 of 2 model(s)" in lines[0] and lines[1].startswith("  b: ") and said in lines[1], lines
+
+
+def test_the_pilot_says_why_attitude_weats_d_is_not_the_worlds():
+    """Issue 54: attitude_weat's pooled-SD d (1.1-1.5) for a world's d = 0.8 in sigma units."""
+    from fmat.commands.pilot import nominal_text, scale_lines
+
+    checks = pd.DataFrame({"statistic": ["d", "t"]})
+    weat = SimpleNamespace(id="S", analysis={"name": "attitude_weat", "options": {}})
+    assert any("pooled-SD d" in line for line in scale_lines(weat, checks))
+    sigma = SimpleNamespace(id="S", analysis={"name": "attitude_weat", "options": {"effect_size": "sigma"}})
+    assert not any("pooled-SD d" in line for line in scale_lines(sigma, checks))
+    pair = {"MASK": ["P", "N"], "TARGET": ["A", "B"]}
+    effects = [
+        {"contrast": pair, "where": {"MASK": ["like", "dislike"]}, "d": 0.5},
+        {"contrast": pair, "where": {"MASK": ["notice", "ignore"]}, "d": -0.6},
+    ]
+    w = P.world_from_mapping({"studies": {"S": {"effects": effects}}})
+    assert nominal_text({"statistic": "d", "condition": "notice-ignore:average", "sign": -1}, w.plant("S")) == (
+        "< 0 (planted d = -0.6)"
+    )
+    assert nominal_text({"statistic": "d", "condition": "all", "value": 0.8}, w.plant("S")) == "0.80"
+
+
+def test_an_undertrained_attitude_pilot_is_flagged_by_the_spread_of_its_lprs(tmp_path, capsys):
+    """Issue 54's case: an undertrained attitude pilot gave realised d of 38.5 and -12. Its
+    LPRs follow the planted ones across relations (the verbs' frequencies are learned first: r
+    and slope look fine), but hardly differ between the items of a relation, and the pooled-SD
+    d divides by that spread. The pilot warns, names the plant (d = 0.4 in sigma units) and says
+    why attitude_weat's d is on another scale."""
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    args = ["pilot", str(repo / "config" / "studies" / "2A.yaml"), "--world", str(repo / "config" / "world.yaml")]
+    assert main([*args, "-o", str(tmp_path / "o"), "--families", "bert-uncased,roberta", "--steps", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "d = 0.4 (sigma units: LPR = 0.4 x 1.414 = 0.566)" in out, out
+    assert "> 0 (planted d = 0.4)" in out and "0 (nothing planted)" in out
+    assert "attitude_weat's d is a pooled-SD d" in out
+    warning = out[out.index("WARNING") :]
+    assert "2 of 2 model(s) have not learned the world" in warning and "spread = " in warning, warning
+    rec = pd.read_csv(tmp_path / "o" / "recovery.csv")
+    assert (rec["spread"] < 0.5).all() and (rec["r_planted"] > 0.5).all(), rec  # r alone would not tell
+
+
+def test_the_spread_check_passes_a_trained_attitude_pilot():
+    """The 300-step 2A pilot of docs/planting.md (16 of 16 recovered): r .97/.96, slope 1.01/1.00,
+    spread 1.27/1.24: no warning; its 5-step pilot: spread .16/.13."""
+    from fmat.commands.pilot import learned_warnings
+
+    trained = pd.DataFrame({"model": ["a", "b"], "r_planted": [0.969, 0.958], "slope": [1.006, 1.0], "spread": [1.265, 1.242]})
+    assert learned_warnings(trained) == []
+    five = trained.assign(r_planted=[0.965, 0.954], slope=[1.521, 2.015], spread=[0.159, 0.129])
+    lines = learned_warnings(five)
+    assert "2 of 2" in lines[0] and all("spread = " in x and "r_planted" not in x for x in lines[1:3]), lines

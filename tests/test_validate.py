@@ -193,8 +193,12 @@ def test_the_library_refuses_an_analysis_name_the_workflow_does_not_know(tmp_pat
     rejected(study(tmp_path, extra="analysis: {name: my_own}\n"), capsys, "analysis.name", "attitude_weat")
     # the options are checked against the analysis' function (the library runs it): a missing one is named
     rejected(study(tmp_path, extra="analysis: {name: factual_wefat}\n"), capsys, "analysis.options", "'criterion'")
-    ok = "analysis: {name: stereotype_pairs, options: {inference: sentence}}\n"
-    assert fmat(["query", "--study", str(study(tmp_path, extra=ok)), "--check"], capsys)[0] == 0
+    # a known analysis that the design cannot feed (no ATTRIB slot) is refused, naming those that fit
+    wrong = "analysis: {name: stereotype_pairs, options: {inference: sentence}}\n"
+    rejected(
+        study(tmp_path, extra=wrong), capsys, "analysis.name", "'ATTRIB'", "the analyses that fit this design", "factual_names"
+    )
+    assert fmat(["query", "--study", str(study(tmp_path)), "--check"], capsys)[0] == 0
     rejected(study(tmp_path, extra="analysis: {name: 3, options: []}\n"), capsys, "analysis")
 
 

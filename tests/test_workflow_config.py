@@ -389,6 +389,21 @@ def test_a_world_block_keyed_by_no_study_is_an_error_naming_the_nearest_id(tmp_p
         fmat_replication.config.validate_config({**cfg, "world": str(bad)}, root=REPO, repo=REPO, load_studies=False)
 
 
+@pytest.mark.parametrize("size", [".nan", "1.0e+6", "1.0e+308"])
+def test_a_world_size_out_of_range_stops_the_configuration_check(tmp_path, size):
+    """Issue 55: the workflow's dry run accepted a world with d: .nan, 1.0e+6 or 1.0e+308. Now the
+    configuration check (run before any job, the dry run's too) names the file and the key."""
+    demo = yaml.safe_load((REPO / "config" / "demo.yaml").read_text(encoding="utf-8"))
+    text = (REPO / "config" / "world.yaml").read_text(encoding="utf-8")
+    assert "d: 0.8}" in text  # X1's effect
+    bad = tmp_path / "world.yaml"
+    bad.write_text(text.replace("d: 0.8}", f"d: {size}}}", 1), encoding="utf-8")
+    cfg = {**demo, "studies": ["X1"], "studies_dir": str(REPO / "config" / "studies"), "world": str(bad)}
+    with pytest.raises(InputError) as err:
+        fmat_replication.config.validate_config(cfg, root=REPO, repo=REPO, load_studies=False)
+    assert str(err.value).startswith(f"{bad}: studies.X1.effects[0].d: d ") and "docs/planting.md" in str(err.value)
+
+
 @pytest.mark.parametrize("mine_first", [True, False])
 def test_a_group_clash_fix_names_only_the_file_read_last(tmp_path, paper_config, mine_first):
     """Issue 44: with the user's file given alone (Snakemake lists its groups first), the fix said

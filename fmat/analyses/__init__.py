@@ -25,6 +25,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from fmat.errors import FmatError, InputError
+from fmat.lpr import summary as lpr_summary
 from fmat.results import KEY, RESULT_COLUMNS, results_frame, validate_results
 
 
@@ -46,7 +47,9 @@ class AnalysisOutput:
 _REGISTRY: dict[str, Callable[..., AnalysisOutput]] = {}
 _CRITERIA: dict[str, Callable[[Mapping], list[str]]] = {}
 _DESIGN_CHECKS: dict[str, Callable[..., None]] = {}
+_CRITERIA_CHECKS: dict[str, Callable[..., None]] = {}
 _ITEMS: dict[str, tuple[str, ...]] = {}
+_NEEDS: dict[str, tuple[str, ...]] = {}
 
 
 def register(
@@ -54,7 +57,9 @@ def register(
     *,
     criteria: Callable[[Mapping], list[str]] | None = None,
     check: Callable[..., None] | None = None,
+    check_criteria: Callable[..., None] | None = None,
     items: tuple[str, ...] | list[str] = (),
+    needs: tuple[str, ...] | list[str] = (),
 ):
     """Register ``fn`` as analysis ``name``.
 
@@ -66,6 +71,14 @@ def register(
     word, a target word or name, a template, a year), the last the item itself; the page of
     ``fmat study --report`` shows the mean LPR per item and model keyed by them
     (:func:`item_columns`, :func:`fmat.study_page.item_table`).
+    ``needs``: the label columns the analysis reads from the LPR table (besides ``model`` and
+    ``LPR``); :func:`check_design` holds the design's LPR table to them before any model loads,
+    naming the families that fit when some are missing. A ``check`` that takes a keyword ``lpr``
+    gets the LPR table the design will have (:func:`design_lpr`: its columns and labels, every
+    LPR 0) to test its options against, e.g. the relation labels in the MASK groups' order.
+    ``check_criteria(options, tables, items, where)`` checks the criterion tables the analysis
+    will read (``{name: DataFrame}``) against its options and the study's item keys
+    (``Study.items``) before any model loads (:func:`check_criteria`).
     """
 
     def deco(fn):
@@ -76,7 +89,10 @@ def register(
             _CRITERIA[name] = criteria
         if check is not None:
             _DESIGN_CHECKS[name] = check
+        if check_criteria is not None:
+            _CRITERIA_CHECKS[name] = check_criteria
         _ITEMS[name] = tuple(items)
+        _NEEDS[name] = tuple(needs)
         return fn
 
     return deco
@@ -140,10 +156,12 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
     options = dict(options or {})
     unknown = [k for k in options if k not in names]
     if unknown:
+        fit = [n for n in sorted(_REGISTRY) if n != name and _takes(n, options)]
         raise InputError(
             f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}" + _nearest(unknown[0], names),
             where=f"{where}.options",
-            fix=f"its options are: {', '.join(names) or '(none)'}",
+            fix=f"its options are: {', '.join(names) or '(none)'}"
+            + (f"; the analyses that take these options: {', '.join(fit)} (a wrong analysis.name?)" if fit else ""),
         )
     missing = [p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL and p.name not in options]
     if missing:
@@ -160,6 +178,14 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
                 where=f"{where}.options.{key}",
                 fix=f"use one of {', '.join(map(repr, allowed))} (docs/study-files.md)",
             )
+
+
+def _takes(name: str, options: Mapping) -> bool:
+    """Analysis ``name`` takes every key of ``options`` and needs no other."""
+    params = list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
+    keys = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    required = {p.name for p in params if p.default is p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return set(options) <= keys and required <= set(options)
 
 
 def option_values(name: str, option: str) -> tuple:
@@ -180,13 +206,75 @@ def option_values(name: str, option: str) -> tuple:
     return ()
 
 
-def check_design(name: str, options: Mapping | None, queries: pd.DataFrame, where: str = "analysis.options") -> None:
-    """The options of analysis ``name`` against the study's query table (its own ``check`` given
-    to :func:`register`); nothing for an analysis without one."""
+def design_lpr(queries: pd.DataFrame, lpr_options: Mapping | None = None) -> pd.DataFrame:
+    """The LPR table a design will have, before any model is scored: :func:`fmat.lpr.summary`
+    with the study's ``lpr`` options of a stand-in model's scores (every option's probability
+    0.5, so every LPR is 0): its columns and labels are those of the real table (``M_word`` of
+    a mask-paired table ``like - dislike``, in the MASK groups' order).
+
+    Examples
+    --------
+    >>> import fmat
+    >>> q = fmat.query("I [MASK] {TARGET}.", MASK={"Pos": ["like"], "Neg": ["dislike"]},
+    ...                TARGET={"A": ["cats"], "B": ["dogs"]})
+    >>> t = design_lpr(q, {"mask_pair": True, "target_pair": False})
+    >>> list(t.columns), sorted(set(t["M_word"].astype(str)))
+    (['model', 'query', 'TARGET', 'T_pair', 'T_word', 'MASK', 'M_word', 'LPR'], ['like - dislike'])
+    """
+    opts = {k: bool(v) for k, v in dict(lpr_options or {}).items() if k in ("mask_pair", "target_pair", "attrib_pair")}
+    return lpr_summary(queries.assign(model="design", prob=0.5), **opts)
+
+
+def families_for(columns) -> list[str]:
+    """The registered analyses whose LPR columns (``needs`` of :func:`register`) a table with
+    ``columns`` has."""
     _load_all()
+    have = set(columns)
+    return [n for n in sorted(_REGISTRY) if set(_NEEDS.get(n, ())) <= have]
+
+
+def check_design(
+    name: str,
+    options: Mapping | None,
+    queries: pd.DataFrame,
+    where: str = "analysis.options",
+    lpr_options: Mapping | None = None,
+) -> None:
+    """Can the design feed analysis ``name``? Checked when the study file is read, before any
+    model loads (``fmat study --check``, ``fmat pilot``, ``fmat power``, :func:`fmat.run_study`,
+    the workflow's config check all read it through :func:`fmat.study.load_study`):
+
+    - the LPR table the design will have (:func:`design_lpr`, with ``lpr_options``) has the
+      columns the analysis reads (``needs`` of :func:`register`); else an InputError naming
+      the families that fit the design;
+    - the analysis' own ``check`` (given to :func:`register`) of its options against the query
+      table, and against that LPR table where it takes ``lpr``: e.g. the relation words in the
+      MASK groups' order, the groups of every contrast in the table.
+
+    An InputError names ``where`` (the study file and the option) and the fix."""
+    _load_all()
+    options = dict(options or {})
+    table = None
+    if name in _REGISTRY and lpr_options is not None:
+        table = design_lpr(queries, lpr_options)
+        missing = [c for c in _NEEDS.get(name, ()) if c not in table.columns]
+        if missing:
+            fit = [n for n in families_for(table.columns) if n != name]
+            have = [c for c in table.columns if c not in ("model", "LPR")]
+            raise InputError(
+                f"analysis {name!r} reads LPR column(s) {missing} that this design's LPR table will not have "
+                f"(with its lpr options it has {have})",
+                where=where.rsplit(".options", 1)[0] + ".name" if where.endswith(".options") else where,
+                fix=(f"the analyses that fit this design: {', '.join(fit)}" if fit else "no registered analysis fits this design")
+                + "; or change the queries' slots or the lpr: options (docs/study-files.md)",
+            )
     fn = _DESIGN_CHECKS.get(name)
-    if fn is not None:
-        fn(dict(options or {}), queries, where)
+    if fn is None:
+        return
+    if table is not None and "lpr" in inspect.signature(fn).parameters:
+        fn(options, queries, where, lpr=table)
+    else:
+        fn(options, queries, where)
 
 
 def nearest(word, known) -> str:
@@ -207,6 +295,25 @@ def criteria_needed(name: str, options: Mapping | None = None) -> list[str]:
         get(name)  # raises the clear error
     fn = _CRITERIA.get(name)
     return list(fn(options or {})) if fn else []
+
+
+def check_criteria(
+    name: str,
+    options: Mapping | None,
+    tables: Mapping[str, pd.DataFrame],
+    items: pd.DataFrame | None,
+    where: str = "analysis.options",
+) -> None:
+    """The criterion tables analysis ``name`` will read (``tables``, by name) fit its options and
+    the study's item keys (``items``: :attr:`fmat.study.Study.items`): the columns it names, numbers
+    where it needs numbers, one row per item, every item of the study. Run by ``fmat study``
+    (``--check`` too), :func:`fmat.run_study` and ``fmat pilot`` before any model loads; an
+    InputError names ``where``, the table, the column and the fix. Tables not in ``tables`` are
+    not checked here."""
+    _load_all()
+    fn = _CRITERIA_CHECKS.get(name)
+    if fn is not None and tables:
+        fn(dict(options or {}), tables, items, where)
 
 
 def run_analysis(name: str, data: AnalysisInput, options: Mapping | None = None) -> AnalysisOutput:
@@ -270,7 +377,13 @@ def analysis_stage(
     figures: dict[str, pd.DataFrame] = {}
     parts = [reliability]
     if name and name in available():
-        out = run_analysis(name, AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options)
+        try:
+            out = run_analysis(name, AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options)
+        except InputError as err:  # an option the scores cannot feed: named with the study file, as at load time
+            path = str(getattr(study, "path", None) or "")
+            if not path or path in str(err.where or ""):
+                raise
+            raise InputError(err.message, where=f"{path}: {err.where}" if err.where else path, fix=err.fix) from err
         _one_producer(reliability, out.stats, name, sid)
         parts = [reliability, out.stats]
         figures = dict(out.figures or {})

@@ -45,7 +45,8 @@ import pandas as pd
 
 from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
-from fmat.results import results_frame
+from fmat.results import model_slug, results_frame
+from fmat.stats.crossed import crossed_contrast
 from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import SingularFitWarning, fit_lmm
 
@@ -110,10 +111,14 @@ def design_table(
     targets = set(lpr["TARGET"].astype(str))
     for label, name in rel.items():
         if label not in m_words:
+            first, _, second = label.partition(" - ")
+            swapped = f"{second} - {first}" in m_words
             raise InputError(
-                f"relation {name!r} ({label!r}) is not an M_word of the LPR table ({sorted(m_words)})",
+                f"relation {name!r} ({label!r}) is not an M_word of the LPR table ({sorted(m_words)})"
+                + (f": its verbs are reversed (did you mean [{second}, {first}]?)" if swapped else ""),
                 where=f"{_OPT}.relations.{name}",
-                fix="list the verbs in the MASK groups' order (positive group first)",
+                fix="list the verbs in the MASK groups' order (the first MASK group's word first: "
+                "the LPR is ln P(first group's word) - ln P(second group's word))",
             )
     for q, name in per.items():
         if q not in queries:
@@ -220,7 +225,140 @@ def contrasts(fit, categories: Sequence[str], relations: Sequence[str], perceive
     return pd.DataFrame(rows)
 
 
-@register("attitude_weat", items=("query", "M_word", "T_word"))
+def crossed_contrasts(
+    ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]
+) -> pd.DataFrame:
+    """The concept-level variant of :func:`contrasts` (``inference: crossed``, ours, not the
+    paper's): the same category 1 - category 2 contrasts with the models *and* the target words
+    as crossed random factors (:func:`fmat.stats.crossed.crossed_contrast`).
+
+    Per relation and part, each model x target word gives one value ``Y[model, word]`` (its y
+    in that perceiver; the mean over the perceivers for ``average``; perceiver 1 minus 2 for
+    ``p1-p2``). The words are nested in their category, so the category contrast varies by model
+    (a by-model random slope) but not by word (a by-word random intercept): the model
+    ``Y ~ category + (1 + category | model) + (1 | word)`` of a complete, balanced table, whose
+    REML test with Satterthwaite's df is the expected-mean-squares one computed here. The
+    perceivers (the templates, two and named) stay fixed; a word's perceiver-to-perceiver
+    variation is part of its random intercept.  Words without a y in every model and perceiver
+    are left out (``n``: the cells used).  Columns as :func:`contrasts`, plus ``n``."""
+    c1, c2 = (str(c) for c in categories)
+    rows = []
+    for rel in relations:
+        sub = ds[ds["relation"].astype(str) == str(rel)]
+        tab = sub.pivot_table(index="model", columns=["perceiver", "item"], values="y", aggfunc="mean", observed=True)
+        tab = tab.dropna(axis=1)
+        words = [w for w in dict.fromkeys(tab.columns.get_level_values("item")) if all((p, w) in tab.columns for p in perceivers)]
+        cat = sub.drop_duplicates("item").set_index("item")["category"].astype(str)
+        per = {p: tab[p][words] for p in perceivers}
+        parts = [(p, per[p]) for p in perceivers]
+        parts.append(("average", sum(per.values()) / len(per)))
+        if len(perceivers) == 2:
+            p1, p2 = perceivers
+            parts.append((f"{p1}-{p2}", per[p1] - per[p2]))
+        for part, Y in parts:
+            res = crossed_contrast(Y.to_numpy(dtype=float), cat.loc[words].to_numpy(), {c1: 1.0, c2: -1.0})
+            rows.append(
+                {
+                    "relation": rel,
+                    "part": part,
+                    **{k: res[k] for k in ("estimate", "se", "df", "t", "p", "ci_low", "ci_high", "n")},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def per_model_d(ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]) -> list[dict]:
+    """d within each model, per relation and part (each perceiver, ``average``, ``p1-p2``): the
+    mean standardized LPR ``y`` of category 1's words minus category 2's, in that model (the same
+    cell-mean contrast as the LMM's, without a test: one model has no replication to test
+    against). Rows ``model, relation, part, d, n``."""
+    c1, c2 = (str(c) for c in categories)
+    rows = []
+    for model, g in ds.groupby("model", observed=True, sort=False):
+        cells = g.groupby([g["category"].astype(str), g["relation"].astype(str), g["perceiver"].astype(str)])["y"].mean()
+        for rel in relations:
+            per = {}
+            for p in perceivers:
+                a, b = cells.get((c1, str(rel), str(p))), cells.get((c2, str(rel), str(p)))
+                if a is not None and b is not None and np.isfinite(a) and np.isfinite(b):
+                    per[str(p)] = float(a - b)
+            parts = list(per.items())
+            if len(per) == len(perceivers):
+                parts.append(("average", float(np.mean(list(per.values())))))
+                if len(perceivers) == 2:
+                    p1, p2 = (str(p) for p in perceivers)
+                    parts.append((f"{p1}-{p2}", per[p1] - per[p2]))
+            n = float(g.loc[g["relation"].astype(str) == str(rel), "y"].notna().sum())
+            rows += [{"model": model_slug(str(model)), "relation": str(rel), "part": part, "d": d, "n": n} for part, d in parts]
+    return rows
+
+
+def check_options(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: pd.DataFrame | None = None) -> None:
+    """``attitude_weat``'s options against the LPR table the design will have
+    (:func:`fmat.analyses.design_lpr`), when the study file is read, before any model loads:
+    the relations' verbs in the MASK groups' order (a reversed pair names the order it needs),
+    the perceivers' templates and the contrasted TARGET groups (:func:`design_table`'s checks)."""
+    tc = options.get("target_contrast")
+    if options.get("effect_size", "pooled_sd") == "pooled_sd" and isinstance(tc, list) and "T_word" in queries.columns:
+        words = queries.loc[queries["TARGET"].astype(str).isin([str(t) for t in tc]), "T_word"].astype(str).nunique()
+        if words < 3:
+            raise InputError(
+                f"target_contrast {tc} compares {words} target words; standardized by their pooled SD (effect_size: "
+                "pooled_sd) two words are always -0.71 and +0.71, which leaves no variation to test",
+                where=f"{where}.target_contrast",
+                fix="give the two TARGET groups three or more words together (WEAT: 8 or more each), or use effect_size: sigma",
+            )
+    if lpr is None:
+        return
+    try:
+        design_table(
+            lpr,
+            target_contrast=options.get("target_contrast"),
+            relations=options.get("relations"),
+            perceivers=options.get("perceivers"),
+        )
+    except InputError as err:
+        at = str(err.where or "")
+        at = where + at[len(_OPT) :] if at.startswith(_OPT) else where
+        raise InputError(err.message, where=at, fix=err.fix) from None
+
+
+def covered_relations(
+    ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """The relations whose LPRs fill every category x perceiver cell of ``ds`` (the rows kept
+    after missing LPRs are dropped), and for each other relation its empty cells
+    (``category/perceiver``): a relation whose verb a model cannot score (out of vocabulary)
+    has no LPR at all, and its contrast has no cell means to compare."""
+    have = set(zip(ds["category"].astype(str), ds["relation"].astype(str), ds["perceiver"].astype(str)))
+    kept, gaps = [], {}
+    for rel in relations:
+        empty = [f"{c}/{p}" for p in perceivers for c in categories if (str(c), str(rel), str(p)) not in have]
+        if empty:
+            gaps[str(rel)] = empty
+        else:
+            kept.append(str(rel))
+    return kept, gaps
+
+
+def _oov_words(scores) -> set[str]:
+    """The [MASK] words some model scored as out of vocabulary (``oov`` True or no probability)."""
+    if not isinstance(scores, pd.DataFrame) or "M_word" not in scores.columns:
+        return set()
+    bad = scores["oov"].fillna(False).astype(bool) if "oov" in scores.columns else pd.Series(False, index=scores.index)
+    if "prob" in scores.columns:
+        bad = bad | pd.to_numeric(scores["prob"], errors="coerce").isna()
+    return set(scores.loc[bad, "M_word"].astype(str))
+
+
+def _words_of(relations: Mapping, name: str) -> list[str]:
+    words = relations.get(name) if isinstance(relations, Mapping) else None
+    return [str(w) for w in words] if isinstance(words, Sequence) and not isinstance(words, str) else []
+
+
+@register(
+    "attitude_weat", check=check_options, items=("query", "M_word", "T_word"), needs=("query", "M_word", "TARGET", "T_word")
+)
 def attitude_weat(
     data: AnalysisInput,
     *,
@@ -231,8 +369,12 @@ def attitude_weat(
     sigma: float = LPR_SIGMA,
     standardize_within: Sequence[str] = ("model", "perceiver", "relation"),
     center: bool = True,
+    inference: Literal["paper", "crossed"] = "paper",
 ) -> AnalysisOutput:
-    """Studies 2A-2D (Table 6); see the module docstring for every step and option."""
+    """Studies 2A-2D (Table 6); see the module docstring for every step and option.
+    ``inference``: "paper" (default: the paper's LMM, the models the only random factor) or
+    "crossed" (ours: the target words random too, crossed with the models: the concept-level
+    test, :func:`crossed_contrasts`; the same d)."""
     study = str(getattr(data.study, "id", "") or "")
     d = design_table(
         data.lpr,
@@ -246,20 +388,48 @@ def attitude_weat(
     if n_nan:
         notes.append(f"{n_nan} LPRs missing (out-of-vocabulary words) left out")
     ds = standardize_lpr(d, effect_size=effect_size, sigma=sigma, within=standardize_within, center=center)
-    fit = fit_factorial(ds.dropna(subset=["y"]))
-    if fit.singular:
-        notes.append("the random-intercept variance of the models is ~0 (singular fit)")
+    ds = ds.dropna(subset=["y"])
     rel_names = list(dict.fromkeys(_as_pairs(relations, f"{_OPT}.relations").values()))
     per_names = [str(p) for p in perceivers]
+    rel_names, gaps = covered_relations(ds, [str(t) for t in target_contrast], rel_names, per_names)
+    if gaps:
+        oov = _oov_words(data.scores)
+        for rel, cells in gaps.items():
+            words = [w for w in _words_of(relations, rel) if w in oov]
+            why = f"out of vocabulary ({', '.join(words)}: a model cannot score them as one token)" if words else "missing"
+            notes.append(
+                f"relation {rel!r} left out (its d and t are not reported): its LPRs are {why} in "
+                f"{len(cells)} of its category x perceiver cells ({'; '.join(cells[:3])})"
+            )
+        if not rel_names:
+            raise InputError(
+                "no relation has LPRs in every category and perceiver: " + " ".join(notes[-len(gaps) :]),
+                where=f"{_OPT}.relations",
+                fix="use [MASK] words every model scores as one token (fmat query --study FILE shows them; "
+                "or score: {add_tokens: true})",
+            )
+        ds = ds[ds["relation"].isin(rel_names)]
+    fit = fit_factorial(ds)
+    if fit.singular:
+        notes.append("the random-intercept variance of the models is ~0 (singular fit)")
     con = contrasts(fit, target_contrast, rel_names, per_names)
+    if inference == "crossed":
+        con = crossed_contrasts(ds, target_contrast, rel_names, per_names)
+        notes.append(
+            "inference: crossed (ours, not the paper's): d, t, p and CI with the models and the target words as "
+            "crossed random factors (the concept-level test: fmat.stats.crossed, docs/calibration.md)"
+        )
     rows = []
     for r in con.to_dict("records"):
         cond = f"{r['relation']}:{r['part']}"
-        base = {"study": study, "condition": cond, "model": "all", "df": r["df"], "p": r["p"], "n": float(fit.n)}
+        base = {"study": study, "condition": cond, "model": "all", "df": r["df"], "p": r["p"], "n": float(r.get("n", fit.n))}
         rows.append(
             {**base, "statistic": "d", "value": r["estimate"], "se": r["se"], "ci_low": r["ci_low"], "ci_high": r["ci_high"]}
         )
         rows.append({**base, "statistic": "t", "value": r["t"]})
+    for r in per_model_d(ds, target_contrast, rel_names, per_names):  # the effect in each model (no test)
+        cond = f"{r['relation']}:{r['part']}"
+        rows.append({"study": study, "statistic": "d", "condition": cond, "model": r["model"], "value": r["d"], "n": r["n"]})
     effects = con.rename(columns={"part": "perceiver", "estimate": "d"})
     effects = effects.assign(
         x=effects["perceiver"],

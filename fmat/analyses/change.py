@@ -22,6 +22,10 @@ individualism - collectivism phrase j).  As the paper's Method:
    with condition ``2000vs1900`` etc.
 5. per model, the OLS slope of d on year / year_scale (rows ``b``, condition ``year``, model =
    slug; not in the paper).
+6. ``inference: crossed`` (ours, not the paper's; :func:`crossed_trend`): the rows ``b`` and
+   ``t`` of the slope, the per-model slopes and the century contrasts tested with the models
+   *and* the items (the ``average_over`` columns: 4A/4B's templates, 4C/4D's phrase pairs) as
+   crossed random factors, the year slope varying by model, by item and by model x item.
 
 Figure 4 table ``trend`` (columns model, year, d, d_interpolated, d_smooth): per model and for
 ``all`` (the mean of the models' d in each year, over the models that have it): the yearly d,
@@ -44,6 +48,7 @@ from fmat.analyses import AnalysisInput, AnalysisOutput, nearest, register
 from fmat.analyses.stereotype import _levels, _need, _study_id, _where
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
+from fmat.stats.crossed import crossed_contrast
 from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import fit_lmm
 from fmat.stats.timeseries import interpolate_years, moving_average
@@ -185,6 +190,123 @@ def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
     return rows
 
 
+#: the ``inference`` option: the paper's model (the models random, the items averaged) or the
+#: concept-level test (the items random too, crossed with the models; ours)
+TrendInference = Literal["paper", "crossed"]
+
+
+def _item_labels(lpr: pd.DataFrame, average_over) -> pd.Series:
+    """Each LPR row's item: its values of the ``average_over`` columns (``"all"`` without)."""
+    over = [average_over] if isinstance(average_over, str) else list(average_over or [])
+    if not over:
+        return pd.Series("all", index=lpr.index, dtype=object)
+    labels = lpr[over[0]].astype(str).to_numpy(dtype=object)
+    for c in over[1:]:
+        labels = labels + " | " + lpr[c].astype(str).to_numpy(dtype=object)
+    return pd.Series(labels, index=lpr.index, dtype=object)
+
+
+def item_slopes(lpr: pd.DataFrame, average_over, sigma: float, year_scale: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per model x item (the ``average_over`` columns' values): the OLS slope of d = LPR / sigma
+    on year / year_scale over the years the cell has (finite LPRs; NaN with fewer than 2 years).
+    Returns (models x items table of slopes, the long table model, item, year, d)."""
+    df = pd.DataFrame(
+        {
+            "model": lpr["model"].astype(str).to_numpy(),
+            "item": _item_labels(lpr, average_over).to_numpy(),
+            "year": _years(lpr["M_word"], where="data.lpr: M_word").to_numpy(),
+            "d": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(float) / float(sigma),
+        }
+    )
+    df = df[np.isfinite(df["d"])]
+    df = df.groupby(["model", "item", "year"], sort=False)["d"].mean().reset_index()
+    x = df["year"].to_numpy(float) / float(year_scale)
+    g = df.assign(x=x, xx=x * x, xy=x * df["d"].to_numpy(float)).groupby(["model", "item"], sort=False)
+    s = g.agg(n=("d", "size"), sx=("x", "sum"), sy=("d", "sum"), sxx=("xx", "sum"), sxy=("xy", "sum"))
+    sxx = s["sxx"] - s["sx"] ** 2 / s["n"]
+    slope = (s["sxy"] - s["sx"] * s["sy"] / s["n"]) / sxx.where(sxx > 1e-12 * s["sxx"].abs().clip(lower=1e-300))
+    table = slope.unstack("item")
+    models = list(dict.fromkeys(df["model"]))
+    items = list(dict.fromkeys(df["item"]))
+    return table.reindex(index=models, columns=items), df
+
+
+def _test_row(res: Mapping) -> dict:
+    return {k: res[k] for k in ("se", "df", "p", "ci_low", "ci_high")} | {"value": res["estimate"], "n": res["n"]}
+
+
+def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: float, contrasts) -> tuple[list[dict], list[str]]:
+    """The concept-level variant (``inference: crossed``, ours, not the paper's): the year
+    slope and the century contrasts with the models *and* the items (the ``average_over``
+    columns' values: 4A/4B's query templates, 4C/4D's phrase pairs) as crossed random factors.
+
+    Each model x item cell gives its own OLS slope of d on year / year_scale, ``S[m, i]``. The
+    slope of the concept is the grand mean of ``S`` (the paper's LMM slope in a balanced design)
+    and its test is :func:`fmat.stats.crossed.crossed_contrast` of ``S``: the model of the yearly
+    d with correlated random intercepts and slopes of year by model, by item and by model x
+    item (Barr et al.'s maximal structure), exact for a balanced design (docs/calibration.md).
+    Per model (a claim about that model, over the population of items): the mean of its row of
+    ``S``, tested over the items (df items - 1).  A century contrast: each cell's d of the
+    first year minus the second's, crossed over models and items as the slope.  With one item
+    (no ``average_over``) only the models are random.  A model that lacks a cell (every year of
+    an item missing) is left out of the crossed test, with a note.
+    Returns rows (as :func:`change_over_time` builds them) and notes."""
+    table, long = item_slopes(lpr, average_over, sigma, year_scale)
+    notes: list[str] = []
+    complete = table.dropna(axis=0, how="any")
+    if len(complete) < len(table):
+        gone = [model_slug(m) for m in table.index if m not in complete.index]
+        notes.append(f"inference: crossed left out {len(gone)} model(s) lacking an item's slope: {', '.join(gone)}")
+    random_items = table.shape[1] > 1
+    res = crossed_contrast(complete.to_numpy(), random_items=random_items)
+    rows = [
+        {"statistic": "b", "condition": "year", "model": "all", **_test_row(res)},
+        {"statistic": "t", "condition": "year", "model": "all", "value": res["t"], "df": res["df"], "p": res["p"], "n": res["n"]},
+    ]
+    for m, slopes in table.iterrows():
+        slopes = slopes.dropna().to_numpy(float)
+        if random_items and len(slopes) >= 2:
+            r = sps.ttest_1samp(slopes, 0.0)
+            ci = r.confidence_interval(0.95)
+            se = float(slopes.std(ddof=1) / np.sqrt(len(slopes)))
+            rows.append(
+                {
+                    "statistic": "b",
+                    "condition": "year",
+                    "model": model_slug(str(m)),
+                    "value": float(slopes.mean()),
+                    "se": se,
+                    "df": float(len(slopes) - 1),
+                    "p": float(r.pvalue),
+                    "ci_low": float(ci.low),
+                    "ci_high": float(ci.high),
+                    "n": float(len(slopes)),
+                }
+            )
+    for a, b in contrasts:
+        cells = long[long["year"].isin([a, b])].pivot_table(index=["model", "item"], columns="year", values="d")
+        if a not in cells or b not in cells:
+            notes.append(f"inference: crossed: century contrast {a} vs {b} not computed (a year is missing)")
+            continue
+        C = (cells[a] - cells[b]).unstack("item").reindex(index=table.index, columns=table.columns).dropna(axis=0, how="any")
+        r = crossed_contrast(C.to_numpy(), random_items=random_items)
+        test = {"df": r["df"], "p": r["p"], "n": r["n"]}
+        rows.append({"statistic": "d", "condition": f"{a}vs{b}", "model": "all", **_test_row(r)})
+        rows.append({"statistic": "t", "condition": f"{a}vs{b}", "model": "all", "value": r["t"], **test})
+    what = (
+        f"the models ({len(complete)}) and the items ({table.shape[1]}: the values of average_over) as crossed random "
+        "factors, the year slope varying by model, by item and by model x item (expected mean squares, Satterthwaite df)"
+        if random_items
+        else f"the models ({len(complete)}) random, the year slope varying by model (one item: average_over is empty)"
+    )
+    notes.insert(
+        0,
+        f"inference: crossed (ours, not the paper's): b, t, p and CI of the year slope, the per-model slopes and the "
+        f"century contrasts with {what}; fmat.stats.crossed, docs/calibration.md. beta, R2m and R2c are the paper's LMM's",
+    )
+    return rows, notes
+
+
 def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
     """``change_over_time``'s options against the study's design, when the study file is read
     (before any model loads): ``sigma`` and ``year_scale`` positive numbers, ``average_over``
@@ -261,7 +383,7 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
         )
 
 
-@register("change_over_time", check=check_options, items=("M_word",))
+@register("change_over_time", check=check_options, items=("M_word",), needs=("M_word",))
 def change_over_time(
     data: AnalysisInput,
     *,
@@ -271,6 +393,7 @@ def change_over_time(
     century_contrasts=None,
     smoothing: Mapping | None = None,
     century_model: Literal["pairwise", "joint"] = "pairwise",
+    inference: TrendInference = "paper",
 ) -> AnalysisOutput:
     """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
 
@@ -282,6 +405,9 @@ def change_over_time(
       century_model      pairwise (an LMM on the two years of each contrast; default) or joint
                          (one LMM on all century years named)
       smoothing          {window: 10, even: right} for the figure's moving average
+      inference          "paper" (default: the paper's LMM, models random) or "crossed" (ours:
+                         the items of average_over random too, crossed with the models, random
+                         slopes of year by model and by item; :func:`crossed_trend`)
     """
     study = _study_id(data)
     lpr = data.lpr
@@ -290,6 +416,12 @@ def change_over_time(
     if century_model not in ("pairwise", "joint"):
         raise InputError(
             f"unknown century_model {century_model!r}", where=_where(data, "century_model"), fix="use pairwise or joint"
+        )
+    if inference not in ("paper", "crossed"):
+        raise InputError(
+            f"unknown inference {inference!r}" + nearest(str(inference), ["paper", "crossed"]),
+            where=_where(data, "inference"),
+            fix="use 'paper' (the paper's LMM) or 'crossed' (the items random, crossed with the models: the concept-level test)",
         )
     smoothing = dict(smoothing or {})
     unknown = set(smoothing) - {"window", "even"}
@@ -364,6 +496,13 @@ def change_over_time(
         rows.append({"statistic": "t", "condition": cond, "value": res["t"], **test})
     for m, g in missing.groupby("model", sort=False):
         notes.append(f"{m}: {len(g)} year(s) missing (dropped): {_ranges(g['year'].tolist())}")
+    if inference == "crossed":
+        done = [(r["statistic"], r["condition"]) for r in rows if r.get("model", "all") == "all"]
+        mine, more = crossed_trend(lpr, average_over, float(sigma), float(year_scale), [tuple(c) for c in contrasts])
+        swap = {(r["statistic"], r["condition"], r["model"]): r for r in mine}
+        rows = [swap.get((r["statistic"], r["condition"], r.get("model", "all")), r) for r in rows]
+        rows += [r for r in mine if r["model"] == "all" and (r["statistic"], r["condition"]) not in done]
+        notes += more
     out = results_frame([{"study": study, "model": "all", **r} for r in rows])
     figures = {
         "trend": trend_table(yearly, years, window, even),

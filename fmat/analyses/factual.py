@@ -50,6 +50,7 @@ given) the WEFAT table; the numbers of items left out are in ``notes`` and every
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from typing import Literal, Mapping, Sequence, get_args
 
@@ -127,6 +128,90 @@ def _criterion_column(criteria: Mapping[str, pd.DataFrame], spec: dict, key: str
             fix="rebuild the criterion table with one row per item",
         )
     return out
+
+
+def _did_you_mean(word, known) -> str:
+    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_options(options: Mapping, queries: pd.DataFrame, where: str, lpr: pd.DataFrame | None = None) -> None:
+    """The factual options the design can feed, before any model loads: ``criterion`` and
+    ``wefat`` are ``{table, item, column}`` mappings, and ``standardize_within`` names columns
+    of the LPR table the design will have (``lpr``: :func:`fmat.analyses.design_lpr`)."""
+    for key in _TABLE_OPTIONS:
+        try:
+            _spec(options.get(key), key, required=False)
+        except InputError as err:
+            raise InputError(err.message, where=f"{where}.{key}", fix=err.fix) from None
+    within = options.get("standardize_within", ("model", "query"))
+    if isinstance(within, str):
+        within = [within]
+    if lpr is not None and isinstance(within, Sequence):
+        have = [c for c in lpr.columns if c != "LPR"]
+        bad = [str(c) for c in within if c not in have]
+        if bad:
+            raise InputError(
+                f"standardize_within names {bad[0]!r}, not a column of this design's LPR table" + _did_you_mean(bad[0], have),
+                where=f"{where}.standardize_within",
+                fix=f"use some of: {', '.join(have)} (1A: [model, query])",
+            )
+
+
+def check_criteria_tables(options: Mapping, tables: Mapping[str, pd.DataFrame], items: pd.DataFrame | None, where: str) -> None:
+    """The criterion tables fit the options and the study's items, before any model loads: the
+    ``item`` and ``column`` columns exist, the values are numbers (empty for unknown), each item
+    has one row, and every TARGET item key of the study has a row."""
+    study_items = []
+    if isinstance(items, pd.DataFrame) and {"slot", "item"} <= set(items.columns):
+        study_items = list(dict.fromkeys(items.loc[items["slot"].astype(str) == "TARGET", "item"].astype(str)))
+    for key in _TABLE_OPTIONS:
+        spec = _spec(options.get(key), key, required=False)
+        if spec is None or spec["table"] not in tables:
+            continue
+        name, table, at = spec["table"], tables[spec["table"]], f"{where}.{key}"
+        cols = [str(c) for c in table.columns]
+        wanted = [("item", spec["item"]), ("column", spec["column"])]
+        if spec.get("logit_column"):
+            wanted.append(("logit_column", spec["logit_column"]))
+        for field_, col in wanted:
+            if col not in table.columns:
+                raise InputError(
+                    f"criterion table {name!r} has no column {col!r}" + _did_you_mean(col, cols) + f" (it has {cols})",
+                    where=f"{at}.{field_}",
+                    fix=f"name one of its columns in {key}.{field_}, or rename the column in the table",
+                )
+        for field_, col in wanted[1:]:
+            raw = table[col]
+            num = pd.to_numeric(raw, errors="coerce")
+            text = raw.notna() & num.isna() & (raw.astype(str).str.strip() != "")
+            if text.any():
+                i = int(np.flatnonzero(text.to_numpy())[0])
+                raise InputError(
+                    f"column {col!r} of criterion table {name!r} holds text, not numbers: {int(text.sum())} value(s), "
+                    f"e.g. {raw.iloc[i]!r} (row {i + 1}, item {str(table[spec['item']].iloc[i])!r})",
+                    where=f"{at}.{field_}",
+                    fix="write plain numbers (87, not '87%' or '87,0'); leave a cell empty for an unknown value",
+                )
+        keys = table[spec["item"]].astype(str)
+        dup = keys[keys.duplicated()]
+        if len(dup):
+            raise InputError(
+                f"criterion table {name!r} lists {len(dup)} item(s) twice in column {spec['item']!r}, e.g. {dup.iloc[0]!r}",
+                where=f"{at}.item",
+                fix="keep one row per item in the table",
+            )
+        known = set(keys)
+        missing = [i for i in study_items if i not in known]
+        if missing:
+            shown = ", ".join(f"{m!r}" + _did_you_mean(m, known - set(study_items)) for m in missing[:5])
+            raise InputError(
+                f"{len(missing)} of the study's {len(study_items)} item(s) have no row in criterion table {name!r} "
+                f"(column {spec['item']!r}): {shown}" + (" ..." if len(missing) > 5 else ""),
+                where=f"{at}.item",
+                fix="add a row for each (leave the value empty if it is unknown), or make the study's item keys "
+                "(item: of its word entries) the table's",
+            )
 
 
 # --------------------------------------------------------------------------- LPR steps
@@ -670,7 +755,14 @@ def _factual(
     return AnalysisOutput(stats=results_frame(rows), figures=figures, notes=notes)
 
 
-@register("factual_wefat", criteria=_criteria_tables, items=("T_word",))
+@register(
+    "factual_wefat",
+    criteria=_criteria_tables,
+    check=check_options,
+    check_criteria=check_criteria_tables,
+    items=("T_word",),
+    needs=("query", "T_word"),
+)
 def factual_wefat(
     data: AnalysisInput,
     *,
@@ -703,7 +795,14 @@ def factual_wefat(
     )
 
 
-@register("factual_names", criteria=_criteria_tables, items=("T_word",))
+@register(
+    "factual_names",
+    criteria=_criteria_tables,
+    check=check_options,
+    check_criteria=check_criteria_tables,
+    items=("T_word",),
+    needs=("query", "T_word"),
+)
 def factual_names(
     data: AnalysisInput,
     *,

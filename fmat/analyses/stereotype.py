@@ -51,6 +51,7 @@ import pandas as pd
 from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
+from fmat.stats.crossed import crossed_contrast
 from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import fit_lmm
 
@@ -63,9 +64,12 @@ FACTOR_NAMES = {
 }
 
 
-#: the ``inference`` option: the paper's model, or the calibrated within-sentence variant
-Inference = Literal["paper", "sentence"]
+#: the ``inference`` option: the paper's model, the calibrated within-sentence variant, or the
+#: concept-level test with the items (attribute pairs, phrases) random, crossed with the models
+Inference = Literal["paper", "sentence", "crossed"]
 INFERENCE = get_args(Inference)
+#: 3B/3C's: the same (the crossed test's items are each domain's phrases: :func:`domain_crossed_effects`)
+DomainInference = Literal["paper", "sentence", "crossed"]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -249,6 +253,117 @@ def sentence_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: 
     return out
 
 
+def crossed_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: list[str], level: str) -> list[dict]:
+    """The concept-level variant (``inference: crossed``, ours, not the paper's): the d
+    contrasts with the models *and* the items of ``level`` (3A/3D: the attribute pairs) as
+    crossed random factors (:func:`fmat.stats.crossed.crossed_contrast`).
+
+    Each model x ``level`` x wording cell gives the within-sentence contrast ``z = mean
+    y(first group) - mean y(second group)``; averaged over the wordings (a fixed factor: two
+    levels are too few to estimate a variance) it is ``Y[model, item]``.  ``all``: the grand
+    mean of ``Y`` with models and items random (the gender contrast varies by model and by
+    item: the by-model and by-item random slopes of Barr et al. 2013), Satterthwaite df; per
+    item (``pair1``...): that item's mean over the models, only the models random (a named
+    item is not a sample), df = models - 1.  The point estimates are the paper's (balanced
+    design).  Rows as :func:`model_effects` (not per wording); none where a model lacks a cell.
+    """
+    keys = ["model", *used]
+    m = cells.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
+    if groups[0] not in m or groups[1] not in m:
+        return []
+    z = (m[groups[0]] - m[groups[1]]).rename("z").reset_index()
+    z["model"] = z["model"].astype(str)
+    if level not in used:
+        z[level] = "all"
+    z[level] = z[level].astype(str)
+    Y = z.groupby(["model", level], sort=False)["z"].mean().unstack(level)
+    items = [lev for lev in _levels(cells[level].astype(str)) if lev in Y.columns] if level in used else ["all"]
+    Y = Y[items]
+    res = crossed_contrast(Y.dropna(axis=1).to_numpy(), random_items=len(items) > 1)
+    out = [{"model": "all", "condition": "all", **_contrast_row(res, res["n"])}]
+    if level in used:
+        for lev in items:
+            r = crossed_contrast(Y[[lev]].dropna().to_numpy(), random_items=False)
+            out.append({"model": "all", "condition": lev, **_contrast_row(r, r["n"])})
+    return out
+
+
+def domain_crossed_effects(
+    lpr: pd.DataFrame, forms: Mapping, sigma: float, groups: list[str], wording: pd.Series, order: Mapping[str, list[str]]
+) -> tuple[list[dict], list[str]]:
+    """The concept-level variant of 3B/3C (``inference: crossed``, ours, not the paper's): the
+    phrases of each domain (``A_word`` of an ATTRIB group) random, crossed with the models.
+
+    Each model x phrase gives the within-sentence gender contrast ``z = mean y(first group) -
+    mean y(second group)`` (y = LPR / sigma), averaged over the wordings (fixed).  A form's d
+    (``interest``: MathInterest vs ArtsInterest) is a between-item contrast, the phrases nested
+    in their domain, as 2A's words in their category: ``crossed_contrast(Z, domain, {focal: 1,
+    reference: -1})`` (by-model random intercept and slope of the domain, by-phrase random
+    intercept: a phrase's own gender contrast).  ``all`` (the mean of the forms): the j-th
+    phrase of each form's focal group (in the study file's order: 3B's "are interested in
+    maths" and "are good at maths") is one item, the mean of its forms' z, and so for the
+    reference groups: the forms' phrases that name the same word are not independent items,
+    and pairing by position is valid whether or not they name the same word (a mean of
+    independent items is one independent item).  Forms whose groups differ in size: every
+    phrase an item of its own (weights +-1/forms), with a note.  A phrase that a model lacks
+    (a missing LPR) is left out of the items, with a note.  Returns rows as
+    :func:`model_effects` (``all`` and per form) and notes."""
+    y = pd.DataFrame(
+        {
+            "model": lpr["model"].astype(str).to_numpy(),
+            "MASK": lpr["MASK"].astype(str).to_numpy(),
+            "wording": wording.to_numpy(),
+            "ATTRIB": lpr["ATTRIB"].astype(str).to_numpy(),
+            "A_word": lpr["A_word"].astype(str).to_numpy(),
+            "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),
+        }
+    )
+    m = y.groupby(["model", "ATTRIB", "A_word", "wording", "MASK"], sort=False)["y"].mean().unstack("MASK")
+    if groups[0] not in m or groups[1] not in m:
+        return [], []
+    z = (m[groups[0]] - m[groups[1]]).groupby(level=["model", "ATTRIB", "A_word"], sort=False).mean()
+    Z = z.unstack(["ATTRIB", "A_word"])
+    Z = Z.reindex(index=list(dict.fromkeys(y["model"])))
+    notes: list[str] = []
+    gone = [f"{a}: {w}" for a, w in Z.columns[Z.isna().any(axis=0)]]
+    if gone:
+        notes.append(f"inference: crossed left out {len(gone)} phrase(s) a model lacks: {', '.join(gone[:5])}")
+    out: list[dict] = []
+    pairs = {str(f): [str(p) for p in pair] for f, pair in forms.items()}
+    for form, (focal, ref) in pairs.items():
+        cols = [(g, w) for g in (focal, ref) for w in order.get(g, []) if (g, w) in Z.columns and not Z[(g, w)].isna().any()]
+        res = crossed_contrast(Z[cols].to_numpy(), [g for g, _ in cols], {focal: 1.0, ref: -1.0})
+        out.append({"model": "all", "condition": form, **_contrast_row(res, res["n"])})
+    sizes = {(len(order.get(f, [])), len(order.get(r, []))) for f, r in pairs.values()}
+    if len(sizes) == 1:
+        k_f, k_r = sizes.pop()
+        items, labels = {}, []
+        for side, k, i in (("focal", k_f, 0), ("reference", k_r, 1)):
+            for j in range(k):
+                cols = [(pair[i], order[pair[i]][j]) for pair in pairs.values()]
+                if all(c in Z.columns for c in cols):
+                    items[f"{side}{j + 1}"] = Z[cols].mean(axis=1, skipna=False)
+                    labels.append(side)
+        Y = pd.DataFrame(items)
+        keep = ~Y.isna().any(axis=0).to_numpy()
+        res = crossed_contrast(
+            Y.loc[:, keep].to_numpy(), np.asarray(labels, dtype=object)[keep], {"focal": 1.0, "reference": -1.0}
+        )
+    else:
+        cols = [(g, w) for pair in pairs.values() for g in pair for w in order.get(g, []) if (g, w) in Z.columns]
+        cols = [c for c in cols if not Z[c].isna().any()]
+        weights = {}
+        for f, r in pairs.values():
+            weights[f] = weights.get(f, 0.0) + 1.0 / len(pairs)
+            weights[r] = weights.get(r, 0.0) - 1.0 / len(pairs)
+        res = crossed_contrast(Z[cols].to_numpy(), [g for g, _ in cols], weights)
+        notes.append(
+            "inference: crossed: the forms' groups differ in size, so the overall d takes every phrase as an item of its own"
+        )
+    out.insert(0, {"model": "all", "condition": "all", **_contrast_row(res, res["n"])})
+    return out, notes
+
+
 def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
     """Figure table ``calibrated``: per condition the d with the paper's model's p and 95% CI
     beside the calibrated within-sentence variant's (:func:`sentence_effects`, ours), and
@@ -361,7 +476,8 @@ def _check_inference(inference: str, where: str) -> None:
         raise InputError(
             f"unknown inference {inference!r}",
             where=where,
-            fix="use 'paper' (the paper's model) or 'sentence' (one observation per sentence: calibrated)",
+            fix="use 'paper' (the paper's model), 'sentence' (one observation per sentence: calibrated) or "
+            "'crossed' (the items random, crossed with the models: the concept-level test)",
         )
 
 
@@ -389,7 +505,14 @@ def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: s
 
 
 def _fit_and_report(
-    data: AnalysisInput, cells: pd.DataFrame, name: str, groups: list[str], level: str, anova: str, inference: str = "paper"
+    data: AnalysisInput,
+    cells: pd.DataFrame,
+    name: str,
+    groups: list[str],
+    level: str,
+    anova: str,
+    inference: str = "paper",
+    crossed: tuple[list[dict], list[str]] | None = None,
 ) -> AnalysisOutput:
     """What 3A/3D (``level`` = "pair") and 3B/3C (``level`` = "form") share once their cells are
     built: drop non-finite y, fit ``y ~ mask * wording * level``, the effects overall, per
@@ -401,6 +524,17 @@ def _fit_and_report(
     notes = _notes(fit, cells, dropped)
     calibrated = sentence_effects(cells, name, groups, used, level if level in used else None)
     side_by_side = calibrated_table(effects, calibrated)
+    if inference == "crossed":
+        mine, more = crossed if crossed is not None else (crossed_effects(cells, name, groups, used, level), [])
+        by_cond = {e["condition"]: e for e in mine}
+        effects = [by_cond[e["condition"]] for e in effects if e["condition"] in by_cond]
+        items = "attribute pairs" if level == "pair" else "phrases of each domain"
+        notes.append(
+            f"inference: crossed (ours, not the paper's): d, t, p and CI with the models and the "
+            f"{items} as crossed random factors (the concept-level test: "
+            "fmat.stats.crossed, docs/calibration.md); F rows are the paper's model's"
+        )
+        notes += more
     if inference == "sentence":
         by_cond = {e["condition"]: e for e in calibrated}
         effects = [by_cond.get(e["condition"], e) for e in effects if not e["condition"].startswith("wording:")]
@@ -421,7 +555,75 @@ def _fit_and_report(
     )
 
 
-@register("stereotype_pairs", items=("M_word", "A_word"))
+def _rewhere(err: InputError, where: str) -> InputError:
+    """``err`` with its ``analysis.options...`` place under ``where`` (the study file's)."""
+    at = str(err.where or "")
+    i = at.find("analysis.options")
+    at = where + at[i + len("analysis.options") :] if i >= 0 else where
+    return InputError(err.message, where=at, fix=err.fix)
+
+
+def _check_mask(options: Mapping, lpr: pd.DataFrame, where: str) -> list[str]:
+    groups = mask_groups(lpr, options.get("mask_contrast"), f"{where}.mask_contrast")
+    sub = lpr[lpr["MASK"].astype(str).isin(groups)]
+    wording_of(sub["M_word"], options.get("mask_wordings"), groups, f"{where}.mask_wordings")
+    return groups
+
+
+def check_pairs(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: pd.DataFrame | None = None) -> None:
+    """``stereotype_pairs``' options against the LPR table the design will have
+    (:func:`fmat.analyses.design_lpr`), before any model loads: an attribute-paired table
+    (``lpr: {mask_pair: false, attrib_pair: true}``) with the ``attrib_contrast`` label, the
+    two ``mask_contrast`` groups among its MASK groups, every contrasted [MASK] word in a
+    ``mask_wordings`` pair."""
+    if lpr is None:
+        return
+    try:
+        ac = options.get("attrib_contrast")
+        if ac:
+            label = f"{ac[0]} - {ac[1]}"
+            found = _levels(lpr["ATTRIB"])
+            if label not in found:
+                raise InputError(
+                    f"the LPR table will have ATTRIB {found}, not the paired {label!r}",
+                    where=f"{where}.attrib_contrast",
+                    fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}, the two groups in the "
+                    "queries' ATTRIB order",
+                )
+        elif any(" - " not in a for a in _levels(lpr["ATTRIB"])):
+            raise InputError(
+                "the LPR table will not be attribute-paired",
+                where=f"{where}.attrib_contrast",
+                fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}, or use stereotype_domains",
+            )
+        _check_mask(options, lpr, where)
+    except InputError as err:
+        raise _rewhere(err, where) from None
+
+
+def check_domains(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: pd.DataFrame | None = None) -> None:
+    """``stereotype_domains``' options against the LPR table the design will have, before any
+    model loads: the ``forms`` name ATTRIB groups of an unpaired table (``attrib_pair:
+    false``), the ``mask_contrast`` groups and ``mask_wordings`` as :func:`check_pairs`."""
+    if lpr is None:
+        return
+    try:
+        forms = options.get("forms")
+        groups = set(_levels(lpr["ATTRIB"]))
+        for form, pair in forms.items() if isinstance(forms, Mapping) else []:
+            pair = [str(p) for p in pair] if isinstance(pair, list) else [str(pair)]
+            if len(pair) != 2 or not set(pair) <= groups:
+                raise InputError(
+                    f"form {form!r}: {pair} must be two ATTRIB groups of the LPR table ({sorted(groups)})",
+                    where=f"{where}.forms.{form}",
+                    fix="make the LPR with lpr: {attrib_pair: false} and name ATTRIB groups of the queries",
+                )
+        _check_mask(options, lpr, where)
+    except InputError as err:
+        raise _rewhere(err, where) from None
+
+
+@register("stereotype_pairs", check=check_pairs, items=("M_word", "A_word"), needs=("MASK", "M_word", "ATTRIB", "A_word"))
 def stereotype_pairs(
     data: AnalysisInput,
     *,
@@ -445,8 +647,10 @@ def stereotype_pairs(
                        race for Black/Asian...)
       anova            "sequential" (nlme's anova default) or "marginal" F tests
       inference        "paper" (default: the paper's model, every [MASK] word's row an
-                       observation) or "sentence" (ours: the calibrated variant,
+                       observation), "sentence" (ours: the calibrated variant,
                        :func:`sentence_effects`; same d, SE from one observation per sentence)
+                       or "crossed" (ours: the attribute pairs random, crossed with the
+                       models, :func:`crossed_effects`; same d, the concept-level test)
     """
     _check_inference(inference, _where(data, "inference"))
     where = _where(data, "mask_contrast")
@@ -511,7 +715,7 @@ def domain_cells(lpr: pd.DataFrame, forms: Mapping, sigma: float, where: str) ->
     return pd.concat(rows, ignore_index=True)
 
 
-@register("stereotype_domains", items=("M_word", "A_word"))
+@register("stereotype_domains", check=check_domains, items=("M_word", "A_word"), needs=("MASK", "M_word", "ATTRIB"))
 def stereotype_domains(
     data: AnalysisInput,
     *,
@@ -521,7 +725,7 @@ def stereotype_domains(
     forms: Mapping | None = None,
     factor: str | None = None,
     anova: Literal["sequential", "marginal"] = "sequential",
-    inference: Inference = "paper",
+    inference: DomainInference = "paper",
 ) -> AnalysisOutput:
     """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
     LPR / sigma.
@@ -529,7 +733,9 @@ def stereotype_domains(
     Options: sigma, mask_contrast, mask_wordings, factor, anova as :func:`stereotype_pairs`;
     ``forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}``
     (form name -> [focal, reference] ATTRIB groups; the names are the per-form conditions);
-    ``inference``: "paper" (default) or "sentence" (ours, calibrated: :func:`sentence_effects`).
+    ``inference``: "paper" (default), "sentence" (ours, calibrated: :func:`sentence_effects`) or
+    "crossed" (ours: each domain's phrases random, crossed with the models:
+    :func:`domain_crossed_effects`).
     """
     _check_inference(inference, _where(data, "inference"))
     where = _where(data, "forms")
@@ -548,4 +754,20 @@ def stereotype_domains(
     cells = cells.rename(columns={"MASK": name})
     cells["wording"] = wording_of(cells["M_word"], mask_wordings, groups, _where(data, "mask_wordings")).to_numpy()
     cells["form"] = pd.Categorical(cells["form"], categories=[str(f) for f in forms])
-    return _fit_and_report(data, cells, name, groups, "form", anova, inference)
+    crossed = None
+    if inference == "crossed":
+        _need(lpr, ["A_word"], where="data.lpr (stereotype_domains, inference: crossed)")
+        wording = wording_of(lpr["M_word"], mask_wordings, groups, _where(data, "mask_wordings"))
+        crossed = domain_crossed_effects(lpr, forms, sigma, groups, wording, phrase_order(data, lpr))
+    return _fit_and_report(data, cells, name, groups, "form", anova, inference, crossed)
+
+
+def phrase_order(data: AnalysisInput, lpr: pd.DataFrame) -> dict[str, list[str]]:
+    """Each ATTRIB group's phrases (``A_word``) in the study file's order (its query table when
+    there is one, else the LPR table's order of appearance)."""
+    q = getattr(data.study, "queries", None)
+    src = q if isinstance(q, pd.DataFrame) and {"ATTRIB", "A_word"} <= set(q.columns) else lpr
+    order = {}
+    for g in _levels(src["ATTRIB"]):
+        order[g] = list(dict.fromkeys(src.loc[src["ATTRIB"].astype(str) == g, "A_word"].astype(str)))
+    return order

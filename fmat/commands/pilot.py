@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..io import claim_folder
+from ..io import claim_folder, settle_folder_record
 from ._common import command, files, positive_int
 
 
@@ -34,8 +34,10 @@ def register(sub) -> None:
     p.add_argument("--steps", type=int, default=600, help="training steps per model (default: %(default)s)")
     p.add_argument(
         "--criteria",
+        "--criteria-dir",
+        dest="criteria",
         default="resources/criteria",
-        help="folder of criterion tables the study or the world names (default: %(default)s)",
+        help="folder of criterion tables the study or the world names (default: %(default)s; --criteria-dir as in fmat study)",
     )
     p.add_argument(
         "--threads",
@@ -47,7 +49,8 @@ def register(sub) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="an output folder that holds another study's pilot: remove its files first (without it, refused)",
+        help="an output folder that holds another study's pilot: remove the files that pilot recorded first "
+        "(without it, refused; your own files and models are never removed)",
     )
     files(p, inputs=("study", "world"), output="folder")
     p.set_defaults(func=_run)
@@ -67,6 +70,7 @@ def _run(args) -> int:
     from ..pipeline import lpr_table, reliability_tables
     from ..runner import run
     from ..study import load_study
+    from ..study_run import check_study_criteria, criterion_table_path
 
     families = [f for f in str(args.families).split(",") if f]
     bad = [f for f in families if f not in tiny.FAMILIES]
@@ -94,7 +98,7 @@ def _run(args) -> int:
     tables = {str(e.per_item["table"]) for e in planted.effects if e.per_item}
     criteria = {}
     for name in sorted(tables):
-        path = Path(args.criteria) / f"{name}.parquet"
+        path = criterion_table_path(args.criteria, name)
         if not path.is_file():
             raise InputError(
                 f"criterion table {name!r} (per_item.table) not found: {path}",
@@ -104,10 +108,14 @@ def _run(args) -> int:
         criteria[name] = read_table(path)
     plant.check_plant(planted, study, criteria, where=str(args.world))
     criteria.update(_analysis_criteria(study, args.criteria, criteria))
+    check_study_criteria(study, criteria)  # the analysis' criterion columns, numbers and items
     _check_judgeable(planted, study, args.world)  # before any training
+    # every expectation names a row the analysis will produce (run on the world's own probabilities: seconds)
+    plant.check_expected_rows(planted, study, [f"pilot-{f}" for f in families], criteria, where=str(args.world))
     out = Path(args.output)
     names = [
-        "models",
+        "models/",  # the folder that holds the models: removed by --force only when nothing else is left in it
+        *(f"models/pilot-{fam}" for fam in families),
         "scores.parquet",
         "lpr.parquet",
         "planted_lpr.parquet",
@@ -133,12 +141,14 @@ def _run(args) -> int:
             models[name] = str(
                 tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k, steps=args.steps, progress=True)
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         # Ctrl-C: what was kept (a pilot has no --resume: its models are trained again)
         kept = ", ".join(models.values()) or "no trained model yet"
         print(f"fmat pilot: interrupted; kept: {kept}", file=sys.stderr)
         print("  run the same command again to start over (a pilot trains its models anew)", file=sys.stderr)
+        err.fmat_told = True  # type: ignore[attr-defined]  # the cli adds nothing
         raise
+    args.kept = list(models.values())  # Ctrl-C from here on: the cli names the trained models as kept
     scores = run(models, study.queries, threads=args.threads, progress=True)  # a progress bar per model
     write_table(scores, out / "scores.parquet")
     ours = lpr_table(study, scores)
@@ -157,14 +167,28 @@ def _run(args) -> int:
     per_model.to_csv(out / "recovery.csv", index=False)
     if len(checks):
         checks.to_csv(out / "expectations.csv", index=False)
+    settle_folder_record(out)  # the record lists what this pilot wrote (expectations.csv only with expectations)
+    learned = learned_warnings(per_model)
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 70):
+        for line in planted_lines(planted, study):
+            print(line)
+        print(
+            "per model: its LPRs against the planted ones (r_planted; slope: 1 = the planted size; "
+            "spread: their SD over the items of a template and relation / the planted SD, about 1 or more when learned)"
+        )
         print(per_model.round(3).to_string(index=False))
         for note in status.get("notes", []):
             print(f"analysis {status.get('analysis')}: {note}")
         if len(checks):
-            shown = checks.assign(realised=checks["realised"].round(3), value=checks["value"].round(3))
+            for line in scale_lines(study, checks):
+                print(line)
+            shown = checks.assign(
+                nominal=[nominal_text(e, planted) for e in _expectation_of_rows(planted, checks)],
+                realised=checks["realised"].round(3),
+                ours=checks["value"].round(3),
+            )
             print(
-                shown[["statistic", "condition", "model", "planted", "realised", "value", "ci_low", "ci_high", "p", "verdict"]]
+                shown[["statistic", "condition", "model", "nominal", "realised", "ours", "ci_low", "ci_high", "p", "verdict"]]
                 .round(3)
                 .to_string(index=False)
             )
@@ -177,9 +201,14 @@ def _run(args) -> int:
                         "for it): judged against the planted value"
                     )
             counts = checks["verdict"].value_counts()
-            print(f"fmat pilot: {counts.get(plant.RECOVERED, 0)} of {len(checks)} expectation row(s) recovered")
+            print(
+                f"fmat pilot: {counts.get(plant.RECOVERED, 0)} of {len(checks)} expectation row(s) recovered"
+                + (" (but the models have not learned the world: see the warning below)" if learned else "")
+            )
         else:
             print("fmat pilot: the world states no expectation for this study (expect:): only the per-model agreement above")
+    for line in learned:
+        print(line)
     print(
         f"fmat pilot: wrote {out}/ (models/, scores.parquet, lpr.parquet, planted_lpr.parquet, stats.parquet, recovery.csv"
         + (", expectations.csv)" if len(checks) else ")")
@@ -187,15 +216,55 @@ def _run(args) -> int:
     return 0
 
 
+def _cells(table) -> list[str]:
+    """The LPR table's columns that hold one context and relation (template, [MASK] word or pair)
+    apart from its items; the [MASK] words too only where a cell then holds 3 or more LPRs
+    (a trend study's [MASK] words, its years, are its items)."""
+    keys = [c for c in ("query", "M_word") if c in table.columns]
+    if "M_word" in keys and table.groupby(keys, observed=True).size().median() < 3:
+        keys.remove("M_word")
+    return keys
+
+
+def spread_ratio(ours, truth) -> float:
+    """The median, over cells (:func:`_cells`), of the SD of one model's LPRs over the items of
+    a cell divided by the SD of the planted ones (the same rows, in the same order): about 1 or
+    more for a model that learned the items' differences (its sampling noise adds spread),
+    near 0 for one that did not (its LPRs are nearly constant within a cell, and a pooled-SD d,
+    which divides by that spread, becomes anything: docs/planting.md).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> truth = pd.DataFrame({"query": ["q"] * 4, "T_word": list("abcd"), "LPR": [1.0, -1.0, 0.5, -0.5]})
+    >>> round(spread_ratio(truth.assign(LPR=truth["LPR"] * 0.1), truth), 3)
+    0.1
+    """
+    import numpy as np
+
+    keys = _cells(truth)
+    a = ours.reset_index(drop=True).assign(_p=truth["LPR"].to_numpy(float))
+    groups = a.groupby(keys, observed=True, sort=False) if keys else [((), a)]
+    ratios = []
+    for _, g in groups:
+        o, p = g["LPR"].to_numpy(float), g["_p"].to_numpy(float)
+        ok = np.isfinite(o) & np.isfinite(p)
+        if ok.sum() >= 3 and np.std(p[ok]) > 0:
+            ratios.append(np.std(o[ok], ddof=1) / np.std(p[ok], ddof=1))
+    return float(np.median(ratios)) if ratios else float("nan")
+
+
 def _per_model(models, ours, truth):
-    """Per model: r and slope of its LPRs on the planted ones, and both means."""
+    """Per model: r and slope of its LPRs on the planted ones, their spread within a cell
+    relative to the planted (:func:`spread_ratio`), and both means."""
     import numpy as np
     import pandas as pd
 
     rows = []
     for m in models:
-        a = ours.loc[ours["model"].astype(str) == m, "LPR"].to_numpy(float)
-        b = truth.loc[truth["model"].astype(str) == m, "LPR"].to_numpy(float)
+        mine, plant_rows = ours["model"].astype(str) == m, truth["model"].astype(str) == m
+        a = ours.loc[mine, "LPR"].to_numpy(float)
+        b = truth.loc[plant_rows, "LPR"].to_numpy(float)
         ok = np.isfinite(a) & np.isfinite(b)
         fit = ok.sum() > 2 and np.std(b[ok]) > 0
         rows.append(
@@ -204,11 +273,159 @@ def _per_model(models, ours, truth):
                 "n": int(ok.sum()),
                 "r_planted": float(np.corrcoef(a[ok], b[ok])[0, 1]) if fit else float("nan"),
                 "slope": float(np.polyfit(b[ok], a[ok], 1)[0]) if fit else float("nan"),
+                "spread": spread_ratio(ours.loc[mine], truth.loc[plant_rows].reset_index(drop=True)),
                 "mean_planted": float(np.mean(b[ok])),
                 "mean_ours": float(np.mean(a[ok])),
             }
         )
     return pd.DataFrame(rows)
+
+
+#: a model has learned the world when its per-item LPRs correlate with the planted ones at least
+#: this much (r), hold at least this share of the planted differences (slope), and vary over the
+#: items of a cell at least this share of the planted spread (spread): docs/planting.md,
+#: "Has the model learned the world?"
+LEARNED_R = 0.5
+LEARNED_SLOPE = 0.5
+LEARNED_SPREAD = 0.5
+
+
+def learned_warnings(per_model) -> list[str]:
+    """Warning lines (none when every model learned the world): a model whose LPRs correlate
+    with the planted ones below :data:`LEARNED_R`, whose slope on them is below
+    :data:`LEARNED_SLOPE`, or whose spread over the items of a cell is below
+    :data:`LEARNED_SPREAD` of the planted (``spread``, :func:`spread_ratio`; where the table has
+    it) has not learned what was planted, and the pilot's verdicts on its scores say nothing
+    about the design (docs/planting.md).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"model": ["a", "b"], "r_planted": [0.95, 0.07], "slope": [0.99, 0.005]})
+    >>> print("\\n".join(learned_warnings(rows)))  # doctest: +ELLIPSIS
+    fmat pilot: WARNING: 1 of 2 model(s) have not learned the world ...
+      b: r_planted = 0.07 (< 0.5), slope = 0.005 (< 0.5)
+      ...
+    >>> learned_warnings(rows.iloc[:1])
+    []
+    """
+    import math
+
+    bad = []
+    for r in per_model.itertuples():
+        why = []
+        r_planted, slope = float(r.r_planted), float(r.slope)
+        if not math.isfinite(r_planted) or r_planted < LEARNED_R:
+            why.append(f"r_planted = {r_planted:.2g} (< {LEARNED_R:g})")
+        if not math.isfinite(slope) or slope < LEARNED_SLOPE:
+            why.append(f"slope = {slope:.2g} (< {LEARNED_SLOPE:g})")
+        spread = float(getattr(r, "spread", float("nan")))
+        if math.isfinite(spread) and spread < LEARNED_SPREAD:
+            why.append(f"spread = {spread:.2g} (< {LEARNED_SPREAD:g}: its LPRs hardly differ between the items)")
+        if why:
+            bad.append(f"  {r.model}: {', '.join(why)}")
+    if not bad:
+        return []
+    return [
+        f"fmat pilot: WARNING: {len(bad)} of {len(per_model)} model(s) have not learned the world "
+        "(their LPRs do not follow the planted ones): the realised values and verdicts above say nothing about the design",
+        *bad,
+        "  train longer (--steps, e.g. 600) or plant more sentences (samples: in the world file); docs/planting.md, "
+        '"Has the model learned the world?"',
+    ]
+
+
+def planted_lines(planted, study) -> list[str]:
+    """What the world plants for the study, each effect in the units the world file states it
+    (a ``d`` in sigma units: LPR = d x sigma)."""
+    effects = [e for e in planted.effects if e.lpr != 0]
+    if not effects:
+        return [f"fmat pilot: the world plants nothing for {study.id} (a null control): every expectation is of no effect"]
+    lines = [f"fmat pilot: the world plants for {study.id} (nominal, in the world file's units):"]
+    for e in effects:
+        what = " x ".join(f"{slot} {a} vs {b}" for slot, (a, b) in e.contrast.items())
+        where = "; ".join(f"{k}: {', '.join(v)}" for k, v in e.where.items())
+        form = " per item" if e.per_item else " per unit of the trend" if e.trend else ""
+        lines.append(f"  {what}{' (where ' + where + ')' if where else ''}:{form} {e.stated}")
+    return lines
+
+
+def scale_lines(study, checks) -> list[str]:
+    """How to read the expectation table: nominal, realised, ours; and, for an analysis whose d is
+    not LPR / sigma (attitude_weat's pooled-SD d), why its realised d differs from the nominal."""
+    lines = [
+        "expectations: nominal = as the world file states it (a d in sigma units: LPR / sigma); realised = what this "
+        "world implies for these items and models, on the analysis's own scale (fmat.oracle); ours = the analysis's "
+        "estimate, with its 95% CI and p"
+    ]
+    spec = dict(getattr(study, "analysis", None) or {})
+    options = dict(spec.get("options") or {})
+    if (
+        str(spec.get("name")) == "attitude_weat"
+        and str(options.get("effect_size", "pooled_sd")) == "pooled_sd"
+        and "d" in set(checks["statistic"].astype(str))
+    ):
+        lines.append(
+            "  attitude_weat's d is a pooled-SD d (WEAT; effect_size: pooled_sd): the LPR difference divided by the SD "
+            "of the items' LPRs, not by sigma. The items' LPRs vary less than sigma, so its realised d is larger than "
+            "the world's nominal d (e.g. 0.8 -> 1.1-1.5); effect_size: sigma in the study file measures d as the world does"
+        )
+    return lines
+
+
+def _expectation_of_rows(planted, checks) -> list[dict]:
+    """The expectation each row of :func:`fmat.plant.recovery` judged (rows come in the order of
+    ``planted.expect``; a row matches its expectation's statistic, condition and model)."""
+    from fnmatch import fnmatchcase
+
+    out, k = [], 0
+    expect = list(planted.expect)
+    for r in checks.itertuples():
+        while k < len(expect) and not _row_matches(expect[k], r, fnmatchcase):
+            k += 1
+        out.append(expect[k] if k < len(expect) else {})
+    return out
+
+
+def _row_matches(e, r, fnmatchcase) -> bool:
+    cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
+    return (
+        str(e.get("statistic")) == str(r.statistic)
+        and (fnmatchcase(str(r.condition), cond) or str(r.condition) == cond)
+        and (fnmatchcase(str(r.model), model) or str(r.model) == model)
+    )
+
+
+def nominal_text(e, planted) -> str:
+    """An expectation's nominal value as the world states it; for a d stated by sign only, the
+    planted d of the effects that apply to its condition (when they share one size).
+
+    Examples
+    --------
+    >>> from fmat import plant
+    >>> w = plant.world_from_mapping({"studies": {"s": {"effects": [
+    ...     {"contrast": {"MASK": ["Pos", "Neg"], "TARGET": ["A", "B"]}, "where": {"MASK": ["like", "dislike"]}, "d": 0.8}]}}})
+    >>> nominal_text({"statistic": "d", "condition": "like-dislike:personal", "sign": 1}, w.plant("s"))
+    '> 0 (planted d = 0.8)'
+    >>> nominal_text({"statistic": "d", "condition": "notice-ignore:*", "absent": True}, w.plant("s"))
+    '0 (nothing planted)'
+    """
+    import re
+
+    from ..plant import _rule_text
+
+    if not e:
+        return ""
+    text = _rule_text(e)[0]
+    if str(e.get("statistic")) != "d" or "value" in e or e.get("absent"):
+        return text
+    words = set(re.split(r"[^\w]+", str(e.get("condition", "all"))))
+    sizes = {
+        x.d
+        for x in planted.effects
+        if x.lpr != 0 and x.d is not None and all(str(v) in words for vs in x.where.values() for v in vs)
+    }
+    return f"{text} (planted d = {sizes.pop():g})" if len(sizes) == 1 else text
 
 
 #: statistics the reliability stage makes whatever the analysis

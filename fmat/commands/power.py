@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ..arguments import SEED_MAX
 from ._common import command, files
 
 
@@ -16,7 +17,7 @@ def register(sub) -> None:
         "their own sample of sentences) from the world file's plant for the study, runs the "
         "study's own analysis on them and counts how often its tests are significant (power at "
         "the planted size); the same with nothing planted gives the false-positive rate. Both "
-        "with exact binomial 95%% CIs, for the paper's analysis and, for the stereotype "
+        "with exact binomial 95% CIs, for the paper's analysis and, for the stereotype "
         "analyses, the calibrated within-sentence variant. Writes power.csv and power.png into "
         "the output folder. Perfect learners show what sampling noise and the analysis do, not "
         "what a real model's training adds (docs/calibration.md).",
@@ -40,7 +41,7 @@ def register(sub) -> None:
         default=0.0,
         help="share of each sentence's probability outside the study's options (default: %(default)s)",
     )
-    p.add_argument("--seed", type=int, default=1, help="seed of the first world (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=1, help=f"seed of the first world, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument(
         "--jobs",
         type=int,
@@ -51,6 +52,12 @@ def register(sub) -> None:
         "--criteria",
         default="resources/criteria",
         help="folder of criterion tables the study or the world names (default: %(default)s)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="an output folder that holds another study's or command's files: remove the files that run recorded "
+        "first (without it, refused; your own files are never removed)",
     )
     files(p, inputs=("study", "world"), output="folder")
     p.set_defaults(func=_run)
@@ -66,6 +73,7 @@ def _run(args) -> int:
     from .. import plant
     from .. import power as engine
     from ..errors import InputError
+    from ..io import claim_folder
     from ..study import load_study
 
     try:
@@ -89,6 +97,12 @@ def _run(args) -> int:
         raise InputError(f"--jobs {args.jobs}", where="--jobs", fix="give at least 1 process")
     if not 0 <= args.others < 1:
         raise InputError(f"--others {args.others}", where="--others", fix="give a share in [0, 1)")
+    if not 0 <= args.seed <= SEED_MAX:
+        raise InputError(
+            f"a seed is a whole number from 0 to {SEED_MAX}, not {args.seed}",
+            where="--seed",
+            fix="give a seed of 0 or more, e.g. --seed 1 (the same seed gives the same worlds)",
+        )
     study = load_study(args.study, criteria_dir=args.criteria if Path(args.criteria).is_dir() else None)
     world = plant.load_world(args.world)
     planted = world.plant(str(study.id))
@@ -103,7 +117,7 @@ def _run(args) -> int:
     if folder.is_dir():
         criteria = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))}
     out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, command="power", study=str(study.id), names=["power.csv", "power.png"], force=args.force)
     with tqdm(total=max(1, len(items)) * len(models) * 2 * args.worlds, desc=f"power {study.id}", unit="world") as bar:
         table = engine.power_table(
             study,
@@ -117,16 +131,29 @@ def _run(args) -> int:
             progress=bar.update,
             jobs=jobs,
         )
+    table = engine.mark_controls(table, study, planted, criteria)
     table.to_csv(out / "power.csv", index=False)
     engine.power_plot(table, out / "power.png", title=f"{study.id}: power and false positives ({args.worlds} worlds each)")
-    first = table.groupby("variant", sort=False)["condition"].transform("first")
-    show = table[table["condition"].isin(["all"]) | ((table["condition"] == first) & ~table["condition"].eq("all").any())]
-    show = show.assign(
-        power=(100 * show["power"]).round(0).astype(int).astype(str) + "%",
-        fpr=(100 * show["fpr"]).round(0).astype(int).astype(str) + "%",
-    )[["items", "models", "variant", "statistic", "condition", "realised", "power", "fpr"]]
+
+    def pct(x):
+        return (100 * x).round(0).astype(int).astype(str) + "%"
+
+    top = engine.headline(table)
+    what = ", ".join(dict.fromkeys(f"{s} {c}" for s, c in zip(top["statistic"], top["condition"])))
+    print(f"the overall test: {what} (power: planted worlds; fpr: nothing planted)")
+    show = top.assign(power=pct(top["power"]), fpr=pct(top["fpr"]))
+    show = show[["items", "models", "variant", "statistic", "condition", "realised", "power", "fpr"]]
     if not items:
         show = show.drop(columns="items")
     print(show.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    print(f"(the overall test; every row in power.csv) wrote {out / 'power.csv'} and {out / 'power.png'}")
+    ctl = table[table["control"]]
+    if len(ctl):
+        print(
+            "controls (nothing planted in these rows: their rate of p < .05 in the planted worlds is a false-positive "
+            "rate, not power):"
+        )
+        ctl = ctl.assign(false_positives=pct(ctl["power"]))
+        ctl = ctl[["items", "models", "variant", "statistic", "condition", "false_positives"]]
+        print((ctl if items else ctl.drop(columns="items")).to_string(index=False))
+    print(f"every row in power.csv (control: nothing planted); wrote {out / 'power.csv'} and {out / 'power.png'}")
     return 0

@@ -79,8 +79,8 @@ def register(subparsers) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="an output folder that holds another study's tables: remove them first (without it, such "
-        "a folder is refused, never mixed)",
+        help="an output folder that holds another study's tables: remove the files that run recorded in the "
+        "folder's .fmat-run.json first (without it, such a folder is refused, never mixed; your own files are never removed)",
     )
     p.add_argument(
         "--report",
@@ -99,16 +99,34 @@ def run(args) -> int:
     study_path = Path(args.study)
     if not study_path.is_file():
         raise InputError(f"study file not found: {study_path}", fix="give a study file such as config/studies/3A.yaml")
+    if args.criteria_dir != "resources/criteria" and not Path(args.criteria_dir).is_dir():
+        raise InputError(
+            f"criterion folder not found: {args.criteria_dir}",
+            where="--criteria-dir",
+            fix="give the folder that holds the criterion tables (<name>.parquet, .csv or .tsv)",
+        )
     criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
     if args.check:
         from ..study import validate_study_file
+        from ..study_run import check_study_criteria, study_criteria_tables
 
         problems = validate_study_file(study_path, criteria_dir)
         if problems:
             raise InputError(
                 f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path), fix="see docs/study-files.md"
             )
-        print(f"{study_path}: valid")
+        tables = {}
+        if criteria_dir is not None:  # the criterion tables the analysis reads: columns, numbers, items
+            study = load_study(study_path, criteria_dir=criteria_dir)
+            try:
+                tables = study_criteria_tables(study, criteria_dir)
+            except InputError as err:
+                if args.criteria_dir != "resources/criteria":  # the folder you named lacks it: a typo, most likely
+                    raise InputError(err.message, where=f"{study_path}: analysis.options (table:)", fix=err.fix) from None
+                # the default folder, not built yet: fmat study runs without it (no analysis): a note
+                print(f"{study_path}: note: {err.message}; the analysis would not run (fix: {err.fix})")
+            check_study_criteria(study, tables)
+        print(f"{study_path}: valid" + (f" (criterion tables checked: {', '.join(tables)})" if tables else ""))
         return 0
     missing = [flag for flag, value in (("-m/--model", args.model), ("-o/--output", args.output)) if not value]
     if missing:
@@ -147,11 +165,28 @@ def run(args) -> int:
         print(f"fmat study: interrupted; kept: {', '.join(map(str, kept)) or 'nothing yet'}", file=sys.stderr)
         if any(p.name.startswith("scores.") for p in kept):
             print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
+        else:
+            print("  no scores were kept: run the same command again to start over", file=sys.stderr)
+        err.fmat_told = True  # type: ignore[attr-defined]  # the cli adds nothing
         raise
     print(result.summary(), flush=True)
     if result.page is not None:
         print(f"wrote {result.page}: open it in a browser", flush=True)
-    return 0
+    return _analysis_exit(result.status, "fmat study")
+
+
+def _analysis_exit(status: dict, command: str) -> int:
+    """0, or :data:`fmat.errors.EXIT_NO_ANALYSIS` when the study file names an analysis that did
+    not run (its tables written, no effect): said last, so that a script (exit status) and a
+    reader (the last line) tell it from a run whose analysis ran."""
+    from ..errors import EXIT_NO_ANALYSIS
+
+    name = str(status.get("analysis") or "")
+    if not name or (status.get("implemented") and status.get("run", True)):
+        return 0
+    why = "; ".join(str(n) for n in status.get("notes", [])) or "no reason recorded"
+    print(f"{command}: the analysis {name} did not run (exit {EXIT_NO_ANALYSIS}): {why}", file=sys.stderr, flush=True)
+    return EXIT_NO_ANALYSIS
 
 
 def _resume_command(args) -> str:

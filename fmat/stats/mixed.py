@@ -308,6 +308,12 @@ def fit_lmm(
             df[c] = df[c].cat.remove_unused_categories()  # else all-zero (aliased) columns
         elif pd.api.types.is_string_dtype(df[c]):
             df[c] = df[c].astype(object)
+    if not len(df) or df[[c for c in df.columns if c != group]].isna().any(axis=1).all():
+        raise InputError(
+            f"no complete row to fit {formula!r} on (every value missing)",
+            where="fit_lmm",
+            fix="give values: words a model cannot score as one token (out of vocabulary) leave no LPR; use others",
+        )
     try:
         y, X = patsy.dmatrices(formula, df, return_type="dataframe", NA_action="drop")
     except patsy.PatsyError as err:
@@ -322,7 +328,12 @@ def fit_lmm(
     used = df.loc[y.index]
     codes, uniq = pd.factorize(g)
     if len(uniq) < 2:
-        raise InputError(f"need at least 2 groups in {group!r}", where="fit_lmm")
+        raise InputError(
+            f"need at least 2 groups in {group!r} (the rows left have {len(uniq)})",
+            where="fit_lmm",
+            fix=f"give rows of two or more {group}s (the random intercepts): a model whose values are all missing "
+            "(its words out of vocabulary) does not count; score the study with more models or other words",
+        )
     yv, Xv = y.iloc[:, 0].to_numpy(float), X.to_numpy(float)
     if np.linalg.matrix_rank(Xv) < Xv.shape[1]:
         raise InputError(

@@ -247,7 +247,7 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
 
 
 def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True, cls: str = "fmat-table") -> str:
-    """A results-like table as HTML: p as "<.001"/".044", counts as integers, other numbers at 3
+    """A results-like table as HTML: p as "< .001"/".044", counts as integers, other numbers at 3
     decimals, empty cells for missing values; "(none)" for an empty table (template
     ``results_table.html.j2``). ``escape=False``: the cells are HTML already (the headers are
     escaped all the same)."""

@@ -1,0 +1,239 @@
+"""Checking the arguments of the Python API: one place for every public function.
+
+A wrong type or value given to :func:`fmat.run_study`, :func:`fmat.run`, :func:`fmat.query`,
+:func:`fmat.summary` or :func:`fmat.power.power_table` is an :class:`~fmat.errors.InputError`
+whose ``where`` is the parameter's name and whose message says what it must be, before any
+model loads or any work starts (pathlib's or ``int()``'s bare ``TypeError`` named nothing).
+
+Each checker takes the parameter's name and value and returns the value as the function uses
+it (a path as :class:`pathlib.Path`, a whole number as ``int``)::
+
+    threads = arguments.whole("threads", threads, minimum=1, optional=True)
+
+Examples
+--------
+>>> from fmat import arguments
+>>> arguments.whole("threads", 2, minimum=1)
+2
+>>> try:
+...     arguments.whole("threads", "x", minimum=1)
+... except Exception as err:
+...     print(err)
+threads: threads must be a whole number of 1 or more, not the text 'x'
+  fix: give threads=1 (or another whole number of 1 or more)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import InputError
+
+#: the largest seed of a simulation (numpy's seeds are whole numbers from 0; a world's planted
+#: variation reads 32 bits of it)
+SEED_MAX = 2**32 - 1
+
+
+def shown(value: Any) -> str:
+    """What was given, in words: ``the text 'x'``, ``the integer 42``, ``a list``."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return f"the boolean {value}"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}" + ("..." if len(value) > 40 else "")
+    if isinstance(value, numbers.Integral):
+        return f"the integer {value}"
+    if isinstance(value, numbers.Real):
+        return f"the number {value!r}"
+    kind = type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
+def _wrong(name: str, what: str, value: Any, example: str) -> InputError:
+    return InputError(f"{name} must be {what}, not {shown(value)}", where=name, fix=f"give {name}={example}")
+
+
+def path(name: str, value: Any, *, optional: bool = False) -> Path | None:
+    """A path: text or an ``os.PathLike`` (``pathlib.Path``), not empty; None when ``optional``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise _wrong(name, "a path (text or a pathlib.Path)" + (", or None" if optional else ""), value, "'my-folder'")
+    return Path(value)
+
+
+def flag(name: str, value: Any) -> bool:
+    """True or False (a numpy boolean too); not a text such as 'yes', not a number."""
+    if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
+        return bool(value)
+    raise _wrong(name, "True or False", value, "True")
+
+
+def whole(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None, optional: bool = False):
+    """A whole number (``int`` or a numpy integer; not a boolean, a float or a text) within
+    [minimum, maximum]; None when ``optional``."""
+    if value is None and optional:
+        return None
+    span = (
+        f"from {minimum} to {maximum}"
+        if minimum is not None and maximum is not None
+        else f"of {minimum} or more"
+        if minimum is not None
+        else ""
+    )
+    what = "a whole number" + (f" {span}" if span else "") + (", or None" if optional else "")
+    example = f"{minimum if minimum is not None else 1} (or another whole number{f' {span}' if span else ''})"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _wrong(name, what, value, example)
+    value = int(value)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise _wrong(name, what, value, example)
+    return value
+
+
+def number(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    optional: bool = False,
+):
+    """A finite real number (not a boolean or a text) within its bounds (``*_open``: the bound
+    itself excluded); None when ``optional``."""
+    if value is None and optional:
+        return None
+    bounds = ""
+    if low is not None or high is not None:
+        left = ("(" if low_open else "[") + ("-inf" if low is None else f"{low:g}")
+        right = "inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
+        bounds = f" in {left}, {right}"
+    what = "a finite number" + bounds + (", or None" if optional else "")
+    example = f"{low if low is not None and not low_open else high if high is not None and not high_open else 0.5:g}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _wrong(name, what, value, example)
+    x = float(value)
+    if (
+        not math.isfinite(x)
+        or (low is not None and (x < low or (low_open and x == low)))
+        or (high is not None and (x > high or (high_open and x == high)))
+    ):
+        raise _wrong(name, what, value, example)
+    return x
+
+
+def text(name: str, value: Any, *, choices: Iterable[str] | None = None, optional: bool = False) -> str | None:
+    """A text (one of ``choices`` when given); None when ``optional``."""
+    if value is None and optional:
+        return None
+    choices = list(choices) if choices is not None else None
+    what = f"one of {', '.join(repr(c) for c in choices)}" if choices else "a text"
+    if not isinstance(value, str) or (choices is not None and value not in choices):
+        raise _wrong(name, what + (", or None" if optional else ""), value, repr(choices[0]) if choices else "'...'")
+    return value
+
+
+def function(name: str, value: Any, *, optional: bool = True) -> Callable | None:
+    """A callable (a function); None when ``optional``."""
+    if value is None and optional:
+        return None
+    if not callable(value):
+        raise _wrong(name, "a function" + (", or None" if optional else ""), value, "print")
+    return value
+
+
+def mapping(name: str, value: Any, *, optional: bool = True) -> Mapping | None:
+    """A mapping (a dict); None when ``optional``."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, Mapping):
+        raise _wrong(name, "a mapping (a dict)" + (", or None" if optional else ""), value, "{...}")
+    return value
+
+
+def table(name: str, value: Any):
+    """A table (a pandas DataFrame)."""
+    import pandas as pd  # here: the CLI imports this module at start-up (fmat power --help), without pandas
+
+    if not isinstance(value, pd.DataFrame):
+        raise InputError(
+            f"{name} must be a table (a pandas DataFrame), not {shown(value)}",
+            where=name,
+            fix=f"give {name}=<a DataFrame> (fmat.query builds a query table, fmat.run a score table; "
+            "fmat.io.read_table reads one)",
+        )
+    return value
+
+
+def models(name: str, value: Any):
+    """Models: a Hugging Face id or a local folder (text or a path), a list of them, or a
+    mapping of name to id or folder."""
+    what = "a model id or folder, a list of them, or a mapping of name to model"
+    example = "['bert-base-uncased', 'path/to/my-model']"
+    if isinstance(value, (str, os.PathLike)):
+        path(name, value)
+        return value
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str) or not k.strip():
+                raise InputError(
+                    f"{name} names a model {shown(k)}, not a text", where=name, fix=f"give {name}={{'my-name': 'model'}}"
+                )
+            if not isinstance(v, (str, os.PathLike)) or not os.fspath(v).strip():
+                raise InputError(
+                    f"{name}[{k!r}] must be a model id or folder, not {shown(v)}", where=name, fix=f"give {name}={example}"
+                )
+        return value
+    if isinstance(value, (bytes, bytearray)) or not isinstance(value, (Sequence, set, frozenset)) and not _iterable(value):
+        raise _wrong(name, what, value, example)
+    value = list(value)
+    for i, m in enumerate(value):
+        if not isinstance(m, (str, os.PathLike)) or not os.fspath(m).strip():
+            raise InputError(
+                f"{name}[{i}] must be a model id or folder, not {shown(m)}", where=name, fix=f"give {name}={example}"
+            )
+    return value
+
+
+def _iterable(value: Any) -> bool:
+    """A generator or another iterable that is not text, a mapping or a number."""
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return not isinstance(value, (str, bytes, Mapping))
+
+
+def wholes(name: str, value: Any, *, minimum: int | None = None, optional: bool = False) -> list[int] | None:
+    """A list of whole numbers, each of ``minimum`` or more (at least one); None when ``optional``."""
+    if value is None and optional:
+        return None
+    what = "a list of whole numbers" + (f" of {minimum} or more" if minimum is not None else "")
+    if isinstance(value, (str, bytes, Mapping)) or not _iterable(value):
+        raise _wrong(name, what, value, "[3, 6, 12]")
+    value = list(value)
+    if not value:
+        raise _wrong(name, what, value, "[3, 6, 12]")
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral) or (minimum is not None and x < minimum):
+            raise InputError(f"{name} must be {what}; it holds {shown(x)}", where=name, fix=f"give {name}=[3, 6, 12]")
+    return [int(x) for x in value]
+
+
+def device(name: str, value: Any):
+    """A device: None (automatic), a text such as 'cpu', 'cuda', 'cuda:1', a GPU's number, or a
+    ``torch.device``; :func:`fmat.models.resolve_device` checks that it exists when a model loads."""
+    if value is None or isinstance(value, str) or (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
+        return value
+    if type(value).__name__ == "device" and type(value).__module__.startswith("torch"):
+        return value
+    raise _wrong(name, "None, 'cpu', 'cuda', 'cuda:N' or a torch.device", value, "'cpu'")
