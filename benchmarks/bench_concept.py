@@ -19,7 +19,8 @@ items random, crossed with the models; fmat.stats.crossed).  2A's planted worlds
 ``effect_size: sigma`` (the d in LPR / sigma units, the plant's own; a pooled-SD d has the
 sample's scale, not the concept's).  Judged rows: 3A's overall d (``all``: the per-pair rows
 are claims about named pairs), every d of 2A (each is a mean over the words), 4A's year slope
-``b`` (the planted trend per century: -0.6; 0 in concept-null worlds).
+``b`` (the planted trend per century: -0.6; 0 in concept-null worlds), every d of 3B (``all``,
+``interest``, ``talent``; planted: config/world.yaml's expectations).
 
 Run:  python benchmarks/bench_concept.py --studies 3A,2A --item-sd 0,0.05,0.1,0.2 --worlds 200 --jobs 2 \\
           --out benchmarks/results/concept-calibration.csv
