@@ -64,8 +64,8 @@ SAMPLES = {"4A": 100}
 def world_of(sid: str, kind: str, item_sd: float, n_models: int) -> cal.World:
     study = load_study(REPO / "config" / "studies" / f"{sid}.yaml")
     p = plant.load_world(REPO / "config" / "world.yaml").plant(sid)
-    effects = p.effects if kind == "planted" else [replace(e, lpr=0.0, d=0.0) for e in p.effects]
-    p = replace(p, effects=effects, variation={**p.variation, "items": float(item_sd)}, expect=[])
+    p = p if kind == "planted" else cal.concept_null_plant(p)
+    p = replace(p, variation={**p.variation, "items": float(item_sd)}, expect=[])
     return cal.World(study, p, n_models=n_models, samples=SAMPLES.get(sid))
 
 

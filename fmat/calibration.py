@@ -64,6 +64,17 @@ def null_plant(plant: fplant.Plant) -> fplant.Plant:
     return replace(plant, effects=[], variation=variation, expect=[])
 
 
+def concept_null_plant(plant: fplant.Plant) -> fplant.Plant:
+    """The same study with nothing planted at the concept level: every effect's size 0, while
+    the world's item, model and model-item variation stay (each word's, template's and model's
+    own value: what *these* words carry).  Every statistic's concept-level value is 0, but its
+    realised value (what these models hold for these words) is not: a test of the concept that
+    rejects 0 here is a false positive (docs/calibration.md, "Concept-level nulls and
+    coverage"; benchmarks/bench_concept.py, ``fmat power --level concept``)."""
+    effects = [replace(e, lpr=0.0, d=0.0) for e in plant.effects]
+    return replace(plant, effects=effects, expect=[])
+
+
 def with_seed(plant: fplant.Plant, seed: int) -> fplant.Plant:
     """The plant with its random parts drawn from ``seed``."""
     return replace(plant, seed=int(seed))

@@ -6,8 +6,12 @@ are drawn twice: with the world file's plant for the study (the association the 
 expects: power = the share of worlds whose test is significant at ``alpha``) and with nothing
 planted (:func:`fmat.calibration.null_plant`: the false-positive rate).  The study's
 own analysis runs on each (its study file's options; for the stereotype analyses also the
-calibrated ``inference: sentence``).  Seeds: world k of a setting is seeded ``seed + k``, the
-same for every number of models, so the rows differ only by the design.
+calibrated ``inference: sentence``).  Two questions (``level``): "these words" (the paper's
+target: what these models hold for these words; null worlds plant nothing and have no item
+variation) and "the concept" (the words a sample: the null worlds keep the world's item,
+model and model-item variation, :func:`fmat.calibration.concept_null_plant`; the analysis's
+``inference: crossed`` where its family declares it, and the paper's beside it).
+Seeds: world k of a setting is seeded ``seed + k``, the same for every number of models, so the rows differ only by the design.
 
 Library code: ``fmat power`` runs it after the library's own install (no replication needed).
 """
@@ -27,7 +31,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from fmat import arguments
+from fmat import analyses, arguments
 from fmat import calibration as cal
 from fmat import plant as fplant
 from fmat.errors import InputError
@@ -35,14 +39,31 @@ from fmat.oracle import oracle
 from fmat.stats.mixed import SingularFitWarning
 from fmat.study import load_study
 
-#: the calibrated variant of the analyses that have one
-CALIBRATED = {"stereotype_pairs": {"inference": "sentence"}, "stereotype_domains": {"inference": "sentence"}}
+#: the inference variants power runs where the study's analysis declares them
+#: (:func:`fmat.analyses.option_values`): the stereotype analyses' calibrated ``sentence`` and
+#: the concept-level ``crossed`` (words and templates random, crossed with the models)
+INFERENCES = ("sentence", "crossed")
+#: the concept-level variant
+CROSSED = "crossed"
+#: the question a row answers (column ``level``), by ``power_table``'s ``level``
+LEVELS = {"words": "these words", "concept": "the concept"}
 
 
 def variants_of(study) -> dict[str, dict]:
-    """``{"paper": {}}`` plus ``{"sentence": ...}`` for the analyses with a calibrated variant."""
+    """``{"paper": {}}`` plus ``{name: {"inference": name}}`` for each of :data:`INFERENCES`
+    that the study's analysis declares (``inference: Literal[...]``)."""
     name = str((getattr(study, "analysis", None) or {}).get("name") or "")
-    return {"paper": {}, **({"sentence": CALIBRATED[name]} if name in CALIBRATED else {})}
+    declared = analyses.option_values(name, "inference") if name else ()
+    return {"paper": {}, **{v: {"inference": v} for v in INFERENCES if v in declared}}
+
+
+def level_variants(variants: Mapping[str, Mapping], level: str) -> list[str]:
+    """The variants whose rows answer ``level``'s question: "words", every variant but the
+    concept-level one; "concept", the concept-level one and the others beside it (the paper's
+    shows the contrast), none where the analysis has no concept-level variant."""
+    if level == "words":
+        return [v for v in variants if v != CROSSED]
+    return list(variants) if CROSSED in variants else []
 
 
 #: planted worlds per (items, models) whose realised value is computed (it costs one more
@@ -123,13 +144,20 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
 
 
 def _one_world(task) -> pd.DataFrame:
-    """One world of :func:`power_table` (a top-level function: it runs in worker processes)."""
+    """One world of :func:`power_table` (a top-level function: it runs in worker processes).
+    The concept-level variant runs on its own (its realised value is not computed: its target
+    is the planted effect); the others together (one analysis run where they allow it)."""
     study, plant, n, kind, others, seed, criteria, variants, items, realised = task
     world = cal.World(study, plant, n_models=int(n), others=float(others))
+    rest = {k: v for k, v in variants.items() if k != CROSSED}
+    frames = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularFitWarning)
-        out = cal.run_world(world, seed, criteria, variants, realised=realised, one_run=True)
-    return out.assign(models=int(n), kind=kind, items=items)
+        if rest:
+            frames.append(cal.run_world(world, seed, criteria, rest, realised=realised, one_run=True))
+        if CROSSED in variants:
+            frames.append(cal.run_world(world, seed, criteria, {CROSSED: variants[CROSSED]}, realised=False))
+    return pd.concat(frames, ignore_index=True).assign(models=int(n), kind=kind, items=items)
 
 
 def power_table(
@@ -145,6 +173,7 @@ def power_table(
     criteria: Mapping[str, pd.DataFrame] | None = None,
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
+    level: str = "words",
 ) -> pd.DataFrame:
     """Per number of items (``items``: :func:`study_with_items`; default the study's own, column
     ``items`` 0), number of models, analysis variant and judged row (statistic, condition):
@@ -153,7 +182,14 @@ def power_table(
     value of the first :data:`REALISED_WORLDS` of them.
     ``progress(1)`` is called after each world; ``jobs`` > 1 runs the worlds in that many
     processes (the same numbers: each world is seeded on its own). A wrong argument is an
-    InputError naming it, before any world is drawn (:mod:`fmat.arguments`)."""
+    InputError naming it, before any world is drawn (:mod:`fmat.arguments`).
+
+    ``level`` (column ``level``, :data:`LEVELS`): "words" ("these words": the false-positive
+    rate in worlds with nothing planted and no item or model variation,
+    :func:`fmat.calibration.null_plant`); "concept" ("the concept": in worlds with nothing
+    planted at the concept level that keep the world's item, model and model-item variation,
+    :func:`fmat.calibration.concept_null_plant`; the ``crossed`` variant and the others beside
+    it; ``realised`` NaN: the concept's value is the planted effect); "both"."""
     if not isinstance(getattr(study, "queries", None), pd.DataFrame):
         raise InputError(
             f"study must be a study (fmat.load_study), not {arguments.shown(study)}",
@@ -175,8 +211,23 @@ def power_table(
     criteria = arguments.mapping("criteria", criteria)
     progress = arguments.function("progress", progress)
     jobs = arguments.whole("jobs", jobs, minimum=1)
+    level = arguments.text("level", level, choices=("words", "concept", "both"))
     variants = variants_of(study)
-    plants = {"planted": plant, "null": cal.null_plant(plant)}
+    levels = ["words", "concept"] if level == "both" else [level]
+    if "concept" in levels and CROSSED not in variants:
+        name = (getattr(study, "analysis", None) or {}).get("name")
+        raise InputError(
+            f"study {study.id}'s analysis ({name}) has no concept-level test (inference: crossed)",
+            where="level",
+            fix="give level 'words' (these words in these models)",
+        )
+    # per level: its null worlds and the variants its rows report
+    nulls = {"words": "null", "concept": "concept-null"}
+    mine = {lv: level_variants(variants, lv) for lv in levels}
+    plants = {"planted": plant, "null": cal.null_plant(plant), "concept-null": cal.concept_null_plant(plant)}
+    runs_of = {"planted": sorted({v for lv in levels for v in mine[lv]}, key=list(variants).index)}
+    for lv in levels:
+        runs_of[nulls[lv]] = mine[lv]
     designs = {0: study} if not items else {int(i): study_with_items(study, int(i)) for i in items}
     tasks = [
         (
@@ -187,13 +238,13 @@ def power_table(
             float(others),
             seed + k,
             dict(criteria or {}),
-            variants,
+            {v: variants[v] for v in runs_of[kind]},
             i,
             kind == "planted" and k < REALISED_WORLDS,
         )
         for i, design in designs.items()
         for n in models
-        for kind in ("planted", "null")
+        for kind in runs_of
         for k in range(worlds)
     ]
     frames = []
@@ -216,10 +267,11 @@ def power_table(
     runs = pd.concat(frames, ignore_index=True)
     keys = ["variant", "statistic", "condition"]
     rows = []
-    for i, n in [(i, n) for i in designs for n in models]:
-        mine = runs[(runs["models"] == int(n)) & (runs["items"] == i)]
-        null = mine[mine["kind"] == "null"].groupby(keys, sort=False)["p"].apply(lambda s: list(s < alpha))
-        for key, g in mine[mine["kind"] == "planted"].groupby(keys, sort=False):
+    for i, n, lv in [(i, n, lv) for i in designs for n in models for lv in levels]:
+        here = runs[(runs["models"] == int(n)) & (runs["items"] == i)]
+        null = here[here["kind"] == nulls[lv]].groupby(keys, sort=False)["p"].apply(lambda s: list(s < alpha))
+        planted = here[(here["kind"] == "planted") & here["variant"].isin(mine[lv])]
+        for key, g in planted.groupby(keys, sort=False):
             hit = list(g["p"] < alpha)
             fp = null.get(key, [])
             pw, fr = cal.binomial(sum(hit), len(hit)), cal.binomial(sum(fp), len(fp))
@@ -227,9 +279,11 @@ def power_table(
                 {
                     "items": i,
                     "models": int(n),
+                    "level": LEVELS[lv],
                     **dict(zip(keys, key)),
                     "worlds": len(hit),
-                    "realised": float(g["realised"].mean()),  # NaNs skipped: the first worlds
+                    # NaNs skipped: the first worlds; the concept's value is the planted effect
+                    "realised": float(g["realised"].mean()) if lv == "words" else np.nan,
                     "estimate": float(g["value"].mean()),
                     "power": pw[0],
                     "power_low": pw[1],
@@ -310,7 +364,8 @@ def headline(table: pd.DataFrame) -> pd.DataFrame:
 
 def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
     """Power (left; rows where something is planted) and false-positive rate (right: each planted
-    row's in the null worlds; each control's, where nothing is planted, in the planted worlds:
+    row's in the null worlds of its ``level``, named in the legend; each control's, where nothing is
+    planted, in the planted worlds:
     ``control``, :func:`mark_controls`) against the number of models, at most 8 lines a panel
     (the overall test first: :func:`headline`), the legend below the panels, as a PNG.  With
     several numbers of items: one line per number of items and variant for the overall test."""
@@ -323,9 +378,11 @@ def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
         table = table.assign(items=0)
     if "control" not in table.columns:
         table = table.assign(control=False)
+    if "level" not in table.columns:  # the question each row answers (power_table's level)
+        table = table.assign(level="")
     table = table.assign(control=table["control"].astype(bool))
     several = table["items"].nunique() > 1
-    key = ["items", "variant", "statistic", "condition"]
+    key = ["items", "level", "variant", "statistic", "condition"]
     top = headline(table).set_index(key[1:]).index
     if several:  # one line per number of items and variant: the overall row only
         table = table[table.set_index(key[1:]).index.isin(top)]
@@ -341,7 +398,7 @@ def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
         if col == "fpr":  # a control's rejections in the planted worlds are false positives too
             drawn += [(k, g, "power", " [control]") for k, g in table[table["control"]].groupby(key, sort=False)]
         for k, g, column, tag in drawn[:8]:
-            name = f"{k[2]} {k[3]} ({k[1]})" + (f", {k[0]} items" if several else "")
+            name = f"{k[3]} {k[4]} ({k[2]}" + (f", {k[1]}" if k[1] else "") + ")" + (f", {k[0]} items" if several else "")
             if name not in colour_of:  # one colour per row, in both panels
                 colour_of[name] = palette[len(colour_of) % len(palette)]
             h = ax.errorbar(

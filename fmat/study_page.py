@@ -362,6 +362,8 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
     per_model = per_model_effects(stats)
     tables = []
     for name, t in dict(figures or {}).items():
+        if name == "crossed":  # its own section: concept_section
+            continue
         if isinstance(t, pd.DataFrame) and len(t):
             t = t.astype({c: object for c in t.columns if c == "p" or str(c).startswith("p_")})
             for c in [c for c in t.columns if c == "p" or str(c).startswith("p_")]:
@@ -384,6 +386,41 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
         "tables": tables,
         "items": items,
     }
+
+
+def concept_section(stats: pd.DataFrame, figures: dict | None) -> dict | None:
+    """The paper's inference beside the concept-level one (the analysis's ``crossed`` rows,
+    :func:`fmat.analyses.concept_side_by_side`): the table, with each row's verdict key (the
+    template words it), and the counts; None where the analysis has no crossed variant."""
+    crossed = dict(figures or {}).get("crossed")
+    if crossed is None:
+        return None
+    both = analyses.concept_side_by_side(stats, crossed)
+    counts = {v: int((both["verdict"] == v).sum()) for v in analyses.CONCEPT_VERDICTS}
+    counts["paper_significant"] = counts["holds"] + counts["lost"]
+    counts["total"] = len(both)
+    rows = [
+        {
+            "statistic": str(r.statistic),
+            "condition": str(r.condition),
+            "value": _fmt(r.value),
+            "paper_ci": _ci(r.ci_low, r.ci_high),
+            "paper_p": _p_text(r.p),
+            "crossed_ci": _ci(r.ci_low_crossed, r.ci_high_crossed),
+            "crossed_p": _p_text(r.p_crossed),
+            "verdict": str(r.verdict),
+        }
+        for r in both.itertuples(index=False)
+    ]
+    return {"rows": rows, "counts": counts}
+
+
+def _fmt(v) -> str:
+    return "" if v is None or pd.isna(v) else f"{float(v):.3f}"
+
+
+def _ci(lo, hi) -> str:
+    return "" if pd.isna(lo) or pd.isna(hi) else f"[{_fmt(lo)}, {_fmt(hi)}]"
 
 
 def _analysis_name(study: Any, status: dict | None) -> str:
@@ -430,6 +467,7 @@ def render_study_page(
         "design": design(queries),
         "lpr_definition": lpr_definition(queries, dict(getattr(study, "lpr", None) or {})),
         "analysis": effect_section(stats, figures, status, item_table(lpr, keys)),
+        "concept": concept_section(stats, figures),
         "trend": trend_figure(dict(figures or {}).get("yearly"), stats, year_scale),
         "compared": [str(c) for c in compared],
         "lpr_tables": lpr_tables(lpr, compared),

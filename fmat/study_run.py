@@ -58,7 +58,10 @@ class StudyResult:
         Every statistic in the :mod:`fmat.results` shape: the reliability rows and the rows of
         the study's analysis.
     figures : dict of str to pandas.DataFrame
-        The analysis' tables (per model, per cell, per item: what it draws).
+        The analysis' tables (per model, per cell, per item: what it draws); with
+        ``report=True`` and an analysis that declares ``inference: crossed``, also ``crossed``:
+        its concept-level rows (:func:`fmat.analyses.crossed_variant`), which the page sets
+        beside the paper's inference.
     status : dict
         ``analysis`` (its name), ``implemented`` (registered and run), ``notes``.
     files : list of pathlib.Path
@@ -441,6 +444,11 @@ def run_study(
             if skipped:
                 raise InputError(skipped)
             stats, figures, status = analyses.analysis_stage(study, scores, lpr, rel, criteria, sid=sid)
+            if report and status.get("implemented"):  # the page sets the concept-level test beside it
+                crossed, more = analyses.crossed_variant(study, scores, lpr, criteria)
+                status["notes"] += more
+                if crossed is not None:
+                    figures["crossed"] = crossed
         except FmatError as err:
             # the analysis cannot run on these models (one model for a model-level analysis):
             # the reliability rows stay, and the reason is said, on the terminal and the page

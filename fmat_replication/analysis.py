@@ -5,7 +5,10 @@ model's scores, the LPRs, the reliability rows and the criterion tables it asks 
 Outputs (all declared by the rule): ``results/analysis/{study}/stats.parquet`` (the reliability
 rows + the analysis' own rows, results shape: each statistic has one producer),
 ``status.json`` (whether the analysis is implemented and ran, its notes, its figure tables) and
-the folder ``figures/`` with one ``<name>.parquet`` per figure table.
+the folder ``figures/`` with one ``<name>.parquet`` per figure table. Where the analysis declares
+the concept-level variant (``inference: crossed``, :func:`fmat.analyses.crossed_variant`), the
+stage runs it too and writes its rows as the figure table ``crossed`` (results shape), which the
+study page sets beside the paper's inference.
 
 What the stage computes is the library's (:func:`fmat.analyses.analysis_stage`, which
 :func:`fmat.run_study` and ``fmat pilot`` run as well); this module only reads the rule's
@@ -21,7 +24,7 @@ import shutil
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from fmat.analyses import analysis_stage
+from fmat.analyses import analysis_stage, crossed_variant
 from fmat.io import atomic_path, read_table, write_table
 from fmat.runner import read_scores
 
@@ -49,9 +52,13 @@ def analysis(
     log = logging.getLogger(__name__)
     study = load_study_file(study_path, criteria_dir)
     criteria = {Path(p).stem: read_table(p) for p in criteria_paths}
-    stats, figures, status = analysis_stage(
-        study, read_scores(score_paths), read_table(lpr_path), read_table(reliability_path), criteria, sid=sid
-    )
+    scores, lpr = read_scores(score_paths), read_table(lpr_path)
+    stats, figures, status = analysis_stage(study, scores, lpr, read_table(reliability_path), criteria, sid=sid)
+    if status.get("implemented"):
+        crossed, notes = crossed_variant(study, scores, lpr, criteria)
+        status["notes"] += notes
+        if crossed is not None:
+            figures["crossed"] = crossed
     folder = Path(out_figures)
     if folder.exists():
         shutil.rmtree(folder)

@@ -4,7 +4,9 @@
 # is logged, and stats.parquet then holds the reliability rows only.
 # Outputs (fmat_replication.analysis): results/analysis/{study}/stats.parquet (results shape),
 # status.json (whether the analysis ran, its notes, its figure tables) and the folder figures/
-# with one <name>.parquet per figure table.
+# with one <name>.parquet per figure table; where the analysis declares `inference: crossed`
+# (fmat.analyses.option_values), the stage runs it too and writes its rows as figures/crossed.parquet
+# (the concept-level test, which the study pages and the overview set beside the paper's inference).
 
 
 rule analysis:

@@ -447,3 +447,82 @@ def test_study_page_explains_the_disattenuated_r_of_a_criterion_analysis(repo, t
     plain = html.unescape(_calibrated_page(repo, tmp_path / "b", monkeypatch, with_b))
     assert "Of the 3 r's and b's significant at .05" in plain
     assert "ICC(C,1) among the models: regression calibration" in plain
+
+
+def _concept_stats_and_crossed(study: str):
+    """The paper's inference (stats) and the concept-level rows (figure table crossed) of three
+    headline numbers: one holds for the concept, one does not, one is significant under neither."""
+    cells = [("all", 0.5, 0.001, 0.3, 0.7, 0.012, 0.13, 0.87), ("pair1", 0.2, 0.03, 0.02, 0.38, 0.21, -0.15, 0.55)]
+    cells.append(("pair2", 0.05, 0.4, -0.1, 0.2, 0.7, -0.3, 0.4))
+    key = {"study": study, "statistic": "d", "model": "all"}
+    stats = results_frame(
+        [{**key, "condition": c, "value": v, "p": p, "ci_low": lo, "ci_high": hi} for c, v, p, lo, hi, *_ in cells]
+        + [{"study": study, "statistic": "alpha", "condition": "all", "model": "all", "value": 0.9}]
+    )
+    crossed = results_frame(
+        [{**key, "condition": c, "value": v, "p": p, "ci_low": lo, "ci_high": hi} for c, v, _, _, _, p, lo, hi in cells]
+    )
+    return stats, crossed
+
+
+def test_study_page_sets_the_concept_level_test_beside_the_papers(repo, tmp_path, monkeypatch):
+    """Issue 52: a study whose analysis wrote the figure table ``crossed`` shows, per headline
+    number, the paper's CI and p ("these words in these models") beside the concept-level ones
+    ("the concept") and a verdict; the summary counts which significant results still hold."""
+    res = tmp_path / "results"
+    adir = res / "analysis" / "X9"
+    (adir / "figures").mkdir(parents=True)
+    stats, crossed = _concept_stats_and_crossed("X9")
+    stats.to_parquet(adir / "stats.parquet")
+    crossed.to_parquet(adir / "figures" / "crossed.parquet")
+    (adir / "status.json").write_text(
+        json.dumps(
+            {
+                "study": "X9",
+                "analysis": "x",
+                "implemented": True,
+                "run": True,
+                "notes": [],
+                "figures": {"crossed": "crossed.parquet"},
+            }
+        )
+    )
+    (res / "replication").mkdir()
+    pd.DataFrame({"study": pd.Series([], dtype=str)}).to_parquet(res / "replication" / "X9.parquet")
+    (res / "oov").mkdir()
+    pd.DataFrame({"study": "X9", "model": MODELS, "rows": 1, "oov_rows": 0, "nan_prob_rows": 0, "oov_words": ""}).to_parquet(
+        res / "oov" / "X9.parquet"
+    )
+    page = _render(
+        tmp_path, "study", "X9.html", {**_common(repo), **_study(repo, "X9", repo / "config/studies/X1.yaml")}, monkeypatch
+    )
+    plain = html.unescape(page)
+    assert "What each verdict generalizes over" in plain
+    assert "95% CI: these words in these models" in plain and "p: the concept" in plain  # both columns
+    assert "[0.300, 0.700]" in plain and "[0.130, 0.870]" in plain  # the paper's CI, the crossed CI
+    assert re.search(r"class=.concept-holds.>holds for the concept<", plain)
+    assert re.search(r"class=.concept-lost.>does not hold when the words are a sample<", plain)
+    assert re.search(r"class=.concept-neither.>not significant either way<", plain)
+    assert "Of the 3 headline numbers, 2 are significant at .05 under the paper's inference; 1 of them" in re.sub(
+        r"</?b>", "", plain
+    )
+    assert "X9_crossed.csv" not in page  # its own section, not among the other tables
+
+
+def test_the_overview_counts_what_holds_for_the_concept(repo, results_dir, tmp_path, monkeypatch):
+    """Issue 52: the overview counts, per study with the concept-level test and in all, the paper's
+    significant headline numbers and how many still hold when the words are a sample."""
+    import shutil
+
+    root = tmp_path / "run"
+    shutil.copytree(results_dir, root)
+    _, crossed = _concept_stats_and_crossed("2A")
+    crossed = crossed[crossed["condition"] == "all"].assign(condition="like-dislike:personal", p=0.2)
+    crossed.to_parquet(root / "results" / "analysis" / "2A" / "figures" / "crossed.parquet")
+    page = html.unescape(_render(root, "index", "index.html", {**_common(repo), **_index(repo)}, monkeypatch))
+    total = re.sub(r"</?b>", "", re.search(r"id=.concept-total.>(.*?)</p>", page).group(1))
+    assert total.startswith("All these studies: 1 significant under the paper's inference, 0 of them still hold for the concept")
+    assert re.search(r"<td><a href=.2A.html.>2A</a></td><td>1</td><td>1</td><td>0</td><td>1</td>", page)
+    assert ">1A</a></td><td>" not in page.split("concept-counts")[1].split("</table>")[0]  # no crossed table, no row
+    plain = html.unescape(_render(results_dir, "index", "index2.html", {**_common(repo), **_index(repo)}, monkeypatch))
+    assert "concept-total" not in plain  # no study with the test: no such section

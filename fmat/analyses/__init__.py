@@ -396,3 +396,76 @@ def analysis_stage(
     stats = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else reliability
     stats = validate_results(stats[RESULT_COLUMNS], where=f"results/analysis/{sid}/stats.parquet")
     return stats.reset_index(drop=True), figures, status
+
+
+#: the value of ``inference`` whose rows generalize over the words and templates too (the
+#: concept-level test, docs/calibration.md); the statistics whose test it changes
+CROSSED = "crossed"
+CROSSED_STATISTICS = ("d", "b", "r")
+
+
+def crossed_variant(study, scores: pd.DataFrame, lpr: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None):
+    """The concept-level variant of a study's analysis, beside the paper's inference:
+    ``(rows, notes)``. ``rows`` holds the analysis's rows of :data:`CROSSED_STATISTICS` with a
+    p, run again with ``inference: crossed`` (results shape: the same statistic, condition and
+    model as the paper's rows, the same value, the concept-level SE, df, p and CI), or ``None``
+    where the analysis declares no such variant (:func:`option_values`), where the study file
+    already chooses an inference other than the paper's, or where the variant cannot run on
+    these scores (the reason is in ``notes``)."""
+
+    spec = dict(getattr(study, "analysis", None) or {})
+    name, options = str(spec.get("name") or ""), dict(spec.get("options") or {})
+    if not name or name not in available() or CROSSED not in option_values(name, "inference"):
+        return None, []
+    if str(options.get("inference", "paper")) != "paper":
+        return None, []
+    try:
+        out = run_analysis(
+            name,
+            AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})),
+            {**options, "inference": CROSSED},
+        )
+    except FmatError as err:
+        return None, [f"the concept-level variant (inference: crossed) did not run: {err.message}"]
+    s = out.stats
+    keep = s["statistic"].isin(CROSSED_STATISTICS) & s["p"].notna()
+    notes = [str(n) for n in (out.notes or []) if CROSSED in str(n)]  # the paper's own notes are the paper run's
+    return s.loc[keep, RESULT_COLUMNS].reset_index(drop=True), notes
+
+
+#: the verdict keys of a number judged at both levels (:func:`concept_verdict`): significant
+#: under both inferences; under the paper's only; under neither; under the crossed one only
+CONCEPT_VERDICTS = ("holds", "lost", "neither", "gained")
+
+
+def concept_verdict(p_paper, p_crossed, alpha: float = 0.05) -> str:
+    """``holds`` (p < alpha under the paper's inference and the concept-level one), ``lost``
+    (under the paper's only: it does not hold when the words are a sample), ``neither`` or
+    ``gained`` (under the concept-level one only); a missing p counts as not significant."""
+
+    def sig(p) -> bool:
+        return p is not None and not pd.isna(p) and float(p) < alpha
+
+    if sig(p_paper):
+        return "holds" if sig(p_crossed) else "lost"
+    return "gained" if sig(p_crossed) else "neither"
+
+
+def concept_side_by_side(stats: pd.DataFrame, crossed: pd.DataFrame | None) -> pd.DataFrame:
+    """Each headline row (model ``all``) of ``crossed`` (:func:`crossed_variant`) beside the same
+    row of ``stats`` (the paper's inference): statistic, condition, value, the paper's
+    ``ci_low, ci_high, p``, the concept-level ``ci_low_crossed, ci_high_crossed, p_crossed`` and
+    ``verdict`` (:func:`concept_verdict`). Empty where there is no crossed row."""
+
+    cols = ["statistic", "condition", "value", "ci_low", "ci_high", "p", "ci_low_crossed", "ci_high_crossed", "p_crossed"]
+    if crossed is None or not len(crossed):
+        return pd.DataFrame(columns=[*cols, "verdict"])
+    key = ["statistic", "condition", "model"]
+    paper = stats[stats["model"].astype(str) == "all"].drop_duplicates(key)
+    mine = crossed[crossed["model"].astype(str) == "all"][[*key, "ci_low", "ci_high", "p"]]
+    both = paper[[*key, "value", "ci_low", "ci_high", "p"]].merge(mine, on=key, suffixes=("", "_crossed"))
+    order = {k: i for i, k in enumerate(map(tuple, mine[key].astype(str).to_numpy()))}
+    both = both.assign(_o=[order[tuple(map(str, k))] for k in both[key].to_numpy()]).sort_values("_o")
+    out = both[cols].reset_index(drop=True)
+    out["verdict"] = [concept_verdict(a, b) for a, b in zip(out["p"], out["p_crossed"])]
+    return out

@@ -18,7 +18,9 @@ def register(sub) -> None:
         "study's own analysis on them and counts how often its tests are significant (power at "
         "the planted size); the same with nothing planted gives the false-positive rate. Both "
         "with exact binomial 95% CIs, for the paper's analysis and, for the stereotype "
-        "analyses, the calibrated within-sentence variant. Writes power.csv and power.png into "
+        "analyses, the calibrated within-sentence variant. --level concept asks the concept-level question: "
+        "null worlds keep the world's item and model variation, and the analysis's crossed inference (words "
+        "random, crossed with the models) runs beside the paper's. Writes power.csv and power.png into "
         "the output folder. Perfect learners show what sampling noise and the analysis do, not "
         "what a real model's training adds (docs/calibration.md).",
         example="fmat power config/studies/3A.yaml --world config/world.yaml -o power-3A",
@@ -33,6 +35,15 @@ def register(sub) -> None:
         default=None,
         help="numbers of items, comma-separated: the first N words of each group of the study's item slot "
         "(of TARGET and ATTRIB the one with the most words a group; default: the study's own items)",
+    )
+    p.add_argument(
+        "--level",
+        choices=("words", "concept", "both"),
+        default="words",
+        help="the question each row answers (column level): 'words', these words in these models (null worlds: nothing "
+        "planted, no item variation); 'concept', the concept, the words a sample (null worlds keep the world's item, "
+        "model and model-item variation; the crossed inference and the paper's beside it; analyses with "
+        "inference: crossed only); 'both' (default: %(default)s)",
     )
     p.add_argument("--worlds", type=int, default=20, help="worlds per number of models and kind (default: %(default)s)")
     p.add_argument(
@@ -112,13 +123,21 @@ def _run(args) -> int:
             where=f"{args.world}: studies.{study.id}",
             fix="plant the association you expect (docs/planting.md): power is the rate at which it is found",
         )
+    if args.level != "words" and engine.CROSSED not in engine.variants_of(study):
+        raise InputError(
+            f"--level {args.level}: study {study.id}'s analysis ({study.analysis.get('name')}) has no concept-level test "
+            "(inference: crossed)",
+            where="--level",
+            fix="leave --level out (these words in these models)",
+        )
     criteria = {}
     folder = Path(args.criteria)
     if folder.is_dir():
         criteria = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))}
     out = Path(args.output)
     claim_folder(out, command="power", study=str(study.id), names=["power.csv", "power.png"], force=args.force)
-    with tqdm(total=max(1, len(items)) * len(models) * 2 * args.worlds, desc=f"power {study.id}", unit="world") as bar:
+    kinds = 3 if args.level == "both" else 2
+    with tqdm(total=max(1, len(items)) * len(models) * kinds * args.worlds, desc=f"power {study.id}", unit="world") as bar:
         table = engine.power_table(
             study,
             planted,
@@ -130,6 +149,7 @@ def _run(args) -> int:
             criteria=criteria,
             progress=bar.update,
             jobs=jobs,
+            level=args.level,
         )
     table = engine.mark_controls(table, study, planted, criteria)
     table.to_csv(out / "power.csv", index=False)
@@ -140,9 +160,12 @@ def _run(args) -> int:
 
     top = engine.headline(table)
     what = ", ".join(dict.fromkeys(f"{s} {c}" for s, c in zip(top["statistic"], top["condition"])))
-    print(f"the overall test: {what} (power: planted worlds; fpr: nothing planted)")
+    print(
+        f"the overall test: {what} (power: planted worlds; fpr: null worlds, for level 'these words' nothing planted, "
+        "for 'the concept' nothing planted at the concept level but the world's item and model variation kept)"
+    )
     show = top.assign(power=pct(top["power"]), fpr=pct(top["fpr"]))
-    show = show[["items", "models", "variant", "statistic", "condition", "realised", "power", "fpr"]]
+    show = show[["items", "models", "level", "variant", "statistic", "condition", "realised", "power", "fpr"]]
     if not items:
         show = show.drop(columns="items")
     print(show.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
@@ -153,7 +176,7 @@ def _run(args) -> int:
             "rate, not power):"
         )
         ctl = ctl.assign(false_positives=pct(ctl["power"]))
-        ctl = ctl[["items", "models", "variant", "statistic", "condition", "false_positives"]]
+        ctl = ctl[["items", "models", "level", "variant", "statistic", "condition", "false_positives"]]
         print((ctl if items else ctl.drop(columns="items")).to_string(index=False))
     print(f"every row in power.csv (control: nothing planted); wrote {out / 'power.csv'} and {out / 'power.png'}")
     return 0

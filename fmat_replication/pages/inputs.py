@@ -46,6 +46,7 @@ INDEX_INPUTS = {
     "paper": STUDY_INPUTS["paper"],
     "replication": "results/replication.parquet",
     "stats": STUDY_INPUTS["stats"],
+    "figures": STUDY_INPUTS["figures"],  # each study's analysis figure tables: its crossed rows
     "study_files": STUDY_INPUTS["study_file"],
     "oov": STUDY_INPUTS["oov"],
     "drawn": "results/figures/index",
@@ -255,6 +256,18 @@ class IndexPage:
     drawn: list = field(default_factory=list)  # the figures rule's overview figures
     recovery: pd.DataFrame | None = None  # results/recovery.parquet (demo with a world), else None
     demo: bool | None = None  # scored by tiny demo models, as the scoring jobs recorded (None: not recorded)
+    crossed: dict = field(default_factory=dict)  # study id -> its figure table crossed (the concept-level rows)
+
+
+def crossed_tables(ids: Sequence[str], folders: Sequence[Path]) -> dict:
+    """``{study: figure table crossed}`` for the studies whose analysis wrote one (the
+    analysis's ``figures/crossed.parquet``: :func:`fmat.analyses.crossed_variant`)."""
+    out = {}
+    for s, folder in zip(ids, folders):
+        f = Path(folder) / "crossed.parquet"
+        if f.is_file():
+            out[s] = read_table(f)
+    return out
 
 
 def read_index(studies, inputs: Mapping) -> IndexPage:
@@ -278,6 +291,7 @@ def read_index(studies, inputs: Mapping) -> IndexPage:
             fix=_FIX,
         )
     oov_paths = existing("oov", path_list(inputs["oov"]))
+    figure_folders = existing("figures", path_list(inputs["figures"]))
     raws = [read_study_yaml(f) for f in files]
     oov = pd.concat([read_table(p) for p in oov_paths], ignore_index=True) if oov_paths else pd.DataFrame()
     return IndexPage(
@@ -295,6 +309,7 @@ def read_index(studies, inputs: Mapping) -> IndexPage:
         drawn=read_drawn("drawn", inputs["drawn"]),
         recovery=optional_table("recovery", inputs.get("recovery")),
         demo=provenance_demo(oov),
+        crossed=crossed_tables(ids, figure_folders),
     )
 
 

@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from ..compare import summarise
 from .cards import cards_html
+from .concept import VERDICTS, concept_counts, concept_rows
 from .figures import html_table, icc_table, run_settings
 from .inputs import IndexPage, read_index
 from .page import Page
@@ -51,6 +52,23 @@ def verdicts(data: IndexPage) -> dict:
         "headlines": Markup(headlines_html(sorted(set(rep["study"])), rep)),
         "joint_tables": joint,
     }
+
+
+def concept(data: IndexPage) -> dict | None:
+    """Per study whose analysis has the concept-level variant (figure table ``crossed``), the
+    headline numbers significant under the paper's inference and how many still hold when the
+    words are a sample (:func:`.concept.concept_counts`), and the sums; None where no study has
+    one."""
+    rows = []
+    for s in data.studies:
+        if s not in data.crossed:
+            continue
+        stats = data.stats[data.stats["study"].astype(str) == s]
+        rows.append({"study": s, **concept_counts(concept_rows(stats, data.crossed[s]))})
+    if not rows:
+        return None
+    total = {k: sum(int(r[k]) for r in rows) for k in (*VERDICTS, "paper_significant", "total")}
+    return {"rows": rows, "total": total}
 
 
 def model_tables(data: IndexPage) -> dict:
@@ -118,6 +136,7 @@ def overview_context(data: IndexPage, settings: Mapping) -> dict:
         "studies": data.studies,
         "figures": figure_items(data.drawn),
         "icc_table": Markup(html_table(icc)) if len(icc) else Markup("<p><em>No ICC rows found.</em></p>"),
+        "concept": concept(data),
         **verdicts(data),
         **model_tables(data),
         **provenance(data, settings),

@@ -16,8 +16,10 @@ import pandas as pd
 from markupsafe import Markup
 
 from ..formats import replication_text
+from .concept import concept_counts, concept_rows
 from .design import option_rows, pair_labels, rows_html, template_rows
 from .figures import html_table
+from .html import render
 from .inputs import StudyPage, read_study
 from .page import Page, page_path
 from .recovery import recovery_rows, recovery_summary
@@ -36,7 +38,7 @@ from .tables import (
 #: the title of every study page (``reports/study.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): study report"
 #: figure tables the figures rule draws or the page shows elsewhere (the rest are CSV downloads)
-SHOWN_TABLES = ("criterion", "trend", "effects", "missing_years", "calibrated")
+SHOWN_TABLES = ("criterion", "trend", "effects", "missing_years", "calibrated", "crossed")
 
 
 def _corrected_statistics(table: pd.DataFrame) -> str:
@@ -191,6 +193,17 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
     }
 
 
+def concept(data: StudyPage) -> dict | None:
+    """The paper's inference beside the concept-level one (the figure table ``crossed``,
+    :mod:`.concept`): the table and the counts of its verdicts; None where the analysis has no
+    crossed variant."""
+    crossed = data.figures.get("crossed")
+    if crossed is None:
+        return None
+    rows = concept_rows(data.stats, crossed)
+    return {"table": Markup(render("concept_table.html.j2", rows=rows)), "counts": concept_counts(rows)}
+
+
 def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -> dict:
     """Everything ``study.html.j2`` shows, from the page's files (:class:`.inputs.StudyPage`)."""
     calibrated = data.figures.get("calibrated")
@@ -215,6 +228,7 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
             "summary": calibrated_summary(calibrated),
             "table": Markup(html_table(calibrated, max_rows=60)),
         },
+        "concept": concept(data),
         "figures": figure_items(data.drawn),
         **paper_tables(data),
         **downloads(data),
