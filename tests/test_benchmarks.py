@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 import sys
 import time
 from pathlib import Path
@@ -188,12 +189,17 @@ def test_paper_queries_are_the_papers_work():
 def test_peak_memory_cpu_and_cuda(monkeypatch):
     """CPU: the RSS seen while a block allocates ~200 MB. CUDA (no GPU here): the path resets and
     reads torch.cuda's peak counters, checked with stand-ins."""
+    # fresh anonymous pages, each touched: resident whatever the allocator kept from earlier tests
+    # (a tensor can reuse a freed heap that is resident already: then RSS does not grow)
+    size = 200_000_000
     with bench_paper.PeakMemory("cpu", interval=0.005) as mem:
         before = bench_paper.rss()
-        x = torch.ones(50_000_000)
+        x = mmap.mmap(-1, size)
+        for i in range(0, size, mmap.PAGESIZE):
+            x[i] = 1
         time.sleep(0.1)
     assert mem.peak >= before + 150e6
-    del x
+    x.close()
     calls = []
     monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: calls.append("sync"))
     monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda d=None: calls.append(("reset", str(d))))
