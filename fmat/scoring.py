@@ -326,9 +326,11 @@ def _mask_logits(model, head, decoder, input_ids, attention_mask, mask_pos, extr
 #: automatic batches (``batch_size=None``): (padded tokens, sentences) per forward pass by
 #: device type. On a CPU the encoder's matrix products need ~1,000 rows to run near the
 #: machine's matmul peak: 32 sentences of ~9 tokens (288 rows) reach ~65% of it, 1,024 tokens
-#: ~75% (benchmarks/bench_scoring.py). On a GPU bigger passes keep the device busy; the
-#: sentence cap bounds the (sentences × vocabulary) logits (512 × 250k fp32 = 0.5 GB).
-AUTO_BATCH = {"cpu": (1024, 256), "cuda": (8192, 512)}
+#: ~75% (benchmarks/bench_scoring.py). On a GPU (one H200, 2026-11-28: docs/scoring.md, "On a
+#: GPU") 4,096 tokens a pass was fastest in sweeps of 2k-64k on BERT and RoBERTa; the sentence
+#: cap bounds the (sentences × vocabulary) logits (1,024 × 250k fp32 = 1 GB) and does not bind
+#: at FMAT's ~9-token sentences.
+AUTO_BATCH = {"cpu": (1024, 256), "cuda": (4096, 1024)}
 
 
 def plan_batches(
