@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-
-import torch
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -25,8 +24,29 @@ def usage_error(prog: str, err: InputError):
     raise SystemExit(EXIT_USAGE)
 
 
-def check_device(value: str, arg: str = "--device") -> torch.device:
+def run_checked(prog: str, args, check: Callable, run: Callable, interrupted: Callable) -> int:
+    """A benchmark's ``main``: ``check(args)`` first (a bad argument: ``<prog>: error: ...`` and
+    exit 2, as ``fmat`` prints it), then ``run(args)``; Ctrl-C during the run returns
+    ``interrupted(args)`` (which says what was kept and how to go on; exit 130), no traceback.
+
+    >>> run_checked("bench", None, lambda a: None, lambda a: 0, lambda a: 130)
+    0
+    """
+    try:
+        check(args)
+    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return interrupted(args)
+
+
+def check_device(value: str, arg: str = "--device"):
     """``value`` as a torch.device that this machine has; InputError naming ``arg`` otherwise."""
+    import torch  # here: only the scoring benchmarks need it; the calibration ones import this module without torch
+
     if not re.fullmatch(r"cpu|mps|cuda(:\d+)?", str(value)):
         raise InputError(f"unknown device {value!r}", where=arg, fix=f"use {DEVICE_FORMS}")
     device = torch.device(value)

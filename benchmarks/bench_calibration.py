@@ -56,9 +56,11 @@ import pandas as pd  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench_args import run_checked  # noqa: E402
+
+from fmat import analyses, plant  # noqa: E402
 from fmat import calibration as cal  # noqa: E402
-from fmat import plant  # noqa: E402
-from fmat.errors import EXIT_USAGE, InputError  # noqa: E402
+from fmat.errors import InputError  # noqa: E402
 from fmat.power import stop_pool, worker_start  # noqa: E402
 from fmat.study import load_study  # noqa: E402
 
@@ -71,14 +73,15 @@ VARIANTS = {
     "sigma": {"effect_size": "sigma"},
     "disattenuated": {"inference": "disattenuated"},
 }
-#: the variants that apply to each analysis (others run the paper's only)
-APPLIES = {
-    "stereotype_pairs": ("paper", "sentence"),
-    "stereotype_domains": ("paper", "sentence"),
-    "attitude_weat": ("paper", "sigma"),
-    "factual_wefat": ("paper", "disattenuated"),
-    "factual_names": ("paper", "disattenuated"),
-}
+
+
+def applies(analysis: str, variant: str) -> bool:
+    """Variant ``variant`` runs for ``analysis`` where the analysis declares every value it sets
+    (its option types, :func:`fmat.analyses.option_values`: ``inference: Literal["paper",
+    "sentence", ...]``); the paper's runs for every analysis."""
+    return all(value in analyses.option_values(analysis, key) for key, value in VARIANTS[variant].items())
+
+
 KEY = ["study", "kind", "others", "seed"]
 #: the ``analysis`` of the runs of ``--icc``: the reliability stage's ICC, not the study's analysis
 ICC_ANALYSIS = "icc_models"
@@ -206,7 +209,7 @@ def simulate(args) -> None:
     settings = []
     for sid in studies:
         analysis = ICC_ANALYSIS if args.icc else study_file(sid).analysis["name"]
-        vs = {v: o for v, o in variants.items() if v in APPLIES.get(analysis, ("paper",))}
+        vs = {v: o for v, o in variants.items() if applies(analysis, v)}
         settings += [(sid, analysis, vs, kind, o) for kind in kinds for o in others]
     # worlds outermost: stopped early, every setting has (about) the same number of worlds
     tasks = [
@@ -457,7 +460,7 @@ def main(argv=None) -> int:
     ap.add_argument("--others", default="0,0.5,0.9", help="shares of the probability outside the options")
     ap.add_argument("--kinds", default="null,planted")
     ap.add_argument(
-        "--variants", default="paper,sentence,sigma,disattenuated", help="those that apply to each analysis (APPLIES)"
+        "--variants", default="paper,sentence,sigma,disattenuated", help="those that apply to each analysis (applies)"
     )
     ap.add_argument(
         "--runs", default="calibration-runs.csv", help="CSV of the judged rows (appended); with --table, several joined by commas"
@@ -471,16 +474,7 @@ def main(argv=None) -> int:
     ap.add_argument("--table", action="store_true", help="summarise --runs instead of simulating")
     ap.add_argument("--out", default=None, help="with --table: the summary (.csv and .md beside it)")
     ap.add_argument("--figure", default=None, help="with --table: the figure (PNG)")
-    args = ap.parse_args(argv)
-    try:
-        check_args(args)
-    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        return _main(args)
-    except KeyboardInterrupt:
-        return _interrupted(args)
+    return run_checked(PROG, ap.parse_args(argv), check_args, _main, _interrupted)
 
 
 def _main(args) -> int:

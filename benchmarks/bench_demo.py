@@ -32,7 +32,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fmat.errors import EXIT_USAGE, InputError  # noqa: E402
+from bench_args import run_checked  # noqa: E402
+
+from fmat.errors import InputError  # noqa: E402
 
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -195,20 +197,13 @@ def main(argv=None) -> int:
         metavar="PAIRS",
         help="with --threads-off: only the training stage, PAIRS before/after pairs (ABBA)",
     )
-    args = ap.parse_args(argv)
-    try:
-        check_args(args)
-    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        return _main(args)
-    except KeyboardInterrupt:
-        print(
-            f"{PROG}: interrupted (Ctrl-C); kept: nothing (its copies of the commits are removed)\n  run it again",
-            file=sys.stderr,
-        )
-        return 130
+    return run_checked(PROG, ap.parse_args(argv), check_args, _main, _interrupted)
+
+
+def _interrupted(args) -> int:
+    """Ctrl-C: nothing is kept (the copies of the commits are removed)."""
+    print(f"{PROG}: interrupted (Ctrl-C); kept: nothing (its copies of the commits are removed)\n  run it again", file=sys.stderr)
+    return 130
 
 
 def _main(args) -> int:

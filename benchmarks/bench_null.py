@@ -45,7 +45,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fmat.errors import EXIT_USAGE, InputError  # noqa: E402
+from bench_args import run_checked  # noqa: E402
+
+from fmat.errors import InputError  # noqa: E402
 
 
 def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
@@ -332,19 +334,15 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: never every core beside another job)")
     ap.add_argument("--study", default="N0", help="another study: its trained worlds, every judged row to --out")
     ap.add_argument("--kind", default="null", choices=("null", "planted"), help="with --study: the kind of world")
-    args = ap.parse_args(argv)
-    try:
-        check_args(args)
-    except InputError as err:  # as the fmat command prints it: no traceback, exit 2
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        return _main(args)
-    except KeyboardInterrupt:
-        kept = f"the worlds already in {args.out}" if args.out and Path(args.out).exists() else "nothing"
-        go_on = "run the same command again" + (" (it skips the worlds already there)" if args.study != "N0" and args.out else "")
-        print(f"{PROG}: interrupted (Ctrl-C); kept: {kept}\n  {go_on}", file=sys.stderr)
-        return 130
+    return run_checked(PROG, ap.parse_args(argv), check_args, _main, _interrupted)
+
+
+def _interrupted(args) -> int:
+    """Ctrl-C: what was kept (the worlds already in --out) and how to go on."""
+    kept = f"the worlds already in {args.out}" if args.out and Path(args.out).exists() else "nothing"
+    go_on = "run the same command again" + (" (it skips the worlds already there)" if args.study != "N0" and args.out else "")
+    print(f"{PROG}: interrupted (Ctrl-C); kept: {kept}\n  {go_on}", file=sys.stderr)
+    return 130
 
 
 def _main(args) -> int:
