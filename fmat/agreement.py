@@ -91,14 +91,26 @@ SUMMARY_COLUMNS = ["model", "construction", "n", "n_correct", "accuracy", "skipp
 
 def known_constructions(download: bool = False) -> list[str]:
     """The construction names a configuration may list: those of the project's fixture, or
-    (``download``: Marvin & Linzen's file) all of Marvin & Linzen's constructions."""
+    (``download``: Marvin & Linzen's file) all of Marvin & Linzen's constructions.
+
+    Examples
+    --------
+    >>> known_constructions()[:2]
+    ['obj_rel_across_anim', 'prep_anim']
+    """
     if download:
         return [*SV_AGREEMENT, *ML_OTHER]
     return sorted(set(read_pairs(None, constructions=None)["construction"]))
 
 
 def fixture_path() -> Path:
-    """The project's fixture of 30 minimal pairs (``fmat/data/agreement_fixture.tsv``)."""
+    """The project's fixture of 30 minimal pairs (``fmat/data/agreement_fixture.tsv``).
+
+    Examples
+    --------
+    >>> fixture_path().name
+    'agreement_fixture.tsv'
+    """
     return Path(str(resources.files("fmat").joinpath("data", FIXTURE)))
 
 
@@ -114,6 +126,13 @@ def parse_pairs(
     Returns :data:`PAIR_COLUMNS` (``sentence`` with ``[MASK]`` and " ." appended; ``pair``
     numbers the kept pairs from 1); ``attrs["dropped"]`` counts pairs that do not differ in
     exactly one word.
+
+    Examples
+    --------
+    >>> pairs = parse_pairs(["\\t".join(["simple_agrmt", "sep", "the author laughs", "the author laugh"])])
+    >>> pairs[["construction", "sentence", "good", "bad"]]
+       construction             sentence    good    bad
+    0  simple_agrmt  the author [MASK] .  laughs  laugh
     """
     keep = (
         None
@@ -159,7 +178,14 @@ def parse_pairs(
 
 
 def read_pairs(path=None, constructions: Sequence[str] | str | None = SV_AGREEMENT) -> pd.DataFrame:
-    """Read minimal pairs from a Goldberg-format TSV (default: the project's fixture)."""
+    """Read minimal pairs from a Goldberg-format TSV (default: the project's fixture).
+
+    Examples
+    --------
+    >>> pairs = read_pairs()
+    >>> len(pairs), list(pairs.columns)
+    (30, ['pair', 'construction', 'template', 'sentence', 'good', 'bad'])
+    """
     path = fixture_path() if path is None else Path(path)
     if not path.exists():
         raise InputError(
@@ -196,6 +222,15 @@ def download_pairs(
 
     Raises OfflineError when the URL cannot be read, InputError on a checksum mismatch or
     content that is not in the expected format.
+
+    Examples
+    --------
+    >>> import io, tempfile, pathlib
+    >>> line = "simple_agrmt\\tsep\\tthe author laughs\\tthe author laugh\\n"
+    >>> opener = lambda url, timeout: io.BytesIO(line.encode())
+    >>> path = download_pairs(pathlib.Path(tempfile.mkdtemp()) / "pairs.tsv", sha256=None, opener=opener)
+    >>> len(read_pairs(path))
+    1
     """
 
     timeout = _timeout(timeout)
@@ -248,7 +283,16 @@ def download_pairs(
 
 
 def query_table(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The query table :func:`fmat.run` scores: two rows per pair (MASK ``good``, ``bad``)."""
+    """The query table :func:`fmat.run` scores: two rows per pair (MASK ``good``, ``bad``).
+
+    Examples
+    --------
+    >>> pairs = parse_pairs(["\\t".join(["simple_agrmt", "sep", "the author laughs", "the author laugh"])])
+    >>> query_table(pairs)
+                     query  MASK M_pair  M_word
+    0  the author [MASK] .  good      1  laughs
+    1  the author [MASK] .   bad      1   laugh
+    """
     n = len(pairs)
     sentence = np.repeat(pairs["sentence"].astype(str).to_numpy(), 2)
     words = np.empty(2 * n, dtype=object)
@@ -349,6 +393,16 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     ``accuracy = n_correct / n`` (NaN when n = 0); ``skipped``: pairs with a verb that is
     not one whole-word token of the model; ``total = n + skipped``. Constructions in order
     of first appearance; models in their order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> per_pair = pd.DataFrame({"model": ["m"] * 3, "construction": ["simple_agrmt"] * 3,
+    ...                          "correct": [True, False, None], "skipped": [False, False, True]})
+    >>> summarize(per_pair)
+      model  construction  n  n_correct  accuracy  skipped  total
+    0     m  simple_agrmt  2          1       0.5        1      3
+    1     m           all  2          1       0.5        1      3
     """
     need = ["model", "construction", "skipped", "correct"]
     missing = [c for c in need if c not in per_pair.columns]
@@ -399,7 +453,14 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
 
 
 def fixture_words(pairs=None) -> list[str]:
-    """Every word of the pairs' sentences and verbs (for building tiny demo models that know them)."""
+    """Every word of the pairs' sentences and verbs (for building tiny demo models that know them).
+
+    Examples
+    --------
+    >>> words = fixture_words()
+    >>> "author" in words, len(words) > 20
+    (True, True)
+    """
     pairs = _as_pairs(pairs, SV_AGREEMENT)
     words: set[str] = set()
     for s in pairs["sentence"].astype(str):

@@ -39,7 +39,13 @@ SEED_MAX = 2**32 - 1
 
 
 def shown(value: Any) -> str:
-    """What was given, in words: ``the text 'x'``, ``the integer 42``, ``a list``."""
+    """What was given, in words: ``the text 'x'``, ``the integer 42``, ``a list``.
+
+    Examples
+    --------
+    >>> shown("x"), shown(42), shown([1, 2]), shown(None)
+    ("the text 'x'", 'the integer 42', 'a list', 'None')
+    """
     if value is None:
         return "None"
     if isinstance(value, bool):
@@ -59,7 +65,20 @@ def _wrong(name: str, what: str, value: Any, example: str) -> InputError:
 
 
 def path(name: str, value: Any, *, optional: bool = False) -> Path | None:
-    """A path: text or an ``os.PathLike`` (``pathlib.Path``), not empty; None when ``optional``."""
+    """A path: text or an ``os.PathLike`` (``pathlib.Path``), not empty; None when ``optional``.
+
+    Examples
+    --------
+    >>> path("output", "results/lpr.parquet").name
+    'lpr.parquet'
+    >>> path("output", None, optional=True) is None
+    True
+    >>> path("output", 3)
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: output: output must be a path (text or a pathlib.Path), not the integer 3
+      fix: give output='my-folder'
+    """
     if value is None and optional:
         return None
     if isinstance(value, os.PathLike):
@@ -70,7 +89,18 @@ def path(name: str, value: Any, *, optional: bool = False) -> Path | None:
 
 
 def flag(name: str, value: Any) -> bool:
-    """True or False (a numpy boolean too); not a text such as 'yes', not a number."""
+    """True or False (a numpy boolean too); not a text such as 'yes', not a number.
+
+    Examples
+    --------
+    >>> flag("progress", True)
+    True
+    >>> flag("progress", "yes")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: progress: progress must be True or False, not the text 'yes'
+      fix: give progress=True
+    """
     if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
         return bool(value)
     raise _wrong(name, "True or False", value, "True")
@@ -78,7 +108,18 @@ def flag(name: str, value: Any) -> bool:
 
 def whole(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None, optional: bool = False):
     """A whole number (``int`` or a numpy integer; not a boolean, a float or a text) within
-    [minimum, maximum]; None when ``optional``."""
+    [minimum, maximum]; None when ``optional``.
+
+    Examples
+    --------
+    >>> whole("batch_size", 32, minimum=1)
+    32
+    >>> whole("batch_size", 0, minimum=1)
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: batch_size: batch_size must be a whole number of 1 or more, not the integer 0
+      fix: give batch_size=1 (or another whole number of 1 or more)
+    """
     if value is None and optional:
         return None
     span = (
@@ -109,7 +150,18 @@ def number(
     optional: bool = False,
 ):
     """A finite real number (not a boolean or a text) within its bounds (``*_open``: the bound
-    itself excluded); None when ``optional``."""
+    itself excluded); None when ``optional``.
+
+    Examples
+    --------
+    >>> number("alpha", 0.05, low=0, high=1, low_open=True)
+    0.05
+    >>> number("alpha", 0, low=0, high=1, low_open=True)
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: alpha: alpha must be a finite number in (0, 1], not the integer 0
+      fix: give alpha=1
+    """
     if value is None and optional:
         return None
     bounds = ""
@@ -132,7 +184,18 @@ def number(
 
 
 def text(name: str, value: Any, *, choices: Iterable[str] | None = None, optional: bool = False) -> str | None:
-    """A text (one of ``choices`` when given); None when ``optional``."""
+    """A text (one of ``choices`` when given); None when ``optional``.
+
+    Examples
+    --------
+    >>> text("method", "fmat", choices=["fmat", "lpbs"])
+    'fmat'
+    >>> text("method", "lpb", choices=["fmat", "lpbs"])
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: method: method must be one of 'fmat', 'lpbs', not the text 'lpb'
+      fix: give method='fmat'
+    """
     if value is None and optional:
         return None
     choices = list(choices) if choices is not None else None
@@ -143,7 +206,18 @@ def text(name: str, value: Any, *, choices: Iterable[str] | None = None, optiona
 
 
 def function(name: str, value: Any, *, optional: bool = True) -> Callable | None:
-    """A callable (a function); None when ``optional``."""
+    """A callable (a function); None when ``optional``.
+
+    Examples
+    --------
+    >>> function("check_analysis", print) is print, function("check_analysis", None)
+    (True, None)
+    >>> function("check_analysis", "print")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: check_analysis: check_analysis must be a function, or None, not the text 'print'
+      fix: give check_analysis=print
+    """
     if value is None and optional:
         return None
     if not callable(value):
@@ -152,7 +226,18 @@ def function(name: str, value: Any, *, optional: bool = True) -> Callable | None
 
 
 def mapping(name: str, value: Any, *, optional: bool = True) -> Mapping | None:
-    """A mapping (a dict); None when ``optional``."""
+    """A mapping (a dict); None when ``optional``.
+
+    Examples
+    --------
+    >>> mapping("options", {"mask_pair": True})
+    {'mask_pair': True}
+    >>> mapping("options", ["mask_pair"])
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: options: options must be a mapping (a dict), or None, not a list
+      fix: give options={...}
+    """
     if value is None and optional:
         return None
     if not isinstance(value, Mapping):
@@ -161,7 +246,19 @@ def mapping(name: str, value: Any, *, optional: bool = True) -> Mapping | None:
 
 
 def table(name: str, value: Any):
-    """A table (a pandas DataFrame)."""
+    """A table (a pandas DataFrame).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> len(table("queries", pd.DataFrame({"query": ["[MASK] is here."]})))
+    1
+    >>> table("queries", "design.csv")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: queries: queries must be a table (a pandas DataFrame), not the text 'design.csv'
+      fix: give queries=<a DataFrame> (fmat.query builds a query table, fmat.run a score table; fmat.io.read_table reads one)
+    """
     import pandas as pd  # here: the CLI imports this module at start-up (fmat power --help), without pandas
 
     if not isinstance(value, pd.DataFrame):
@@ -176,7 +273,19 @@ def table(name: str, value: Any):
 
 def models(name: str, value: Any):
     """Models: a Hugging Face id or a local folder (text or a path), a list of them, or a
-    mapping of name to id or folder."""
+    mapping of name to id or folder.
+
+    Examples
+    --------
+    >>> models("models", "bert-base-uncased"), models("models", ["bert-base-uncased", "roberta-base"])
+    ('bert-base-uncased', ['bert-base-uncased', 'roberta-base'])
+    >>> models("models", 42)  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: models: models must be a model id or folder, a list of them, or a mapping of name to model, not
+    the integer 42
+      fix: give models=['bert-base-uncased', 'path/to/my-model']
+    """
     what = "a model id or folder, a list of them, or a mapping of name to model"
     example = "['bert-base-uncased', 'path/to/my-model']"
     if isinstance(value, (str, os.PathLike)):
@@ -214,7 +323,18 @@ def _iterable(value: Any) -> bool:
 
 
 def wholes(name: str, value: Any, *, minimum: int | None = None, optional: bool = False) -> list[int] | None:
-    """A list of whole numbers, each of ``minimum`` or more (at least one); None when ``optional``."""
+    """A list of whole numbers, each of ``minimum`` or more (at least one); None when ``optional``.
+
+    Examples
+    --------
+    >>> wholes("n_items", [10, 20], minimum=2)
+    [10, 20]
+    >>> wholes("n_items", [10, 1], minimum=2)
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: n_items: n_items must be a list of whole numbers of 2 or more; it holds the integer 1
+      fix: give n_items=[3, 6, 12]
+    """
     if value is None and optional:
         return None
     what = "a list of whole numbers" + (f" of {minimum} or more" if minimum is not None else "")
@@ -231,7 +351,18 @@ def wholes(name: str, value: Any, *, minimum: int | None = None, optional: bool 
 
 def device(name: str, value: Any):
     """A device: None (automatic), a text such as 'cpu', 'cuda', 'cuda:1', a GPU's number, or a
-    ``torch.device``; :func:`fmat.models.resolve_device` checks that it exists when a model loads."""
+    ``torch.device``; :func:`fmat.models.resolve_device` checks that it exists when a model loads.
+
+    Examples
+    --------
+    >>> device("device", None), device("device", "cuda:1"), device("device", 0)
+    (None, 'cuda:1', 0)
+    >>> device("device", 1.5)
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: device: device must be None, 'cpu', 'cuda', 'cuda:N' or a torch.device, not the number 1.5
+      fix: give device='cpu'
+    """
     if value is None or isinstance(value, str) or (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
         return value
     if type(value).__name__ == "device" and type(value).__module__.startswith("torch"):

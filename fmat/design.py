@@ -62,7 +62,18 @@ def _loc(where: str | None, field: str) -> str:
 
 
 def normalize_queries(query, where: str | None = None) -> list[str]:
-    """Queries as a list of strings, ``[mask]`` upper-cased; each must hold exactly one ``[MASK]``."""
+    """Queries as a list of strings, ``[mask]`` upper-cased; each must hold exactly one ``[MASK]``.
+
+    Examples
+    --------
+    >>> normalize_queries("The [mask] is here.")
+    ['The [MASK] is here.']
+    >>> normalize_queries("no mask", where="study.yaml")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml.query: query 'no mask' has no [MASK]
+      fix: put exactly one [MASK] where the MASK words go
+    """
     if isinstance(query, str):
         queries = [query]
     elif isinstance(query, Sequence) and not isinstance(query, (bytes, Mapping)):
@@ -115,6 +126,18 @@ def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, l
 
     A single string is one word (R's ``.(Male="He")``). Empty groups, empty or duplicate words
     within a group, and non-string group names are errors.
+
+    Examples
+    --------
+    R FMAT's ``.(Male = "He")`` (one word) is a group of one:
+
+    >>> normalize_groups({"Male": "he", "Female": ["she", "her"]}, "MASK")
+    {'Male': ['he'], 'Female': ['she', 'her']}
+    >>> normalize_groups({"Male": []}, "MASK", where="study.yaml")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml.MASK.Male: group 'Male' is empty
+      fix: give at least one word, or remove the group
     """
     if groups is None:
         return {}
@@ -227,6 +250,25 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
     _check_equal_sizes(mask, "MASK", where, "FMAT would pad with NA and silently drop rows")
     for slot, groups in (("MASK", mask), ("TARGET", target), ("ATTRIB", attrib)):
         validate.check_contrast(groups, slot, _loc(where, slot))
+    _check_placeholders(queries, target, attrib, where)
+    type_ = _design_type(target, attrib, where)
+    n_mask = sum(map(len, mask.values()))
+    n_t, n_a = sum(map(len, target.values())) or 1, sum(map(len, attrib.values())) or 1
+    validate.check_rows(len(queries) * n_mask * n_t * n_a, where)
+    mask_rows = [(g, str(j + 1), w) for g, words in mask.items() for j, w in enumerate(words)]
+    cols = COLUMNS[type_]
+    rows: dict[str, list] = {c: [] for c in (["qid"] if len(queries) > 1 else []) + cols}
+    for qi, q in enumerate(queries):
+        for extra, (mg, mj, mw) in _combinations(type_, mask_rows, target, attrib):
+            if "qid" in rows:
+                rows["qid"].append(str(qi + 1))
+            for col, value in zip(["query", "MASK", "M_pair", "M_word", *cols[4:]], [q, mg, mj, mw, *extra]):
+                rows[col].append(value)
+    return _frame(rows, type_)
+
+
+def _check_placeholders(queries: list[str], target: dict, attrib: dict, where: str | None) -> None:
+    """Each query has ``{TARGET}`` / ``{ATTRIB}`` once where those groups are given, never where not."""
     for slot, groups in (("TARGET", target), ("ATTRIB", attrib)):
         ph = "{" + slot + "}"
         for i, q in enumerate(queries):
@@ -248,63 +290,50 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
                 raise InputError(
                     f"query {q!r} has {ph} {n} times; only the first would be filled", where=qloc, fix=f"use {ph} once per query"
                 )
+
+
+def _design_type(target: dict, attrib: dict, where: str | None) -> str:
+    """M, MT, MA or MTA; the groups of a lone TARGET or ATTRIB slot are of equal sizes (pairs)."""
     if target and not attrib:
         _check_equal_sizes(target, "TARGET", where, "T_pair needs word j in every group")
-        type_ = "MT"
-    elif attrib and not target:
+        return "MT"
+    if attrib and not target:
         _check_equal_sizes(attrib, "ATTRIB", where, "A_pair needs word j in every group")
-        type_ = "MA"
-    elif target and attrib:
-        type_ = "MTA"
-    else:
-        type_ = "M"
+        return "MA"
+    return "MTA" if target and attrib else "M"
 
-    n_mask = sum(map(len, mask.values()))
-    n_t, n_a = sum(map(len, target.values())) or 1, sum(map(len, attrib.values())) or 1
-    validate.check_rows(len(queries) * n_mask * n_t * n_a, where)
-    mask_rows = [(g, str(j + 1), w) for g, words in mask.items() for j, w in enumerate(words)]
 
-    def paired(groups):
+def _combinations(type_: str, mask_rows: list, target: dict, attrib: dict) -> list:
+    """``[(extra, mask_row)]`` of one query in the table's row order: ``extra`` the values of the
+    columns after ``M_word`` (group, pair, word of TARGET or ATTRIB; both groups and words in MTA)."""
+    if type_ == "M":
+        return [((), m) for m in mask_rows]
+    if type_ in ("MT", "MA"):
+        groups = target or attrib
         prefix = "-".join(groups)
-        return [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() for j, w in enumerate(words)]
-
-    cols = COLUMNS[type_]
-    rows: dict[str, list] = {c: [] for c in (["qid"] if len(queries) > 1 else []) + cols}
-    for qi, q in enumerate(queries):
-        if type_ == "M":
-            combos = [((), m) for m in mask_rows]
-        elif type_ in ("MT", "MA"):
-            combos = [(x, m) for x in paired(target or attrib) for m in mask_rows]
-        else:
-            combos = []
-            for tg, twords in target.items():
-                for ag, awords in attrib.items():
-                    for aw in awords:  # expand.grid: the first factor (target word) varies fastest
-                        for tw in twords:
-                            combos.extend(((tg, tw, ag, aw), m) for m in mask_rows)
-        for extra, (mg, mj, mw) in combos:
-            if "qid" in rows:
-                rows["qid"].append(str(qi + 1))
-            rows["query"].append(q)
-            rows["MASK"].append(mg)
-            rows["M_pair"].append(mj)
-            rows["M_word"].append(mw)
-            if type_ == "MTA":
-                tg, tw, ag, aw = extra
-                rows["TARGET"].append(tg)
-                rows["T_word"].append(tw)
-                rows["ATTRIB"].append(ag)
-                rows["A_word"].append(aw)
-            elif type_ in ("MT", "MA"):
-                v = type_[1]
-                rows[cols[4]].append(extra[0])
-                rows[f"{v}_pair"].append(extra[1])
-                rows[f"{v}_word"].append(extra[2])
-    return _frame(rows, type_)
+        paired = [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() for j, w in enumerate(words)]
+        return [(x, m) for x in paired for m in mask_rows]
+    combos = []
+    for tg, twords in target.items():
+        for ag, awords in attrib.items():
+            for aw in awords:  # expand.grid: the first factor (target word) varies fastest
+                for tw in twords:
+                    combos.extend(((tg, tw, ag, aw), m) for m in mask_rows)
+    return combos
 
 
 def table_type(df: pd.DataFrame, where: str | None = None) -> str:
-    """The type (M/MT/MA/MTA) of a query-shaped table, from its columns (``attrs`` checked too)."""
+    """The type (M/MT/MA/MTA) of a query-shaped table, from its columns (``attrs`` checked too).
+
+    Examples
+    --------
+    >>> import fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> import pandas as pd
+    >>> table_type(q), table_type(pd.DataFrame(columns=["query", "MASK", "M_pair", "M_word"]))
+    ('MT', 'M')
+    """
     has_t, has_a = "T_word" in df.columns, "A_word" in df.columns
     type_ = "MTA" if has_t and has_a else "MT" if has_t else "MA" if has_a else "M"
     declared = df.attrs.get("type")
@@ -374,6 +403,13 @@ def parse_r_csv(text: str, sep: str = ",", where: str | None = None) -> list[lis
     A quoted field is a string (``""`` inside is a quote), even ``"NA"``; an unquoted ``NA`` or
     an unquoted empty field is missing (R ``write.csv`` writes NA unquoted, ``fwrite`` writes it
     empty). Python's csv module cannot tell quoted from unquoted, hence this small scanner.
+
+    Examples
+    --------
+    R ``write.csv`` quotes strings and writes ``NA`` unquoted:
+
+    >>> parse_r_csv('"query","M_word"\\n"[MASK] is here.",NA\\n"NA",""')
+    [['query', 'M_word'], ['[MASK] is here.', None], ['NA', '']]
     """
     text = text.lstrip("\ufeff")
     field = _csv_field_re(sep)
@@ -439,6 +475,15 @@ def read_r_table(path: str | os.PathLike) -> pd.DataFrame:
 
     Every value is a string or ``None`` (missing); the row-names column is dropped. Callers
     convert columns (:func:`read_query_table` makes query columns categorical).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "from_r.csv"
+    >>> _ = path.write_text('"","query","MASK"\\n"1","[MASK] is here.",NA\\n')
+    >>> read_r_table(path)
+                 query  MASK
+    0  [MASK] is here.  None
     """
     path = Path(path)
     if not path.exists():
@@ -451,7 +496,18 @@ def read_r_table(path: str | os.PathLike) -> pd.DataFrame:
 
 def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
     """Restore a query-shaped table: categorical query columns (levels in order of first
-    appearance), ``attrs["type"]``; other columns (e.g. ``prob``) are kept as they are."""
+    appearance), ``attrs["type"]``; other columns (e.g. ``prob``) are kept as they are.
+
+    Examples
+    --------
+    >>> import fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> plain = q.astype(str)
+    >>> table = as_query_table(plain)
+    >>> table.attrs["type"], table["MASK"].cat.categories.tolist()
+    ('MT', ['Male', 'Female'])
+    """
     missing = [c for c in ("query", "MASK", "M_pair", "M_word") if c not in df.columns]
     if missing:
         raise InputError(
@@ -491,6 +547,19 @@ def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
     ``NA`` unquoted), ``readr::write_csv`` and ``data.table::fwrite`` output (no row names,
     minimal quoting) and fmat's own CSV/parquet. Restores categorical columns, ``qid`` and
     ``attrs["type"]``.
+
+    Examples
+    --------
+    Reads what R FMAT's ``FMAT_query()`` table becomes after ``write.csv()``:
+
+    >>> import fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> import tempfile, pathlib
+    >>> path = write_query_table(q, pathlib.Path(tempfile.mkdtemp()) / "q.csv")
+    >>> again = read_query_table(path)
+    >>> again.attrs["type"], len(again), again["T_word"].tolist()
+    ('MT', 4, ['nurse', 'nurse', 'pilot', 'pilot'])
     """
 
     path = Path(path)
@@ -503,7 +572,18 @@ def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def write_query_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None) -> Path:
-    """Write a query table as parquet (default; keeps categories) or CSV/TSV (atomic, fmat.io)."""
+    """Write a query table as parquet (default; keeps categories) or CSV/TSV (atomic, fmat.io).
+
+    Examples
+    --------
+    >>> import fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> import tempfile, pathlib
+    >>> path = write_query_table(q, pathlib.Path(tempfile.mkdtemp()) / "q.parquet")
+    >>> path.name, len(read_query_table(path))
+    ('q.parquet', 4)
+    """
 
     table_type(df)
     return write_table(df, path, fmt)

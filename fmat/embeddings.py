@@ -82,7 +82,21 @@ METHODS = ("weat", "mac", "nas", "semaxis", "rnsb", "rnd", "ect")
 
 
 class MissingWordsWarning(UserWarning):
-    """Some words of a query are not in the embeddings; they were left out (see ``result.missing``)."""
+    """Some words of a query are not in the embeddings; they were left out (see ``result.missing``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = mac(w, ["pilot", "astronaut"], ["he"])
+    >>> caught[0].category.__name__, res.missing
+    ('MissingWordsWarning', {'S': ['astronaut']})
+    """
 
 
 # --------------------------------------------------------------------------------------
@@ -236,6 +250,21 @@ def read_word2vec(
     -------
     DataFrame indexed by word (``index.name == "word"``), columns ``0..dims-1``, float64.
     First occurrence wins when a word appears twice (GloVe 840B has a few such tokens).
+
+    Examples
+    --------
+    As ``sweater::read_word2vec(path)``:
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "vectors.txt"
+    >>> _ = path.write_text("2 3" + chr(10) + "he 1 0 0.5" + chr(10) + "she 0 1 0.5" + chr(10))
+    >>> read_word2vec(path)  # doctest: +NORMALIZE_WHITESPACE
+            0    1    2
+    word
+    he    1.0  0.0  0.5
+    she   0.0  1.0  0.5
+    >>> read_word2vec(path, words=["she"]).index.tolist()
+    ['she']
     """
     path = Path(path)
     if not path.exists():
@@ -294,6 +323,19 @@ class BiasResult:
     ``missing`` maps each role ("S", "T", "A", "B") to the words that were not found.
     Per-word scores are in ``P`` (mac, rnd, nas, semaxis, rnsb; indexed by S word),
     ``S_diff``/``T_diff`` (weat) or ``u_a``/``u_b`` (ect).
+
+    Examples
+    --------
+    As sweater's ``print()`` of a result:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> mac(w, ["pilot", "nurse"], ["he", "him"])
+    -- sweater object --
+    Test type:  mac
+    Effect size:  0.749046
     """
 
     method: str
@@ -335,7 +377,19 @@ class BiasResult:
 
 @dataclass
 class WeatTest:
-    """A significance test of WEAT (sweater's htest): one-sided, alternative "greater"."""
+    """A significance test of WEAT (sweater's htest): one-sided, alternative "greater".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> test = weat_exact(res)
+    >>> test.method, round(test.statistic, 3), test.p_value, test.n, test.alternative
+    ('The exact test in Caliskan et al. (2017)', 0.556, 0.0, 20, 'greater')
+    """
 
     method: str
     statistic: float  # mean(S_diff) - mean(T_diff)
@@ -422,6 +476,20 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     ``S_diff[x] = s(x, A, B)`` for x in S and ``T_diff[y] = s(y, A, B)`` for y in T, with
     s(x, A, B) = mean_{a in A} cos(x, a) - mean_{b in B} cos(x, b).
     Effect size: :func:`weat_es`; tests: :func:`weat_exact`, :func:`weat_resampling`.
+
+    Examples
+    --------
+    Reproduces ``sweater::weat(w, S_words, T_words, A_words, B_words)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> res.S_diff.round(3).to_dict()
+    {'pilot': 0.342, 'engineer': 0.297, 'doctor': 0.098}
+    >>> res.T_diff.round(3).to_dict()
+    {'nurse': -0.447, 'teacher': -0.388, 'author': -0.098}
     """
     w = _vectors(w)
     missing, (A, B, S, T) = _clean_sets(w, A=A_words, B=B_words, S=S_words, T=T_words)
@@ -453,6 +521,18 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
     case misplaces a parenthesis (sqrt((n1-1) var_S + (n2-1) var_T / (n1+n2+2)));
     ``pooled="sweater"`` reproduces that literally, for comparisons with sweater output.
     ``r=True`` converts d to the point-biserial r = d / sqrt(d^2 + (N^2 - 2N) / (n1 n2)).
+
+    Examples
+    --------
+    Reproduces ``sweater::weat_es(x)`` (Caliskan et al.'s d):
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> round(weat_es(res), 3), round(weat_es(res, standardize=False), 3), round(weat_es(res, r=True), 3)
+    (1.651, 0.556, 0.711)
     """
     _need(x, "weat")
     s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
@@ -487,6 +567,19 @@ def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
     (|S|+|T|)! orderings — the same proportion, since each split is n1! n2! orderings).
     Raises InputError when there are more than ``max_partitions`` splits (C(16, 8) = 12,870
     is instant; C(50, 25) ~ 1.3e14 is infeasible — use :func:`weat_resampling`).
+
+    Examples
+    --------
+    Reproduces ``sweater::weat_exact(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> test = weat_exact(res)
+    >>> round(test.statistic, 3), test.p_value, test.n
+    (0.556, 0.0, 20)
     """
     _need(x, "weat")
     s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
@@ -519,6 +612,19 @@ def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = 
     returns p = #{draws with mean(X_i) - mean(Y_i) > observed} / n_resampling (sweater's
     estimator, without the +1 correction) and the mean of the draws as ``null_value``.
     ``seed`` makes it reproducible (numpy ``default_rng``).
+
+    Examples
+    --------
+    As ``sweater::weat_resampling(x)`` (with a seed of its own):
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> test = weat_resampling(res, n_resampling=1000, seed=1)
+    >>> round(test.statistic, 3), test.p_value, test.n
+    (0.556, 0.0, 1000)
     """
     _need(x, "weat")
     if n_resampling < 1:
@@ -551,7 +657,20 @@ def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = 
 def weat_test(
     x: BiasResult, method: str = "auto", n_resampling: int = 9999, seed: int | None = None, max_partitions: int = 2_000_000
 ) -> WeatTest:
-    """Exact test when feasible (``method="auto"``: at most ``max_partitions`` splits), else resampling."""
+    """Exact test when feasible (``method="auto"``: at most ``max_partitions`` splits), else resampling.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> weat_test(res).method
+    'The exact test in Caliskan et al. (2017)'
+    >>> weat_test(res, method="resampling", n_resampling=100, seed=1).method
+    'Resampling approximation of the exact test in Caliskan et al. (2017)'
+    """
     _need(x, "weat")
     if method not in ("auto", "exact", "resampling"):
         raise InputError(f"unknown WEAT test {method!r}", fix="use auto, exact or resampling")
@@ -571,6 +690,17 @@ def nas(w, S_words, A_words, B_words) -> BiasResult:
 
     P[s] = (mean_{a in A} cos(s, a) - mean_{b in B} cos(s, b)) / sd_{x in A ∪ B} cos(s, x),
     sd with ddof=1 (R ``sd``). ``raw`` holds every cos(s, x) (rows S, columns A then B).
+
+    Examples
+    --------
+    Reproduces ``sweater::nas(w, S_words, A_words, B_words)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> nas(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
+    {'pilot': 1.621, 'nurse': -1.659, 'author': -1.088}
     """
     w = _vectors(w)
     missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
@@ -587,6 +717,17 @@ def mac(w, S_words, A_words) -> BiasResult:
 
     P[s] = mean_{a in A} cos(s, a). Effect size (:func:`mac_es`): mean of P.
     (Manzini's MAC and wefe's use cosine *distance*, 1 - cos: their value is 1 - mac_es.)
+
+    Examples
+    --------
+    Reproduces ``sweater::mac(w, S_words, A_words)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> mac(w, ["pilot", "nurse", "author"], ["he", "him"]).P.round(3).to_dict()
+    {'pilot': 0.962, 'nurse': 0.536, 'author': 0.782}
     """
     w = _vectors(w)
     missing, (A, S) = _clean_sets(w, A=A_words, S=S_words)
@@ -595,7 +736,19 @@ def mac(w, S_words, A_words) -> BiasResult:
 
 
 def mac_es(x: BiasResult) -> float:
-    """Mean of all per-word mean cosine similarities: mean_s P[s]."""
+    """Mean of all per-word mean cosine similarities: mean_s P[s].
+
+    Examples
+    --------
+    Reproduces ``sweater::mac_es(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> round(mac_es(mac(w, ["pilot", "nurse", "author"], ["he", "him"])), 3)
+    0.76
+    """
     _need(x, "mac")
     return float(x.P.mean())
 
@@ -605,6 +758,17 @@ def rnd(w, S_words, A_words, B_words) -> BiasResult:
 
     P[s] = ||s - mean(A)|| - ||s - mean(B)|| (Euclidean, raw vectors, no normalisation).
     Effect size (:func:`rnd_es`): sum of P (0 = no bias; negative = closer to A).
+
+    Examples
+    --------
+    Reproduces ``sweater::rnd(w, S_words, A_words, B_words)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
+    {'pilot': -0.564, 'nurse': 0.704, 'author': 0.141}
     """
     w = _vectors(w)
     missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
@@ -615,7 +779,19 @@ def rnd(w, S_words, A_words, B_words) -> BiasResult:
 
 
 def rnd_es(x: BiasResult) -> float:
-    """Sum of all relative norm distances: sum_s P[s]."""
+    """Sum of all relative norm distances: sum_s P[s].
+
+    Examples
+    --------
+    Reproduces ``sweater::rnd_es(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> round(rnd_es(rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])), 3)
+    0.281
+    """
     _need(x, "rnd")
     return float(x.P.sum())
 
@@ -638,6 +814,17 @@ def semaxis(w, S_words, A_words, B_words, l: int = 0) -> BiasResult:
     Axis V = mean_{a in A} soft(a) - mean_{b in B} soft(b), where soft(x) is x's vector
     (l = 0) or the mean of x and its l nearest neighbours in ``w`` (augmentation).
     P[s] = cos(s, V). No effect size (as sweater).
+
+    Examples
+    --------
+    Reproduces ``sweater::semaxis(w, S_words, A_words, B_words, l = 0)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> semaxis(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
+    {'pilot': 0.316, 'nurse': -0.414, 'author': -0.091}
     """
     w = _vectors(w)
     if int(l) != l or l < 0:
@@ -659,6 +846,17 @@ def rnsb(w, S_words, A_words, B_words) -> BiasResult:
     P[s] = Pr(B | s) / sum_s Pr(B | s). Effect size (:func:`rnsb_es`): KL(P || uniform).
     (sweater takes the second probability column of LiblineaR, which is the B class when
     an A word comes first in the embedding matrix; here it is always the B class.)
+
+    Examples
+    --------
+    Reproduces ``sweater::rnsb(w, S_words, A_words, B_words)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> rnsb(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
+    {'pilot': 0.289, 'nurse': 0.374, 'author': 0.337}
     """
     from sklearn.linear_model import LogisticRegression
 
@@ -674,7 +872,19 @@ def rnsb(w, S_words, A_words, B_words) -> BiasResult:
 
 
 def rnsb_es(x: BiasResult) -> float:
-    """Kullback-Leibler divergence of P from the uniform distribution: sum P log(P / (1/n))."""
+    """Kullback-Leibler divergence of P from the uniform distribution: sum P log(P / (1/n)).
+
+    Examples
+    --------
+    Reproduces ``sweater::rnsb_es(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> round(rnsb_es(rnsb(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])), 4)
+    0.0055
+    """
     _need(x, "rnsb")
     p = x.P.dropna().to_numpy()
     return float(np.sum(p * np.log(p * len(p))))
@@ -685,6 +895,18 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
 
     u_a[s] = cos(s, mean(A)), u_b[s] = cos(s, mean(B)). Effect size (:func:`ect_es`):
     Spearman correlation of u_a and u_b (1 = no bias).
+
+    Examples
+    --------
+    Reproduces ``sweater::ect(w, S_words, A_words, B_words)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])
+    >>> res.u_a.round(3).to_dict()
+    {'pilot': 0.967, 'nurse': 0.536, 'author': 0.785}
     """
     w = _vectors(w)
     missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
@@ -695,7 +917,19 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
 
 
 def ect_es(x: BiasResult) -> float:
-    """Spearman rank correlation of u_a and u_b (scipy.stats.spearmanr)."""
+    """Spearman rank correlation of u_a and u_b (scipy.stats.spearmanr).
+
+    Examples
+    --------
+    Reproduces ``sweater::ect_es(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> ect_es(ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]))
+    -1.0
+    """
     from scipy.stats import spearmanr
 
     _need(x, "ect")
@@ -712,6 +946,19 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
 
     S + A -> "mac"; S + A + B -> "rnd"; S + T + A + B -> "weat". Other methods: "nas",
     "semaxis" (``l=``), "rnsb", "ect". Extra keyword arguments go to the test.
+
+    Examples
+    --------
+    Reproduces ``sweater::query()``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> query(w, ["pilot", "nurse", "author"], A_words=["he", "him"], B_words=["she", "her"]).method
+    'rnd'
+    >>> query(w, ["pilot", "nurse", "author"], A_words=["he", "him"], B_words=["she", "her"], method="ect").method
+    'ect'
     """
     given = {k for k, v in (("S", S_words), ("T", T_words), ("A", A_words), ("B", B_words)) if v}
     if method == "guess":
@@ -743,7 +990,20 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
 
 
 def calculate_es(x: BiasResult, **kwargs) -> float:
-    """Effect size of a result (sweater ``calculate_es``); ``**kwargs`` go to :func:`weat_es`."""
+    """Effect size of a result (sweater ``calculate_es``); ``**kwargs`` go to :func:`weat_es`.
+
+    Examples
+    --------
+    Reproduces ``sweater::calculate_es(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
+    >>> round(calculate_es(res), 3), round(calculate_es(query(w, ["pilot", "nurse", "author"], A_words=["he"])), 3)
+    (1.651, 0.697)
+    """
     if not isinstance(x, BiasResult):
         raise InputError("x must be a result of query() or one of the tests", fix="pass e.g. query(...)")
     fns = {"weat": weat_es, "mac": mac_es, "rnd": rnd_es, "rnsb": rnsb_es, "ect": ect_es}
@@ -759,6 +1019,18 @@ def plot_bias(x: BiasResult, ax=None):
 
     For ect it draws :func:`plot_ect`; weat is not supported (as sweater). Uses
     matplotlib's Agg backend when no figure is open. Returns the Figure.
+
+    Examples
+    --------
+    As ``sweater::plot_bias(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> fig = plot_bias(mac(w, ["pilot", "nurse", "author"], ["he", "him"]))
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['nurse', 'author', 'pilot']
     """
     if not isinstance(x, BiasResult):
         raise InputError("x must be a result of query()", fix="pass e.g. query(...)")
@@ -785,7 +1057,20 @@ def plot_bias(x: BiasResult, ax=None):
 
 
 def plot_ect(x: BiasResult, ax=None):
-    """Ranks of u_a (x) against u_b (y) with the equality line (sweater ``plot_ect``)."""
+    """Ranks of u_a (x) against u_b (y) with the equality line (sweater ``plot_ect``).
+
+    Examples
+    --------
+    As ``sweater::plot_ect(x)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> fig = plot_ect(ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]))
+    >>> fig.axes[0].get_xlabel()
+    'Association ranking: A_words'
+    """
     _need(x, "ect")
     plt = _pyplot()
     ra, rb = x.u_a.rank().to_numpy(), x.u_b.rank().to_numpy()
@@ -832,6 +1117,20 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
     ``wefat_male`` (float, NaN when the item is not in the vectors) and ``missing`` (bool).
     Missing items and attribute words are warned about (MissingWordsWarning); missing
     attribute words are left out of the score.
+
+    Examples
+    --------
+    The same numbers as ``sweater::nas(w, items, male, female)``:
+
+    >>> import pandas as pd
+    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
+    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
+    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> wefat_criterion(w, ["pilot", "nurse", "astronaut"], ["he", "him"], ["she", "her"]).round(3)
+            item  wefat_male  missing
+    0      pilot       1.621    False
+    1      nurse      -1.659    False
+    2  astronaut         NaN     True
     """
     w = _vectors(vectors)
     items = [str(i) for i in (items if not isinstance(items, str) else [items])]

@@ -48,7 +48,13 @@ class FmatError(Exception):
 def user_stacklevel() -> int:
     """The ``stacklevel`` that makes :func:`warnings.warn` point at the caller's own code: the
     first frame outside the ``fmat`` package (so a warning shows the user's ``fmat.run(...)``
-    line, not a line of fmat's source)."""
+    line, not a line of fmat's source).
+
+    Examples
+    --------
+    >>> user_stacklevel() >= 1
+    True
+    """
 
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame, level = sys._getframe(1), 1
@@ -58,7 +64,17 @@ def user_stacklevel() -> int:
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """:func:`warnings.warn` pointed at the user's call (:func:`user_stacklevel`)."""
+    """:func:`warnings.warn` pointed at the user's call (:func:`user_stacklevel`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("3 words are not whole-word tokens")
+    >>> str(caught[0].message), caught[0].category.__name__
+    ('3 words are not whole-word tokens', 'UserWarning')
+    """
 
     warnings.warn(message, category, stacklevel=user_stacklevel())
 
@@ -92,7 +108,17 @@ class ModelError(FmatError, RuntimeError):
 
 
 class OfflineError(FmatError, RuntimeError):
-    """Something needs the network and it is not reachable (or offline mode is on)."""
+    """Something needs the network and it is not reachable (or offline mode is on).
+
+    Examples
+    --------
+    >>> err = OfflineError("cannot reach the Hugging Face hub", fix="run fmat download first, online")
+    >>> print(err)
+    cannot reach the Hugging Face hub
+      fix: run fmat download first, online
+    >>> isinstance(err, FmatError), isinstance(err, RuntimeError)
+    (True, True)
+    """
 
 
 #: errno -> (what happened, how to fix it) for the failures of the environment that users meet
@@ -128,6 +154,15 @@ def os_error(err: BaseException) -> FmatError | None:
     (EROFS), a permission (EACCES, EPERM) or a wrong kind of path (EISDIR, ENOTDIR...) becomes
     an :class:`FmatError` naming the file and the fix; the CLI and the workflow's scripts print it
     instead of a traceback. Any other exception: None (a bug: the caller shows the traceback).
+
+    Examples
+    --------
+    >>> import errno
+    >>> err = os_error(OSError(errno.ENOSPC, "No space left on device", "results/scores.parquet"))
+    >>> type(err).__name__, "results/scores.parquet" in str(err)
+    ('FmatError', True)
+    >>> os_error(KeyError("x")) is None
+    True
     """
 
     if not isinstance(err, OSError) or not err.errno:
@@ -143,4 +178,10 @@ def os_error(err: BaseException) -> FmatError | None:
 
 
 class RenderError(FmatError, RuntimeError):
-    """A report page that could not be rendered (the renderer's own words in the message)."""
+    """A report page that could not be rendered (the renderer's own words in the message).
+
+    Examples
+    --------
+    >>> print(RenderError("quarto failed: no such file", where="report/1A.qmd"))
+    report/1A.qmd: quarto failed: no such file
+    """

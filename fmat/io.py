@@ -44,7 +44,19 @@ def _accepted() -> str:
 def table_format(path: str | os.PathLike, fmt: str | None = None) -> str:
     """The format of a table file: ``fmt`` if given, else from the extension (.parquet/.pq,
     .csv, .tsv/.txt). A file without an extension is parquet; any other extension (.xlsx,
-    .csv.gz) is an InputError that names the accepted ones."""
+    .csv.gz) is an InputError that names the accepted ones.
+
+    Examples
+    --------
+    >>> table_format("scores.parquet"), table_format("lpr.csv"), table_format("lpr.tsv"), table_format("scores")
+    ('parquet', 'csv', 'tsv', 'parquet')
+    >>> table_format("scores.xlsx")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: scores.xlsx: cannot read or write a .xlsx table
+      fix: use one of .parquet, .pq, .csv, .tsv, .txt (parquet, or CSV/TSV text in UTF-8; export spreadsheets as CSV, unpack
+    .gz files)
+    """
     if fmt:
         if fmt not in FORMATS:
             raise InputError(f"unknown table format {fmt!r}", fix=f"use one of {', '.join(FORMATS)}")
@@ -64,7 +76,23 @@ def table_format(path: str | os.PathLike, fmt: str | None = None) -> str:
 def read_table(path: str | os.PathLike, fmt: str | None = None, columns: Iterable[str] | None = None) -> pd.DataFrame:
     """Read a parquet/CSV/TSV table; a missing, mislabelled or broken file is an InputError
     naming the file (parquet is checked by its PAR1 magic bytes, text as UTF-8). ``columns``:
-    read only those of them the table has (a parquet file reads no other column)."""
+    read only those of them the table has (a parquet file reads no other column).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> import pandas as pd
+    >>> path = write_table(pd.DataFrame({"model": ["bert"], "LPR": [0.5]}), tmp / "lpr.csv")
+    >>> read_table(path)
+      model  LPR
+    0  bert  0.5
+    >>> read_table(tmp / "missing.parquet")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: file not found: ...
+      fix: check the path (relative to the current folder)
+    """
 
     path = Path(path)
     where = str(path)
@@ -127,7 +155,15 @@ def read_table(path: str | os.PathLike, fmt: str | None = None, columns: Iterabl
 
 
 def umask() -> int:
-    """The process umask (read without changing it, where the system allows)."""
+    """The process umask (read without changing it, where the system allows).
+
+    Examples
+    --------
+    >>> import os
+    >>> mask = umask()
+    >>> mask == os.umask(mask)
+    True
+    """
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
             for line in fh:
@@ -218,12 +254,32 @@ def _refuse_special(path: Path, where: str | None = None) -> None:
 
 def write_target(path: str | os.PathLike) -> Path:
     """The file a write to ``path`` replaces: ``path`` itself, or the file a symbolic link points to
-    (outputs are written THROUGH links: the link stays, its target gets the new content)."""
+    (outputs are written THROUGH links: the link stays, its target gets the new content).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> (tmp / "real.csv").touch()
+    >>> (tmp / "link.csv").symlink_to(tmp / "real.csv")
+    >>> write_target(tmp / "link.csv").name
+    'real.csv'
+    """
     return Path(os.path.realpath(path))
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """Are ``a`` and ``b`` the same file (same inode: also through symbolic and hard links)?"""
+    """Are ``a`` and ``b`` the same file (same inode: also through symbolic and hard links)?
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> (tmp / "a.csv").touch()
+    >>> (tmp / "b.csv").symlink_to(tmp / "a.csv")
+    >>> same_file(tmp / "a.csv", tmp / "b.csv"), same_file(tmp / "a.csv", tmp / "new.csv")
+    (True, False)
+    """
     try:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist (yet)
@@ -277,6 +333,18 @@ def check_output(
 
     ``folder=True``: ``path`` is an output FOLDER (``fmat study -o``): it must be a folder or not
     exist, and it must not be one of the inputs.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output(tmp / "lpr.parquet").name
+    'lpr.parquet'
+    >>> check_output(tmp, where="-o")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: -o: ... is a folder, not a file
+      fix: give a file name, e.g. ...
     """
     text = os.fspath(path)
     if not str(text).strip():
@@ -314,6 +382,15 @@ def atomic_path(path: str | os.PathLike):
     A symbolic link is written through (its target is replaced; the link stays); an existing
     folder, device, FIFO or socket is refused (InputError), never replaced. An OSError inside
     the block (a full disk...) is raised again naming ``path`` instead of the temporary file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_path(tmp / "note.txt") as part:
+    ...     _ = part.write_text("done")
+    >>> (tmp / "note.txt").read_text(), [p.name for p in tmp.iterdir()]
+    ('done', ['note.txt'])
     """
     return _Atomic(Path(path))
 
@@ -365,7 +442,19 @@ class _Atomic:
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None) -> Path:
-    """Write ``df`` atomically as parquet (default), CSV or TSV; returns the path."""
+    """Write ``df`` atomically as parquet (default), CSV or TSV; returns the path.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> import pandas as pd
+    >>> write_table(pd.DataFrame({"model": ["bert"], "LPR": [0.5]}), tmp / "lpr.tsv").name
+    'lpr.tsv'
+    >>> read_table(tmp / "lpr.tsv")
+      model  LPR
+    0  bert  0.5
+    """
     path = Path(path)
     kind = table_format(path, fmt)
     with atomic_path(path) as tmp:
@@ -403,6 +492,16 @@ def read_folder_record(out: Path) -> tuple[dict | None, str]:
     ``(None, "")``: there is none. ``(None, why)``: it is damaged (cut short, not JSON, another
     shape). A record that is a symbolic link, a folder or anything but a regular file is an
     InputError: fmat reads and writes its own record only, never through a link.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> read_folder_record(tmp)
+    (None, '')
+    >>> write_folder_record(tmp, {"command": "study", "study": "1A", "files": ["lpr.parquet"]})
+    >>> read_folder_record(tmp)
+    ({'command': 'study', 'study': '1A', 'files': ['lpr.parquet']}, '')
     """
     record = Path(out) / FOLDER_RECORD
     if record.is_symlink():
@@ -446,7 +545,16 @@ def read_folder_record(out: Path) -> tuple[dict | None, str]:
 
 def write_folder_record(out: Path, data: Mapping) -> None:
     """Write the run record of ``out`` as fmat's own file: to a temporary file beside it, then
-    renamed over it (never written through a link: a record that is one is refused)."""
+    renamed over it (never written through a link: a record that is one is refused).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> write_folder_record(tmp, {"command": "study", "study": "1A", "files": []})
+    >>> (tmp / FOLDER_RECORD).exists()
+    True
+    """
     record = Path(out) / FOLDER_RECORD
     if record.is_symlink() or (record.exists() and not record.is_file()):
         read_folder_record(out)  # the error that names it
@@ -464,7 +572,18 @@ def write_folder_record(out: Path, data: Mapping) -> None:
 def settle_folder_record(out: Path) -> None:
     """At the end of a run (finished, failed or interrupted): the run record of ``out`` lists only
     the files that run wrote, not those it would have written next (a user's file of that name
-    made later is then the user's). Never raises: the run's own outcome is what the user sees."""
+    made later is then the user's). Never raises: the run's own outcome is what the user sees.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> claim_folder(out, command="study", study="1A", names=["lpr.parquet", "page.html"])
+    >>> (out / "lpr.parquet").touch()
+    >>> settle_folder_record(out)
+    >>> read_folder_record(out)[0]["files"]
+    ['lpr.parquet']
+    """
     try:
         data, damaged = read_folder_record(Path(out))
         if data is None or damaged or data.get("files") is None:
@@ -507,9 +626,24 @@ def claim_folder(
       a new record; ``can_resume``: the fix offers it.
 
     ``resume`` into a folder without a record (written before folders kept one) is fine too.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> claim_folder(tmp / "out", command="study", study="1A", names=["lpr.parquet"])
+    >>> read_folder_record(tmp / "out")[0]["files"]
+    ['lpr.parquet']
+    >>> (tmp / "out" / "lpr.parquet").touch()
+    >>> claim_folder(tmp / "out", command="study", study="2B", names=["lpr.parquet"])  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: -o/--output: the output folder ... holds the files of a run of `fmat study` on study '1A'
+    (lpr.parquet); writing study '2B' there would mix the two runs
+      fix: give another output folder (e.g. -o ...), or add --force to remove the files that run recorded in .fmat-run.json
+    first (nothing else in the folder is touched)
     """
     out = Path(out)
-    record = out / FOLDER_RECORD
     previous, damaged = read_folder_record(out)
     mine = {"command": command, "study": str(study)}
     names = list(dict.fromkeys(str(n) for n in names))
@@ -529,17 +663,7 @@ def claim_folder(
         else ""
     )
     if damaged and present and not resume:
-        raise InputError(
-            f"the run record {record} is damaged ({damaged}), so fmat cannot tell which files of {out} an earlier "
-            f"run wrote ({_listed(present)}) and which are yours",
-            where=_WHERE,
-            fix=(
-                "add --resume (resume=True in Python): the scores there are reused (each model's rows are checked) "
-                f"and a new record written; or give another output folder (-o {elsewhere})"
-                if can_resume
-                else f"give another output folder (-o {elsewhere}), or delete {_listed(present)} and {record} yourself"
-            ),
-        )
+        _refuse_damaged(out, damaged, present, can_resume, elsewhere)
     if previous is None:
         recorded = present if (resume or damaged) else []
         same = bool(resume or damaged or not present)
@@ -569,17 +693,39 @@ def claim_folder(
                 fix=f"give another output folder (e.g. -o {elsewhere}), or add --force to remove the files "
                 f"that run recorded in {FOLDER_RECORD} first (nothing else in the folder is touched)",
             )
-        for name in sorted(recorded, key=lambda n: (n.endswith("/"), -n.count("/"))):
-            path = out / name.rstrip("/")
-            if name.endswith("/"):
-                if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
-                    path.rmdir()
-            elif path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
+        _remove_recorded(out, recorded)
         recorded = []
     new_holders = [h for h in holders if not exists(h) or h in recorded]
     files = list(dict.fromkeys(recorded + planned + new_holders))
     out.mkdir(parents=True, exist_ok=True)
     write_folder_record(out, {**mine, "files": files})
+
+
+def _refuse_damaged(out: Path, damaged: str, present: list, can_resume: bool, elsewhere: Path) -> None:
+    """Raise: a damaged run record beside files of the run, so fmat cannot tell its own from yours."""
+    record = out / FOLDER_RECORD
+    raise InputError(
+        f"the run record {record} is damaged ({damaged}), so fmat cannot tell which files of {out} an earlier "
+        f"run wrote ({_listed(present)}) and which are yours",
+        where=_WHERE,
+        fix=(
+            "add --resume (resume=True in Python): the scores there are reused (each model's rows are checked) "
+            f"and a new record written; or give another output folder (-o {elsewhere})"
+            if can_resume
+            else f"give another output folder (-o {elsewhere}), or delete {_listed(present)} and {record} yourself"
+        ),
+    )
+
+
+def _remove_recorded(out: Path, recorded: list) -> None:
+    """Remove the files and folders a run recorded (``--force``): files first, the deepest first;
+    a recorded folder only where it is empty now (the user's files in it stay)."""
+    for name in sorted(recorded, key=lambda n: (n.endswith("/"), -n.count("/"))):
+        path = out / name.rstrip("/")
+        if name.endswith("/"):
+            if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+                path.rmdir()
+        elif path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()

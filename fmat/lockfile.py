@@ -24,7 +24,18 @@ from .io import write_table
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in chunks."""
+    """Hex sha256 of a file, read in chunks.
+
+    Examples
+    --------
+    As ``sha256sum FILE`` (or R ``digest::digest(file = FILE, algo = "sha256")``):
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "empty.txt"
+    >>> _ = path.write_bytes(b"")
+    >>> sha256_file(path)
+    'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(chunk), b""):
@@ -35,7 +46,21 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
 @contextlib.contextmanager
 def exclusive(path: str | os.PathLike):
     """An exclusive lock on ``path`` + ``.lck`` for the block: read, change and write the lock
-    file inside it, so that parallel jobs do not lose each other's rows."""
+    file inside it, so that parallel jobs do not lose each other's rows.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> lock = pathlib.Path(tempfile.mkdtemp()) / "models.lock.tsv"
+    >>> import pandas as pd
+    >>> with exclusive(lock):
+    ...     rows = read(lock, ["model", "commit"], what="lock", fix="-")
+    ...     rows = replace_rows(rows, pd.DataFrame({"model": ["m"], "commit": ["abc"]}), ["model"])
+    ...     _ = write(lock, rows, ["model", "commit"])
+    >>> read(lock, ["model", "commit"], what="lock", fix="-")
+      model commit
+    0     m    abc
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lck"), "a+") as fh:
@@ -52,6 +77,15 @@ def exclusive(path: str | os.PathLike):
 
 
 def empty(columns: Sequence[str]) -> pd.DataFrame:
+    """An empty lock table with ``columns`` (all text).
+
+    Examples
+    --------
+    >>> empty(["model", "commit"])
+    Empty DataFrame
+    Columns: [model, commit]
+    Index: []
+    """
     return pd.DataFrame({c: pd.Series(dtype="str") for c in columns})
 
 
@@ -70,6 +104,20 @@ def read(
     missing column, a file that is not a tab-separated table, or a row for which ``check_row``
     returns a problem (text) is an InputError: ``what`` names the file's kind, ``fix`` says
     what to do. Columns come back in the order of ``columns``, other columns after them.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "models.lock.tsv"
+    >>> read(path, ["model", "commit"], what="models lock", fix="delete it").shape
+    (0, 2)
+    >>> import pandas as pd
+    >>> _ = write(path, pd.DataFrame({"model": ["bert"]}), ["model"])
+    >>> read(path, ["model", "commit"], what="models lock", fix="delete it")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: ...: the models lock lacks column(s) ['commit']
+      fix: delete it
     """
     p = Path(path)
     if not p.exists():
@@ -96,13 +144,32 @@ def read(
 
 
 def write(path: str | os.PathLike, df: pd.DataFrame, columns: Sequence[str]) -> Path:
-    """Write the lock table atomically (a killed job leaves the old file), ``columns`` first."""
+    """Write the lock table atomically (a killed job leaves the old file), ``columns`` first.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "lock.tsv"
+    >>> _ = write(path, pd.DataFrame({"commit": ["abc"], "model": ["bert"]}), ["model"])
+    >>> path.read_text().split()
+    ['model', 'commit', 'bert', 'abc']
+    """
 
     return write_table(df[list(columns) + [c for c in df.columns if c not in columns]], path, "tsv")
 
 
 def replace_rows(df: pd.DataFrame, rows: pd.DataFrame, key: Sequence[str]) -> pd.DataFrame:
-    """``df`` with the rows whose ``key`` appears in ``rows`` replaced by ``rows`` (appended)."""
+    """``df`` with the rows whose ``key`` appears in ``rows`` replaced by ``rows`` (appended).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> old = pd.DataFrame({"model": ["a", "b"], "commit": ["1", "2"]})
+    >>> replace_rows(old, pd.DataFrame({"model": ["b"], "commit": ["3"]}), ["model"])
+      model commit
+    0     a      1
+    1     b      3
+    """
     if not len(rows):
         return df
     keys = set(map(tuple, rows[list(key)].astype(str).to_numpy()))

@@ -74,6 +74,20 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     Returns ``(inputs, row_input, mask_pos, n_masked)``: the unique prior id sequences (with
     special tokens), for each row the index of its sequence, the position of the query's own
     mask in it, and how many phrase tokens were masked. See the module docstring.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from transformers import BertTokenizer
+    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
+    >>> _ = vocab.write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(vocab))
+    >>> import fmat
+    >>> q = fmat.query("the [MASK] is a {TARGET} .", MASK={"Male": ["man"], "Female": ["nurse"]}, TARGET={"Job": ["pilot"]})
+    >>> inputs, row_input, mask_pos, n_masked = prior_inputs(tok, q)
+    >>> tok.convert_ids_to_tokens(inputs[0]), row_input.tolist(), mask_pos.tolist(), n_masked.tolist()
+    (['[CLS]', 'the', '[MASK]', 'is', 'a', '[MASK]', '.', '[SEP]'], [0, 0], [2], [1])
     """
 
     _check_lpbs_table(data)
@@ -149,6 +163,25 @@ def prior_logp(
 
     fmat.scoring's forward pass (:func:`fmat.scoring.mask_logp`): sequences sorted by length
     and batched, the MLM head at ``mask_pos`` only, full-vocabulary log-softmax.
+
+    Examples
+    --------
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import fmat
+    >>> q = fmat.query("the [MASK] is a {TARGET} .", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Job": ["nurse"]})
+    >>> inputs, row_input, mask_pos, _ = prior_inputs(tok, q)
+    >>> token_ids = np.array(tok.convert_tokens_to_ids(q["M_word"].astype(str).tolist()))
+    >>> lp = prior_logp(model, tok, inputs, mask_pos, row_input, token_ids)
+    >>> lp.shape, bool((lp < 0).all())
+    ((2,), True)
     """
 
     return mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size=batch_size, max_tokens=max_tokens)
@@ -176,6 +209,27 @@ def score_model(
 
     ``add_tokens`` is not supported (InputError): the prior would need the temporary tokens'
     embeddings too.
+
+    Examples
+    --------
+    Kurita et al.'s (2019) scores (probabilities and their priors) of one model, here a tiny random one:
+
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import fmat
+    >>> q = fmat.query("the [MASK] is a {TARGET} .", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Job": ["nurse"]})
+    >>> scores = score_model(model, tok, q, progress=False)
+    >>> scores[["M_word", "T_word", "oov"]].assign(has_prior=scores["prior"].between(0, 1))
+      M_word T_word    oov  has_prior
+    0    man  nurse  False       True
+    1  woman  nurse  False       True
     """
 
     if add_tokens:
@@ -224,6 +278,13 @@ def increased_logp(scores: pd.DataFrame) -> np.ndarray:
 
     From ``logp - logp_prior`` when both are there (exact for tiny probabilities), else from
     ``log(prob) - log(prior)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = pd.DataFrame({"prob": [0.2, 0.05], "prior": [0.1, 0.1]})
+    >>> increased_logp(scores).round(3)
+    array([ 0.693, -0.693])
     """
     if {"logp", "logp_prior"} <= set(scores.columns):
         return pd.to_numeric(scores["logp"], errors="coerce").to_numpy(dtype=float) - pd.to_numeric(
@@ -256,6 +317,21 @@ def summary(
     (default ``"LPR"``, so the reliability and analysis stages read it unchanged) and the table
     says what it holds in ``attrs["measure"] = "LPBS"`` (kept in parquet files). Give
     ``column="LPBS"`` for a table whose column says so.
+
+    Examples
+    --------
+    Kurita et al.'s (2019) log probability bias score, paired as R FMAT's ``summary()`` pairs LPRs:
+
+    >>> import numpy as np, fmat
+    >>> q = fmat.query("[MASK] is a {TARGET}.", MASK={"Male": ["he"], "Female": ["she"]}, TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = q.assign(model="m", prob=[0.1, 0.3, 0.4, 0.2], prior=[0.2, 0.2, 0.4, 0.4])
+    >>> out = summary(scores, target_pair=False)
+    >>> out[["M_word", "T_word", "LPR"]].round(3)
+         M_word T_word    LPR
+    0  he - she  nurse -1.099
+    1  he - she  pilot  0.693
+    >>> out.attrs["measure"]
+    'LPBS'
     """
 
     if not isinstance(scores, pd.DataFrame):

@@ -172,6 +172,35 @@ def _pair(df: pd.DataFrame, slot: str, key: list[str], pair_col: str | None) -> 
     return out.reset_index(drop=True)
 
 
+def _check_scores(scores) -> str:
+    """The type (M, MT, MA, MTA) of a score table that has ``prob`` and its type's label columns."""
+    if not isinstance(scores, pd.DataFrame):
+        raise InputError(
+            "scores must be a table (DataFrame)",
+            where="scores",
+            fix="pass the output of fmat.run() or read it with fmat.io.read_table()",
+        )
+    if "prob" not in scores.columns:
+        raise InputError(
+            "scores have no 'prob' column",
+            where="scores",
+            fix="give the output of fmat run (columns model, query, MASK, M_word, ..., prob)",
+        )
+    type_ = table_type(scores, where="scores")
+    needed = ["query", "MASK", "M_pair", "M_word"] + {
+        "M": [],
+        "MT": ["TARGET", "T_pair", "T_word"],
+        "MA": ["ATTRIB", "A_pair", "A_word"],
+        "MTA": ["TARGET", "T_word", "ATTRIB", "A_word"],
+    }[type_]
+    missing = [c for c in needed if c not in scores.columns]
+    if missing:
+        raise InputError(
+            f"scores of type {type_} lack columns {', '.join(missing)}", where="scores", fix="give the full output of fmat run"
+        )
+    return type_
+
+
 def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = True, attrib_pair: bool = True) -> pd.DataFrame:
     """Log probability ratios (R: ``summary.fmat``); see the module docstring for the rules.
 
@@ -208,30 +237,7 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     mask_pair, target_pair, attrib_pair = (
         arguments.flag(*a) for a in (("mask_pair", mask_pair), ("target_pair", target_pair), ("attrib_pair", attrib_pair))
     )
-    if not isinstance(scores, pd.DataFrame):
-        raise InputError(
-            "scores must be a table (DataFrame)",
-            where="scores",
-            fix="pass the output of fmat.run() or read it with fmat.io.read_table()",
-        )
-    if "prob" not in scores.columns:
-        raise InputError(
-            "scores have no 'prob' column",
-            where="scores",
-            fix="give the output of fmat run (columns model, query, MASK, M_word, ..., prob)",
-        )
-    type_ = table_type(scores, where="scores")
-    needed = ["query", "MASK", "M_pair", "M_word"] + {
-        "M": [],
-        "MT": ["TARGET", "T_pair", "T_word"],
-        "MA": ["ATTRIB", "A_pair", "A_word"],
-        "MTA": ["TARGET", "T_word", "ATTRIB", "A_word"],
-    }[type_]
-    missing = [c for c in needed if c not in scores.columns]
-    if missing:
-        raise InputError(
-            f"scores of type {type_} lack columns {', '.join(missing)}", where="scores", fix="give the full output of fmat run"
-        )
+    type_ = _check_scores(scores)
     label_cols = [
         c
         for c in ["model", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]

@@ -106,7 +106,15 @@ CACHE_FIX = "give a folder you may write: --cache-dir (fmat commands), cache_dir
 
 
 def cache_dir(cache: str | os.PathLike | None = None) -> Path:
-    """The hub cache folder in use: ``cache``, else ``HF_HUB_CACHE``, else ``HF_HOME/hub``."""
+    """The hub cache folder in use: ``cache``, else ``HF_HUB_CACHE``, else ``HF_HOME/hub``.
+
+    Examples
+    --------
+    Where R FMAT's ``BERT_download()`` puts models too (the Hugging Face cache):
+
+    >>> cache_dir("my-cache").as_posix()
+    'my-cache'
+    """
     if cache:
         return Path(cache)
     if os.environ.get("HF_HUB_CACHE"):
@@ -153,6 +161,16 @@ def read_lock(lock_path) -> pd.DataFrame:
     A file that is not a lock (not a TSV, columns missing, a commit that is neither 40 hex
     digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is an InputError
     naming the file, the row and the fix; it is never used as provenance.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> lock = pathlib.Path(tempfile.mkdtemp()) / "models.lock.tsv"
+    >>> update_lock(lock, pd.DataFrame({"model": ["bert-base-uncased"], "revision": ["main"], "commit": ["a" * 40],
+    ...                                 "created": ["2018-11-14"]}))
+    >>> read_lock(lock)[["model", "revision", "created"]]
+                   model revision     created
+    0  bert-base-uncased     main  2018-11-14
     """
     bad: list[str] = []
 
@@ -174,14 +192,35 @@ def read_lock(lock_path) -> pd.DataFrame:
 
 def update_lock(lock_path, rows: pd.DataFrame) -> None:
     """Put ``rows`` (:data:`LOCK_COLUMNS`) in the lock file in place of the models' old rows,
-    sorted by model; under :func:`fmat.lockfile.exclusive` (parallel download jobs)."""
+    sorted by model; under :func:`fmat.lockfile.exclusive` (parallel download jobs).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> lock = pathlib.Path(tempfile.mkdtemp()) / "models.lock.tsv"
+    >>> update_lock(lock, pd.DataFrame({"model": ["bert-base-uncased"], "revision": ["main"], "commit": ["a" * 40],
+    ...                                 "created": ["2018-11-14"]}))
+    >>> update_lock(lock, pd.DataFrame({"model": ["albert-base-v2"], "revision": ["main"], "commit": ["b" * 40]}))
+    >>> read_lock(lock)["model"].tolist()
+    ['albert-base-v2', 'bert-base-uncased']
+    """
     with lockfile.exclusive(lock_path):
         new = lockfile.replace_rows(read_lock(lock_path), rows.reindex(columns=LOCK_COLUMNS, fill_value=""), ["model"])
         lockfile.write(lock_path, new.sort_values("model", kind="stable"), LOCK_COLUMNS)
 
 
 def locked_commit(model: str, lock_path=None) -> str | None:
-    """The commit recorded for ``model`` in the lock file (``lock_path`` or $FMAT_MODELS_LOCK)."""
+    """The commit recorded for ``model`` in the lock file (``lock_path`` or $FMAT_MODELS_LOCK).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> lock = pathlib.Path(tempfile.mkdtemp()) / "models.lock.tsv"
+    >>> update_lock(lock, pd.DataFrame({"model": ["bert-base-uncased"], "revision": ["main"], "commit": ["a" * 40],
+    ...                                 "created": ["2018-11-14"]}))
+    >>> locked_commit("bert-base-uncased", lock) == "a" * 40, locked_commit("roberta-base", lock)
+    (True, None)
+    """
     lock_path = lock_path or os.environ.get(LOCK_ENV)
     if not lock_path or not Path(lock_path).exists():
         return None
@@ -291,7 +330,7 @@ def download(
     cannot be a hub id is refused before going online:
 
     >>> import fmat
-    >>> fmat.download("./not a hub id")
+    >>> fmat.download("./not a hub id")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     fmat.errors.InputError: ...
@@ -364,7 +403,13 @@ def _check_folder(path: Path) -> None:
 
 
 def model_label(name_or_path) -> str:
-    """The name FMAT's model-name rules see: a hub id as is, a local folder's base name."""
+    """The name FMAT's model-name rules see: a hub id as is, a local folder's base name.
+
+    Examples
+    --------
+    >>> model_label("vinai/bertweet-base"), model_label("bert-base-uncased")
+    ('vinai/bertweet-base', 'bert-base-uncased')
+    """
     s = str(name_or_path).rstrip("/\\")
     return Path(s).name if Path(s).exists() else s
 
@@ -431,7 +476,15 @@ def _did_you_mean(name, cache=None) -> str:
 
 @contextlib.contextmanager
 def hf_progress(enabled: bool = True):
-    """transformers' own progress bars ("Loading weights") on or off inside the block, as before after it."""
+    """transformers' own progress bars ("Loading weights") on or off inside the block, as before after it.
+
+    Examples
+    --------
+    >>> from transformers.utils import logging as hf_logging
+    >>> with hf_progress(False):
+    ...     hf_logging.is_progress_bar_enabled()
+    False
+    """
     from transformers.utils import logging as hf_logging
 
     was = hf_logging.is_progress_bar_enabled()
@@ -520,7 +573,13 @@ def _weights_error(name, wpath, err) -> ModelError:
 
 def download_job(model: str) -> str:
     """The command that reruns the workflow's download job of ``model`` alone (its marker file), never
-    every model's (``--forcerun download_model`` would download every hub model again)."""
+    every model's (``--forcerun download_model`` would download every hub model again).
+
+    Examples
+    --------
+    >>> download_job("vinai/bertweet-base")
+    'snakemake --profile profiles/default --forcerun resources/models/vinai__bertweet-base.json'
+    """
 
     try:
         slug = model_slug(model)
@@ -712,14 +771,28 @@ MAX_LOGIT_SPREAD = 1e4
 
 
 def is_local(name_or_path) -> bool:
-    """Is ``name_or_path`` a local model folder (not a model of the hub cache)?"""
+    """Is ``name_or_path`` a local model folder (not a model of the hub cache)?
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> is_local("bert-base-uncased"), is_local(tempfile.mkdtemp())
+    (False, True)
+    """
     s = str(name_or_path)
     return Path(s).expanduser().exists() or not _looks_like_hub_id(s)
 
 
 def damaged_fix(name_or_path) -> str:
     """How to replace damaged weights: download a hub model again; a local folder cannot be
-    downloaded, so it is copied or saved again from where it came from."""
+    downloaded, so it is copied or saved again from where it came from.
+
+    Examples
+    --------
+    >>> damaged_fix("bert-base-uncased")  # doctest: +NORMALIZE_WHITESPACE
+    'download the model again: `fmat download bert-base-uncased` (in the workflow: delete its folder in the model cache, then
+    snakemake --profile profiles/default --forcerun resources/models/bert-base-uncased.json)'
+    """
     if is_local(name_or_path):
         return (
             f"{name_or_path} is a local folder, which cannot be downloaded again: copy it again from where it "
@@ -734,7 +807,14 @@ def damaged_fix(name_or_path) -> str:
 
 
 def degenerate_error(name_or_path, weights, what: str) -> ModelError:
-    """The error for a model whose outputs are not a model's (all zero, NaN, infinite or constant)."""
+    """The error for a model whose outputs are not a model's (all zero, NaN, infinite or constant).
+
+    Examples
+    --------
+    >>> err = degenerate_error("bert-base-uncased", None, "all logits are NaN")
+    >>> type(err).__name__, err.where
+    ('ModelError', 'bert-base-uncased')
+    """
     where = str(weights) if weights else str(name_or_path)
     return ModelError(
         f"model {name_or_path} gives degenerate outputs: {what}. Its weights are probably damaged: "
@@ -752,7 +832,28 @@ def check_outputs(name_or_path, model, tokenizer, weights=None, sentence: str = 
     the mask must be finite, not all the same (every probability 1/V) and not absurdly far apart
     (every probability but one exactly 0; more than :data:`MAX_LOGIT_SPREAD`). Weights with
     flipped bytes that still read as a weights file give these; a lock file's sha256 catches
-    them only where there is one (the workflow)."""
+    them only where there is one (the workflow).
+
+    Examples
+    --------
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> check_outputs("tiny", model, tok)
+    >>> with torch.no_grad():
+    ...     _ = model.cls.predictions.decoder.weight.zero_(), model.cls.predictions.bias.zero_()
+    >>> try:
+    ...     check_outputs("tiny", model, tok)
+    ... except ModelError as err:
+    ...     print(err.message.split(":")[0])
+    model tiny gives degenerate outputs
+    """
     import torch
 
     enc = tokenizer(sentence.replace("[MASK]", tokenizer.mask_token), return_tensors="pt")
@@ -787,7 +888,18 @@ def check_outputs(name_or_path, model, tokenizer, weights=None, sentence: str = 
 
 def check_scores(name_or_path, scores, weights=None) -> None:
     """Refuse a score table whose in-vocabulary option probabilities are all zero, NaN or
-    infinite (ModelError naming the folder): a model that gives them is broken."""
+    infinite (ModelError naming the folder): a model that gives them is broken.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_scores("my-model", pd.DataFrame({"prob": [0.2, 0.1], "oov": [False, False]}))
+    >>> try:
+    ...     check_scores("my-model", pd.DataFrame({"prob": [0.0, float("nan")], "oov": [False, False]}))
+    ... except ModelError as err:
+    ...     print(err.message.split(".")[0])
+    model my-model gives degenerate outputs: all 2 option probabilities of whole-word tokens are zero, NaN or infinite
+    """
 
     if "prob" not in scores or not len(scores):
         return
@@ -800,6 +912,18 @@ def check_scores(name_or_path, scores, weights=None) -> None:
 
 
 def resolve_device(device=None):
+    """The torch device of ``device``: None/auto (CUDA when there is a GPU), a name or a GPU's number.
+
+    Examples
+    --------
+    >>> resolve_device("cpu"), resolve_device(-1)
+    (device(type='cpu'), device(type='cpu'))
+    >>> resolve_device("gpu")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: unknown device 'gpu'
+      fix: use cpu, cuda or cuda:N
+    """
     import torch
 
     if device is None or device == "auto":
@@ -819,6 +943,13 @@ def resolve_device(device=None):
 
 
 def resolve_dtype(dtype):
+    """The torch dtype of a name (float32/fp32, float16/fp16, bfloat16/bf16) or of a torch dtype.
+
+    Examples
+    --------
+    >>> resolve_dtype("fp16"), resolve_dtype("float32")
+    (torch.float16, torch.float32)
+    """
     import torch
 
     if isinstance(dtype, torch.dtype):
@@ -893,7 +1024,17 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
 
 
 def created_date(model: str, lock_path=None) -> str:
-    """The creation date on the hub of ``model`` recorded at download (lock column ``created``), or ""."""
+    """The creation date on the hub of ``model`` recorded at download (lock column ``created``), or "".
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> lock = pathlib.Path(tempfile.mkdtemp()) / "models.lock.tsv"
+    >>> update_lock(lock, pd.DataFrame({"model": ["bert-base-uncased"], "revision": ["main"], "commit": ["a" * 40],
+    ...                                 "created": ["2018-11-14"]}))
+    >>> created_date("bert-base-uncased", lock), created_date("roberta-base", lock)
+    ('2018-11-14', '')
+    """
     lock_path = lock_path or os.environ.get(LOCK_ENV)
     if not lock_path or not Path(lock_path).exists():
         return ""
@@ -999,7 +1140,25 @@ def fill_mask_check(query: str, models, top: int = 5, device=None, cache_dir=Non
 
 def top_fills(model, tokenizer, query: str, top: int = 5) -> list[dict]:
     """The fill-mask pipeline's top-``top`` fills of ``query`` (one ``[MASK]``) on a loaded model:
-    ``[{score, token, token_str, sequence}]``."""
+    ``[{score, token, token_str, sequence}]``.
+
+    Examples
+    --------
+    As R FMAT's ``fill_mask()`` (transformers' fill-mask pipeline):
+
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> fills = top_fills(model, tok, "the [MASK] is here .", top=3)
+    >>> len(fills), sorted(fills[0])
+    (3, ['score', 'sequence', 'token', 'token_str'])
+    """
     from transformers import pipeline
 
     with _quiet_transformers():
@@ -1028,7 +1187,7 @@ def remove(models, cache_dir=None) -> list[str]:
     A local model folder is never deleted:
 
     >>> import fmat, tempfile
-    >>> fmat.remove(tempfile.mkdtemp())
+    >>> fmat.remove(tempfile.mkdtemp())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     fmat.errors.ModelError: ...is a local folder, not a cached hub model...
@@ -1065,11 +1224,27 @@ def remove(models, cache_dir=None) -> list[str]:
 
 
 def cache_dir_default() -> Path:
+    """The hub cache folder when none is given (:func:`cache_dir` of None).
+
+    Examples
+    --------
+    >>> cache_dir_default() == cache_dir(None)
+    True
+    """
     return cache_dir(None)
 
 
 def cached_models(cache=None) -> list[str]:
-    """Model ids present in the hub cache (R: ``BERT_download()`` without models)."""
+    """Model ids present in the hub cache (R: ``BERT_download()`` without models).
+
+    Examples
+    --------
+    As R FMAT's ``BERT_download()`` without models (what is there):
+
+    >>> import tempfile
+    >>> cached_models(tempfile.mkdtemp())
+    []
+    """
     try:
         return sorted(r.repo_id for r in _scan_cache(cache).repos if r.repo_type == "model")
     except Exception:  # no cache yet

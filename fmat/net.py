@@ -32,7 +32,18 @@ DEFAULT_TIMEOUT = 30.0
 
 def timeout(value: float | str | None = None) -> float:
     """The network timeout in seconds: ``value``, else ``$FMAT_NETWORK_TIMEOUT``, else
-    :data:`DEFAULT_TIMEOUT`. Not a positive finite number: InputError naming where it came from."""
+    :data:`DEFAULT_TIMEOUT`. Not a positive finite number: InputError naming where it came from.
+
+    Examples
+    --------
+    >>> timeout(10), timeout("2.5")
+    (10.0, 2.5)
+    >>> timeout("soon")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: --timeout: 'soon' is not a number of seconds above 0
+      fix: give the seconds to wait for a server's answer, e.g. 30
+    """
     where = "--timeout"
     if value is None:
         value, where = os.environ.get(TIMEOUT_ENV), f"${TIMEOUT_ENV}"
@@ -79,6 +90,13 @@ def hub_timeouts(seconds: float | None = None):
     all, and the two download settings are set to ``seconds`` too. hf_xet (huggingface_hub's
     separate client for Xet storage) is switched off inside the block, so that every file comes
     over HTTP under these limits. All are restored after.
+
+    Examples
+    --------
+    >>> from huggingface_hub import constants
+    >>> with hub_timeouts(5) as seconds:
+    ...     seconds, constants.HF_HUB_DOWNLOAD_TIMEOUT
+    (5.0, 5.0)
     """
     from huggingface_hub import constants, get_session
 
@@ -110,7 +128,15 @@ def hub_offline():
     of its own when it is online, e.g. the agent-harness registry it fetches for its user agent
     (``$HF_ENDPOINT/api/agent-harnesses``) while looking up a file that is not in the cache. Its
     offline switch (``huggingface_hub.constants.HF_HUB_OFFLINE``, what ``HF_HUB_OFFLINE=1`` sets
-    at import) is on inside the block, as before after it."""
+    at import) is on inside the block, as before after it.
+
+    Examples
+    --------
+    >>> from huggingface_hub import constants
+    >>> with hub_offline():
+    ...     constants.HF_HUB_OFFLINE
+    True
+    """
     from huggingface_hub import constants
 
     saved = constants.HF_HUB_OFFLINE
@@ -122,7 +148,14 @@ def hub_offline():
 
 
 def is_timeout(err: BaseException) -> bool:
-    """Did ``err`` (or what caused it) come from a server that did not answer in time?"""
+    """Did ``err`` (or what caused it) come from a server that did not answer in time?
+
+    Examples
+    --------
+    >>> import socket
+    >>> is_timeout(socket.timeout("timed out")), is_timeout(ValueError("bad"))
+    (True, False)
+    """
     seen = 0
     while err is not None and seen < 10:
         name = type(err).__name__

@@ -23,7 +23,13 @@ from .results import model_slug
 
 def study_options(study: Any, key: str) -> dict:
     """The study's ``lpr`` / ``reliability`` / ``score`` block as a dict ({} when absent): from a
-    :class:`fmat.study.Study`, or anything with that attribute, or a mapping."""
+    :class:`fmat.study.Study`, or anything with that attribute, or a mapping.
+
+    Examples
+    --------
+    >>> study_options({"lpr": {"mask_pair": True}}, "lpr"), study_options({}, "score")
+    ({'mask_pair': True}, {})
+    """
 
     value = getattr(study, key, None)
     if value is None and isinstance(study, Mapping):
@@ -39,14 +45,37 @@ def summary_function(study: Any):
     """The contrast a study's scores get: :func:`fmat.lpr.summary` (LPR), or
     :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) when its file says ``score: {method:
     lpbs}``. Both keep the value in column ``LPR``; the LPBS table says so in
-    ``attrs["measure"]``."""
+    ``attrs["measure"]``.
+
+    Examples
+    --------
+    >>> summary_function({"score": {"method": "lpbs"}}).__module__, summary_function({}).__module__
+    ('fmat.lpbs', 'fmat.lpr')
+    """
     return lpbs.summary if study_options(study, "score").get("method", "fmat") == "lpbs" else lpr.summary
 
 
 def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
     """LPRs (or LPBS) of one study, with the study file's ``lpr`` options; its phrases' item keys
     in ``attrs["item_keys"]`` (kept in parquet files), so that ``fmat reliability`` on the written
-    table keys items as the workflow does (:func:`fmat.reliability.with_item_keys`)."""
+    table keys items as the workflow does (:func:`fmat.reliability.with_item_keys`).
+
+    Examples
+    --------
+    As R FMAT's ``summary(scores)`` (LPR of the two MASK groups):
+
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> lpr_table({"lpr": {"target_pair": False}}, scores)[["model", "M_word", "T_word", "LPR"]].round(3)
+      model       M_word T_word    LPR
+    0     a  man - woman  nurse -0.693
+    1     a  man - woman  pilot  1.099
+    2     b  man - woman  nurse -0.336
+    3     b  man - woman  pilot  0.916
+    """
 
     out = summary_function(study)(scores, **study_options(study, "lpr"))
     keys = item_key_map(_items(study))
@@ -74,6 +103,26 @@ def reliability_tables(
     ``details`` stacks the raw outputs (column ``analysis`` = ICC / alpha); ``stats`` has the
     same numbers in the :mod:`fmat.results` shape (conditions as docs/results.md; ``model`` a
     slug, e.g. ``vinai__bertweet-base``).
+
+    Examples
+    --------
+    ICC as R FMAT's ``ICC_models()``, alpha as its ``LPR_reliability()``:
+
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> study = {"lpr": {"target_pair": False}, "reliability": {"item": "T_word"}}
+    >>> details, stats = reliability_tables(study, scores, lpr_table(study, scores), sid="S")
+    >>> stats[["statistic", "condition", "value", "n"]].head(4).round(3)
+         statistic condition  value    n
+    0  ICC_average       all  0.978  4.0
+    1   ICC_single       all  0.957  4.0
+    2  ICC_average       LPR  0.982  2.0
+    3   ICC_single       LPR  0.965  2.0
+    >>> stats["statistic"].tolist()[4:]
+    ['alpha', 'alpha_std']
     """
 
     sid = str(sid or getattr(study, "id", "") or "")

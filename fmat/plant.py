@@ -29,6 +29,7 @@ the word, the context and the model's name: the same world gives the same number
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import logging
@@ -37,7 +38,7 @@ import os
 import re
 import warnings
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from importlib import resources
@@ -49,89 +50,32 @@ import pandas as pd
 
 from . import analyses, checking, validate
 from .errors import FmatError, InputError
+from .oracle import oracle as _oracle
+from .oracle import read_study_file
 from .pipeline import lpr_table, reliability_tables
 from .runner import concat_scores, label_scores
 from .study import _json_path
+from .world import (  # the plant's numbers, in a leaf module the oracle plants with; their names stay here too
+    _SLOT_COLUMN,
+    SAMPLES,
+    SIGMA,
+    VARIATION,
+    Effect,
+    Plant,
+    SimpleStudy,  # noqa: F401
+    World,
+    WorldRows,  # noqa: F401
+    _draw,  # noqa: F401
+    _draws,  # noqa: F401
+    _item_draws,  # noqa: F401
+    _item_keys,
+    context_of,
+    log_weights,  # noqa: F401
+    planted_logp,
+    world_rows,
+)
 
 SCHEMA_NAME = "world.schema.json"
-#: an LPR divided by SIGMA is a d (Bao 2024, Step 3)
-SIGMA = 1.414
-#: training sentences per option word of a context
-SAMPLES = 20
-#: default SDs of the world's random parts (log-probability units)
-VARIATION = {"words": 0.5, "items": 0.3, "models": 0.1, "model_items": 0.15}
-_SLOT_COLUMN = {"MASK": "M_word", "TARGET": "T_word", "ATTRIB": "A_word"}
-
-
-@dataclass
-class Effect:
-    """One planted association (see the module docstring)."""
-
-    contrast: dict[str, tuple[str, str]]
-    lpr: float
-    per_item: dict | None = None
-    trend: dict | None = None
-    where: dict[str, list[str]] = field(default_factory=dict)
-    #: the size as the world file states it: ``d`` (in sigma units: ``lpr = d * sigma``), else None
-    d: float | None = None
-    sigma: float = SIGMA
-
-    @property
-    def stated(self) -> str:
-        """The size in the units the world file states it, e.g. ``d = 0.8 (sigma units: LPR = 0.8 x 1.414 = 1.131)``."""
-        if self.d is None:
-            return f"LPR = {self.lpr:g} (d = LPR / sigma = {self.lpr / self.sigma:.3g} in sigma units)"
-        return f"d = {self.d:g} (sigma units: LPR = {self.d:g} x {self.sigma:g} = {self.lpr:.3g})"
-
-    @property
-    def key(self) -> str:
-        """A text that seeds each model's shift of the effect: its size and form, not the groups
-        it contrasts, so that two studies planting the same size over shared sentences (3B and
-        3C share their arts phrases; 1B and 1C their names, from two tables) plant those sentences alike."""
-        form = {k: v for k, v in (self.per_item or {}).items() if k != "table"}
-        return json.dumps([len(self.contrast), round(self.lpr, 9), form, self.trend], sort_keys=True)
-
-
-@dataclass
-class Plant:
-    """What a world plants for one study."""
-
-    study: str
-    effects: list[Effect] = field(default_factory=list)
-    variation: dict = field(default_factory=lambda: dict(VARIATION))
-    samples: int = SAMPLES
-    seed: int = 0
-    description: str = ""
-    expect: list[dict] = field(default_factory=list)
-
-    @property
-    def null(self) -> bool:
-        """True when nothing is planted (a null control): no effect, or only zero LPRs."""
-        return all(e.lpr == 0 for e in self.effects)
-
-
-@dataclass
-class World:
-    """A world file: a plant per study id."""
-
-    plants: dict[str, Plant]
-    path: Path | None = None
-    description: str = ""
-
-    def plant(self, study: str) -> Plant | None:
-        return self.plants.get(str(study))
-
-
-@dataclass
-class SimpleStudy:
-    """A study for this module from a query table alone (:func:`fmat.query`); a study file's
-    :class:`fmat.study.Study` works too (it also knows the item key of each phrase)."""
-
-    id: str
-    queries: pd.DataFrame
-    items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["slot", "word", "item"]))
-
-
 #: the range of each effect size and SD a world file may state, and why (docs/planting.md,
 #: "The ranges of the numbers"); every other number must be finite and at most LARGEST in size
 RANGES = {
@@ -311,102 +255,6 @@ def world_from_mapping(data: Mapping, path: Path | None = None) -> World:
     return World(plants=plants, path=path, description=str(data.get("description", "")))
 
 
-# ----------------------------------------------------------------------------- the world's numbers
-
-
-def _draw(seed: int, *parts: object) -> float:
-    """A standard normal draw fixed by ``seed`` and the text of ``parts`` (the same word, context
-    or model always gets the same draw, whichever study or table it comes in)."""
-    key = "\x1f".join(map(str, parts)).encode("utf-8")
-    return float(np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(key)]).standard_normal())
-
-
-# numpy's SeedSequence (numpy/random/bit_generator.pyx) for an entropy of two uint32 words and the
-# default pool of four, and PCG64's seeding (numpy/random/src/pcg64/pcg64.h), written out over
-# arrays: _draws gives every row the draw _draw gives it, about 4x faster (1C's 400,000 draws a
-# world of 12 models took 5 s, most of it building a SeedSequence and a PCG64 per draw). The
-# normal itself is still numpy's (its ziggurat, from the state set on one PCG64), so a change of
-# numpy's streams changes both alike; tests/test_plant.py holds the two equal.
-_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
-_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
-_PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
-_M128 = (1 << 128) - 1
-
-
-def _seed_words(seed: int, crcs: np.ndarray) -> np.ndarray:
-    """``SeedSequence([seed, crc]).generate_state(8, uint32)`` for every crc (rows x 8 uint32)."""
-    u32 = np.uint32
-    const = [_INIT_A]
-
-    def hashmix(value: np.ndarray) -> np.ndarray:
-        value = value ^ u32(const[0])
-        const[0] = (const[0] * _MULT_A) & 0xFFFFFFFF
-        value = value * u32(const[0])
-        return value ^ (value >> u32(16))
-
-    def mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        r = u32(_MIX_L) * x - u32(_MIX_R) * y
-        return r ^ (r >> u32(16))
-
-    n = len(crcs)
-    entropy = [np.full(n, seed & 0xFFFFFFFF, dtype=u32), crcs.astype(u32), np.zeros(n, u32), np.zeros(n, u32)]
-    pool = [hashmix(e) for e in entropy]
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                pool[dst] = mix(pool[dst], hashmix(pool[src]))
-    out, hc = np.empty((n, 8), dtype=u32), _INIT_B
-    for i in range(8):
-        data = pool[i % 4] ^ u32(hc)
-        hc = (hc * _MULT_B) & 0xFFFFFFFF
-        data = data * u32(hc)
-        out[:, i] = data ^ (data >> u32(16))
-    return out
-
-
-def _draws(seed: int, rows) -> np.ndarray:
-    """``[_draw(seed, *parts) for parts in rows]`` as an array, computed over arrays (above)."""
-    crcs = np.fromiter((zlib.crc32("\x1f".join(map(str, parts)).encode("utf-8")) for parts in rows), dtype=np.uint64)
-    words = _seed_words(seed, crcs).astype(np.uint64)
-    val = words[:, 0::2] | (words[:, 1::2] << np.uint64(32))  # little-endian pairs: 4 uint64 a row
-    bits = np.random.PCG64(0)
-    gen = np.random.Generator(bits)
-    out = np.empty(len(crcs))
-    for i, (s0, s1, i0, i1) in enumerate(val.tolist()):
-        inc = ((((i0 << 64) | i1) << 1) | 1) & _M128  # pcg_setseq_128_srandom_r: two steps from 0
-        state = ((inc + ((s0 << 64) | s1)) * _PCG_MULT + inc) & _M128
-        bits.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0, "uinteger": 0}
-        out[i] = gen.standard_normal()
-    return out
-
-
-@lru_cache(maxsize=8)
-def _item_draws(seed: int, contexts: tuple, words: tuple) -> np.ndarray:
-    """The item draws of every row (the same for every model: computed once a study and seed;
-    a world of 12 models drew them 12 times, half its time for 1C's 3,832 names). Read-only."""
-    out = _draws(seed, [("item", c, w) for c, w in zip(contexts, words)])
-    out.setflags(write=False)
-    return out
-
-
-def context_of(queries: pd.DataFrame) -> pd.Series:
-    """Each row's context: its sentence with [MASK] open (query with TARGET and ATTRIB filled)."""
-    out = queries["query"].astype(str)
-    for slot, col in (("TARGET", "T_word"), ("ATTRIB", "A_word")):
-        if col in queries.columns:
-            out = pd.Series([q.replace("{" + slot + "}", str(w), 1) for q, w in zip(out, queries[col])], index=queries.index)
-    return out
-
-
-def _item_keys(study, slot: str, words: pd.Series) -> pd.Series:
-    items = getattr(study, "items", None)
-    if isinstance(items, pd.DataFrame) and len(items):
-        sub = items[items["slot"] == slot]
-        mapping = {str(w): str(k) for w, k in zip(sub["word"], sub["item"])}
-        return words.astype(str).map(lambda w: mapping.get(w, w))
-    return words.astype(str)
-
-
 def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None = None, where: str = "world") -> None:
     """Every group, slot, criterion table and numeric word a plant names exists in its study."""
     q = study.queries
@@ -428,44 +276,8 @@ def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None
                     fix=f"use two of its {slot} groups: {', '.join(groups)}",
                 )
         if e.per_item:
-            table = str(e.per_item["table"])
-            if criteria is None:
-                pass  # the tables are checked where they are read (their job)
-            elif table not in criteria:
-                raise InputError(
-                    f"per_item.table {table!r} is not available",
-                    where=at,
-                    fix="name a criterion table the workflow builds (resources/criteria/<name>.parquet) or pass it in criteria=",
-                )
-            t = criteria[table] if criteria is not None else pd.DataFrame()
-            for col in [] if criteria is None else [str(e.per_item.get("key", "item")), str(e.per_item["column"])]:
-                if col not in t.columns:
-                    raise InputError(
-                        f"per_item: the table {table!r} has no column {col!r}",
-                        where=at,
-                        fix=f"use one of its columns: {', '.join(map(str, t.columns))}",
-                    )
-        for slot, values in e.where.items():
-            if slot == "query":
-                known = list(dict.fromkeys(q["query"].astype(str)))
-            elif slot in q.columns:
-                col = _SLOT_COLUMN[slot]
-                known = list(dict.fromkeys([*q[slot].astype(str), *q[col].astype(str), *_item_keys(study, slot, q[col])]))
-            else:
-                raise InputError(
-                    f"where names {slot}, which study {plant.study} does not have",
-                    where=at,
-                    fix="use query or a slot of the study (MASK, TARGET, ATTRIB)",
-                )
-            bad = [v for v in values if v not in known]
-            if bad:
-                raise InputError(
-                    f"where.{slot}: {', '.join(map(repr, bad[:5]))} is not a "
-                    f"{'query template' if slot == 'query' else 'group, word or item of ' + slot} "
-                    f"of study {plant.study}",
-                    where=at,
-                    fix=f"use values the study has, e.g. {', '.join(map(repr, known[:6]))}",
-                )
+            _check_per_item(e.per_item, criteria, at)
+        _check_where(e.where, plant, study, at)
         for spec in (e.per_item, e.trend):
             if spec and _SLOT_COLUMN[spec["slot"]] not in q.columns:
                 raise InputError(
@@ -483,104 +295,51 @@ def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None
                 )
 
 
-def _factor(e: Effect, study, q: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None) -> np.ndarray:
-    if e.per_item:
-        spec = e.per_item
-        table = criteria[str(spec["table"])]
-        values = dict(zip(table[str(spec.get("key", "item"))].astype(str), pd.to_numeric(table[str(spec["column"])])))
-        keys = _item_keys(study, spec["slot"], q[_SLOT_COLUMN[spec["slot"]]])
-        x = keys.map(values).astype(float).to_numpy()
-        center = float(spec["center"]) if "center" in spec else float(np.nanmean(list(values.values())))
-        scale = float(spec.get("scale", 1.0))
-        return np.nan_to_num((x - center) / scale)  # an item without a value: no association
-    if e.trend:
-        x = pd.to_numeric(q[_SLOT_COLUMN[e.trend["slot"]]].astype(str), errors="coerce").to_numpy(dtype=float)
-        center = float(e.trend.get("center", np.nanmean(x)))
-        return np.nan_to_num((x - center) / float(e.trend.get("per", 1.0)))
-    return np.ones(len(q))
+def _check_per_item(per_item: Mapping, criteria, at: str) -> None:
+    """A ``per_item`` effect's criterion table is there, with its key and value columns."""
+    table = str(per_item["table"])
+    if criteria is None:
+        pass  # the tables are checked where they are read (their job)
+    elif table not in criteria:
+        raise InputError(
+            f"per_item.table {table!r} is not available",
+            where=at,
+            fix="name a criterion table the workflow builds (resources/criteria/<name>.parquet) or pass it in criteria=",
+        )
+    t = criteria[table] if criteria is not None else pd.DataFrame()
+    for col in [] if criteria is None else [str(per_item.get("key", "item")), str(per_item["column"])]:
+        if col not in t.columns:
+            raise InputError(
+                f"per_item: the table {table!r} has no column {col!r}",
+                where=at,
+                fix=f"use one of its columns: {', '.join(map(str, t.columns))}",
+            )
 
 
-def _matches(study, q: pd.DataFrame, slot: str, values: Sequence[str]) -> np.ndarray:
-    """1 for the rows whose template (slot ``query``) or whose slot's group, word or item key is
-    one of ``values``, else 0."""
-    want = set(map(str, values))
-    if slot == "query":
-        return q["query"].astype(str).isin(want).to_numpy(dtype=float)
-    col = _SLOT_COLUMN[slot]
-    hit = q[slot].astype(str).isin(want) | q[col].astype(str).isin(want) | _item_keys(study, slot, q[col]).isin(want)
-    return hit.to_numpy(dtype=float)
-
-
-@dataclass(frozen=True)
-class WorldRows:
-    """What a study's rows are in a world whatever the model (:func:`world_rows`): computed once for
-    all the models of :func:`planted_scores` (a 12-model world of 1C's 33,000 rows built each
-    context 24 times over, a third of its time)."""
-
-    ctx: list
-    words: list
-    fixed: np.ndarray  # the word and item terms, added in that order
-    effects: list  # (effect, sign, factor) of each effect
-    codes: np.ndarray  # each row's context, as a code
-    first: np.ndarray  # each option word's first row in its context
-
-
-def world_rows(study, plant: Plant, criteria: Mapping[str, pd.DataFrame] | None = None) -> WorldRows:
-    """The parts of :func:`log_weights` no model changes, for every row of ``study.queries``:
-    pass them to :func:`planted_logp` of each model of a world (the same numbers, to the bit)."""
+def _check_where(where: Mapping, plant: Plant, study, at: str) -> None:
+    """An effect's ``where`` names templates, or groups, words or items of the study's slots."""
     q = study.queries
-    v, seed = plant.variation, plant.seed
-    ctx = context_of(q).tolist()
-    words = q["M_word"].astype(str).tolist()
-    s = np.zeros(len(q))
-    if v["words"]:
-        uniq = sorted(set(words))
-        cache = dict(zip(uniq, _draws(seed, [("word", w) for w in uniq])))
-        s += v["words"] * np.array([cache[w] for w in words])
-    if v["items"]:
-        s += v["items"] * _item_draws(seed, tuple(ctx), tuple(words))
-    effects = []
-    for e in plant.effects:
-        sign = np.ones(len(q))
-        for slot, (a, b) in e.contrast.items():
-            g = q[slot].astype(str).to_numpy()
-            sign *= np.where(g == a, 1.0, np.where(g == b, -1.0, 0.0))
-        for slot, values in e.where.items():
-            sign *= _matches(study, q, slot, values)
-        effects.append((e, sign, _factor(e, study, q, criteria)))
-    codes, _ = pd.factorize(np.asarray(ctx, dtype=object))
-    first = ~pd.DataFrame({"c": codes, "w": words}).duplicated(["c", "w"]).to_numpy()
-    return WorldRows(ctx, words, s, effects, codes, first)
-
-
-def log_weights(
-    study, plant: Plant, model: str, criteria: Mapping[str, pd.DataFrame] | None = None, rows: WorldRows | None = None
-) -> np.ndarray:
-    """``s(w, c, model)`` of every row of ``study.queries`` (module docstring); ``rows``: the
-    study's :func:`world_rows` in this world, when the caller has them already."""
-    rows = rows if rows is not None else world_rows(study, plant, criteria)
-    v, seed = plant.variation, plant.seed
-    s = rows.fixed.copy()
-    if v["model_items"]:
-        s += v["model_items"] * _draws(seed, [("model", model, c, w) for c, w in zip(rows.ctx, rows.words)])
-    for e, sign, factor in rows.effects:
-        shift = v["models"] * _draw(seed, "shift", model, e.key) if v["models"] else 0.0
-        s += sign * (e.lpr * factor + shift) / 2 ** len(e.contrast)
-    return s
-
-
-def planted_logp(
-    study, plant: Plant, model: str, criteria: Mapping[str, pd.DataFrame] | None = None, rows: WorldRows | None = None
-) -> np.ndarray:
-    """log P(option | context) in the world, for every row of ``study.queries`` (natural log)."""
-    rows = rows if rows is not None else world_rows(study, plant, criteria)
-    s = log_weights(study, plant, model, criteria, rows)
-    # each option word once per context (a word in two MASK groups is still one word); the
-    # normaliser log sum exp(s) per context, stabilised by the context's maximum (vectorised:
-    # a loop over contexts took seconds on the demo's 16,000)
-    top = pd.Series(s).groupby(rows.codes, sort=False).transform("max").to_numpy()
-    total = pd.Series(np.where(rows.first, np.exp(s - top), 0.0)).groupby(rows.codes, sort=False).transform("sum")
-    return s - (top + np.log(total.to_numpy()))
+    for slot, values in where.items():
+        if slot == "query":
+            known = list(dict.fromkeys(q["query"].astype(str)))
+        elif slot in q.columns:
+            col = _SLOT_COLUMN[slot]
+            known = list(dict.fromkeys([*q[slot].astype(str), *q[col].astype(str), *_item_keys(study, slot, q[col])]))
+        else:
+            raise InputError(
+                f"where names {slot}, which study {plant.study} does not have",
+                where=at,
+                fix="use query or a slot of the study (MASK, TARGET, ATTRIB)",
+            )
+        bad = [v for v in values if v not in known]
+        if bad:
+            raise InputError(
+                f"where.{slot}: {', '.join(map(repr, bad[:5]))} is not a "
+                f"{'query template' if slot == 'query' else 'group, word or item of ' + slot} "
+                f"of study {plant.study}",
+                where=at,
+                fix=f"use values the study has, e.g. {', '.join(map(repr, known[:6]))}",
+            )
 
 
 def planted_scores(
@@ -678,6 +437,23 @@ TOLERANCE = 0.5
 #: significance level of the recovery rule (the paper check's: :data:`fmat.checking.LEVEL`)
 LEVEL = checking.LEVEL
 RECOVERED, NOT_RECOVERED = "recovered", "not recovered"
+#: the verdict of a concept-level control (``absent: true, level: concept``) whose concept-level
+#: test finds nothing: not a recovered effect, since nothing was planted for the concept
+NOTHING_FOUND = "nothing found for the concept"
+#: the verdicts that judge a row (the others say why nothing was judged); of them, the passes
+JUDGED = (RECOVERED, NOTHING_FOUND, NOT_RECOVERED)
+PASSED = (RECOVERED, NOTHING_FOUND)
+#: the level an expectation is judged at (its ``level``, default ``words``): ``words`` judges
+#: the paper's inference against the oracle's realised value (what *these* words carry in
+#: *these* models); ``concept`` judges the concept-level test (``inference: crossed``, its rows
+#: d, b and r) against the planted effect itself (0 where nothing is planted for the concept)
+LEVELS = ("words", "concept")
+#: the target each level judges against (docs/planting.md, "Three targets"): the recovery
+#: table's column ``target``
+TARGETS = {
+    "words": "realised (oracle): these words in these models",
+    "concept": "the concept: the planted effect (0 where nothing is planted)",
+}
 #: what an expectation states: exactly one of these (docs/planting.md, "The recovery rule")
 EXPECTATION_KINDS = ("value", "sign", "min", "absent")
 RECOVERY_COLUMNS = [
@@ -694,6 +470,8 @@ RECOVERY_COLUMNS = [
     "p",
     "verdict",
     "reason",
+    "level",
+    "target",
 ]
 
 
@@ -718,9 +496,33 @@ def expectation_kind(e: Mapping, where: str = "world") -> str:
     return kinds[0]
 
 
+def expectation_level(e: Mapping, where: str = "world") -> str:
+    """The level ``e`` is judged at (:data:`LEVELS`; default ``words``); an
+    :class:`~fmat.errors.InputError` naming ``where`` for another value, or for a concept-level
+    expectation of a statistic the concept-level test does not compute."""
+    level = e.get("level", "words")
+    if level not in LEVELS:
+        raise InputError(
+            f"level: {level!r} is not a level an expectation is judged at",
+            where=f"{where}.level",
+            fix="write level: words (the default: these words in these models, the paper's inference against the "
+            "realised value) or level: concept (the concept: inference: crossed against the planted effect)",
+        )
+    stat = str(e.get("statistic", ""))
+    if level == "concept" and stat not in analyses.CROSSED_STATISTICS:
+        raise InputError(
+            f"level: concept judges the concept-level test (inference: crossed), which computes "
+            f"{', '.join(analyses.CROSSED_STATISTICS)}, not {stat!r}",
+            where=f"{where}.statistic",
+            fix=f"expect {' or '.join(analyses.CROSSED_STATISTICS)} at level: concept (its t is that of d), or drop level",
+        )
+    return str(level)
+
+
 def check_expectations(data: Mapping, path: object = "world") -> None:
     """Every expectation of a parsed world file states exactly one of value, sign, min or
-    absent (:func:`expectation_kind`); the error names the file and the key."""
+    absent (:func:`expectation_kind`) and a level it can be judged at (:func:`expectation_level`);
+    the error names the file and the key."""
     lists = [("expect_all", data.get("expect_all"))] if isinstance(data, Mapping) else []
     studies = data.get("studies") if isinstance(data, Mapping) else None
     for sid, body in (studies or {}).items() if isinstance(studies, Mapping) else []:
@@ -730,6 +532,7 @@ def check_expectations(data: Mapping, path: object = "world") -> None:
         for i, e in enumerate(items if isinstance(items, list) else []):
             if isinstance(e, Mapping):
                 expectation_kind(e, where=f"{path}: {key}[{i}]")
+                expectation_level(e, where=f"{path}: {key}[{i}]")
 
 
 def _rule_text(e: Mapping) -> tuple[str, str]:
@@ -841,31 +644,128 @@ def _ci_of(stats: pd.DataFrame, key: tuple[str, str, str]) -> tuple[float, float
     return (float(row["ci_low"].iloc[0]), float(row["ci_high"].iloc[0])) if len(row) else (math.nan, math.nan)
 
 
-def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = None) -> pd.DataFrame:
+def _values(table: pd.DataFrame | None) -> dict:
+    """``{(statistic, condition, model): value}`` of an oracle table (empty for None)."""
+    if table is None or not len(table):
+        return {}
+    return {
+        (str(r.statistic), str(r.condition), str(r.model)): float(r.value)
+        for r in table[["statistic", "condition", "model", "value"]].itertuples(index=False)
+    }
+
+
+def concept_plant(plant: Plant) -> Plant:
+    """The concept of ``plant``: its effects with no word, item, model or model-item variation
+    (the population mean over items and models: what the concept-level test estimates)."""
+    return dataclasses.replace(plant, variation={k: 0.0 for k in plant.variation})
+
+
+def concept_values(
+    study_path: str | os.PathLike,
+    plant: Plant,
+    models: Sequence[str],
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    scores: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The concept-level target of each statistic (docs/planting.md, "Three targets"): the oracle
+    (:func:`fmat.oracle.oracle`) on :func:`concept_plant`, i.e. the planted effect itself on the
+    analysis's scale (a d in sigma units is the world's d; 0 where nothing is planted for the
+    concept). A pooled-SD d (``attitude_weat``, ``effect_size: pooled_sd``) divides by the
+    items' own spread, which the concept has not: with ``scores`` its target is the concept's
+    LPR difference in units of these scores' SD (the scale the analysis divides by); without
+    scores it is 0 where nothing is planted for the concept (its words do not differ at all) and
+    NaN elsewhere (no scale to state the planted effect on: an expectation of its value is then
+    judged by the nominal value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a pooled-SD d of words that do not differ: 0 / 0
+        out = _oracle(study_path, concept_plant(plant), [str(m) for m in models], criteria, scores=scores)
+    spec = dict(read_study_file(study_path).get("analysis") or {})
+    options = dict(spec.get("options") or {})
+    pooled = str(spec.get("name")) == "attitude_weat" and str(options.get("effect_size", "pooled_sd")) == "pooled_sd"
+    if scores is None and pooled:
+        v = pd.to_numeric(out["value"], errors="coerce").to_numpy(float)
+        nothing = ~np.isfinite(v) | (np.abs(v) < 1e-12)  # 0 / 0: no difference among the words; or alike for both
+        out = out.assign(value=np.where(out["statistic"].astype(str) == "d", np.where(nothing, 0.0, np.nan), v))
+    return out
+
+
+def _words_note(e: Mapping, real, p, verdict: str) -> str:
+    """For a words-level ``absent`` row that passes although the paper's inference finds p < .05
+    (the words carry an association of their own: item variation): what that verdict means."""
+    if not e.get("absent") or verdict != RECOVERED or not _finite(real) or float(real) == 0 or not _finite(p):
+        return ""
+    if float(p) >= LEVEL:
+        return ""
+    return (
+        f"; p = {float(p):.3g} < .05: what these words carry in this world (realised {float(real):.3g}: item "
+        "variation), not an association of the concept, where nothing was planted; level: concept judges the concept"
+    )
+
+
+#: why an expectation has no row to judge, per level
+_MISSING = {
+    "words": "no such row in the results (a statistic the analysis did not compute)",
+    "concept": "no such concept-level row (the study's analysis has no inference: crossed, or it did not run)",
+}
+
+
+def _judge_concept(e: Mapping, r: Mapping, target) -> tuple:
+    """One concept-level row ``r`` (:func:`concept_rows`) against expectation ``e`` ->
+    ``(target, ci, verdict, reason)``: the target is the planted effect (``target``: a
+    :func:`concept_values` value), 0 for ``absent``, whose pass is :data:`NOTHING_FOUND`."""
+    ci = (r.get("ci_low"), r.get("ci_high"))
+    real = 0.0 if e.get("absent") else (float(target) if _finite(target) else None)
+    verdict, reason = judge_recovery(e, r["value"], r.get("p"), real, ci)
+    if not e.get("absent"):
+        return real, ci, verdict, reason.replace("realised", "planted effect")
+    reason = reason.replace("the realised 0", "0") + (f" (p = {float(r['p']):.3g})" if _finite(r.get("p")) else "")
+    if verdict == RECOVERED:
+        return real, ci, NOTHING_FOUND, reason + ": nothing planted for the concept"
+    reason = reason.replace("0: an effect found beyond what the world holds (", "0: an effect found for the concept (")
+    return real, ci, NOT_RECOVERED, reason + ", where nothing was planted for the concept"
+
+
+def recovery(
+    plant: Plant,
+    stats: pd.DataFrame,
+    realised: pd.DataFrame | None = None,
+    crossed: pd.DataFrame | None = None,
+    concept: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape:
     ``statistic, condition, model, value, p`` and, where there, ``ci_low, ci_high``) -> one row
     per matched result (or one ``not recovered`` row when none matches), columns
     :data:`RECOVERY_COLUMNS`. ``realised`` (columns ``statistic, condition, model, value``:
     :func:`fmat.oracle.oracle`) gives the value the world implies for each row,
-    which the rule judges against (:func:`judge_recovery`)."""
+    which the rule judges against (:func:`judge_recovery`).
 
-    truth = {}
-    if realised is not None and len(realised):
-        truth = {
-            (str(r.statistic), str(r.condition), str(r.model)): float(r.value)
-            for r in realised[["statistic", "condition", "model", "value"]].itertuples(index=False)
-        }
+    Each expectation is judged at its ``level`` (:data:`LEVELS`, :func:`expectation_level`):
+    ``words`` (the default) judges ``stats`` (the paper's inference) against ``realised``;
+    ``concept`` judges ``crossed`` (the concept-level rows, :func:`fmat.analyses.crossed_variant`)
+    against ``concept`` (the planted effect itself: :func:`fmat.oracle.concept_values`), and an
+    ``absent`` one against 0: its verdict is :data:`NOTHING_FOUND` when the concept-level CI
+    covers 0 (not "recovered": nothing was planted for the concept). Columns ``level`` and
+    ``target`` say which inference and which target (:data:`TARGETS`) each row was judged by."""
+
+    truth, concept_truth = _values(realised), _values(concept)
     rows = []
-    for e in plant.expect:
+    for i, e in enumerate(plant.expect):
+        level = expectation_level(e, where=f"studies.{plant.study}.expect[{i}]")
         cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
         planted, rule = _rule_text(e)
+        source = stats
+        if level == "concept":
+            source = crossed if crossed is not None else pd.DataFrame(columns=["statistic", "condition", "model", "value", "p"])
+            rule = "the concept-level test (inference: crossed): " + (
+                "our 95% CI covers 0 (else p >= .05)" if e.get("absent") else rule.replace("realised value", "planted effect")
+            )
         keep = (
-            (stats["statistic"].astype(str) == str(e["statistic"])).to_numpy()
-            & np.array([fnmatchcase(str(c), cond) for c in stats["condition"]], dtype=bool)
-            & np.array([fnmatchcase(str(m), model) for m in stats["model"]], dtype=bool)
+            (source["statistic"].astype(str) == str(e["statistic"])).to_numpy()
+            & np.array([fnmatchcase(str(c), cond) for c in source["condition"]], dtype=bool)
+            & np.array([fnmatchcase(str(m), model) for m in source["model"]], dtype=bool)
         )
-        hit = stats[keep]
-        base = {"study": plant.study, "planted": planted, "expect": rule}
+        hit = source[keep]
+        base = {"study": plant.study, "planted": planted, "expect": rule, "level": level, "target": TARGETS[level]}
         if not len(hit):
             rows.append(
                 {
@@ -874,18 +774,21 @@ def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = 
                     "condition": cond,
                     "model": model,
                     "verdict": NOT_RECOVERED,
-                    "reason": "no such row in the results (a statistic the analysis did not compute)",
+                    "reason": _MISSING[level],
                 }
             )
         for r in hit.to_dict("records"):
             key = (str(r["statistic"]), str(r["condition"]), str(r["model"]))
-            real = truth.get(key)
-            ci = (r.get("ci_low"), r.get("ci_high"))
-            if real is None and key[0] == "t" and ("d",) + key[1:] in truth and e.get("absent"):
-                # a t has no realised value of its own: its null is its d's (t = d / SE), so
-                # the d's CI must cover the d the world holds
-                real, ci = truth[("d",) + key[1:]], _ci_of(stats, ("d",) + key[1:])
-            verdict, reason = judge_recovery(e, r["value"], r.get("p"), real, ci)
+            if level == "concept":
+                real, ci, verdict, reason = _judge_concept(e, r, concept_truth.get(key))
+            else:
+                real, ci = truth.get(key), (r.get("ci_low"), r.get("ci_high"))
+                if real is None and key[0] == "t" and ("d",) + key[1:] in truth and e.get("absent"):
+                    # a t has no realised value of its own: its null is its d's (t = d / SE), so
+                    # the d's CI must cover the d the world holds
+                    real, ci = truth[("d",) + key[1:]], _ci_of(stats, ("d",) + key[1:])
+                verdict, reason = judge_recovery(e, r["value"], r.get("p"), real, ci)
+                reason += _words_note(e, real, r.get("p"), verdict)
             rows.append(
                 {
                     **base,
@@ -910,12 +813,53 @@ def recovery(plant: Plant, stats: pd.DataFrame, realised: pd.DataFrame | None = 
 # ----------------------------------------------------------------------------- expectations, before training
 
 
-def design_rows(study, plant: Plant, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+def concept_rows(study, scores: pd.DataFrame, lpr: pd.DataFrame, criteria=None, stats: pd.DataFrame | None = None):
+    """The concept-level rows of a study's analysis on these scores (results shape: d, b, r with
+    the concept-level SE, p and CI): its ``inference: crossed`` run beside the paper's
+    (:func:`fmat.analyses.crossed_variant`), or, where the study file already chooses
+    ``inference: crossed``, those rows of ``stats``; ``None`` where the analysis has no such
+    test (a level: concept expectation then has no row to judge)."""
+    options = dict(dict(getattr(study, "analysis", None) or {}).get("options") or {})
+    if str(options.get("inference", "paper")) == analyses.CROSSED and stats is not None:
+        keep = stats["statistic"].astype(str).isin(analyses.CROSSED_STATISTICS) & stats["p"].notna()
+        return stats[keep].reset_index(drop=True)
+    rows, _ = analyses.crossed_variant(study, scores, lpr, criteria)
+    return rows
+
+
+def check_concept_levels(plant: Plant, study, where: str = "world") -> None:
+    """Every expectation of ``plant`` at ``level: concept`` has a concept-level test to judge it:
+    the study's analysis declares ``inference: crossed`` and its study file chooses the paper's
+    inference or the crossed one (:func:`concept_rows`); else an InputError naming
+    ``where: studies.<id>.expect[i].level``. No analysis runs (the workflow's check before any job)."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    name = str(spec.get("name") or "")
+    chosen = str(dict(spec.get("options") or {}).get("inference", "paper"))
+    ok = name in analyses.available() and analyses.CROSSED in analyses.option_values(name, "inference")
+    ok = ok and chosen in ("paper", analyses.CROSSED)
+    for i, e in enumerate(plant.expect):
+        at = f"{where}: studies.{plant.study}.expect[{i}]"
+        if expectation_level(e, where=at) == "concept" and not ok:
+            raise InputError(
+                f"level: concept needs the concept-level test (inference: crossed), which study {plant.study}'s "
+                f"analysis ({name or 'none'}) does not run"
+                + (f" beside the inference its study file chooses ({chosen})" if chosen != "paper" else ""),
+                where=f"{at}.level",
+                fix="drop level: concept (judge these words), or use an analysis with inference: crossed ("
+                + ", ".join(a for a in analyses.available() if analyses.CROSSED in analyses.option_values(a, "inference"))
+                + ") with its paper's or crossed inference",
+            )
+
+
+def design_rows(
+    study, plant: Plant, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None, level: str = "words"
+) -> pd.DataFrame | None:
     """The results rows the study's pipeline makes on this design in this world, before any model
     is trained: its reliability rows and its analysis' rows (:func:`fmat.analyses.analysis_stage`)
     on the world's own probabilities for ``models`` (:func:`planted_scores`; seconds, no training).
     Their ``statistic, condition, model`` are those a trained pilot's results will have, so a
-    world's expectations can be checked against them (:func:`check_expected_rows`)."""
+    world's expectations can be checked against them (:func:`check_expected_rows`). ``level:
+    concept``: the concept-level rows instead (:func:`concept_rows`; None where there are none)."""
     models = [str(m) for m in models]
     scores = planted_scores(study, plant, models, criteria)
     if "prior" not in scores.columns:  # an LPBS study (score: {method: lpbs}): a stand-in prior, the same rows
@@ -925,6 +869,8 @@ def design_rows(study, plant: Plant, models: Sequence[str], criteria: Mapping[st
         lpr = lpr_table(study, scores)
         _, rel = reliability_tables(study, scores, lpr, sid=str(study.id), icc=len(models) > 1)
         stats, _, _ = analyses.analysis_stage(study, scores, lpr, rel, dict(criteria or {}), sid=str(study.id))
+        if level == "concept":
+            return concept_rows(study, scores, lpr, dict(criteria or {}), stats)
     return stats
 
 
@@ -939,20 +885,36 @@ def check_expected_rows(
     that cannot run on the design is named here too."""
     if not plant.expect:
         return
-    try:
-        rows = design_rows(study, plant, models, criteria)
-    except FmatError as err:
-        raise InputError(
-            f"the study's analysis cannot run on this design (run on the world's own probabilities, before any "
-            f"training): {err.message}",
-            where=err.where or where,
-            fix=err.fix or "fix the study file's analysis: block",
-        ) from None
-    stat = rows["statistic"].astype(str).to_numpy()
-    cond = rows["condition"].astype(str).to_numpy()
-    model = rows["model"].astype(str).to_numpy()
+    check_concept_levels(plant, study, where)
+    made: dict = {}
+
+    def rows_of(level: str, at: str):
+        if level not in made:
+            try:
+                made[level] = design_rows(study, plant, models, criteria, level=level)
+            except FmatError as err:
+                raise InputError(
+                    f"the study's analysis cannot run on this design (run on the world's own probabilities, before any "
+                    f"training): {err.message}",
+                    where=err.where or where,
+                    fix=err.fix or "fix the study file's analysis: block",
+                ) from None
+        if made[level] is None:
+            name = str(dict(getattr(study, "analysis", None) or {}).get("name") or "(none)")
+            chosen = str(dict(dict(getattr(study, "analysis", None) or {}).get("options") or {}).get("inference", "paper"))
+            raise InputError(
+                f"level: concept needs the concept-level test (inference: crossed), which study {plant.study}'s "
+                f"analysis ({name}) does not run"
+                + (f" beside the inference its study file chooses ({chosen})" if chosen != "paper" else ""),
+                where=f"{at}.level",
+                fix="drop level: concept (judge these words), or use an analysis with inference: crossed",
+            )
+        table = made[level]
+        return (table[c].astype(str).to_numpy() for c in ("statistic", "condition", "model"))
+
     for i, e in enumerate(plant.expect):
         at = f"{where}: studies.{plant.study}.expect[{i}]"
+        stat, cond, model = rows_of(expectation_level(e, where=at), at)
         s, c, m = str(e.get("statistic", "")), str(e.get("condition", "all")), str(e.get("model", "all"))
         statistics = list(dict.fromkeys(stat))
         if s not in statistics:

@@ -189,7 +189,8 @@ def power_table(
     :func:`fmat.calibration.null_plant`); "concept" ("the concept": in worlds with nothing
     planted at the concept level that keep the world's item, model and model-item variation,
     :func:`fmat.calibration.concept_null_plant`; the ``crossed`` variant and the others beside
-    it; ``realised`` NaN: the concept's value is the planted effect); "both"."""
+    it; ``realised``: the concept's value, the planted effect on the analysis's scale,
+    :func:`concept_targets`); "both"."""
     if not isinstance(getattr(study, "queries", None), pd.DataFrame):
         raise InputError(
             f"study must be a study (fmat.load_study), not {arguments.shown(study)}",
@@ -265,9 +266,17 @@ def power_table(
             if progress:
                 progress(1)
     runs = pd.concat(frames, ignore_index=True)
+    concept = concept_targets(study, plant, criteria) if "concept" in levels else {}
+    settings = [(i, n, lv) for i in designs for n in models for lv in levels]
+    return _summary(runs, settings, {lv: nulls[lv] for lv in levels}, mine, alpha, concept)
+
+
+def _summary(runs: pd.DataFrame, settings, nulls: Mapping, mine: Mapping, alpha: float, concept: Mapping) -> pd.DataFrame:
+    """:func:`power_table`'s rows from its worlds' ``runs``: per (items, models, level) of
+    ``settings``, variant and judged row, power and false-positive rate with their CIs."""
     keys = ["variant", "statistic", "condition"]
     rows = []
-    for i, n, lv in [(i, n, lv) for i in designs for n in models for lv in levels]:
+    for i, n, lv in settings:
         here = runs[(runs["models"] == int(n)) & (runs["items"] == i)]
         null = here[here["kind"] == nulls[lv]].groupby(keys, sort=False)["p"].apply(lambda s: list(s < alpha))
         planted = here[(here["kind"] == "planted") & here["variant"].isin(mine[lv])]
@@ -282,8 +291,9 @@ def power_table(
                     "level": LEVELS[lv],
                     **dict(zip(keys, key)),
                     "worlds": len(hit),
-                    # NaNs skipped: the first worlds; the concept's value is the planted effect
-                    "realised": float(g["realised"].mean()) if lv == "words" else np.nan,
+                    # these words: the mean over the first worlds (NaNs skipped); the concept: the
+                    # planted effect on the analysis's scale (concept_targets)
+                    "realised": float(g["realised"].mean()) if lv == "words" else concept.get(key[1:], np.nan),
                     "estimate": float(g["value"].mean()),
                     "power": pw[0],
                     "power_low": pw[1],
@@ -294,6 +304,21 @@ def power_table(
                 }
             )
     return pd.DataFrame(rows)
+
+
+def concept_targets(study, plant, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[tuple[str, str], float]:
+    """``{(statistic, condition): value}``: the concept-level value of each headline row (model
+    ``all``), the ``realised`` column of the rows of level "the concept": the planted effect on
+    the analysis's scale (:func:`fmat.plant.concept_values`; 0 where nothing is planted for the
+    concept, in the concept-null worlds of every row). A pooled-SD d (2A-2D's default) has none
+    where something is planted (NaN: it divides by the words' own spread, which the concept has
+    not). Empty where the oracle has no closed form for the design."""
+    try:
+        table = fplant.concept_values(study.path, plant, ["m1", "m2", "m3"], criteria)
+    except Exception:  # no closed form for this design (the oracle's gaps): no value, as before
+        return {}
+    table = table[table["model"].astype(str) == "all"]
+    return {(str(r.statistic), str(r.condition)): float(r.value) for r in table.itertuples()}
 
 
 def controls(study, plant, criteria: Mapping[str, pd.DataFrame] | None = None) -> tuple[set[tuple[str, str]], list]:

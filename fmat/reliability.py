@@ -85,6 +85,25 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
 
     Returns the wide table (index = item keys, columns = models) and a dict with ``value``
     (which column was used), ``keys`` and ``dropped_models`` (models without any value).
+
+    Examples
+    --------
+    The items x raters matrix that ``irr::icc`` takes (as R FMAT's ``ICC_models`` builds it):
+
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> wide, info = icc_matrix(scores)
+    >>> wide.round(3).reset_index(drop=True)
+    model      a      b
+    0     -0.916 -1.050
+    1     -2.303 -2.120
+    2     -1.609 -1.386
+    3     -1.204 -1.204
+    >>> info["value"], info["dropped_models"]
+    ('log(prob)', [])
     """
     if "model" not in data.columns:
         raise InputError(
@@ -207,7 +226,17 @@ _SLOT_COLUMN = {"TARGET": "T_word", "ATTRIB": "A_word"}
 def item_key_map(items) -> dict[str, dict[str, str]]:
     """``{"T_word": {phrase: key}, "A_word": {...}}`` (only phrases that differ from their key) of
     a study's items: a :class:`fmat.study.Study`'s ``items`` table (slot, word, item), or a
-    mapping already in this shape. ``{}`` when there is nothing to key."""
+    mapping already in this shape. ``{}`` when there is nothing to key.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> items = pd.DataFrame({"slot": ["TARGET", "TARGET"], "word": ["an engineer", "a nurse"], "item": ["engineer", "nurse"]})
+    >>> item_key_map(items)
+    {'T_word': {'an engineer': 'engineer', 'a nurse': 'nurse'}}
+    >>> item_key_map(None)
+    {}
+    """
 
     if isinstance(items, pd.DataFrame):
         if not {"slot", "word", "item"} <= set(items.columns):
@@ -229,7 +258,15 @@ def with_item_keys(lpr: pd.DataFrame, items=None, item: str = "query") -> pd.Dat
     identify alpha's rows (never the ``item`` column itself), so that the same item written
     differently in two templates ("an engineer" / "engineer", Study 1A) lines up. ``items``: as
     :func:`item_key_map`; by default the table's own ``attrs["item_keys"]``. The input is not
-    changed; without keys it is returned as is."""
+    changed; without keys it is returned as is.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> lpr = pd.DataFrame({"query": ["q1", "q2"], "T_word": ["an engineer", "engineer"], "LPR": [0.5, 0.7]})
+    >>> with_item_keys(lpr, {"T_word": {"an engineer": "engineer"}})["T_word"].tolist()
+    ['engineer', 'engineer']
+    """
     keys = item_key_map(items if items is not None else lpr.attrs.get(ITEM_KEYS))
     out = lpr
     for col, mapping in keys.items():
@@ -298,7 +335,19 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
 def icc_rows(study: str, icc_df: pd.DataFrame, condition: str = "all") -> pd.DataFrame:
     """Rows of :mod:`fmat.results` shape from :func:`icc_models` output: statistic
     ICC_average / ICC_single / ICC_consistency_*, value = ICC, df/df2 = the F test's df, p,
-    95% CI, n = items."""
+    95% CI, n = items.
+
+    Examples
+    --------
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> icc_rows("S1", icc_models(scores))[["study", "statistic", "model", "value", "n"]].round(3)
+      study    statistic model  value    n
+    0    S1  ICC_average   all  0.978  4.0
+    """
     rows = [
         {
             "study": study,
@@ -326,7 +375,17 @@ def alpha_rows(
     ``by``; ``condition`` = the other by-values joined by ":" (prefixed by ``condition``), each
     value replaced by its word in ``names`` when it has one (a study file's ``reliability.names``:
     ``{"I [MASK] {TARGET}.": "personal"}`` makes ``like - dislike:I [MASK] {TARGET}.:Flowers``
-    read ``like-dislike:personal:Flowers`` with ``{"like - dislike": "like-dislike"}`` too)."""
+    read ``like-dislike:personal:Flowers`` with ``{"like - dislike": "like-dislike"}`` too).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> alpha = pd.DataFrame({"model": ["m"], "n_obs": [4], "alpha": [0.9], "alpha_std": [0.91]})
+    >>> alpha_rows("S1", alpha, by="model")[["statistic", "condition", "model", "value", "n"]]
+       statistic condition model  value    n
+    0      alpha       all     m   0.90  4.0
+    1  alpha_std       all     m   0.91  4.0
+    """
     by = [by] if isinstance(by, str) else list(by or [])
     names = {str(k): str(v) for k, v in (names or {}).items()}
     rows = []

@@ -33,7 +33,18 @@ def model_slug(name: str) -> str:
     """A model's name in results and file names: a Hugging Face id with ``/`` as ``__``
     (``vinai/bertweet-base`` -> ``vinai__bertweet-base``): the ``model`` value of a results row
     and the model part of ``results/scores/{study}/{model}.parquet``. A name that cannot be one
-    (``..``, spaces, other characters, more than one ``/``) is an InputError."""
+    (``..``, spaces, other characters, more than one ``/``) is an InputError.
+
+    Examples
+    --------
+    >>> model_slug("vinai/bertweet-base"), model_slug("bert-base-uncased")
+    ('vinai__bertweet-base', 'bert-base-uncased')
+    >>> model_slug("../etc")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: model name '../etc' cannot be made into a file name
+      fix: use a Hugging Face id such as 'bert-base-uncased' or 'vinai/bertweet-base'
+    """
     slug = str(name).strip().replace("/", "__")
     if not _SLUG_RE.match(slug) or ".." in slug or str(name).count("/") > 1:
         raise InputError(
@@ -78,6 +89,13 @@ def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
 
     Missing numeric columns become NaN, ``condition`` defaults to "all", ``model`` to "all".
     Unknown columns are an error (they would silently vanish from the join).
+
+    Examples
+    --------
+    >>> row = results_frame([{"study": "1A", "statistic": "d", "value": 0.5, "p": 0.01}]).iloc[0]
+    >>> row.to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'study': '1A', 'statistic': 'd', 'condition': 'all', 'model': 'all', 'value': 0.5, 'se': nan, 'df': nan, 'df2': nan, 'p':
+    0.01, 'ci_low': nan, 'ci_high': nan, 'n': nan}
     """
     df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     extra = [c for c in df.columns if c not in RESULT_COLUMNS]
@@ -110,6 +128,17 @@ def validate_results(df: pd.DataFrame, *, where: str = "results", statistics: It
     ``statistics`` closes the list: a table that must join another one (the paper's numbers
     with ours) passes the names the other side knows, so that a typo is an error, not a row
     that never joins.
+
+    Examples
+    --------
+    >>> rows = results_frame([{"study": "1A", "statistic": "d", "value": 0.5}])
+    >>> len(validate_results(rows))
+    1
+    >>> validate_results(rows, statistics=["r"])
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: results: unknown statistic(s) ['d']
+      fix: use one of r
     """
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
@@ -236,7 +265,15 @@ def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_model_effects(stats: pd.DataFrame) -> pd.DataFrame:
-    """The effect rows (d, b, beta, r) per model, one column per model (model ``all`` left out)."""
+    """The effect rows (d, b, beta, r) per model, one column per model (model ``all`` left out).
+
+    Examples
+    --------
+    >>> stats = results_frame([{"study": "S", "statistic": "d", "model": m, "value": v} for m, v in [("m1", 0.7), ("m2", 0.9)]])
+    >>> per_model_effects(stats)
+      statistic condition   m1   m2
+    0         d       all  0.7  0.9
+    """
     s = stats[stats["statistic"].astype(str).isin(EFFECT_STATISTICS) & (stats["model"].astype(str) != "all")]
     if s.empty:
         return pd.DataFrame(columns=["statistic", "condition"])

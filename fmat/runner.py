@@ -23,7 +23,13 @@ from .scoring import METHODS, _check_query_table, plan_batches, score_model
 def scorer_for(method: str):
     """The function that scores one model with ``method`` (one of :data:`fmat.scoring.METHODS`,
     checked by the caller): :func:`fmat.scoring.score_model`, or :func:`fmat.lpbs.score_model`
-    for ``lpbs`` (probabilities and their priors, Kurita et al. 2019)."""
+    for ``lpbs`` (probabilities and their priors, Kurita et al. 2019).
+
+    Examples
+    --------
+    >>> scorer_for("fmat").__module__, scorer_for("lpbs").__module__
+    ('fmat.scoring', 'fmat.lpbs')
+    """
     return lpbs.score_model if method == "lpbs" else score_model
 
 
@@ -153,7 +159,19 @@ def run(
 
 def label_scores(scores: pd.DataFrame, model: str, queries: pd.DataFrame) -> pd.DataFrame:
     """One model's scores as :func:`run` returns them: ``model`` first (categorical), the query
-    columns with the query table's levels, and its ``attrs`` (the design type)."""
+    columns with the query table's levels, and its ``attrs`` (the design type).
+
+    Examples
+    --------
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> one = label_scores(q.assign(prob=0.5), "bert", q)
+    >>> one.columns[0], one["model"].dtype.name, one.attrs["type"]
+    ('model', 'category', 'MT')
+    """
     scores = scores.copy()
     scores.insert(0, "model", pd.Categorical([model] * len(scores), categories=[model]))
     for col in queries.columns:
@@ -166,7 +184,19 @@ def label_scores(scores: pd.DataFrame, model: str, queries: pd.DataFrame) -> pd.
 def concat_scores(tables: Sequence[pd.DataFrame], models: Sequence[str] | None = None) -> pd.DataFrame:
     """Several models' score tables as one, as :func:`run` would have returned them: rows in the
     given order, ``model`` categorical in ``models`` order (default: order of appearance), every
-    categorical column with the union of the tables' levels in order of first appearance."""
+    categorical column with the union of the tables' levels in order of first appearance.
+
+    Examples
+    --------
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> both = concat_scores([label_scores(q.assign(prob=0.5), m, q) for m in ("a", "b")])
+    >>> len(both), both["model"].cat.categories.tolist()
+    (8, ['a', 'b'])
+    """
     tables = list(tables)
     if not tables:
         raise InputError("no score tables to combine", fix="score at least one model")
@@ -186,7 +216,22 @@ def concat_scores(tables: Sequence[pd.DataFrame], models: Sequence[str] | None =
 
 def read_scores(paths: Sequence) -> pd.DataFrame:
     """Score tables of several models written one per model (``fmat run -o``, the workflow's
-    ``results/scores/{study}/{model}.parquet``), read and combined with :func:`concat_scores`."""
+    ``results/scores/{study}/{model}.parquet``), read and combined with :func:`concat_scores`.
+
+    Examples
+    --------
+    >>> import pandas as pd, fmat
+    >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
+    ...                TARGET={"Job": ["nurse", "pilot"]})
+    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
+    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
+    >>> import tempfile, pathlib
+    >>> from fmat.io import write_table
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> paths = [write_table(label_scores(q.assign(prob=0.5), m, q), tmp / f"{m}.parquet") for m in ("a", "b")]
+    >>> read_scores(paths)["model"].value_counts().to_dict()
+    {'a': 4, 'b': 4}
+    """
 
     return concat_scores([read_table(p) for p in paths])
 

@@ -64,7 +64,13 @@ METHODS = ("fmat", "lpbs")
 
 
 class OOVWarning(UserWarning):
-    """Option words that are not one whole-word token of a model."""
+    """Option words that are not one whole-word token of a model.
+
+    Examples
+    --------
+    >>> issubclass(OOVWarning, UserWarning)
+    True
+    """
 
 
 # ----------------------------------------------------------------------------- sentences
@@ -97,6 +103,12 @@ class ScoringPath:
     "equal-length" (a pass holds sentences of one length only: the model's outputs depend on
     padding, e.g. MobileBERT, ConvBERT, Funnel). ``padding_effect``/``head_error``: the largest
     |Δ log p| measured on :data:`PROBE_SENTENCES` (padded vs alone; fast vs full head).
+
+    Examples
+    --------
+    >>> path = ScoringPath(head="fast", padding="padded", head_modules=("cls",), head_error=1e-7)
+    >>> path.head, path.padding
+    ('fast', 'padded')
     """
 
     head: str
@@ -106,6 +118,13 @@ class ScoringPath:
     head_error: float | None = None
 
     def describe(self) -> str:
+        """The path in words (``fmat run`` logs it once per model).
+
+        Examples
+        --------
+        >>> print(ScoringPath(head="full", padding="equal-length", padding_effect=0.8).describe())
+        full head (the model's own forward pass); equal-length batches (padding changes its outputs by up to 0.8 in log p)
+        """
         head = (
             f"fast path (MLM head {' -> '.join(self.head_modules)} at the mask only)"
             if self.head == "fast"
@@ -217,6 +236,21 @@ def scoring_path(model, tokenizer) -> ScoringPath:
       full forward pass's within :data:`PROBE_TOL`; none: the full head.
 
     A rule, not a list of names: a new architecture falls under it too.
+
+    Examples
+    --------
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> path = scoring_path(model, tok)
+    >>> path.head, path.padding
+    ('fast', 'padded')
     """
     import torch
 
@@ -347,6 +381,15 @@ def plan_batches(
     mixes lengths (no padding at all), for models whose outputs depend on padding
     (:func:`scoring_path`); with that rule results do not depend on the batches (tested on every
     architecture).
+
+    Examples
+    --------
+    >>> [b.tolist() for b in plan_batches([5, 9, 7, 5], batch_size=2)]
+    [[1, 2], [0, 3]]
+    >>> [b.tolist() for b in plan_batches([5, 9, 7, 5], max_tokens=20)]
+    [[1, 2], [0, 3]]
+    >>> [b.tolist() for b in plan_batches([5, 9, 7, 5], batch_size=4, equal_length=True)]
+    [[1], [2], [0, 3]]
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     for arg, v in (("batch_size", batch_size), ("max_tokens", max_tokens)):
@@ -410,6 +453,23 @@ def mask_logp(
     How the model runs (fast head or full, padded or equal-length passes) is
     :func:`scoring_path`'s decision. Logits that are not finite (NaN, inf: broken weights)
     stop with a ModelError naming the model (``name``).
+
+    Examples
+    --------
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import numpy as np
+    >>> ids = [tok("the [MASK] is here .")["input_ids"]]
+    >>> logp = mask_logp(model, tok, ids, np.array([2]), np.array([0, 0]), np.array([6, 7]))
+    >>> logp.shape, bool((logp < 0).all())
+    ((2,), True)
     """
     import torch
 
@@ -496,8 +556,28 @@ def score_model(
     """Score ``data`` on one loaded model; returns the query columns + :data:`SCORE_COLUMNS`.
 
     ``batch_size``/``max_tokens``: see :func:`plan_batches`.
+
+    Examples
+    --------
+    What R FMAT's ``FMAT_run()`` returns for one model (here a tiny random one):
+
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=11, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import fmat
+    >>> q = fmat.query("the [MASK] is here .", MASK={"Male": ["man"], "Female": ["woman"]})
+    >>> scores = score_model(model, tok, q, name="tiny", progress=False)
+    >>> list(scores.columns)
+    ['query', 'MASK', 'M_pair', 'M_word', 'output', 'token', 'prob', 'token_id', 'logp', 'oov']
+    >>> bool(scores["prob"].between(0, 1).all()), scores["oov"].tolist()
+    (True, [False, False])
     """
-    import torch
 
     sentences = fill_sentences(data, tokenizer.mask_token)
     words = data["M_word"].astype(str).to_numpy()
@@ -510,52 +590,10 @@ def score_model(
     oov_words = list(dict.fromkeys(w for w, o in zip(words, opts) if o.oov))
     unk_words = list(dict.fromkeys(w for w, o in zip(words, opts) if o.unk))
 
-    # added tokens (temporary): one new id per distinct piece sequence
-    V = input_embedding_matrix(model).shape[0]
-    extra_ids: dict[tuple, int] = {}
-    extra_emb = None
-    if add_tokens:
-        emb = input_embedding_matrix(model)
-        vecs = []
-        for o in opts:
-            if o.oov and not o.unk and len(o.pieces) > 1 and tuple(o.pieces) not in extra_ids:
-                extra_ids[tuple(o.pieces)] = V + len(extra_ids)
-                w = torch.tensor([weight_decay**i for i in range(len(o.pieces))], dtype=torch.float32)
-                w = (w / w.sum()).to(emb.device)
-                vecs.append((w[:, None] * emb[torch.tensor(o.pieces, device=emb.device)].float()).sum(0))
-        if vecs:
-            extra_emb = torch.stack(vecs).detach()
+    extra_ids, extra_emb = _added_tokens(model, opts, weight_decay) if add_tokens else ({}, None)
     if oov_words:
-        parts = [
-            f"model {name}: {len(oov_words)} option word(s) are not one whole-word token: "
-            + ", ".join(oov_words[:30])
-            + (" ..." if len(oov_words) > 30 else "")
-        ]
-        if unk_words:
-            parts.append(f"(the unknown token for: {', '.join(unk_words[:30])})")
-        alike = look_alikes(tokenizer, oov_words)
-        if alike:
-            parts.append("(" + "; ".join(alike) + ": a different text that only looks the same)")
-        if add_tokens:
-            parts.append(
-                f"-> added temporarily as {len(extra_ids)} new token(s)" + ("; unknown-token words stay NaN" if unk_words else "")
-            )
-        elif na_out:
-            parts.append("-> prob NaN (na_out=True); consider add_tokens=True or other words")
-        else:
-            parts.append("-> prob of the FIRST piece (na_out=False)")
-        warnings.warn(" ".join(parts), OOVWarning, stacklevel=user_stacklevel())
-
-    row_ids = np.empty(len(opts), dtype=np.int64)
-    row_nan = np.zeros(len(opts), dtype=bool)
-    for i, o in enumerate(opts):
-        if not o.oov:
-            row_ids[i] = o.pieces[0]
-        elif add_tokens and tuple(o.pieces) in extra_ids:
-            row_ids[i] = extra_ids[tuple(o.pieces)]
-        else:
-            row_ids[i] = o.pieces[0] if o.pieces else (tokenizer.unk_token_id if tokenizer.unk_token_id is not None else 0)
-            row_nan[i] = na_out
+        _warn_oov(tokenizer, name, oov_words, unk_words, add_tokens=add_tokens, na_out=na_out, added=len(extra_ids))
+    row_ids, row_nan = _row_ids(tokenizer, opts, extra_ids, add_tokens=add_tokens, na_out=na_out)
 
     # unique sentences → forward passes
     uniq, row_sent = np.unique(sentences.astype(str), return_inverse=True)
@@ -593,8 +631,80 @@ def score_model(
     return out
 
 
+def _added_tokens(model, opts, weight_decay: float):
+    """``(extra_ids, extra_emb)``: one temporary new token id per distinct piece sequence of an
+    OOV option word (not the unknown token), its embedding the weighted mean of its pieces'
+    (weights ``weight_decay**i``, normalised); ``extra_emb`` None where there is none."""
+    import torch
+
+    emb = input_embedding_matrix(model)
+    V = emb.shape[0]
+    extra_ids: dict[tuple, int] = {}
+    vecs = []
+    for o in opts:
+        if o.oov and not o.unk and len(o.pieces) > 1 and tuple(o.pieces) not in extra_ids:
+            extra_ids[tuple(o.pieces)] = V + len(extra_ids)
+            w = torch.tensor([weight_decay**i for i in range(len(o.pieces))], dtype=torch.float32)
+            w = (w / w.sum()).to(emb.device)
+            vecs.append((w[:, None] * emb[torch.tensor(o.pieces, device=emb.device)].float()).sum(0))
+    return extra_ids, (torch.stack(vecs).detach() if vecs else None)
+
+
+def _warn_oov(tokenizer, name: str, oov_words, unk_words, *, add_tokens: bool, na_out: bool, added: int) -> None:
+    """One :class:`OOVWarning` per model: the option words that are not one whole-word token,
+    and what their probability will be."""
+    parts = [
+        f"model {name}: {len(oov_words)} option word(s) are not one whole-word token: "
+        + ", ".join(oov_words[:30])
+        + (" ..." if len(oov_words) > 30 else "")
+    ]
+    if unk_words:
+        parts.append(f"(the unknown token for: {', '.join(unk_words[:30])})")
+    alike = look_alikes(tokenizer, oov_words)
+    if alike:
+        parts.append("(" + "; ".join(alike) + ": a different text that only looks the same)")
+    if add_tokens:
+        parts.append(f"-> added temporarily as {added} new token(s)" + ("; unknown-token words stay NaN" if unk_words else ""))
+    elif na_out:
+        parts.append("-> prob NaN (na_out=True); consider add_tokens=True or other words")
+    else:
+        parts.append("-> prob of the FIRST piece (na_out=False)")
+    warnings.warn(" ".join(parts), OOVWarning, stacklevel=user_stacklevel())
+
+
+def _row_ids(tokenizer, opts, extra_ids: dict, *, add_tokens: bool, na_out: bool):
+    """``(row_ids, row_nan)``: the token id each row's probability is read from, and the rows
+    whose probability is NaN (an OOV word with ``na_out``)."""
+    row_ids = np.empty(len(opts), dtype=np.int64)
+    row_nan = np.zeros(len(opts), dtype=bool)
+    for i, o in enumerate(opts):
+        if not o.oov:
+            row_ids[i] = o.pieces[0]
+        elif add_tokens and tuple(o.pieces) in extra_ids:
+            row_ids[i] = extra_ids[tuple(o.pieces)]
+        else:
+            row_ids[i] = o.pieces[0] if o.pieces else (tokenizer.unk_token_id if tokenizer.unk_token_id is not None else 0)
+            row_nan[i] = na_out
+    return row_ids, row_nan
+
+
 def max_sequence_length(model, tokenizer) -> int | None:
-    """The most tokens (special tokens included) ``model`` reads in one sentence."""
+    """The most tokens (special tokens included) ``model`` reads in one sentence.
+
+    Examples
+    --------
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=11, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> max_sequence_length(model, tok)
+    32
+    """
     limits = []
     if 0 < (tokenizer.model_max_length or 0) < 1_000_000:
         limits.append(int(tokenizer.model_max_length))
@@ -655,14 +765,32 @@ def _token_labels(tokenizer, opts, row_ids, extra_ids, add_tokens) -> list[str]:
 
 
 def code_points(text: str) -> str:
-    """``U+006E U+0061 ...``: the characters of ``text``, to tell look-alikes apart."""
+    """``U+006E U+0061 ...``: the characters of ``text``, to tell look-alikes apart.
+
+    Examples
+    --------
+    >>> code_points("naïve")
+    'U+006E U+0061 U+00EF U+0076 U+0065'
+    """
     return " ".join(f"U+{ord(c):04X}" for c in text)
 
 
 def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
     """For out-of-vocabulary ``words`` that only LOOK like a vocabulary entry (equal once both
     are in Unicode form NFKC, whole-word markers Ġ ▁ ## aside: a decomposed accent, a
-    full-width letter, a ligature), a note with the code points of both."""
+    full-width letter, a ligature), a note with the code points of both.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from transformers import BertTokenizer
+    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
+    >>> _ = vocab.write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(vocab))
+    >>> look_alikes(tok, ["ｎｕｒｓｅ", "nurse", "doctor"])
+    ["'ｎｕｒｓｅ' is U+FF4E U+FF55 U+FF52 U+FF53 U+FF45 but the vocabulary's 'nurse' is U+006E U+0075 U+0072 U+0073 U+0065"]
+    """
 
     try:
         vocab = tokenizer.get_vocab()

@@ -41,7 +41,25 @@ SLOTS = design.SLOTS
 
 @dataclass
 class Study:
-    """A loaded study file (all defaults filled in)."""
+    """A loaded study file (all defaults filled in).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
+    >>> _ = path.write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... ''')
+    >>> study = load_study(path)
+    >>> study.id, study.type, study.lpr, study.score["method"]
+    ('S', 'MA', {'mask_pair': False, 'target_pair': True, 'attrib_pair': True}, 'fmat')
+    """
 
     id: str
     title: str
@@ -65,14 +83,37 @@ class Study:
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
-    """The study-file JSON Schema (draft 2020-12)."""
+    """The study-file JSON Schema (draft 2020-12).
+
+    Examples
+    --------
+    >>> schema()["required"]
+    ['id', 'title', 'queries']
+    """
     text = resources.files("fmat").joinpath("schemas", SCHEMA_NAME).read_text(encoding="utf-8")
     return json.loads(text)
 
 
 def read_study_yaml(path: str | os.PathLike) -> dict:
     """Parse a study file (YAML or JSON) into a dict with :mod:`fmat.validate`'s loader (UTF-8,
-    duplicate keys refused, numbers keep their text, aliases capped); every failure is an InputError."""
+    duplicate keys refused, numbers keep their text, aliases capped); every failure is an InputError.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
+    >>> _ = path.write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... ''')
+    >>> read_study_yaml(path)["lpr"]
+    {'mask_pair': False, 'attrib_pair': True}
+    """
     path = Path(path)
     if not path.exists():
         raise InputError(f"study file not found: {path}", fix="check the path; study files live in config/studies/<id>.yaml")
@@ -322,7 +363,18 @@ def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
 def check_analysis_name(name: str, options=None, where: str = "analysis") -> None:
     """The ``analysis`` block names an analysis registered in :mod:`fmat.analyses` and gives
     options its function takes (the default ``check_analysis`` of :func:`load_study` and
-    :func:`validate_study_file`); else an InputError naming the nearest name or option."""
+    :func:`validate_study_file`); else an InputError naming the nearest name or option.
+
+    Examples
+    --------
+    >>> check_analysis_name("stereotype_pairs")
+    >>> check_analysis_name("stereotype_pair")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: analysis.name: unknown analysis 'stereotype_pair' (did you mean 'stereotype_pairs'?)
+      fix: use one of attitude_weat, change_over_time, factual_names, factual_wefat, stereotype_domains, stereotype_pairs, or
+    register a new one (docs/adding-a-study.md)
+    """
 
     analyses.check(name, options, where=where)
 
@@ -410,8 +462,28 @@ def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis
     ``*_contrast`` options (groups of MASK, ATTRIB, TARGET), ``forms`` (ATTRIB groups),
     ``mask_wordings`` and ``relations`` ([MASK] words), ``perceivers`` (templates). An
     InputError names the option, the value and the nearest name the design has; options of
-    other shapes are left to the analysis."""
+    other shapes are left to the analysis.
+
+    Examples
+    --------
+    >>> import fmat
+    >>> q = fmat.query("The [MASK] are kind.", MASK={"Swedes": ["swedes"], "Greeks": ["greeks"]})
+    >>> check_analysis_design(q, {"mask_contrast": ["Swedes", "Greeks"]})
+    >>> check_analysis_design(q, {"mask_contrast": ["Swedes", "Greek"]})  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: analysis.options.mask_contrast[1]: 'Greek' is not a group of the study's MASK (did you mean
+    'Greeks'?)
+      fix: use groups of its MASK: Swedes, Greeks
+    """
     options = options if isinstance(options, Mapping) else {}
+    _check_group_options(queries, options, where)
+    _check_pairs_differ(options, where)
+    _check_words_in_design(queries, options, where)
+
+
+def _check_group_options(queries: pd.DataFrame, options: Mapping, where: str) -> None:
+    """The ``*_contrast`` options and ``forms`` name two different groups the design has."""
     for key, (column, slot) in _GROUP_OPTIONS.items():
         if isinstance(options.get(key), list):
             _need_in_design(options[key], queries, column, slot, "group", f"{where}.{key}")
@@ -423,6 +495,10 @@ def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis
                 _two_different(
                     pair, f"{where}.forms.{form}", "ATTRIB groups", "e.g. [MathInterest, ArtsInterest] (focal, reference)"
                 )
+
+
+def _check_pairs_differ(options: Mapping, where: str) -> None:
+    """Each pair of ``relations`` and ``century_contrasts`` names two different values."""
     if isinstance(options.get("relations"), Mapping):
         for rel, words in options["relations"].items():
             if isinstance(words, list):
@@ -431,6 +507,10 @@ def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis
         for i, pair in enumerate(options["century_contrasts"]):
             if isinstance(pair, list):
                 _two_different(pair, f"{where}.century_contrasts[{i}]", "years", "e.g. [2000, 1900] (later, earlier)")
+
+
+def _check_words_in_design(queries: pd.DataFrame, options: Mapping, where: str) -> None:
+    """``mask_wordings`` and ``relations`` name [MASK] words the design has, ``perceivers`` its templates."""
     for key in ("mask_wordings",):
         for i, words in enumerate(options.get(key) or [] if isinstance(options.get(key), list) else []):
             if isinstance(words, list):
@@ -475,7 +555,7 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
     A problem is found before any model loads, naming the file, the field and the fix:
 
     >>> _ = (tmp / "S.yaml").write_text((tmp / "S.yaml").read_text().replace("[Swedes, Greeks]", "[Swedes, Greek]"))
-    >>> fmat.load_study(tmp / "S.yaml")
+    >>> fmat.load_study(tmp / "S.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     fmat.errors.InputError: ...analysis.options.mask_contrast...'Greek'...
@@ -514,7 +594,24 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
 
 def study_lpr_options(path: str | os.PathLike) -> dict:
     """The ``lpr`` options of a study file with defaults filled in (schema-checked; the query
-    design is not expanded, so no criteria tables are needed)."""
+    design is not expanded, so no criteria tables are needed).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
+    >>> _ = path.write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... ''')
+    >>> study_lpr_options(path)
+    {'mask_pair': False, 'target_pair': True, 'attrib_pair': True}
+    """
     data = read_study_yaml(path)
     problems = _schema_problems(data, str(path))
     if problems:
@@ -524,7 +621,24 @@ def study_lpr_options(path: str | os.PathLike) -> dict:
 
 def score_options(path: str | os.PathLike) -> dict:
     """The ``score:`` block of a study file with its defaults (``method, add_tokens, na_out``),
-    read without expanding the word lists (no criterion tables needed)."""
+    read without expanding the word lists (no criterion tables needed).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
+    >>> _ = path.write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... ''')
+    >>> score_options(path)
+    {'method': 'fmat', 'add_tokens': False, 'na_out': True}
+    """
     data = read_study_yaml(Path(path))
     opts = {**SCORE_DEFAULTS, **(data.get("score") or {})}
     return {k: opts[k] for k in ("method", "add_tokens", "na_out") if k in opts}
@@ -532,7 +646,24 @@ def score_options(path: str | os.PathLike) -> dict:
 
 def study_criteria(path: str | os.PathLike) -> list[str]:
     """Names of the criterion tables a study file's word lists read (``{criterion: NAME, ...}``),
-    in order of first appearance (each one ``<criteria_dir>/<NAME>.parquet``)."""
+    in order of first appearance (each one ``<criteria_dir>/<NAME>.parquet``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
+    >>> _ = path.write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... ''')
+    >>> study_criteria(path)
+    []
+    """
     found: list[str] = []
 
     def walk(node) -> None:
@@ -555,6 +686,26 @@ def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike
 
     Criterion word lists are only resolved when ``criteria_dir`` is given; otherwise such lists
     are skipped (structure still checked) so a file can be validated before criteria exist.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
+    >>> _ = path.write_text('''
+    ... id: S
+    ... title: Warmth of two groups
+    ... queries:
+    ...   - query: "The [MASK] are {ATTRIB}."
+    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+    ... lpr: {mask_pair: false, attrib_pair: true}
+    ... ''')
+    >>> validate_study_file(path)
+    []
+    >>> _ = path.write_text(path.read_text().replace("title:", "titel:"))
+    >>> validate_study_file(path)  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    ["...: titel: unknown key 'titel'; allowed keys here: id, title, family, source, notes, queries, lpr, reliability, score,
+    analysis", "...: title: required key 'title' is missing"]
     """
     path = Path(path)
     try:

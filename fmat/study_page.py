@@ -8,8 +8,9 @@ analysis' own tables per cell and item), the LPRs as the file's ``lpr`` options 
 word within the groups the LPR does not contrast, and a figure), and the reliability (ICC among
 the models, alpha among the items). It is titled with the study's own
 title and says nothing about the paper: the replication's pages (``fmat_replication.pages``)
-are the paper's. One Jinja2 template (``fmat/templates/study_page/page.html.j2``), every value
-escaped; figures are PNGs inside the file; nothing is fetched when it is opened.
+are the paper's. One Jinja2 template (``fmat/templates/study_page/page.html.j2``, in the one
+environment of :mod:`fmat.html`, numbers written by :mod:`fmat.formatting`), every value escaped;
+figures are PNGs inside the file; nothing is fetched when it is opened.
 """
 
 from __future__ import annotations
@@ -24,39 +25,22 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, analyses
+from .formatting import cell
+from .html import Page
 from .io import atomic_path
 from .reliability import with_item_keys
 from .results import effect_rows, p_text, per_model_effects, reliability_note
 
-TEMPLATES = Path(__file__).with_name("templates") / "study_page"
 SLOT_WORDS = (("MASK", "M_word"), ("TARGET", "T_word"), ("ATTRIB", "A_word"))
 
 
-def _environment():
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-
-
-def _table(df: pd.DataFrame, digits: int = 3) -> dict:
-    """A table for the template: column names and rows of text (numbers rounded)."""
-
-    def cell(v) -> str:
-        if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
-            return "NA"
-        if isinstance(v, float):
-            return f"{v:.{digits}f}"
-        return str(v)
-
+def _table(df: pd.DataFrame) -> dict:
+    """A table for the template: column names and rows of text (:func:`fmat.formatting.cell`: p
+    columns as p, counts whole, other numbers at 3 decimals, ``NA`` when missing)."""
+    columns = [str(c) for c in df.columns]
     return {
-        "columns": [str(c) for c in df.columns],
-        "rows": [[cell(v) for v in row] for row in df.itertuples(index=False, name=None)],
+        "columns": columns,
+        "rows": [[cell(c, v, na="NA") for c, v in zip(columns, row)] for row in df.itertuples(index=False, name=None)],
     }
 
 
@@ -321,11 +305,6 @@ def trend_figure(yearly: pd.DataFrame, stats: pd.DataFrame | None = None, year_s
     return _png(fig)
 
 
-def _p_text(p) -> str:
-    """A p value as shown (:func:`fmat.results.p_text`: ``< .001``, ``.012``; ``NA`` when missing)."""
-    return p_text(p)
-
-
 def reliability_view(rel: pd.DataFrame) -> pd.DataFrame:
     """The reliability rows as the page shows them: p as :func:`fmat.results.p_text`, and a value
     that is undefined or meaningless for the number of models or items (alpha over 2-3 rows, an
@@ -364,18 +343,8 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
     for name, t in dict(figures or {}).items():
         if name == "crossed":  # its own section: concept_section
             continue
-        if isinstance(t, pd.DataFrame) and len(t):
-            t = t.astype({c: object for c in t.columns if c == "p" or str(c).startswith("p_")})
-            for c in [c for c in t.columns if c == "p" or str(c).startswith("p_")]:
-                t[c] = [p_text(v) for v in t[c]]  # one p format on the page
+        if isinstance(t, pd.DataFrame) and len(t):  # p columns as p: fmat.formatting.cell
             tables.append({"caption": f"{name} ({len(t)} rows{', first 60' if len(t) > 60 else ''})", **_table(t.head(60))})
-    if len(eff):
-        eff = eff.astype(object)
-        if "p" in eff.columns:
-            eff["p"] = [_p_text(v) for v in eff["p"]]
-        for col in ("df", "n"):
-            if col in eff.columns:
-                eff[col] = [v if pd.isna(v) or float(v) != int(v) else str(int(v)) for v in eff[col]]
     return {
         "name": str(status.get("analysis") or ""),
         "implemented": bool(status.get("implemented")),
@@ -403,24 +372,14 @@ def concept_section(stats: pd.DataFrame, figures: dict | None) -> dict | None:
         {
             "statistic": str(r.statistic),
             "condition": str(r.condition),
-            "value": _fmt(r.value),
-            "paper_ci": _ci(r.ci_low, r.ci_high),
-            "paper_p": _p_text(r.p),
-            "crossed_ci": _ci(r.ci_low_crossed, r.ci_high_crossed),
-            "crossed_p": _p_text(r.p_crossed),
+            "value": r.value,
+            "paper": (r.ci_low, r.ci_high, r.p),
+            "crossed": (r.ci_low_crossed, r.ci_high_crossed, r.p_crossed),
             "verdict": str(r.verdict),
         }
         for r in both.itertuples(index=False)
     ]
     return {"rows": rows, "counts": counts}
-
-
-def _fmt(v) -> str:
-    return "" if v is None or pd.isna(v) else f"{float(v):.3f}"
-
-
-def _ci(lo, hi) -> str:
-    return "" if pd.isna(lo) or pd.isna(hi) else f"[{_fmt(lo)}, {_fmt(hi)}]"
 
 
 def _analysis_name(study: Any, status: dict | None) -> str:
@@ -475,7 +434,7 @@ def render_study_page(
         "reliability": _table(reliability_view(rel)) if len(rel) else None,
         "generated": f"fmat {_version()}",
     }
-    return _environment().get_template("page.html.j2").render(**context)
+    return Page(context["title"], "study_page/page.html.j2", context).html()
 
 
 def write_study_page(

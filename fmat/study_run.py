@@ -6,7 +6,10 @@ the LPRs with the file's ``lpr`` options, the reliability (ICC among the models,
 items of its ``reliability`` block) and the analysis its ``analysis`` block names (registered in
 :mod:`fmat.analyses`; the same function the replication's workflow runs), and, with
 ``report=True``, one self-contained page (:mod:`fmat.study_page`). ``fmat study`` is this
-function on the command line and prints :meth:`StudyResult.summary`.
+function on the command line and prints :meth:`StudyResult.summary`. Each step is a stage of
+:mod:`fmat.stages` (design, score, LPR, reliability, analyse, page); this module adds the
+output folder around them (each table written as soon as it exists, resume, force) and the
+error of a step that fails later.
 
 The module is named ``study_run`` (not ``run_study``) so that ``fmat.run_study`` is always
 the function, never a module that shadows it.
@@ -27,12 +30,11 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from . import analyses, arguments, io, runner
+from . import analyses, arguments, io, runner, stages
 from .errors import FmatError, InputError, os_error
 from .io import claim_folder, settle_folder_record
-from .pipeline import lpr_table, reliability_tables
 from .results import effect_rows, model_slug, p_text, per_model_effects, reliability_note
-from .study import Study, load_study
+from .study import Study
 
 log = logging.getLogger(__name__)
 
@@ -329,158 +331,188 @@ def run_study(
     format = arguments.text("format", format)
     if format not in ("parquet", "csv", "tsv"):
         raise InputError(f"unknown table format {format!r}", where="format", fix="use parquet, csv or tsv")
+    scoring = _scoring_settings(device, batch_size, max_tokens, threads, progress)
+    go_on = arguments.text("go_on", go_on, optional=True)
+    echo = arguments.function("echo", echo)
+    study = stages.design(study, criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None)
+    pairs = _models(models)
+    criteria, skipped = _criteria_or_reason(study, criteria_dir)
+    check_study_criteria(study, criteria)  # their columns, numbers and items: before any model loads
+    outputs = _Outputs.claim(out, study, format, report=report, force=force, resume=resume, go_on=go_on, echo=echo)
+    try:
+        result = _run_stages(study, pairs, criteria, outputs, resume=resume, report=report, skipped=skipped, scoring=scoring)
+    except KeyboardInterrupt as err:
+        err.fmat_kept = list(outputs.written)  # type: ignore[attr-defined]
+        raise
+    finally:
+        outputs.settle()  # the record lists what this run wrote, not what it would have
+    return result
+
+
+def _scoring_settings(device, batch_size, max_tokens, threads, progress: bool) -> dict:
+    """The scoring keywords of :func:`fmat.stages.score`, checked."""
     device = arguments.device("device", device)
     batch_size, max_tokens, threads = (
         arguments.whole(n, v, minimum=1, optional=True)
         for n, v in (("batch_size", batch_size), ("max_tokens", max_tokens), ("threads", threads))
     )
-    go_on = arguments.text("go_on", go_on, optional=True)
-    echo = arguments.function("echo", echo)
-    if not isinstance(study, Study):
-        if not Path(study).is_file():
-            raise InputError(f"study file not found: {study}", fix="give a study file such as config/studies/3A.yaml")
-        load_dir = criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None
-        study = load_study(study, criteria_dir=load_dir)  # its errors name the file (analysis options included)
-    pairs = _models(models)
-    names = [n for _, n in pairs]
-    sid = str(getattr(study, "id", None) or "study")
-    skipped = ""  # why the analysis will not run, said before any model loads
-    try:
-        criteria = study_criteria_tables(study, criteria_dir)
-    except InputError as err:
-        criteria, skipped = {}, f"{err.message} (fix: {err.fix})"
-        log.warning("the analysis will not run: %s; the scores, LPRs and reliability are computed", skipped)
-    check_study_criteria(study, criteria)  # their columns, numbers and items: before any model loads
-    outdir = Path(out) if out is not None else None
-    if outdir is not None:
-        check_outputs(outdir, format, report=report)
-        written_names = [f"{t}.{format}" for t in TABLES] + (["report.html"] if report else [])
-        claim_folder(outdir, command="study", study=sid, names=written_names, force=force, resume=resume, can_resume=True)
-    elif resume or report:
-        raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
-    written: list[Path] = []
-    go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(outdir)!r}, resume=True)"
+    return dict(device=device, batch_size=batch_size, max_tokens=max_tokens, threads=threads, progress=progress)
 
-    def write(name: str, table) -> None:
-        if outdir is None:
+
+def _criteria_or_reason(study, criteria_dir) -> tuple[dict, str]:
+    """``(tables, "")``: the criterion tables the analysis reads; or ``({}, why)`` where one is
+    missing: the analysis will not run (said now, before any model loads), the rest does."""
+    try:
+        return study_criteria_tables(study, criteria_dir), ""
+    except InputError as err:
+        skipped = f"{err.message} (fix: {err.fix})"
+        log.warning("the analysis will not run: %s; the scores, LPRs and reliability are computed", skipped)
+        return {}, skipped
+
+
+class _Outputs:
+    """The output folder of one :func:`run_study` (or none): each table written as soon as it
+    exists, the files kept, and the error of a step that fails later (what was kept, how to go on)."""
+
+    def __init__(self, folder: Path | None, sid: str, format: str, go_on: str, echo=None):
+        self.folder, self.sid, self.format, self.go_on, self.echo = folder, sid, format, go_on, echo
+        self.written: list[Path] = []
+
+    @classmethod
+    def claim(cls, out, study, format: str, *, report: bool, force: bool, resume: bool, go_on, echo) -> "_Outputs":
+        """Check and claim ``out`` (:func:`fmat.io.claim_folder`) before any model loads."""
+        sid = str(getattr(study, "id", None) or "study")
+        folder = Path(out) if out is not None else None
+        if folder is not None:
+            check_outputs(folder, format, report=report)
+            names = [f"{t}.{format}" for t in TABLES] + (["report.html"] if report else [])
+            claim_folder(folder, command="study", study=sid, names=names, force=force, resume=resume, can_resume=True)
+        elif resume or report:
+            raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
+        go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(folder)!r}, resume=True)"
+        return cls(folder, sid, format, go_on, echo)
+
+    def path(self, name: str) -> Path:
+        """The path of table ``name`` in the folder."""
+        return self.folder / f"{name}.{self.format}"
+
+    def write(self, name: str, table) -> None:
+        """Write table ``name`` (nothing without a folder); a full disk, ...: :meth:`failed`."""
+        if self.folder is None:
             return
         try:
-            path = io.write_table(table, outdir / f"{name}.{format}")
+            path = io.write_table(table, self.path(name))
         except OSError as err:  # a full disk, ...: what was kept, and the command that goes on
             known = os_error(err)
             if known is None:
                 raise
-            raise failed(f"writing {name}", known, fix=known.fix) from err
-        if path not in written:
-            written.append(path)
-        (echo or log.info)(f"wrote {len(table)} rows to {path}")
+            raise self.failed(f"writing {name}", known, fix=known.fix) from err
+        if path not in self.written:
+            self.written.append(path)
+        (self.echo or log.info)(f"wrote {len(table)} rows to {path}")
 
-    def failed(step: str, err: FmatError, cause: str = "", fix: str = "") -> InputError:
-        kept = ", ".join(str(p) for p in written) or "nothing"
+    def failed(self, step: str, err: FmatError, cause: str = "", fix: str = "") -> InputError:
+        """The error of a step that failed: its reason, what was kept and how to go on."""
+        kept = ", ".join(str(p) for p in self.written) or "nothing"
+        then = (
+            f"then run again, reusing the scores already computed: {self.go_on}" if self.folder is not None else "then run again"
+        )
         return InputError(
             f"the {step} step failed: {err.message}" + (f"\n  caused by: {cause}" if cause else "") + f"\n  kept: {kept}",
-            where=f"study {sid}",
-            fix=(fix + "; " if fix else "")
-            + (err.fix + "; " if err.fix and not (cause and fix) else "")
-            + (f"then run again, reusing the scores already computed: {go_on}" if outdir is not None else "then run again"),
+            where=f"study {self.sid}",
+            fix=(fix + "; " if fix else "") + (err.fix + "; " if err.fix and not (cause and fix) else "") + then,
         )
 
-    queries = study.queries
-    try:
-        write("queries", queries)
-        options = {sid: dict(getattr(study, "score", None) or {})}
-        previous = _previous_scores(outdir / f"scores.{format}") if resume and outdir is not None else None
-        done: dict = {}
-        for _, name in pairs:
-            reused = _reuse(previous, name, queries)
-            if reused is not None:
-                log.info("model %s: scores reused from %s (resume)", name, outdir / f"scores.{format}")
-                done[name] = reused
-        reused_any = bool(done)
-        for source, name in pairs:
-            if name in done:
-                continue
-            try:
-                for _, scores in runner.score_tables(
-                    source,
-                    {sid: queries},
-                    options,
-                    name=name,
-                    device=device,
-                    batch_size=batch_size,
-                    max_tokens=max_tokens,
-                    threads=threads,
-                    progress=progress,
-                ):
-                    done[name] = scores
-            except FmatError as err:
-                if not done:
-                    raise
-                raise failed(f"scoring ({name})", err, fix=f"fix or drop the model {source}") from err
-            write("scores", _in_order(done, names))  # the models done so far: one that fails later keeps them
-            reused_any = False
-        scores = _in_order(done, names)
-        if reused_any:  # every model reused: the table is this run's models only
-            write("scores", scores)
+    def page(self, study, queries, lpr, stats, *, models, figures, status) -> Path:
+        """Write ``report.html`` (:func:`fmat.stages.page`)."""
         try:
-            lpr = lpr_table(study, scores)
-        except FmatError as err:
-            raise failed("LPR", err, fix="fix the study file's lpr: block") from err
-        write("lpr", lpr)
-        try:
-            details, rel = reliability_tables(study, scores, lpr, sid=sid, icc=len(pairs) > 1)
-        except FmatError as err:
-            cause = missing_values(scores, lpr)
-            raise failed(
-                "reliability",
-                err,
-                cause=cause,
-                fix="drop the models or words named above (or give models that score them)" if cause else "",
-            ) from err
-        if len(pairs) < 2:
-            log.warning("one model: no ICC among models (give two or more models for it)")
-        write("reliability", details)
-        try:
-            if skipped:
-                raise InputError(skipped)
-            stats, figures, status = analyses.analysis_stage(study, scores, lpr, rel, criteria, sid=sid)
-            if report and status.get("implemented"):  # the page sets the concept-level test beside it
-                crossed, more = analyses.crossed_variant(study, scores, lpr, criteria)
-                status["notes"] += more
-                if crossed is not None:
-                    figures["crossed"] = crossed
-        except FmatError as err:
-            # the analysis cannot run on these models (one model for a model-level analysis):
-            # the reliability rows stay, and the reason is said, on the terminal and the page
-            name = str((getattr(study, "analysis", None) or {}).get("name") or "")
-            note = f"the analysis {name} did not run: {err.message}" + (f" (fix: {err.fix})" if err.fix else "")
-            if len(pairs) < 2 and not skipped:
-                note += "; it was given one model"
-            log.warning("%s", note)
-            stats, figures = analyses.check_results_table(rel, where=f"reliability rows of study {sid}"), {}
-            status = {"study": sid, "analysis": name, "implemented": True, "run": False, "notes": [note], "figures": {}}
-        write("stats", stats)
-        result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, written)
-        if report and outdir is not None:
-            from .study_page import write_study_page  # here: jinja2 and matplotlib only for a page
+            path = stages.page(
+                self.folder / "report.html", study, queries, lpr, stats, models=models, figures=figures, status=status
+            )
+        except OSError as err:
+            known = os_error(err)
+            if known is None:
+                raise
+            raise self.failed("report page", known, fix=known.fix) from err
+        self.written.append(path)
+        return path
 
-            try:
-                result.page = write_study_page(
-                    outdir / "report.html", study, queries, lpr, stats, models=names, figures=figures, status=status
-                )
-            except OSError as err:
-                known = os_error(err)
-                if known is None:
-                    raise
-                raise failed("report page", known, fix=known.fix) from err
-            written.append(result.page)
-    except KeyboardInterrupt as err:
-        err.fmat_kept = list(written)  # type: ignore[attr-defined]
-        raise
-    finally:
-        if outdir is not None:
-            settle_folder_record(outdir)  # the record lists what this run wrote, not what it would have
+    def settle(self) -> None:
+        """The folder's run record lists what this run wrote (:func:`fmat.io.settle_folder_record`)."""
+        if self.folder is not None:
+            settle_folder_record(self.folder)
+
+
+def _run_stages(study, pairs, criteria, outputs: _Outputs, *, resume, report, skipped, scoring) -> StudyResult:
+    """The stages of :func:`run_study` after its checks, each table written as it exists."""
+    sid, names, queries = outputs.sid, [n for _, n in pairs], study.queries
+    outputs.write("queries", queries)
+    scores = _score_models(study, pairs, outputs, resume=resume, scoring=scoring)
+    try:
+        lpr = stages.lpr(study, scores)
+    except FmatError as err:
+        raise outputs.failed("LPR", err, fix="fix the study file's lpr: block") from err
+    outputs.write("lpr", lpr)
+    try:
+        details, rel = stages.reliability(study, scores, lpr, sid=sid, icc=len(pairs) > 1)
+    except FmatError as err:
+        cause = missing_values(scores, lpr)
+        fix = "drop the models or words named above (or give models that score them)" if cause else ""
+        raise outputs.failed("reliability", err, cause=cause, fix=fix) from err
+    if len(pairs) < 2:
+        log.warning("one model: no ICC among models (give two or more models for it)")
+    outputs.write("reliability", details)
+    stats, figures, status = _analyse(study, scores, lpr, rel, criteria, sid=sid, crossed=report, skipped=skipped, n=len(pairs))
+    outputs.write("stats", stats)
+    result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, outputs.written)
+    if report and outputs.folder is not None:
+        result.page = outputs.page(study, queries, lpr, stats, models=names, figures=figures, status=status)
     return result
+
+
+def _score_models(study, pairs, outputs: _Outputs, *, resume: bool, scoring: dict) -> pd.DataFrame:
+    """Stage score for every model (:func:`fmat.stages.score`), in order; with ``resume``, a
+    model's scores in the folder are reused. The table is written after each model, so that a
+    model that fails later keeps those done."""
+    names, queries = [n for _, n in pairs], study.queries
+    previous = _previous_scores(outputs.path("scores")) if resume and outputs.folder is not None else None
+    done: dict = {}
+    for _, name in pairs:
+        reused = _reuse(previous, name, queries)
+        if reused is not None:
+            log.info("model %s: scores reused from %s (resume)", name, outputs.path("scores"))
+            done[name] = reused
+    reused_any = bool(done)
+    for source, name in pairs:
+        if name in done:
+            continue
+        try:
+            done[name] = stages.score(source, study, name=name, **scoring)
+        except FmatError as err:
+            if not done:
+                raise
+            raise outputs.failed(f"scoring ({name})", err, fix=f"fix or drop the model {source}") from err
+        outputs.write("scores", _in_order(done, names))  # the models done so far: one that fails later keeps them
+        reused_any = False
+    scores = _in_order(done, names)
+    if reused_any:  # every model reused: the table is this run's models only
+        outputs.write("scores", scores)
+    return scores
+
+
+def _analyse(study, scores, lpr, rel, criteria, *, sid: str, crossed: bool, skipped: str, n: int):
+    """Stage analyse (:func:`fmat.stages.analyse`); where the analysis cannot run on these
+    models (one model for a model-level analysis, a criterion table missing), the reliability
+    rows stay and the reason is said, on the terminal and the page."""
+    try:
+        if skipped:
+            raise InputError(skipped)
+        return stages.analyse(study, scores, lpr, rel, criteria, sid=sid, crossed=crossed)
+    except FmatError as err:
+        why = "; it was given one model" if n < 2 and not skipped else ""
+        stats, figures, status = stages.analysis_failed(study, rel, err, sid=sid, why=why)
+        log.warning("%s", status["notes"][0])
+        return stats, figures, status
 
 
 def check_outputs(out: Path, ext: str, *, report: bool) -> None:

@@ -189,6 +189,12 @@ def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> lis
     frequency. Tokenizers trained on it learn the sub-word pieces of English-looking text, so a
     word that is not in the vocabulary splits into several pieces; models trained on it see
     ordinary sentences besides the planted ones. The same seed gives the same lines.
+
+    Examples
+    --------
+    >>> lines = filler_lines(3, seed=1)
+    >>> len(lines), lines == filler_lines(3, seed=1)
+    (3, True)
     """
     rng = random.Random(seed)
     lexicon = list(
@@ -224,6 +230,12 @@ def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | No
 
     Words are used as given and capitalised (sentence start) so that cased tokenizers learn
     both forms.
+
+    Examples
+    --------
+    >>> corpus = make_corpus(["nurse"], repeats=1)
+    >>> any(line.startswith("Nurse") for line in corpus), sum("nurse" in line for line in corpus) > 0
+    (True, True)
     """
     rng = random.Random(seed)
     lines = []

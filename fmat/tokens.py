@@ -29,7 +29,15 @@ PATTERN_SPECIAL = {
 
 
 def fill_sentences(data: pd.DataFrame, mask_token: str = "[MASK]") -> np.ndarray:
-    """The sentence of every row: {TARGET}/{ATTRIB} filled (first occurrence), [MASK] → ``mask_token``."""
+    """The sentence of every row: {TARGET}/{ATTRIB} filled (first occurrence), [MASK] → ``mask_token``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> q = pd.DataFrame({"query": ["[MASK] is a {TARGET}."] * 2, "T_word": ["nurse", "pilot"]})
+    >>> fill_sentences(q, mask_token="<mask>").tolist()
+    ['<mask> is a nurse.', '<mask> is a pilot.']
+    """
     q = data["query"].astype(str).to_numpy()
     t = data["T_word"].astype(str).to_numpy() if "T_word" in data else None
     a = data["A_word"].astype(str).to_numpy() if "A_word" in data else None
@@ -58,7 +66,13 @@ def fill_sentences(data: pd.DataFrame, mask_token: str = "[MASK]") -> np.ndarray
 
 @dataclass
 class Option:
-    """How one option word reads in one sentence context of one model."""
+    """How one option word reads in one sentence context of one model.
+
+    Examples
+    --------
+    >>> Option(pieces=[2158]).oov, Option(pieces=[101, 102]).oov, Option(pieces=[100], unk=True).oov
+    (False, True, True)
+    """
 
     pieces: list[int]  # token ids of the word at the mask position
     unk: bool = False  # (one of) the pieces is the unknown token
@@ -97,7 +111,13 @@ def _diff_span(a: list[int], b: list[int]) -> tuple[int, int]:
 
 
 def mask_position(ids: Sequence[int], mask_id: int, sentence: str, model: str | None = None) -> int:
-    """The position of the one mask token in ``ids`` (the tokens of ``sentence``); InputError otherwise."""
+    """The position of the one mask token in ``ids`` (the tokens of ``sentence``); InputError otherwise.
+
+    Examples
+    --------
+    >>> mask_position([101, 1996, 103, 2003, 102], mask_id=103, sentence="The [MASK] is")
+    2
+    """
     where = [p for p, t in enumerate(ids) if t == mask_id]
     if len(where) != 1:
         raise InputError(
@@ -116,6 +136,18 @@ def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> 
     space when the suffix starts with a non-space character (e.g. ``[MASK].``), so that a
     tokenizer that splits on whitespace only (BERTweet's fastBPE) sees the word as a word, as
     in its training text; tokenizers that split punctuation give the same word tokens either way.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from transformers import BertTokenizer
+    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
+    >>> _ = vocab.write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(vocab))
+    >>> opts = derive_options(tok, ["the [MASK] is here .", "the [MASK] is here ."], ["nurse", "doctor"])
+    >>> [(o.pieces, o.oov) for o in opts]
+    [([9], False), ([1], True)]
     """
     mask = tokenizer.mask_token
     unk_id = tokenizer.unk_token_id
@@ -144,6 +176,17 @@ def fmat_word_form(word: str, model_name: str, query: str, pattern_special: Mapp
 
     names matching ``uncased`` → lower-case; ``prefix_u2581`` (not ``..._excl``) → prefix ▁;
     ``prefix_u0120`` (not ``..._excl``) → prefix a space, unless the query starts with [MASK].
+
+    Examples
+    --------
+    As R FMAT's ``FMAT_run()`` with its default ``pattern.special``:
+
+    >>> fmat_word_form("Man", "bert-base-uncased", "The [MASK] is here.")
+    'man'
+    >>> fmat_word_form("man", "roberta-base", "The [MASK] is here."), fmat_word_form("man", "roberta-base", "[MASK] is here.")
+    (' man', 'man')
+    >>> fmat_word_form("man", "albert-base-v2", "The [MASK] is here.")
+    '▁man'
     """
     p = dict(PATTERN_SPECIAL, **(pattern_special or {}))
 
@@ -163,7 +206,22 @@ def fmat_word_form(word: str, model_name: str, query: str, pattern_special: Mapp
 def fmat_rule_options(
     tokenizer, model_name: str, queries: Sequence[str], words: Sequence[str], pattern_special=None
 ) -> list[Option]:
-    """Option ids by FMAT's rule: exact vocabulary lookup of the processed word, else its encoding."""
+    """Option ids by FMAT's rule: exact vocabulary lookup of the processed word, else its encoding.
+
+    Examples
+    --------
+    As R FMAT's ``FMAT_run()`` finds an option's token:
+
+    >>> import tempfile, pathlib
+    >>> from transformers import BertTokenizer
+    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
+    >>> _ = vocab.write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(vocab))
+    >>> opts = fmat_rule_options(tok, "bert-base-uncased", ["the [MASK] is here ."] * 2, ["Nurse", "doctor"])
+    >>> [(o.pieces, o.oov) for o in opts]
+    [([9], False), ([1], True)]
+    """
     vocab = tokenizer.get_vocab()
     unk_id = tokenizer.unk_token_id
     cache: dict = {}
@@ -185,7 +243,22 @@ def fmat_rule_options(
 def input_embedding_matrix(model):
     """The token embedding matrix (vocabulary × width) of ``model``: the weight of its input
     embedding module. Where that is not the vocabulary's (Perceiver's ``get_input_embeddings``
-    returns its latent array), the embedding module with ``config.vocab_size`` rows."""
+    returns its latent array), the embedding module with ``config.vocab_size`` rows.
+
+    Examples
+    --------
+    >>> import torch, tempfile, pathlib
+    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "here", "."]
+    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
+    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
+    >>> _ = torch.manual_seed(0)
+    >>> model = BertForMaskedLM(BertConfig(vocab_size=11, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> tuple(input_embedding_matrix(model).shape)
+    (11, 8)
+    """
     import torch.nn as nn
 
     emb = model.get_input_embeddings()

@@ -57,7 +57,13 @@ _CONFUSABLE = ("LATIN", "CYRILLIC", "GREEK")
 
 
 def truncated(problems: Sequence[str], limit: int = MAX_LISTED) -> list[str]:
-    """The first ``limit`` problems, plus "... and N more" when there are more."""
+    """The first ``limit`` problems, plus "... and N more" when there are more.
+
+    Examples
+    --------
+    >>> truncated([f"row {i}" for i in range(1, 8)], limit=3)
+    ['row 1', 'row 2', 'row 3', '... and 4 more']
+    """
     problems = list(problems)
     if len(problems) <= limit:
         return problems
@@ -75,7 +81,23 @@ def _listing(items: Iterable, limit: int = MAX_LISTED) -> str:
 
 def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
     """The text of ``path`` decoded as UTF-8 (a BOM is dropped); every failure is an InputError
-    naming the file: missing, a directory, unreadable, too large, not UTF-8 (with the byte offset)."""
+    naming the file: missing, a directory, unreadable, too large, not UTF-8 (with the byte offset).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (tmp / "study.yaml").write_bytes(b"\\xef\\xbb\\xbfname: 1A\\n")
+    >>> read_text(tmp / "study.yaml")
+    'name: 1A\\n'
+    >>> _ = (tmp / "latin1.yaml").write_bytes(b"name: na\\xefve\\n")
+    >>> read_text(tmp / "latin1.yaml", "study file")  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: ...: study file is not UTF-8 text: byte 8 (line 1) is 0xef
+      fix: save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8, or your editor's 'Save with encoding'); binary files (xlsx,
+    gz) are not accepted
+    """
     path = Path(path)
     where = str(path)
     if not path.exists():
@@ -101,7 +123,18 @@ def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_
 
 
 def decode_utf8(data: bytes, where: str, what: str = "file") -> str:
-    """``data`` as UTF-8 text; UTF-16 and binary files get a message that says so."""
+    """``data`` as UTF-8 text; UTF-16 and binary files get a message that says so.
+
+    Examples
+    --------
+    >>> decode_utf8("naïve".encode(), "words.txt")
+    'naïve'
+    >>> decode_utf8("naïve".encode("utf-16"), "words.txt")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: words.txt: file is UTF-16 text (it starts with a UTF-16 byte-order mark)
+      fix: save it as UTF-8 (in R: write.csv(..., fileEncoding = 'UTF-8'))
+    """
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(
             f"{what} is UTF-16 text (it starts with a UTF-16 byte-order mark)",
@@ -131,13 +164,27 @@ def decode_utf8(data: bytes, where: str, what: str = "file") -> str:
 
 
 class YamlInt(int):
-    """An int read from a plain YAML scalar; ``text`` is how it was written (``010``)."""
+    """An int read from a plain YAML scalar; ``text`` is how it was written (``010``).
+
+    Examples
+    --------
+    >>> n = load_yaml("seed: 010", "study.yaml")["seed"]
+    >>> n, n.text, isinstance(n, YamlInt)
+    (8, '010', True)
+    """
 
     text: str
 
 
 class YamlFloat(float):
-    """A float read from a plain YAML scalar; ``text`` is how it was written (``1e3``, ``.inf``)."""
+    """A float read from a plain YAML scalar; ``text`` is how it was written (``1e3``, ``.inf``).
+
+    Examples
+    --------
+    >>> x = load_yaml("alpha: 0.50", "study.yaml")["alpha"]
+    >>> x, x.text, isinstance(x, YamlFloat)
+    (0.5, '0.50', True)
+    """
 
     text: str
 
@@ -146,13 +193,32 @@ def nfc(text: str) -> str:
     """``text`` in Unicode normal form C: a word pasted decomposed (macOS, a PDF: "nai" + U+0308
     COMBINING DIAERESIS + "ve") becomes the composed form tokenizers' vocabularies hold
     ("na" + U+00EF + "ve"). Study files, query tables and :func:`fmat.query`'s words and
-    queries all go through it."""
+    queries all go through it.
+
+    Examples
+    --------
+    >>> decomposed = "nai" + chr(0x308) + "ve"
+    >>> len(decomposed), len(nfc(decomposed)), nfc(decomposed) == "naïve"
+    (6, 5, True)
+    """
     return unicodedata.normalize("NFC", text) if isinstance(text, str) and not text.isascii() else text
 
 
 def check_separator(text: str, sep: str, where: str) -> None:
     """A table whose header line has no ``sep`` but semicolons is a semicolon-separated CSV
-    (European Excel, R ``write.csv2``): named, with the fix, instead of a parse error."""
+    (European Excel, R ``write.csv2``): named, with the fix, instead of a parse error.
+
+    Examples
+    --------
+    A table R's ``write.csv2()`` wrote (semicolons) read as a CSV:
+
+    >>> check_separator("query;MASK\\n[MASK] is here.;Male\\n", ",", "design.csv")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: design.csv: the header line has no comma but 1 semicolon(s): this is a semicolon-separated table
+      fix: save it comma-separated (R: write.csv, not write.csv2; Excel: 'CSV UTF-8 (Comma delimited)'), or with tabs as .tsv;
+    in Python: pd.read_csv(path, sep=';').to_csv(path, index=False)
+    """
     header = text.lstrip("\ufeff").split("\n", 1)[0]
     if sep not in header and header.count(";") >= 1:
         kind = "comma" if sep == "," else "tab"
@@ -166,7 +232,13 @@ def check_separator(text: str, sep: str, where: str) -> None:
 
 
 def as_written(value) -> object:
-    """A number read from YAML back as the text it was written with (``010`` -> "010")."""
+    """A number read from YAML back as the text it was written with (``010`` -> "010").
+
+    Examples
+    --------
+    >>> as_written(load_yaml("year: 010", "study.yaml")["year"]), as_written("text")
+    ('010', 'text')
+    """
     text = getattr(value, "text", None)
     return text if isinstance(text, str) else value
 
@@ -232,7 +304,14 @@ _LOADER = None
 
 def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
     """The number of YAML nodes after alias expansion (each alias counts its whole subtree);
-    InputError when it exceeds ``limit`` or an alias refers to a node that contains it."""
+    InputError when it exceeds ``limit`` or an alias refers to a node that contains it.
+
+    Examples
+    --------
+    >>> import yaml
+    >>> check_yaml_size(yaml.compose("MASK: {Male: [he, him], Female: [she, her]}"), "study.yaml")
+    11
+    """
 
     size: dict[int, int] = {}
     active: set[int] = set()
@@ -291,7 +370,18 @@ def load_yaml(text: str, where: str, loader_class=None):
     """Parse YAML ``text`` from file ``where`` with the study loader; every failure (syntax,
     duplicate keys, alias bombs, recursion, memory) is an InputError naming the file.
     ``loader_class``: another class made by :func:`_make_loader` (tests compare the C and the
-    pure-Python parser)."""
+    pure-Python parser).
+
+    Examples
+    --------
+    >>> load_yaml("MASK: {Male: [he], Female: [she]}", "study.yaml")
+    {'MASK': {'Male': ['he'], 'Female': ['she']}}
+    >>> load_yaml("a: 1\\na: 2", "study.yaml")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml: key 'a' appears twice in one mapping (line 2)
+      fix: remove or rename one of them (YAML would silently keep the last)
+    """
 
     global _LOADER
     if _LOADER is None:
@@ -342,7 +432,15 @@ def _script(ch: str) -> str | None:
 
 
 def text_problem(text: str, what: str, max_chars: int) -> str | None:
-    """Why ``text`` (a word or query) cannot be a stimulus as written, or None."""
+    """Why ``text`` (a word or query) cannot be a stimulus as written, or None.
+
+    Examples
+    --------
+    >>> text_problem("nurse", "word", 100) is None
+    True
+    >>> text_problem("nurse" * 30, "word", 100)
+    "word is 150 characters long (limit 100): 'nursenursenursenursenursenursenursenurse'..."
+    """
     if len(text) > max_chars:
         return f"{what} is {len(text):,} characters long (limit {max_chars:,}): {text[:40]!r}..."
     if text != text.strip():
@@ -378,7 +476,17 @@ def _text_fix(problem: str) -> str:
 
 
 def check_word(word: str, where: str, what: str = "word") -> None:
-    """A MASK/TARGET/ATTRIB word as written: plain text, bounded length, no [MASK] or {…}."""
+    """A MASK/TARGET/ATTRIB word as written: plain text, bounded length, no [MASK] or {…}.
+
+    Examples
+    --------
+    >>> check_word("nurse", "study.yaml: TARGET.Job")
+    >>> check_word("{TARGET}", "study.yaml: TARGET.Job")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml: TARGET.Job: word '{TARGET}' contains a brace ({ or }); placeholders belong in the query
+      fix: remove the braces from the word
+    """
     problem = text_problem(word, what, MAX_WORD_CHARS)
     if problem:
         raise InputError(problem, where=where, fix=_text_fix(problem))
@@ -396,7 +504,18 @@ def check_word(word: str, where: str, what: str = "word") -> None:
 
 def placeholders(query: str, where: str) -> list[str]:
     """The placeholders of ``query`` (each ``TARGET`` or ``ATTRIB``); any other ``{…}``, a
-    lower-case ``{target}``, a typo (``{ATRIB}``) or a stray brace is an InputError."""
+    lower-case ``{target}``, a typo (``{ATRIB}``) or a stray brace is an InputError.
+
+    Examples
+    --------
+    >>> placeholders("[MASK] is a {TARGET} who is {ATTRIB}.", "query")
+    ['TARGET', 'ATTRIB']
+    >>> placeholders("[MASK] is a {target}.", "query")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: query: query '[MASK] is a {target}.' has {target}; placeholders are written in capitals
+      fix: write {TARGET}
+    """
     found = []
     for m in _BRACE_RE.finditer(query):
         name = m.group(1)
@@ -433,7 +552,19 @@ _WRAPPING_QUOTES = {"\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", 
 def check_query_text(query: str, where: str) -> list[str]:
     """A query template: plain text, one [MASK], known placeholders, not wrapped in quotation
     marks (``“The [MASK] is here.”`` from a word processor: YAML keeps typographic quotes as part
-    of the text, and the model would read them); returns its placeholders."""
+    of the text, and the model would read them); returns its placeholders.
+
+    Examples
+    --------
+    >>> check_query_text("[MASK] is a {TARGET}.", "query")
+    ['TARGET']
+    >>> check_query_text("“[MASK] is here.”", "query")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: query: the query '“[MASK] is here.”' is wrapped in the quotation marks “...”: they are part of the
+    sentence, so the model would read them (a study file's YAML keeps typographic quotes as text)
+      fix: give the sentence without them; in a study file, quote it with straight double quotes: query: "[MASK] is here."
+    """
     problem = text_problem(query, "query", MAX_QUERY_CHARS)
     if problem:
         raise InputError(problem, where=where, fix=_text_fix(problem))
@@ -452,12 +583,29 @@ def check_query_text(query: str, where: str) -> list[str]:
 
 
 def duplicates(words: Iterable[str]) -> list[str]:
-    """Words listed more than once, in order of first appearance (linear time)."""
+    """Words listed more than once, in order of first appearance (linear time).
+
+    Examples
+    --------
+    >>> duplicates(["he", "she", "he", "him", "she"])
+    ['he', 'she']
+    """
     return [w for w, n in Counter(words).items() if n > 1]
 
 
 def check_contrast(groups: dict, slot: str, where: str) -> None:
-    """No word in two groups of one slot (``he`` in Male and Female makes the contrast 0)."""
+    """No word in two groups of one slot (``he`` in Male and Female makes the contrast 0).
+
+    Examples
+    --------
+    >>> groups = {"Male": ["he", "him"], "Female": ["she", "he"]}
+    >>> check_contrast(groups, "MASK", "study.yaml: MASK")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml: MASK: 1 word(s) appear in more than one MASK group: 'he' is in 'Male' and 'Female';
+    their contrast would be exactly 0
+      fix: give each MASK word to one group only
+    """
     owner: dict[str, str] = {}
     shared: dict[str, list[str]] = {}
     for g, words in groups.items():
@@ -476,6 +624,17 @@ def check_contrast(groups: dict, slot: str, where: str) -> None:
 
 
 def check_range(start: int, end: int, where: str) -> None:
+    """A range of years (``{from: 1900, to: 2000}``) makes at most :data:`MAX_RANGE` words.
+
+    Examples
+    --------
+    >>> check_range(1900, 2000, "study.yaml: TARGET.Year")
+    >>> check_range(1, 10**9, "study.yaml: TARGET.Year")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml: TARGET.Year: range [1, 1000000000] makes 1,000,000,000 words (limit 100,000)
+      fix: use a smaller range, or list the words in a table (criterion:)
+    """
     if end - start + 1 > MAX_RANGE:
         raise InputError(
             f"range [{start}, {end}] makes {end - start + 1:,} words (limit {MAX_RANGE:,})",
@@ -485,6 +644,17 @@ def check_range(start: int, end: int, where: str) -> None:
 
 
 def check_rows(n: int, where: str | None) -> None:
+    """A design makes at most :data:`MAX_ROWS` query rows.
+
+    Examples
+    --------
+    >>> check_rows(1000, "study.yaml")
+    >>> check_rows(10**12, "study.yaml")
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: study.yaml: the design makes 1,000,000,000,000 query rows (limit 20,000,000)
+      fix: use fewer queries or words, or split the study into several
+    """
     if n > MAX_ROWS:
         raise InputError(
             f"the design makes {n:,} query rows (limit {MAX_ROWS:,})",
@@ -501,13 +671,47 @@ _WORD_COLUMNS = ("MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTR
 def check_query_table(df, where: str | None = None) -> None:
     """A query table (read from a file, or passed to ``fmat.run``) is fit to score: no missing
     cells, each query with one [MASK] and exactly the placeholders its columns fill, words as
-    written, no duplicate rows, ``M_pair`` consistent, no word in two MASK groups of a query."""
+    written, no duplicate rows, ``M_pair`` consistent, no word in two MASK groups of a query.
+
+    Examples
+    --------
+    >>> import fmat
+    >>> q = fmat.query("[MASK] is a {TARGET}.", MASK={"Male": ["he"], "Female": ["she"]}, TARGET={"Job": ["nurse"]})
+    >>> check_query_table(q)
+    >>> check_query_table(q.assign(T_word=[None, "nurse"]), "design.csv")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: design.csv: T_word: column T_word is missing (NA/empty) in 1 row(s): row(s) 1 (row 1 = the first
+    data row)
+      fix: FMAT pads unequal groups with NA: give every group the same number of words, or remove those rows
+    """
 
     where = where or "query table"
     if "query" not in df.columns or "M_word" not in df.columns:
         return  # not a query table: fmat.design.as_query_table names the missing columns
     cols = [c for c in ("qid", "query") + _WORD_COLUMNS if c in df.columns]
-    # missing cells (R writes NA for the padding of unequal groups), by row and column
+    _check_missing_cells(df, cols, where)
+    _check_query_texts(df, where)
+    for c in ("M_word", "T_word", "A_word"):
+        if c in df.columns:
+            for w in pd.unique(df[c].astype(str)):
+                check_word(w, f"{where}: {c}")
+    key = [c for c in df.columns if c in ("query", "MASK", "M_pair", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")]
+    frame = df[key + ["M_word"]].astype(str)
+    dup = frame.duplicated()
+    if dup.any():
+        rows = [int(i) + 1 for i in dup.to_numpy().nonzero()[0]]
+        raise InputError(
+            f"{len(rows)} row(s) repeat an earlier row: row(s) {', '.join(map(str, rows[:MAX_LISTED]))}",
+            where=where,
+            fix="remove the repeated rows (each would be scored and counted twice)",
+        )
+    if "MASK" in key and "M_pair" in key:
+        _check_mask_pairs(frame, key, where)
+
+
+def _check_missing_cells(df, cols: list, where: str) -> None:
+    """No missing cell (R writes NA for the padding of unequal groups), by row and column."""
     for c in cols:
         na = df[c].isna().to_numpy()
         if na.any():
@@ -519,6 +723,10 @@ def check_query_table(df, where: str | None = None) -> None:
                 where=f"{where}: {c}",
                 fix="FMAT pads unequal groups with NA: give every group the same number of words, or remove those rows",
             )
+
+
+def _check_query_texts(df, where: str) -> None:
+    """Each query has one [MASK] and each placeholder its columns fill exactly once."""
     has = {"TARGET": "T_word" in df.columns, "ATTRIB": "A_word" in df.columns}
     for q in pd.unique(df["query"].astype(str)):
         loc = f"{where}: query {q!r}"
@@ -543,22 +751,10 @@ def check_query_table(df, where: str | None = None) -> None:
                     where=loc,
                     fix=f"add {slot}/{col} columns (build the table with fmat query)",
                 )
-    for c in ("M_word", "T_word", "A_word"):
-        if c in df.columns:
-            for w in pd.unique(df[c].astype(str)):
-                check_word(w, f"{where}: {c}")
-    key = [c for c in df.columns if c in ("query", "MASK", "M_pair", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")]
-    frame = df[key + ["M_word"]].astype(str)
-    dup = frame.duplicated()
-    if dup.any():
-        rows = [int(i) + 1 for i in dup.to_numpy().nonzero()[0]]
-        raise InputError(
-            f"{len(rows)} row(s) repeat an earlier row: row(s) {', '.join(map(str, rows[:MAX_LISTED]))}",
-            where=where,
-            fix="remove the repeated rows (each would be scored and counted twice)",
-        )
-    if "MASK" not in key or "M_pair" not in key:
-        return
+
+
+def _check_mask_pairs(frame, key: list, where: str) -> None:
+    """``M_pair`` numbers the words of a MASK group once per query, and no word is in two groups."""
     bad = frame.duplicated(key)
     if bad.any():
         r = int(bad.to_numpy().nonzero()[0][0])
@@ -581,7 +777,19 @@ def check_query_table(df, where: str | None = None) -> None:
 
 
 def too_long(sentence: str, n_tokens: int, limit: int, model: str, words: dict, n_over: int = 1) -> None:
-    """Raise: a filled sentence has more tokens than ``model`` reads; names its longest word."""
+    """Raise: a filled sentence has more tokens than ``model`` reads; names its longest word.
+
+    Examples
+    --------
+    >>> sentence = "the [MASK] is a " + "very " * 200 + "nurse ."
+    >>> too_long(sentence, 1010, 512, "bert-base-uncased", {"T_word": "nurse"})  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+        ...
+    fmat.errors.InputError: query table: T_word: a sentence is 1,010 tokens long but model bert-base-uncased reads at most
+    512; its longest word is T_word 'nurse' (5 characters); sentence: 'the [MASK] is a very very very very very very very very
+    very very very very very'...
+      fix: shorten that word or the query (BERT would silently cut the sentence, RoBERTa fail)
+    """
     col, word = max(words.items(), key=lambda kv: len(kv[1])) if words else ("query", sentence)
     more = f" ({n_over - 1} more sentence(s) too)" if n_over > 1 else ""
     raise InputError(
@@ -640,6 +848,13 @@ def schema_problems(validator, data) -> list[tuple[list, str]]:
       schema's description of what is allowed;
     - a pattern or uniqueItems: what is allowed, not the regex (:func:`schema_message`);
     - a value YAML read as a boolean (yes/no/on/off) says to quote it.
+
+    Examples
+    --------
+    >>> import jsonschema
+    >>> schema = {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": False, "required": ["id"]}
+    >>> schema_problems(jsonschema.Draft202012Validator(schema), {"id": 1, "titel": "x"})
+    [(['id'], '1 is an integer, expected string'), (['titel'], "unknown key 'titel'; allowed keys here: id")]
     """
     found: list[tuple[list, str]] = []
     for err in validator.iter_errors(data):
@@ -682,7 +897,15 @@ def schema_problems(validator, data) -> list[tuple[list, str]]:
 
 def schema_message(err) -> str:
     """A JSON-Schema error in words: a ``pattern`` or ``uniqueItems`` violation says what is
-    allowed (the schema's description, or the names that may be used) instead of the regex."""
+    allowed (the schema's description, or the names that may be used) instead of the regex.
+
+    Examples
+    --------
+    >>> import jsonschema
+    >>> err = next(jsonschema.Draft202012Validator({"type": "array", "uniqueItems": True}).iter_errors(["he", "she", "he"]))
+    >>> schema_message(err)
+    "'he' is listed more than once; list each once"
+    """
     value = err.instance
     if err.validator == "pattern":
         desc = err.schema.get("description") if isinstance(err.schema, dict) else None

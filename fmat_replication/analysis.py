@@ -10,7 +10,7 @@ the concept-level variant (``inference: crossed``, :func:`fmat.analyses.crossed_
 stage runs it too and writes its rows as the figure table ``crossed`` (results shape), which the
 study page sets beside the paper's inference.
 
-What the stage computes is the library's (:func:`fmat.analyses.analysis_stage`, which
+What the stage computes is the library's (:func:`fmat.stages.analyse`, which
 :func:`fmat.run_study` and ``fmat pilot`` run as well); this module only reads the rule's
 files and writes its outputs.
 """
@@ -24,7 +24,8 @@ import shutil
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from fmat.analyses import analysis_stage, crossed_variant
+from fmat import stages
+from fmat.analyses import analysis_stage
 from fmat.io import atomic_path, read_table, write_table
 from fmat.runner import read_scores
 
@@ -53,12 +54,7 @@ def analysis(
     study = load_study_file(study_path, criteria_dir)
     criteria = {Path(p).stem: read_table(p) for p in criteria_paths}
     scores, lpr = read_scores(score_paths), read_table(lpr_path)
-    stats, figures, status = analysis_stage(study, scores, lpr, read_table(reliability_path), criteria, sid=sid)
-    if status.get("implemented"):
-        crossed, notes = crossed_variant(study, scores, lpr, criteria)
-        status["notes"] += notes
-        if crossed is not None:
-            figures["crossed"] = crossed
+    stats, figures, status = stages.analyse(study, scores, lpr, read_table(reliability_path), criteria, sid=sid, crossed=True)
     folder = Path(out_figures)
     if folder.exists():
         shutil.rmtree(folder)

@@ -50,7 +50,7 @@ import pandas as pd
 from fmat import checking
 from fmat.io import read_table, write_table
 from fmat.results import KEY, RESULT_COLUMNS
-from fmat_replication.formats import missing, short
+from fmat_replication.formats import missing, p_text, short
 from fmat_replication.paper import is_pattern, matching_rows, stars_for, within_rounding
 
 from .paper import load_paper_results
@@ -355,7 +355,7 @@ def check_significance(paper: Printed, ours_p: np.ndarray, out: Checks) -> None:
     elif res.ok:
         out.passed.append(f"both {word} at .05")
     else:
-        out.failed.append(f"significance: paper {word} at .05, ours p = {short(res.bad[0])}")
+        out.failed.append(f"significance: paper {word} at .05, ours {p_text(res.bad[0])}")
 
 
 def check_closeness(paper: Printed, ours: np.ndarray, lo: float, hi: float, out: Checks) -> float:

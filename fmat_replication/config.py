@@ -20,7 +20,7 @@ from fmat.analyses import check
 from fmat.errors import InputError
 from fmat.io import why_not_writable
 from fmat.models import WEIGHT_FILES
-from fmat.plant import check_plant, load_world
+from fmat.plant import check_concept_levels, check_plant, load_world
 from fmat.results import model_slug
 from fmat.study import load_study, study_criteria, validate_study_file
 from fmat.validate import schema_problems
@@ -288,7 +288,9 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
             plant, path = world.plant(sid), study_file(cfg, sid, root)
             # a study whose words come from criterion tables (1C) is checked in its job, once they exist
             if plant is not None and not study_criteria(path):
-                check_plant(plant, load_study(path), None, where=f"{cfg['world']}")
+                study = load_study(path)
+                check_plant(plant, study, None, where=f"{cfg['world']}")
+                check_concept_levels(plant, study, where=f"{cfg['world']}")  # level: concept has a crossed test
 
 
 def check_world_studies(world, cfg: Mapping, root: str | os.PathLike = ".") -> None:

@@ -1,12 +1,8 @@
-"""The one place numbers become text, for every page and CSV of the replication.
+"""The paper's numbers as text, for the replication's pages and CSVs; every other number is
+written by the library's formatters (:mod:`fmat.formatting`, the one set both pages use, re-exported
+here: ``missing``, ``number``, ``short``, ``p_text`` (= :func:`fmat.formatting.p_sentence`),
+``p_cell``, ``cell``).
 
-- :func:`missing`: None, NaN, ``pd.NA`` or ``""``;
-- :func:`number`: a number at the paper's printed precision (or 3 decimals; tiny values in
-  scientific notation);
-- :func:`short`: a number inside a sentence (a verdict's reason: "ours 0.31 vs paper 0.45");
-- :func:`p_text`: a p value in a sentence ("p < .001", "p = .44", "p > .33");
-- :func:`p_cell`: a p value in a table's p column ("< .001", ".044");
-- :func:`cell`: any value in a table column (counts as whole numbers, shares as percent);
 - :func:`paper_cell`, :func:`ours_cell`: one replication row's paper number and ours, as a cell
   of the paper's tables prints them (with stars);
 - :func:`replication_text`: the replication table as text (the pages' CSV downloads).
@@ -17,101 +13,28 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-import numpy as np
 import pandas as pd
 
-from fmat.results import p_text as fmat_p_text
+from fmat.formatting import COUNT_COLUMNS, cell, missing, number, p_cell, short
+from fmat.formatting import p_sentence as p_text
 from fmat_replication.paper import stars_for
+
+__all__ = [
+    "COUNT_COLUMNS",
+    "cell",
+    "missing",
+    "number",
+    "p_cell",
+    "p_text",
+    "short",
+    "paper_value",
+    "paper_cell",
+    "ours_cell",
+    "replication_text",
+]
 
 #: a printed value bound as text
 BOUND_TEXT = {"abs<": "|x| < ", ">": "> ", "<": "< "}
-#: columns shown as whole numbers when every value is whole
-COUNT_COLUMNS = (
-    "n",
-    "df",
-    "df2",
-    "num_df",
-    "den_df",
-    "rows",
-    "oov_rows",
-    "nan_prob_rows",
-    "n_matched",
-    "total",
-    "replicated",
-    "not replicated",
-    "not computable",
-    "pairs scored",
-    "pairs skipped",
-)
-
-
-def missing(x) -> bool:
-    """None, NaN, ``pd.NA`` or the empty string."""
-    return x is None or x is pd.NA or (isinstance(x, (float, np.floating)) and math.isnan(x)) or (isinstance(x, str) and x == "")
-
-
-def number(x, digits: float = math.nan) -> str:
-    """A number as text: at ``digits`` decimals (the paper's printed precision) when given, else 3
-    (2 from 10 on; a value below .001 in scientific notation). Missing: ``""``."""
-    if missing(x):
-        return ""
-    x = float(x)
-    if not missing(digits):
-        return f"{x:.{int(digits)}f}"
-    if x != 0 and abs(x) < 0.001:
-        return f"{x:.1e}"
-    return f"{x:.3f}" if abs(x) < 10 else f"{x:.2f}"
-
-
-def short(x) -> str:
-    """A number inside a sentence: 3 decimals without trailing zeros, 2 significant digits below
-    .001, 1 decimal from 1000 on. Missing: ``"NA"``."""
-    if missing(x):
-        return "NA"
-    if x != 0 and abs(x) < 0.001:
-        return f"{x:.2g}"
-    return f"{x:.3f}".rstrip("0").rstrip(".") if abs(x) < 1000 else f"{x:.1f}"
-
-
-def p_text(p, bound: str = "") -> str:
-    """ "p < .001", "p = .44", "p > .33" (``""`` without p); ``bound`` is the paper's "<" or ">"."""
-    if missing(p):
-        return ""
-    rel = {"<": "<", ">": ">"}.get("" if missing(bound) else str(bound), "=")
-    if rel == "=" and p < 0.001:
-        return "p < .001"
-    text = f"{p:.3f}".rstrip("0") if p < 0.01 else f"{p:.2f}"
-    return f"p {rel} {text.lstrip('0') or '0'}"
-
-
-def p_cell(p: float) -> str:
-    """A p value in a table's p column: "< .001", else 3 decimals without the leading zero
-    (:func:`fmat.results.p_text`: the library's pages and summaries write p the same way)."""
-    return fmat_p_text(p)
-
-
-def cell(col: str, x) -> str:
-    """Any value in table column ``col``: "" when missing, yes/no, whole numbers for counts,
-    p (``p`` and ``p_<variant>``, e.g. the calibrated ``p_ours``) by :func:`p_cell`,
-    ``share_replicated`` in percent, else 3 decimals (tiny values stay
-    visible: 2 significant digits)."""
-    if missing(x) and not isinstance(x, str):
-        return ""
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    if isinstance(x, (float, np.floating)):
-        if col == "p" or col.startswith("p_"):
-            return p_cell(x)
-        if col in COUNT_COLUMNS and float(x).is_integer():
-            return str(int(x))
-        if col == "share_replicated":
-            return f"{100 * x:.0f}%"
-        if x != 0 and abs(x) < 0.001:
-            return f"{x:.2g}"
-        return f"{x:.3f}"
-    return str(x)
 
 
 def paper_value(r: Mapping) -> str:

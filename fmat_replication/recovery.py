@@ -3,7 +3,9 @@ planted for a study (:mod:`fmat.plant`, docs/planting.md) against the statistics
 computed for it (``results/analysis/{study}/stats.parquet``): one row per expected statistic,
 with the planted (nominal) value, the realised value this world implies for these items and
 models (:func:`fmat.oracle.oracle`), ours with its 95% CI, and the verdict
-(:func:`fmat.plant.recovery`)."""
+(:func:`fmat.plant.recovery`). An expectation at ``level: concept`` is judged by the analysis's
+concept-level rows (``results/analysis/{study}/figures/crossed.parquet``) against the planted
+effect (columns ``level`` and ``target`` say which)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pandas as pd
 
 from fmat.io import read_table, write_table
 from fmat.oracle import oracle
-from fmat.plant import RECOVERY_COLUMNS, load_world, recovery
+from fmat.plant import RECOVERY_COLUMNS, concept_values, expectation_level, load_world, recovery
 
 
 def study_recovery(
@@ -26,11 +28,14 @@ def study_recovery(
     study_path=None,
     models: Sequence[str] | None = None,
     criteria: Mapping[str, pd.DataFrame] | None = None,
+    crossed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One study's recovery rows; a study the world does not name has nothing planted and no
     expectation, which is said in one row. With the study file and the models' names (those
     the models were trained under: they seed each model's variation), each row is judged
-    against the realised value (:func:`fmat.oracle.oracle`)."""
+    against the realised value (:func:`fmat.oracle.oracle`); an expectation at ``level:
+    concept`` against the planted effect (:func:`fmat.plant.concept_values`), by the
+    concept-level rows ``crossed`` (the analysis stage's figure table ``crossed``)."""
 
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:
@@ -38,7 +43,10 @@ def study_recovery(
         row |= {"study": sid, "verdict": "nothing to check", "reason": "the world names no expectation for this study"}
         return pd.DataFrame([row], columns=RECOVERY_COLUMNS)
     realised = oracle(study_path, plant, [str(m) for m in models], criteria) if study_path and models else None
-    return recovery(plant, stats, realised)
+    concept = None
+    if study_path and models and any(expectation_level(e) == "concept" for e in plant.expect):
+        concept = concept_values(study_path, plant, [str(m) for m in models], criteria)
+    return recovery(plant, stats, realised, crossed, concept)
 
 
 def recovery_stage(
@@ -51,15 +59,19 @@ def recovery_stage(
     study_path=None,
     models: Sequence[str] | None = None,
     criteria_paths: Sequence = (),
+    figures=None,
 ) -> None:
     """Rule recovery_study (``sid`` given: one study's stats -> its rows, judged against the
-    realised values when ``study_path`` and ``models`` are given) or rule recovery (the
-    studies' recovery tables -> one table and a CSV)."""
+    realised values when ``study_path`` and ``models`` are given; the concept-level rows from
+    ``figures/crossed.parquet`` of the analysis stage's folder ``figures``, where it has one)
+    or rule recovery (the studies' recovery tables -> one table and a CSV)."""
 
     log = logging.getLogger(__name__)
     if sid is not None:
         criteria = {Path(p).stem: read_table(p) for p in criteria_paths}
-        table = study_recovery(world_path, read_table(stats_paths), sid, study_path, models, criteria)
+        crossed_path = Path(figures) / "crossed.parquet" if figures else None
+        crossed = read_table(crossed_path) if crossed_path is not None and crossed_path.is_file() else None
+        table = study_recovery(world_path, read_table(stats_paths), sid, study_path, models, criteria, crossed)
     else:
         paths: Sequence[str | os.PathLike] = stats_paths
         table = pd.concat([read_table(p) for p in paths], ignore_index=True)

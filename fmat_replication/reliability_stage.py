@@ -1,15 +1,16 @@
 """Stage ``reliability`` (rule reliability): ICC among the models (raw log probabilities and
 LPRs) and alpha among the study's items (its ``reliability:`` block), in the results shape ->
 ``results/reliability/{study}.parquet``, and the detailed tables -> ``{study}_details.parquet``
-(:func:`fmat.pipeline.reliability_tables`: the one producer of every ICC and alpha row)."""
+(the reliability stage, :func:`fmat.stages.reliability`: :func:`fmat.pipeline.reliability_tables`, the one
+producer of every ICC and alpha row)."""
 
 from __future__ import annotations
 
 import os
 from typing import Sequence
 
+from fmat import stages
 from fmat.io import read_table, write_table
-from fmat.pipeline import reliability_tables
 from fmat.runner import read_scores
 
 from .queries import load_study_file
@@ -27,8 +28,8 @@ def reliability(
 ) -> None:
     """Rule reliability: one study's reliability rows -> ``out_stats``, details -> ``out_details``."""
 
-    details, stats = reliability_tables(
-        load_study_file(study_path, criteria_dir), read_scores(score_paths), read_table(lpr_path), sid=sid
+    details, stats = stages.reliability(
+        load_study_file(study_path, criteria_dir), read_scores(score_paths), read_table(lpr_path), sid=sid, icc=True
     )
     write_table(details, out_details)
     write_table(stats, out_stats)

@@ -2,13 +2,16 @@
 # against what the world file (config `world`, docs/planting.md) planted for it: one row per
 # expected statistic with the planted value, the realised value the world implies for these items
 # and models (fmat.oracle, from the study file and the models' names), ours with its
-# CI and the verdict recovered / not recovered (fmat.plant.recovery, the rule in docs/planting.md).
+# CI and the verdict recovered / not recovered (fmat.plant.recovery, the rule in docs/planting.md);
+# an expectation at level: concept is judged by the analysis's figures/crossed.parquet (the
+# concept-level test) against the planted effect: a control there is "nothing found for the concept".
 
 
 rule recovery_study:
     input:
         world=WORLD_FILE or [],
         stats="results/analysis/{study}/stats.parquet",
+        figures="results/analysis/{study}/figures",  # its crossed.parquet: the level: concept rows
         study=study_yaml,
         words=criteria_inputs,
         criteria=analysis_criteria,

@@ -16,6 +16,7 @@ def main():
             study_path=sm.input.study,
             models=list(sm.params.models),
             criteria_paths=[*sm.input.words, *sm.input.criteria],
+            figures=sm.input.get("figures"),
         )
     else:
         recovery_stage(None, list(sm.input), out=sm.output.parquet, csv=sm.output.csv)

@@ -15,6 +15,7 @@ that names the file, the field and the fix: never another exception.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -163,9 +164,28 @@ DESIGNS = {
     "factual_names": _factual("factual_names"),
 }
 
+STUDIES = Path(__file__).resolve().parents[1] / "config" / "studies"
+
+
+def _example_design(name: str):
+    """A family without a strategy above is drawn from its example study (the file under
+    config/studies/ that names it): its design as written, its [MASK] words the ones a model
+    may not score. A strategy above varies the design too."""
+    for path in sorted(STUDIES.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if (data.get("analysis") or {}).get("name") == name:
+            groups = [g for q in data.get("queries") or [] for g in dict(q.get("MASK") or {}).values()]
+            words = sorted({str(w) for g in groups if isinstance(g, list) for w in g})
+            return st.just(({k: v for k, v in data.items() if k not in ("id", "title")}, {}, words))
+    return None
+
+
+DESIGNS.update({n: d for n in analyses.available() if n not in DESIGNS and (d := _example_design(n)) is not None})
+
 
 def test_every_registered_family_is_drawn():
-    """A family registered without a design here would go untested: add its strategy above."""
+    """A family registered without a design here (a strategy above, or its example study under
+    config/studies/) would go untested."""
     assert sorted(DESIGNS) == analyses.available()
 
 

@@ -25,7 +25,8 @@ from fmat.cli import main
 from fmat.pipeline import lpr_table
 from fmat.power import power_table
 from fmat.study import load_study
-from fmat_replication.pages.study import calibrated_summary
+from fmat_replication.pages.html import render
+from fmat_replication.pages.study import calibrated_counts
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = range(1, 7)  # a fixed seed set (no tuning: the bounds below come from theory)
@@ -208,7 +209,7 @@ def test_fmat_power_refuses_a_world_without_the_study(tmp_path, capsys):
 
 def test_the_page_says_which_significant_ds_hold_under_calibration():
     tab = pd.DataFrame({"significant": [True, True, False, False], "significant_ours": [True, False, True, False]})
-    text = calibrated_summary(tab)
+    text = render("calibrated_text.html.j2", c=calibrated_counts(tab))  # the sentences are the template's (issue 53)
     assert "Of the 2 d's significant at .05 under the paper's model, 1 stay significant" in text
     assert "1 become significant only under it" in text
 

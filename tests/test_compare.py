@@ -393,7 +393,7 @@ def test_format_replication_texts():
     from fmat_replication.formats import p_text
     from fmat_replication.formats import replication_text as format_replication
 
-    assert p_text(0.001, "<") == "p < .001" and p_text(0.44) == "p = .44" and p_text(0.33, ">") == "p > .33"
+    assert p_text(0.001, "<") == "p < .001" and p_text(0.44) == "p = .440" and p_text(0.33, ">") == "p > .33"
     assert p_text(0.007) == "p = .007" and p_text(1e-9) == "p < .001"
     paper = paper_frame(
         [

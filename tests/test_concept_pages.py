@@ -74,15 +74,18 @@ def test_the_analysis_stage_writes_the_crossed_rows_beside_the_papers(tmp_path):
     assert any("inference: crossed" in n for n in status["notes"])
 
 
-def test_no_crossed_table_where_the_study_chose_its_inference_or_the_analysis_has_none(tmp_path):
+def test_no_crossed_table_where_the_study_chose_its_inference_or_the_analysis_has_none(tmp_path, monkeypatch):
     text = ATTITUDE.replace("    target_contrast:", "    inference: crossed\n    target_contrast:")
     path, paths = _files(tmp_path, text)
     out = _run(tmp_path, path, paths)
     assert not (out / "figures" / "crossed.parquet").exists()
     assert "crossed" not in json.loads((out / "status.json").read_text())["figures"]
     assert "crossed" in analyses.option_values("attitude_weat", "inference")
-    assert "crossed" not in analyses.option_values("factual_wefat", "inference")
+    assert "crossed" in analyses.option_values("factual_wefat", "inference")  # 1A-1C too (the criterion slope)
     assert analyses.crossed_variant(load_study(path), pd.DataFrame(), pd.DataFrame()) == (None, [])
+    plain = load_study(_write(tmp_path, ATTITUDE, name="P"))
+    monkeypatch.setattr(analyses, "option_values", lambda name, option: ("paper",))  # an analysis with no crossed variant
+    assert analyses.crossed_variant(plain, pd.DataFrame(), pd.DataFrame()) == (None, [])
 
 
 @pytest.mark.parametrize(

@@ -79,8 +79,9 @@ def test_the_demo_with_an_unplanted_study_of_ones_own_ends_with_all_its_pages(tm
 @pytest.mark.parametrize(
     "studies, verdicts, expected",
     [
-        (["U1"], ["not planted"], [("U1", 0, 0, 0)]),  # no study has a judged row: the crash
-        (["X1", "X1", "U1"], ["recovered", "not recovered", "not planted"], [("X1", 2, 1, 1), ("U1", 0, 0, 0)]),
+        (["U1"], ["not planted"], [("U1", 0, 0, 0, 0)]),  # no study has a judged row: the crash
+        (["X1", "X1", "U1"], ["recovered", "not recovered", "not planted"], [("X1", 2, 1, 0, 1), ("U1", 0, 0, 0, 0)]),
+        (["2A", "2A"], ["recovered", "nothing found for the concept"], [("2A", 2, 1, 1, 0)]),  # a concept-level control
         ([], [], []),
     ],
 )
@@ -93,4 +94,4 @@ def test_the_overviews_recovery_counts_hold_without_a_judged_row(studies, verdic
 
     table = recovery_by_study(pd.DataFrame({"study": studies, "verdict": verdicts}, dtype=str))
     assert [tuple(r) for r in table.itertuples(index=False)] == expected
-    assert list(table.columns) == ["study", "checked", "recovered", "not recovered"]
+    assert list(table.columns) == ["study", "checked", "recovered", "nothing found for the concept", "not recovered"]

@@ -25,7 +25,8 @@ from fmat.analyses import factual as fa
 from fmat.errors import InputError
 from fmat.pipeline import lpr_table
 from fmat.study import load_study
-from fmat_replication.pages.study import calibrated_summary
+from fmat_replication.pages.html import render
+from fmat_replication.pages.study import calibrated_counts
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -134,7 +135,7 @@ def test_the_analysis_option_replaces_the_rows_and_writes_the_calibrated_table()
     per_model = [k for k in s_p.index if k[0] == "r" and k[2] != "all"]
     assert per_model and s_o.loc[per_model, "value"].equals(s_p.loc[per_model, "value"])  # untouched
     assert any("disattenuated" in n for n in ours.notes)
-    assert "r's significant" in calibrated_summary(ours.figures["calibrated"])
+    assert "r's significant" in render("calibrated_text.html.j2", c=calibrated_counts(ours.figures["calibrated"]))
 
 
 def test_an_unknown_inference_names_the_field_and_the_fix():

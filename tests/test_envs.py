@@ -110,14 +110,19 @@ def test_make_env_installs_both_distributions_editable():
 
 
 def test_the_library_holds_the_library_and_the_replication_the_workflow():
-    """Issue 42: the workflow's tools (snakemake, the SLURM plugin, Quarto's engine packages) are
-    the replication's dependencies, not a library extra; the development tools are a dependency
-    group, not an extra a user of the library could install."""
+    """Issue 42: the workflow's tools (snakemake, the SLURM plugin) are the replication's
+    dependencies, not a library extra; the development tools are a dependency group, not an
+    extra a user of the library could install. Issue 53: no Jupyter kernel renders a page, so its
+    packages are in no pyproject, lock or environment."""
     library, replication = (_meta(p) for p in PYPROJECTS)
     lib = {_name(Requirement(r).name) for r in library["dependencies"]}
     rep = {_name(Requirement(r).name) for r in replication["dependencies"]}
-    workflow = {"snakemake", "snakemake-executor-plugin-slurm", "ipykernel", "nbclient", "papermill"}
+    workflow = {"snakemake", "snakemake-executor-plugin-slurm"}
     assert workflow <= rep and not workflow & lib
+    kernel = {"ipykernel", "nbclient", "papermill", "jupyter-client", "nbconvert", "jupytext"}
+    assert not kernel & (lib | rep | set(_lock())), kernel & (lib | rep | set(_lock()))
+    for env in (REPO / "envs").glob("*.yaml"):
+        assert not [k for k in kernel if k in env.read_text()], env
     assert "optional-dependencies" not in library  # no [workflow] or [test] extra any more
     dev = {_name(Requirement(r).name) for r in tomllib.loads(PYPROJECTS[0].read_text())["dependency-groups"]["dev"]}
     assert {"pytest", "ruff", "snakefmt", "playwright", "pingouin"} <= dev and not dev & lib

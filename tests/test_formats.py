@@ -1,4 +1,5 @@
-"""fmat_replication.formats: the one place numbers become text (issue 33), by example."""
+"""fmat.formatting (re-exported by fmat_replication.formats): the one place numbers become text
+(issues 33, 53), by example."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def test_number_short_and_p():
     assert F.number(0.41234, 2) == "0.41" and F.number(math.nan) == ""
     assert F.short(0.3100) == "0.31" and F.short(0.00042) == "0.00042" and F.short(1234.56) == "1234.6"
     assert F.short(None) == "NA"
-    assert F.p_text(0.0001) == "p < .001" and F.p_text(0.044) == "p = .04" and F.p_text(0.007) == "p = .007"
+    # one p format on every page (issue 53): a sentence's p has the digits of a table's
+    assert F.p_text(0.0001) == "p < .001" and F.p_text(0.044) == "p = .044" and F.p_text(0.007) == "p = .007"
     assert F.p_text(0.01, "<") == "p < .01" and F.p_text(math.nan) == ""
     assert F.p_cell(0.0001) == "< .001" and F.p_cell(0.0441) == ".044"
 

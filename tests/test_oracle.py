@@ -4,7 +4,8 @@ design, LPR stage, analysis stage) run on the planted scores. Seconds, no traini
 
 from __future__ import annotations
 
-import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,52 +15,51 @@ import yaml
 from oracle_check import DEMO_MODELS, MODELS, STUDIES, criteria_for, demo_plant, problems, workflow_vs_oracle
 
 import fmat.oracle as O
+from fmat import analyses
 from fmat import plant as P
 from fmat.oracle import oracle, raw_queries, read_study_file
 from fmat.results import KEY
+from fmat.study import load_study
 from fmat_replication.recovery import recovery_stage, study_recovery
 
 REPO = Path(__file__).resolve().parents[1]
 ALL = sorted(p.stem for p in STUDIES.glob("*.yaml"))
 NO_VARIATION = {"words": 0.0, "items": 0.0, "models": 0.0, "model_items": 0.0}
-#: what the oracle must not import: the code it checks
+#: what ``import fmat.oracle`` must not load: the code it checks, and the scoring
 CHECKED = (
     "fmat.analyses",
-    "fmat_replication.lpr_stage",
-    "fmat_replication.queries",
+    "fmat_replication",
     "fmat.lpr",
     "fmat.pipeline",
     "fmat.design",
     "fmat.study",
     "fmat.lpbs",
+    "fmat.scoring",
+    "torch",
+    "transformers",
 )
 
 
-def imported_modules(path: Path) -> list[str]:
-    names = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = ("fmat." if node.level else "") + (node.module or "")
-            names += [base] + [f"{base}.{a.name}" for a in node.names]
-    return names
+def loaded_by(statement: str) -> list[str]:
+    """The modules of :data:`CHECKED` in ``sys.modules`` after ``statement`` ran in a fresh
+    interpreter (what is loaded, through any chain of imports, not the import lines)."""
+    code = f"import sys\n{statement}\nprint('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
+    return [m for m in out if any(m == c or m.startswith(c + ".") for c in CHECKED)]
 
 
-def test_the_oracle_imports_none_of_the_code_it_checks():
-    bad = [m for m in imported_modules(REPO / "fmat" / "oracle.py") if m.startswith(CHECKED)]
-    assert not bad, f"fmat/oracle.py imports {bad}: the oracle must compute without the code it checks"
+def test_the_oracle_loads_none_of_the_code_it_checks():
+    """Importing the oracle, finding every family's file and computing a study's values loads no
+    analysis, design, LPR, scoring or replication module."""
+    bad = loaded_by(
+        "import fmat.oracle\nfrom fmat.world import Plant\nassert fmat.oracle.available()\n"
+        "assert len(fmat.oracle.oracle('config/studies/3A.yaml', Plant('3A'), ['m1']))"
+    )
+    assert not bad, f"import fmat.oracle loads {bad}: the oracle must compute without the code it checks"
 
 
-def test_the_import_check_can_fail(tmp_path):
-    f = tmp_path / "m.py"
-    f.write_text("from fmat.design import x\nfrom fmat.analyses import stereotype\nimport numpy\n")
-    assert [m for m in imported_modules(f) if m.startswith(CHECKED)] == [
-        "fmat.design",
-        "fmat.design.x",
-        "fmat.analyses",
-        "fmat.analyses.stereotype",
-    ]
+def test_the_load_check_can_fail():
+    assert "fmat.analyses" in loaded_by("import fmat.plant")
 
 
 def test_every_study_file_has_an_oracle_unless_its_scores_are_not_planted():
@@ -150,9 +150,15 @@ def test_raw_rows_follow_the_study_file():
 
 
 def test_the_oracle_states_each_formula_in_its_notes():
-    doc = O.__doc__
-    for name in ("stereotype_pairs", "stereotype_domains", "attitude_weat", "change_over_time", "factual_wefat"):
+    """Each family's oracle file states the formulas of every analysis it registers."""
+    assert {"stereotype_pairs", "stereotype_domains", "attitude_weat", "change_over_time", "factual_wefat"} <= set(O.available())
+    for name in O.available():
+        doc = sys.modules[O.family(name).__module__].__doc__
         assert f"``{name}``" in doc, f"the oracle's Notes do not state the formulas of {name}"
+
+
+def test_every_oracle_is_the_oracle_of_a_registered_analysis():
+    assert set(O.available()) <= set(analyses.available())
 
 
 @pytest.mark.parametrize("sid", [s for s in ALL if s != "X2"])
@@ -165,10 +171,18 @@ def test_the_planted_scores_recover_every_expectation_of_the_demo_world(sid, tmp
     if plant is None:
         pytest.skip(f"the demo world names no study {sid}")
     both, stats = workflow_vs_oracle(sid, tmp_path, plant=plant, models=DEMO_MODELS)
-    rec = study_recovery(REPO / "config" / "world.yaml", stats, sid, STUDIES / f"{sid}.yaml", DEMO_MODELS, criteria_for(sid))
-    bad = rec[rec["verdict"] != "recovered"]
+    crossed = None  # the concept-level rows (the analysis stage's figures/crossed.parquet) where an expectation needs them
+    if any(P.expectation_level(e) == "concept" for e in plant.expect):
+        study = load_study(STUDIES / f"{sid}.yaml", criteria_dir=tmp_path)
+        crossed = P.design_rows(study, plant, DEMO_MODELS, criteria_for(sid), level="concept")
+    world = REPO / "config" / "world.yaml"
+    rec = study_recovery(world, stats, sid, STUDIES / f"{sid}.yaml", DEMO_MODELS, criteria_for(sid), crossed)
+    bad = rec[~rec["verdict"].isin(P.PASSED)]
     assert not len(bad), bad[["statistic", "condition", "model", "planted", "realised", "value", "reason"]].to_string()
-    judged = rec[rec["realised"].notna()]
+    # a concept-level control is never called recovered: nothing was planted for the concept
+    control = (rec["level"] == "concept") & rec["planted"].str.startswith("0")
+    assert (rec.loc[control, "verdict"] == P.NOTHING_FOUND).all() and (rec.loc[~control, "verdict"] == "recovered").all()
+    judged = rec[rec["realised"].notna() & (rec["level"] == "words")]
     # every judged row with a closed form has the oracle's value as ours (the planted scores are exact)
     assert np.allclose(judged["value"][judged["statistic"] != "t"], judged["realised"][judged["statistic"] != "t"], atol=1e-6)
 
@@ -196,6 +210,37 @@ def test_the_recovery_stage_judges_against_the_realised_values(tmp_path):
     truth = both.set_index(["statistic", "condition", "model"])["value"][("r", "fmat~pct_male", "all")]
     assert r["realised"] == pytest.approx(truth, abs=1e-9) and r["ci_low"] < r["realised"] < r["ci_high"]
     assert set(rec["verdict"]) == {"recovered"}
+
+
+def test_the_recovery_stage_judges_the_concept_level_by_the_analysis_figure_table(tmp_path):
+    """Issue 52, rule recovery_study: 2A's expectations at level: concept are judged by the
+    analysis stage's figures/crossed.parquet (the concept-level test) against the planted
+    effect; the concept-null control (notice-ignore) is "nothing found for the concept"."""
+    plant = P.load_world(REPO / "config" / "world.yaml").plant("2A")
+    _, stats = workflow_vs_oracle("2A", tmp_path, plant=plant, models=DEMO_MODELS)
+    stats.to_parquet(tmp_path / "stats.parquet")
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    crossed = P.design_rows(load_study(STUDIES / "2A.yaml"), plant, DEMO_MODELS, level="concept")
+    crossed.to_parquet(figures / "crossed.parquet")
+    args = dict(sid="2A", study_path=STUDIES / "2A.yaml", models=DEMO_MODELS)
+    recovery_stage(
+        REPO / "config" / "world.yaml", tmp_path / "stats.parquet", out=tmp_path / "r.parquet", figures=figures, **args
+    )
+    rec = pd.read_parquet(tmp_path / "r.parquet")
+    concept = rec[rec["level"] == "concept"].set_index("condition")
+    assert (
+        concept.loc["notice-ignore:average", "verdict"] == P.NOTHING_FOUND
+        and concept.loc["notice-ignore:average", "realised"] == 0
+    )
+    assert concept.loc["like-dislike:average", "verdict"] == "recovered"
+    assert (concept["target"] == P.TARGETS["concept"]).all() and (
+        rec.loc[rec["level"] == "words", "verdict"] == "recovered"
+    ).all()
+    # without the figure table (an analysis without inference: crossed) the concept is not judged as found
+    recovery_stage(REPO / "config" / "world.yaml", tmp_path / "stats.parquet", out=tmp_path / "n.parquet", **args)
+    none = pd.read_parquet(tmp_path / "n.parquet")
+    assert (none.loc[none["level"] == "concept", "verdict"] == "not recovered").all()
 
 
 def test_a_null_holds_exactly_zero_where_items_and_model_items_do_not_vary():

@@ -161,16 +161,16 @@ MUTATIONS = [
     (
         "3A: query design, the second ATTRIB group's phrases paired in reverse",
         "fmat.design",
-        'return [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() for j, w in enumerate(words)]',
-        'return [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() '
+        'paired = [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() for j, w in enumerate(words)]',
+        'paired = [(g, f"{prefix}.{j + 1}", w) for g, words in groups.items() '
         "for j, w in enumerate(words if g == list(groups)[0] else words[::-1])]",
         "3A",
     ),
     (
         "3A: query design, each MASK group's last word labelled with the other group",
         "fmat.design",
-        'rows["MASK"].append(mg)',
-        'rows["MASK"].append(mg if mw != mask[mg][-1] else [g for g in mask if g != mg][0])',
+        '[q, mg, mj, mw, *extra]',
+        '[q, mg if mw != mask[mg][-1] else [g for g in mask if g != mg][0], mj, mw, *extra]',
         "3A",
     ),
     (

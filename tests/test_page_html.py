@@ -135,7 +135,7 @@ def test_table_html_escapes_labels_headers_and_titles(paper, rep):
 
 
 def test_text_rows_html_escapes_text_and_title(paper, rep):
-    rows = tables.other_rows(rep[rep["study"] == "1A"], [tables.paper_table("1A", paper, "factual_wefat")]).copy()
+    rows = tables.other_rows(rep[rep["study"] == "1A"], [tables.paper_table("1A", paper)]).copy()
     rows["condition"] = HOSTILE
     rows.loc[rows.index[0], "verdict"] = HOSTILE
     assert_escaped(tables.text_rows_html(rows), attribute="title")
@@ -168,10 +168,18 @@ def test_ours_only_cells_still_show_numbers(paper):
 
 
 def test_the_environment_autoescapes_every_template():
+    """One environment for every page (issue 53): the library's (fmat.html), the replication's
+    templates first on its path, the library's after them, its formatters as filters."""
+    import fmat.html
+    from fmat import formatting
+
     env = environment()
-    assert env.autoescape is True and env.loader.searchpath == [str(TEMPLATES)]
+    assert env is fmat.html.environment(str(TEMPLATES))
+    assert env.autoescape is True and env.loader.searchpath == [str(TEMPLATES), str(fmat.html.TEMPLATES)]
+    assert env.filters["p"] is formatting.p_cell and env.filters["num"] is formatting.number
     names = env.list_templates()
-    assert "paper_table.html.j2" in names and all(n.endswith(".html.j2") for n in names)
+    assert {"paper_table.html.j2", "study_page/page.html.j2", "macros.html.j2"} <= set(names)
+    assert all(n.endswith(".html.j2") for n in names)
     for name in names:
         env.get_template(name)  # each one parses
     assert render("csv_link.html.j2", filename="'", data="", label="<") == (

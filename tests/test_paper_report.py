@@ -46,13 +46,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _layout(study, paper):
-    """The paper's layout of a study as its page chooses it: by the study file's analysis."""
+    """The paper's layout of a study as its page chooses it: by the paper's table that prints it."""
     import yaml
 
     from fmat_replication.pages.study import item_word
 
     raw = yaml.safe_load((REPO / "config" / "studies" / f"{study}.yaml").read_text(encoding="utf-8"))
-    return paper_table(study, paper, raw["analysis"]["name"], item=item_word(raw))
+    return paper_table(study, paper, item=item_word(raw))
 
 
 STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
@@ -166,6 +166,22 @@ def test_verdict_box_counts_and_headlines(paper):
     table = headlines_html(["1A", "X1"], rep)
     assert table.count("<tr>") == 1 + int((headlines()["study"] == "1A").sum()) and "href='1A.html'" in table
     assert "<td>r = 0.74***</td><td>r = 0.74***</td><td class='v-replicated'" in table
+
+
+def test_the_overview_prints_the_attitude_studies_in_one_table_6(paper):
+    """The paper prints 2A-2D together (its Table 6): the overview does too, chosen by the paper's
+    table number, not by the studies' analysis."""
+    from fmat_replication.pages.inputs import IndexPage
+    from fmat_replication.pages.overview import verdicts
+
+    ids = ["1A", "2A", "2B"]
+    rep = compare(paper[paper["study"].isin(ids)], results_frame([{"study": "2A", "statistic": "d", "value": 0.5}]))
+    empty = pd.DataFrame()
+    data = IndexPage(ids, paper, rep, empty, {s: f"title {s}" for s in ids}, empty, empty, empty, empty, [])
+    joint = verdicts(data)["joint_tables"]
+    assert [(t["id"], t["title"]) for t in joint] == [("joint-table6", "Table 6 of the paper, with ours")]
+    html = str(joint[0]["table"])
+    assert "Study 2A: title 2A" in html and "Study 2B: title 2B" in html and "1A" not in html
 
 
 def test_every_headline_names_a_row_of_the_paper(paper):

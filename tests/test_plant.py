@@ -362,6 +362,100 @@ def test_recovery_pattern_rows_and_missing_rows():
     assert "no such row" in out["reason"][2]
 
 
+@pytest.mark.parametrize(
+    "expect, key, says",
+    [
+        ({"statistic": "d", "absent": True, "level": "concepts"}, "expect[0].level", "level: 'concepts' is not a level"),
+        ({"statistic": "t", "absent": True, "level": "concept"}, "expect[0].statistic", "computes d, b, r, not 't'"),
+    ],
+)
+def test_an_expectation_is_judged_at_words_or_concept_level(tmp_path, expect, key, says):
+    """Issue 52: an expectation's level (default words) is words or concept; another value, or a
+    concept-level expectation of a statistic the concept-level test does not compute, is an
+    error naming the file, the key and the fix; the schema states the levels too."""
+    f = tmp_path / "w.yaml"
+    f.write_text("studies:\n  S1:\n    expect:\n      - " + json.dumps(expect) + "\n")
+    with pytest.raises(InputError) as err:
+        P.load_world(f)
+    msg = str(err.value)
+    assert says in msg and str(f) in msg and f"studies.S1.{key}" in msg, msg
+    validator = jsonschema.Draft202012Validator(P.schema())
+    assert list(validator.iter_errors({"studies": {"S1": {"expect": [{"statistic": "d", "absent": True, "level": "concepts"}]}}}))
+    for level in P.LEVELS:
+        assert not list(
+            validator.iter_errors({"studies": {"S1": {"expect": [{"statistic": "d", "absent": True, "level": level}]}}})
+        )
+
+
+#: the issue's case: the paper's inference finds d = -0.57, p = .018 in a relation where nothing
+#: is planted for the concept (what these words carry: realised -0.55, item variation)
+CONTROL = pd.DataFrame(
+    {
+        "statistic": ["d"],
+        "condition": ["notice-ignore:personal"],
+        "model": ["all"],
+        "value": [-0.57],
+        "p": [0.018],
+        "ci_low": [-1.03],
+        "ci_high": [-0.11],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "crossed_p, ci, verdict, says",
+    [
+        (0.31, (-1.72, 0.58), P.NOTHING_FOUND, "covers 0 (p = 0.31): nothing planted for the concept"),
+        (0.012, (-1.0, -0.14), "not recovered", "misses 0: an effect found for the concept (p = 0.012), where nothing"),
+    ],
+)
+def test_a_concept_level_control_is_judged_by_the_concept_level_test(crossed_p, ci, verdict, says):
+    """Issue 52: a control with nothing planted for the concept but with item variation is
+    "nothing found for the concept" when the concept-level test (inference: crossed) finds
+    nothing, never "recovered"; when it finds something, not recovered. The same row at the
+    words level is judged against the realised value and says what its p < .05 means."""
+    expect = {"statistic": "d", "condition": "notice-ignore:*", "absent": True}
+    plant = P.Plant("2A", expect=[expect, {**expect, "level": "concept"}])
+    realised = CONTROL[["statistic", "condition", "model"]].assign(value=-0.55)
+    crossed = CONTROL.assign(p=crossed_p, ci_low=ci[0], ci_high=ci[1])
+    out = P.recovery(plant, CONTROL, realised, crossed).set_index("level")
+    words, concept = out.loc["words"], out.loc["concept"]
+    assert words["verdict"] == "recovered" and words["realised"] == -0.55
+    assert "what these words carry" in words["reason"] and "level: concept judges the concept" in words["reason"]
+    assert words["target"] == P.TARGETS["words"] and concept["target"] == P.TARGETS["concept"]
+    assert concept["verdict"] == verdict and concept["realised"] == 0 and concept["p"] == crossed_p
+    assert says in concept["reason"], concept["reason"]
+    # without concept-level rows (an analysis with no inference: crossed) nothing is judged as found
+    alone = P.recovery(plant, CONTROL, realised).set_index("level").loc["concept"]
+    assert alone["verdict"] == "not recovered" and "no such concept-level row" in alone["reason"]
+
+
+def test_the_concept_level_target_is_the_planted_effect():
+    """Issue 52 ("Three targets"): the concept-level target is the planted effect on the
+    analysis's scale, without the world's item and model variation (3A: d = 1.0 exactly, where
+    the realised value of these words differs), 0 in a concept-null world; a pooled-SD d has none
+    without the scores it divides by."""
+    from pathlib import Path
+
+    from fmat.oracle import oracle
+
+    repo = Path(__file__).resolve().parents[1]
+    w = P.load_world(repo / "config" / "world.yaml")
+    models = ["m1", "m2", "m3"]
+    key = ["statistic", "condition", "model"]
+    concept = P.concept_values(repo / "config" / "studies" / "3A.yaml", w.plant("3A"), models).set_index(key)["value"]
+    realised = oracle(repo / "config" / "studies" / "3A.yaml", w.plant("3A"), models).set_index(key)["value"]
+    assert concept[("d", "all", "all")] == pytest.approx(1.0, abs=1e-9)
+    assert concept[("d", "pair3", "all")] == pytest.approx(1.0, abs=1e-9)
+    assert abs(realised[("d", "pair3", "all")] - 1.0) > 0.01  # these words carry their own variation
+    null = P.Plant("3A", effects=[], variation=dict(w.plant("3A").variation))
+    assert (P.concept_values(repo / "config" / "studies" / "3A.yaml", null, models)["value"].abs() < 1e-12).all()
+    attitude = P.concept_values(repo / "config" / "studies" / "2A.yaml", w.plant("2A"), models)
+    d = attitude[(attitude["statistic"] == "d") & (attitude["model"] == "all")].set_index("condition")["value"]
+    assert d[["like-dislike:personal", "like-dislike:average"]].isna().all()  # no scale without the scores
+    assert (d[["notice-ignore:personal", "notice-ignore:average", "like-dislike:personal-societal"]] == 0).all()
+
+
 def test_filler_text_is_generated_not_read(monkeypatch):
     from pathlib import Path
 
@@ -456,6 +550,54 @@ def test_fmat_pilot_refuses_an_expectation_it_cannot_judge_before_training(tmp_p
     assert not (tmp_path / "o").exists()
 
 
+def test_fmat_pilot_refuses_a_concept_level_expectation_without_a_concept_level_test(tmp_path, capsys):
+    """Issue 52: an expectation at level: concept needs the analysis's concept-level test
+    (inference: crossed); a study file that chooses another inference has none beside it: an
+    error naming the world file and the key, before any model is trained."""
+    from pathlib import Path
+
+    from fmat.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    study = tmp_path / "3A.yaml"
+    study.write_text((repo / "config" / "studies" / "3A.yaml").read_text(encoding="utf-8") + "    inference: sentence\n")
+    world = tmp_path / "w.yaml"
+    world.write_text(
+        "studies:\n  3A:\n    effects:\n      - {contrast: {MASK: [Male, Female], ATTRIB: [Career, Family]}, d: 0.8}\n"
+        "    expect:\n      - {statistic: d, condition: all, value: 0.8}\n"
+        "      - {statistic: d, condition: all, sign: 1, level: concept}\n",
+        encoding="utf-8",
+    )
+    assert main(["pilot", str(study), "--world", str(world), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "level: concept needs the concept-level test (inference: crossed)" in err and "(sentence)" in err, err
+    assert "studies.3A.expect[1].level" in err and str(world) in err, err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "analysis, ok",
+    [
+        ({"name": "factual_wefat", "options": {"inference": "disattenuated"}}, False),  # another inference chosen
+        ({"name": "factual_wefat"}, True),  # 1A-1C: the crossed slope on the criterion
+        ({"name": "stereotype_pairs", "options": {"inference": "sentence"}}, False),
+        ({"name": "stereotype_pairs"}, True),
+        ({"name": "stereotype_pairs", "options": {"inference": "crossed"}}, True),
+    ],
+)
+def test_the_workflows_check_finds_a_concept_level_without_its_test_before_any_job(analysis, ok):
+    """Issue 52: the workflow's configuration check (fmat_replication.config) refuses a world's
+    level: concept expectation for a study whose analysis cannot judge it, with the key."""
+    plant = P.Plant("S1", expect=[{"statistic": "d", "condition": "all", "sign": 1, "level": "concept"}])
+    study = SimpleNamespace(id="S1", analysis=analysis)
+    if ok:
+        P.check_concept_levels(plant, study, where="w.yaml")
+        return
+    with pytest.raises(InputError) as err:
+        P.check_concept_levels(plant, study, where="w.yaml")
+    assert "w.yaml: studies.S1.expect[0].level" in str(err.value) and "inference: crossed" in str(err.value)
+
+
 def test_fmat_pilot_ctrl_c_says_what_was_kept(tmp_path, capsys, monkeypatch):
     """Issue 42: Ctrl-C during a pilot says which models were kept and how to go on."""
     from pathlib import Path
@@ -543,7 +685,7 @@ def test_fmat_pilot_prints_the_nominal_plant_and_warns_when_the_models_have_not_
     out = capsys.readouterr().out
     assert "MASK Male vs Female x ATTRIB Agentic vs Communal: d = 0.8 (sigma units: LPR = 0.8 x 1.414 = 1.13)" in out, out
     header = next(line for line in out.splitlines() if line.strip().startswith("statistic"))
-    assert header.split()[3:6] == ["nominal", "realised", "ours"], header
+    assert header.split()[3:7] == ["level", "nominal", "realised", "ours"], header  # the level: which target
     warning = out[out.index("WARNING") :]
     assert "2 of 2 model(s) have not learned the world" in warning, out
     assert "pilot-bert-uncased: " in warning and "pilot-roberta: " in warning and "slope = " in warning, warning
@@ -604,6 +746,14 @@ def test_an_undertrained_attitude_pilot_is_flagged_by_the_spread_of_its_lprs(tmp
     assert "2 of 2 model(s) have not learned the world" in warning and "spread = " in warning, warning
     rec = pd.read_csv(tmp_path / "o" / "recovery.csv")
     assert (rec["spread"] < 0.5).all() and (rec["r_planted"] > 0.5).all(), rec  # r alone would not tell
+    # issue 52: config/world.yaml's 2A states expectations at both levels; the pilot judges each at
+    # its own and says which target it used (the concept-level control is never "recovered")
+    exp = pd.read_csv(tmp_path / "o" / "expectations.csv")
+    assert set(exp["level"]) == {"words", "concept"} and set(exp["target"]) == set(P.TARGETS.values())
+    control = exp[(exp["level"] == "concept") & (exp["condition"] == "notice-ignore:average")]
+    assert len(control) == 1 and control["realised"].iloc[0] == 0 and control["verdict"].iloc[0] != "recovered"
+    assert "the concept-level test (inference: crossed)" in control["expect"].iloc[0]
+    assert " concept " in out and "by its level: words" in out
 
 
 def test_the_spread_check_passes_a_trained_attitude_pilot():

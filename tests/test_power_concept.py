@@ -30,7 +30,7 @@ def _plant(sid: str, **variation):
     return replace(p, variation={**p.variation, **variation}) if variation else p
 
 
-@pytest.mark.parametrize("sid,crossed", [("1A", False), ("2A", True), ("3A", True), ("3B", True), ("4A", True)])
+@pytest.mark.parametrize("sid,crossed", [("1A", True), ("2A", True), ("3A", True), ("3B", True), ("4A", True)])
 def test_the_crossed_variant_is_there_where_the_family_declares_it(sid, crossed):
     study = load_study(STUDIES / f"{sid}.yaml")
     assert ("crossed" in fpower.variants_of(study)) is crossed
@@ -45,6 +45,9 @@ def test_the_variants_come_from_the_analysis_declared_inferences(monkeypatch):
         analyses, "option_values", lambda name, option: ("paper", "crossed") if option == "inference" else real(name, option)
     )
     assert fpower.variants_of(study) == {"paper": {}, "crossed": {"inference": "crossed"}}
+    declared = ("paper", "disattenuated")
+    monkeypatch.setattr(analyses, "option_values", lambda name, option: declared if option == "inference" else real(name, option))
+    assert fpower.variants_of(study) == {"paper": {}}  # and one that did not, would not
 
 
 def test_the_concept_null_keeps_the_variation_and_plants_no_effect():
@@ -85,7 +88,9 @@ def test_the_concept_rows_false_positives_come_from_worlds_that_keep_the_item_va
         ("the concept", "sentence"),
         ("the concept", "crossed"),
     }
-    assert tab[tab["level"] == "the concept"]["realised"].isna().all()  # the concept's value: the planted effect
+    # the concept's value: the planted effect (3A: d = 1.0 in every row), not what these words carry
+    concept = tab[tab["level"] == "the concept"]
+    assert len(concept) and ((concept["realised"] - 1.0).abs() < 1e-9).all(), concept
     assert tab[tab["level"] == "these words"]["realised"].notna().all()
 
 
@@ -101,8 +106,11 @@ def test_with_much_item_variation_the_paper_finds_the_concept_where_there_is_non
     assert (top["worlds"] == 6).all()
 
 
-def test_the_concept_level_is_refused_for_an_analysis_without_a_crossed_test(tmp_path, capsys):
+def test_the_concept_level_is_refused_for_an_analysis_without_a_crossed_test(tmp_path, capsys, monkeypatch):
     study = load_study(STUDIES / "1A.yaml")
+    real = analyses.option_values  # every analysis declares one now: 1A's made one that does not
+    declared = ("paper", "disattenuated")
+    monkeypatch.setattr(analyses, "option_values", lambda name, option: declared if option == "inference" else real(name, option))
     with pytest.raises(InputError, match="no concept-level test"):
         fpower.power_table(study, _plant("1A"), models=[3], worlds=1, level="concept")
     with pytest.raises(InputError, match="level"):
@@ -125,6 +133,10 @@ def test_fmat_power_level_concept_over_items_and_models_prints_and_plots_the_cro
     assert re.search(r"the concept +crossed", head) and re.search(r"the concept +paper", head), head
     tab = pd.read_csv(out / "power.csv")
     assert set(tab["level"]) == {"the concept"} and set(tab["variant"]) == {"paper", "crossed"}
+    # the concept's value: 0 where nothing is planted; none for the pooled-SD d of the planted relation, and said why
+    assert (tab.loc[tab["condition"].str.startswith("notice-ignore"), "realised"] == 0).all()
+    assert tab.loc[tab["condition"].str.startswith("like-dislike:average"), "realised"].isna().all()
+    assert "NaN for a pooled-SD d, which divides by the words' own spread" in text
     assert set(tab[tab["variant"] == "crossed"]["items"]) == {4, 8}
     labels = [c.get_label() for ax in figures[0].axes[:2] for c in ax.containers]
     assert "d like-dislike:average (crossed, the concept), 4 items" in labels, labels

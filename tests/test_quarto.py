@@ -96,14 +96,16 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
 def documented_quarto_block() -> str:
     """docs/reports.md's by-hand block (marked not-run there: this test runs it as written)."""
     text = (REPO / "docs" / "reports.md").read_text(encoding="utf-8")
-    return re.search(r"```bash\n(export QUARTO_PYTHON=.*?)```", text, re.S).group(1)
+    return re.search(r"```bash\n(export PATH=.*?)```", text, re.S).group(1)
 
 
 def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, tmp_path, monkeypatch):  # noqa: F811
-    """After a run, the documented `quarto render reports/study.qmd -P study:2A --output 2A.html`
-    and `quarto render reports/index.qmd` from the project folder, as written: the documents find
-    results/... and config/... above reports/ (the rules' own declaration of the inputs),
-    fmat_replication imported as installed (no PYTHONPATH); --output puts the page beside the
+    """After a run, the documented `quarto render reports/study.qmd -M study:2A --output 2A.html`
+    and `quarto render reports/index.qmd` from the project folder, as written, with no Jupyter
+    kernel (issue 53: the documents have no code cell; their filter runs `python3 -m
+    fmat_replication.pages`): the documents find results/... and config/... above reports/ (the
+    rules' own declaration of the inputs), fmat_replication imported as installed (no
+    PYTHONPATH); --output puts the page beside the
     document, nothing else is left in the project; the DEMO banner comes from the results (2A's
     scores were recorded as a demo's, 1A's not), not from a parameter."""
     from fmat_replication.pages.drawing import draw_index, draw_study
@@ -113,7 +115,7 @@ def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, t
     shutil.copytree(results_dir / "results", root / "results")
     shutil.rmtree(root / "results" / "figures", ignore_errors=True)  # drawn again below, as the rules do
     (root / "reports").mkdir()
-    for name in ("study.qmd", "index.qmd"):
+    for name in ("study.qmd", "index.qmd", "page.lua"):
         shutil.copy2(repo / "reports" / name, root / "reports" / name)
     (root / "config").symlink_to(repo / "config", target_is_directory=True)
     monkeypatch.chdir(root)  # the figures, as rules report_figures draw them
@@ -126,7 +128,7 @@ def test_a_document_renders_by_hand_as_the_docs_say(quarto, repo, results_dir, t
     before.append(".venv")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QUARTO_PYTHON")}
     block = documented_quarto_block()
-    assert "--output 2A.html" in block and "quarto render index.qmd" in block, block
+    assert "-M study:2A --output 2A.html" in block and "quarto render index.qmd" in block, block
     for script in (block, block.replace("2A", "1A")):  # 1A: scores not recorded as a demo's
         res = subprocess.run(["bash", "-e", "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=900)
         assert res.returncode == 0, (script, (res.stdout + res.stderr)[-3000:])

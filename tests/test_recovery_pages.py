@@ -59,3 +59,22 @@ def test_the_overview_counts_printed_computable_and_checked():
     out = expectation_coverage(rec, rep).set_index("study")
     assert out.loc["3A"].tolist() == [4, 3, 2]  # alpha is not sign-bearing; ref:iat is not computable
     assert out.loc["all"].tolist() == [4, 3, 2]
+
+
+def test_a_concept_level_control_is_counted_apart_from_the_recovered_numbers():
+    """Issue 52: the page's sentence counts the planted numbers recovered and, apart, the
+    concept-level controls that found nothing for the concept (never as recovered numbers);
+    each row of the table says the level it was judged at."""
+    from fmat_replication.pages.recovery import recovery_summary
+
+    control = {"statistic": "d", "condition": "pair1", "absent": True, "level": "concept"}
+    plant = Plant("3A", expect=[{"statistic": "d", "condition": "all", "value": 1.0}, control])
+    crossed = STATS[STATS["condition"] == "pair1"].assign(value=0.1, p=0.6, ci_low=-0.3, ci_high=0.5)
+    rec = recovery(plant, STATS, REALISED, crossed)
+    assert rec["verdict"].tolist() == ["recovered", "nothing found for the concept"]
+    assert recovery_rows(rec)["level"].tolist() == ["words", "concept"]
+    text = recovery_summary(rec)
+    assert "<b>1 of 1</b> planted number recovered" in text and "<b>1 of 1</b> concept-level control" in text, text
+    assert "all-recovered" in text and "not-all" not in text
+    missed = recovery(plant, STATS, REALISED, crossed.assign(p=0.01, ci_low=0.05, ci_high=0.2))
+    assert "<b>0 of 1</b> concept-level control" in recovery_summary(missed)

@@ -6,7 +6,6 @@ timeout, atomic pages; and the installed library keeps no notebook machinery."""
 from __future__ import annotations
 
 import errno
-import inspect
 import os
 import re
 import stat
@@ -19,58 +18,69 @@ import yaml
 import fmat_replication.pages.render as render
 from fmat.cli import main
 from fmat.errors import FmatError, InputError, RenderError
+from fmat_replication.pages.__main__ import USAGE
+from fmat_replication.pages.__main__ import main as pages_main
+from fmat_replication.pages.html import environment
 from fmat_replication.pages.overview import TITLE as INDEX_TITLE
-from fmat_replication.pages.overview import overview_page
-from fmat_replication.pages.page import Page, page_path, raw_block, text_html
+from fmat_replication.pages.page import Heading, Page, page_path
 from fmat_replication.pages.render import OUTPUT_FIX, choose_engine, render_page, render_quarto
 from fmat_replication.pages.study import TITLE as STUDY_TITLE
-from fmat_replication.pages.study import study_page
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def small_page() -> Page:
-    page = Page("A <small> page")
-    page.show("<style>p {color: red}</style>")
-    page.heading("First section", "first")
-    page.text("Plain *words* with `code` & <angle brackets>.")
-    page.show("<table class='probe'><tr><td>x &amp; y</td></tr></table>")
-    page.heading("Second section", "second")
-    page.show("<pre>```three``` and ````four````</pre>")
-    return page
+#: a page's template (issue 53): it extends the document, writes its headings with the macro and
+#: its sentences itself; the context holds data only
+SMALL = """{% extends "document.html.j2" %}
+{% from "macros.html.j2" import heading with context %}
+{% block content %}
+<style>p {color: red}</style>
+{{ heading(2, "first", "First section") }}
+<p>Plain <em>words</em> with <code>code</code> &amp; {{ words }}.</p>
+<table class='probe'><tr><td>{{ cell }}</td></tr></table>
+{{ heading(2, "second", "Second * section") }}
+{% if more %}{{ heading(3, "third", "Third") }}{% endif %}
+<pre>{{ backticks }}</pre>
+{% endblock %}
+"""
+
+
+def small_page(**context) -> Page:
+    ctx = {"words": "<angle brackets>", "cell": "x & y", "more": False, "backticks": "```three``` and ````four````", **context}
+    return Page("A <small> page", environment().from_string(SMALL), ctx)
 
 
 # --------------------------------------------------------------------------- the Page
 
 
 def test_markdown_has_headings_for_the_toc_and_html_in_raw_blocks():
+    """For Quarto the template writes the markdown itself (no HTML read back): each heading a
+    markdown heading, the content between them in raw blocks whose fence is longer than any run
+    of backticks inside (here: a four-backtick run, so five), values escaped as in HTML."""
     md = small_page().markdown()
-    assert "\n## First section {#first}\n" in md and "\n## Second section {#second}\n" in md
-    assert "```{=html}\n<table class='probe'><tr><td>x &amp; y</td></tr></table>\n```" in md
-    assert "`````{=html}\n<pre>```three``` and ````four````</pre>\n`````" in md  # a fence longer than any inside
-    assert "\nPlain *words* with `code` & <angle brackets>.\n" in md
+    assert "\n## First section {#first}\n" in md and "\n## Second \\* section {#second}\n" in md
+    assert md.startswith("`````{=html}\n<style>p {color: red}</style>\n") and md.endswith("\n`````\n")
+    assert "`````{=html}\n<p>Plain <em>words</em> with <code>code</code> &amp; &lt;angle brackets&gt;.</p>\n" in md
+    assert "<table class='probe'><tr><td>x &amp; y</td></tr></table>" in md
+    assert "<pre>```three``` and ````four````</pre>" in md
+    assert "{#third}" not in md and "<h2" not in md
+    assert "```{=html}\n<pre>plain</pre>" in small_page(backticks="plain").markdown()  # no backticks inside: three
+    assert "\n### Third {#third}\n" in small_page(more=True).markdown()
 
 
-@pytest.mark.parametrize("text", ["<p>plain</p>", "<code>```x```</code>", "<pre>````four````</pre>", ""])
-def test_raw_block_fence_is_longer_than_any_backtick_run(text):
-    block = raw_block(text)
-    fence = block.split("{=html}")[0]
-    assert set(fence) == {"`"} and len(fence) >= 3 and len(fence) > max(map(len, re.findall("`+", text)), default=0)
-    assert block == f"{fence}{{=html}}\n{text}\n{fence}"
-
-
-def test_text_is_escaped_with_code_and_emphasis():
-    assert text_html("a *b* `c<d>` e & f <g>") == "<p>a <em>b</em> <code>c&lt;d&gt;</code> e &amp; f &lt;g&gt;</p>"
+def test_the_toc_is_the_headings_the_template_wrote():
+    assert small_page().toc() == [Heading(2, "First section", "first"), Heading(2, "Second * section", "second")]
+    assert [h.id for h in small_page(more=True).toc()] == ["first", "second", "third"]
 
 
 def test_html_page_is_self_contained_with_title_block_and_toc():
     html = small_page().html()
     assert "<title>A &lt;small&gt; page</title>" in html and '<h1 class="title">A &lt;small&gt; page</h1>' in html
     toc = re.search(r'<nav id="TOC" role="doc-toc">(.*?)</nav>', html, re.S).group(1)
-    assert re.findall(r'<a href="#([^"]+)">([^<]+)</a>', toc) == [("first", "First section"), ("second", "Second section")]
+    assert re.findall(r'<a href="#([^"]+)">([^<]+)</a>', toc) == [("first", "First section"), ("second", "Second * section")]
     for anchor in ("first", "second"):
         assert f'<h2 id="{anchor}">' in html
-    # the blocks in order, HTML fragments as they are
+    # the content in order, values escaped
     order = [
         "<style>p {color: red}</style>",
         'id="first"',
@@ -81,6 +91,7 @@ def test_html_page_is_self_contained_with_title_block_and_toc():
     ]
     positions = [html.index(x) for x in order]
     assert positions == sorted(positions)
+    assert "{=html}" not in html and "## " not in html
     assert not re.search(r"<(script|img|link)[^>]+(src|href)=[\"'](?!data:)", html)  # nothing from outside
 
 
@@ -95,34 +106,34 @@ def test_page_path_holds_no_absolute_path(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- the Quarto documents
 
 
-def _document(name: str) -> tuple[dict, list[tuple[dict, str]]]:
-    """A document's YAML header and its Python cells as (cell options, code)."""
+def _document(name: str) -> tuple[dict, str]:
+    """A document's YAML header and what follows it."""
     text = (REPO / "reports" / name).read_text(encoding="utf-8")
-    header = yaml.safe_load(text.split("---\n")[1])
-    cells = []
-    for body in re.findall(r"^```\{python\}\n(.*?)^```$", text, re.S | re.M):
-        opts = yaml.safe_load("\n".join(ln[3:] for ln in body.splitlines() if ln.startswith("#| "))) or {}
-        cells.append((opts, body))
-    return header, cells
+    _, header, body = text.split("---\n", 2)
+    return yaml.safe_load(header), body
 
 
-@pytest.mark.parametrize(
-    "name, function, title", [("study.qmd", study_page, STUDY_TITLE), ("index.qmd", overview_page, INDEX_TITLE)]
-)
-def test_each_document_is_a_parameters_cell_and_one_asis_cell_printing_the_page(name, function, title):
-    """reports/*.qmd: the page function's title, self-contained HTML with a table of contents;
-    one parameters cell holding every argument of the page function (so a rule's input or a
-    -P parameter reaches it by name), one `output: asis` cell that prints the page function's markdown."""
-    header, cells = _document(name)
-    assert header["title"] == title and header["jupyter"] == "python3"
+@pytest.mark.parametrize("name, kind, title", [("study.qmd", "study", STUDY_TITLE), ("index.qmd", "index", INDEX_TITLE)])
+def test_each_document_names_its_page_and_the_filter_and_runs_no_kernel(name, kind, title):
+    """reports/*.qmd (issue 53): the page function's title, self-contained HTML with a table of
+    contents; no code cell and no Jupyter key (rendering by hand needs no kernel); the page comes
+    from the Lua filter reports/page.lua, which runs `python3 -m fmat_replication.pages KIND [STUDY]`."""
+    header, body = _document(name)
+    assert header["title"] == title and not body.strip()
+    assert not {"jupyter", "execute", "engine"} & set(header), header
     html = header["format"]["html"]
     assert html["embed-resources"] is True and html["toc"] is True and html["toc-location"] == "body"
-    assert "freeze" not in header.get("execute", {})
-    assert [opts for opts, _ in cells] == [{"tags": ["parameters"]}, {"output": "asis"}]
-    names = set(re.findall(r"^(\w+) = ", cells[0][1], re.M))
-    assert names == set(inspect.signature(function).parameters), name
-    assert f"{function.__name__}(" in cells[1][1] and ".markdown())" in cells[1][1]
-    assert "sys.path" not in cells[1][1] and "fmat.report" not in cells[1][1]
+    assert header["filters"] == ["page.lua"] and header["fmat-page"] == kind
+    assert ("study" in header) == (kind == "study")
+    lua = (REPO / "reports" / "page.lua").read_text(encoding="utf-8")
+    assert '"python3", args' in lua and '"fmat_replication.pages"' in lua and "doc.meta.study" in lua
+    assert set(render.BY_HAND_KEYS) >= set(header) - {"title", "format"}  # the rule's page.md: title and format only
+
+
+@pytest.mark.parametrize("args", [[], ["study"], ["nope"], ["index", "2A"], ["study", "2A", "x"]])
+def test_the_page_module_names_the_usage_for_a_wrong_page(args, capsys):
+    assert pages_main(args) == 2
+    assert USAGE in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- engines and writing
@@ -254,7 +265,7 @@ def _fake_quarto(tmp_path: Path, body: str) -> Path:
 def test_quarto_command_line(tmp_path, monkeypatch):
     """With quarto on PATH: `quarto render page.md --to html --output NAME` on a markdown document
     in a temporary folder: the front matter of reports/study.qmd (its title and format) without its
-    Jupyter keys, then the page's markdown (the same Page the template writes). Quarto's own
+    by-hand keys (the filter, the page), then the page's markdown (the same Page the template writes). Quarto's own
     markdown engine: no kernel, so nothing of Jupyter or Python is set for it (no QUARTO_PYTHON,
     JUPYTER_PATH or TMPDIR of ours; its environment is the rule's)."""
     record = tmp_path / "record"
@@ -282,12 +293,12 @@ def test_quarto_command_line(tmp_path, monkeypatch):
     document = Path(f"{record}.md").read_text()
     header = yaml.safe_load(document.split("---\n")[1])
     qmd = yaml.safe_load((REPO / "reports" / "study.qmd").read_text().split("---\n")[1])
-    assert header == {k: v for k, v in qmd.items() if k not in ("jupyter", "execute")} and "format" in header
+    assert header == {k: v for k, v in qmd.items() if k not in render.BY_HAND_KEYS} and set(header) == {"title", "format"}
     assert document.endswith("---\n\n" + small_page().markdown())
     assert "{python}" not in document
     assert out.read_text().strip() == "<html>quarto</html>"
     assert sorted(p.name for p in (REPO / "reports").iterdir()) == in_reports  # the render left nothing in reports/
-    assert {"README.md", "index.qmd", "study.qmd"} <= set(in_reports)
+    assert {"README.md", "index.qmd", "study.qmd", "page.lua"} <= set(in_reports)
 
 
 QUARTO_FAILS = """\
@@ -358,8 +369,8 @@ def test_the_library_has_no_report_command_or_notebook_renderer(capsys):
     tomllib = __import__("tomllib")
     library = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     replication = tomllib.loads((REPO / "fmat_replication" / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert not [d for d in library if re.split(r"[<>=!~ ]", d)[0] in (*words, "ipykernel")]  # the library renders no notebook
-    assert any(d.startswith("ipykernel") for d in replication)  # Quarto's jupyter engine: the replication's
+    kernel = (*words, "ipykernel")
+    assert not [d for d in library + replication if re.split(r"[<>=!~ ]", d)[0] in kernel]  # no notebook, no kernel (issue 53)
 
 
 def test_the_pages_lie_side_by_side_for_snakemake_report(tmp_path):

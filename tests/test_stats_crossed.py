@@ -414,7 +414,11 @@ def test_change_over_time_crossed_is_lmertest_end_to_end(ref, trend):
     assert one["p"] == pytest.approx(float(check.pvalue), rel=1e-9)
     assert (one["ci_low"], one["ci_high"]) == pytest.approx(tuple(check.confidence_interval(0.95)), rel=1e-9)
     c = t[t["year"].isin([2000, 1900])].pivot_table(index=["model", "item"], columns="year", values="d")
-    want = crossed_contrast((c[2000] - c[1900]).unstack("item").to_numpy())
+    # a trend's items are few: no item boundary (fmat.stats.crossed, "Few items"; this contrast's
+    # item mean square is below the residual's share, so the boundary would change the test)
+    C = (c[2000] - c[1900]).unstack("item").to_numpy()
+    want = crossed_contrast(C, truncate_items=False)
+    assert want["se"] != pytest.approx(crossed_contrast(C)["se"], rel=1e-3)
     got = ours.stats[(ours.stats["statistic"] == "d") & (ours.stats["condition"] == "2000vs1900")].iloc[0]
     for col, w in (("value", "estimate"), ("se", "se"), ("df", "df"), ("p", "p")):
         assert got[col] == pytest.approx(want[w], rel=1e-12), col
@@ -447,3 +451,43 @@ def test_change_over_time_crossed_with_one_item_is_the_models_slopes_t_test(tren
     assert b["df"] == 7
     assert b["p"] == pytest.approx(float(stats.ttest_1samp(S, 0.0).pvalue), rel=1e-9)
     assert any("one item" in n for n in ours.notes)
+
+
+# ------------------------------------------------------------------ few items: no item boundary
+def test_trend_with_few_items_has_no_item_boundary_r_anova_and_lmer():
+    """4A-shaped (12 models x 3 templates x 44 years, the templates differing only by their own
+    value in each year, no trend) where the templates' slope mean square is below the
+    residual's share (tests/fixtures/r/crossed_few_items.R): the crossed year slope is R's
+    two-way ANOVA quasi-F of the cell slopes without the item boundary, whereas REML (lmerTest)
+    sets the templates' slope variance to 0, takes the models' df and rejects the true 0, as
+    the old rule (item variance 0, df M - 1) did."""
+    t = pd.read_csv(FIX / "crossed_few_items_data.csv")
+    ref = pd.read_csv(FIX / "crossed_few_items_results.csv").set_index("fit")
+    anova, lmer = ref.loc["anova"], ref.loc["lmer"]
+    assert bool(anova["ms_item_below_share"]) and anova["ms_model"] > anova["ms_res"]
+    assert bool(lmer["singular"]) and lmer["item_slope_var"] == 0
+    ours = _trend_run(t, century_contrasts=None, inference="crossed")
+    b = ours.stats[(ours.stats["statistic"] == "b") & (ours.stats["model"] == "all")].iloc[0]
+    assert b["value"] == pytest.approx(anova["estimate"], rel=1e-9)
+    for col in ("se", "df", "p", "ci_low", "ci_high"):
+        assert b[col] == pytest.approx(anova[col], rel=1e-6, abs=_near(col, anova)), col
+    assert b["p"] > 0.05 > lmer["p"] and lmer["df"] > 11
+    old = crossed_contrast(_slopes(t).to_numpy())  # REML's boundary rule: the items' variance at 0
+    assert old["boundary"] == ["item"] and old["df"] == 11 and old["p"] < 0.05
+
+
+def test_few_items_without_the_item_boundary_keep_the_false_positive_rate():
+    """12 models x 3 items with a real item variance (4 x the residual's share, as 4A's worlds
+    at item SD 0.1-0.2) and nothing to find: REML's boundary (a 2-df item mean square below the
+    residual's share taken as no item variance at all, df M - 1) rejects the true 0 too often;
+    without it the rate stays at or below 5% (benchmarks/bench_concept.py measures the worlds)."""
+    rng = np.random.default_rng(52)
+    n, hits = 2000, {True: 0, False: 0}
+    for _ in range(n):
+        S = rng.normal(0, np.sqrt(4 / 12), (1, 3)) + rng.normal(0, 1, (12, 3))
+        for truncate in hits:
+            hits[truncate] += crossed_contrast(S, truncate_items=truncate)["p"] < 0.05
+    reml_low = stats.beta.ppf(0.025, hits[True], n - hits[True] + 1)
+    ours_high = stats.beta.ppf(0.975, hits[False] + 1, n - hits[False])
+    assert reml_low > 0.05, hits  # the boundary rule: anti-conservative
+    assert 0.02 < hits[False] / n and ours_high > 0.05 and hits[False] / n < 0.055, hits

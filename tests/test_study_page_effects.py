@@ -69,7 +69,7 @@ def test_the_attitude_pages_visible_tables_keep_the_relations_apart(attitude):
         col = t["columns"].index("M_word") if "M_word" in t["columns"] else t["columns"].index("MASK word")
         assert {r[col] for r in t["rows"]} == {"like - dislike", "notice - ignore"}, t["caption"]
     # on the page: every LPR table, and the figure one panel per relation
-    section = html[html.index('<section id="lpr">') : html.index('<section id="reliability">')]
+    section = html[html.index('<h2 id="lpr">') : html.index('<h2 id="reliability">')]
     for rows in _tables(section):
         assert "M_word" in rows[0] or "MASK word" in rows[0], rows[0]
     assert "one panel per M_word (compared by the analysis, never averaged together)" in section
@@ -81,7 +81,7 @@ def test_the_attitude_pages_visible_tables_keep_the_relations_apart(attitude):
 
 def test_alpha_over_three_rows_is_na_with_the_reason_and_p_is_one_format(attitude):
     _, _, stats, html = attitude
-    section = html[html.index('<section id="reliability">') :]
+    section = html[html.index('<h2 id="reliability">') :]
     rows = _tables(section)[0]
     head, body = rows[0], rows[1:]
     assert head[-1] == "note"

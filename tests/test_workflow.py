@@ -265,17 +265,28 @@ def test_demo_recovers_what_was_planted(demo_run):
     - the misses are no more than calibrated intervals give in 999 of 1,000 runs
       (Binomial(n, .05)'s 99.9% quantile); the run's count is printed on the overview;
     - 1A-1C correlate with their criterion at r >= .7; the models agree (ICC >= .7); the null
-      control N0 finds nothing beyond what its world holds."""
+      control N0 finds nothing beyond what its world holds;
+    - issue 52: 2A's expectations at level: concept are judged by the concept-level test
+      (figures/crossed.parquet) against the planted effect: its like-dislike association is
+      recovered, and its notice-ignore relation (nothing planted for the concept, the words' own
+      variation kept) is "nothing found for the concept", never "recovered"."""
     from scipy import stats as sps
 
-    from fmat.plant import load_world
+    from fmat.plant import JUDGED, NOTHING_FOUND, TARGETS, load_world
 
     work, _ = demo_run
     studies = yaml.safe_load((REPO / "config" / "demo.yaml").read_text())["studies"]
     world = load_world(REPO / "config" / "world.yaml")
     rec = pd.read_parquet(work / "results" / "recovery.parquet")
-    judged = rec[rec["verdict"].isin(["recovered", "not recovered"])]
+    judged = rec[rec["verdict"].isin(JUDGED)]
     assert set(judged["study"]) == {s for s in studies if world.plant(s) is not None and world.plant(s).expect}
+    concept = judged[judged["level"] == "concept"]
+    control = concept[concept["planted"].str.startswith("0")]
+    assert len(control) == 1 and control["verdict"].tolist() == [NOTHING_FOUND], concept.to_string()
+    assert (control["realised"] == 0).all() and (concept["target"] == TARGETS["concept"]).all()
+    assert concept.loc[~concept.index.isin(control.index), "verdict"].tolist() == ["recovered"], concept.to_string()
+    judged = judged[judged["level"] == "words"]  # the rest: these words in these models, against the realised value
+    assert (judged["target"] == TARGETS["words"]).all()
     bad = judged[judged["verdict"] != "recovered"]
     headline = bad[~bad["condition"].str.contains(PARTS)]
     assert headline.empty, headline.to_string()

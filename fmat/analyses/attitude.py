@@ -106,6 +106,29 @@ def design_table(
             fix='write perceivers: {personal: "I [MASK] {TARGET}.", societal: "Most people [MASK] {TARGET}."}',
         )
     per = {str(q): str(name) for name, q in perceivers.items()}
+    _check_names_in_lpr(lpr, rel, per, target_contrast)
+    mapping = {}
+    if items is not None and len(items):
+        sub = items[items["slot"].astype(str) == "TARGET"]
+        mapping = dict(zip(sub["word"].astype(str), sub["item"].astype(str)))
+    d = pd.DataFrame(
+        {
+            "model": lpr["model"].astype(str).to_numpy(),
+            "perceiver": lpr["query"].astype(str).map(per).to_numpy(),
+            "relation": lpr["M_word"].astype(str).map(rel).to_numpy(),
+            "category": lpr["TARGET"].astype(str).to_numpy(),
+            "item": lpr["T_word"].astype(str).map(lambda w: mapping.get(w, w)).to_numpy(),
+            "LPR": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(dtype=float),
+        }
+    )
+    d = d[d["perceiver"].notna() & d["relation"].notna() & d["category"].isin([str(t) for t in target_contrast])]
+    d["LPR"] = d["LPR"].where(np.isfinite(d["LPR"]))
+    return d.reset_index(drop=True)
+
+
+def _check_names_in_lpr(lpr: pd.DataFrame, rel: Mapping, per: Mapping, target_contrast) -> None:
+    """The relations' [MASK] word pairs, the perceivers' templates and the two TARGET groups are
+    in the LPR table; a relation whose verbs are reversed says so."""
     m_words = set(lpr["M_word"].astype(str))
     queries = set(lpr["query"].astype(str))
     targets = set(lpr["TARGET"].astype(str))
@@ -134,23 +157,6 @@ def design_table(
                 where=f"{_OPT}.target_contrast",
                 fix="name the study file's TARGET groups",
             )
-    mapping = {}
-    if items is not None and len(items):
-        sub = items[items["slot"].astype(str) == "TARGET"]
-        mapping = dict(zip(sub["word"].astype(str), sub["item"].astype(str)))
-    d = pd.DataFrame(
-        {
-            "model": lpr["model"].astype(str).to_numpy(),
-            "perceiver": lpr["query"].astype(str).map(per).to_numpy(),
-            "relation": lpr["M_word"].astype(str).map(rel).to_numpy(),
-            "category": lpr["TARGET"].astype(str).to_numpy(),
-            "item": lpr["T_word"].astype(str).map(lambda w: mapping.get(w, w)).to_numpy(),
-            "LPR": pd.to_numeric(lpr["LPR"], errors="coerce").to_numpy(dtype=float),
-        }
-    )
-    d = d[d["perceiver"].notna() & d["relation"].notna() & d["category"].isin([str(t) for t in target_contrast])]
-    d["LPR"] = d["LPR"].where(np.isfinite(d["LPR"]))
-    return d.reset_index(drop=True)
 
 
 def standardize_lpr(

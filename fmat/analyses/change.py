@@ -42,11 +42,11 @@ from typing import Literal, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from fmat.analyses import AnalysisInput, AnalysisOutput, nearest, register
 from fmat.analyses.stereotype import _levels, _need, _study_id, _where
 from fmat.errors import InputError
+from fmat.lazy_scipy import stats as sps
 from fmat.results import model_slug, results_frame
 from fmat.stats.crossed import crossed_contrast
 from fmat.stats.effects import LPR_SIGMA
@@ -244,7 +244,10 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
     slope of the concept is the grand mean of ``S`` (the paper's LMM slope in a balanced design)
     and its test is :func:`fmat.stats.crossed.crossed_contrast` of ``S``: the model of the yearly
     d with correlated random intercepts and slopes of year by model, by item and by model x
-    item (Barr et al.'s maximal structure), exact for a balanced design (docs/calibration.md).
+    item (Barr et al.'s maximal structure), exact for a balanced design (docs/calibration.md),
+    without REML's item boundary: with three templates a 2-df item mean square below the
+    residual's share is no evidence that the templates agree (``truncate_items=False``;
+    fmat.stats.crossed, "Few items").
     Per model (a claim about that model, over the population of items): the mean of its row of
     ``S``, tested over the items (df items - 1).  A century contrast: each cell's d of the
     first year minus the second's, crossed over models and items as the slope.  With one item
@@ -258,7 +261,9 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
         gone = [model_slug(m) for m in table.index if m not in complete.index]
         notes.append(f"inference: crossed left out {len(gone)} model(s) lacking an item's slope: {', '.join(gone)}")
     random_items = table.shape[1] > 1
-    res = crossed_contrast(complete.to_numpy(), random_items=random_items)
+    # few items (4A/4B: three templates): the items' variance is never set to 0 (no item
+    # boundary: fmat.stats.crossed, "Few items")
+    res = crossed_contrast(complete.to_numpy(), random_items=random_items, truncate_items=False)
     rows = [
         {"statistic": "b", "condition": "year", "model": "all", **_test_row(res)},
         {"statistic": "t", "condition": "year", "model": "all", "value": res["t"], "df": res["df"], "p": res["p"], "n": res["n"]},
@@ -289,13 +294,14 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
             notes.append(f"inference: crossed: century contrast {a} vs {b} not computed (a year is missing)")
             continue
         C = (cells[a] - cells[b]).unstack("item").reindex(index=table.index, columns=table.columns).dropna(axis=0, how="any")
-        r = crossed_contrast(C.to_numpy(), random_items=random_items)
+        r = crossed_contrast(C.to_numpy(), random_items=random_items, truncate_items=False)
         test = {"df": r["df"], "p": r["p"], "n": r["n"]}
         rows.append({"statistic": "d", "condition": f"{a}vs{b}", "model": "all", **_test_row(r)})
         rows.append({"statistic": "t", "condition": f"{a}vs{b}", "model": "all", "value": r["t"], **test})
     what = (
         f"the models ({len(complete)}) and the items ({table.shape[1]}: the values of average_over) as crossed random "
-        "factors, the year slope varying by model, by item and by model x item (expected mean squares, Satterthwaite df)"
+        "factors, the year slope varying by model, by item and by model x item (expected mean squares, Satterthwaite df; "
+        "the items' variance never set to 0, as few items need)"
         if random_items
         else f"the models ({len(complete)}) random, the year slope varying by model (one item: average_over is empty)"
     )
@@ -313,6 +319,21 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
     columns of the LPR table, ``century_contrasts`` pairs of years the design has,
     ``smoothing`` only ``window`` (a whole number of years >= 1) and ``even`` (right | left),
     ``century_model`` pairwise or joint. Each error names the option, the value and the fix."""
+    _check_scales(options, where)
+    _check_average_over(options.get("average_over"), queries, where)
+    _check_century_contrasts(options.get("century_contrasts"), queries, where)
+    _check_smoothing(options.get("smoothing"), where)
+    model = options.get("century_model")
+    if model is not None and model not in ("pairwise", "joint"):
+        raise InputError(
+            f"unknown century_model {model!r}" + nearest(model, ["pairwise", "joint"]),
+            where=f"{where}.century_model",
+            fix="use pairwise or joint",
+        )
+
+
+def _check_scales(options: Mapping, where: str) -> None:
+    """``sigma`` and ``year_scale``: positive numbers."""
     for key in ("sigma", "year_scale"):
         value = options.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
@@ -321,7 +342,10 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
                 where=f"{where}.{key}",
                 fix=f"e.g. {key}: " + ("1.414" if key == "sigma" else "100 (change per century)"),
             )
-    over = options.get("average_over")
+
+
+def _check_average_over(over, queries: pd.DataFrame, where: str) -> None:
+    """``average_over``: columns of the study's LPR table."""
     if over is not None:
         over = [over] if isinstance(over, str) else over
         columns = [c for c in ("query", "TARGET", "T_word", "ATTRIB", "A_word") if c in queries.columns]
@@ -332,7 +356,10 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
                     where=f"{where}.average_over",
                     fix=f"use some of {', '.join(columns)} (the LPRs are averaged over them within model and year)",
                 )
-    contrasts = options.get("century_contrasts")
+
+
+def _check_century_contrasts(contrasts, queries: pd.DataFrame, where: str) -> None:
+    """``century_contrasts``: pairs of years the design's [MASK] holds."""
     if contrasts is not None:
         years = set(pd.to_numeric(queries["M_word"], errors="coerce").dropna().astype(int)) if "M_word" in queries else set()
         if not isinstance(contrasts, list) or not all(isinstance(p, list) and len(p) == 2 for p in contrasts):
@@ -350,7 +377,10 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
                         where=f"{where}.century_contrasts[{i}]",
                         fix="name years the MASK range holds, or widen the range",
                     )
-    smoothing = options.get("smoothing")
+
+
+def _check_smoothing(smoothing, where: str) -> None:
+    """``smoothing``: a mapping of ``window`` (a whole number of years >= 1) and ``even`` (right | left)."""
     if smoothing is not None:
         if not isinstance(smoothing, Mapping):
             raise InputError(
@@ -374,13 +404,6 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
             raise InputError(
                 f"smoothing.even is {smoothing.get('even')!r}", where=f"{where}.smoothing.even", fix="use right or left"
             )
-    model = options.get("century_model")
-    if model is not None and model not in ("pairwise", "joint"):
-        raise InputError(
-            f"unknown century_model {model!r}" + nearest(model, ["pairwise", "joint"]),
-            where=f"{where}.century_model",
-            fix="use pairwise or joint",
-        )
 
 
 @register("change_over_time", check=check_options, items=("M_word",), needs=("M_word",))
@@ -413,6 +436,33 @@ def change_over_time(
     lpr = data.lpr
     where = "data.lpr (change_over_time)"
     _need(lpr, ["model", "M_word", "LPR"], where=where)
+    window, even = _trend_options(data, century_model, inference, smoothing)
+    yearly = yearly_effects(lpr, average_over, sigma, where)
+    if yearly["model"].nunique() < 2:
+        raise InputError("the LMM needs the LPRs of 2 or more models", where=where, fix="score the study with several models")
+    years = expected_years(data, lpr)
+    models = _levels(lpr["model"].astype(str))
+    missing = missing_years(yearly, models, years)
+
+    df = yearly.assign(time=yearly["year"] / float(year_scale))
+    rows, notes = _slope_rows(df, yearly, float(year_scale))
+    contrasts = [[int(a), int(b)] for a, b in (century_contrasts or [])]
+    rows += _century_rows(yearly, contrasts, century_model, notes)
+    for m, g in missing.groupby("model", sort=False):
+        notes.append(f"{m}: {len(g)} year(s) missing (dropped): {_ranges(g['year'].tolist())}")
+    if inference == "crossed":
+        rows = _with_crossed(rows, notes, lpr, average_over, float(sigma), float(year_scale), contrasts)
+    out = results_frame([{"study": study, "model": "all", **r} for r in rows])
+    figures = {
+        "trend": trend_table(yearly, years, window, even),
+        "missing_years": missing,
+        "yearly": yearly.assign(model=yearly["model"].astype(str).map(model_slug)),
+    }
+    return AnalysisOutput(stats=out, figures=figures, notes=notes)
+
+
+def _trend_options(data, century_model, inference, smoothing) -> tuple[int, str]:
+    """``century_model``, ``inference`` and ``smoothing`` checked -> the smoothing's ``(window, even)``."""
     if century_model not in ("pairwise", "joint"):
         raise InputError(
             f"unknown century_model {century_model!r}", where=_where(data, "century_model"), fix="use pairwise or joint"
@@ -431,15 +481,12 @@ def change_over_time(
             where=_where(data, "smoothing"),
             fix="use window (years) and even (right | left)",
         )
-    window, even = int(smoothing.get("window", 10)), str(smoothing.get("even", "right"))
-    yearly = yearly_effects(lpr, average_over, sigma, where)
-    if yearly["model"].nunique() < 2:
-        raise InputError("the LMM needs the LPRs of 2 or more models", where=where, fix="score the study with several models")
-    years = expected_years(data, lpr)
-    models = _levels(lpr["model"].astype(str))
-    missing = missing_years(yearly, models, years)
+    return int(smoothing.get("window", 10)), str(smoothing.get("even", "right"))
 
-    df = yearly.assign(time=yearly["year"] / float(year_scale))
+
+def _slope_rows(df: pd.DataFrame, yearly: pd.DataFrame, year_scale: float) -> tuple[list, list]:
+    """``(rows, notes)``: the paper's LMM ``d ~ year / year_scale`` (random intercept per model):
+    the year slope's b, t, beta, R2m and R2c, and each model's own slope."""
     fit = fit_lmm(df, "d ~ time", group="model")
     c = fit.coefs.set_index("term").loc["time"]
     rows = [
@@ -459,14 +506,20 @@ def change_over_time(
         {"statistic": "R2m", "condition": "year", "value": fit.r2m, "n": fit.n},
         {"statistic": "R2c", "condition": "year", "value": fit.r2c, "n": fit.n},
     ]
-    rows += [{"statistic": "b", "condition": "year", **r} for r in per_model_slopes(yearly, float(year_scale))]
+    rows += [{"statistic": "b", "condition": "year", **r} for r in per_model_slopes(yearly, year_scale)]
     notes = [
         f"LMM d ~ year/{year_scale:g} (random intercept per model): N = {fit.n} model-years, "
         f"{fit.n_groups} models, tau^2 = {fit.var_group:.4g}, sigma^2 = {fit.var_resid:.4g}"
     ]
     if fit.singular:
         notes.append("singular fit: the random-intercept variance is ~0 (estimates equal OLS)")
-    contrasts = [[int(a), int(b)] for a, b in (century_contrasts or [])]
+    return rows, notes
+
+
+def _century_rows(yearly: pd.DataFrame, contrasts: list, century_model: str, notes: list) -> list:
+    """The d and t of each century contrast (an LMM on its two years, or on all century years
+    named with ``century_model: joint``); a contrast that cannot be computed is a note."""
+    rows = []
     all_century = sorted({y for pair in contrasts for y in pair})
     for a, b in contrasts:
         subset = [a, b] if century_model == "pairwise" else all_century
@@ -494,19 +547,15 @@ def change_over_time(
             }
         )
         rows.append({"statistic": "t", "condition": cond, "value": res["t"], **test})
-    for m, g in missing.groupby("model", sort=False):
-        notes.append(f"{m}: {len(g)} year(s) missing (dropped): {_ranges(g['year'].tolist())}")
-    if inference == "crossed":
-        done = [(r["statistic"], r["condition"]) for r in rows if r.get("model", "all") == "all"]
-        mine, more = crossed_trend(lpr, average_over, float(sigma), float(year_scale), [tuple(c) for c in contrasts])
-        swap = {(r["statistic"], r["condition"], r["model"]): r for r in mine}
-        rows = [swap.get((r["statistic"], r["condition"], r.get("model", "all")), r) for r in rows]
-        rows += [r for r in mine if r["model"] == "all" and (r["statistic"], r["condition"]) not in done]
-        notes += more
-    out = results_frame([{"study": study, "model": "all", **r} for r in rows])
-    figures = {
-        "trend": trend_table(yearly, years, window, even),
-        "missing_years": missing,
-        "yearly": yearly.assign(model=yearly["model"].astype(str).map(model_slug)),
-    }
-    return AnalysisOutput(stats=out, figures=figures, notes=notes)
+    return rows
+
+
+def _with_crossed(rows: list, notes: list, lpr, average_over, sigma: float, year_scale: float, contrasts: list) -> list:
+    """The rows with the crossed inference's in place of the paper's (:func:`crossed_trend`), its notes added."""
+    done = [(r["statistic"], r["condition"]) for r in rows if r.get("model", "all") == "all"]
+    mine, more = crossed_trend(lpr, average_over, sigma, year_scale, [tuple(c) for c in contrasts])
+    swap = {(r["statistic"], r["condition"], r["model"]): r for r in mine}
+    rows = [swap.get((r["statistic"], r["condition"], r.get("model", "all")), r) for r in rows]
+    rows += [r for r in mine if r["model"] == "all" and (r["statistic"], r["condition"]) not in done]
+    notes += more
+    return rows

@@ -44,6 +44,14 @@ z-score (t and p the paper's).  The realised value each variant is judged agains
 variant on the models' noise-free probabilities (docs/calibration.md: the paper's b of one
 model's z is not identified from the models' outputs).
 
+``inference: crossed`` (ours; :func:`crossed_rows`, docs/calibration.md, "The criterion
+family") is the concept-level test: the items (occupations, names) and the models crossed
+random factors, the models' own slopes on the criterion random.  Each r of the averaged score
+(model ``all``), 1C's mixed-model b and Table 5's fmat coefficients keep the paper's value and
+take the test of the models' z-scores' slope on the criterion (exact expected mean squares with
+Satterthwaite's df, :func:`fmat.stats.crossed.crossed_slope`); the r's CI is its Fisher
+interval widened by the models' variation.
+
 Items: the analysis uses the items present in the FMAT scores, the % male table and (when
 given) the WEFAT table; the numbers of items left out are in ``notes`` and every row's ``n``.
 """
@@ -61,15 +69,18 @@ from fmat.analyses import AnalysisInput, AnalysisOutput, register
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
 from fmat.stats.correlation import pearson, williams_t
+from fmat.stats.crossed import crossed_slope
 from fmat.stats.icc import icc
 from fmat.stats.mixed import SingularFitWarning, fit_lmm
 from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 
 #: the study file's option blocks that name a criterion table
 _TABLE_OPTIONS = ("criterion", "wefat")
-#: the ``inference`` option: the paper's r and Fisher CI, or Spearman's correction for
-#: attenuation by the models' unreliability (ours: :func:`disattenuated_rows`)
-Inference = Literal["paper", "disattenuated"]
+#: the ``inference`` option: the paper's r and Fisher CI, Spearman's correction for
+#: attenuation by the models' unreliability (ours: :func:`disattenuated_rows`), or the
+#: concept-level test with the items and the models crossed random factors (ours:
+#: :func:`crossed_rows`)
+Inference = Literal["paper", "disattenuated", "crossed"]
 INFERENCE = get_args(Inference)
 
 
@@ -437,6 +448,112 @@ def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
     return out
 
 
+def _crossed_target(r: Mapping) -> tuple | None:
+    """What ``inference: crossed`` re-tests in a row: ``(kind, criterion, covariates, query)``,
+    or None (the row is left as the paper's).  ``kind`` "r": an r of the averaged FMAT score
+    of model ``all`` (``fmat~<criterion>[:<query>]``); "b": a slope of the FMAT score's
+    association with the criterion (1C's mixed models ``lmm:<outcome>~fmat:fmat``, Table 5's
+    ``logit_male~fmat:fmat`` and the partial one of ``logit_male~wefat+fmat:fmat``, WEFAT the
+    covariate)."""
+    if r.get("model") != "all":
+        return None
+    stat, cond = r.get("statistic"), str(r.get("condition", ""))
+    if stat == "r" and cond.startswith("fmat~"):
+        var, _, q = cond.removeprefix("fmat~").partition(":")
+        return "r", var, (), q or None
+    if stat == "b" and cond.startswith("lmm:") and cond.endswith("~fmat:fmat"):
+        return "b", cond.removeprefix("lmm:").removesuffix("~fmat:fmat"), (), None
+    if stat == "b" and cond == "logit_male~fmat:fmat":
+        return "b", "logit_male", (), None
+    if stat == "b" and cond == "logit_male~wefat+fmat:fmat":
+        return "b", "logit_male", ("wefat",), None
+    return None
+
+
+def crossed_rows(rows: list[dict], z: pd.DataFrame, crit: pd.DataFrame, conf_level: float = 0.95) -> tuple[list[dict], list[str]]:
+    """The concept-level variant (``inference: crossed``, ours, not the paper's): the rows that
+    :func:`_crossed_target` names, their value the paper's, their test the slope of the
+    models' z-scores on the item's criterion with the models and the items (occupations,
+    names) crossed random factors, the models' own slopes random
+    (:func:`fmat.stats.crossed.crossed_slope`)::
+
+        Y[m, i] = b0 + b1 x_i + v_m (x_i - mean x) + w_i + e[m, i]
+
+    ``Y[m, i]`` model m's mean z of item i over the queries (a per-query r: that query's z),
+    ``x_i`` the item's criterion (% male, WEFAT, logit % male).  The z-scores are centred
+    within each model, so a model has no intercept of its own (its mean square pools into the
+    residual's, as REML's boundary does).  No association in the population of items and
+    models (b1 = 0) is the null of every row, so each row takes the crossed test's t, df and p:
+
+    * an r row keeps its r; its CI is the paper's Fisher interval, each half on the z scale
+      widened by ``h = t_.975(df) SE / (t_.975(I - 2) SE_items)``, the crossed slope's CI
+      half-width over that of the same slope with the models fixed (the OLS slope of the item
+      means, whose t is the paper's t of r): with no model variation in the slope (``h = 1``)
+      the CI and p are the paper's;
+    * a b row keeps its b (1C's mixed model regresses the criterion on the z-score: the same
+      covariance scaled by var(z), not var(x)); its SE is ``|b / t|``, its CI
+      ``b +- t_.975(df) SE``: b1's CI rescaled by b / b1.
+
+    Items that some model lacks (a z missing in every query) are left out of the test, with a
+    note: the expected mean squares are exact only on a complete table (an unbalanced REML fit
+    is not done).  Returns ``(rows, notes)``: the re-tested rows only."""
+    from scipy import stats as sps  # here: quantiles, as the paper's rows (scipy is heavy)
+
+    out, notes, tables = [], [], {}
+    by_item = crit.drop_duplicates("item").set_index("item")
+    qz = float(sps.norm.ppf(0.5 + conf_level / 2))
+    for r in rows:
+        target = _crossed_target(r)
+        if target is None:
+            continue
+        kind, var, covs, q = target
+        if var not in by_item.columns or any(c not in by_item.columns for c in covs):
+            continue
+        if q not in tables:
+            zz = z if q is None else z[z["q"].astype(str) == q]
+            Y = zz.groupby(["model", "item"], sort=False)["z"].mean().unstack("item")
+            Y = Y[[i for i in Y.columns if i in by_item.index]].dropna(how="all")
+            lacking = [str(i) for i in Y.columns[Y.isna().any()]]
+            if lacking:
+                where = f" in query {q}" if q else ""
+                notes.append(
+                    f"inference: crossed left out {len(lacking)} item(s) that some model lacks{where} "
+                    f"(the test needs a complete models x items table): {', '.join(lacking[:5])}"
+                    + (" ..." if len(lacking) > 5 else "")
+                )
+            tables[q] = Y.drop(columns=lacking)
+        Y = tables[q]
+        c = by_item.loc[Y.columns, [var, *covs]].astype(float)
+        ok = np.isfinite(c.to_numpy()).all(axis=1)
+        res = crossed_slope(
+            Y.loc[:, ok].to_numpy(dtype=float),
+            c.loc[ok, var].to_numpy(),
+            c.loc[ok, list(covs)].to_numpy() if covs else None,
+            conf_level=conf_level,
+        )
+        row = {**r, "df": res["df"], "p": res["p"]}
+        value = float(r.get("value", np.nan))
+        if kind == "r":
+            row["n"] = float(res.get("items", int(ok.sum())))
+            ok_ci = np.isfinite(res["se"]) and res.get("se_items", 0) > 0 and np.isfinite(value) and r.get("n", 0) > 3
+            if ok_ci:
+                h = (sps.t.ppf(0.5 + conf_level / 2, res["df"]) * res["se"]) / (
+                    sps.t.ppf(0.5 + conf_level / 2, res["df_items"]) * res["se_items"]
+                )
+                zr, half = np.arctanh(np.clip(value, -1 + 1e-15, 1 - 1e-15)), qz / np.sqrt(float(r["n"]) - 3) * h
+                row.update(ci_low=float(np.tanh(zr - half)), ci_high=float(np.tanh(zr + half)))
+            else:
+                row.update(ci_low=np.nan, ci_high=np.nan)
+        else:  # a mixed model's n counts its rows (cells here), an OLS's the items
+            row["n"] = res["n"] if str(r["condition"]).startswith("lmm:") else float(res.get("items", int(ok.sum())))
+            t = res["t"]
+            se = abs(value / t) if np.isfinite(t) and t != 0 and np.isfinite(value) else np.nan
+            qt = float(sps.t.ppf(0.5 + conf_level / 2, res["df"])) if np.isfinite(res["df"]) else np.nan
+            row.update(se=se, ci_low=value - qt * se, ci_high=value + qt * se)
+        out.append(row)
+    return out, notes
+
+
 def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
     """Figure table ``calibrated``: per corrected row (:func:`disattenuated_rows`: the r's of
     model ``all`` and the mixed models' b) its ``statistic``, the paper's value, p and CI
@@ -711,7 +828,8 @@ def _factual(
         raise InputError(
             f"unknown inference {inference!r}",
             where=f"{path or 'study file'}: analysis.options.inference",
-            fix="use 'paper' (the paper's r and Fisher CI) or 'disattenuated' (ours: corrected for the models' unreliability)",
+            fix="use 'paper' (the paper's r and Fisher CI), 'disattenuated' (ours: corrected for the models' unreliability) "
+            "or 'crossed' (ours: the items and the models random: the concept-level test)",
         )
     study, long, z, crit, have_wefat, notes = _prepare(data, standardize_within, criterion, wefat, names)
     rows: list[dict] = correlation_rows(study, z, crit, wefat=have_wefat, williams_n=williams_n)
@@ -739,6 +857,18 @@ def _factual(
             notes.append("no WEFAT table: Table 5 regressions skipped")
     corrected = disattenuated_rows(rows, z)
     figures["calibrated"] = calibrated_table(rows, corrected)
+    if inference == "crossed":
+        mine, more = crossed_rows(rows, z, crit)
+        by_key = {(o["statistic"], o["condition"]): o for o in mine}
+        rows = [by_key.get((r.get("statistic"), r.get("condition")), r) if r.get("model") == "all" else r for r in rows]
+        notes += more
+        notes.append(
+            "inference: crossed (ours, not the paper's): each r of the averaged FMAT score (model all) and each slope of "
+            "the FMAT score on a criterion (1C's mixed models, Table 5's fmat coefficients) tested with the models and the "
+            "items as crossed random factors, the models' own slopes random (the concept-level test: fmat.stats.crossed, "
+            "docs/calibration.md); the values are the paper's, the r's CI its Fisher interval widened by the models' "
+            "variation; the other rows are the paper's"
+        )
     if inference == "disattenuated":
         by_cond = {o["condition"]: o for o in corrected}
         rows = [
@@ -779,9 +909,10 @@ def factual_wefat(
     ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (columns of the z
     split, default model x query), ``logit_clip`` (percentage points for the figure's logit fit),
     ``williams_n`` (n of Williams' t; default the number of items: the paper's 1C prints
-    t(47), the df of n = 50, with 3,644 names), ``inference`` ("paper", the default, or
-    "disattenuated": ours, the r of model ``all`` corrected for the models' unreliability;
-    see the module docstring and docs/calibration.md).
+    t(47), the df of n = 50, with 3,644 names), ``inference`` ("paper", the default,
+    "disattenuated": ours, the r of model ``all`` corrected for the models' unreliability, or
+    "crossed": ours, the items and the models random, the concept-level test; see the module
+    docstring and docs/calibration.md).
     """
     return _factual(
         data,

@@ -16,8 +16,9 @@ def register(sub) -> None:
         "masked LM per tokenizer family on sentences generated from it (the study's own "
         "templates and words), scores the study on them, and compares their LPRs with the "
         "planted ones, model by model (r, slope), runs the study's own analysis (fmat.analyses: "
-        "d, b, r with CI and p) and judges every expectation of the world against the value the "
-        "world implies for these items and models (fmat.oracle). Writes models/, scores.parquet, "
+        "d, b, r with CI and p) and judges every expectation of the world at its level: words (the default: "
+        "against the value the world implies for these items and models, fmat.oracle) or concept (level: concept: "
+        "the concept-level test, inference: crossed, against the planted effect). Writes models/, scores.parquet, "
         "lpr.parquet, planted_lpr.parquet, stats.parquet, recovery.csv and expectations.csv into "
         "the output folder. Small models, generated text: this shows "
         "whether the design finds what is there, not what real BERT models hold.",
@@ -57,20 +58,28 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
-    import sys
+    """``fmat pilot``: train tiny models on the world's plant for the study, run the study's
+    stages on them (:mod:`fmat.stages`) and judge what they recover."""
     from pathlib import Path
 
-    import numpy as np
-    import pandas as pd
+    from .. import stages
 
-    from .. import analyses, plant, tiny
+    families = _families(args)
+    study = stages.design(args.study, args.criteria)
+    planted, criteria = _planted_world(args, study, families)
+    models = _train_models(args, study, planted, criteria, families)
+    out = Path(args.output)
+    args.kept = list(models.values())  # Ctrl-C from here on: the cli names the trained models as kept
+    per_model, status, checks = _score_and_judge(args, study, planted, criteria, models, out)
+    settle_folder_record(out)  # the record lists what this pilot wrote (expectations.csv only with expectations)
+    _print_results(study, planted, per_model, status, checks, out)
+    return 0
+
+
+def _families(args) -> list[str]:
+    """The tiny model families of ``--families``: known ones, two or more (ICC among the models)."""
+    from .. import tiny
     from ..errors import InputError
-    from ..io import read_table, write_table
-    from ..oracle import oracle
-    from ..pipeline import lpr_table, reliability_tables
-    from ..runner import run
-    from ..study import load_study
-    from ..study_run import check_study_criteria, criterion_table_path
 
     families = [f for f in str(args.families).split(",") if f]
     bad = [f for f in families if f not in tiny.FAMILIES]
@@ -86,7 +95,17 @@ def _run(args) -> int:
             where="--families",
             fix="name two or more families, e.g. bert-uncased,roberta",
         )
-    study = load_study(args.study, criteria_dir=args.criteria)
+    return families
+
+
+def _planted_world(args, study, families) -> tuple:
+    """``(planted, criteria)``: what the world plants for the study and the criterion tables its
+    plant and the study's analysis read, every one checked before any training."""
+    from .. import plant
+    from ..errors import InputError
+    from ..io import read_table
+    from ..study_run import check_study_criteria, criterion_table_path
+
     world = plant.load_world(args.world)
     planted = world.plant(study.id)
     if planted is None:
@@ -112,6 +131,17 @@ def _run(args) -> int:
     _check_judgeable(planted, study, args.world)  # before any training
     # every expectation names a row the analysis will produce (run on the world's own probabilities: seconds)
     plant.check_expected_rows(planted, study, [f"pilot-{f}" for f in families], criteria, where=str(args.world))
+    return planted, criteria
+
+
+def _train_models(args, study, planted, criteria, families) -> dict:
+    """Claim the output folder and train one tiny model per family on the world's sentences:
+    ``{name: folder}``. Ctrl-C says what was kept (a pilot trains its models anew)."""
+    import sys
+    from pathlib import Path
+
+    from .. import plant, tiny
+
     out = Path(args.output)
     names = [
         "models/",  # the folder that holds the models: removed by --force only when nothing else is left in it
@@ -148,26 +178,51 @@ def _run(args) -> int:
         print("  run the same command again to start over (a pilot trains its models anew)", file=sys.stderr)
         err.fmat_told = True  # type: ignore[attr-defined]  # the cli adds nothing
         raise
-    args.kept = list(models.values())  # Ctrl-C from here on: the cli names the trained models as kept
+    return models
+
+
+def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
+    """The stages on the trained models (:mod:`fmat.stages`: score, LPR, reliability, analyse)
+    and the planted truth beside them -> ``(per_model, status, checks)``, each table written."""
+    from .. import plant, stages
+    from ..io import write_table
+    from ..oracle import oracle
+    from ..runner import run
+
     scores = run(models, study.queries, threads=args.threads, progress=True)  # a progress bar per model
     write_table(scores, out / "scores.parquet")
-    ours = lpr_table(study, scores)
-    truth = lpr_table(study, plant.planted_scores(study, planted, list(models), criteria))
+    ours = stages.lpr(study, scores)
+    truth = stages.lpr(study, plant.planted_scores(study, planted, list(models), criteria))
     write_table(ours, out / "lpr.parquet")
     write_table(truth, out / "planted_lpr.parquet")
     per_model = _per_model(models, ours, truth)
-    _, rel = reliability_tables(study, scores, ours, sid=study.id)
+    _, rel = stages.reliability(study, scores, ours, sid=study.id)
     # the study's own analysis, as fmat study and the workflow run it (fmat.analyses)
-    stats, _, status = analyses.analysis_stage(study, scores, ours, rel, criteria, sid=study.id)
+    stats, _, status = stages.analyse(study, scores, ours, rel, criteria, sid=study.id)
     write_table(stats, out / "stats.parquet")
     # what this world implies for these items and models (fmat.oracle): the value each CI must cover
     # a pooled-SD d is realised on the scale of these scores' own SD (docs/calibration.md)
     realised = oracle(args.study, planted, list(models), criteria, scores=scores)
-    checks = plant.recovery(planted, stats, realised)
+    # an expectation at level: concept is judged by the concept-level test (inference: crossed)
+    # against the planted effect itself (docs/planting.md, "Two levels")
+    concept = crossed = None
+    if any(plant.expectation_level(e) == "concept" for e in planted.expect):
+        crossed = plant.concept_rows(study, scores, ours, criteria, stats)
+        concept = plant.concept_values(args.study, planted, list(models), criteria, scores=scores)
+    checks = plant.recovery(planted, stats, realised, crossed, concept)
     per_model.to_csv(out / "recovery.csv", index=False)
     if len(checks):
         checks.to_csv(out / "expectations.csv", index=False)
-    settle_folder_record(out)  # the record lists what this pilot wrote (expectations.csv only with expectations)
+    return per_model, status, checks
+
+
+def _print_results(study, planted, per_model, status, checks, out) -> None:
+    """What the pilot found: the plant, each model's agreement with it, the expectations' verdicts."""
+    import numpy as np
+    import pandas as pd
+
+    from .. import plant
+
     learned = learned_warnings(per_model)
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 70):
         for line in planted_lines(planted, study):
@@ -187,22 +242,22 @@ def _run(args) -> int:
                 realised=checks["realised"].round(3),
                 ours=checks["value"].round(3),
             )
-            print(
-                shown[["statistic", "condition", "model", "nominal", "realised", "ours", "ci_low", "ci_high", "p", "verdict"]]
-                .round(3)
-                .to_string(index=False)
-            )
+            cols = ["statistic", "condition", "model", "level", "nominal", "realised", "ours", "ci_low", "ci_high", "p"]
+            cols.append("verdict")
+            print(shown[cols].round(3).to_string(index=False))
             for r in checks.itertuples():
-                if r.verdict != plant.RECOVERED:
-                    print(f"  {r.statistic} {r.condition} {r.model}: {r.verdict}: {r.reason}")
+                if r.verdict != plant.RECOVERED or "level: concept judges" in str(r.reason):
+                    print(f"  {r.statistic} {r.condition} {r.model} ({r.level}): {r.verdict}: {r.reason}")
                 elif not np.isfinite(r.realised) and str(r.planted)[:1] in "-0123456789":
                     print(
                         f"  {r.statistic} {r.condition} {r.model}: no realised value (fmat.oracle has no closed form "
                         "for it): judged against the planted value"
                     )
             counts = checks["verdict"].value_counts()
+            nothing = counts.get(plant.NOTHING_FOUND, 0)
             print(
                 f"fmat pilot: {counts.get(plant.RECOVERED, 0)} of {len(checks)} expectation row(s) recovered"
+                + (f", {nothing} {plant.NOTHING_FOUND} (controls: nothing planted for the concept)" if nothing else "")
                 + (" (but the models have not learned the world: see the warning below)" if learned else "")
             )
         else:
@@ -213,7 +268,6 @@ def _run(args) -> int:
         f"fmat pilot: wrote {out}/ (models/, scores.parquet, lpr.parquet, planted_lpr.parquet, stats.parquet, recovery.csv"
         + (", expectations.csv)" if len(checks) else ")")
     )
-    return 0
 
 
 def _cells(table) -> list[str]:
@@ -354,9 +408,12 @@ def scale_lines(study, checks) -> list[str]:
     """How to read the expectation table: nominal, realised, ours; and, for an analysis whose d is
     not LPR / sigma (attitude_weat's pooled-SD d), why its realised d differs from the nominal."""
     lines = [
-        "expectations: nominal = as the world file states it (a d in sigma units: LPR / sigma); realised = what this "
-        "world implies for these items and models, on the analysis's own scale (fmat.oracle); ours = the analysis's "
-        "estimate, with its 95% CI and p"
+        "expectations: nominal = as the world file states it (a d in sigma units: LPR / sigma); realised = the target "
+        "the row is judged against, on the analysis's own scale, by its level: words (these words in these models: "
+        "the paper's inference against the realised value, the statistic on the world's noise-free planted "
+        "probabilities for these items and models, fmat.oracle) or concept (the concept: the concept-level test, "
+        "inference: crossed, against the planted effect itself, 0 where nothing is planted; docs/planting.md, "
+        '"Three targets"); ours = the estimate, with its 95% CI and p'
     ]
     spec = dict(getattr(study, "analysis", None) or {})
     options = dict(spec.get("options") or {})
@@ -391,6 +448,7 @@ def _row_matches(e, r, fnmatchcase) -> bool:
     cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
     return (
         str(e.get("statistic")) == str(r.statistic)
+        and str(e.get("level", "words")) == str(getattr(r, "level", "words"))
         and (fnmatchcase(str(r.condition), cond) or str(r.condition) == cond)
         and (fnmatchcase(str(r.model), model) or str(r.model) == model)
     )

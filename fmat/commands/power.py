@@ -28,6 +28,25 @@ def register(sub) -> None:
     p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
     p.add_argument("--world", required=True, help="world file that plants the expected association for the study's id")
     p.add_argument("-o", "--output", required=True, help="output folder (created)")
+    _add_design_options(p)
+    p.add_argument(
+        "--criteria",
+        default="resources/criteria",
+        help="folder of criterion tables the study or the world names (default: %(default)s)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="an output folder that holds another study's or command's files: remove the files that run recorded "
+        "first (without it, refused; your own files are never removed)",
+    )
+    files(p, inputs=("study", "world"), output="folder")
+    p.set_defaults(func=_run)
+
+
+def _add_design_options(p) -> None:
+    """The options of the simulated design: numbers of models and items, the level, the worlds,
+    the share of other words, the seed and the processes."""
     p.add_argument("--models", default="3,6,12,24", help="numbers of models, comma-separated (default: %(default)s)")
     p.add_argument(
         "--items",
@@ -59,23 +78,9 @@ def register(sub) -> None:
         default=None,
         help="processes (default: the CPU count, at most 8); the numbers do not depend on it",
     )
-    p.add_argument(
-        "--criteria",
-        default="resources/criteria",
-        help="folder of criterion tables the study or the world names (default: %(default)s)",
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="an output folder that holds another study's or command's files: remove the files that run recorded "
-        "first (without it, refused; your own files are never removed)",
-    )
-    files(p, inputs=("study", "world"), output="folder")
-    p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
-    import os
     from pathlib import Path
 
     import pandas as pd
@@ -87,33 +92,7 @@ def _run(args) -> int:
     from ..io import claim_folder
     from ..study import load_study
 
-    try:
-        models = [int(m) for m in str(args.models).split(",") if m.strip()]
-    except ValueError:
-        models = []
-    if not models or min(models) < 2:
-        raise InputError(
-            f"--models {args.models!r}", where="--models", fix="give numbers of models of at least 2, e.g. 3,6,12,24"
-        )
-    try:
-        items = [int(i) for i in str(args.item_counts).split(",") if i.strip()] if args.item_counts else []
-    except ValueError:
-        items = [0]
-    if args.item_counts and (not items or min(items) < 2):
-        raise InputError(f"--items {args.item_counts!r}", where="--items", fix="give numbers of items of at least 2, e.g. 3,6,9")
-    if args.worlds < 1:
-        raise InputError(f"--worlds {args.worlds}", where="--worlds", fix="give at least 1 world")
-    jobs = args.jobs if args.jobs is not None else min(8, os.cpu_count() or 1)
-    if jobs < 1:
-        raise InputError(f"--jobs {args.jobs}", where="--jobs", fix="give at least 1 process")
-    if not 0 <= args.others < 1:
-        raise InputError(f"--others {args.others}", where="--others", fix="give a share in [0, 1)")
-    if not 0 <= args.seed <= SEED_MAX:
-        raise InputError(
-            f"a seed is a whole number from 0 to {SEED_MAX}, not {args.seed}",
-            where="--seed",
-            fix="give a seed of 0 or more, e.g. --seed 1 (the same seed gives the same worlds)",
-        )
+    models, items, jobs = _check_numbers(args)
     study = load_study(args.study, criteria_dir=args.criteria if Path(args.criteria).is_dir() else None)
     world = plant.load_world(args.world)
     planted = world.plant(str(study.id))
@@ -154,9 +133,54 @@ def _run(args) -> int:
     table = engine.mark_controls(table, study, planted, criteria)
     table.to_csv(out / "power.csv", index=False)
     engine.power_plot(table, out / "power.png", title=f"{study.id}: power and false positives ({args.worlds} worlds each)")
+    _print_table(table, args, bool(items), out)
+    return 0
 
-    def pct(x):
-        return (100 * x).round(0).astype(int).astype(str) + "%"
+
+def _check_numbers(args) -> tuple[list[int], list[int], int]:
+    """``(models, items, jobs)`` of the command line, each checked (exit 2 before any world is drawn)."""
+    import os
+
+    from ..errors import InputError
+
+    try:
+        models = [int(m) for m in str(args.models).split(",") if m.strip()]
+    except ValueError:
+        models = []
+    if not models or min(models) < 2:
+        raise InputError(
+            f"--models {args.models!r}", where="--models", fix="give numbers of models of at least 2, e.g. 3,6,12,24"
+        )
+    try:
+        items = [int(i) for i in str(args.item_counts).split(",") if i.strip()] if args.item_counts else []
+    except ValueError:
+        items = [0]
+    if args.item_counts and (not items or min(items) < 2):
+        raise InputError(f"--items {args.item_counts!r}", where="--items", fix="give numbers of items of at least 2, e.g. 3,6,9")
+    if args.worlds < 1:
+        raise InputError(f"--worlds {args.worlds}", where="--worlds", fix="give at least 1 world")
+    jobs = args.jobs if args.jobs is not None else min(8, os.cpu_count() or 1)
+    if jobs < 1:
+        raise InputError(f"--jobs {args.jobs}", where="--jobs", fix="give at least 1 process")
+    if not 0 <= args.others < 1:
+        raise InputError(f"--others {args.others}", where="--others", fix="give a share in [0, 1)")
+    if not 0 <= args.seed <= SEED_MAX:
+        raise InputError(
+            f"a seed is a whole number from 0 to {SEED_MAX}, not {args.seed}",
+            where="--seed",
+            fix="give a seed of 0 or more, e.g. --seed 1 (the same seed gives the same worlds)",
+        )
+    return models, items, jobs
+
+
+def _pct(x):
+    return (100 * x).round(0).astype(int).astype(str) + "%"
+
+
+def _print_table(table, args, items: bool, out) -> None:
+    """The headline rows (power and false-positive rate of the overall test), the controls, and
+    where the files are."""
+    from .. import power as engine
 
     top = engine.headline(table)
     what = ", ".join(dict.fromkeys(f"{s} {c}" for s, c in zip(top["statistic"], top["condition"])))
@@ -164,19 +188,24 @@ def _run(args) -> int:
         f"the overall test: {what} (power: planted worlds; fpr: null worlds, for level 'these words' nothing planted, "
         "for 'the concept' nothing planted at the concept level but the world's item and model variation kept)"
     )
-    show = top.assign(power=pct(top["power"]), fpr=pct(top["fpr"]))
+    show = top.assign(power=_pct(top["power"]), fpr=_pct(top["fpr"]))
     show = show[["items", "models", "level", "variant", "statistic", "condition", "realised", "power", "fpr"]]
     if not items:
         show = show.drop(columns="items")
     print(show.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    if args.level != "words":
+        print(
+            "realised: for 'these words' what these models hold for these words (the first worlds' mean); for 'the concept' "
+            "the planted effect on the analysis's scale (0 where nothing is planted; NaN for a pooled-SD d, which divides "
+            "by the words' own spread, which the concept has not: docs/calibration.md)"
+        )
     ctl = table[table["control"]]
     if len(ctl):
         print(
             "controls (nothing planted in these rows: their rate of p < .05 in the planted worlds is a false-positive "
             "rate, not power):"
         )
-        ctl = ctl.assign(false_positives=pct(ctl["power"]))
+        ctl = ctl.assign(false_positives=_pct(ctl["power"]))
         ctl = ctl[["items", "models", "level", "variant", "statistic", "condition", "false_positives"]]
         print((ctl if items else ctl.drop(columns="items")).to_string(index=False))
     print(f"every row in power.csv (control: nothing planted); wrote {out / 'power.csv'} and {out / 'power.png'}")
-    return 0

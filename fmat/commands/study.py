@@ -93,7 +93,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..study import load_study
+    """``fmat study``: :func:`fmat.run_study` on the command line (its stages: :mod:`fmat.stages`)."""
+    from ..stages import design
     from ..study_run import run_study
 
     study_path = Path(args.study)
@@ -107,27 +108,7 @@ def run(args) -> int:
         )
     criteria_dir = args.criteria_dir if Path(args.criteria_dir).is_dir() else None
     if args.check:
-        from ..study import validate_study_file
-        from ..study_run import check_study_criteria, study_criteria_tables
-
-        problems = validate_study_file(study_path, criteria_dir)
-        if problems:
-            raise InputError(
-                f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path), fix="see docs/study-files.md"
-            )
-        tables = {}
-        if criteria_dir is not None:  # the criterion tables the analysis reads: columns, numbers, items
-            study = load_study(study_path, criteria_dir=criteria_dir)
-            try:
-                tables = study_criteria_tables(study, criteria_dir)
-            except InputError as err:
-                if args.criteria_dir != "resources/criteria":  # the folder you named lacks it: a typo, most likely
-                    raise InputError(err.message, where=f"{study_path}: analysis.options (table:)", fix=err.fix) from None
-                # the default folder, not built yet: fmat study runs without it (no analysis): a note
-                print(f"{study_path}: note: {err.message}; the analysis would not run (fix: {err.fix})")
-            check_study_criteria(study, tables)
-        print(f"{study_path}: valid" + (f" (criterion tables checked: {', '.join(tables)})" if tables else ""))
-        return 0
+        return _check_only(args, study_path, criteria_dir)
     missing = [flag for flag, value in (("-m/--model", args.model), ("-o/--output", args.output)) if not value]
     if missing:
         raise InputError(
@@ -136,7 +117,7 @@ def run(args) -> int:
             fix="give the models and the output folder, e.g. fmat study STUDY.yaml -m bert-base-uncased "
             "-m roberta-base -o out/STUDY (or --check to check the study file only)",
         )
-    study = load_study(study_path, criteria_dir=criteria_dir)  # the study file first: its errors name it
+    study = design(study_path, criteria_dir)  # the study file first: its errors name it
     try:
         result = run_study(
             study,
@@ -160,19 +141,48 @@ def run(args) -> int:
             raise InputError(err.message, where="-m/--model", fix=err.fix) from None
         raise
     except KeyboardInterrupt as err:
-        # Ctrl-C: what was kept, and the command that goes on from it
-        kept = [Path(p) for p in getattr(err, "fmat_kept", [])]
-        print(f"fmat study: interrupted; kept: {', '.join(map(str, kept)) or 'nothing yet'}", file=sys.stderr)
-        if any(p.name.startswith("scores.") for p in kept):
-            print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
-        else:
-            print("  no scores were kept: run the same command again to start over", file=sys.stderr)
-        err.fmat_told = True  # type: ignore[attr-defined]  # the cli adds nothing
+        _say_interrupted(args, err)
         raise
     print(result.summary(), flush=True)
     if result.page is not None:
         print(f"wrote {result.page}: open it in a browser", flush=True)
     return _analysis_exit(result.status, "fmat study")
+
+
+def _check_only(args, study_path: Path, criteria_dir) -> int:
+    """``fmat study --check``: the study file and the criterion tables its analysis reads, no model."""
+    from ..study import load_study, validate_study_file
+    from ..study_run import check_study_criteria, study_criteria_tables
+
+    problems = validate_study_file(study_path, criteria_dir)
+    if problems:
+        raise InputError(
+            f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path), fix="see docs/study-files.md"
+        )
+    tables = {}
+    if criteria_dir is not None:  # the criterion tables the analysis reads: columns, numbers, items
+        study = load_study(study_path, criteria_dir=criteria_dir)
+        try:
+            tables = study_criteria_tables(study, criteria_dir)
+        except InputError as err:
+            if args.criteria_dir != "resources/criteria":  # the folder you named lacks it: a typo, most likely
+                raise InputError(err.message, where=f"{study_path}: analysis.options (table:)", fix=err.fix) from None
+            # the default folder, not built yet: fmat study runs without it (no analysis): a note
+            print(f"{study_path}: note: {err.message}; the analysis would not run (fix: {err.fix})")
+        check_study_criteria(study, tables)
+    print(f"{study_path}: valid" + (f" (criterion tables checked: {', '.join(tables)})" if tables else ""))
+    return 0
+
+
+def _say_interrupted(args, err: KeyboardInterrupt) -> None:
+    """Ctrl-C: what was kept, and the command that goes on from it (the cli adds nothing)."""
+    kept = [Path(p) for p in getattr(err, "fmat_kept", [])]
+    print(f"fmat study: interrupted; kept: {', '.join(map(str, kept)) or 'nothing yet'}", file=sys.stderr)
+    if any(p.name.startswith("scores.") for p in kept):
+        print(f"  go on, reusing the scores already computed: {_resume_command(args)}", file=sys.stderr)
+    else:
+        print("  no scores were kept: run the same command again to start over", file=sys.stderr)
+    err.fmat_told = True  # type: ignore[attr-defined]  # the cli adds nothing
 
 
 def _analysis_exit(status: dict, command: str) -> int:

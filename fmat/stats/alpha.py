@@ -28,6 +28,15 @@ def cronbach_alpha(items) -> dict:
 
     ``items``: a DataFrame or 2-D array, rows = observations, columns = items (k >= 2).
     Returns ``{"alpha", "alpha_std", "k_items", "n_obs"}`` (n_obs = rows with any value).
+
+    Examples
+    --------
+    Reproduces ``psych::alpha()`` (``raw_alpha``, ``std.alpha``):
+
+    >>> items = [[1, 2, 2], [2, 3, 3], [3, 3, 4], [4, 5, 4], [5, 4, 6]]
+    >>> res = cronbach_alpha(items)
+    >>> round(res["alpha"], 3), round(res["alpha_std"], 3), res["k_items"], res["n_obs"]
+    (0.927, 0.929, 3, 5)
     """
     df = _as_frame(items)
     k = df.shape[1]
@@ -56,6 +65,17 @@ def alpha_if_dropped(items) -> pd.DataFrame:
     """Raw and standardized alpha with each item left out (psych::alpha ``alpha.drop``).
 
     Returns a DataFrame with columns ``item, alpha, alpha_std`` (needs k >= 3).
+
+    Examples
+    --------
+    Reproduces ``psych::alpha()$alpha.drop``:
+
+    >>> items = [[1, 2, 2], [2, 3, 3], [3, 3, 4], [4, 5, 4], [5, 4, 6]]
+    >>> alpha_if_dropped(items).round(3)
+      item  alpha  alpha_std
+    0    0  0.772      0.788
+    1    1  0.978      0.979
+    2    2  0.882      0.908
     """
     df = _as_frame(items)
     if df.shape[1] < 3:

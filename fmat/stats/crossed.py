@@ -31,6 +31,21 @@ A variance component estimated below 0 is set to 0 as REML does (the boundary): 
 is ``S_D^2 / M`` (df M - 1: no item variance) or ``W s_I^2`` (df I - G: no model variance),
 or the pooled residual (both).  tests/test_stats_crossed.py holds these numbers to R's
 lme4 + lmerTest (Satterthwaite) on designs shaped like 2A and 3A (tests/fixtures/r/crossed.R).
+
+Few items (``truncate_items=False``; the trend family, whose items are 4A/4B's three query
+templates).  With I - G = 2 the item mean square ``s_I^2`` is a chi-square on 2 df, below
+``MS_e / M`` in a fifth to a half of the samples even where the items' variance is real; REML
+then sets it to 0 and the test jumps to ``S_D^2 / M`` on M - 1 df, as if the items' variance
+were known to be 0: 4A's concept-null worlds rejected 23-67% of those (benchmarks/
+bench_concept.py; docs/calibration.md, "The concept-level test").  Without the item boundary
+the items' part of ``V`` is ``W s_I^2`` (what the items' observed spread says, never below 0)
+less the residual's share ``W MS_e / M`` only as far as the models' part ``S_D^2 / M`` exceeds
+that share; the models' part alone is set to 0 when below it, leaving ``V = W s_I^2`` (df I - G:
+the by-item t test, exact whenever the models' own contrasts do not vary).  So ``V`` is
+never below the by-item test's ``W s_I^2``, and in the interior it is REML's (the R fixtures).
+
+:func:`crossed_slope` is the same test of a slope on an item-level predictor (the criterion
+family, 1A-1C: the models' z-scores on an occupation's % male), the models' own slopes random.
 """
 
 from __future__ import annotations
@@ -38,7 +53,8 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
+
+from fmat.lazy_scipy import stats
 
 
 def _nan_result(reason: str, n: float) -> dict:
@@ -53,6 +69,7 @@ def crossed_contrast(
     *,
     random_items: bool = True,
     conf_level: float = 0.95,
+    truncate_items: bool = True,
 ) -> dict:
     """The contrast ``sum_g c_g mean(Y[:, items of g])`` of a complete models x items table
     ``Y`` with models and items as crossed random factors (module docstring).
@@ -61,6 +78,10 @@ def crossed_contrast(
     (default ``{the group: 1}``: the grand mean, for a contrast taken within each item).
     ``random_items=False``: the items are fixed (only the models random: a one-sample t test of
     the models' own contrasts, df M - 1), for a contrast of named items (one attribute pair).
+    ``truncate_items=False``: the items' part of ``V`` is ``W s_I^2`` less the residual's share
+    even where that share is larger (no item boundary; only the models' variance is set to 0
+    when below it): for few items (the trend's three templates), where REML's boundary makes
+    the test anti-conservative (module docstring, "Few items").
     Returns ``estimate, se, df, t, p, ci_low, ci_high, n`` (n: the cells), plus ``components``
     (the mean squares, their df and coefficients: what the df came from) and ``boundary`` (the
     variance components set to 0).
@@ -93,7 +114,6 @@ def crossed_contrast(
     est = float(D.mean())
     S_D = float(D.var(ddof=1))
     W = float(w @ w)
-    comps = [{"term": "model", "ms": S_D, "df": M - 1, "coef": 1.0 / M}]
     if random_items and n_items - G >= 1:
         item_mean = Y.mean(axis=0)
         resid = Y - item_mean[None, :]
@@ -105,15 +125,32 @@ def crossed_contrast(
         df_i, df_e = n_items - G, (M - 1) * (n_items - G)
         s_I = float(((item_mean - group_item) ** 2).sum() / df_i)
         ms_e = float((resid**2).sum() / df_e)
+        return _crossed_test(est, S_D, W, M, (s_I, df_i), (ms_e, df_e), conf_level, float(Y.size), truncate_items)
+    return _crossed_test(est, S_D, W, M, None, None, conf_level, float(Y.size))
+
+
+def _crossed_test(
+    est: float, S_D: float, W: float, M: int, item, resid, conf_level: float, n: float, truncate_items: bool = True
+) -> dict:
+    """The test of ``est`` from the mean squares of a balanced models x items table: ``S_D`` (the
+    variance over the M models of each model's own estimate, df M - 1), ``item = (s_I, df_i)``
+    (the items' residual variance about the fixed part, on the scale of an item mean) and
+    ``resid = (MS_e, df_e)`` (the model x item residual mean square); ``W`` the sum of the
+    squared item weights.  ``item`` None: the items fixed (the models' one-sample t).
+    ``V = S_D / M + W (s_I - MS_e / M)``, Satterthwaite's df, a component below 0 set to 0
+    (``truncate_items=False``: only the models'; module docstring, "Few items")."""
+    comps = [{"term": "model", "ms": S_D, "df": M - 1, "coef": 1.0 / M}]
+    boundary: list[str] = []
+    if item is not None:
+        (s_I, df_i), (ms_e, df_e) = item, resid
         # each mean square on the scale of the residual variance when its component is 0
         slope_pos = S_D > W * ms_e
-        item_pos = M * s_I > ms_e
+        item_pos = M * s_I > ms_e or not truncate_items
         if slope_pos and item_pos:
             comps += [
                 {"term": "item", "ms": s_I, "df": df_i, "coef": W},
                 {"term": "model:item", "ms": ms_e, "df": df_e, "coef": -W / M},
             ]
-            boundary = []
         elif slope_pos:  # the item variance at 0: V = S_D^2 / M
             boundary = ["item"]
         elif item_pos:  # the models' contrast variance at 0: V = W s_I^2
@@ -124,12 +161,10 @@ def crossed_contrast(
             pooled = ((M - 1) * S_D / W + df_i * M * s_I + df_e * ms_e) / sum(dfs)
             comps = [{"term": "pooled", "ms": pooled, "df": sum(dfs), "coef": W / M}]
             boundary = ["model", "item"]
-    else:
-        boundary = []
     V = sum(k["coef"] * k["ms"] for k in comps)
     denom = sum((k["coef"] * k["ms"]) ** 2 / k["df"] for k in comps)
     if not V > 0:
-        return _nan_result("no variance to test against (every cell the same)", float(Y.size))
+        return _nan_result("no variance to test against (every cell the same)", n)
     df = V**2 / denom
     se = float(np.sqrt(V))
     t = est / se
@@ -142,7 +177,84 @@ def crossed_contrast(
         "p": float(2 * stats.t.sf(abs(t), df)),
         "ci_low": est - q * se,
         "ci_high": est + q * se,
-        "n": float(Y.size),
+        "n": n,
         "components": comps,
         "boundary": boundary,
     }
+
+
+def crossed_slope(Y, x, covariates=None, *, conf_level: float = 0.95) -> dict:
+    """The slope of a complete models x items table ``Y`` on an item-level predictor ``x`` (a
+    criterion: an occupation's % male, a name's logit % male) with the models and the items as
+    crossed random factors, the models' own slopes random (Barr et al.'s maximal structure)::
+
+        Y[m, i] = b0 + b1 x_i + (u_m + v_m x_i) + w_i + e[m, i]
+
+    ``lmer(Y ~ x + (1 + x | model) + (1 | item))``; with ``covariates`` (items x k, e.g. the
+    WEFAT score) ``Y ~ x + z + (1 + x + z | model) + (1 | item)`` and ``b1`` the partial slope.
+    The items have no slope of ``x`` (each has one value of it).  In a complete table GLS is
+    OLS: ``b1`` is the mean over models of each model's OLS slope ``B_m = c' Y[m]`` (``c`` the
+    row of ``(X'X)^-1 X'`` of x, ``X = [1, x, z]``), also the OLS slope of the item means, and::
+
+        V  = S_B^2 / M + W (s_I^2 - MS_e / M),     W = c'c  (= 1 / Sxx without covariates)
+
+    ``S_B^2`` the variance of the models' slopes (df M - 1), ``s_I^2`` the residual variance of
+    the item means about their regression on X (df I - p - 1, p predictors) and ``MS_e`` the
+    model x item residual after each model's own regression and the items' means (df
+    (M - 1)(I - p - 1)); ``E[V] = Var(b1) = s_v^2 / M + W (s_w^2 + s_e^2 / M)``.  In a balanced
+    design the REML estimates are these mean squares' solution whenever no component is at 0
+    (the models' (p+1) x (p+1) covariance matrix of intercept and slopes is matched by their
+    slopes' mean-squares matrix), so ``V`` and Satterthwaite's df are lmerTest's;
+    tests/test_stats_crossed.py holds them to R.  Boundaries as :func:`crossed_contrast`.
+
+    Besides :func:`crossed_contrast`'s keys: ``se_items`` and ``df_items``, the test with the
+    models fixed (their average taken as the measure: the OLS slope of the item means, whose t
+    is the t of their Pearson r with x), and ``items`` (I).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> x = np.linspace(0, 100, 30)
+    >>> Y = 0.01 * x + rng.normal(0, 0.3, (4, 1)) * x / 100 + rng.normal(0, 0.5, 30) + rng.normal(0, 0.2, (4, 30))
+    >>> r = crossed_slope(Y, x)
+    >>> r["df"] > 3, r["se"] > r["se_items"]  # the models' own slopes widen the test
+    (True, True)
+    """
+    Y = np.asarray(Y, dtype=float)
+    x = np.asarray(x, dtype=float).ravel()
+    if Y.ndim != 2 or Y.shape[1] != len(x):
+        raise ValueError("Y must be a models x items table and x one value per item")
+    M, n_items = Y.shape
+    Z = np.zeros((n_items, 0)) if covariates is None else np.asarray(covariates, dtype=float).reshape(n_items, -1)
+    X = np.column_stack([np.ones(n_items), x, Z])
+    p = X.shape[1] - 1
+    df_i = n_items - p - 1
+    if M < 2 or df_i < 1 or not (np.isfinite(Y).all() and np.isfinite(X).all()):
+        return _nan_result(f"needs at least 2 models, {p + 2} items and a complete models x items table", float(Y.size))
+    if np.linalg.matrix_rank(X) < X.shape[1]:
+        return _nan_result("the predictor is constant over the items (or a covariate's copy)", float(Y.size))
+    P = np.linalg.pinv(X)  # (X'X)^-1 X'
+    c = P[1]
+    B = Y @ P.T  # each model's OLS coefficients (M x (p+1))
+    est = float(B[:, 1].mean())
+    S_B = float(B[:, 1].var(ddof=1))
+    W = float(c @ c)
+    item_mean = Y.mean(axis=0)
+    r_I = item_mean - X @ (P @ item_mean)
+    s_I = float(r_I @ r_I / df_i)
+    fitted = B @ X.T  # each model's own regression on X
+    resid = (Y - fitted) - r_I[None, :]
+    df_e = (M - 1) * df_i
+    ms_e = float((resid**2).sum() / df_e)
+    # the models' own intercepts (their mean at the items' mean predictors): below the residual
+    # (z-scores centred within each model: exactly 0) their variance is at 0, and REML pools
+    # their mean square into the residual's
+    ms_a = float(n_items * Y.mean(axis=1).var(ddof=1))
+    pooled = ms_a < ms_e
+    if pooled:
+        ms_e, df_e = (df_e * ms_e + (M - 1) * ms_a) / (df_e + M - 1), df_e + M - 1
+    out = _crossed_test(est, S_B, W, M, (s_I, df_i), (ms_e, df_e), conf_level, float(Y.size))
+    if pooled and "boundary" in out:
+        out["boundary"] = ["model intercept", *out["boundary"]]
+    out.update({"se_items": float(np.sqrt(W * s_I)), "df_items": float(df_i), "items": n_items})
+    return out

@@ -28,7 +28,15 @@ def _clean(x) -> np.ndarray:
 
 
 def weat_d(x, y) -> float:
-    """WEAT effect size: (mean(x) - mean(y)) / sd(x u y, ddof=1); NaNs are ignored."""
+    """WEAT effect size: (mean(x) - mean(y)) / sd(x u y, ddof=1); NaNs are ignored.
+
+    Examples
+    --------
+    The effect size of ``sweater::weat_es()`` (Caliskan et al., 2017):
+
+    >>> round(weat_d([1.0, 2.0, 3.0], [0.0, 1.0, 1.0]), 3)
+    1.291
+    """
     x, y = _clean(x), _clean(y)
     if len(x) < 1 or len(y) < 1 or len(x) + len(y) < 3:
         raise InputError("weat_d needs values in both categories (3 or more in all)", where="weat_d(x, y)")
@@ -36,7 +44,17 @@ def weat_d(x, y) -> float:
 
 
 def sigma_d(x, y=None, sigma: float = LPR_SIGMA) -> float:
-    """d with a known population SD: (mean(x) - mean(y)) / sigma, or mean(x)/sigma without y."""
+    """d with a known population SD: (mean(x) - mean(y)) / sigma, or mean(x)/sigma without y.
+
+    Examples
+    --------
+    An LPR has population SD sqrt(2) (Bao, 2024), so a mean LPR of 0.707 is d = 0.5:
+
+    >>> round(sigma_d([0.5, 0.707, 0.914]), 3)
+    0.5
+    >>> round(sigma_d([2.0, 3.0], [1.0, 1.0]), 3)
+    1.061
+    """
     x = _clean(x)
     diff = x.mean() - (_clean(y).mean() if y is not None else 0.0)
     return float(diff / sigma)
@@ -53,6 +71,17 @@ def effect_d(
     paper's LMM-style pooling); "per_model" - a d within each ``model``, then their mean
     (columns ``d`` = the mean, ``d_sd`` = SD of the per-model ds, ``n_models``).
     Returns by-columns, ``d``, ``n_x``, ``n_y`` (and the per-model columns).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"group": ["male"] * 3 + ["female"] * 3, "lpr": [1.0, 2.0, 3.0, 0.0, 1.0, 1.0]})
+    >>> effect_d(data, "lpr", "group", "male", "female").round(3)
+           d  n_x  n_y
+    0  1.291    3    3
+    >>> effect_d(data, "lpr", "group", "male", "female", sigma=LPR_SIGMA).round(3)
+           d  n_x  n_y
+    0  0.943    3    3
     """
     if pooling not in ("all", "per_model"):
         raise InputError(f"unknown pooling {pooling!r}", where="effect_d(pooling=...)", fix="use 'all' or 'per_model'")
@@ -95,6 +124,16 @@ def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None 
     ``sigma=None``: the sample SD (ddof=1) of the values within each ``by`` split (WEAT-style,
     Studies 2A-2D: SD over all items of both categories); a number (e.g. :data:`LPR_SIGMA`):
     that constant (Studies 3-4). Writes column ``out`` (default: overwrite ``value``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"lpr": [1.0, 3.0, 5.0]})
+    >>> standardize(data, "lpr", out="d")
+       lpr    d
+    0  1.0  0.5
+    1  3.0  1.5
+    2  5.0  2.5
     """
     out = out or value
     df = data.copy()

@@ -32,7 +32,8 @@ Two variants (``method``), identical except for agreement ICCs:
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+from fmat.lazy_scipy import stats
 
 from ..errors import InputError
 
@@ -41,7 +42,17 @@ UNITS = ("single", "average")
 
 
 def mean_squares(x: np.ndarray) -> tuple[float, float, float]:
-    """Two-way ANOVA mean squares (MSr, MSc, MSe) of a complete n x k matrix (as irr::icc)."""
+    """Two-way ANOVA mean squares (MSr, MSc, MSe) of a complete n x k matrix (as irr::icc).
+
+    Examples
+    --------
+    The mean squares of ``irr::icc(model = "twoway")``:
+
+    >>> import numpy as np
+    >>> msr, msc, mse = mean_squares(np.array([[1, 2], [2, 2], [3, 5], [4, 4]]))
+    >>> round(msr, 3), round(msc, 3), round(mse, 3)
+    (3.458, 1.125, 0.458)
+    """
     n, k = x.shape
     ss_total = np.var(x, ddof=1) * (n * k - 1)
     msr = np.var(x.mean(axis=1), ddof=1) * k
@@ -63,6 +74,17 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
     n_dropped`` (rows dropped for missing values).
     Source: McGraw & Wong (1996) Psychological Methods 1(1), 30-46, Tables 4 and 7;
     Shrout & Fleiss (1979) Psychological Bulletin 86(2), 420-428.
+
+    Examples
+    --------
+    Reproduces ``irr::icc(ratings, model = "twoway", type = "agreement", unit = "average")``:
+
+    >>> ratings = [[1, 2, 1], [2, 2, 3], [3, 5, 4], [4, 4, 5], [5, 6, 6]]
+    >>> res = icc(ratings)
+    >>> round(res["ICC"], 3), round(res["F"], 2), res["n_items"], res["n_raters"]
+    (0.948, 27.68, 5, 3)
+    >>> round(icc(ratings, type="consistency", unit="single")["ICC"], 3)
+    0.899
     """
     if type not in TYPES:
         raise InputError(f"unknown ICC type {type!r}", where="icc(type=...)", fix=f"use one of {TYPES}")
@@ -96,34 +118,9 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
     df1 = n - 1
     fval = msr / mse
     if type == "consistency":
-        df2 = (n - 1) * (k - 1)
-        fl = fval / stats.f.ppf(1 - alpha / 2, df1, df2)
-        fu = fval * stats.f.ppf(1 - alpha / 2, df2, df1)
-        if unit == "single":
-            coeff = (msr - mse) / (msr + (k - 1) * mse)
-            lo, hi = (fl - 1) / (fl + (k - 1)), (fu - 1) / (fu + (k - 1))
-        else:
-            coeff = (msr - mse) / msr
-            lo, hi = 1 - 1 / fl, 1 - 1 / fu
+        coeff, lo, hi, df2 = _consistency(msr, mse, n, k, unit, alpha)
     else:
-        c1 = (msr - mse) / (msr + (k - 1) * mse + (k / n) * (msc - mse))
-        ck = (msr - mse) / (msr + (msc - mse) / n)
-        # rho in a, b: ICC(A,1) (McGraw & Wong), or the reported ICC (irr 0.84.1's code)
-        rho = ck if (method == "irr" and unit == "average") else c1
-        a = (k * rho) / (n * (1 - rho))
-        b = 1 + (k * rho * (n - 1)) / (n * (1 - rho))
-        v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-        df2 = v if method == "irr" else (n - 1) * (k - 1)
-        fl = stats.f.ppf(1 - alpha / 2, n - 1, v)
-        fu = stats.f.ppf(1 - alpha / 2, v, n - 1)
-        if unit == "single":
-            coeff = c1
-            lo = (n * (msr - fl * mse)) / (fl * (k * msc + (k * n - k - n) * mse) + n * msr)
-            hi = (n * (fu * msr - mse)) / (k * msc + (k * n - k - n) * mse + n * fu * msr)
-        else:
-            coeff = ck
-            lo = (n * (msr - fl * mse)) / (fl * (msc - mse) + n * msr)
-            hi = (n * (fu * msr - mse)) / (msc - mse + n * fu * msr)
+        coeff, lo, hi, df2 = _agreement(msr, msc, mse, n, k, unit, alpha, method)
     p = float(stats.f.sf(fval, df1, df2))
     return {
         "type": type,
@@ -139,3 +136,43 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
         "n_raters": int(k),
         "n_dropped": n_dropped,
     }
+
+
+def _consistency(msr: float, mse: float, n: int, k: int, unit: str, alpha: float) -> tuple:
+    """``(ICC, ci_low, ci_high, df2)`` of consistency (McGraw & Wong 1996, Table 7: ICC(C,1), ICC(C,k))."""
+    df1 = n - 1
+    fval = msr / mse
+    df2 = (n - 1) * (k - 1)
+    fl = fval / stats.f.ppf(1 - alpha / 2, df1, df2)
+    fu = fval * stats.f.ppf(1 - alpha / 2, df2, df1)
+    if unit == "single":
+        coeff = (msr - mse) / (msr + (k - 1) * mse)
+        lo, hi = (fl - 1) / (fl + (k - 1)), (fu - 1) / (fu + (k - 1))
+    else:
+        coeff = (msr - mse) / msr
+        lo, hi = 1 - 1 / fl, 1 - 1 / fu
+    return coeff, lo, hi, df2
+
+
+def _agreement(msr: float, msc: float, mse: float, n: int, k: int, unit: str, alpha: float, method: str) -> tuple:
+    """``(ICC, ci_low, ci_high, df2)`` of absolute agreement (McGraw & Wong 1996, Table 7:
+    ICC(A,1), ICC(A,k)); the df of its F test Satterthwaite's ``v`` with ``method="irr"``."""
+    c1 = (msr - mse) / (msr + (k - 1) * mse + (k / n) * (msc - mse))
+    ck = (msr - mse) / (msr + (msc - mse) / n)
+    # rho in a, b: ICC(A,1) (McGraw & Wong), or the reported ICC (irr 0.84.1's code)
+    rho = ck if (method == "irr" and unit == "average") else c1
+    a = (k * rho) / (n * (1 - rho))
+    b = 1 + (k * rho * (n - 1)) / (n * (1 - rho))
+    v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+    df2 = v if method == "irr" else (n - 1) * (k - 1)
+    fl = stats.f.ppf(1 - alpha / 2, n - 1, v)
+    fu = stats.f.ppf(1 - alpha / 2, v, n - 1)
+    if unit == "single":
+        coeff = c1
+        lo = (n * (msr - fl * mse)) / (fl * (k * msc + (k * n - k - n) * mse) + n * msr)
+        hi = (n * (fu * msr - mse)) / (k * msc + (k * n - k - n) * mse + n * fu * msr)
+    else:
+        coeff = ck
+        lo = (n * (msr - fl * mse)) / (fl * (msc - mse) + n * msr)
+        hi = (n * (fu * msr - mse)) / (msc - mse + n * fu * msr)
+    return coeff, lo, hi, df2

@@ -40,18 +40,39 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+
+from fmat.lazy_scipy import stats
 
 from ..errors import FmatError, InputError, user_stacklevel
 
 
 class SingularFitWarning(UserWarning):
-    """The random-intercept variance is (nearly) zero."""
+    """The random-intercept variance is (nearly) zero.
+
+    Examples
+    --------
+    lme4 says ``boundary (singular) fit``; this is the same case:
+
+    >>> issubclass(SingularFitWarning, UserWarning)
+    True
+    """
 
 
 @dataclass
 class LmmFit:
-    """A fitted random-intercept model (see :func:`fit_lmm`)."""
+    """A fitted random-intercept model (see :func:`fit_lmm`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"model": list("aabbcc") * 2, "gender": ["male", "female"] * 6,
+    ...                      "lpr": [1.0, 0.2, 0.4, -0.5, 0.6, -0.3, 0.8, -0.4, 0.2, -0.9, 0.9, 0.1]})
+    >>> fit = fit_lmm(data, "lpr ~ gender")
+    >>> type(fit).__name__, fit.n, fit.n_groups, fit.singular
+    ('LmmFit', 12, 3, False)
+    >>> round(fit.r2m, 3), round(fit.r2c, 3)
+    (0.624, 0.86)
+    """
 
     formula: str
     group: str
@@ -83,6 +104,19 @@ class LmmFit:
         Returns ``term, num_df, den_df, F, p``.  "sequential" (default, as nlme): terms in
         formula order, each adjusted for the ones before it; "marginal": each term adjusted for
         all others (Wald test of its columns; depends on contrast coding).
+
+        Examples
+        --------
+        Reproduces ``anova(nlme::lme(lpr ~ gender, random = ~1 | model))``:
+
+        >>> import pandas as pd
+        >>> data = pd.DataFrame({"model": list("aabbcc") * 2, "gender": ["male", "female"] * 6,
+        ...                      "lpr": [1.0, 0.2, 0.4, -0.5, 0.6, -0.3, 0.8, -0.4, 0.2, -0.9, 0.9, 0.1]})
+        >>> fit = fit_lmm(data, "lpr ~ gender")
+        >>> fit.anova().round(3)
+                term  num_df  den_df       F      p
+        0  Intercept       1     8.0   0.860  0.381
+        1     gender       1     8.0  49.227  0.000
         """
         if type not in ("sequential", "marginal"):
             raise InputError(f"unknown anova type {type!r}", where="LmmFit.anova(type=...)", fix="use 'sequential' or 'marginal'")
@@ -103,7 +137,21 @@ class LmmFit:
     def contrast(self, L, name: str = "contrast", conf_level: float = 0.95) -> dict:
         """Estimate, SE, t, df, p and CI of ``L @ beta`` (L: weights per column, array or dict
         column-name -> weight).  df: the smallest denominator df among the columns with a
-        non-zero weight (the level-1 df when any level-1 column is involved, as in the paper)."""
+        non-zero weight (the level-1 df when any level-1 column is involved, as in the paper).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> data = pd.DataFrame({"model": list("aabbcc") * 2, "gender": ["male", "female"] * 6,
+        ...                      "lpr": [1.0, 0.2, 0.4, -0.5, 0.6, -0.3, 0.8, -0.4, 0.2, -0.9, 0.9, 0.1]})
+        >>> fit = fit_lmm(data, "lpr ~ gender")
+
+        The male-female difference (as ``multcomp::glht(fit, linfct = L)``):
+
+        >>> res = fit.contrast({"gender[T.male]": 1}, name="male - female")
+        >>> res["contrast"], round(res["estimate"], 3), round(res["se"], 3), res["df"]
+        ('male - female', 0.95, 0.135, 8.0)
+        """
         if isinstance(L, dict):
             unknown = set(L) - set(self.columns)
             if unknown:
@@ -149,7 +197,21 @@ class LmmFit:
         """Estimated marginal means (emmeans-style, equal weights over the other factors) for
         each combination of the factors ``specs``; columns: specs, estimate, se, df, t, p, CI, and
         ``L`` (the weight vector, for :meth:`contrast`); computed once per ``specs`` (a copy is
-        returned)."""
+        returned).
+
+        Examples
+        --------
+        As ``emmeans::emmeans(fit, "gender")``:
+
+        >>> import pandas as pd
+        >>> data = pd.DataFrame({"model": list("aabbcc") * 2, "gender": ["male", "female"] * 6,
+        ...                      "lpr": [1.0, 0.2, 0.4, -0.5, 0.6, -0.3, 0.8, -0.4, 0.2, -0.9, 0.9, 0.1]})
+        >>> fit = fit_lmm(data, "lpr ~ gender")
+        >>> fit.cell_means("gender")[["gender", "estimate", "se", "df"]].round(3)
+           gender  estimate     se   df
+        0    male      0.65  0.201  8.0
+        1  female     -0.30  0.201  8.0
+        """
         specs = [specs] if isinstance(specs, str) else list(specs)
         key = tuple(specs)
         if key not in self._cells:
@@ -179,7 +241,20 @@ class LmmFit:
     def compare(self, specs, a: dict, b: dict, name: str | None = None) -> dict:
         """Contrast of two cells of :meth:`cell_means`: mean(a) - mean(b), e.g.
         ``fit.compare(["perceiver"], {"perceiver": "personal"}, {"perceiver": "societal"})``.
-        A cell can also fix other factors (``specs`` lists all factors used in ``a``/``b``)."""
+        A cell can also fix other factors (``specs`` lists all factors used in ``a``/``b``).
+
+        Examples
+        --------
+        As ``emmeans::contrast(emmeans(fit, "gender"), "pairwise")``:
+
+        >>> import pandas as pd
+        >>> data = pd.DataFrame({"model": list("aabbcc") * 2, "gender": ["male", "female"] * 6,
+        ...                      "lpr": [1.0, 0.2, 0.4, -0.5, 0.6, -0.3, 0.8, -0.4, 0.2, -0.9, 0.9, 0.1]})
+        >>> fit = fit_lmm(data, "lpr ~ gender")
+        >>> res = fit.compare(["gender"], {"gender": "male"}, {"gender": "female"})
+        >>> round(res["estimate"], 3), round(res["t"], 2), res["df"]
+        (0.95, 7.02, 8.0)
+        """
         cm = self.cell_means(specs)
 
         def pick(sel: dict) -> np.ndarray:
@@ -196,7 +271,17 @@ class LmmFit:
 
 
 def nlme_col_df(X: np.ndarray, groups: np.ndarray, has_intercept: bool) -> np.ndarray:
-    """Denominator df of each column, as ``nlme:::getFixDF`` with one grouping level."""
+    """Denominator df of each column, as ``nlme:::getFixDF`` with one grouping level.
+
+    Examples
+    --------
+    As ``nlme:::getFixDF`` with one grouping level (``lme(y ~ x, random = ~1 | g)``):
+
+    >>> import numpy as np
+    >>> X = np.column_stack([np.ones(6), [1, 2, 3, 1, 2, 3]])
+    >>> nlme_col_df(X, np.array([0, 0, 0, 1, 1, 1]), has_intercept=True)
+    array([3., 3.])
+    """
     n, p = X.shape
     codes, uniq = pd.factorize(groups)
     G = len(uniq)
@@ -294,46 +379,25 @@ def fit_lmm(
     variance ratio (closed form from group sums; 175,000 rows in about a second);
     "statsmodels" first fits statsmodels ``MixedLM`` with its default optimizer (its result is
     kept in ``.result``) and then polishes the same way.  Both give the same numbers.
-    """
-    import patsy
-    import statsmodels.api as sm
 
-    if group not in data.columns:
-        raise InputError(
-            f"group column {group!r} not in the table", where="fit_lmm(group=...)", fix=f"columns are {list(data.columns)}"
-        )
-    df = data.copy()
-    for c in df.columns:  # patsy and pandas 3 strings: use plain object for categoricals
-        if isinstance(df[c].dtype, pd.CategoricalDtype):
-            df[c] = df[c].cat.remove_unused_categories()  # else all-zero (aliased) columns
-        elif pd.api.types.is_string_dtype(df[c]):
-            df[c] = df[c].astype(object)
-    if not len(df) or df[[c for c in df.columns if c != group]].isna().any(axis=1).all():
-        raise InputError(
-            f"no complete row to fit {formula!r} on (every value missing)",
-            where="fit_lmm",
-            fix="give values: words a model cannot score as one token (out of vocabulary) leave no LPR; use others",
-        )
-    try:
-        y, X = patsy.dmatrices(formula, df, return_type="dataframe", NA_action="drop")
-    except patsy.PatsyError as err:
-        raise InputError(
-            f"cannot build the model from {formula!r}: {err}", where="fit_lmm(formula)", fix="check column names and patsy syntax"
-        ) from err
-    di = X.design_info
-    keep = y.index
-    g = df.loc[keep, group]
-    ok = g.notna().to_numpy()
-    y, X, g = y[ok], X[ok], g[ok]
-    used = df.loc[y.index]
-    codes, uniq = pd.factorize(g)
-    if len(uniq) < 2:
-        raise InputError(
-            f"need at least 2 groups in {group!r} (the rows left have {len(uniq)})",
-            where="fit_lmm",
-            fix=f"give rows of two or more {group}s (the random intercepts): a model whose values are all missing "
-            "(its words out of vocabulary) does not count; score the study with more models or other words",
-        )
+    Examples
+    --------
+    Reproduces ``nlme::lme(lpr ~ gender, random = ~1 | model)`` (REML; = ``lme4::lmer(lpr ~ gender + (1 | model))`` with
+    nlme's df):
+
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"model": list("aabbcc") * 2, "gender": ["male", "female"] * 6,
+    ...                      "lpr": [1.0, 0.2, 0.4, -0.5, 0.6, -0.3, 0.8, -0.4, 0.2, -0.9, 0.9, 0.1]})
+    >>> fit = fit_lmm(data, "lpr ~ gender")
+    >>> fit.coefs[["term", "b", "se", "df", "t"]].round(3)
+                 term     b     se   df      t
+    0       Intercept -0.30  0.201  8.0 -1.496
+    1  gender[T.male]  0.95  0.135  8.0  7.016
+    >>> round(fit.var_group, 3), round(fit.var_resid, 3), fit.n_groups
+    (0.093, 0.055, 3)
+    """
+    df = _lmm_frame(data, formula, group)
+    y, X, di, codes, uniq, used = _lmm_design(df, formula, group)
     yv, Xv = y.iloc[:, 0].to_numpy(float), X.to_numpy(float)
     if np.linalg.matrix_rank(Xv) < Xv.shape[1]:
         raise InputError(
@@ -341,18 +405,7 @@ def fit_lmm(
             where=f"fit_lmm({formula!r})",
             fix="drop redundant terms or check the data",
         )
-    res, sm_gamma = None, np.nan
-    if engine == "statsmodels":
-        model = sm.MixedLM(pd.Series(yv, name="y"), pd.DataFrame(Xv, columns=list(X.columns)), groups=codes)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = model.fit(reml=reml)  # default optimizer on purpose (never method="lbfgs")
-        if np.isfinite(res.llf) and float(res.scale) > 0:
-            sm_gamma = float(np.asarray(res.cov_re)[0, 0]) / float(res.scale)
-    elif engine != "profile":
-        raise InputError(
-            f"unknown engine {engine!r}", where="fit_lmm(engine=...)", fix="use 'profile' (default) or 'statsmodels'"
-        )
+    res, sm_gamma = _statsmodels_start(engine, yv, Xv, list(X.columns), codes, reml)
     # The one variance ratio on the exact (profiled) likelihood: equals nlme's to ~1e-7
     # (statsmodels alone stops at ~1e-4 relative, and takes minutes at 175,000 rows here).
     prof = _Profile(Xv, yv, codes, reml)
@@ -375,24 +428,7 @@ def fit_lmm(
     cov = np.linalg.inv(info)
     has_int = "Intercept" in X.columns
     col_df = nlme_col_df(Xv, codes, has_int)
-    se = np.sqrt(np.diag(cov))
-    t = beta / se
-    qt = stats.t.ppf(0.5 + conf_level / 2, col_df)
-    sd_y = yv.std(ddof=1)
-    std_beta = np.array([np.nan if c == "Intercept" else beta[j] * Xv[:, j].std(ddof=1) / sd_y for j, c in enumerate(X.columns)])
-    coefs = pd.DataFrame(
-        {
-            "term": list(X.columns),
-            "b": beta,
-            "se": se,
-            "df": col_df,
-            "t": t,
-            "p": 2 * stats.t.sf(np.abs(t), col_df),
-            "ci_low": beta - qt * se,
-            "ci_high": beta + qt * se,
-            "beta": std_beta,
-        }
-    )
+    coefs = _coef_table(list(X.columns), Xv, yv, beta, cov, col_df, conf_level)
     term_cols = {name: list(range(sl.start, sl.stop)) for name, sl in di.term_name_slices.items()}
     term_df = {name: float(col_df[cols].max()) if cols else np.nan for name, cols in term_cols.items()}
     var_f = float(np.var(Xv @ beta, ddof=1))
@@ -420,3 +456,96 @@ def fit_lmm(
         data=used,
         result=res,
     )
+
+
+def _lmm_frame(data: pd.DataFrame, formula: str, group: str) -> pd.DataFrame:
+    """A copy of ``data`` patsy can read (categoricals without unused levels, strings as
+    objects), checked: the group column is there and some row is complete."""
+    if group not in data.columns:
+        raise InputError(
+            f"group column {group!r} not in the table", where="fit_lmm(group=...)", fix=f"columns are {list(data.columns)}"
+        )
+    df = data.copy()
+    for c in df.columns:  # patsy and pandas 3 strings: use plain object for categoricals
+        if isinstance(df[c].dtype, pd.CategoricalDtype):
+            df[c] = df[c].cat.remove_unused_categories()  # else all-zero (aliased) columns
+        elif pd.api.types.is_string_dtype(df[c]):
+            df[c] = df[c].astype(object)
+    if not len(df) or df[[c for c in df.columns if c != group]].isna().any(axis=1).all():
+        raise InputError(
+            f"no complete row to fit {formula!r} on (every value missing)",
+            where="fit_lmm",
+            fix="give values: words a model cannot score as one token (out of vocabulary) leave no LPR; use others",
+        )
+    return df
+
+
+def _lmm_design(df: pd.DataFrame, formula: str, group: str):
+    """``(y, X, design_info, codes, groups, used)``: the formula's response and design (rows with a
+    missing value dropped), its patsy design info, the group codes and levels (two or more), and the rows used."""
+    import patsy
+
+    try:
+        y, X = patsy.dmatrices(formula, df, return_type="dataframe", NA_action="drop")
+    except patsy.PatsyError as err:
+        raise InputError(
+            f"cannot build the model from {formula!r}: {err}", where="fit_lmm(formula)", fix="check column names and patsy syntax"
+        ) from err
+    di = X.design_info
+    keep = y.index
+    g = df.loc[keep, group]
+    ok = g.notna().to_numpy()
+    y, X, g = y[ok], X[ok], g[ok]
+    used = df.loc[y.index]
+    codes, uniq = pd.factorize(g)
+    if len(uniq) < 2:
+        raise InputError(
+            f"need at least 2 groups in {group!r} (the rows left have {len(uniq)})",
+            where="fit_lmm",
+            fix=f"give rows of two or more {group}s (the random intercepts): a model whose values are all missing "
+            "(its words out of vocabulary) does not count; score the study with more models or other words",
+        )
+    return y, X, di, codes, uniq, used
+
+
+def _statsmodels_start(engine: str, yv, Xv, columns: list, codes, reml: bool):
+    """``(result, gamma)``: with ``engine="statsmodels"``, statsmodels' ``MixedLM`` fit and its
+    variance ratio (the profile's starting point); ``(None, nan)`` with ``"profile"``."""
+    import statsmodels.api as sm
+
+    res, sm_gamma = None, np.nan
+    if engine == "statsmodels":
+        model = sm.MixedLM(pd.Series(yv, name="y"), pd.DataFrame(Xv, columns=columns), groups=codes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = model.fit(reml=reml)  # default optimizer on purpose (never method="lbfgs")
+        if np.isfinite(res.llf) and float(res.scale) > 0:
+            sm_gamma = float(np.asarray(res.cov_re)[0, 0]) / float(res.scale)
+    elif engine != "profile":
+        raise InputError(
+            f"unknown engine {engine!r}", where="fit_lmm(engine=...)", fix="use 'profile' (default) or 'statsmodels'"
+        )
+    return res, sm_gamma
+
+
+def _coef_table(columns: list, Xv, yv, beta, cov, col_df, conf_level: float) -> pd.DataFrame:
+    """The fixed effects: b, se, nlme's df, t, p, CI and the standardized beta of each column."""
+    se = np.sqrt(np.diag(cov))
+    t = beta / se
+    qt = stats.t.ppf(0.5 + conf_level / 2, col_df)
+    sd_y = yv.std(ddof=1)
+    std_beta = np.array([np.nan if c == "Intercept" else beta[j] * Xv[:, j].std(ddof=1) / sd_y for j, c in enumerate(columns)])
+    coefs = pd.DataFrame(
+        {
+            "term": list(columns),
+            "b": beta,
+            "se": se,
+            "df": col_df,
+            "t": t,
+            "p": 2 * stats.t.sf(np.abs(t), col_df),
+            "ci_low": beta - qt * se,
+            "ci_high": beta + qt * se,
+            "beta": std_beta,
+        }
+    )
+    return coefs

@@ -25,6 +25,14 @@ def interpolate_years(values: pd.Series, years=None) -> pd.Series:
     ``years``: the full range to report (default: min..max of the index, every integer year).
     Interior gaps are filled linearly in the year; leading/trailing gaps stay NaN (no
     extrapolation).
+
+    Examples
+    --------
+    As ``zoo::na.approx(x, na.rm = FALSE)``:
+
+    >>> import pandas as pd
+    >>> interpolate_years(pd.Series([1.0, 3.0, 4.0], index=[2000, 2002, 2003])).tolist()
+    [1.0, 2.0, 3.0, 4.0]
     """
     s = pd.Series(values, dtype=float)
     s.index = pd.Index(pd.to_numeric(s.index), name=s.index.name or "year")
@@ -40,6 +48,13 @@ def moving_average(values, width: int = 10, even: str = "right") -> np.ndarray:
     Window of position i: i - floor((w-1)/2) ... i + floor(w/2) for ``even="right"`` (zoo's
     center alignment; w = 10 -> i-4..i+5) or i - floor(w/2) ... i + floor((w-1)/2) for
     ``even="left"`` (i-5..i+4); odd w: symmetric either way.
+
+    Examples
+    --------
+    As ``zoo::rollapply(x, 3, mean, align = "center", partial = TRUE)``:
+
+    >>> moving_average([1.0, 2.0, 3.0, 4.0, 10.0], width=3).round(3).tolist()
+    [1.5, 2.0, 3.0, 5.667, 7.0]
     """
     if width < 1:
         raise InputError("width must be >= 1", where="moving_average(width)")
@@ -61,7 +76,19 @@ def smooth_series(
 ) -> pd.DataFrame:
     """Figure-4 series: per ``by`` split, mean of ``value`` per year, linearly interpolated over
     all years min..max, then the adaptive moving average.  Returns by-columns, ``year``,
-    ``value`` (interpolated yearly mean), ``smooth``."""
+    ``value`` (interpolated yearly mean), ``smooth``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"year": [2000, 2002, 2003], "lpr": [1.0, 3.0, 5.0]})
+    >>> smooth_series(data, "lpr", width=3).round(3)
+       year  value  smooth
+    0  2000    1.0   1.500
+    1  2001    2.0   2.000
+    2  2002    3.0   3.333
+    3  2003    5.0   4.000
+    """
     by = [by] if isinstance(by, str) else list(by or [])
     for c in [value, year, *by]:
         if c not in data.columns:

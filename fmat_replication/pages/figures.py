@@ -29,6 +29,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from fmat.html import table_data
 from fmat_replication.pages.html import render
 
 from ..formats import cell as _cell
@@ -248,23 +249,15 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
 
 def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True, cls: str = "fmat-table") -> str:
     """A results-like table as HTML: p as "< .001"/".044", counts as integers, other numbers at 3
-    decimals, empty cells for missing values; "(none)" for an empty table (template
-    ``results_table.html.j2``). ``escape=False``: the cells are HTML already (the headers are
-    escaped all the same)."""
+    decimals, empty cells for missing values; "(none)" for an empty table (the macro
+    ``results_table``, :func:`fmat.html.table_data`). ``escape=False``: the cells are HTML already
+    (the headers are escaped all the same)."""
     from markupsafe import Markup
 
-    if df is None or len(df) == 0:
-        return render("results_table.html.j2", rows=None)
-    d = df.head(max_rows) if max_rows else df
-    as_html = (lambda t: t) if escape else Markup
-    rows = [[as_html(_cell(str(c), v)) for c, v in zip(d.columns, rec)] for rec in d.itertuples(index=False, name=None)]
-    return render(
-        "results_table.html.j2",
-        cls=cls,
-        columns=[str(c) for c in d.columns],
-        rows=rows,
-        more=len(df) - max_rows if max_rows and len(df) > max_rows else 0,
-    )
+    t = table_data(df, max_rows)
+    if not escape and t["rows"]:
+        t["rows"] = [[Markup(_cell(c, v)) for c, v in zip(t["columns"], row)] for row in t["rows"]]
+    return render("results_table.html.j2", t=t, cls=cls)
 
 
 # ---------------------------------------------------------------------------------------

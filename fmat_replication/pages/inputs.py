@@ -1,7 +1,7 @@
 """What a report page reads, declared once: :data:`STUDY_INPUTS` and :data:`INDEX_INPUTS` name
 each input of a page and where the workflow writes it. Rule report_study and report_index take
 their inputs from :func:`study_inputs` and :func:`index_inputs` (``unpack``), and a page rendered
-by hand (``quarto render reports/study.qmd -P study:3A``) from :func:`hand_inputs`, which calls
+by hand (``quarto render reports/study.qmd -M study:3A``) from :func:`hand_inputs`, which calls
 the same functions with the repository's configuration: one place names an input and its path.
 
 :func:`read_study` reads a study page's files, :func:`read_index` the overview's; a file that is

@@ -25,8 +25,8 @@ from .tables import PAGE_CSS, headlines_html, table_attitude, table_html, table_
 
 #: the title of the overview (``reports/index.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): overview"
-#: analyses whose studies the paper prints in one table (Table 6: the attitude studies)
-JOINT_TABLES = {"attitude_weat": table_attitude}
+#: the paper's tables that print several studies together, by number (Table 6: the attitude studies)
+JOINT_TABLES = {"6": table_attitude}
 
 
 def verdicts(data: IndexPage) -> dict:
@@ -41,11 +41,13 @@ def verdicts(data: IndexPage) -> dict:
     ]
     t = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
     joint = []
-    for analysis, layout in JOINT_TABLES.items():
-        ids = [s for s in data.studies if data.analyses.get(s) == analysis and s in set(rep["study"])]
+    for number, layout in JOINT_TABLES.items():
+        ids = [s for s in data.studies if table_number(data.paper, s) == number and s in set(rep["study"])]
         if ids:
-            title = f"Table {table_number(data.paper, ids[0])} of the paper, with ours".replace("Table  of", "The table of")
-            joint.append({"id": f"joint-{analysis}", "title": title, "table": Markup(table_html(layout(ids, data.titles), rep))})
+            title = f"Table {number} of the paper, with ours"
+            joint.append(
+                {"id": f"joint-table{number}", "title": title, "table": Markup(table_html(layout(ids, data.titles), rep))}
+            )
     return {
         "total": {k.replace(" ", "_"): int(t[k]) for k in ("replicated", "not replicated", "not computable", "total")},
         "summary_table": Markup(html_table(summary, escape=False)),
@@ -174,4 +176,4 @@ def overview_page(
     """
     data = read_index(studies, inputs)
     settings = {"models": ", ".join(models), "device": device or "auto", "dtype": dtype, "configuration hash": config_hash}
-    return Page.from_template(TITLE, "overview.html.j2", overview_context(data, settings))
+    return Page(TITLE, "overview.html.j2", overview_context(data, settings))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from fmat.plant import JUDGED, NOTHING_FOUND
 from fmat.results import KEY
 
 from .html import render
@@ -13,9 +14,10 @@ from .html import render
 #: statistics whose printed number has a sign a world can fix (the expectations' domain)
 SIGN_BEARING = ("d", "t", "r", "b", "beta", "t_williams")
 
-#: what the recovery table shows, in order: the paper's number, the nominal plant, the value the
-#: world implies for these items and models (realised), ours and its 95% CI
-COLUMNS = ["statistic", "condition", "model", "paper", "planted", "realised", "ours", "95% CI", "p", "verdict", "reason"]
+#: what the recovery table shows, in order: the level the row is judged at (words: the paper's
+#: inference against the realised value; concept: the concept-level test against the planted
+#: effect), the paper's number, the nominal plant, the target (realised), ours and its 95% CI
+COLUMNS = ["statistic", "condition", "model", "level", "paper", "planted", "realised", "ours", "95% CI", "p", "verdict", "reason"]
 
 
 def _ci_text(low, high) -> str:
@@ -30,6 +32,7 @@ def recovery_rows(recovery: pd.DataFrame, replication: pd.DataFrame | None = Non
     for col in ("realised", "ci_low", "ci_high"):
         if col not in rows.columns:
             rows[col] = float("nan")
+    rows["level"] = rows["level"].fillna("words") if "level" in rows.columns else "words"  # a table from before levels
     rows["95% CI"] = [_ci_text(lo, hi) for lo, hi in zip(rows["ci_low"], rows["ci_high"])]
     rows["paper"] = ""
     if replication is not None and len(replication) and len(rows):
@@ -54,7 +57,7 @@ def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> p
         & (replication["model"].astype(str) == "all")
         & pd.to_numeric(replication["paper_value"], errors="coerce").notna()
     ]
-    judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
+    judged = recovery[recovery["verdict"].isin(JUDGED)]
     keys = set(judged[KEY].astype(str).itertuples(index=False, name=None))
     rows = []
     for sid, g in rep.groupby("study", sort=False):
@@ -67,13 +70,29 @@ def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> p
 
 
 def recovery_summary(recovery: pd.DataFrame) -> str:
-    """One sentence: how many planted numbers were recovered (template ``recovery_summary.html.j2``)."""
-    judged = recovery[recovery["verdict"].isin(["recovered", "not recovered"])]
-    return render("recovery_summary.html.j2", n=len(judged), ok=int((judged["verdict"] == "recovered").sum()))
+    """One sentence: how many planted numbers were recovered, and how many concept-level controls
+    found nothing (template ``recovery_summary.html.j2``)."""
+    judged = recovery[recovery["verdict"].isin(JUDGED)]
+    control = _concept_controls(judged)
+    return render(
+        "recovery_summary.html.j2",
+        n=int((~control).sum()),
+        ok=int((judged.loc[~control, "verdict"] == "recovered").sum()),
+        controls=int(control.sum()),
+        nothing=int((judged.loc[control, "verdict"] == NOTHING_FOUND).sum()),
+    )
+
+
+def _concept_controls(rows: pd.DataFrame) -> pd.Series:
+    """The rows that judge a concept-level control (``absent: true, level: concept``)."""
+    if "level" not in rows.columns or "planted" not in rows.columns:
+        return pd.Series(False, index=rows.index)
+    return (rows["level"].astype(str) == "concept") & rows["planted"].astype(str).str.startswith("0")
 
 
 def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:
-    """The overview's table: per study, the planted numbers checked and recovered.
+    """The overview's table: per study, the planted numbers checked and recovered (and the
+    concept-level controls that found nothing: column ``nothing found for the concept``).
 
     Every study of the recovery table has a row, one with nothing planted included (0 checked):
     counted with plain integers, so that a run in which no study has a judged number (a study of
@@ -81,6 +100,15 @@ def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for study, verdicts in recovery.groupby("study", sort=False)["verdict"]:
         recovered = int((verdicts == "recovered").sum())
+        nothing = int((verdicts == NOTHING_FOUND).sum())
         missed = int((verdicts == "not recovered").sum())
-        rows.append({"study": study, "checked": recovered + missed, "recovered": recovered, "not recovered": missed})
-    return pd.DataFrame(rows, columns=["study", "checked", "recovered", "not recovered"])
+        rows.append(
+            {
+                "study": study,
+                "checked": recovered + nothing + missed,
+                "recovered": recovered,
+                NOTHING_FOUND: nothing,
+                "not recovered": missed,
+            }
+        )
+    return pd.DataFrame(rows, columns=["study", "checked", "recovered", NOTHING_FOUND, "not recovered"])

@@ -8,18 +8,18 @@
   :func:`~fmat_replication.pages.overview.overview_page`) builds the
   :class:`~fmat_replication.pages.page.Page`, and :meth:`Page.html` writes it. No notebook, no
   kernel: plain Python in this process.
-- **quarto**: the same Page as markdown (:meth:`Page.markdown`, what the ``output: asis`` cell of
-  ``reports/{study,index}.qmd`` prints when the document is rendered by hand) under that
-  document's front matter (its title and HTML format, less ``jupyter``/``execute``), rendered by
-  ``quarto render page.md --to html --output NAME``: Quarto's own markdown engine, no kernel.
-  Both ways the page is the same filled template: the page rendered by hand with
-  ``quarto render reports/study.qmd -P study:2A`` (Jupyter, its parameters) and the rule's are
-  the same bytes (tests/test_quarto.py::test_a_document_renders_by_hand_as_the_docs_say).
+- **quarto**: the same Page as markdown (:meth:`Page.markdown`, what ``reports/page.lua`` puts
+  into ``reports/{study,index}.qmd`` when the document is rendered by hand) under that
+  document's front matter (its title and HTML format, less the by-hand keys: :data:`BY_HAND_KEYS`),
+  rendered by ``quarto render page.md --to html --output NAME``: Quarto's own markdown engine, no
+  kernel. Both ways the page is the same filled template: the page rendered by hand with
+  ``quarto render reports/study.qmd -M study:2A`` and the rule's are the same bytes
+  (tests/test_quarto.py::test_a_document_renders_by_hand_as_the_docs_say).
 
 What is left of process management here, and why (Quarto 1.7.34, tried; docs/reports.md):
 
-- nothing of Python or Jupyter is set for Quarto (no ``QUARTO_PYTHON``, kernel spec,
-  ``JUPYTER_PATH``): the markdown engine starts none (tests/test_quarto.py renders with a PATH
+- nothing of Python is set for Quarto (no ``QUARTO_PYTHON``, kernel spec, ``JUPYTER_PATH``):
+  the markdown engine starts none (tests/test_quarto.py renders with a PATH
   holding no Python; the environment is the rule's, tests/test_report.py);
 - no private ``TMPDIR``: Quarto removes its own session folder (``$TMPDIR/quarto-session*``)
   when it ends, also on SIGINT or SIGTERM; only SIGKILL leaves it. So Quarto is stopped with
@@ -70,6 +70,9 @@ QUARTO_TESTED = "1.7.34"
 ROOT = Path(__file__).resolve().parents[2]
 #: the Quarto document of each page
 SOURCES = {"study": ROOT / "reports" / "study.qmd", "index": ROOT / "reports" / "index.qmd"}
+#: front-matter keys a document needs only when rendered by hand (its filter, reports/page.lua,
+#: and the page it asks for), and a kernel's keys: the rule's page.md has its body already
+BY_HAND_KEYS = ("filters", "fmat-page", "study", "jupyter", "execute")
 #: what to do when a page cannot be written (the workflow's outputs have fixed places)
 OUTPUT_FIX = (
     "free space on the disk that holds results/ (or make its folder writable), then run the same "
@@ -200,13 +203,13 @@ def _write(out: Path, write, output_fix: str) -> None:
 def page_document(source: str | Path, markdown: str) -> str:
     """A Quarto markdown document: the front matter of ``source`` (``reports/study.qmd`` or
     ``index.qmd``: its title and HTML format, so the page looks as the document renders by hand)
-    without its Jupyter keys (``jupyter``, ``execute``), then ``markdown`` (:meth:`Page.markdown`,
-    what the document's ``output: asis`` cell prints)."""
+    without the keys of a render by hand (:data:`BY_HAND_KEYS`), then ``markdown``
+    (:meth:`Page.markdown`, what the document's filter puts in by hand)."""
     text = Path(source).read_text(encoding="utf-8")
     match = re.match(r"---\n(.*?)\n---\n", text, re.S)
     if not match:
         raise InputError(f"no YAML front matter in {source}", where=str(source), fix="start the document with its --- header")
-    header = {k: v for k, v in yaml.safe_load(match.group(1)).items() if k not in ("jupyter", "execute")}
+    header = {k: v for k, v in yaml.safe_load(match.group(1)).items() if k not in BY_HAND_KEYS}
     return "---\n" + yaml.safe_dump(header, allow_unicode=True, sort_keys=False) + "---\n\n" + markdown
 
 

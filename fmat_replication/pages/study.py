@@ -15,6 +15,8 @@ from typing import Mapping
 import pandas as pd
 from markupsafe import Markup
 
+from fmat.html import table_data
+
 from ..formats import replication_text
 from .concept import concept_counts, concept_rows
 from .design import option_rows, pair_labels, rows_html, template_rows
@@ -41,58 +43,24 @@ TITLE = "FMAT replication of Bao (2024): study report"
 SHOWN_TABLES = ("criterion", "trend", "effects", "missing_years", "calibrated", "crossed")
 
 
-def _corrected_statistics(table: pd.DataFrame) -> str:
-    """The statistics a criterion analysis's ``calibrated`` table corrects ("r", or "r and b"),
-    or "" for a stereotype analysis's table (its d)."""
-    if "value_ours" not in table.columns:
-        return ""
-    have = [s for s in ("r", "b") if "statistic" in table.columns and (table["statistic"] == s).any()]
-    return " and ".join(have) or "r"
-
-
-def calibrated_summary(table: pd.DataFrame) -> str:
-    """One sentence: whether each d's (or r's and b's: the criterion analyses' ``calibrated``
-    table) significance at .05 holds under the calibrated inference."""
-    stat = _corrected_statistics(table) or "d"
-    if not len(table):
-        return f"No {stat} to compare."
-    sig = table[table["significant"].astype(bool)]
-    kept = int(sig["significant_ours"].astype(bool).sum())
-    new = int((~table["significant"].astype(bool) & table["significant_ours"].astype(bool)).sum())
-    plural = " and ".join(f"{x}'s" for x in stat.split(" and "))
-    text = f"Of the {len(sig)} {plural} significant at .05 under the paper's model, {kept} stay significant"
-    text += " under the calibrated inference"
-    if stat != "d":
-        text += " (the correction for attenuation changes each value and its CI, not its p: "
-        text += "value_ours, ci_low_ours, ci_high_ours)"
-    return text + (f"; {new} become significant only under it." if new else ".")
-
-
-def calibrated_about(table: pd.DataFrame) -> str:
-    """What the calibrated variant of the page's analysis is and why (the stereotype analyses'
-    within-sentence inference, or the criterion analyses' disattenuated r and b)."""
-    stat = _corrected_statistics(table)
-    if stat:
-        text = (
-            "Ours, not the paper's: the r of the models' averaged score with the criterion is attenuated by what the "
-            "models do not share (their disagreement and noise), and its Fisher CI counts only the items. The "
-            "calibrated variant (inference: disattenuated) divides each r and its CI by the square root of the "
-            "reliability of the averaged score (the ICC(C,k) among the models: Spearman's correction for "
-            "attenuation)"
-        )
-        if "b" in stat:
-            text += (
-                "; the mixed models' b, whose predictor is one model's z-score, is diluted the same way and is "
-                "divided, with its SE and CI, by the square root of the reliability of one model's score (the "
-                "ICC(C,1) among the models: regression calibration)"
-            )
-        return text + "; its p is the paper's (docs/calibration.md)."
-    return (
-        "Ours, not the paper's: the paper's mixed model counts the two [MASK] groups' rows of one sentence as "
-        "independent observations, which they are not (the options share one probability distribution), so its SE "
-        "can be too small. The calibrated variant (inference: sentence) takes each sentence's contrast as one "
-        "observation: the same d, its own p and 95% CI (docs/calibration.md)."
-    )
+def calibrated_counts(table: pd.DataFrame) -> dict:
+    """What the calibrated section says, as data (the sentences are in ``calibrated_text.html.j2``):
+    the statistics the calibrated variant corrects (``[]`` for a stereotype analysis's d, within
+    the sentence; ``["r"]`` or ``["r", "b"]`` for a criterion analysis's disattenuated ``calibrated``
+    table), the rows, those significant at .05 under the paper's model, how many of them stay
+    significant under the calibrated inference and how many become significant only under it."""
+    corrected = [s for s in ("r", "b") if "statistic" in table.columns and (table["statistic"] == s).any()]
+    corrected = (corrected or ["r"]) if "value_ours" in table.columns else []
+    sig = table["significant"].astype(bool) if len(table) else pd.Series([], dtype=bool)
+    ours = table["significant_ours"].astype(bool) if len(table) else pd.Series([], dtype=bool)
+    return {
+        "corrected": corrected,
+        "statistics": corrected or ["d"],
+        "rows": len(table),
+        "significant": int(sig.sum()),
+        "kept": int((sig & ours).sum()),
+        "new": int((~sig & ours).sum()),
+    }
 
 
 def figure_items(drawn: list[dict]) -> list[dict]:
@@ -110,11 +78,6 @@ def figure_items(drawn: list[dict]) -> list[dict]:
     ]
 
 
-def analysis_name(raw: Mapping) -> str:
-    """The name of a study file's analysis ("" for none)."""
-    return str((raw.get("analysis") or {}).get("name", ""))
-
-
 def item_word(raw: Mapping) -> str:
     """What an item of the study is, in words: its TARGET group's name ("Occupation", "Name")."""
     for q in raw.get("queries") or []:
@@ -125,13 +88,12 @@ def item_word(raw: Mapping) -> str:
 
 
 def paper_tables(data: StudyPage) -> dict:
-    """The paper's table in its layout (chosen by the analysis), a table of the run's other
+    """The paper's table in its layout (chosen by the paper's table number), a table of the run's other
     models where the layout has one row per model, the numbers printed in the text."""
     raw, rep, stats = data.raw, data.replication, data.stats
     layout = paper_table(
         data.study,
         data.paper,
-        analysis_name(raw),
         titles={data.study: str(raw.get("title", ""))},
         labels=pair_labels(raw),
         item=item_word(raw),
@@ -173,23 +135,20 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
     raw, stats, status = data.raw, data.stats, data.status
     icc = stats[stats["statistic"].str.startswith("ICC")]
     alpha = stats[stats["statistic"].isin(["alpha", "alpha_std"])]
-    registered = "registered" if status.get("implemented") else "no analysis of that name is registered"
-    notes = [f"analysis: {status.get('analysis')!r} ({registered})", *map(str, status.get("notes") or [])]
-    if config_hash:
-        notes.append(f"configuration hash {config_hash}; device {device or 'auto'}")
     return {
-        "icc_table": Markup(html_table(icc[["statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n"]])),
-        "alpha_table": Markup(html_table(alpha[["statistic", "condition", "model", "value", "n"]], max_rows=60)),
+        "icc_table": table_data(icc[["statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n"]]),
+        "alpha_table": table_data(alpha[["statistic", "condition", "model", "value", "n"]], max_rows=60),
         "family": str(raw.get("family", "")),
         "source": str(raw.get("source", "")),
         "study_file": page_path(data.study_file),
         "notes_text": str(raw.get("notes") or ""),
         "template_table": Markup(rows_html(template_rows(raw))),
         "option_table": Markup(rows_html(option_rows(raw))),
-        "oov_table": Markup(
-            html_table(data.oov.drop(columns=["study", "demo", "packages"], errors="ignore") if len(data.oov) else None)
-        ),
-        "notes": notes,
+        "oov_table": table_data(data.oov.drop(columns=["study", "demo", "packages"], errors="ignore") if len(data.oov) else None),
+        "analysis": {"name": str(status.get("analysis")), "registered": bool(status.get("implemented"))},
+        "notes": [str(n) for n in status.get("notes") or []],
+        "config_hash": str(config_hash or ""),
+        "device": str(device or ""),
     }
 
 
@@ -224,9 +183,8 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
         "calibrated": None
         if calibrated is None
         else {
-            "about": calibrated_about(calibrated),
-            "summary": calibrated_summary(calibrated),
-            "table": Markup(html_table(calibrated, max_rows=60)),
+            **calibrated_counts(calibrated),
+            "table": table_data(calibrated, max_rows=60),
         },
         "concept": concept(data),
         "figures": figure_items(data.drawn),
@@ -260,4 +218,4 @@ def study_page(study: str, inputs: Mapping, *, device: str = "", config_hash: st
         An input is missing or unknown (naming it).
     """
     data = read_study(study, inputs)
-    return Page.from_template(TITLE, "study.html.j2", study_context(data, device=device, config_hash=config_hash))
+    return Page(TITLE, "study.html.j2", study_context(data, device=device, config_hash=config_hash))

@@ -228,23 +228,26 @@ def table_change(study: str) -> PaperTable:
 def paper_table(
     study: str,
     paper: pd.DataFrame,
-    analysis: str,
     titles: Mapping[str, str] | None = None,
     labels: Mapping[str, str] | None = None,
     item: str = "item",
 ) -> PaperTable | None:
-    """The paper's layout of a study's table, chosen by the study's analysis (its study file's
-    ``analysis.name``), None for an analysis the paper has no table layout for."""
+    """The paper's layout of a study's table, chosen by the paper's table that prints the study
+    (:func:`table_number`, from the paper file's ``source``); Study 4's statistics, which the
+    paper prints in its text only, where the paper prints a slope on year; None for a study the
+    paper prints no table of (a study of one's own)."""
     layouts = {
-        "factual_wefat": lambda: table_criterion(study, paper, item=item),
-        "factual_names": lambda: table_regression(study, paper),
-        "attitude_weat": lambda: table_attitude([study], titles),
-        "stereotype_pairs": lambda: table_stereotype(study, paper, labels),
-        "stereotype_domains": lambda: table_stereotype(study, paper, labels),
-        "change_over_time": lambda: table_change(study),
+        "3": lambda: table_criterion(study, paper, item=item),
+        "4": lambda: table_criterion(study, paper, item=item),
+        "5": lambda: table_regression(study, paper),
+        "6": lambda: table_attitude([study], titles),
+        "7": lambda: table_stereotype(study, paper, labels),
     }
-    make = layouts.get(str(analysis))
-    return make() if make else None
+    make = layouts.get(table_number(paper, study))
+    if make is not None:
+        return make()
+    mine = paper[paper["study"] == study]
+    return table_change(study) if ((mine["statistic"] == "b") & (mine["condition"] == "year")).any() else None
 
 
 # ---------------------------------------------------------------------------------------

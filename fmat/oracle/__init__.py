@@ -1,0 +1,237 @@
+"""An independent oracle of the realised truth of a planted world (docs/planting.md, "The oracle").
+
+For a study file and a plant (:class:`fmat.plant.Plant`), :func:`oracle` gives the exact value
+that each statistic with a closed form in the planted log probabilities takes in that world,
+for these items and these models: every d (overall, per attribute pair, per form, per
+relation and perceiver, their average and personal - societal difference, per model), the
+slope b of the yearly d on year / 100 and its standardized beta, the century contrasts, and
+r of the FMAT score with a criterion. It is what the workflow must compute from the planted
+scores (``fmat.plant.planted_scores``) to the last digit, and, for a world with item and model
+variation, the *realised* value that a recovery's confidence interval has to cover (the
+nominal planted size is the value only where those variations are zero).
+
+One file per analysis family (``fmat/oracle/<family>.py``, beside ``fmat/analyses/<family>.py``)
+computes its statistics and registers them under the analysis names (:func:`register`); its
+module docstring states its formulas. A file is found by its name: nothing else lists it.
+
+Independence is the point: this package reads the study file's YAML itself (its templates,
+groups and words, in the file's order; its ``analysis.options``), plants with
+:func:`fmat.world.planted_logp` on that raw table, and computes each statistic by plain
+arithmetic (means, differences, standard deviations, an OLS slope, a Pearson r). It loads
+neither the analyses (:mod:`fmat.analyses`), nor the LPR stage (:mod:`fmat.lpr`,
+:mod:`fmat.pipeline`), nor the query design (:mod:`fmat.design`, :mod:`fmat.study`), nor the
+scoring: a mislabelled group, a pair joined in the wrong order or a forgotten division there
+changes the workflow's number and not this one (``tests/test_oracle.py`` checks what
+``import fmat.oracle`` loads).
+
+Notes
+-----
+Notation: ``lp(w | c, m)`` is the planted natural log probability of [MASK] word ``w`` in
+context ``c`` (a template with its TARGET and ATTRIB filled) for model ``m``; ``sigma`` is
+the study's ``analysis.options.sigma`` (default sqrt 2, as the analyses'); a contrast the
+options do not name is the first two groups of the slot in the file's order; means are plain means over every
+model, template, word and item of the study file (all designs here are balanced, so the
+mixed models' estimated marginal means equal these means).
+
+Degrees of freedom (column ``df``, where the row has a test): a Pearson r and a per-model OLS
+slope ``n - 2``; a mixed model's term that varies within the models (nlme's level-1 df) ``N -
+M - k``, with ``N`` the modelled rows, ``M`` the models and ``k`` the fixed effects beside the
+intercept (the full factorial's cells - 1: 3A ``2 x 2 x 9 - 1 = 35``; 2A ``2 x 2 x 2 - 1 = 7``;
+the slope on year ``1``); a pairwise century contrast ``M - 1``.
+
+What has no closed form here is not given: t, F, p, SEs, R2 (they depend on the mixed
+model's variance estimates); :func:`oracle` gives each d the sign its t must have, and the
+checking test asks that of the t rows.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from fmat.oracle._raw import SLOTS, planted_table, raw_queries, read_study_file
+from fmat.world import Plant
+
+__all__ = [
+    "ORACLE_COLUMNS",
+    "SIGMA",
+    "SLOTS",
+    "Planted",
+    "available",
+    "family",
+    "first_two",
+    "lmm_df",
+    "oracle",
+    "planted_table",
+    "raw_queries",
+    "read_study_file",
+    "register",
+    "row",
+]
+
+#: default population SD of an LPR where a study file gives no ``sigma`` (the analyses'
+#: default: sqrt 2; the paper prints 1.414, which the study files state)
+SIGMA = math.sqrt(2.0)
+#: the columns of :func:`oracle`'s table
+ORACLE_COLUMNS = ["study", "statistic", "condition", "model", "value", "df"]
+
+
+@dataclass(frozen=True)
+class Planted:
+    """What a family's oracle computes from: the study file and its planted table.
+
+    ``table``: :func:`planted_table` (one row per model x template x word, with ``lp``);
+    ``data``: the study file's YAML; ``options``: its ``analysis.options``; ``criteria`` and
+    ``scores`` as given to :func:`oracle`."""
+
+    sid: str
+    data: Mapping
+    table: pd.DataFrame
+    options: Mapping
+    criteria: Mapping[str, pd.DataFrame] | None = None
+    scores: pd.DataFrame | None = None
+
+    @property
+    def sigma(self) -> float:
+        """The study's ``sigma`` option, else :data:`SIGMA`."""
+        return float(self.options.get("sigma", SIGMA))
+
+
+_FAMILIES: dict[str, Callable[[Planted], list[dict]]] = {}
+
+
+def register(*names: str):
+    """Register ``fn(planted: Planted) -> [row, ...]`` as the oracle of the analyses ``names``
+    (their names in :mod:`fmat.analyses`; rows made with :func:`row`)."""
+
+    def deco(fn):
+        for name in names:
+            if name in _FAMILIES and _FAMILIES[name] is not fn:
+                raise ValueError(f"oracle {name!r} registered twice")
+            _FAMILIES[name] = fn
+        return fn
+
+    return deco
+
+
+def _load_all() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+def available() -> list[str]:
+    """The analysis names that have an oracle (one file of this package registers each).
+
+    Examples
+    --------
+    >>> from fmat import oracle
+    >>> "stereotype_pairs" in oracle.available()
+    True
+    """
+    _load_all()
+    return sorted(_FAMILIES)
+
+
+def family(name: str) -> Callable[[Planted], list[dict]] | None:
+    """The oracle of analysis ``name``, or None (no closed forms here).
+
+    Examples
+    --------
+    >>> from fmat import oracle
+    >>> oracle.family("attitude_weat").__module__
+    'fmat.oracle.attitude'
+    >>> oracle.family("no_such_analysis") is None
+    True
+    """
+    _load_all()
+    return _FAMILIES.get(str(name))
+
+
+# ----------------------------------------------------------------------------- helpers of the families
+def row(sid, statistic, condition, model, value, df=np.nan) -> dict:
+    """One row of :func:`oracle`'s table.
+
+    Examples
+    --------
+    >>> row("3A", "d", "pair1", "all", 0.5, 35)
+    {'study': '3A', 'statistic': 'd', 'condition': 'pair1', 'model': 'all', 'value': 0.5, 'df': 35.0}
+    """
+    return {"study": sid, "statistic": statistic, "condition": condition, "model": model, "value": float(value), "df": float(df)}
+
+
+def lmm_df(n: int, models: int, within: int) -> int:
+    """nlme's level-1 df of a term that varies within the models: N - M - (fixed effects that
+    vary within the models).
+
+    Examples
+    --------
+    >>> lmm_df(n=432, models=12, within=35)  # 3A: 12 models, a 2 x 2 x 9 factorial
+    385
+    """
+    return int(n - models - within)
+
+
+def first_two(t: pd.DataFrame, slot: str, named) -> tuple[str, str]:
+    """The contrast an option names, else the slot's first two groups in the file's order.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"MASK": ["Male", "Male", "Female", "Other"]})
+    >>> first_two(t, "MASK", None), first_two(t, "MASK", ["Female", "Male"])
+    (('Male', 'Female'), ('Female', 'Male'))
+    """
+    a, b = [str(g) for g in (named or list(dict.fromkeys(t[slot]))[:2])]
+    return a, b
+
+
+def oracle(
+    study_path: str | os.PathLike,
+    plant: Plant,
+    models: Sequence[str],
+    criteria: Mapping[str, pd.DataFrame] | None = None,
+    scores: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The exact value of every statistic with a closed form (module Notes and each family's
+    file) that the study's analysis reports, in the world ``plant`` for ``models``.
+
+    Parameters
+    ----------
+    study_path : path
+        The study file (read as YAML here, not through :func:`fmat.study.load_study`).
+    plant : fmat.plant.Plant
+        What the world plants for this study (a null plant gives the world's chance values).
+    models : sequence of str
+        The model names (their ``model_items`` and ``shift`` draws are seeded by them).
+    criteria : mapping, optional
+        Criterion tables by name (``per_item`` plants, Study 1's r, word lists from a table).
+    scores : pandas.DataFrame, optional
+        The scores the analysis is run on (``fmat.run`` output: ``model``, ``query``, the slot
+        columns, ``prob``). A pooled-SD d (``attitude_weat`` with ``effect_size: pooled_sd``)
+        divides by the SD of the LPRs it sees, so with scores its realised value is the planted
+        LPRs in units of the SD of these scores' LPRs (per model, template and relation): the
+        definition of ``fmat.calibration.on_the_sample_scale``, computed here
+        without the analysis' code. Without scores, the SD of the planted LPRs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`ORACLE_COLUMNS` (results-table keys and the value); empty for an
+        analysis without closed forms here (no file registers it, or LPBS scores, whose
+        priors the world does not plant).
+    """
+    data = read_study_file(study_path)
+    spec = dict(data.get("analysis") or {})
+    fn = family(str(spec.get("name", "")))
+    if fn is None or str(dict(data.get("score") or {}).get("method", "fmat")) != "fmat":
+        return pd.DataFrame(columns=ORACLE_COLUMNS)
+    t = planted_table(data, plant, models, criteria)
+    rows = fn(Planted(str(data["id"]), data, t, dict(spec.get("options") or {}), criteria, scores))
+    return pd.DataFrame(rows, columns=ORACLE_COLUMNS)
