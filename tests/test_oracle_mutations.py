@@ -169,8 +169,8 @@ MUTATIONS = [
     (
         "3A: query design, each MASK group's last word labelled with the other group",
         "fmat.design",
-        '[q, mg, mj, mw, *extra]',
-        '[q, mg if mw != mask[mg][-1] else [g for g in mask if g != mg][0], mj, mw, *extra]',
+        "[q, mg, mj, mw, *extra]",
+        "[q, mg if mw != mask[mg][-1] else [g for g in mask if g != mg][0], mj, mw, *extra]",
         "3A",
     ),
     (
