@@ -213,7 +213,7 @@ def test_a_misspelt_option_value_is_refused_before_any_model_loads(tmp_path, cap
 
     from fmat import analyses
 
-    assert analyses.option_values("factual_wefat", "inference") == ("paper", "disattenuated")
+    assert analyses.option_values("factual_wefat", "inference") == ("paper", "disattenuated", "crossed")
     assert analyses.option_values("stereotype_pairs", "inference") == ("paper", "sentence", "crossed")
     assert analyses.option_values("attitude_weat", "effect_size") == ("pooled_sd", "sigma")
     assert analyses.option_values("change_over_time", "century_model") == ("pairwise", "joint")
