@@ -166,15 +166,9 @@ def prior_logp(
 
     Examples
     --------
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> import fmat
     >>> q = fmat.query("the [MASK] is a {TARGET} .", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Job": ["nurse"]})
     >>> inputs, row_input, mask_pos, _ = prior_inputs(tok, q)
@@ -214,15 +208,9 @@ def score_model(
     --------
     Kurita et al.'s (2019) scores (probabilities and their priors) of one model, here a tiny random one:
 
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> import fmat
     >>> q = fmat.query("the [MASK] is a {TARGET} .", MASK={"Male": ["man"], "Female": ["woman"]}, TARGET={"Job": ["nurse"]})
     >>> scores = score_model(model, tok, q, progress=False)

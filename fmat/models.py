@@ -836,15 +836,9 @@ def check_outputs(name_or_path, model, tokenizer, weights=None, sentence: str = 
 
     Examples
     --------
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> check_outputs("tiny", model, tok)
     >>> with torch.no_grad():
     ...     _ = model.cls.predictions.decoder.weight.zero_(), model.cls.predictions.bias.zero_()
@@ -1146,15 +1140,9 @@ def top_fills(model, tokenizer, query: str, top: int = 5) -> list[dict]:
     --------
     As R FMAT's ``fill_mask()`` (transformers' fill-mask pipeline):
 
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> fills = top_fills(model, tok, "the [MASK] is here .", top=3)
     >>> len(fills), sorted(fills[0])
     (3, ['score', 'sequence', 'token', 'token_str'])

@@ -239,15 +239,9 @@ def scoring_path(model, tokenizer) -> ScoringPath:
 
     Examples
     --------
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> path = scoring_path(model, tok)
     >>> path.head, path.padding
     ('fast', 'padded')
@@ -456,15 +450,9 @@ def mask_logp(
 
     Examples
     --------
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> import numpy as np
     >>> ids = [tok("the [MASK] is here .")["input_ids"]]
     >>> logp = mask_logp(model, tok, ids, np.array([2]), np.array([0, 0]), np.array([6, 7]))

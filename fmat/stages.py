@@ -42,18 +42,9 @@ def design(study, criteria_dir: str | os.PathLike | None = None) -> Study:
 
     Examples
     --------
-    >>> import tempfile, pathlib
     >>> from fmat import stages
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> study = stages.design(path)
     >>> study.id, len(study.queries), stages.design(study) is study
     ('S', 8, True)

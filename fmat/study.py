@@ -45,17 +45,8 @@ class Study:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> study = load_study(path)
     >>> study.id, study.type, study.lpr, study.score["method"]
     ('S', 'MA', {'mask_pair': False, 'target_pair': True, 'attrib_pair': True}, 'fmat')
@@ -100,17 +91,8 @@ def read_study_yaml(path: str | os.PathLike) -> dict:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> read_study_yaml(path)["lpr"]
     {'mask_pair': False, 'attrib_pair': True}
     """
@@ -598,17 +580,8 @@ def study_lpr_options(path: str | os.PathLike) -> dict:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> study_lpr_options(path)
     {'mask_pair': False, 'target_pair': True, 'attrib_pair': True}
     """
@@ -625,17 +598,8 @@ def score_options(path: str | os.PathLike) -> dict:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> score_options(path)
     {'method': 'fmat', 'add_tokens': False, 'na_out': True}
     """
@@ -650,17 +614,8 @@ def study_criteria(path: str | os.PathLike) -> list[str]:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> study_criteria(path)
     []
     """
@@ -689,17 +644,8 @@ def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "S.yaml"
-    >>> _ = path.write_text('''
-    ... id: S
-    ... title: Warmth of two groups
-    ... queries:
-    ...   - query: "The [MASK] are {ATTRIB}."
-    ...     MASK: {Swedes: [swedes], Greeks: [greeks]}
-    ...     ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
-    ... lpr: {mask_pair: false, attrib_pair: true}
-    ... ''')
+    >>> from fmat.study import example_file
+    >>> path = example_file()  # S.yaml: two groups (Swedes, Greeks), warm and cold words
     >>> validate_study_file(path)
     []
     >>> _ = path.write_text(path.read_text().replace("title:", "titel:"))
@@ -736,3 +682,31 @@ def _stub_criteria(data: dict) -> dict:
                     n = max(sizes) if sizes else 2
                     groups[g] = [f"<{spec['criterion']}.{spec['column']} {k + 1}>" for k in range(n)]
     return data
+
+
+#: the docstrings' example study file (:func:`example_file`)
+EXAMPLE_STUDY = """id: S
+title: Warmth of two groups
+queries:
+  - query: "The [MASK] are {ATTRIB}."
+    MASK: {Swedes: [swedes], Greeks: [greeks]}
+    ATTRIB: {Warm: [kind, friendly], Cold: [rude, hostile]}
+lpr: {mask_pair: false, attrib_pair: true}
+"""
+
+
+def example_file(folder: str | os.PathLike | None = None) -> Path:
+    """Write the docstrings' example study file, ``S.yaml`` (two MASK groups, warm and cold
+    ATTRIB words), into ``folder`` (default: a new temporary folder) and return its path.
+
+    Examples
+    --------
+    >>> path = example_file()
+    >>> path.name, load_study(path).id
+    ('S.yaml', 'S')
+    """
+    import tempfile  # here: only the examples use it
+
+    path = Path(folder if folder is not None else tempfile.mkdtemp()) / "S.yaml"
+    path.write_text(EXAMPLE_STUDY, encoding="utf-8")
+    return path

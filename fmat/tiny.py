@@ -827,3 +827,30 @@ def build_trained_model(
         {"seed": seed, "hidden": hidden, "layers": layers, "trained": record},
         what="trained tiny",
     )
+
+
+def doc_model():
+    """The docstrings' example masked LM: a one-layer BERT of 13 words (``the man woman is a
+    nurse here .`` and the special tokens), random weights drawn with seed 0, and its WordPiece
+    tokenizer; ``(model, tokenizer)``, the model in eval mode.
+
+    Examples
+    --------
+    >>> model, tok = doc_model()
+    >>> model.config.vocab_size, tok.convert_tokens_to_ids("nurse")
+    (13, 10)
+    """
+    import tempfile  # here: only the examples use it
+
+    import torch  # here: heavy, as the rest of this module's training code
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    folder = Path(tempfile.mkdtemp())
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
+    (folder / "vocab.txt").write_text("\n".join(words), encoding="utf-8")
+    tok = BertTokenizer(str(folder / "vocab.txt"))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8, max_position_embeddings=32
+    )
+    return BertForMaskedLM(config).eval(), tok
