@@ -87,9 +87,7 @@ class MissingWordsWarning(UserWarning):
     Examples
     --------
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -329,9 +327,7 @@ class BiasResult:
     As sweater's ``print()`` of a result:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> mac(w, ["pilot", "nurse"], ["he", "him"])
     -- sweater object --
     Test type:  mac
@@ -382,9 +378,7 @@ class WeatTest:
     Examples
     --------
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> test = weat_exact(res)
     >>> test.method, round(test.statistic, 3), test.p_value, test.n, test.alternative
@@ -482,9 +476,7 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     Reproduces ``sweater::weat(w, S_words, T_words, A_words, B_words)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> res.S_diff.round(3).to_dict()
     {'pilot': 0.342, 'engineer': 0.297, 'doctor': 0.098}
@@ -527,9 +519,7 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
     Reproduces ``sweater::weat_es(x)`` (Caliskan et al.'s d):
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> round(weat_es(res), 3), round(weat_es(res, standardize=False), 3), round(weat_es(res, r=True), 3)
     (1.651, 0.556, 0.711)
@@ -573,9 +563,7 @@ def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
     Reproduces ``sweater::weat_exact(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> test = weat_exact(res)
     >>> round(test.statistic, 3), test.p_value, test.n
@@ -618,9 +606,7 @@ def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = 
     As ``sweater::weat_resampling(x)`` (with a seed of its own):
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> test = weat_resampling(res, n_resampling=1000, seed=1)
     >>> round(test.statistic, 3), test.p_value, test.n
@@ -662,9 +648,7 @@ def weat_test(
     Examples
     --------
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> weat_test(res).method
     'The exact test in Caliskan et al. (2017)'
@@ -696,9 +680,7 @@ def nas(w, S_words, A_words, B_words) -> BiasResult:
     Reproduces ``sweater::nas(w, S_words, A_words, B_words)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> nas(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 1.621, 'nurse': -1.659, 'author': -1.088}
     """
@@ -723,9 +705,7 @@ def mac(w, S_words, A_words) -> BiasResult:
     Reproduces ``sweater::mac(w, S_words, A_words)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> mac(w, ["pilot", "nurse", "author"], ["he", "him"]).P.round(3).to_dict()
     {'pilot': 0.962, 'nurse': 0.536, 'author': 0.782}
     """
@@ -743,9 +723,7 @@ def mac_es(x: BiasResult) -> float:
     Reproduces ``sweater::mac_es(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> round(mac_es(mac(w, ["pilot", "nurse", "author"], ["he", "him"])), 3)
     0.76
     """
@@ -764,9 +742,7 @@ def rnd(w, S_words, A_words, B_words) -> BiasResult:
     Reproduces ``sweater::rnd(w, S_words, A_words, B_words)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': -0.564, 'nurse': 0.704, 'author': 0.141}
     """
@@ -786,9 +762,7 @@ def rnd_es(x: BiasResult) -> float:
     Reproduces ``sweater::rnd_es(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> round(rnd_es(rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])), 3)
     0.281
     """
@@ -820,9 +794,7 @@ def semaxis(w, S_words, A_words, B_words, l: int = 0) -> BiasResult:
     Reproduces ``sweater::semaxis(w, S_words, A_words, B_words, l = 0)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> semaxis(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 0.316, 'nurse': -0.414, 'author': -0.091}
     """
@@ -852,9 +824,7 @@ def rnsb(w, S_words, A_words, B_words) -> BiasResult:
     Reproduces ``sweater::rnsb(w, S_words, A_words, B_words)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> rnsb(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 0.289, 'nurse': 0.374, 'author': 0.337}
     """
@@ -879,9 +849,7 @@ def rnsb_es(x: BiasResult) -> float:
     Reproduces ``sweater::rnsb_es(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> round(rnsb_es(rnsb(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])), 4)
     0.0055
     """
@@ -901,9 +869,7 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
     Reproduces ``sweater::ect(w, S_words, A_words, B_words)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])
     >>> res.u_a.round(3).to_dict()
     {'pilot': 0.967, 'nurse': 0.536, 'author': 0.785}
@@ -924,9 +890,7 @@ def ect_es(x: BiasResult) -> float:
     Reproduces ``sweater::ect_es(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> ect_es(ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]))
     -1.0
     """
@@ -952,9 +916,7 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
     Reproduces ``sweater::query()``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> query(w, ["pilot", "nurse", "author"], A_words=["he", "him"], B_words=["she", "her"]).method
     'rnd'
     >>> query(w, ["pilot", "nurse", "author"], A_words=["he", "him"], B_words=["she", "her"], method="ect").method
@@ -997,9 +959,7 @@ def calculate_es(x: BiasResult, **kwargs) -> float:
     Reproduces ``sweater::calculate_es(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> round(calculate_es(res), 3), round(calculate_es(query(w, ["pilot", "nurse", "author"], A_words=["he"])), 3)
     (1.651, 0.697)
@@ -1025,9 +985,7 @@ def plot_bias(x: BiasResult, ax=None):
     As ``sweater::plot_bias(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> fig = plot_bias(mac(w, ["pilot", "nurse", "author"], ["he", "him"]))
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['nurse', 'author', 'pilot']
@@ -1064,9 +1022,7 @@ def plot_ect(x: BiasResult, ax=None):
     As ``sweater::plot_ect(x)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> fig = plot_ect(ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]))
     >>> fig.axes[0].get_xlabel()
     'Association ranking: A_words'
@@ -1123,9 +1079,7 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
     The same numbers as ``sweater::nas(w, items, male, female)``:
 
     >>> import pandas as pd
-    >>> w = pd.DataFrame([[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4],
-    ...                   [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]],
-    ...                  index=["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"])
+    >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> wefat_criterion(w, ["pilot", "nurse", "astronaut"], ["he", "him"], ["she", "her"]).round(3)
             item  wefat_male  missing
     0      pilot       1.621    False
@@ -1157,3 +1111,17 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
             "missing": np.array([i not in scores for i in items], dtype=bool),
         }
     )
+
+
+def example_vectors() -> pd.DataFrame:
+    """The docstrings' example embeddings: ten words (he, him, she, her, pilot, engineer,
+    doctor, nurse, teacher, author) in two dimensions, one row a word.
+
+    Examples
+    --------
+    >>> example_vectors().loc[["he", "she"]].to_numpy().tolist()
+    [[1.0, 0.1], [0.1, 1.0]]
+    """
+    rows = [[1, 0.1], [0.9, 0.3], [0.1, 1], [0.3, 0.9], [0.8, 0.4], [0.9, 0.5], [0.6, 0.5], [0.3, 0.8], [0.4, 0.9], [0.5, 0.6]]
+    words = ["he", "him", "she", "her", "pilot", "engineer", "doctor", "nurse", "teacher", "author"]
+    return pd.DataFrame(rows, index=words, dtype=float)
