@@ -77,12 +77,8 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from transformers import BertTokenizer
-    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
-    >>> _ = vocab.write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(vocab))
+    >>> from fmat.tiny import doc_tokenizer
+    >>> tok = doc_tokenizer(["the", "man", "is", "a", "nurse", "pilot", "."])  # ids 0-4 special, then 5, 6, ...
     >>> import fmat
     >>> q = fmat.query("the [MASK] is a {TARGET} .", MASK={"Male": ["man"], "Female": ["nurse"]}, TARGET={"Job": ["pilot"]})
     >>> inputs, row_input, mask_pos, n_masked = prior_inputs(tok, q)

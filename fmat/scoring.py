@@ -549,15 +549,9 @@ def score_model(
     --------
     What R FMAT's ``FMAT_run()`` returns for one model (here a tiny random one):
 
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=11, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model(["the", "man", "woman", "is", "here", "."])  # a one-layer BERT, random weights (seed 0)
     >>> import fmat
     >>> q = fmat.query("the [MASK] is here .", MASK={"Male": ["man"], "Female": ["woman"]})
     >>> scores = score_model(model, tok, q, name="tiny", progress=False)
@@ -681,15 +675,9 @@ def max_sequence_length(model, tokenizer) -> int | None:
 
     Examples
     --------
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=11, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model(["the", "man", "woman", "is", "here", "."])  # a one-layer BERT, random weights (seed 0)
     >>> max_sequence_length(model, tok)
     32
     """
@@ -770,12 +758,8 @@ def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from transformers import BertTokenizer
-    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
-    >>> _ = vocab.write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(vocab))
+    >>> from fmat.tiny import doc_tokenizer
+    >>> tok = doc_tokenizer(["the", "man", "is", "a", "nurse", "pilot", "."])  # ids 0-4 special, then 5, 6, ...
     >>> look_alikes(tok, ["ｎｕｒｓｅ", "nurse", "doctor"])
     ["'ｎｕｒｓｅ' is U+FF4E U+FF55 U+FF52 U+FF53 U+FF45 but the vocabulary's 'nurse' is U+006E U+0075 U+0072 U+0073 U+0065"]
     """

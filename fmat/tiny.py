@@ -829,10 +829,33 @@ def build_trained_model(
     )
 
 
-def doc_model():
-    """The docstrings' example masked LM: a one-layer BERT of 13 words (``the man woman is a
-    nurse here .`` and the special tokens), random weights drawn with seed 0, and its WordPiece
-    tokenizer; ``(model, tokenizer)``, the model in eval mode.
+#: the docstrings' example vocabulary, after BERT's five special tokens
+DOC_WORDS = ("the", "man", "woman", "is", "a", "nurse", "here", ".")
+_SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def doc_tokenizer(words=DOC_WORDS):
+    """The docstrings' example WordPiece tokenizer: BERT's five special tokens, then ``words``
+    (ids 5, 6, ... in their order).
+
+    Examples
+    --------
+    >>> doc_tokenizer(["the", "nurse"]).convert_tokens_to_ids(["[MASK]", "nurse"])
+    [4, 6]
+    """
+    import tempfile  # here: only the examples use it
+
+    from transformers import BertTokenizer
+
+    vocab = Path(tempfile.mkdtemp()) / "vocab.txt"
+    vocab.write_text("\n".join([*_SPECIAL, *words]), encoding="utf-8")
+    return BertTokenizer(str(vocab))
+
+
+def doc_model(words=DOC_WORDS):
+    """The docstrings' example masked LM: a one-layer BERT over :func:`doc_tokenizer`'s
+    vocabulary of ``words`` (default: ``the man woman is a nurse here .``), random weights drawn
+    with seed 0; ``(model, tokenizer)``, the model in eval mode.
 
     Examples
     --------
@@ -840,17 +863,17 @@ def doc_model():
     >>> model.config.vocab_size, tok.convert_tokens_to_ids("nurse")
     (13, 10)
     """
-    import tempfile  # here: only the examples use it
-
     import torch  # here: heavy, as the rest of this module's training code
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    from transformers import BertConfig, BertForMaskedLM
 
-    folder = Path(tempfile.mkdtemp())
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "a", "nurse", "here", "."]
-    (folder / "vocab.txt").write_text("\n".join(words), encoding="utf-8")
-    tok = BertTokenizer(str(folder / "vocab.txt"))
+    tok = doc_tokenizer(words)
     torch.manual_seed(0)
     config = BertConfig(
-        vocab_size=13, hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8, max_position_embeddings=32
+        vocab_size=len(_SPECIAL) + len(words),
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        intermediate_size=8,
+        max_position_embeddings=32,
     )
     return BertForMaskedLM(config).eval(), tok

@@ -139,12 +139,8 @@ def derive_options(tokenizer, contexts: Sequence[str], words: Sequence[str]) -> 
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from transformers import BertTokenizer
-    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
-    >>> _ = vocab.write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(vocab))
+    >>> from fmat.tiny import doc_tokenizer
+    >>> tok = doc_tokenizer(["the", "man", "is", "a", "nurse", "pilot", "."])  # ids 0-4 special, then 5, 6, ...
     >>> opts = derive_options(tok, ["the [MASK] is here .", "the [MASK] is here ."], ["nurse", "doctor"])
     >>> [(o.pieces, o.oov) for o in opts]
     [([9], False), ([1], True)]
@@ -212,12 +208,8 @@ def fmat_rule_options(
     --------
     As R FMAT's ``FMAT_run()`` finds an option's token:
 
-    >>> import tempfile, pathlib
-    >>> from transformers import BertTokenizer
-    >>> vocab = pathlib.Path(tempfile.mkdtemp()) / "vocab.txt"
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "is", "a", "nurse", "pilot", "."]
-    >>> _ = vocab.write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(vocab))
+    >>> from fmat.tiny import doc_tokenizer
+    >>> tok = doc_tokenizer(["the", "man", "is", "a", "nurse", "pilot", "."])  # ids 0-4 special, then 5, 6, ...
     >>> opts = fmat_rule_options(tok, "bert-base-uncased", ["the [MASK] is here ."] * 2, ["Nurse", "doctor"])
     >>> [(o.pieces, o.oov) for o in opts]
     [([9], False), ([1], True)]
@@ -247,15 +239,9 @@ def input_embedding_matrix(model):
 
     Examples
     --------
-    >>> import torch, tempfile, pathlib
-    >>> from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "woman", "is", "here", "."]
-    >>> _ = (folder / "vocab.txt").write_text("\\n".join(words))
-    >>> tok = BertTokenizer(str(folder / "vocab.txt"))
-    >>> _ = torch.manual_seed(0)
-    >>> model = BertForMaskedLM(BertConfig(vocab_size=11, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-    ...                                    intermediate_size=8, max_position_embeddings=32)).eval()
+    >>> import torch
+    >>> from fmat.tiny import doc_model
+    >>> model, tok = doc_model(["the", "man", "woman", "is", "here", "."])  # a one-layer BERT, random weights (seed 0)
     >>> tuple(input_embedding_matrix(model).shape)
     (11, 8)
     """
