@@ -166,8 +166,6 @@ def label_scores(scores: pd.DataFrame, model: str, queries: pd.DataFrame) -> pd.
     >>> import pandas as pd, fmat
     >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
     ...                TARGET={"Job": ["nurse", "pilot"]})
-    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
-    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
     >>> one = label_scores(q.assign(prob=0.5), "bert", q)
     >>> one.columns[0], one["model"].dtype.name, one.attrs["type"]
     ('model', 'category', 'MT')
@@ -191,8 +189,6 @@ def concat_scores(tables: Sequence[pd.DataFrame], models: Sequence[str] | None =
     >>> import pandas as pd, fmat
     >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
     ...                TARGET={"Job": ["nurse", "pilot"]})
-    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
-    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
     >>> both = concat_scores([label_scores(q.assign(prob=0.5), m, q) for m in ("a", "b")])
     >>> len(both), both["model"].cat.categories.tolist()
     (8, ['a', 'b'])
