@@ -49,12 +49,20 @@ demo: env
 # download), the reports rendered with Quarto (when `quarto` is on PATH; skipped, and said so,
 # without it) and a one-node SLURM cluster (the test installs and starts it; needs root).
 # Without root: `make test-fast`, or see README "Development".
+# Two pytest runs: every test but those marked `serial` on TEST_WORKERS processes (pytest-xdist;
+# a test module stays on one process: its fixtures are built once), then the `serial` ones alone
+# (they time a reaction: Ctrl-C obeyed within 5 s). JUNIT=folder: each run's JUnit file in it
+# (parallel.xml, serial.xml; .ci/run reads them).
+TEST_WORKERS ?= 2
+JUNIT ?=
 test: env test-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n "$(TEST_WORKERS)" --dist loadfile --no-loadscope-reorder -m "not serial" $(if $(JUNIT),--junitxml="$(JUNIT)/parallel.xml")
+	$(BIN)/python -m pytest -m serial $(if $(JUNIT),--junitxml="$(JUNIT)/serial.xml")
 
 # everything but the slow tier (no demo run, no browser, no SLURM): a few minutes
 test-fast: env
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -n "$(TEST_WORKERS)" --dist loadfile --no-loadscope-reorder -m "not slow and not serial"
+	$(BIN)/python -m pytest -m "serial and not slow"
 
 test-deps:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \

@@ -65,3 +65,30 @@ def _logging_enabled_again():
     that to the tests after it (bench_paper reads the runner's INFO line of the load time)."""
     yield
     logging.disable(logging.NOTSET)
+
+
+#: the longest test modules, longest first (seconds each took in CI, one process, 2026-11-28):
+#: `make test` runs the suite on two processes (pytest-xdist, a module stays on one), which take
+#: the modules in collection order; the longest first, so that no long one starts last
+LONGEST_FIRST = (
+    "test_workflow.py",  # 724: the demo workflow, trained models, Quarto
+    "test_slurm.py",  # 212
+    "test_clone_paths.py",  # 198
+    "test_docs.py",  # 178
+    "test_install.py",  # 93
+    "test_demo_own_study.py",  # 86
+    "test_incremental.py",  # 79
+    "test_declared_locks.py",  # 78
+    "test_resume.py",  # 68
+    "test_study_run.py",  # 53
+    "test_plant.py",  # 47
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (a worker's collection): the modules of LONGEST_FIRST first, in its
+    order, then the others as collected; a module's own tests keep their order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
