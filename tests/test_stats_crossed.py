@@ -352,10 +352,12 @@ def test_bench_concept_world_judges_both_inferences_against_the_concept():
     assert out.loc[out["variant"] == "crossed", "se"].iloc[0] > out.loc[out["variant"] == "paper", "se"].iloc[0]
     tab = bench.summary(out)
     assert set(tab["measure"]) == {"fpr"} and (tab["worlds"] == 1).all()
-    # 4A: the year slope, judged against the planted trend per century
-    trend = bench.one_world(("4A", "planted", 0.1, 1, 4))
+    # 4A: the year slope and the century contrasts, judged against the planted trend per century
+    rows = bench.one_world(("4A", "planted", 0.1, 1, 4))
+    assert set(zip(rows["statistic"], rows["condition"])) == {("b", "year"), ("d", "2000vs1900"), ("d", "1900vs1800")}
+    assert rows["concept"].to_numpy() == pytest.approx(-0.6, rel=1e-3)
+    trend = rows[rows["condition"] == "year"]
     assert sorted(trend["variant"]) == ["crossed", "paper"]
-    assert set(trend["statistic"]) == {"b"} and set(trend["condition"]) == {"year"}
     assert trend["concept"].iloc[0] == pytest.approx(-0.6, rel=1e-3)
     assert trend["value"].iloc[0] == pytest.approx(trend["value"].iloc[1], rel=1e-10)
 

@@ -6,7 +6,8 @@ words of both ``target_contrast`` categories: of the planted LPRs, or, given the
 the analysis is run on, of those scores' LPRs, the scale a pooled-SD d is measured on);
 ``d(r, q) = mean over m of (mean z of category
 1 - mean z of category 2)``; ``d(r, average) = (d(r, q1) + d(r, q2)) / 2``;
-``d(r, q1-q2) = d(r, q1) - d(r, q2)``.
+``d(r, q1-q2) = d(r, q1) - d(r, q2)``. With ``effect_size: sigma`` the SD is the option
+``sigma`` (default sqrt(2), the population SD of an LPR), not the words' spread.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def attitude_weat(p: Planted) -> list[dict]:
     t = p.table[p.table["TARGET"].isin([c1, c2])]
     lp = t.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
     sample_sd = _sample_sd(p.scores, opts)
+    # ``effect_size: sigma``: the LPRs in units of the option ``sigma`` (the analysis's default sqrt(2))
+    sigma = float(opts.get("sigma", np.sqrt(2))) if str(opts.get("effect_size", "pooled_sd")) == "sigma" else None
     rows = []
     perceivers = {str(name): str(q) for name, q in opts["perceivers"].items()}
     n_items = t.drop_duplicates(["TARGET", "T_word"]).shape[0]
@@ -60,6 +63,7 @@ def attitude_weat(p: Planted) -> list[dict]:
                 # pooled-SD d: the planted LPRs in units of the SD of the LPRs the analysis sees
                 # (the observed scores' SD when given: docs/calibration.md, "Why 2A and 4A missed")
                 sd = g["lpr"].std(ddof=1) if sample_sd is None else sample_sd[(str(m), str(q), str(rel))]
+                sd = sd if sigma is None else sigma
                 z = g["lpr"] / sd
                 per_model.append(z[g["TARGET"] == c1].mean() - z[g["TARGET"] == c2].mean())
             ds[name] = float(np.mean(per_model))
