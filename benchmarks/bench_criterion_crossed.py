@@ -17,10 +17,14 @@ import argparse
 import platform
 import time
 import warnings
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+
+#: the study file benchmarked: its analysis is the one run
+STUDY = Path(__file__).resolve().parents[1] / "config" / "studies" / "1C.yaml"
 
 
 def make_data(n_names: int = 3832, n_models: int = 12, n_queries: int = 4, seed: int = 1):
@@ -50,6 +54,9 @@ OPTIONS = {
 def main(argv=None) -> None:
     from fmat import analyses
     from fmat.analyses import AnalysisInput, factual
+    from fmat.oracle import read_study_file
+
+    name = str(read_study_file(STUDY)["analysis"]["name"])
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--names", type=int, default=3832)
@@ -61,21 +68,21 @@ def main(argv=None) -> None:
         study=SimpleNamespace(id="1C", queries=None, items=None), scores=pd.DataFrame(), lpr=lpr, criteria={"c": crit}
     )
     size = f"{args.names} names x 4 queries x {args.models} models = {len(lpr)} rows"
-    print(f"{platform.machine()}, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}: {size}")
+    print(f"{platform.machine()}, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}: {size} ({name})")
     best = {}
     for _ in range(args.repeat):
         for label, opts in (("paper", OPTIONS), ("crossed", {**OPTIONS, "inference": "crossed"})):
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out = analyses.run_analysis("factual_names", data, opts)
+                out = analyses.run_analysis(name, data, opts)
             best[label] = min(best.get(label, np.inf), time.perf_counter() - t0)
             if label == "crossed":
                 crossed = out
     # the crossed tests alone, on the paper's rows
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        paper = analyses.run_analysis("factual_names", data, OPTIONS)
+        paper = analyses.run_analysis(name, data, OPTIONS)
     rows = paper.stats.to_dict("records")
     long = factual.item_lpr(lpr)
     z = factual.zscore(long, "LPR", ["model", "query"])

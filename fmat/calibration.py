@@ -308,10 +308,10 @@ def _options(study, override: Mapping) -> tuple[str, dict]:
 
 def on_the_sample_scale(study, learner: pd.DataFrame, sampled: pd.DataFrame, **override) -> pd.DataFrame | None:
     """The realised value of a statistic standardized by a *sample* SD, on the scale the
-    analysis measures it: for ``attitude_weat`` with ``effect_size: pooled_sd`` (the paper's
-    WEAT d), the learners' expected LPRs divided by the SD of the sampled LPRs of the same
-    (model, perceiver, relation), then the analysis's own model and contrasts
-    (:mod:`fmat.analyses.attitude`).  ``None`` for every other analysis.
+    analysis measures it: for a pooled-SD d (:func:`fmat.analyses.pooled_sd`: ``attitude_weat``
+    with ``effect_size: pooled_sd``, the paper's WEAT d), the learners' expected LPRs divided
+    by the SD of the sampled LPRs of the same (model, perceiver, relation), then the analysis's
+    own model and contrasts (:mod:`fmat.analyses.attitude`).  ``None`` for every other analysis.
 
     Why: the pooled-SD d's denominator is the SD of the observed LPRs, which holds the
     models' noise; the analysis treats it as a known scale (its CI is the CI of the mean
@@ -320,7 +320,7 @@ def on_the_sample_scale(study, learner: pd.DataFrame, sampled: pd.DataFrame, **o
     one attenuated by that factor (classical attenuation by unreliability) and no CI of this
     d covers the noise-free d (docs/calibration.md, "Why 2A and 4A missed")."""
     name, opts = _options(study, override)
-    if name != "attitude_weat" or str(opts.get("effect_size", "pooled_sd")) != "pooled_sd":
+    if not analyses.pooled_sd(name, opts):
         return None
     keys = {k: opts[k] for k in ("target_contrast", "relations", "perceivers")}
     items = getattr(study, "items", None)

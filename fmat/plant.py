@@ -670,8 +670,9 @@ def concept_values(
     """The concept-level target of each statistic (docs/planting.md, "Three targets"): the oracle
     (:func:`fmat.oracle.oracle`) on :func:`concept_plant`, i.e. the planted effect itself on the
     analysis's scale (a d in sigma units is the world's d; 0 where nothing is planted for the
-    concept). A pooled-SD d (``attitude_weat``, ``effect_size: pooled_sd``) divides by the
-    items' own spread, which the concept has not: with ``scores`` its target is the concept's
+    concept). A pooled-SD d (:func:`fmat.analyses.pooled_sd`: ``attitude_weat``, ``effect_size:
+    pooled_sd``) divides by the items' own spread, which the concept has not: with ``scores``
+    its target is the concept's
     LPR difference in units of these scores' SD (the scale the analysis divides by); without
     scores it is 0 where nothing is planted for the concept (its words do not differ at all) and
     NaN elsewhere (no scale to state the planted effect on: an expectation of its value is then
@@ -680,8 +681,7 @@ def concept_values(
         warnings.simplefilter("ignore")  # a pooled-SD d of words that do not differ: 0 / 0
         out = _oracle(study_path, concept_plant(plant), [str(m) for m in models], criteria, scores=scores)
     spec = dict(read_study_file(study_path).get("analysis") or {})
-    options = dict(spec.get("options") or {})
-    pooled = str(spec.get("name")) == "attitude_weat" and str(options.get("effect_size", "pooled_sd")) == "pooled_sd"
+    pooled = bool(analyses.pooled_sd(spec.get("name"), spec.get("options")))
     if scores is None and pooled:
         v = pd.to_numeric(out["value"], errors="coerce").to_numpy(float)
         nothing = ~np.isfinite(v) | (np.abs(v) < 1e-12)  # 0 / 0: no difference among the words; or alike for both

@@ -50,6 +50,7 @@ _DESIGN_CHECKS: dict[str, Callable[..., None]] = {}
 _CRITERIA_CHECKS: dict[str, Callable[..., None]] = {}
 _ITEMS: dict[str, tuple[str, ...]] = {}
 _NEEDS: dict[str, tuple[str, ...]] = {}
+_POOLED_SD: dict[str, dict[str, object]] = {}
 
 
 def register(
@@ -60,6 +61,7 @@ def register(
     check_criteria: Callable[..., None] | None = None,
     items: tuple[str, ...] | list[str] = (),
     needs: tuple[str, ...] | list[str] = (),
+    pooled_sd: Mapping[str, object] | None = None,
 ):
     """Register ``fn`` as analysis ``name``.
 
@@ -79,6 +81,10 @@ def register(
     ``check_criteria(options, tables, items, where)`` checks the criterion tables the analysis
     will read (``{name: DataFrame}``) against its options and the study's item keys
     (``Study.items``) before any model loads (:func:`check_criteria`).
+    ``pooled_sd``: the option values under which the analysis's d is a pooled-SD d (the LPR
+    difference divided by the SD of the sample's LPRs, not by a known sigma), e.g.
+    ``{"effect_size": "pooled_sd"}``; calibration, planting and ``fmat pilot`` then state its
+    realised and concept-level d on the sample's scale (:func:`pooled_sd`).
     """
 
     def deco(fn):
@@ -93,6 +99,8 @@ def register(
             _CRITERIA_CHECKS[name] = check_criteria
         _ITEMS[name] = tuple(items)
         _NEEDS[name] = tuple(needs)
+        if pooled_sd:
+            _POOLED_SD[name] = dict(pooled_sd)
         return fn
 
     return deco
@@ -123,6 +131,35 @@ def item_columns(name: str | None) -> list[str]:
     """
     _load_all()
     return list(_ITEMS.get(str(name), ()))
+
+
+def pooled_sd(name: str | None, options: Mapping | None = None) -> dict[str, object]:
+    """The options (given to :func:`register` as ``pooled_sd``) that make analysis ``name``'s d
+    a pooled-SD d, where ``options`` (an option not given: its default in the analysis's
+    signature) have those values; ``{}`` otherwise, and for a name not registered.
+
+    Examples
+    --------
+    >>> from fmat import analyses
+    >>> analyses.pooled_sd("attitude_weat", {})
+    {'effect_size': 'pooled_sd'}
+    >>> analyses.pooled_sd("attitude_weat", {"effect_size": "sigma"})
+    {}
+    >>> analyses.pooled_sd("factual_wefat", {})
+    {}
+    """
+    _load_all()
+    name = str(name)
+    declared = _POOLED_SD.get(name)
+    if not declared:
+        return {}
+    params = inspect.signature(_REGISTRY[name]).parameters
+    options = dict(options or {})
+    for key, value in declared.items():
+        given = options[key] if key in options else getattr(params.get(key), "default", inspect.Parameter.empty)
+        if str(given) != str(value):
+            return {}
+    return dict(declared)
 
 
 def get(name: str) -> Callable[..., AnalysisOutput]:

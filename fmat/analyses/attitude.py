@@ -363,7 +363,11 @@ def _words_of(relations: Mapping, name: str) -> list[str]:
 
 
 @register(
-    "attitude_weat", check=check_options, items=("query", "M_word", "T_word"), needs=("query", "M_word", "TARGET", "T_word")
+    "attitude_weat",
+    check=check_options,
+    items=("query", "M_word", "T_word"),
+    needs=("query", "M_word", "TARGET", "T_word"),
+    pooled_sd={"effect_size": "pooled_sd"},
 )
 def attitude_weat(
     data: AnalysisInput,

@@ -187,9 +187,11 @@ def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
     from .. import plant, stages
     from ..io import write_table
     from ..oracle import oracle
-    from ..runner import run
+    from ..runner import concat_scores
 
-    scores = run(models, study.queries, threads=args.threads, progress=True)  # a progress bar per model
+    # stage score for every model, with the study file's score: options, as fmat study runs it (a progress bar per model)
+    scored = [stages.score(folder, study, name=name, threads=args.threads, progress=True) for name, folder in models.items()]
+    scores = concat_scores(scored, models=list(models))
     write_table(scores, out / "scores.parquet")
     ours = stages.lpr(study, scores)
     truth = stages.lpr(study, plant.planted_scores(study, planted, list(models), criteria))
@@ -406,7 +408,10 @@ def planted_lines(planted, study) -> list[str]:
 
 def scale_lines(study, checks) -> list[str]:
     """How to read the expectation table: nominal, realised, ours; and, for an analysis whose d is
-    not LPR / sigma (attitude_weat's pooled-SD d), why its realised d differs from the nominal."""
+    not LPR / sigma (a pooled-SD d: :func:`fmat.analyses.pooled_sd`, e.g. attitude_weat's), why its
+    realised d differs from the nominal."""
+    from .. import analyses
+
     lines = [
         "expectations: nominal = as the world file states it (a d in sigma units: LPR / sigma); realised = the target "
         "the row is judged against, on the analysis's own scale, by its level: words (these words in these models: "
@@ -416,16 +421,18 @@ def scale_lines(study, checks) -> list[str]:
         '"Three targets"); ours = the estimate, with its 95% CI and p'
     ]
     spec = dict(getattr(study, "analysis", None) or {})
-    options = dict(spec.get("options") or {})
-    if (
-        str(spec.get("name")) == "attitude_weat"
-        and str(options.get("effect_size", "pooled_sd")) == "pooled_sd"
-        and "d" in set(checks["statistic"].astype(str))
-    ):
+    name = str(spec.get("name"))
+    pooled = analyses.pooled_sd(name, spec.get("options"))
+    if pooled and "d" in set(checks["statistic"].astype(str)):
+        set_as = "; ".join(f"{k}: {v}" for k, v in pooled.items())
+        other = "; ".join(
+            f"{k}: {'/'.join(str(a) for a in analyses.option_values(name, k) if str(a) != str(v)) or 'another value'}"
+            for k, v in pooled.items()
+        )
         lines.append(
-            "  attitude_weat's d is a pooled-SD d (WEAT; effect_size: pooled_sd): the LPR difference divided by the SD "
+            f"  {name}'s d is a pooled-SD d (WEAT; {set_as}): the LPR difference divided by the SD "
             "of the items' LPRs, not by sigma. The items' LPRs vary less than sigma, so its realised d is larger than "
-            "the world's nominal d (e.g. 0.8 -> 1.1-1.5); effect_size: sigma in the study file measures d as the world does"
+            f"the world's nominal d (e.g. 0.8 -> 1.1-1.5); {other} in the study file measures d as the world does"
         )
     return lines
 
