@@ -78,9 +78,9 @@ def test_design_rows_html_escapes(paper):
         ],
         "analysis": {"name": HOSTILE, "options": {HOSTILE: HOSTILE}},
     }
-    assert_escaped(design.rows_html(design.template_rows(raw)))
-    assert_escaped(design.rows_html(design.option_rows(raw), klass=HOSTILE), attribute="class")
-    assert_escaped(design.rows_html(pd.DataFrame({HOSTILE: [1]})))  # a header
+    assert_escaped(render("design_table.html.j2", t=design.rows_data(design.template_rows(raw))))
+    assert_escaped(render("design_table.html.j2", t=design.rows_data(design.option_rows(raw)), klass=HOSTILE), attribute="class")
+    assert_escaped(render("design_table.html.j2", t=design.rows_data(pd.DataFrame({HOSTILE: [1]}))))  # a header
 
 
 def test_cards_html_escapes():
@@ -123,9 +123,9 @@ def test_table_html_escapes_labels_headers_and_titles(paper, rep):
         groups=[(HOSTILE, 1)],
         note=HOSTILE,
     )
-    parsed = assert_escaped(tables.table_html(t, rep, study="1A"), attribute="title")
+    parsed = assert_escaped(render("paper_table.html.j2", t=tables.table_cells(t, rep, study="1A")), attribute="title")
     assert "".join(parsed.text).count(HOSTILE) == 6  # title, caption, group, column, label, note
-    page = tables.table_html(tables.table_attitude(["2A"], {"2A": HOSTILE}), rep)
+    page = render("paper_table.html.j2", t=tables.table_cells(tables.table_attitude(["2A"], {"2A": HOSTILE}), rep))
     assert_escaped(page, attribute="title")
     assert re.search(
         r"<td class='cell v-nc' title='[^'<>]*&lt;img src=x onerror=alert\(1\)&gt;'>"
@@ -138,20 +138,20 @@ def test_text_rows_html_escapes_text_and_title(paper, rep):
     rows = tables.other_rows(rep[rep["study"] == "1A"], [tables.paper_table("1A", paper)]).copy()
     rows["condition"] = HOSTILE
     rows.loc[rows.index[0], "verdict"] = HOSTILE
-    assert_escaped(tables.text_rows_html(rows), attribute="title")
+    assert_escaped(render("text_numbers.html.j2", rows=tables.text_rows(rows)), attribute="title")
 
 
 def test_headlines_and_verdict_box_escape(rep):
     hostile = rep.copy()
     hostile["verdict"] = HOSTILE
     assert_escaped(tables.headlines_html(["1A"], hostile), attribute="title")
-    box = tables.verdict_html("1A", hostile, rule_doc=HOSTILE, rule_href=HOSTILE)
+    box = render("verdict_box.html.j2", v=tables.verdict_box("1A", hostile, rule_doc=HOSTILE, rule_href=HOSTILE))
     assert_escaped(box, attribute="href")
     assert "rule-link" in box
 
 
 def test_csv_link_escapes():
-    link = tables.csv_link(pd.DataFrame({"a": [1]}), HOSTILE, HOSTILE)
+    link = render("csv_link.html.j2", d=tables.csv_download(pd.DataFrame({"a": [1]}), HOSTILE), label=HOSTILE)
     assert_escaped(link, attribute="download")
     assert re.search(r"href='data:text/csv;base64,[A-Za-z0-9+/=]+'", link)
 
@@ -159,7 +159,7 @@ def test_csv_link_escapes():
 def test_ours_only_cells_still_show_numbers(paper):
     stats = results_frame([{"study": "1A", "statistic": "alpha", "condition": "all", "model": HOSTILE, "value": 0.9}])
     t = tables.table_criterion("1A", paper, models=[HOSTILE])
-    page = tables.table_html(t, tables.ours_only(stats), study="1A", legend=False)
+    page = render("paper_table.html.j2", t=tables.table_cells(t, tables.ours_only(stats), study="1A", legend=False))
     assert_escaped(page)
     assert "<td class='cell v-ours'><span class='ours'>0.900</span></td>" in page
 
@@ -182,7 +182,7 @@ def test_the_environment_autoescapes_every_template():
     assert all(n.endswith(".html.j2") for n in names)
     for name in names:
         env.get_template(name)  # each one parses
-    assert render("csv_link.html.j2", filename="'", data="", label="<") == (
+    assert render("csv_link.html.j2", d={"filename": "'", "data": "", "rows": 0}, label="<") == (
         "<a class='csv-download' download='&#39;' href='data:text/csv;base64,'>&lt;</a>"
     )
 

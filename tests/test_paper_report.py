@@ -21,6 +21,7 @@ from fmat.analyses.change import trend_table
 from fmat.results import results_frame
 from fmat_replication.compare import compare
 from fmat_replication.pages.design import lpr_words, option_rows, pair_labels, template_rows
+from fmat_replication.pages.html import render
 from fmat_replication.pages.paper_figures import (
     FigureUnavailable,
     figure3_criterion,
@@ -30,15 +31,15 @@ from fmat_replication.pages.paper_figures import (
     svg_img,
 )
 from fmat_replication.pages.tables import (
-    csv_link,
+    csv_download,
     headlines,
     other_rows,
     ours_text,
     paper_table,
     paper_text,
     table_attitude,
-    table_html,
-    verdict_html,
+    table_cells,
+    verdict_box,
 )
 from fmat_replication.paper import load_paper_results
 
@@ -53,6 +54,11 @@ def _layout(study, paper):
 
     raw = yaml.safe_load((REPO / "config" / "studies" / f"{study}.yaml").read_text(encoding="utf-8"))
     return paper_table(study, paper, item=item_word(raw))
+
+
+def verdict_box_html(*args, **kwargs) -> str:
+    """The verdict box as the study page writes it: its template on :func:`verdict_box`'s data."""
+    return render("verdict_box.html.j2", v=verdict_box(*args, **kwargs))
 
 
 STUDIES = ["1A", "1B", "1C", "2A", "2B", "2C", "2D", "3A", "3B", "3C", "3D", "4A", "4B", "4C", "4D"]
@@ -102,7 +108,7 @@ def test_table3_has_a_row_per_model_and_the_index_row(paper, not_run):
     assert labels[0] == "Overall" and labels[-1].startswith("Mean standardized index")
     assert "vinai/bertweet-large" in labels and len(labels) == 14  # Overall + 12 models + index
     assert len(t.columns) == 9 and [n for _, n in t.groups] == [1, 4, 4]
-    text = table_html(t, not_run[not_run["study"] == "1A"], study="1A")
+    text = render("paper_table.html.j2", t=table_cells(t, not_run[not_run["study"] == "1A"], study="1A"))
     # roberta-base, Q1 with % male: the paper's .80***, our number missing
     row = re.search(r"<th class='rowlabel'>roberta-base</th>(.*?)</tr>", text).group(1)
     cells = re.findall(r"<span class='paper'>(.*?)</span><span class='ours'>(.*?)</span>", row)
@@ -129,7 +135,7 @@ def test_cells_show_ours_with_stars_and_verdict_colour(paper):
     r = rep[(rep["condition"] == "like-dislike:personal") & (rep["statistic"] == "d")].iloc[0].to_dict()
     assert paper_text(r) == "0.38***" and ours_text(r) == "0.40***"
     assert r["verdict"] == "replicated"
-    html = table_html(table_attitude(["2A"], {"2A": "Flower–insect"}), rep)
+    html = render("paper_table.html.j2", t=table_cells(table_attitude(["2A"], {"2A": "Flower–insect"}), rep))
     assert "<td class='cell v-replicated'" in html and "Study 2A: Flower–insect" in html
     nonsig = {**r, "ours_value": -0.051, "ours_p": 0.5}
     assert ours_text(nonsig) == "-0.05"  # no stars for p >= .05
@@ -151,16 +157,16 @@ def test_verdict_box_counts_and_headlines(paper):
         ]
     )
     rep = compare(paper[paper["study"] == "1A"], ours)
-    box = verdict_html("1A", rep)
+    box = verdict_box_html("1A", rep)
     n = int((rep["verdict"] == "replicated").sum())
     assert n >= 1 and f"<b>{n}</b> replicated" in box
     assert f"of {len(rep)} numbers" in box
     assert "paper r = 0.74***, ours r = 0.74***" in box  # the headline claim
     assert "docs/reports.md" in box and "rule-link" not in box
-    assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_html(
+    assert "<a class='rule-link' href='file:///r/docs/reports.md'>" in verdict_box_html(
         "1A", rep, rule_href="file:///r/docs/reports.md"
     )
-    assert "nothing to replicate" in verdict_html("X1", rep)
+    assert "nothing to replicate" in verdict_box_html("X1", rep)
     from fmat_replication.pages.tables import headlines_html
 
     table = headlines_html(["1A", "X1"], rep)
@@ -179,8 +185,8 @@ def test_the_overview_prints_the_attitude_studies_in_one_table_6(paper):
     empty = pd.DataFrame()
     data = IndexPage(ids, paper, rep, empty, {s: f"title {s}" for s in ids}, empty, empty, empty, empty, [])
     joint = verdicts(data)["joint_tables"]
-    assert [(t["id"], t["title"]) for t in joint] == [("joint-table6", "Table 6 of the paper, with ours")]
-    html = str(joint[0]["table"])
+    assert [t["number"] for t in joint] == ["6"]  # the heading "Table 6 of the paper, with ours": overview.html.j2
+    html = render("paper_table.html.j2", t=joint[0]["table"])
     assert "Study 2A: title 2A" in html and "Study 2B: title 2B" in html and "1A" not in html
 
 
@@ -194,7 +200,7 @@ def test_every_headline_names_a_row_of_the_paper(paper):
 
 def test_csv_link_round_trips():
     df = pd.DataFrame({"a": [1, 2], "b": ["x", "y,z"]})
-    link = csv_link(df, "t.csv")
+    link = render("csv_link.html.j2", d=csv_download(df, "t.csv"))
     data = re.search(r"base64,([A-Za-z0-9+/=]+)'", link).group(1)
     assert pd.read_csv(pd.io.common.BytesIO(base64.b64decode(data))).equals(df)
     assert "download='t.csv'" in link and "(2 rows)" in link
@@ -373,7 +379,7 @@ def test_our_other_models_get_their_own_table3_rows(paper):
 
     t = table_criterion("1A", paper, models=["tiny-x"])
     assert [label for label, _ in t.rows] == ["tiny-x"] and "our models" in t.title
-    html = table_html(t, ours_only(stats), study="1A", legend=False)
+    html = render("paper_table.html.j2", t=table_cells(t, ours_only(stats), study="1A", legend=False))
     cells = re.findall(r"<td class='cell v-ours'><span class='ours'>(.*?)</span></td>", html)
     assert cells == ["0.900", "0.501***"] and "table-legend" not in html
 

@@ -65,7 +65,11 @@ def test_a_concept_level_control_is_counted_apart_from_the_recovered_numbers():
     """Issue 52: the page's sentence counts the planted numbers recovered and, apart, the
     concept-level controls that found nothing for the concept (never as recovered numbers);
     each row of the table says the level it was judged at."""
-    from fmat_replication.pages.recovery import recovery_summary
+    from fmat_replication.pages.html import render
+    from fmat_replication.pages.recovery import recovery_counts
+
+    def recovery_summary(rec):  # the page's sentence: its template on the counts
+        return render("recovery_summary.html.j2", c=recovery_counts(rec))
 
     control = {"statistic": "d", "condition": "pair1", "absent": True, "level": "concept"}
     plant = Plant("3A", expect=[{"statistic": "d", "condition": "all", "value": 1.0}, control])

@@ -387,7 +387,11 @@ def test_the_verdicts_say_whether_a_number_holds_under_the_calibrated_inference(
     calibrated_p) shows that verdict beside the paper check's, marked as ours; a page with no
     such number has no such column."""
     from fmat_replication.compare import REPLICATION_COLUMNS
-    from fmat_replication.pages.tables import text_rows_html
+    from fmat_replication.pages.html import render
+    from fmat_replication.pages.tables import text_rows
+
+    def text_rows_html(rows):  # the page's table of the numbers printed in the text
+        return render("text_numbers.html.j2", rows=text_rows(rows))
 
     def row(**kw):
         r = {c: float("nan") for c in REPLICATION_COLUMNS}

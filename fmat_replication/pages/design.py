@@ -13,7 +13,6 @@ from typing import Any, Mapping
 import pandas as pd
 
 from fmat.validate import as_written
-from fmat_replication.pages.html import render
 
 
 def _shown(words) -> list[str]:
@@ -147,14 +146,9 @@ def option_rows(raw: Mapping) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["option", "what it does"])
 
 
-def rows_html(df: pd.DataFrame, klass: str = "fmat-table design") -> str:
-    """``df`` as an HTML table (template ``design_table.html.j2``), every header and value as text."""
-    return render(
-        "design_table.html.j2",
-        klass=klass,
-        columns=[str(c) for c in df.columns],
-        rows=[[str(v) for v in r] for r in df.itertuples(index=False)],
-    )
+def rows_data(df: pd.DataFrame) -> dict:
+    """``df`` as the data of the template ``design_table.html.j2``: every header and value as text."""
+    return {"columns": [str(c) for c in df.columns], "rows": [[str(v) for v in r] for r in df.itertuples(index=False)]}
 
 
 def pair_labels(raw: Mapping, slot: str = "ATTRIB") -> dict[str, str]:

@@ -13,15 +13,17 @@ from typing import Mapping, Sequence
 
 from markupsafe import Markup
 
+from fmat.html import table_data
+
 from ..compare import summarise
 from .cards import cards_html
 from .concept import VERDICTS, concept_counts, concept_rows
 from .figures import html_table, icc_table, run_settings
 from .inputs import IndexPage, read_index
 from .page import Page
-from .recovery import expectation_coverage, recovery_by_study, recovery_summary
+from .recovery import expectation_coverage, recovery_by_study, recovery_counts
 from .study import figure_items
-from .tables import PAGE_CSS, headlines_html, table_attitude, table_html, table_number
+from .tables import headlines_html, table_attitude, table_cells, table_number
 
 #: the title of the overview (``reports/index.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): overview"
@@ -44,10 +46,7 @@ def verdicts(data: IndexPage) -> dict:
     for number, layout in JOINT_TABLES.items():
         ids = [s for s in data.studies if table_number(data.paper, s) == number and s in set(rep["study"])]
         if ids:
-            title = f"Table {number} of the paper, with ours"
-            joint.append(
-                {"id": f"joint-table{number}", "title": title, "table": Markup(table_html(layout(ids, data.titles), rep))}
-            )
+            joint.append({"number": number, "table": table_cells(layout(ids, data.titles), rep)})
     return {
         "total": {k.replace(" ", "_"): int(t[k]) for k in ("replicated", "not replicated", "not computable", "total")},
         "summary_table": Markup(html_table(summary, escape=False)),
@@ -80,15 +79,12 @@ def model_tables(data: IndexPage) -> dict:
     if len(oov):
         by_model = oov.groupby("model", sort=False)[["rows", "oov_rows", "nan_prob_rows"]].sum().reset_index()
         hit = oov[(oov["oov_rows"] > 0) | (oov["nan_prob_rows"] > 0)]
-        oov_tables = [
-            Markup(html_table(by_model)),
-            Markup(html_table(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])),
-        ]
+        oov_tables = [table_data(by_model), table_data(hit[["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]])]
     agreement = data.agreement
     return {
         "oov_tables": oov_tables,
-        "checks_table": Markup(html_table(data.checks)),
-        "agreement_table": Markup(html_table(agreement)) if len(agreement) and len(agreement.columns) > 1 else "",
+        "checks_table": table_data(data.checks),
+        "agreement_table": table_data(agreement) if len(agreement) and len(agreement.columns) > 1 else None,
         "cards": Markup(cards_html(data.cards)),
     }
 
@@ -104,8 +100,8 @@ def provenance(data: IndexPage, settings: Mapping) -> dict:
         "demo (tiny models)": demo,
     }
     return {
-        "settings_table": Markup(html_table(run_settings(rows))),
-        "provenance_table": Markup(html_table(short_hashes(data.provenance) if len(data.provenance) else None)),
+        "settings_table": table_data(run_settings(rows)),
+        "provenance_table": table_data(short_hashes(data.provenance) if len(data.provenance) else None),
     }
 
 
@@ -125,19 +121,18 @@ def overview_context(data: IndexPage, settings: Mapping) -> dict:
     recovery = data.recovery
     icc = icc_table(data.stats, data.studies)
     return {
-        "css": Markup(PAGE_CSS),
         "demo": bool(data.demo),
         "planted": recovery is not None,
         "recovery": None
         if recovery is None
         else {
-            "summary": Markup(recovery_summary(recovery)),
-            "by_study": Markup(html_table(recovery_by_study(recovery))),
-            "coverage": Markup(html_table(expectation_coverage(recovery, data.replication))),
+            "counts": recovery_counts(recovery),
+            "by_study": table_data(recovery_by_study(recovery)),
+            "coverage": table_data(expectation_coverage(recovery, data.replication)),
         },
         "studies": data.studies,
         "figures": figure_items(data.drawn),
-        "icc_table": Markup(html_table(icc)) if len(icc) else Markup("<p><em>No ICC rows found.</em></p>"),
+        "icc_table": table_data(icc),
         "concept": concept(data),
         **verdicts(data),
         **model_tables(data),

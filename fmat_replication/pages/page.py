@@ -2,9 +2,10 @@
 
 The page functions (:func:`fmat_replication.pages.study.study_page`,
 :func:`fmat_replication.pages.overview.overview_page`) build a :class:`Page` from the files their
-rule declares; nothing else makes content. Its template (``study.html.j2``, ``overview.html.j2``)
-extends the library's ``document.html.j2`` (:mod:`fmat.html`) and writes each section heading with
-the macro ``heading``, and the same filled template is written either
+rule declares; nothing else makes content. Its template (``study.html.j2``, which extends the
+library's study page ``study_page/page.html.j2``; ``overview.html.j2``) extends the library's
+``document.html.j2`` (:mod:`fmat.html`) and writes each section heading with the macro
+``heading``, and the same filled template is written either
 
 - as one self-contained HTML file without Quarto (:meth:`Page.html`): a title block and a table
   of contents with Quarto's ids and classes (``#title-block-header``, ``nav#TOC``), then the

@@ -9,8 +9,6 @@ import pandas as pd
 from fmat.plant import JUDGED, NOTHING_FOUND
 from fmat.results import KEY
 
-from .html import render
-
 #: statistics whose printed number has a sign a world can fix (the expectations' domain)
 SIGN_BEARING = ("d", "t", "r", "b", "beta", "t_williams")
 
@@ -69,18 +67,17 @@ def expectation_coverage(recovery: pd.DataFrame, replication: pd.DataFrame) -> p
     return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
 
 
-def recovery_summary(recovery: pd.DataFrame) -> str:
-    """One sentence: how many planted numbers were recovered, and how many concept-level controls
-    found nothing (template ``recovery_summary.html.j2``)."""
+def recovery_counts(recovery: pd.DataFrame) -> dict:
+    """How many planted numbers there are (n) and were recovered (ok), how many concept-level
+    controls (controls) found nothing (nothing): the data of ``recovery_summary.html.j2``."""
     judged = recovery[recovery["verdict"].isin(JUDGED)]
     control = _concept_controls(judged)
-    return render(
-        "recovery_summary.html.j2",
-        n=int((~control).sum()),
-        ok=int((judged.loc[~control, "verdict"] == "recovered").sum()),
-        controls=int(control.sum()),
-        nothing=int((judged.loc[control, "verdict"] == NOTHING_FOUND).sum()),
-    )
+    return {
+        "n": int((~control).sum()),
+        "ok": int((judged.loc[~control, "verdict"] == "recovered").sum()),
+        "controls": int(control.sum()),
+        "nothing": int((judged.loc[control, "verdict"] == NOTHING_FOUND).sum()),
+    }
 
 
 def _concept_controls(rows: pd.DataFrame) -> pd.Series:

@@ -13,28 +13,24 @@ import base64
 from typing import Mapping
 
 import pandas as pd
-from markupsafe import Markup
 
 from fmat.html import table_data
 
 from ..formats import replication_text
 from .concept import concept_counts, concept_rows
-from .design import option_rows, pair_labels, rows_html, template_rows
-from .figures import html_table
-from .html import render
+from .design import option_rows, pair_labels, rows_data, template_rows
 from .inputs import StudyPage, read_study
 from .page import Page, page_path
-from .recovery import recovery_rows, recovery_summary
+from .recovery import recovery_counts, recovery_rows
 from .tables import (
-    PAGE_CSS,
-    csv_link,
+    csv_download,
     other_rows,
     ours_only,
     paper_table,
+    table_cells,
     table_criterion,
-    table_html,
-    text_rows_html,
-    verdict_html,
+    text_rows,
+    verdict_box,
 )
 
 #: the title of every study page (``reports/study.qmd`` sets the same)
@@ -98,35 +94,32 @@ def paper_tables(data: StudyPage) -> dict:
         labels=pair_labels(raw),
         item=item_word(raw),
     )
-    tables = [Markup(table_html(layout, rep, study=data.study))] if layout is not None and len(rep) else []
+    tables = [table_cells(layout, rep, study=data.study)] if layout is not None and len(rep) else []
     per_model = layout is not None and any(k[2] not in ("all", "*") for k in layout.keys())
     if per_model:
         mine = [m for m in dict.fromkeys(stats.loc[stats["statistic"] == "r", "model"].astype(str)) if m != "all"]
         mine = [m for m in mine if m not in {k[2] for k in layout.keys()}]
         if mine:
             extra = table_criterion(data.study, data.paper, models=mine, item=item_word(raw))
-            tables.append(Markup(table_html(extra, ours_only(stats), study=data.study, legend=False)))
+            tables.append(table_cells(extra, ours_only(stats), study=data.study, legend=False))
     rest = other_rows(rep, [layout] if layout is not None else []) if len(rep) else rep
     return {
         "paper_tables": tables,
-        "in_the_text": Markup(text_rows_html(rest)) if len(rest) else "",
+        "in_the_text": text_rows(rest) if len(rest) else [],
         "has_paper_rows": bool(len(rep)),
     }
 
 
 def downloads(data: StudyPage) -> dict:
-    """The CSV downloads: paper vs ours, all our numbers, the analysis' other figure tables."""
+    """The CSV downloads: paper vs ours (None without the paper's rows), all our numbers, the
+    analysis' other figure tables (each with its ``name``)."""
     s, rep, stats = data.study, data.replication, data.stats
-    links = []
-    if len(rep):
-        what = f"paper vs ours, every row with its reason ({len(rep)} rows, CSV)"
-        links.append(csv_link(replication_text(rep), f"{s}_paper_vs_ours.csv", what))
-    links.append(csv_link(stats, f"{s}_all_our_numbers.csv", f"all our numbers ({len(stats)} rows, CSV)"))
     drawn = {f["name"] for f in data.drawn}
     other = {k: v for k, v in data.figures.items() if k not in SHOWN_TABLES and k not in drawn}
     return {
-        "downloads": [Markup(x) for x in links],
-        "other_tables": [Markup(csv_link(v, f"{s}_{k}.csv", f"{k} ({len(v)} rows, CSV)")) for k, v in other.items()],
+        "paper_vs_ours": csv_download(replication_text(rep), f"{s}_paper_vs_ours.csv") if len(rep) else None,
+        "all_numbers": csv_download(stats, f"{s}_all_our_numbers.csv"),
+        "other_tables": [{**csv_download(v, f"{s}_{k}.csv"), "name": k} for k, v in other.items()],
     }
 
 
@@ -142,8 +135,7 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
         "source": str(raw.get("source", "")),
         "study_file": page_path(data.study_file),
         "notes_text": str(raw.get("notes") or ""),
-        "template_table": Markup(rows_html(template_rows(raw))),
-        "option_table": Markup(rows_html(option_rows(raw))),
+        "design_tables": [rows_data(template_rows(raw)), rows_data(option_rows(raw))],
         "oov_table": table_data(data.oov.drop(columns=["study", "demo", "packages"], errors="ignore") if len(data.oov) else None),
         "analysis": {"name": str(status.get("analysis")), "registered": bool(status.get("implemented"))},
         "notes": [str(n) for n in status.get("notes") or []],
@@ -160,7 +152,7 @@ def concept(data: StudyPage) -> dict | None:
     if crossed is None:
         return None
     rows = concept_rows(data.stats, crossed)
-    return {"table": Markup(render("concept_table.html.j2", rows=rows)), "counts": concept_counts(rows)}
+    return {"rows": rows, "counts": concept_counts(rows)}
 
 
 def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -> dict:
@@ -168,17 +160,16 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
     calibrated = data.figures.get("calibrated")
     recovery = data.recovery
     return {
-        "css": Markup(PAGE_CSS),
         "study": data.study,
         "title": str(data.raw.get("title", "")),
         "demo": bool(data.demo),
         "planted": recovery is not None,
-        "verdict": Markup(verdict_html(data.study, data.replication)),
+        "verdict": verdict_box(data.study, data.replication),
         "recovery": None
         if recovery is None
         else {
-            "summary": Markup(recovery_summary(recovery)),
-            "table": Markup(html_table(recovery_rows(recovery, data.replication))),
+            "counts": recovery_counts(recovery),
+            "table": table_data(recovery_rows(recovery, data.replication)),
         },
         "calibrated": None
         if calibrated is None

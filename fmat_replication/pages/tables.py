@@ -59,24 +59,6 @@ STAT_NAMES = {
 }
 
 
-#: The stylesheet both report pages (pages.study.study_page, pages.overview.overview_page) start with: tables,
-#: the paper-layout cells coloured by verdict, the demo banner, legends and figures.
-PAGE_CSS = """
-.fmat-table {border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em 0}
-.fmat-table th, .fmat-table td {border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left !important; vertical-align: top}
-.paper-layout td.cell {text-align: right !important; white-space: nowrap}
-.paper-layout th.group {text-align: center !important; border-bottom: 1px solid #888}
-.paper-layout .paper, .paper-layout .ours {display: block}
-.paper-layout .ours {font-weight: bold}
-td.v-replicated {background: #dafbe1} td.v-not {background: #ffebe9} td.v-nc {background: #f6f8fa; color: #6e7781}
-.v-replicated {color: #1a7f37} .v-not {color: #cf222e} .v-nc {color: #6e7781}
-.verdict-box {border: 2px solid #1f4e79; padding: 0.6em 1em; margin: 1em 0; background: #f4f8fb}
-.fmat-banner {background: #fff3cd; border: 2px solid #e0a800; padding: 0.8em; margin: 1em 0; font-weight: bold}
-.table-legend, .table-note, .figure-note {font-size: 0.8em; color: #444}
-img.paper-figure {display: block; margin: 0.5em 0; max-width: 100%; height: auto}
-"""
-
-
 @dataclass
 class PaperTable:
     """A table as the paper lays it out: ``rows`` of (label, [key or None per column]).
@@ -274,9 +256,9 @@ def _cell_text(r: Mapping | None) -> dict | None:
     }
 
 
-def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> str:
-    """The table as HTML: each cell the paper's number (top) and ours (bottom), coloured by
-    verdict (template ``paper_table.html.j2``). ``rep``: the replication rows (of ``study`` when
+def table_cells(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> dict:
+    """The table as the data of the template ``paper_table.html.j2``: each cell the paper's number
+    (top) and ours (bottom), coloured by verdict. ``rep``: the replication rows (of ``study`` when
     given; all when the table spans studies, its row labels starting with "Study <id>")."""
     rows = []
     for label, keys in table.rows:
@@ -284,16 +266,7 @@ def table_html(table: PaperTable, rep: pd.DataFrame, study: str | None = None, l
         idx = _index(rep[rep["study"] == s]) if "study" in rep.columns else _index(rep)
         rows.append({"label": label, "cells": [_cell_text(idx.get(k) if k else None) for k in keys]})
     groups = table.groups if table.groups and any(g for g, _ in table.groups) else []
-    return render(
-        "paper_table.html.j2",
-        title=table.title,
-        caption=table.caption,
-        groups=groups,
-        columns=table.columns,
-        rows=rows,
-        note=table.note,
-        legend=legend,
-    )
+    return {**vars(table), "groups": groups, "rows": rows, "legend": legend}  # title, caption, columns, note as they are
 
 
 def ours_only(stats: pd.DataFrame) -> pd.DataFrame:
@@ -326,11 +299,9 @@ def calibrated_text(r: Mapping) -> str:
     return verdict if missing(p) else f"{verdict} ({p_text(p)})"
 
 
-def text_rows_html(rows: pd.DataFrame) -> str:
-    """The numbers printed in the text as a short table: what, paper, ours, verdict (reason on
-    hover; template ``text_numbers.html.j2``)."""
-    if rows.empty:
-        return ""
+def text_rows(rows: pd.DataFrame) -> list[dict]:
+    """The numbers printed in the text as the data of the template ``text_numbers.html.j2`` (a
+    short table): what, paper, ours, verdict with its reason, the calibrated verdict."""
     lines = []
     for r in rows.to_dict("records"):
         what = STAT_NAMES.get(r["statistic"], r["statistic"])
@@ -347,7 +318,7 @@ def text_rows_html(rows: pd.DataFrame) -> str:
                 "calibrated": calibrated_text(r),
             }
         )
-    return render("text_numbers.html.j2", rows=lines, calibrated=any(r["calibrated"] for r in lines))
+    return lines
 
 
 # ---------------------------------------------------------------------------------------
@@ -396,25 +367,17 @@ def headlines_html(studies: Sequence[str], rep: pd.DataFrame) -> str:
     return render("headlines.html.j2", rows=lines) if lines else ""
 
 
-def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> str:
-    """The box a study page opens with: verdict counts, the rule, one line per headline claim
-    (template ``verdict_box.html.j2``). ``rule_href``: where ``rule_doc`` is (a link; plain text
-    without it)."""
+def verdict_box(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> dict:
+    """The box a study page opens with, as the data of the template ``verdict_box.html.j2``: the
+    verdict counts (none where the paper prints no number for the study), the rule (``rule_href``:
+    where ``rule_doc`` is, a link; plain text without it), one line per headline claim."""
     rows = rep[rep["study"] == study] if len(rep) else rep
     if not len(rows):
-        return render("verdict_box.html.j2", counts=[])
+        return {"counts": []}
     c = summarise(rows).iloc[0]
     counts = [{"klass": VERDICT_CLASS[v], "n": int(c[v]), "verdict": v} for v in VERDICTS]
     lines = [{**h, "klass": VERDICT_CLASS.get(h["verdict"], "")} for h in headline_lines(study, rep)]
-    return render(
-        "verdict_box.html.j2",
-        counts=counts,
-        total=int(c["total"]),
-        study=study,
-        rule_doc=rule_doc,
-        rule_href=rule_href,
-        lines=lines,
-    )
+    return dict(counts=counts, total=int(c["total"]), study=study, rule_doc=rule_doc, rule_href=rule_href, lines=lines)
 
 
 # ---------------------------------------------------------------------------------------
@@ -422,8 +385,8 @@ def verdict_html(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md
 # ---------------------------------------------------------------------------------------
 
 
-def csv_link(df: pd.DataFrame, filename: str, text: str | None = None) -> str:
-    """A download link holding ``df`` as CSV in a data URI (the page stays one file; template
-    ``csv_link.html.j2``)."""
+def csv_download(df: pd.DataFrame, filename: str) -> dict:
+    """A download of ``df`` as CSV in a data URI (the page stays one file), as the data of the
+    template ``csv_link.html.j2``: its filename, the base64 data and its number of rows."""
     data = base64.b64encode(df.to_csv(index=False).encode("utf-8")).decode("ascii")
-    return render("csv_link.html.j2", filename=filename, data=data, label=text or f"{filename} ({len(df)} rows)")
+    return {"filename": filename, "data": data, "rows": len(df)}
