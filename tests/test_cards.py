@@ -11,6 +11,7 @@ import torch
 from fmat import cards as C
 from fmat import models as M
 from fmat_replication.pages import cards as P
+from fmat_replication.pages.html import render
 
 torch.set_num_threads(1)
 
@@ -63,7 +64,7 @@ def test_card_of_a_hub_model_shows_the_locked_commit_and_creation_date(tiny, tmp
     assert card["source"] == "hub" and card["commit"] == "a" * 40 and card["revision"] == "main"
     assert card["created"] == "2018-11-14"
     assert card["sha256"] == M.read_lock(lock)["sha256"].iloc[0]
-    page = P.cards_html([card])
+    page = render("model_cards.html.j2", cards=P.card_texts([card]))
     assert "2018-11-14" in page and "main @ aaaaaaaaaaaa" in page and "BertForMaskedLM" in page
 
 
@@ -77,10 +78,10 @@ def test_cards_html_escapes_and_reads_cards(tmp_path):
         sha256="ab" * 32,
         probes=[{"query": "a [MASK] <b>", "fills": [{"token_str": "<i>x", "score": 0.5}]}],
     )
-    page = P.cards_html([card])
+    page = render("model_cards.html.j2", cards=P.card_texts([card]))
     assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;i&gt;x (0.5)" in page
     assert "1,234,567" in page and "local, sha256 abababab" in page and page.count("class='model-card'") == 1
-    assert "No model cards" in P.cards_html([])
+    assert "No model cards" in render("model_cards.html.j2", cards=[])
     from fmat_replication.scripts import write_json
 
     write_json(card, tmp_path / "models" / "m1.json")

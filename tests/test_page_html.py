@@ -97,21 +97,18 @@ def test_cards_html_escapes():
         "scoring": HOSTILE,
         "probes": [{"query": f"a [MASK] {HOSTILE}", "fills": [{"token_str": HOSTILE, "score": 0.5}]}],
     }
-    page = cards.cards_html([card])
+    page = render("model_cards.html.j2", cards=cards.card_texts([card]))
     parsed = assert_escaped(page)
     assert "".join(parsed.text).count(HOSTILE) == 7 and "1,234,567" in page
     assert [a.get("class") for tag, a in parsed.elements if tag == "div"] == ["model-cards", "model-card"]
-    assert "No model cards" in cards.cards_html([])
+    assert "No model cards" in render("model_cards.html.j2", cards=[])
 
 
-def test_html_table_escapes_unless_told_the_cells_are_html():
+def test_html_table_escapes_headers_cells_and_class():
     df = pd.DataFrame({HOSTILE: ["x"], "word": [HOSTILE], "p": [0.0004]})
     page = figures.html_table(df, cls=HOSTILE)
     assert_escaped(page, attribute="class")
     assert "<td>&lt; .001</td>" in page
-    raw = figures.html_table(pd.DataFrame({"link": ["<a href='x.html'>x</a>"], HOSTILE: [1]}), escape=False)
-    assert "<td><a href='x.html'>x</a></td>" in raw  # cells: HTML already
-    assert_escaped(raw)  # headers: escaped all the same
 
 
 def test_table_html_escapes_labels_headers_and_titles(paper, rep):
@@ -144,7 +141,7 @@ def test_text_rows_html_escapes_text_and_title(paper, rep):
 def test_headlines_and_verdict_box_escape(rep):
     hostile = rep.copy()
     hostile["verdict"] = HOSTILE
-    assert_escaped(tables.headlines_html(["1A"], hostile), attribute="title")
+    assert_escaped(render("headlines.html.j2", rows=tables.headline_rows(["1A"], hostile)), attribute="title")
     box = render("verdict_box.html.j2", v=tables.verdict_box("1A", hostile, rule_doc=HOSTILE, rule_href=HOSTILE))
     assert_escaped(box, attribute="href")
     assert "rule-link" in box

@@ -32,6 +32,7 @@ from fmat_replication.pages.paper_figures import (
 )
 from fmat_replication.pages.tables import (
     csv_download,
+    headline_rows,
     headlines,
     other_rows,
     ours_text,
@@ -167,9 +168,7 @@ def test_verdict_box_counts_and_headlines(paper):
         "1A", rep, rule_href="file:///r/docs/reports.md"
     )
     assert "nothing to replicate" in verdict_box_html("X1", rep)
-    from fmat_replication.pages.tables import headlines_html
-
-    table = headlines_html(["1A", "X1"], rep)
+    table = render("headlines.html.j2", rows=headline_rows(["1A", "X1"], rep))
     assert table.count("<tr>") == 1 + int((headlines()["study"] == "1A").sum()) and "href='1A.html'" in table
     assert "<td>r = 0.74***</td><td>r = 0.74***</td><td class='v-replicated'" in table
 

@@ -1,5 +1,5 @@
 """The overview's model cards (:func:`fmat.cards.model_card`, one JSON per model written by the
-rule model_card) as HTML."""
+rule model_card) as the data of their template."""
 
 from __future__ import annotations
 
@@ -8,13 +8,10 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from fmat_replication.pages.html import render
 
-
-def cards_html(cards: Sequence[Mapping]) -> str:
-    """The cards as HTML (one ``<div class="model-card">`` each, every value escaped; template
-    ``model_cards.html.j2``)."""
-    return render("model_cards.html.j2", cards=[_card_text(c) for c in cards])
+def card_texts(cards: Sequence[Mapping]) -> list[dict]:
+    """The cards as the data of the template ``model_cards.html.j2`` (a div.model-card each, every value escaped)."""
+    return [_card_text(c) for c in cards]
 
 
 def _card_text(c: Mapping) -> dict:

@@ -32,7 +32,6 @@ import pandas as pd
 from fmat.html import table_data
 from fmat_replication.pages.html import render
 
-from ..formats import cell as _cell
 from .paper_figures import FigureUnavailable
 
 ICC_STATS = ("ICC_average", "ICC_single")
@@ -247,17 +246,11 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
 # ---------------------------------------------------------------------------------------
 
 
-def html_table(df: pd.DataFrame | None, max_rows: int | None = None, escape: bool = True, cls: str = "fmat-table") -> str:
+def html_table(df: pd.DataFrame | None, max_rows: int | None = None, cls: str = "fmat-table") -> str:
     """A results-like table as HTML: p as "< .001"/".044", counts as integers, other numbers at 3
     decimals, empty cells for missing values; "(none)" for an empty table (the macro
-    ``results_table``, :func:`fmat.html.table_data`). ``escape=False``: the cells are HTML already
-    (the headers are escaped all the same)."""
-    from markupsafe import Markup
-
-    t = table_data(df, max_rows)
-    if not escape and t["rows"]:
-        t["rows"] = [[Markup(_cell(c, v)) for c, v in zip(t["columns"], row)] for row in t["rows"]]
-    return render("results_table.html.j2", t=t, cls=cls)
+    ``results_table``, :func:`fmat.html.table_data`)."""
+    return render("results_table.html.j2", t=table_data(df, max_rows), cls=cls)
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,19 +11,17 @@ from __future__ import annotations
 import datetime
 from typing import Mapping, Sequence
 
-from markupsafe import Markup
-
 from fmat.html import table_data
 
 from ..compare import summarise
-from .cards import cards_html
+from .cards import card_texts
 from .concept import VERDICTS, concept_counts, concept_rows
-from .figures import html_table, icc_table, run_settings
+from .figures import icc_table, run_settings
 from .inputs import IndexPage, read_index
 from .page import Page
 from .recovery import expectation_coverage, recovery_by_study, recovery_counts
 from .study import figure_items
-from .tables import headlines_html, table_attitude, table_cells, table_number
+from .tables import headline_rows, table_attitude, table_cells, table_number
 
 #: the title of the overview (``reports/index.qmd`` sets the same)
 TITLE = "FMAT replication of Bao (2024): overview"
@@ -38,9 +36,7 @@ def verdicts(data: IndexPage) -> dict:
     if not len(rep):
         return {"total": None}
     summary = summarise(rep)
-    summary["page"] = [
-        Markup('<a href="{0}.html">{0}</a>').format(s) if s in data.studies else "not run" for s in summary["study"]
-    ]
+    summary["page"] = summary["study"]  # the template links a study that has a page, else "not run"
     t = summarise(rep.assign(all="all"), by=["all"]).iloc[0]
     joint = []
     for number, layout in JOINT_TABLES.items():
@@ -49,8 +45,8 @@ def verdicts(data: IndexPage) -> dict:
             joint.append({"number": number, "table": table_cells(layout(ids, data.titles), rep)})
     return {
         "total": {k.replace(" ", "_"): int(t[k]) for k in ("replicated", "not replicated", "not computable", "total")},
-        "summary_table": Markup(html_table(summary, escape=False)),
-        "headlines": Markup(headlines_html(sorted(set(rep["study"])), rep)),
+        "summary_table": table_data(summary),
+        "headlines": headline_rows(sorted(set(rep["study"])), rep),
         "joint_tables": joint,
     }
 
@@ -85,7 +81,7 @@ def model_tables(data: IndexPage) -> dict:
         "oov_tables": oov_tables,
         "checks_table": table_data(data.checks),
         "agreement_table": table_data(agreement) if len(agreement) and len(agreement.columns) > 1 else None,
-        "cards": Markup(cards_html(data.cards)),
+        "cards": card_texts(data.cards),
     }
 
 

@@ -63,7 +63,8 @@ STAT_NAMES = {
 class PaperTable:
     """A table as the paper lays it out: ``rows`` of (label, [key or None per column]).
 
-    ``groups``: spanning headers over the columns, as (text, number of columns)."""
+    ``groups``: spanning headers over the columns, as (text, number of columns). ``caption``: the
+    name of a caption of the template ``paper_table.html.j2`` (else the text), of ``study``."""
 
     title: str
     caption: str
@@ -71,6 +72,7 @@ class PaperTable:
     rows: list[tuple[str, list[Key | None]]]
     groups: list[tuple[str, int]] = field(default_factory=list)
     note: str = ""
+    study: str = ""
 
     def keys(self) -> set[Key]:
         return {k for _, cells in self.rows for k in cells if k is not None}
@@ -106,7 +108,8 @@ def table_criterion(
         ]
         return PaperTable(
             title=f"Table {table_number(paper, study)}, our models".replace("Table , ", ""),
-            caption=f"Study {study}: the same statistics for the models of this run that the paper does not have",
+            caption="ours",
+            study=study,
             columns=["α query"] + qs + qs,
             rows=ours,
             groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)],
@@ -126,7 +129,8 @@ def table_criterion(
     what = item.lower()
     return PaperTable(
         title=f"Table {table_number(paper, study)}".strip(),
-        caption=f"Study {study}: internal consistency, criterion-related and convergent validity of the FMAT",
+        caption="criterion",
+        study=study,
         columns=["α query"] + qs + qs,
         rows=rows,
         groups=[("", 1), (f"r with % male of the {what}", queries), (f"r with WEFAT male of the {what}", queries)],
@@ -148,7 +152,8 @@ def table_regression(study: str, paper: pd.DataFrame | None = None) -> PaperTabl
     ]
     return PaperTable(
         title=f"Table {table_number(paper, study)}".strip() if paper is not None else "Table",
-        caption=f"Study {study}: generalizability, criterion-related and incremental validity of the FMAT (unstandardized b)",
+        caption="regression",
+        study=study,
         columns=["Model 1", "Model 2", "Model 3"],
         rows=rows,
         groups=[("Logit of male percentage of name", 3)],
@@ -173,7 +178,7 @@ def table_attitude(studies: Sequence[str], titles: Mapping[str, str] | None = No
     ]
     return PaperTable(
         title="Table 6",
-        caption="Studies 2A–2D: FMAT effect sizes (d)",
+        caption="attitude",
         columns=["Personal", "Societal", "Difference (personal – societal)"] * 2,
         rows=rows,
         groups=[(h, 3) for _, h in RELATIONS],
@@ -187,7 +192,7 @@ def table_stereotype(study: str, paper: pd.DataFrame, labels: Mapping[str, str] 
     conds = paper.loc[(paper["study"] == study) & (paper["statistic"] == "d"), "condition"].astype(str)
     parts = [c for c in dict.fromkeys(conds) if c != "all" and not c.startswith("ref:") and "*" not in c]
     rows = [("Overall", [("d", "all", "all")])] + [(labels.get(c, c), [("d", c, "all")]) for c in parts]
-    return PaperTable(title="Table 7", caption=f"Study {study}: FMAT effect sizes (d)", columns=["FMAT d"], rows=rows)
+    return PaperTable(title="Table 7", caption="stereotype", columns=["FMAT d"], rows=rows, study=study)
 
 
 def table_change(study: str) -> PaperTable:
@@ -201,7 +206,8 @@ def table_change(study: str) -> PaperTable:
     ]
     return PaperTable(
         title="Study 4 statistics",
-        caption=f"Study {study}: change from 1800 to 2019 (as printed in the text)",
+        caption="change",
+        study=study,
         columns=["value"],
         rows=rows,
     )
@@ -360,11 +366,10 @@ def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
     return out
 
 
-def headlines_html(studies: Sequence[str], rep: pd.DataFrame) -> str:
-    """The overview's table of every study's headline claims: study, claim, paper, ours, verdict
-    (template ``headlines.html.j2``)."""
-    lines = [{**h, "study": s, "klass": VERDICT_CLASS.get(h["verdict"], "")} for s in studies for h in headline_lines(s, rep)]
-    return render("headlines.html.j2", rows=lines) if lines else ""
+def headline_rows(studies: Sequence[str], rep: pd.DataFrame) -> list[dict]:
+    """The overview's table of every study's headline claims (study, claim, paper, ours, verdict)
+    as the data of the template ``headlines.html.j2``."""
+    return [{**h, "study": s, "klass": VERDICT_CLASS.get(h["verdict"], "")} for s in studies for h in headline_lines(s, rep)]
 
 
 def verdict_box(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> dict:
