@@ -51,7 +51,8 @@ demo: env
 # Without root: `make test-fast`, or see README "Development".
 # Two pytest runs: every test but those marked `serial` on TEST_WORKERS processes (pytest-xdist;
 # a test module stays on one process: its fixtures are built once), then the `serial` ones alone
-# (they time a reaction: Ctrl-C obeyed within 5 s). JUNIT=folder: each run's JUnit file in it
+# (they depend on timing: Ctrl-C obeyed within 5 s, SLURM's time limit and a kill mid-run).
+# JUNIT=folder: each run's JUnit file in it
 # (parallel.xml, serial.xml; .ci/run reads them).
 TEST_WORKERS ?= 2
 JUNIT ?=

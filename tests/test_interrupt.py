@@ -24,7 +24,7 @@ STUDY_3D = REPO / "config" / "studies" / "3D.yaml"
 WORLD_3D = "studies:\n  3D:\n    effects:\n      - {contrast: {MASK: [Black, Asian], ATTRIB: [Masculine, Feminine]}, d: 1.0}\n"
 #: the longest a command may take to stop after Ctrl-C
 OBEYED_S = 5.0
-#: these tests time a reaction: `make test` runs them alone, after the rest (pyproject's markers)
+#: these tests time a reaction: `make test` runs them alone, after the rest (pyproject's markers: serial)
 pytestmark = pytest.mark.serial
 
 
