@@ -43,6 +43,34 @@ def run_checked(prog: str, args, check: Callable, run: Callable, interrupted: Ca
         return interrupted(args)
 
 
+def at_least(args, name: str, least: int, why: str = "") -> None:
+    """Argument ``name`` (``--worlds``) of ``args`` is a whole number of at least ``least``;
+    ``why``: what the bound is for, said in the message."""
+    value = getattr(args, name.lstrip("-").replace("-", "_"))
+    if value < least:
+        raise InputError(f"must be at least {least}{why}; got {value}", where=name, fix=f"e.g. {name} {max(least, 2)}")
+
+
+def criteria_folder(value) -> None:
+    """``--criteria-dir``, when given, is a folder."""
+    if value and not Path(value).is_dir():
+        raise InputError(
+            f"no such folder: {value}",
+            where="--criteria-dir",
+            fix="give the folder of criterion tables (resources/criteria, built by the workflow)",
+        )
+
+
+def output_folders(args, *names: str) -> None:
+    """The folder of each output path ``--<name>`` given in ``args`` exists."""
+    for name in names:
+        value = getattr(args, name)
+        if value and not Path(value).resolve().parent.is_dir():
+            raise InputError(
+                f"no such folder: {Path(value).parent}", where=f"--{name}", fix="create the folder first, or give another path"
+            )
+
+
 def check_device(value: str, arg: str = "--device"):
     """``value`` as a torch.device that this machine has; InputError naming ``arg`` otherwise."""
     import torch  # here: only the scoring benchmarks need it; the calibration ones import this module without torch

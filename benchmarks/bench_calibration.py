@@ -56,7 +56,7 @@ import pandas as pd  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench_args import run_checked  # noqa: E402
+from bench_args import at_least, criteria_folder, output_folders, run_checked  # noqa: E402
 
 from fmat import analyses, plant  # noqa: E402
 from fmat import calibration as cal  # noqa: E402
@@ -361,18 +361,8 @@ def check_args(args) -> None:
     """Every argument and file checked before any world is drawn: an :class:`InputError` naming
     the argument, what is wrong and the fix (printed as the ``fmat`` command prints one)."""
 
-    def whole(name: str, least: int, why: str = "") -> None:
-        value = getattr(args, name.lstrip("-").replace("-", "_"))
-        if value < least:
-            raise InputError(f"must be at least {least}{why}; got {value}", where=name, fix=f"e.g. {name} {max(least, 2)}")
-
     known = sorted(p.stem for p in (REPO / "config" / "studies").glob("*.yaml"))
-    if args.criteria_dir and not Path(args.criteria_dir).is_dir():
-        raise InputError(
-            f"no such folder: {args.criteria_dir}",
-            where="--criteria-dir",
-            fix="give the folder of criterion tables (resources/criteria, built by the workflow)",
-        )
+    criteria_folder(args.criteria_dir)
     if args.table:
         for name in [r for r in args.runs.split(",") if r]:
             if not Path(name).is_file():
@@ -382,14 +372,7 @@ def check_args(args) -> None:
                     fix=f"give the runs file(s) a simulation wrote (without --table: {PROG} --runs FILE)",
                 )
             _runs_file(Path(name), "--runs")
-        for name in ("out", "figure"):
-            value = getattr(args, name)
-            if value and not Path(value).resolve().parent.is_dir():
-                raise InputError(
-                    f"no such folder: {Path(value).parent}",
-                    where=f"--{name}",
-                    fix="create the folder first, or give another path",
-                )
+        output_folders(args, "out", "figure")
         return
     studies = [s for s in args.studies.split(",") if s]
     bad = [s for s in studies if s not in known]
@@ -399,11 +382,11 @@ def check_args(args) -> None:
             where="--studies",
             fix=f"give study ids of config/studies, comma-separated: {', '.join(known)}",
         )
-    whole("--worlds", 1)
-    whole("--models", 2, " (the analyses take the models as random intercepts)")
-    whole("--jobs", 1)
+    at_least(args, "--worlds", 1)
+    at_least(args, "--models", 2, " (the analyses take the models as random intercepts)")
+    at_least(args, "--jobs", 1)
     if args.icc:
-        whole("--population", 2)
+        at_least(args, "--population", 2)
     try:
         others = [float(x) for x in args.others.split(",") if x.strip()]
     except ValueError:

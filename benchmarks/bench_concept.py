@@ -75,7 +75,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import bench_calibration  # noqa: E402
-from bench_args import run_checked  # noqa: E402
+from bench_args import at_least, criteria_folder, output_folders, run_checked  # noqa: E402
 
 from fmat import analyses, plant  # noqa: E402
 from fmat import calibration as cal  # noqa: E402
@@ -226,12 +226,7 @@ def check_args(args) -> None:
             where="--studies",
             fix=f"give study ids of config/studies that config/world.yaml plants, comma-separated: {', '.join(known)}",
         )
-    if args.criteria_dir and not Path(args.criteria_dir).is_dir():
-        raise InputError(
-            f"no such folder: {args.criteria_dir}",
-            where="--criteria-dir",
-            fix="give the folder of criterion tables (resources/criteria, built by the workflow)",
-        )
+    criteria_folder(args.criteria_dir)
     for sid in studies:
         try:
             load_study(STUDIES / f"{sid}.yaml", criteria_dir=args.criteria_dir)
@@ -242,14 +237,9 @@ def check_args(args) -> None:
                 fix="pass --criteria-dir resources/criteria (build it with `snakemake --configfile config/demo.yaml "
                 "resources/criteria/ssa_names_1c.parquet -c1`), or leave the study out",
             ) from None
-    for name, least, why in (
-        ("--worlds", 1, ""),
-        ("--models", 2, " (the crossed test takes the models as random)"),
-        ("--jobs", 1, ""),
-    ):
-        value = getattr(args, name.lstrip("-"))
-        if value < least:
-            raise InputError(f"must be at least {least}{why}; got {value}", where=name, fix=f"e.g. {name} {max(least, 2)}")
+    at_least(args, "--worlds", 1)
+    at_least(args, "--models", 2, " (the crossed test takes the models as random)")
+    at_least(args, "--jobs", 1)
     try:
         sds = [float(x) for x in _list(args.item_sd)]
     except ValueError:
@@ -267,12 +257,7 @@ def check_args(args) -> None:
         )
     if args.minutes is not None and not args.minutes > 0:
         raise InputError(f"must be above 0; got {args.minutes:g}", where="--minutes", fix="e.g. --minutes 10, or leave it out")
-    for name in ("out", "runs"):
-        value = getattr(args, name)
-        if value and not Path(value).resolve().parent.is_dir():
-            raise InputError(
-                f"no such folder: {Path(value).parent}", where=f"--{name}", fix="create the folder first, or give another path"
-            )
+    output_folders(args, "out", "runs")
 
 
 def _interrupted(args) -> int:
