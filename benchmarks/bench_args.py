@@ -51,6 +51,17 @@ def at_least(args, name: str, least: int, why: str = "") -> None:
         raise InputError(f"must be at least {least}{why}; got {value}", where=name, fix=f"e.g. {name} {max(least, 2)}")
 
 
+def known_studies(studies: list[str], given: str, known: list[str], which: str = "config/studies") -> None:
+    """``--studies``: ``studies`` (split from the ``given`` text) are all in ``known``, and there is one."""
+    bad = [s for s in studies if s not in known]
+    if bad or not studies:
+        raise InputError(
+            f"unknown study {', '.join(map(repr, bad)) or repr(given)}",
+            where="--studies",
+            fix=f"give study ids of {which}, comma-separated: {', '.join(known)}",
+        )
+
+
 def criteria_folder(value) -> None:
     """``--criteria-dir``, when given, is a folder."""
     if value and not Path(value).is_dir():

@@ -56,7 +56,7 @@ import pandas as pd  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench_args import at_least, criteria_folder, output_folders, run_checked  # noqa: E402
+from bench_args import at_least, criteria_folder, known_studies, output_folders, run_checked  # noqa: E402
 
 from fmat import analyses, plant  # noqa: E402
 from fmat import calibration as cal  # noqa: E402
@@ -375,13 +375,7 @@ def check_args(args) -> None:
         output_folders(args, "out", "figure")
         return
     studies = [s for s in args.studies.split(",") if s]
-    bad = [s for s in studies if s not in known]
-    if bad or not studies:
-        raise InputError(
-            f"unknown study {', '.join(map(repr, bad)) or repr(args.studies)}",
-            where="--studies",
-            fix=f"give study ids of config/studies, comma-separated: {', '.join(known)}",
-        )
+    known_studies(studies, args.studies, known)
     at_least(args, "--worlds", 1)
     at_least(args, "--models", 2, " (the analyses take the models as random intercepts)")
     at_least(args, "--jobs", 1)

@@ -75,7 +75,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import bench_calibration  # noqa: E402
-from bench_args import at_least, criteria_folder, output_folders, run_checked  # noqa: E402
+from bench_args import at_least, criteria_folder, known_studies, output_folders, run_checked  # noqa: E402
 
 from fmat import analyses, plant  # noqa: E402
 from fmat import calibration as cal  # noqa: E402
@@ -219,13 +219,7 @@ def check_args(args) -> None:
     planted = set(plant.load_world(WORLD).plants)
     known = sorted(p.stem for p in STUDIES.glob("*.yaml") if p.stem in planted)
     studies = _list(args.studies)
-    bad = [s for s in studies if s not in known]
-    if bad or not studies:
-        raise InputError(
-            f"unknown study {', '.join(map(repr, bad)) or repr(args.studies)}",
-            where="--studies",
-            fix=f"give study ids of config/studies that config/world.yaml plants, comma-separated: {', '.join(known)}",
-        )
+    known_studies(studies, args.studies, known, "config/studies that config/world.yaml plants")
     criteria_folder(args.criteria_dir)
     for sid in studies:
         try:
