@@ -295,6 +295,27 @@ def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None
                 )
 
 
+def check_plantable(study, where: str, command: str = "fmat pilot") -> None:
+    """A study scored with LPBS (``score: {method: lpbs}``, :mod:`fmat.lpbs`) cannot be run in a
+    world: LPBS divides each [MASK] word's probability by its prior (the sentence with the
+    {TARGET}/{ATTRIB} phrase masked), and a world plants P(option | sentence) only, never such a
+    prior, so it has no planted truth to compare with and its simulated learners no prior to
+    divide by. An InputError naming ``where: score.method`` (the study file) before any model is
+    trained or any world drawn; without it ``fmat pilot`` failed only after training ("scores
+    have no 'prior' column")."""
+    method = str(dict(getattr(study, "score", None) or {}).get("method", "fmat"))
+    if method != "lpbs":
+        return
+    raise InputError(
+        f"{command} cannot run study {study.id}: it is scored with LPBS (score.method: lpbs), which divides each "
+        "[MASK] word's probability by its prior (the sentence with the {TARGET}/{ATTRIB} phrase masked), and a world "
+        "plants P(option | sentence) only, no prior, so there is no planted truth for LPBS (docs/planting.md)",
+        where=f"{where}: score.method",
+        fix=f"run {command} on a copy of the study file with score: {{method: fmat}} (the same design, scored as LPRs; "
+        "e.g. X2's is config/studies/3A.yaml), then run the LPBS study itself on real models with fmat study",
+    )
+
+
 def _check_per_item(per_item: Mapping, criteria, at: str) -> None:
     """A ``per_item`` effect's criterion table is there, with its key and value columns."""
     table = str(per_item["table"])

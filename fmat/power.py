@@ -213,6 +213,7 @@ def power_table(
     progress = arguments.function("progress", progress)
     jobs = arguments.whole("jobs", jobs, minimum=1)
     level = arguments.text("level", level, choices=("words", "concept", "both"))
+    fplant.check_plantable(study, str(getattr(study, "path", None) or "study"), "fmat power")  # before any world
     variants = variants_of(study)
     levels = ["words", "concept"] if level == "both" else [level]
     if "concept" in levels and CROSSED not in variants:

@@ -33,6 +33,7 @@ import pandas as pd
 from . import analyses, arguments, io, runner, stages
 from .errors import FmatError, InputError, os_error
 from .io import claim_folder, settle_folder_record
+from .lpbs import PRIOR_COLUMNS
 from .results import effect_rows, model_slug, p_text, per_model_effects, reliability_note
 from .study import Study
 
@@ -476,9 +477,11 @@ def _score_models(study, pairs, outputs: _Outputs, *, resume: bool, scoring: dic
     model that fails later keeps those done."""
     names, queries = [n for _, n in pairs], study.queries
     previous = _previous_scores(outputs.path("scores")) if resume and outputs.folder is not None else None
+    # an LPBS study reuses only scores with the priors (those of a run with method fmat have none)
+    need = PRIOR_COLUMNS if str(dict(getattr(study, "score", None) or {}).get("method", "fmat")) == "lpbs" else []
     done: dict = {}
     for _, name in pairs:
-        reused = _reuse(previous, name, queries)
+        reused = _reuse(previous, name, queries, need)
         if reused is not None:
             log.info("model %s: scores reused from %s (resume)", name, outputs.path("scores"))
             done[name] = reused
@@ -549,10 +552,14 @@ def _texts(column) -> list:
     return [None if pd.isna(v) else str(v) for v in column.astype(object)]
 
 
-def _reuse(previous, name: str, queries):
+def _reuse(previous, name: str, queries, need: Sequence[str] = ()):
     """One model's rows of ``previous`` as :func:`fmat.runner.run` returns them, when they are
-    the scores of exactly this query table (same rows, same words); else None."""
+    the scores of exactly this query table (same rows, same words) and hold the score columns
+    ``need`` (an LPBS study's ``prior, logp_prior``); else None."""
     if previous is None or "model" not in previous.columns:
+        return None
+    if not set(need) <= set(previous.columns):
+        log.info("model %s: the scores in the output folder have no %s (not LPBS scores): scored again", name, ", ".join(need))
         return None
     rows = previous[previous["model"].astype(str) == name].reset_index(drop=True)
     if len(rows) != len(queries) or not set(queries.columns) <= set(rows.columns):

@@ -107,6 +107,22 @@ def test_resume_scores_again_what_is_not_of_this_study(tiny, study, tmp_path, ca
     assert "engineer" not in set(again[again["query"].astype(str) == "The [MASK] is {TARGET}."]["T_word"].astype(str))
 
 
+def test_resume_of_an_lpbs_study_scores_again_scores_without_priors(tiny, study, tmp_path, capsys):
+    """A study switched to score: {method: lpbs} and resumed: the kept scores (method fmat) have no
+    priors, so they are scored again; before, --resume reused them and the LPR step failed with
+    "scores have no 'prior' column" after every model was loaded."""
+    a, _ = tiny
+    out = tmp_path / "out"
+    common = ["-m", a, "-o", str(out), "--device", "cpu", "--threads", "1", "--no-progress"]
+    assert main(["study", str(study), *common]) == 0, capsys.readouterr().err
+    assert "prior" not in pd.read_parquet(out / "scores.parquet").columns
+    study.write_text(STUDY + "score: {method: lpbs}\n", encoding="utf-8")
+    assert main(["study", str(study), *common, "--resume"]) == 0, capsys.readouterr().err
+    scores = pd.read_parquet(out / "scores.parquet")
+    assert {"prior", "logp_prior"} <= set(scores.columns) and scores["prior"].between(0, 1).all()
+    assert pd.read_parquet(out / "lpr.parquet")["LPR"].notna().any()
+
+
 def test_fmat_study_shows_progress_as_fmat_run(tiny, study, tmp_path, capsys):
     a, _ = tiny
     assert main(["study", str(study), "-m", a, "-o", str(tmp_path / "out"), "--device", "cpu"]) == 0

@@ -62,10 +62,11 @@ def _run(args) -> int:
     stages on them (:mod:`fmat.stages`) and judge what they recover."""
     from pathlib import Path
 
-    from .. import stages
+    from .. import plant, stages
 
     families = _families(args)
     study = stages.design(args.study, args.criteria)
+    plant.check_plantable(study, str(args.study), "fmat pilot")  # LPBS: no planted prior; before any training
     planted, criteria = _planted_world(args, study, families)
     models = _train_models(args, study, planted, criteria, families)
     out = Path(args.output)

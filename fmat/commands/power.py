@@ -94,6 +94,7 @@ def _run(args) -> int:
 
     models, items, jobs = _check_numbers(args)
     study = load_study(args.study, criteria_dir=args.criteria if Path(args.criteria).is_dir() else None)
+    plant.check_plantable(study, str(args.study), "fmat power")  # LPBS: the simulated learners have no prior
     world = plant.load_world(args.world)
     planted = world.plant(str(study.id))
     if planted is None or planted.null:
