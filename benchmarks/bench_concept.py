@@ -42,8 +42,12 @@ of studies or of analyses:
   their tables.
 
 The summary pools a study's judged rows (2A's eight d a world, 4A's slope and its two century
-contrasts, ...; correlated within a world, so a pooled CI is too narrow); ``--runs`` keeps
-every row with its condition.
+contrasts, ...). They are correlated within a world, so beside the rows' exact CI (``low``,
+``high``: too narrow where a world has several rows) it gives Korn and Graubard's CI with the
+worlds as clusters (``low_worlds``, ``high_worlds``; :func:`fmat.calibration.binomial_clustered`).
+``--by-condition``: a line per judged row instead (each has one row a world: its CI is exact).
+``--runs`` keeps every row with its condition; ``--from-runs FILE`` summarizes such a file again
+(no world drawn): ``--studies``, ``--kinds`` and ``--item-sd`` select from it.
 
 Run:  python benchmarks/bench_concept.py --studies 3A,2A --item-sd 0,0.05,0.1,0.2 --worlds 200 --jobs 2 \\
           --out benchmarks/results/concept-calibration.csv
@@ -183,27 +187,36 @@ def one_world(task) -> pd.DataFrame:
     return out.assign(study=sid, kind=kind, item_sd=float(item_sd), seed=int(seed))
 
 
-def summary(runs: pd.DataFrame) -> pd.DataFrame:
+def summary(runs: pd.DataFrame, by_condition: bool = False) -> pd.DataFrame:
+    """The share of judged rows rejected (concept-null worlds) or covering the concept (planted)
+    of each study, kind, item SD and variant (``by_condition``: and row, e.g. 4C's ``year``):
+    ``low``/``high`` the rows' exact binomial CI, ``low_worlds``/``high_worlds`` Korn and
+    Graubard's CI with the worlds as clusters (:func:`fmat.calibration.binomial_clustered`: the
+    rows of a world are correlated, so the rows' CI is too narrow where a world has several)."""
+    keys = ["study", "kind", "item_sd", "variant"] + (["condition"] if by_condition else [])
     rows = []
-    for (sid, kind, sd, v), g in runs.groupby(["study", "kind", "item_sd", "variant"], sort=False):
+    for key, g in runs.groupby(keys, sort=False):
+        kind = key[1]
         if kind == "concept-null":
-            k, n, what = int(g["rejected"].sum()), len(g), "fpr"
+            hit, what = g["rejected"].astype(bool), "fpr"
         else:
             g = g[g["concept"].notna()]
-            k, n, what = int(g["covered"].astype(bool).sum()), len(g), "coverage" if len(g) else "coverage not stated"
-        share, lo, hi = cal.binomial(k, n) if n else (np.nan, np.nan, np.nan)
+            hit, what = g["covered"].astype(bool), "coverage" if len(g) else "coverage not stated"
+        n = len(g)
+        share, lo, hi = cal.binomial(int(hit.sum()), n) if n else (np.nan, np.nan, np.nan)
+        per_world = hit.groupby(g["seed"]).agg(["sum", "size"])
+        _, lo_w, hi_w = cal.binomial_clustered(per_world["sum"], per_world["size"])
         rows.append(
             {
-                "study": sid,
-                "kind": kind,
-                "item_sd": sd,
-                "variant": v,
+                **dict(zip(keys, key)),
                 "measure": what,
                 "worlds": int(g["seed"].nunique()),
                 "rows": n,
                 "share": share,
                 "low": lo,
                 "high": hi,
+                "low_worlds": lo_w,
+                "high_worlds": hi_w,
             }
         )
     return pd.DataFrame(rows)
@@ -252,6 +265,9 @@ def check_args(args) -> None:
     if args.minutes is not None and not args.minutes > 0:
         raise InputError(f"must be above 0; got {args.minutes:g}", where="--minutes", fix="e.g. --minutes 10, or leave it out")
     output_folders(args, "out", "runs")
+    for path in args.from_runs or []:
+        if not Path(path).is_file():
+            raise InputError(f"no such file: {path}", where="--from-runs", fix="give a file that --runs wrote (CSV, .gz allowed)")
 
 
 def _interrupted(args) -> int:
@@ -271,10 +287,22 @@ def main(argv=None) -> int:
     ap.add_argument("--criteria-dir", default=None, help="criterion tables a study's words come from (1C)")
     ap.add_argument("--out", default=None, help="summary CSV (default: print only)")
     ap.add_argument("--runs", default=None, help="every judged row (CSV, .gz allowed)")
+    ap.add_argument(
+        "--from-runs", action="append", default=None, help="summarize rows --runs wrote (repeatable; no world is drawn)"
+    )
+    ap.add_argument("--by-condition", action="store_true", help="a line per judged row (4C's year slope, ...), not pooled")
     return run_checked(PROG, ap.parse_args(argv), check_args, _main, _interrupted)
 
 
 def _main(a) -> int:
+    if a.from_runs:
+        runs = pd.concat([pd.read_csv(p) for p in a.from_runs], ignore_index=True)
+        runs = runs[runs["study"].astype(str).isin(_list(a.studies)) & runs["kind"].isin(_list(a.kinds))]
+        tab = summary(runs[runs["item_sd"].isin([float(x) for x in _list(a.item_sd)])], a.by_condition)
+        print(tab.to_string(index=False))
+        if a.out:
+            tab.to_csv(a.out, index=False)
+        return 0
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     crit = str(Path(a.criteria_dir).resolve()) if a.criteria_dir else None
@@ -308,7 +336,7 @@ def _main(a) -> int:
         print(f"{PROG}: no whole seed finished in --minutes {a.minutes:g}: give more minutes", file=sys.stderr)
         return 1
     runs = pd.concat(frames, ignore_index=True)
-    tab = summary(runs)
+    tab = summary(runs, a.by_condition)
     took = time.time() - t0
     print(tab.to_string(index=False))
     done = f"{len(frames)} of {len(tasks)} world-settings in {took:.0f} s"

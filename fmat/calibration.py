@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy.stats import beta, binom
+from scipy.stats import t as student_t
 
 from fmat import analyses
 from fmat import plant as fplant
@@ -553,3 +554,37 @@ def binomial(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
     low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
     high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
     return (k / n, low, high)
+
+
+def binomial_clustered(k, n, level: float = 0.95) -> tuple[float, float, float]:
+    """Share ``sum(k) / sum(n)`` of rows that fall in clusters (the judged rows of one world
+    are correlated: 2A's eight d, 4C's slope and its century contrasts), with Korn and Graubard's
+    (1998) CI: Clopper-Pearson on the effective number of rows ``n* = p(1 - p) / V`` (``V`` the
+    clusters' linearization variance of the share), times ``(t_{N-1} / t_{C-1})^2`` for the
+    ``C - 1`` df of ``V`` (N rows, C clusters) -- R's ``survey::svyciprop(method = "beta")``
+    with the clusters as ``ids`` (tests/test_calibration.py holds it to R's numbers).  ``n*`` is
+    at most N (a design effect below 1 is taken as 1, as Korn and Graubard advise); with no
+    rows rejected (or all) ``V`` is 0 and ``n*`` is N times the df factor.
+
+    ``k``, ``n``: each cluster's count of hits and of rows.  NaNs when there are no rows or
+    fewer than 2 clusters.
+
+    Examples
+    --------
+    >>> share, low, high = binomial_clustered([1, 0, 2, 0, 0], [3, 3, 3, 3, 3])
+    >>> round(share, 3), round(low, 3), round(high, 3)
+    (0.2, 0.006, 0.699)
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    N, C = float(n.sum()), len(n)
+    if N == 0 or C < 2:
+        return (np.nan, np.nan, np.nan)
+    p = float(k.sum()) / N
+    a = (1 - level) / 2
+    z = k - p * n  # each cluster's linearized contribution
+    V = C / (C - 1) * float((z**2).sum()) / N**2
+    n_eff = N if V <= 0 else min(N, p * (1 - p) / V)
+    n_eff *= (float(student_t.ppf(a, N - 1)) / float(student_t.ppf(a, C - 1))) ** 2
+    low = 0.0 if p == 0 else float(beta.ppf(a, n_eff * p, n_eff * (1 - p) + 1))
+    high = 1.0 if p == 1 else float(beta.ppf(1 - a, n_eff * p + 1, n_eff * (1 - p)))
+    return (p, low, high)

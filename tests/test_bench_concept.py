@@ -123,7 +123,37 @@ def test_a_small_run_writes_its_summary_and_rows(tmp_path, capsys):
     assert "4 of 4 world-settings" in capsys.readouterr().out
 
 
+def test_a_summary_from_earlier_rows_has_world_level_cis_and_a_line_per_condition(tmp_path, capsys):
+    # three worlds of two correlated rows (a world rejects both or neither): the rows' exact
+    # CI counts 6 rows, the worlds' CI (Korn-Graubard) only 3 independent draws, so it is wider
+    runs = pd.DataFrame(
+        {
+            "study": "4C",
+            "kind": "concept-null",
+            "item_sd": 0.1,
+            "variant": "crossed",
+            "condition": ["year", "2000vs1900"] * 3,
+            "seed": [1, 1, 2, 2, 3, 3],
+            "rejected": [True, True, False, False, False, False],
+            "concept": 0.0,
+            "covered": None,
+        }
+    )
+    path = tmp_path / "runs.csv.gz"
+    runs.to_csv(path, index=False)
+    out = tmp_path / "s.csv"
+    assert bc.main(["--from-runs", str(path), "--studies", "4C", "--item-sd", "0.1", "--out", str(out)]) == 0
+    tab = pd.read_csv(out).iloc[0]
+    assert (tab["worlds"], tab["rows"], tab["share"]) == (3, 6, pytest.approx(1 / 3))
+    assert tab["low_worlds"] < tab["low"] and tab["high_worlds"] > tab["high"]
+    assert bc.main(["--from-runs", str(path), "--studies", "4C", "--item-sd", "0.1", "--by-condition", "--out", str(out)]) == 0
+    tab = pd.read_csv(out).set_index("condition")
+    assert set(tab.index) == {"year", "2000vs1900"} and (tab["rows"] == 3).all() and (tab["worlds"] == 3).all()
+    assert "2000vs1900" in capsys.readouterr().out
+
+
 BAD = [
+    (["--from-runs", "{tmp}/none.csv"], "--from-runs", "no such file"),
     (["--studies", "9Z"], "--studies", "unknown study '9Z'"),
     (["--studies", "3D", "--worlds", "0"], "--worlds", "must be at least 1; got 0"),
     (["--studies", "3D", "--models", "1"], "--models", "must be at least 2"),

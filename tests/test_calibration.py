@@ -49,6 +49,40 @@ def test_binomial_is_clopper_pearson():
     assert all(math.isnan(x) for x in cal.binomial(0, 0))
 
 
+R_FIXTURES = REPO / "tests" / "fixtures" / "r"
+
+
+@pytest.mark.parametrize("case", ["a", "b", "c", "d"])
+def test_binomial_clustered_is_korn_graubard_as_r_survey_computes_it(case):
+    # tests/fixtures/r/clustered_share.R: survey::svyciprop(method = "beta") on clusters of rows.
+    # Case b's design effect is below 1 (0.93): R's n* exceeds the rows, ours stays at the
+    # rows (Korn and Graubard's advice), so ours is wider there and equal elsewhere
+    data = pd.read_csv(R_FIXTURES / "clustered_share_data.csv")
+    want = pd.read_csv(R_FIXTURES / "clustered_share_results.csv").set_index("case").loc[case]
+    g = data[data["case"] == case].groupby("cluster")["y"]
+    k, n = g.sum().to_numpy(), g.size().to_numpy()
+    share, low, high = cal.binomial_clustered(k, n)
+    assert share == pytest.approx(want["share"], rel=1e-12)
+    if case == "b":
+        assert low < want["low"] - 1e-4 and high > want["high"] + 1e-4
+        return
+    assert (low, high) == (pytest.approx(want["low"], rel=1e-9), pytest.approx(want["high"], rel=1e-9))
+
+
+def test_binomial_clustered_widens_with_the_correlation_and_never_narrows_below_the_rows():
+    # the same 12 hits in 240 rows: spread evenly over 80 worlds of 3 rows (no correlation
+    # beyond the binomial's: design effect below 1, taken as 1) and packed into 4 worlds
+    even = cal.binomial_clustered([1] * 12 + [0] * 68, [3] * 80)
+    packed = cal.binomial_clustered([3] * 4 + [0] * 76, [3] * 80)
+    rows = cal.binomial(12, 240)
+    assert even[0] == packed[0] == rows[0] == 0.05
+    assert packed[1] < even[1] and packed[2] > even[2]
+    # evenly spread: the rows' exact CI, but for the df factor (t quantiles on 239 and 79 df)
+    assert rows[1] - 0.002 < even[1] <= rows[1] and rows[2] <= even[2] < rows[2] + 0.002
+    assert cal.binomial_clustered([0] * 10, [3] * 10)[:2] == (0.0, 0.0)
+    assert all(math.isnan(x) for x in cal.binomial_clustered([1], [3]))
+
+
 def test_null_world_holds_no_association():
     w = _world("3A", n_models=3)
     assert cal.is_null(w.plant) and not cal.is_null(_world("3A", null=False).plant)
