@@ -405,7 +405,7 @@ def _vectors(w) -> pd.DataFrame:
     return w
 
 
-def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True, stacklevel: int = 3) -> list[str]:
+def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True) -> list[str]:
     """sweater's ``.clean``: keep the words found in ``w``; report the others (never silently)."""
     if words is None:
         return []
@@ -434,8 +434,8 @@ def _clean_sets(w: pd.DataFrame, **sets) -> tuple[dict, list[list[str]]]:
     """:func:`_clean` for several word sets, in the order given: ``(missing, [found words of each])``."""
     missing: dict[str, list[str]] = {}
     found = []
-    for role, words in sets.items():  # a loop, not a comprehension: stacklevel 4 = the caller's caller
-        found.append(_clean(words, w, role, missing, stacklevel=4))
+    for role, words in sets.items():
+        found.append(_clean(words, w, role, missing))
     return missing, found
 
 

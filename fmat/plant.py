@@ -445,11 +445,6 @@ def training_sentences(
     return out
 
 
-def expected_share(lpr: float) -> float:
-    """P(A) among two options whose log ratio is ``lpr`` (for messages and docs)."""
-    return 1.0 / (1.0 + math.exp(-lpr))
-
-
 # ----------------------------------------------------------------------------- recovery
 
 #: relative size tolerance of an expectation with a ``value`` judged without a confidence

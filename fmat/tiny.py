@@ -257,6 +257,25 @@ def _vocab_size(words: Sequence[str]) -> int:
     return 8000 + 10 * len(_word_parts(words))
 
 
+def _marked_bpe(marked: list[str], words, unk: str, **options):
+    """A ``tokenizers`` BPE trained on whitespace-split ``marked`` text (no special tokens, every
+    character of the text in its alphabet, in sorted order: stable ids); ``options`` go to the trainer."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token=unk))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(
+        vocab_size=_vocab_size(words),
+        min_frequency=2,
+        show_progress=False,
+        special_tokens=[],
+        initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
+        **options,
+    )
+    tok.train_from_iterator(marked, trainer=trainer)
+    return tok
+
+
 def _wordpiece(corpus, words, lowercase):
     """WordPiece vocabulary learned by BPE merges on BERT-normalised, pre-tokenised words.
 
@@ -264,7 +283,7 @@ def _wordpiece(corpus, words, lowercase):
     training ("##c"): the tokenizers WordPiece trainer numbers "##" pieces in hash order, which
     makes the learned vocabulary vary between runs; plain characters get sorted, stable ids.
     """
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import normalizers, pre_tokenizers
     from transformers import BertTokenizer
 
     norm = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase, clean_text=True, handle_chinese_chars=True)
@@ -277,18 +296,7 @@ def _wordpiece(corpus, words, lowercase):
                 out.append(w[0] + "".join(chr(_FINAL + ord(c)) for c in w[1:]))
         return " ".join(out)
 
-    marked = [mark(x) for x in corpus]
-    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(
-        vocab_size=_vocab_size(words),
-        min_frequency=2,
-        show_progress=False,
-        special_tokens=[],
-        initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
-        limit_alphabet=100000,
-    )
-    tok.train_from_iterator(marked, trainer=trainer)
+    tok = _marked_bpe([mark(x) for x in corpus], words, "[UNK]", limit_alphabet=100000)
 
     def unmark(piece):
         if ord(piece[0]) >= _FINAL:
@@ -378,7 +386,6 @@ def _end_marked_bpe(corpus, words, lowercase: bool = False) -> tuple[list[str], 
     training: the trainer's end_of_word_suffix would number such symbols in hash order
     (non-deterministic merges); plain characters get sorted, stable ids.
     """
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     def mark(line):
         line = line.lower() if lowercase else line
@@ -389,18 +396,7 @@ def _end_marked_bpe(corpus, words, lowercase: bool = False) -> tuple[list[str], 
             return sym[:-1] + chr(ord(sym[-1]) - _FINAL) + "</w>"
         return sym
 
-    marked = [mark(x) for x in corpus]
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(
-        vocab_size=_vocab_size(words),
-        min_frequency=2,
-        show_progress=False,
-        special_tokens=[],
-        initial_alphabet=sorted({c for x in marked for c in x if c != " "}),
-    )
-    tok.train_from_iterator(marked, trainer=trainer)
-    data = json.loads(tok.to_str())
+    data = json.loads(_marked_bpe([mark(x) for x in corpus], words, "<unk>").to_str())
     pieces = [unmark(p) for p, _ in sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])]
     merges = [m if isinstance(m, list) else m.split(" ") for m in data["model"]["merges"]]
     return pieces, [(unmark(a), unmark(b)) for a, b in merges]

@@ -5,9 +5,8 @@ untrained, random weights, without a world), and their markers."""
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from fmat import tiny
 from fmat.agreement import fixture_words
@@ -17,34 +16,6 @@ from fmat.plant import Plant, check_plant, load_world, training_sentences
 
 from .queries import load_study_file
 from .scripts import write_json
-
-
-def build_demo(
-    models: Mapping[str, tuple[str, str]], tables: Sequence, out_dir: str | os.PathLike, threads: int | None = None
-) -> dict[str, dict]:
-    """Build the demo's tiny models (:func:`fmat.tiny.build_demo_models`) knowing every word of
-    ``tables``; ``models`` maps slugs to ``(name, family)``. Returns ``{slug: marker record}``."""
-
-    if threads:
-        import torch
-
-        torch.set_num_threads(int(threads))
-    families = list(dict.fromkeys(fam for _, fam in models.values()))
-    unknown = [f for f in families if f not in tiny.FAMILIES]
-    if unknown:
-        raise InputError(
-            f"unknown tiny model famil{'y' if len(unknown) == 1 else 'ies'} {unknown}",
-            where="config.models[].tiny",
-            fix=f"use one of {', '.join(tiny.FAMILIES)}",
-        )
-
-    # the agreement check's verbs and nouns too, so that the demo models can take it
-    built = tiny.build_demo_models(out_dir, demo_words(tables, extra=fixture_words()), families=families)
-    records = {}
-    for slug, (name, fam) in models.items():
-        path = built[tiny.FAMILIES[fam][1]]
-        records[slug] = {"name": name, "slug": slug, "revision": None, "path": str(path), "tiny": fam, "source": "fmat.tiny"}
-    return records
 
 
 def demo_words(tables: Sequence, extra: Iterable[str] = ()) -> list[str]:

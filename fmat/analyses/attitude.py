@@ -217,18 +217,23 @@ def contrasts(fit, categories: Sequence[str], relations: Sequence[str], perceive
     c1, c2 = (str(c) for c in categories)
     rows = []
     for rel in relations:
-        per_L = {p: L(c1, rel, p) - L(c2, rel, p) for p in perceivers}
-        parts = [(p, per_L[p]) for p in perceivers]
-        parts.append(("average", sum(per_L.values()) / len(per_L)))
-        if len(perceivers) == 2:
-            p1, p2 = perceivers
-            parts.append((f"{p1}-{p2}", per_L[p1] - per_L[p2]))
-        for part, vec in parts:
+        for part, vec in _parts({p: L(c1, rel, p) - L(c2, rel, p) for p in perceivers}, perceivers):
             res = fit.contrast(vec, name=f"{rel}:{part}")
             rows.append(
                 {"relation": rel, "part": part, **{k: res[k] for k in ("estimate", "se", "df", "t", "p", "ci_low", "ci_high")}}
             )
     return pd.DataFrame(rows)
+
+
+def _parts(per: dict, perceivers: Sequence[str]) -> list[tuple]:
+    """``(part, value)`` of :func:`contrasts` and :func:`crossed_contrasts`: each perceiver's value
+    ``per[p]``, their mean (``average``) and, for two perceivers, perceiver 1 minus 2 (``p1-p2``)."""
+    parts = [(p, per[p]) for p in perceivers]
+    parts.append(("average", sum(per.values()) / len(per)))
+    if len(perceivers) == 2:
+        p1, p2 = perceivers
+        parts.append((f"{p1}-{p2}", per[p1] - per[p2]))
+    return parts
 
 
 def crossed_contrasts(
@@ -255,13 +260,7 @@ def crossed_contrasts(
         tab = tab.dropna(axis=1)
         words = [w for w in dict.fromkeys(tab.columns.get_level_values("item")) if all((p, w) in tab.columns for p in perceivers)]
         cat = sub.drop_duplicates("item").set_index("item")["category"].astype(str)
-        per = {p: tab[p][words] for p in perceivers}
-        parts = [(p, per[p]) for p in perceivers]
-        parts.append(("average", sum(per.values()) / len(per)))
-        if len(perceivers) == 2:
-            p1, p2 = perceivers
-            parts.append((f"{p1}-{p2}", per[p1] - per[p2]))
-        for part, Y in parts:
+        for part, Y in _parts({p: tab[p][words] for p in perceivers}, perceivers):
             res = crossed_contrast(Y.to_numpy(dtype=float), cat.loc[words].to_numpy(), {c1: 1.0, c2: -1.0})
             rows.append(
                 {

@@ -885,14 +885,17 @@ def _factual(
     return AnalysisOutput(stats=results_frame(rows), figures=figures, notes=notes)
 
 
-@register(
-    "factual_wefat",
+#: what both analyses give :func:`fmat.analyses.register`: the same criteria, checks and items
+_REGISTRATION = dict(
     criteria=_criteria_tables,
     check=check_options,
     check_criteria=check_criteria_tables,
     items=("T_word",),
     needs=("query", "T_word"),
 )
+
+
+@register("factual_wefat", **_REGISTRATION)
 def factual_wefat(
     data: AnalysisInput,
     *,
@@ -926,14 +929,7 @@ def factual_wefat(
     )
 
 
-@register(
-    "factual_names",
-    criteria=_criteria_tables,
-    check=check_options,
-    check_criteria=check_criteria_tables,
-    items=("T_word",),
-    needs=("query", "T_word"),
-)
+@register("factual_names", **_REGISTRATION)
 def factual_names(
     data: AnalysisInput,
     *,

@@ -47,8 +47,7 @@ def _run(args) -> int:
 
         torch.set_num_threads(args.threads)
     with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+        warnings.simplefilter("always")  # every warning shown (fmat.cli prints each as "fmat lpbs: warning: ...")
         for label, src in models.items():
             model, tok = load_masked_lm(src, device=args.device, cache_dir=args.cache_dir, progress=False)
             s = score_model(

@@ -58,26 +58,21 @@ def _run(args) -> int:
             fix="add a second MASK group (e.g. --mask Male=man --mask Female=woman in fmat query), "
             "or pass --single-group to score the probabilities only",
         )
-    fmt = warnings.formatwarning
     with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
-        try:
-            scores = run(
-                args.models,
-                data,
-                device=args.device,
-                batch_size=args.batch_size,
-                max_tokens=args.max_tokens,
-                add_tokens=args.add_tokens,
-                na_out=not args.keep_oov,
-                progress=not args.no_progress,
-                threads=args.threads,
-                dtype=args.dtype,
-                word_rule=args.word_rule,
-                cache_dir=args.cache_dir,
-            )
-        finally:
-            warnings.formatwarning = fmt
+        warnings.simplefilter("always")  # every warning shown (fmat.cli prints each as "fmat run: warning: ...")
+        scores = run(
+            args.models,
+            data,
+            device=args.device,
+            batch_size=args.batch_size,
+            max_tokens=args.max_tokens,
+            add_tokens=args.add_tokens,
+            na_out=not args.keep_oov,
+            progress=not args.no_progress,
+            threads=args.threads,
+            dtype=args.dtype,
+            word_rule=args.word_rule,
+            cache_dir=args.cache_dir,
+        )
     emit_table(scores, args)
     return 0
