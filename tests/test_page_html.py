@@ -71,16 +71,31 @@ def rep(paper):
 # ----------------------------------------------------------------------------- escaping
 
 
-def test_design_rows_html_escapes(paper):
-    raw = {
-        "queries": [
-            {"query": f"The [MASK] {HOSTILE}.", "MASK": {"male": [HOSTILE, "he"], "female": ["she", "her"]}, "TARGET": [HOSTILE]}
-        ],
-        "analysis": {"name": HOSTILE, "options": {HOSTILE: HOSTILE}},
-    }
-    assert_escaped(render("design_table.html.j2", t=design.rows_data(design.template_rows(raw))))
-    assert_escaped(render("design_table.html.j2", t=design.rows_data(design.option_rows(raw)), klass=HOSTILE), attribute="class")
-    assert_escaped(render("design_table.html.j2", t=design.rows_data(pd.DataFrame({HOSTILE: [1]}))))  # a header
+def test_design_html_escapes():
+    def page(raw: dict) -> str:
+        return render("design.html.j2", design=design.design_data(raw))
+
+    query = {"query": f"The [MASK] {HOSTILE}.", "MASK": {"male": [HOSTILE, "he"], "female": ["she", "her"]}, "TARGET": [HOSTILE]}
+    raw = {"queries": [query], "analysis": {"name": HOSTILE, "options": {HOSTILE: HOSTILE}}}
+    assert_escaped(page(raw))
+    assert_escaped(render("design.html.j2", design=design.design_data(raw), klass=HOSTILE), attribute="class")
+    # every value the template words: a group's name, a range, a criterion table and its column,
+    # the LPR's groups, the reliability's item and columns, the scoring method, an option's key
+    for spec in (
+        {HOSTILE: ["a"]},
+        {"range": [HOSTILE, 2]},
+        {"range": HOSTILE},
+        {"criterion": HOSTILE},
+        {"criterion": "t", "column": HOSTILE},
+    ):
+        assert_escaped(page({"queries": [{"query": "q", "TARGET": spec}]}))
+    assert_escaped(page({"queries": [{"query": "q", "MASK": {HOSTILE: ["a"], "b": ["c"]}}]}))  # the LPR's [MASK] groups
+    assert_escaped(page({"queries": [{"query": "q", "ATTRIB": {HOSTILE: ["a"]}}], "lpr": {"attrib_pair": True}}))
+    assert_escaped(page({"reliability": {"item": HOSTILE}}))
+    assert_escaped(page({"reliability": {"item": "query", "by": [HOSTILE]}}))
+    assert_escaped(page({"score": {"method": HOSTILE}}))
+    for value in ({HOSTILE: 1}, {"k": [HOSTILE, "b"]}, [[HOSTILE, "b"]], [HOSTILE]):
+        assert_escaped(page({"analysis": {"name": "x", "options": {"o": value}}}))
 
 
 def test_cards_html_escapes():
@@ -182,6 +197,32 @@ def test_the_environment_autoescapes_every_template():
     assert render("csv_link.html.j2", d={"filename": "'", "data": "", "rows": 0}, label="<") == (
         "<a class='csv-download' download='&#39;' href='data:text/csv;base64,'>&lt;</a>"
     )
+
+
+def _blocks(env, name: str) -> set[str]:
+    """The names of the blocks a template defines (nested ones included)."""
+    import jinja2.nodes
+
+    source = env.loader.get_source(env, name)[0]
+    return {b.name for b in env.parse(source).find_all(jinja2.nodes.Block)}
+
+
+def test_the_replications_study_page_changes_only_the_smaller_blocks_of_the_librarys():
+    """One study page (issue 53): the replication's study.html.j2 extends the library's page and
+    keeps its sections' headings and words: it overrides only the smaller blocks of the sections
+    it changes (concept not at all), and the concept section's words and verdicts are written
+    once, in the library's templates."""
+    env = environment()
+    base, page = _blocks(env, "study_page/page.html.j2"), _blocks(env, "study.html.j2")
+    assert page <= base, f"blocks the library's page does not have: {page - base}"
+    sections = {"intro", "effect", "concept", "figures", "reliability", "design", "models"}
+    assert not page & sections, f"sections the replication rewrites whole: {page & sections}"
+    assert {"verdict", "paper_columns", "effect_figure", "reliability_tables", "design_body", "study_heading"} <= page
+    assert not (TEMPLATES / "concept_table.html.j2").exists()  # no second copy of the concept table
+    for path in TEMPLATES.glob("*.html.j2"):
+        text = path.read_text(encoding="utf-8")
+        assert "does not hold when the words are a sample" not in text, path.name  # macros.html.j2 words the verdicts
+        assert "treats the models as the only random factor" not in text, path.name
 
 
 TABLE_MARKUP = re.compile(r"<\s*/?\s*(table|tr|td|th)\b", re.IGNORECASE)

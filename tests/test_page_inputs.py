@@ -13,7 +13,8 @@ import pytest
 
 from fmat.errors import InputError
 from fmat.results import results_frame
-from fmat_replication.pages.design import template_rows
+from fmat_replication.pages.design import design_data
+from fmat_replication.pages.html import render
 from fmat_replication.pages.inputs import (
     INDEX_INPUTS,
     STUDY_INPUTS,
@@ -74,7 +75,7 @@ def test_a_study_page_reads_what_its_rule_gives(tmp_path):
     assert page.demo is None  # the scoring jobs recorded nothing: not taken for a demo, nor for a real run
     assert list(page.figures) == ["trend"] and page.figures["trend"]["y"].tolist() == [3, 4]
     # the project's loader: the word written 010 is shown as 010 (YAML alone reads the number 8)
-    assert "010, 911" in template_rows(page.raw).loc[0, "TARGET"]
+    assert "<td>Code (2): 010, 911</td>" in render("design.html.j2", design=design_data(page.raw))
 
 
 @pytest.mark.parametrize("name", ["study_file", "replication", "stats", "status", "figures", "oov", "paper", "drawn"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+from html import unescape
 from pathlib import Path
 
 import matplotlib
@@ -20,7 +21,7 @@ from scipy import stats as sps
 from fmat.analyses.change import trend_table
 from fmat.results import results_frame
 from fmat_replication.compare import compare
-from fmat_replication.pages.design import lpr_words, option_rows, pair_labels, template_rows
+from fmat_replication.pages.design import design_data, pair_labels
 from fmat_replication.pages.html import render
 from fmat_replication.pages.paper_figures import (
     FigureUnavailable,
@@ -28,7 +29,6 @@ from fmat_replication.pages.paper_figures import (
     figure4_trend,
     figure_attitude_forest,
     figure_stereotype_forest,
-    svg_img,
 )
 from fmat_replication.pages.tables import (
     csv_download,
@@ -332,38 +332,67 @@ def test_stereotype_forest_labels_pairs_and_keeps_model_all(not_run):
         figure_stereotype_forest(effects.assign(d=np.nan), not_run, "3A")
 
 
-def test_svg_img_is_a_decodable_svg():
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1])
-    img = svg_img(fig, alt="a 'line'")
-    data = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)'", img).group(1)).decode()
-    assert data.lstrip().startswith("<?xml") and "<svg" in data
-    assert "alt='a &#39;line&#39;'" in img  # escaped in the attribute
-
-
 # ----------------------------------------------------------------------------- design
+
+
+def _design_rows(raw: dict) -> list[list[str]]:
+    """The Design section's table rows as the page shows them (design.html.j2), cells as text."""
+    page = render("design.html.j2", design=design_data(raw))
+    return [[unescape(c) for c in re.findall(r"<t[dh]>(.*?)</t[dh]>", row)] for row in re.findall(r"<tr>(.*?)</tr>", page)]
 
 
 def test_design_in_words():
     raw = yaml.safe_load((REPO / "config" / "studies" / "2A.yaml").read_text(encoding="utf-8"))
-    t = template_rows(raw)
-    assert list(t["query template"]) == ["I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."]
-    assert t["TARGET"][0].startswith("Flowers (25): aster, clover") and "Insects (25)" in t["TARGET"][0]
-    assert t["[MASK] options"][0] == "Positive (2): like, notice; Negative (2): dislike, ignore"
-    words = lpr_words(raw["lpr"], raw)
+    rows = _design_rows(raw)
+    assert rows[0] == ["", "query template", "[MASK] options", "TARGET", "ATTRIB"]
+    t = [r for r in rows if r[0] in ("Q1", "Q2")]
+    assert [r[1] for r in t] == ["I [MASK] {TARGET}.", "Most people [MASK] {TARGET}."]
+    assert t[0][3].startswith("Flowers (25): aster, clover") and "Insects (25)" in t[0][3]
+    assert t[0][3].count(", …") == 2  # 25 words each, the first 8 shown
+    assert t[0][2] == "Positive (2): like, notice; Negative (2): dislike, ignore"
+    opts = dict(r for r in rows if len(r) == 2)
+    words = opts["LPR"]
     assert words.startswith("LPR = log P([MASK] = Positive word) − log P([MASK] = Negative word), per [MASK] pair")
     assert "kept apart" in words
-    opts = dict(option_rows(raw).itertuples(index=False))
+    assert opts["scoring"].startswith("probability of each [MASK] option from the fill-mask head (FMAT)")
     assert opts["analysis"] == "attitude_weat"
     assert opts["relations"] == "like-dislike: like vs. dislike; notice-ignore: notice vs. ignore"
     assert "yaml" not in " ".join(opts.values()).lower() and "mask_pair" not in " ".join(opts.values())
+
+
+def test_design_words_of_ranges_criteria_and_options():
+    raw = {
+        "queries": [
+            {"query": "q", "MASK": {"Year": {"range": [1800, 2019]}}, "TARGET": {"criterion": "names", "column": "item"}},
+            {"query": "r", "MASK": ["a", "b"], "TARGET": {"G": {"criterion": "t"}}, "ATTRIB": {"range": [1, 2, 3]}},
+        ],
+        "lpr": {"mask_pair": False, "attrib_pair": True},
+        "reliability": {"item": "T_word", "by": "model"},
+        "score": {"method": "lpbs", "na_out": False},
+    }
+    rows = _design_rows(raw)
+    assert rows[1][2:] == ["Year: the numbers 1800 to 2019", "the words of the criterion table 'names' (column 'item')", ""]
+    assert rows[2][2:] == ["(2): a, b", "G: the words of the criterion table 't'", "range [1, 2, 3]"]
+    opts = dict(r for r in rows if len(r) == 2)
+    assert opts["LPR"] == "LPR = log P([MASK] word) of each [MASK] option, not paired"  # no ATTRIB groups to contrast
+    assert opts["reliability"] == "ICC of the models as raters; Cronbach's α over the T_word items, separately per model"
+    assert opts["scoring"] == (
+        "log probability corrected for the [MASK] word's prior (LPBS); "
+        "words not in a model's vocabulary are left out (NA), not split (kept)"
+    )
+    assert opts["analysis"] == "none (reliability only)"
+    assert _design_rows({"queries": [{"query": "q", "MASK": {"A": ["x"]}}], "lpr": {}, "reliability": {}})[-3:] == [
+        ["LPR", "LPR = log P([MASK] = A word) − log P([MASK] =  word), per [MASK] pair"],
+        ["reliability", "ICC of the models only"],
+        ["analysis", "none (reliability only)"],
+    ]
 
 
 def test_pair_labels_of_3a():
     raw = yaml.safe_load((REPO / "config" / "studies" / "3A.yaml").read_text(encoding="utf-8"))
     labels = pair_labels(raw)
     assert len(labels) == 9 and labels["pair3"] == "lead teams – raise children"
-    opts = dict(option_rows(raw).itertuples(index=False))
+    opts = dict(r for r in _design_rows(raw) if len(r) == 2)
     assert opts["mask wordings"] == "men vs. women; fathers vs. mothers" and "[" not in opts["mask wordings"]
 
 

@@ -82,11 +82,13 @@ def test_a_page_with_and_without_quarto_has_the_same_outline(quarto, repo, resul
     assert q2a.outline["toc"] == [
         "The verdict",
         "Planted and recovered",
+        "Effect: attitude_weat",
         "The paper's table, with ours",
         "Printed in the text",
         "Figures",
         "Reliability",
         "Design",
+        "Models",
         "Out-of-vocabulary and dropped words",
         "Notes",
     ]

@@ -24,7 +24,7 @@ from fmat_replication.score import PROVENANCE_KEY
 STUDIES = ["1A", "2A"]
 #: an embedded output image (not the PNG inside the page's CSS)
 IMG = re.compile(r"<img[^>]+src=[\"']data:image/png;base64,[A-Za-z0-9+/=]{2000,}")
-#: an embedded SVG figure (fmat_replication.pages.paper_figures.svg_img)
+#: an embedded SVG figure (fmat_replication.pages.study.figure_items)
 SVG = re.compile(r"<img[^>]*class=[\"']paper-figure[\"'][^>]*src=[\"']data:image/svg\+xml;base64,[A-Za-z0-9+/=]{2000,}")
 MODELS = ["bert-base-uncased", "roberta-base"]
 

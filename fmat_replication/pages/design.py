@@ -1,16 +1,16 @@
-"""A study file's design in words, for the report's Design section.
+"""A study file's design as data, for the report's Design section (the template
+``templates/design.html.j2`` writes every word of it).
 
-:func:`template_rows` gives one row per query template with its [MASK] options, TARGET and
-ATTRIB words and their counts; :func:`option_rows` says in words what the ``lpr``,
-``reliability``, ``score`` and ``analysis`` options ask for ("LPR = log P(like) − log
-P(dislike), per [MASK] pair"), not as YAML.
+:func:`design_data` gives the query templates (:func:`template_rows`: each one's [MASK] options,
+TARGET and ATTRIB word lists as :func:`word_spec` data: group names, counts, first words) and
+what the ``score``, ``lpr``, ``reliability`` and ``analysis`` options ask for, as names and flags
+(:func:`lpr_option`: which groups, paired or not); the template says it in words ("LPR = log
+P([MASK] = Positive word) − log P([MASK] = Negative word), per [MASK] pair"), not as YAML.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
-
-import pandas as pd
 
 from fmat.validate import as_written
 
@@ -21,47 +21,55 @@ def _shown(words) -> list[str]:
     return [str(as_written(w.get("phrase", w))) if isinstance(w, dict) else str(as_written(w)) for w in words]
 
 
-def word_list(spec: Any, first: int = 8) -> str:
-    """A word-list spec in words: each group, its count and its first ``first`` words; a range
-    or a criterion table described."""
+def word_spec(spec: Any, first: int = 8) -> dict:
+    """A word-list spec as data (the macro ``word_list`` of ``design.html.j2`` writes it): ``kind``
+    ``none``, ``range`` (``start``/``end`` of a two-number range, else its ``value``), ``criterion``
+    (its ``table`` and ``column``), ``groups`` (each group's ``name`` and its ``words``, a spec),
+    ``words`` (their ``count``, the first ``first`` of them, whether there are ``more``) or ``text``."""
     if spec in (None, "", {}):
-        return ""
+        return {"kind": "none"}
     if isinstance(spec, dict) and "range" in spec:
         r = spec["range"]
-        return f"the numbers {r[0]} to {r[1]}" if isinstance(r, (list, tuple)) and len(r) == 2 else f"range {r}"
+        if isinstance(r, (list, tuple)) and len(r) == 2:
+            return {"kind": "range", "start": str(r[0]), "end": str(r[1])}
+        return {"kind": "range", "value": str(r)}
     if isinstance(spec, dict) and "criterion" in spec:
-        return f"the words of the criterion table {spec['criterion']!r}" + (
-            f" (column {spec['column']!r})" if spec.get("column") else ""
-        )
+        return {"kind": "criterion", "table": str(spec["criterion"]), "column": str(spec["column"]) if spec.get("column") else ""}
     if isinstance(spec, dict):
-        parts = []
-        for group, words in spec.items():
-            if isinstance(words, dict):
-                parts.append(f"{group}: {word_list(words, first)}")
-                continue
-            ws = _shown(words if isinstance(words, (list, tuple)) else [words])
-            more = ", …" if len(ws) > first else ""
-            parts.append(f"{group} ({len(ws)}): {', '.join(ws[:first])}{more}")
-        return "; ".join(parts)
-    if isinstance(spec, (list, tuple)):
-        ws = _shown(spec)
-        return f"({len(ws)}): {', '.join(ws[:first])}" + (", …" if len(ws) > first else "")
-    return str(spec)
-
-
-def template_rows(raw: Mapping) -> pd.DataFrame:
-    """One row per query template: query, [MASK] options, TARGET words, ATTRIB words (in words)."""
-    rows = [
-        {
-            "": f"Q{i}",
-            "query template": str(b.get("query", "")),
-            "[MASK] options": word_list(b.get("MASK")),
-            "TARGET": word_list(b.get("TARGET")),
-            "ATTRIB": word_list(b.get("ATTRIB")),
+        return {
+            "kind": "groups",
+            "groups": [
+                {
+                    "name": str(group),
+                    "words": word_spec(words, first)
+                    if isinstance(words, dict)
+                    else _words(words if isinstance(words, (list, tuple)) else [words], first),
+                }
+                for group, words in spec.items()
+            ],
         }
-        for i, b in enumerate(raw.get("queries") or [], 1)
+    if isinstance(spec, (list, tuple)):
+        return _words(spec, first)
+    return {"kind": "text", "text": str(spec)}
+
+
+def _words(words, first: int) -> dict:
+    ws = _shown(words)
+    return {"kind": "words", "count": len(ws), "words": ws[:first], "more": len(ws) > first}
+
+
+def template_rows(raw: Mapping) -> list[dict]:
+    """One record per query template: its ``query`` and its ``mask``, ``target`` and ``attrib``
+    word lists (:func:`word_spec`)."""
+    return [
+        {
+            "query": str(b.get("query", "")),
+            "mask": word_spec(b.get("MASK")),
+            "target": word_spec(b.get("TARGET")),
+            "attrib": word_spec(b.get("ATTRIB")),
+        }
+        for b in raw.get("queries") or []
     ]
-    return pd.DataFrame(rows, columns=["", "query template", "[MASK] options", "TARGET", "ATTRIB"])
 
 
 def _groups(raw: Mapping, slot: str) -> list[str]:
@@ -72,83 +80,72 @@ def _groups(raw: Mapping, slot: str) -> list[str]:
     return []
 
 
-def lpr_words(lpr: Mapping, raw: Mapping | None = None) -> str:
-    """The LPR option in words."""
+def lpr_option(lpr: Mapping, raw: Mapping | None = None) -> dict:
+    """The ``lpr`` option as data (the macro ``lpr_words``): whether the [MASK] options are
+    ``paired``, the first two ``mask`` groups' names, and for TARGET and ATTRIB where the option
+    names them and the study file has groups (``contrasts``): the ``slot``, its first two
+    ``groups``, whether they are ``paired``."""
     raw = raw or {}
-    mask = _groups(raw, "MASK")
-    g1, g2 = (mask + ["group 1", "group 2"])[:2] if len(mask) != 1 else (mask[0], "")
-    if lpr.get("mask_pair", True):
-        text = f"LPR = log P([MASK] = {g1} word) − log P([MASK] = {g2} word), per [MASK] pair"
-    else:
-        text = "LPR = log P([MASK] word) of each [MASK] option, not paired"
-    for slot, key in (("TARGET", "target_pair"), ("ATTRIB", "attrib_pair")):
-        if key in lpr and _groups(raw, slot):
-            groups = " − ".join(_groups(raw, slot)[:2])
-            text += (
-                f"; then contrasted between the {slot} groups pair by pair ({groups})"
-                if lpr[key]
-                else f"; {slot} groups ({groups}) kept apart"
-            )
-    return text
+    contrasts = [
+        {"slot": slot, "groups": _groups(raw, slot)[:2], "paired": bool(lpr[key])}
+        for slot, key in (("TARGET", "target_pair"), ("ATTRIB", "attrib_pair"))
+        if key in lpr and _groups(raw, slot)
+    ]
+    return {"paired": bool(lpr.get("mask_pair", True)), "mask": _groups(raw, "MASK")[:2], "contrasts": contrasts}
 
 
-def reliability_words(rel: Mapping) -> str:
-    if not rel:
-        return "ICC of the models only"
+def reliability_option(rel: Mapping) -> dict:
+    """The ``reliability`` option as data (the macro ``reliability_words``): whether it is
+    ``given``, its ``item`` (None when not named) and the columns it splits ``by``."""
     by = rel.get("by") or []
     by = [by] if isinstance(by, str) else list(by)
-    return f"ICC of the models as raters; Cronbach's α over the {rel.get('item', '?')} items" + (
-        f", separately per {', '.join(map(str, by))}" if by else ""
-    )
+    return {"given": bool(rel), "item": str(rel["item"]) if "item" in rel else None, "by": [str(b) for b in by]}
 
 
-def score_words(score: Mapping) -> str:
-    method = str(score.get("method", "fmat"))
-    text = (
-        "probability of each [MASK] option from the fill-mask head (FMAT)"
-        if method == "fmat"
-        else "log probability corrected for the [MASK] word's prior (LPBS)"
-        if method == "lpbs"
-        else method
-    )
-    text += "; words not in a model's vocabulary are " + (
-        "added as new tokens" if score.get("add_tokens") else "left out (NA), not split"
-    )
-    return text if score.get("na_out", True) or score.get("add_tokens") else text + " (kept)"
+def score_option(score: Mapping) -> dict:
+    """The ``score`` option as data (the macro ``score_words``): its ``method``, whether words not
+    in a vocabulary are added (``add_tokens``) or, with ``na_out`` false, ``kept``."""
+    add = bool(score.get("add_tokens"))
+    return {"method": str(score.get("method", "fmat")), "add_tokens": add, "kept": not (score.get("na_out", True) or add)}
 
 
-def analysis_words(analysis: Mapping) -> list[tuple[str, str]]:
-    """The analysis and each of its options as (option, value in words)."""
+def _option_value(value) -> dict:
+    if isinstance(value, dict):
+        return {
+            "kind": "mapping",
+            "entries": [
+                {"key": str(k), "terms": [str(x) for x in v] if isinstance(v, (list, tuple)) else [str(v)]}
+                for k, v in value.items()
+            ],
+        }
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):
+        return {"kind": "pairs", "pairs": [[str(x) for x in v] for v in value]}  # men vs. women; ...
+    if isinstance(value, (list, tuple)):
+        return {"kind": "list", "terms": [str(v) for v in value]}
+    return {"kind": "text", "text": str(value)}
+
+
+def analysis_option(analysis: Mapping) -> dict:
+    """The analysis as data (the macro ``analysis_rows``): its ``name`` (None for no analysis) and
+    each of its ``options``: the ``key`` and the ``value`` (``mapping``: entries of a key and its
+    terms; ``pairs``; ``list``: terms; ``text``)."""
     if not analysis:
-        return [("analysis", "none (reliability only)")]
-    out = [("analysis", str(analysis.get("name", "")))]
-    for key, value in (analysis.get("options") or {}).items():
-        if isinstance(value, dict):
-            text = "; ".join(f"{k}: {' vs. '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}" for k, v in value.items())
-        elif isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):
-            text = "; ".join(" vs. ".join(map(str, v)) for v in value)  # pairs: men vs. women; ...
-        elif isinstance(value, (list, tuple)):
-            text = ", ".join(map(str, value))
-        else:
-            text = str(value)
-        out.append((str(key).replace("_", " "), text))
-    return out
+        return {"name": None, "options": []}
+    options = [{"key": str(k), "value": _option_value(v)} for k, v in (analysis.get("options") or {}).items()]
+    return {"name": str(analysis.get("name", "")), "options": options}
 
 
-def option_rows(raw: Mapping) -> pd.DataFrame:
-    """The study file's options in words: scoring, LPR, reliability, then the analysis."""
-    rows = [
-        ("scoring", score_words(raw.get("score") or {})),
-        ("LPR", lpr_words(raw.get("lpr") or {}, raw)),
-        ("reliability", reliability_words(raw.get("reliability") or {})),
-    ]
-    rows += analysis_words(raw.get("analysis") or {})
-    return pd.DataFrame(rows, columns=["option", "what it does"])
-
-
-def rows_data(df: pd.DataFrame) -> dict:
-    """``df`` as the data of the template ``design_table.html.j2``: every header and value as text."""
-    return {"columns": [str(c) for c in df.columns], "rows": [[str(v) for v in r] for r in df.itertuples(index=False)]}
+def design_data(raw: Mapping) -> dict:
+    """The study file's design as the data of the template ``design.html.j2`` (which writes every
+    word): the query ``templates``, then the ``score``, ``lpr``, ``reliability`` and ``analysis``
+    options."""
+    return {
+        "templates": template_rows(raw),
+        "score": score_option(raw.get("score") or {}),
+        "lpr": lpr_option(raw.get("lpr") or {}, raw),
+        "reliability": reliability_option(raw.get("reliability") or {}),
+        "analysis": analysis_option(raw.get("analysis") or {}),
+    }
 
 
 def pair_labels(raw: Mapping, slot: str = "ATTRIB") -> dict[str, str]:

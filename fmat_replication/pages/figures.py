@@ -32,20 +32,11 @@ import pandas as pd
 from fmat.html import table_data
 from fmat_replication.pages.html import render
 
-from .paper_figures import FigureUnavailable
+from .paper_figures import FigureUnavailable, _plt
 
 ICC_STATS = ("ICC_average", "ICC_single")
 #: Cicchetti (1994) criteria drawn on Figure 2: good > .60, excellent > .75
 ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def icc_table(stats: pd.DataFrame, studies: Iterable[str] | None = None) -> pd.DataFrame:

@@ -15,14 +15,11 @@ studies the paper shows no figure for.
 
 Each takes the analysis' figure table (``results/analysis/{study}/figures/<name>.parquet``) and
 returns a matplotlib Figure, or raises :class:`FigureUnavailable` whose message says in plain
-words why it cannot be drawn (the report prints it). :func:`svg_img` embeds a figure as an SVG
-``<img>`` (vector, legible at any width, one self-contained page).
+words why it cannot be drawn (the report prints it).
 """
 
 from __future__ import annotations
 
-import base64
-import io
 import math
 import textwrap
 from typing import Mapping, Sequence
@@ -30,7 +27,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fmat_replication.pages.html import render
 from fmat_replication.paper import stars_for
 
 GREY, BLACK = "#8c8c8c", "#000000"
@@ -54,16 +50,6 @@ def _plt():
 def close_figure(fig) -> None:
     """Free a drawn figure (pyplot keeps every figure until closed)."""
     _plt().close(fig)
-
-
-def svg_img(fig, alt: str, close: bool = True) -> str:
-    """The figure as an ``<img>`` holding SVG in a data URI (scales to the page's width)."""
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    if close:
-        _plt().close(fig)
-    data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
-    return render("svg_img.html.j2", alt=alt, data=data)
 
 
 def _need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -244,17 +230,8 @@ def figure_attitude_forest(
     by condition) beside ours."""
     _need(effects, ["relation", "perceiver", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
     conds = (effects["relation"].astype(str) + ":" + effects["perceiver"].astype(str)).tolist()
-    rows = pd.DataFrame(
-        {
-            "label": [c.replace(":", ", ").replace("personal-societal", "personal − societal") for c in conds],
-            "d": effects["d"].to_numpy(float),
-            "ci_low": effects["ci_low"].to_numpy(float),
-            "ci_high": effects["ci_high"].to_numpy(float),
-            "paper": paper_d(replication, study, conds),
-            "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
-        }
-    )
-    return forest_plot(rows, title=f"Study {study}: d per relation and perceiver" if study else "")
+    labels = [c.replace(":", ", ").replace("personal-societal", "personal − societal") for c in conds]
+    return _forest(effects, conds, labels, replication, study, planted, "d per relation and perceiver")
 
 
 def figure_stereotype_forest(
@@ -276,14 +253,21 @@ def figure_stereotype_forest(
         raise FigureUnavailable("the analysis wrote no effect over all models")
     conds = e["condition"].astype(str).tolist()
     labels = labels or {}
+    shown = ["overall" if c == "all" else labels.get(c, c) for c in conds]
+    return _forest(e, conds, shown, replication, study, planted, "stereotype d per attribute pair / form")
+
+
+def _forest(effects: pd.DataFrame, conds: list[str], labels: list[str], replication, study: str, planted, what: str):
+    """The forest plot of the ``effects`` rows (their d and CI, one row a condition ``conds``,
+    shown as ``labels``), the paper's d and the planted value beside them."""
     rows = pd.DataFrame(
         {
-            "label": ["overall" if c == "all" else labels.get(c, c) for c in conds],
-            "d": e["d"].to_numpy(float),
-            "ci_low": e["ci_low"].to_numpy(float),
-            "ci_high": e["ci_high"].to_numpy(float),
+            "label": labels,
+            "d": effects["d"].to_numpy(float),
+            "ci_low": effects["ci_low"].to_numpy(float),
+            "ci_high": effects["ci_high"].to_numpy(float),
             "paper": paper_d(replication, study, conds),
             "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
         }
     )
-    return forest_plot(rows, title=f"Study {study}: stereotype d per attribute pair / form" if study else "")
+    return forest_plot(rows, title=f"Study {study}: {what}" if study else "")

@@ -15,10 +15,10 @@ from typing import Mapping
 import pandas as pd
 
 from fmat.html import table_data
+from fmat.study_page import concept_section, effect_section
 
 from ..formats import replication_text
-from .concept import concept_counts, concept_rows
-from .design import option_rows, pair_labels, rows_data, template_rows
+from .design import design_data, pair_labels
 from .inputs import StudyPage, read_study
 from .page import Page, page_path
 from .recovery import recovery_counts, recovery_rows
@@ -124,7 +124,9 @@ def downloads(data: StudyPage) -> dict:
 
 
 def details(data: StudyPage, device: str, config_hash: str) -> dict:
-    """Reliability, design, out-of-vocabulary words and notes."""
+    """The analysis' effect (the library's section, :func:`fmat.study_page.effect_section`: over
+    all models and per model; its name and notes), reliability, design, out-of-vocabulary words
+    and notes."""
     raw, stats, status = data.raw, data.stats, data.status
     icc = stats[stats["statistic"].str.startswith("ICC")]
     alpha = stats[stats["statistic"].isin(["alpha", "alpha_std"])]
@@ -135,9 +137,10 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
         "source": str(raw.get("source", "")),
         "study_file": page_path(data.study_file),
         "notes_text": str(raw.get("notes") or ""),
-        "design_tables": [rows_data(template_rows(raw)), rows_data(option_rows(raw))],
+        "design": design_data(raw),
+        "models": list(dict.fromkeys(data.oov["model"].astype(str))) if "model" in getattr(data.oov, "columns", ()) else [],
         "oov_table": table_data(data.oov.drop(columns=["study", "demo", "packages"], errors="ignore") if len(data.oov) else None),
-        "analysis": {"name": str(status.get("analysis")), "registered": bool(status.get("implemented"))},
+        "analysis": effect_section(stats, None, status),
         "notes": [str(n) for n in status.get("notes") or []],
         "config_hash": str(config_hash or ""),
         "device": str(device or ""),
@@ -145,14 +148,11 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
 
 
 def concept(data: StudyPage) -> dict | None:
-    """The paper's inference beside the concept-level one (the figure table ``crossed``,
-    :mod:`.concept`): the table and the counts of its verdicts; None where the analysis has no
-    crossed variant."""
-    crossed = data.figures.get("crossed")
-    if crossed is None:
-        return None
-    rows = concept_rows(data.stats, crossed)
-    return {"rows": rows, "counts": concept_counts(rows)}
+    """The paper's inference beside the concept-level one (the figure table ``crossed``): the
+    library's section as it is (:func:`fmat.study_page.concept_section`: the rows, each with its
+    verdict key, and the counts), which the library's template words; None where the analysis has
+    no crossed variant."""
+    return concept_section(data.stats, data.figures)
 
 
 def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -> dict:

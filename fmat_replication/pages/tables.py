@@ -26,7 +26,6 @@ from fmat_replication.compare import NOT_COMPUTABLE, NOT_REPLICATED, REPLICATED,
 from fmat_replication.formats import missing, p_text
 from fmat_replication.formats import ours_cell as ours_text
 from fmat_replication.formats import paper_cell as paper_text
-from fmat_replication.pages.html import render
 
 #: (statistic, condition, model): one row of the paper's file
 Key = tuple[str, str, str]
@@ -280,10 +279,6 @@ def ours_only(stats: pd.DataFrame) -> pd.DataFrame:
     only"), for tables of numbers the paper does not print."""
     out = stats[["study", "statistic", "condition", "model", "value", "p"]].rename(columns={"value": "ours_value", "p": "ours_p"})
     return out.assign(n_matched=1, verdict="ours only", reason="the paper prints no number for this")
-
-
-#: the legend under a paper-layout table (template ``table_legend.html.j2``)
-LEGEND = render("table_legend.html.j2")
 
 
 def other_rows(rep: pd.DataFrame, tables: Iterable[PaperTable]) -> pd.DataFrame:
