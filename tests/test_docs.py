@@ -170,12 +170,13 @@ _FOLDERS: dict[Path, Path] = {}
 
 
 def folder_for(doc: Path, world: Path) -> Path:
-    """The page's fresh working folder: the repository's inputs (config, reports, data, profiles)
-    and the stand-ins; everything the page's commands write stays in it."""
+    """The page's fresh working folder: the repository's inputs (config, reports, data, profiles,
+    benchmarks with their committed results) and the stand-ins; everything the page's commands
+    write stays in it."""
     if doc not in _FOLDERS:
         work = world / "work" / doc.stem
         work.mkdir(parents=True)
-        for name in ("config", "reports", "data", "profiles", "Snakefile", "rules", "scripts"):
+        for name in ("config", "reports", "data", "profiles", "Snakefile", "rules", "scripts", "benchmarks"):
             (work / name).symlink_to(REPO / name)
         models = work / "resources" / "demo_models"
         models.mkdir(parents=True)
