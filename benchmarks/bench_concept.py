@@ -234,7 +234,7 @@ def check_args(args) -> None:
     studies = _list(args.studies)
     known_studies(studies, args.studies, known, "config/studies that config/world.yaml plants")
     criteria_folder(args.criteria_dir)
-    for sid in studies:
+    for sid in [] if args.from_runs else studies:  # --from-runs draws no world: no study is loaded
         try:
             load_study(STUDIES / f"{sid}.yaml", criteria_dir=args.criteria_dir)
         except FmatError as err:

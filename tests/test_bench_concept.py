@@ -128,7 +128,7 @@ def test_a_summary_from_earlier_rows_has_world_level_cis_and_a_line_per_conditio
     # CI counts 6 rows, the worlds' CI (Korn-Graubard) only 3 independent draws, so it is wider
     runs = pd.DataFrame(
         {
-            "study": "4C",
+            "study": "1C",  # its study file needs a criteria folder: not loaded to summarize rows
             "kind": "concept-null",
             "item_sd": 0.1,
             "variant": "crossed",
@@ -142,11 +142,11 @@ def test_a_summary_from_earlier_rows_has_world_level_cis_and_a_line_per_conditio
     path = tmp_path / "runs.csv.gz"
     runs.to_csv(path, index=False)
     out = tmp_path / "s.csv"
-    assert bc.main(["--from-runs", str(path), "--studies", "4C", "--item-sd", "0.1", "--out", str(out)]) == 0
+    assert bc.main(["--from-runs", str(path), "--studies", "1C", "--item-sd", "0.1", "--out", str(out)]) == 0
     tab = pd.read_csv(out).iloc[0]
     assert (tab["worlds"], tab["rows"], tab["share"]) == (3, 6, pytest.approx(1 / 3))
     assert tab["low_worlds"] < tab["low"] and tab["high_worlds"] > tab["high"]
-    assert bc.main(["--from-runs", str(path), "--studies", "4C", "--item-sd", "0.1", "--by-condition", "--out", str(out)]) == 0
+    assert bc.main(["--from-runs", str(path), "--studies", "1C", "--item-sd", "0.1", "--by-condition", "--out", str(out)]) == 0
     tab = pd.read_csv(out).set_index("condition")
     assert set(tab.index) == {"year", "2000vs1900"} and (tab["rows"] == 3).all() and (tab["worlds"] == 3).all()
     assert "2000vs1900" in capsys.readouterr().out
