@@ -83,15 +83,16 @@ MUTATIONS = [
     (
         "2B: societal minus personal",
         "fmat.analyses.attitude",
-        'parts.append((f"{p1}-{p2}", per_L[p1] - per_L[p2]))',
-        'parts.append((f"{p1}-{p2}", per_L[p2] - per_L[p1]))',
+        # the paper's and the crossed contrasts' parts (attitude._parts), not per_model_d's line
+        'p1, p2 = perceivers\n        parts.append((f"{p1}-{p2}", per[p1] - per[p2]))',
+        'p1, p2 = perceivers\n        parts.append((f"{p1}-{p2}", per[p2] - per[p1]))',
         "2B",
     ),
     (
         "2D: average not divided by the perceivers",
         "fmat.analyses.attitude",
-        'parts.append(("average", sum(per_L.values()) / len(per_L)))',
-        'parts.append(("average", sum(per_L.values())))',
+        'parts.append(("average", sum(per.values()) / len(per)))',
+        'parts.append(("average", sum(per.values())))',
         "2D",
     ),
     (
