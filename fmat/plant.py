@@ -52,7 +52,7 @@ from . import analyses, checking, validate
 from .errors import FmatError, InputError
 from .oracle import oracle as _oracle
 from .oracle import read_study_file
-from .pipeline import lpr_table, reliability_tables
+from .pipeline import lpr_table, reliability_tables, study_options
 from .runner import concat_scores, label_scores
 from .study import _json_path
 from .world import (  # the plant's numbers, in a leaf module the oracle plants with; their names stay here too
@@ -303,7 +303,7 @@ def check_plantable(study, where: str, command: str = "fmat pilot") -> None:
     divide by. An InputError naming ``where: score.method`` (the study file) before any model is
     trained or any world drawn; without it ``fmat pilot`` failed only after training ("scores
     have no 'prior' column")."""
-    method = str(dict(getattr(study, "score", None) or {}).get("method", "fmat"))
+    method = str(study_options(study, "score").get("method", "fmat"))
     if method != "lpbs":
         return
     raise InputError(

@@ -34,6 +34,7 @@ from . import analyses, arguments, io, runner, stages
 from .errors import FmatError, InputError, os_error
 from .io import claim_folder, settle_folder_record
 from .lpbs import PRIOR_COLUMNS
+from .pipeline import study_options
 from .results import effect_rows, model_slug, p_text, per_model_effects, reliability_note
 from .study import Study
 
@@ -478,7 +479,7 @@ def _score_models(study, pairs, outputs: _Outputs, *, resume: bool, scoring: dic
     names, queries = [n for _, n in pairs], study.queries
     previous = _previous_scores(outputs.path("scores")) if resume and outputs.folder is not None else None
     # an LPBS study reuses only scores with the priors (those of a run with method fmat have none)
-    need = PRIOR_COLUMNS if str(dict(getattr(study, "score", None) or {}).get("method", "fmat")) == "lpbs" else []
+    need = PRIOR_COLUMNS if str(study_options(study, "score").get("method", "fmat")) == "lpbs" else []
     done: dict = {}
     for _, name in pairs:
         reused = _reuse(previous, name, queries, need)
