@@ -53,7 +53,7 @@ from fmat.errors import InputError  # noqa: E402
 def one_world(seed: int, families: list[str], steps: int, folder: Path) -> dict:
     import fmat
     from fmat import plant, tiny
-    from fmat.pipeline import lpr_table, reliability_tables
+    from fmat.stages import lpr_table, reliability_tables
     from fmat.study import load_study
     from fmat_replication.analysis import analysis_stage
 
@@ -114,7 +114,7 @@ def trained_world(sid: str, seed: int, families: list[str], steps: int, folder: 
     from fmat import calibration as cal
     from fmat import plant, tiny
     from fmat.oracle import oracle
-    from fmat.pipeline import lpr_table, reliability_tables
+    from fmat.stages import lpr_table, reliability_tables
     from fmat.study import score_options
     from fmat_replication.analysis import analysis_stage
 
@@ -226,7 +226,7 @@ def perfect_learners(seed: int, n_models: int, others: float) -> dict:
     import numpy as np
 
     from fmat import plant
-    from fmat.pipeline import lpr_table, reliability_tables
+    from fmat.stages import lpr_table, reliability_tables
     from fmat.study import load_study
     from fmat_replication.analysis import analysis_stage
 

@@ -35,7 +35,7 @@ _EXPORTS = {
     "query_bind": "fmat.design",
     "load_study": "fmat.study",
     "run_study": "fmat.study_run",
-    "StudyResult": "fmat.study_run",
+    "StudyResult": "fmat.results",
     "run": "fmat.runner",
     "summary": "fmat.lpr",
     "icc_models": "fmat.reliability",

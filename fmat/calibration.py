@@ -33,8 +33,8 @@ from scipy.stats import t as student_t
 from fmat import analyses
 from fmat import plant as fplant
 from fmat.analyses import attitude as att
-from fmat.pipeline import lpr_table
 from fmat.reliability import icc_models, icc_rows
+from fmat.stages import lpr_table
 
 #: the statistics whose CI and p are judged (rows with model "all" and a CI)
 JUDGED = ("d", "b", "r")
@@ -458,7 +458,7 @@ def is_icc_null(plant: fplant.Plant) -> bool:
 def icc_judged(study, scores: pd.DataFrame) -> pd.DataFrame:
     """The reliability stage's ICC rows of ``scores`` (:data:`ICC_JUDGED`; agreement, average
     and single; conditions ``all`` = raw log probabilities and ``LPR``, as
-    :func:`fmat.pipeline.reliability_tables`), with the columns :func:`judged` keeps."""
+    :func:`fmat.stages.reliability_tables`), with the columns :func:`judged` keeps."""
 
     sid = str(getattr(study, "id", "") or "")
     frames = [

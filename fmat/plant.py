@@ -52,8 +52,8 @@ from . import analyses, checking, validate
 from .errors import FmatError, InputError
 from .oracle import oracle as _oracle
 from .oracle import read_study_file
-from .pipeline import lpr_table, reliability_tables, study_options
 from .runner import concat_scores, label_scores
+from .stages import lpr_table, reliability_tables, study_options
 from .study import _json_path
 from .world import (  # the plant's numbers, in a leaf module the oracle plants with; their names stay here too
     _SLOT_COLUMN,

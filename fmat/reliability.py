@@ -21,7 +21,7 @@ Differences from FMAT, on purpose:
   travel with the tables (``attrs["item_keys"]``: set by :func:`fmat.study.load_study` on the
   query table, kept by :func:`fmat.run`, :func:`fmat.summary` and parquet files) or are given
   (``items=``; ``fmat reliability --study FILE``). The workflow's reliability stage does the same
-  (:func:`fmat.pipeline.reliability_tables` calls :func:`lpr_reliability` with the study's items).
+  (:func:`fmat.stages.reliability_tables` calls :func:`lpr_reliability` with the study's items).
 """
 
 from __future__ import annotations

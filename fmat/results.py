@@ -14,11 +14,16 @@ join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
 - ``se, df, df2, p, ci_low, ci_high, n``  its standard error, degrees of freedom
                  (df2: the second df of an F), p value, 95% CI and number of observations
                  used (items, rows, names...); NaN where not applicable.
+
+:class:`StudyResult` holds one study's tables, these rows among them, and says them as text
+(:meth:`StudyResult.summary`, what ``fmat study`` prints).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -280,3 +285,123 @@ def per_model_effects(stats: pd.DataFrame) -> pd.DataFrame:
     wide = s.pivot_table(index=["statistic", "condition"], columns="model", values="value", aggfunc="first", sort=False)
     wide.columns = [str(c) for c in wide.columns]
     return wide.reset_index()
+
+
+@dataclass
+class StudyResult:
+    """What :func:`run_study` computed for one study file.
+
+    Attributes
+    ----------
+    study : fmat.study.Study
+        The loaded study file.
+    models : list of str
+        The models' names, in the order given.
+    queries, scores, lpr : pandas.DataFrame
+        The query table, every model's scores (column ``model``), the LPRs.
+    reliability : pandas.DataFrame
+        The reliability details (ICC and alpha outputs, column ``analysis``).
+    stats : pandas.DataFrame
+        Every statistic in the :mod:`fmat.results` shape: the reliability rows and the rows of
+        the study's analysis.
+    figures : dict of str to pandas.DataFrame
+        The analysis' tables (per model, per cell, per item: what it draws); with
+        ``report=True`` and an analysis that declares ``inference: crossed``, also ``crossed``:
+        its concept-level rows (:func:`fmat.analyses.crossed_variant`), which the page sets
+        beside the paper's inference.
+    status : dict
+        ``analysis`` (its name), ``implemented`` (registered and run), ``notes``.
+    files : list of pathlib.Path
+        The files written (none without ``out``).
+    page : pathlib.Path or None
+        The page (``report=True``).
+
+    Examples
+    --------
+    :func:`run_study` returns one (its Examples run a study); its views of the statistics:
+
+    >>> import pandas as pd
+    >>> from fmat.results import results_frame
+    >>> from fmat.results import StudyResult
+    >>> stats = results_frame([
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.75,
+    ...      "ci_low": 0.64, "ci_high": 0.87, "p": 1e-6},
+    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
+    ...     {"study": "S", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.9}])
+    >>> empty = pd.DataFrame()
+    >>> res = StudyResult(None, ["m1"], empty, empty, empty, empty, stats, status={"analysis": "stereotype_pairs"})
+    >>> res.effect[["statistic", "value", "ci_low", "ci_high"]]
+      statistic  value  ci_low  ci_high
+    0         d   0.75    0.64     0.87
+    >>> res.per_model
+      statistic condition   m1
+    0         d       all  0.7
+    """
+
+    study: object
+    models: list[str]
+    queries: pd.DataFrame
+    scores: pd.DataFrame
+    lpr: pd.DataFrame
+    reliability: pd.DataFrame
+    stats: pd.DataFrame
+    figures: dict[str, pd.DataFrame] = field(default_factory=dict)
+    status: dict = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    page: Path | None = None
+
+    @property
+    def effect(self) -> pd.DataFrame:
+        """The analysis' effects over all models: its d, b, beta and r rows of model ``all``
+        (value, CI, p, df), one row per condition."""
+        return effect_rows(self.stats)
+
+    @property
+    def per_model(self) -> pd.DataFrame:
+        """The analysis' effects per model: its d, b, beta and r rows of each model, wide
+        (one column per model)."""
+        return per_model_effects(self.stats)
+
+    @property
+    def reliability_stats(self) -> pd.DataFrame:
+        """The reliability rows of :attr:`stats` (ICC among the models, alpha among the items)."""
+        return self.stats[self.stats["statistic"].astype(str).str.startswith(("ICC", "alpha"))].reset_index(drop=True)
+
+    def summary(self) -> str:
+        """The effect(s), the reliability and the analysis' notes as text (what ``fmat study`` prints)."""
+        sid = str(getattr(self.study, "id", ""))
+        name = self.status.get("analysis") or "(none)"
+        lines = [f"study {sid}: analysis {name} on {len(self.models)} model(s)"]
+        eff = self.effect
+        if len(eff):
+            lines.append(_effect_text(eff))
+            lines += [f"  note: {n}" for n in self.status.get("notes", [])]  # e.g. a relation left out (OOV words)
+        elif not self.status.get("implemented") or not self.status.get("run", True):
+            lines += [f"  no effect: {n}" for n in self.status.get("notes", [])]
+        rel = self.reliability_stats
+        if len(rel):
+            keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high") if c in rel.columns]
+            shown = rel[keep].astype(object)
+            notes = [reliability_note(r["statistic"], r["value"], r.get("n")) for r in rel.to_dict("records")]
+            for col in ("value", "ci_low", "ci_high"):  # undefined or meaningless: NA with the reason, never a number
+                if col in shown.columns:
+                    shown[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
+            if any(notes):
+                shown = shown.assign(note=notes)
+            lines.append("reliability:\n" + shown.to_string(index=False))
+        return "\n".join(lines)
+
+
+def _effect_text(eff: pd.DataFrame) -> str:
+    """``d (all) = 0.75 [0.64, 0.87], p < .001`` lines."""
+    out = []
+    for r in eff.itertuples(index=False):
+        text = f"  {r.statistic} ({r.condition}) = {r.value:.3f}"
+        lo, hi = getattr(r, "ci_low", float("nan")), getattr(r, "ci_high", float("nan"))
+        if pd.notna(lo) and pd.notna(hi):
+            text += f" [{lo:.3f}, {hi:.3f}]"
+        p = getattr(r, "p", float("nan"))
+        if pd.notna(p):
+            text += ", p < .001" if p < 0.001 else f", p = {p_text(p)}"
+        out.append(text)
+    return "effect (95% CI):\n" + "\n".join(out)

@@ -24,144 +24,24 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
 
-from . import analyses, arguments, io, runner, stages
+from . import arguments, io, runner, stages
 from .errors import FmatError, InputError, os_error
 from .io import claim_folder, settle_folder_record
 from .lpbs import PRIOR_COLUMNS
-from .pipeline import study_options
-from .results import effect_rows, model_slug, p_text, per_model_effects, reliability_note
+from .results import StudyResult, model_slug
 from .study import Study
+
+__all__ = ["StudyResult", "check_outputs", "missing_values", "run_study"]
 
 log = logging.getLogger(__name__)
 
 #: the tables written into the output folder, under these fixed names
 TABLES = ("queries", "scores", "lpr", "reliability", "stats")
-
-
-@dataclass
-class StudyResult:
-    """What :func:`run_study` computed for one study file.
-
-    Attributes
-    ----------
-    study : fmat.study.Study
-        The loaded study file.
-    models : list of str
-        The models' names, in the order given.
-    queries, scores, lpr : pandas.DataFrame
-        The query table, every model's scores (column ``model``), the LPRs.
-    reliability : pandas.DataFrame
-        The reliability details (ICC and alpha outputs, column ``analysis``).
-    stats : pandas.DataFrame
-        Every statistic in the :mod:`fmat.results` shape: the reliability rows and the rows of
-        the study's analysis.
-    figures : dict of str to pandas.DataFrame
-        The analysis' tables (per model, per cell, per item: what it draws); with
-        ``report=True`` and an analysis that declares ``inference: crossed``, also ``crossed``:
-        its concept-level rows (:func:`fmat.analyses.crossed_variant`), which the page sets
-        beside the paper's inference.
-    status : dict
-        ``analysis`` (its name), ``implemented`` (registered and run), ``notes``.
-    files : list of pathlib.Path
-        The files written (none without ``out``).
-    page : pathlib.Path or None
-        The page (``report=True``).
-
-    Examples
-    --------
-    :func:`run_study` returns one (its Examples run a study); its views of the statistics:
-
-    >>> import pandas as pd
-    >>> from fmat.results import results_frame
-    >>> from fmat.study_run import StudyResult
-    >>> stats = results_frame([
-    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.75,
-    ...      "ci_low": 0.64, "ci_high": 0.87, "p": 1e-6},
-    ...     {"study": "S", "statistic": "d", "condition": "all", "model": "m1", "value": 0.7},
-    ...     {"study": "S", "statistic": "ICC_average", "condition": "all", "model": "all", "value": 0.9}])
-    >>> empty = pd.DataFrame()
-    >>> res = StudyResult(None, ["m1"], empty, empty, empty, empty, stats, status={"analysis": "stereotype_pairs"})
-    >>> res.effect[["statistic", "value", "ci_low", "ci_high"]]
-      statistic  value  ci_low  ci_high
-    0         d   0.75    0.64     0.87
-    >>> res.per_model
-      statistic condition   m1
-    0         d       all  0.7
-    """
-
-    study: object
-    models: list[str]
-    queries: pd.DataFrame
-    scores: pd.DataFrame
-    lpr: pd.DataFrame
-    reliability: pd.DataFrame
-    stats: pd.DataFrame
-    figures: dict[str, pd.DataFrame] = field(default_factory=dict)
-    status: dict = field(default_factory=dict)
-    files: list[Path] = field(default_factory=list)
-    page: Path | None = None
-
-    @property
-    def effect(self) -> pd.DataFrame:
-        """The analysis' effects over all models: its d, b, beta and r rows of model ``all``
-        (value, CI, p, df), one row per condition."""
-        return effect_rows(self.stats)
-
-    @property
-    def per_model(self) -> pd.DataFrame:
-        """The analysis' effects per model: its d, b, beta and r rows of each model, wide
-        (one column per model)."""
-        return per_model_effects(self.stats)
-
-    @property
-    def reliability_stats(self) -> pd.DataFrame:
-        """The reliability rows of :attr:`stats` (ICC among the models, alpha among the items)."""
-        return self.stats[self.stats["statistic"].astype(str).str.startswith(("ICC", "alpha"))].reset_index(drop=True)
-
-    def summary(self) -> str:
-        """The effect(s), the reliability and the analysis' notes as text (what ``fmat study`` prints)."""
-        sid = str(getattr(self.study, "id", ""))
-        name = self.status.get("analysis") or "(none)"
-        lines = [f"study {sid}: analysis {name} on {len(self.models)} model(s)"]
-        eff = self.effect
-        if len(eff):
-            lines.append(_effect_text(eff))
-            lines += [f"  note: {n}" for n in self.status.get("notes", [])]  # e.g. a relation left out (OOV words)
-        elif not self.status.get("implemented") or not self.status.get("run", True):
-            lines += [f"  no effect: {n}" for n in self.status.get("notes", [])]
-        rel = self.reliability_stats
-        if len(rel):
-            keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high") if c in rel.columns]
-            shown = rel[keep].astype(object)
-            notes = [reliability_note(r["statistic"], r["value"], r.get("n")) for r in rel.to_dict("records")]
-            for col in ("value", "ci_low", "ci_high"):  # undefined or meaningless: NA with the reason, never a number
-                if col in shown.columns:
-                    shown[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
-            if any(notes):
-                shown = shown.assign(note=notes)
-            lines.append("reliability:\n" + shown.to_string(index=False))
-        return "\n".join(lines)
-
-
-def _effect_text(eff: pd.DataFrame) -> str:
-    """``d (all) = 0.75 [0.64, 0.87], p < .001`` lines."""
-    out = []
-    for r in eff.itertuples(index=False):
-        text = f"  {r.statistic} ({r.condition}) = {r.value:.3f}"
-        lo, hi = getattr(r, "ci_low", float("nan")), getattr(r, "ci_high", float("nan"))
-        if pd.notna(lo) and pd.notna(hi):
-            text += f" [{lo:.3f}, {hi:.3f}]"
-        p = getattr(r, "p", float("nan"))
-        if pd.notna(p):
-            text += ", p < .001" if p < 0.001 else f", p = {p_text(p)}"
-        out.append(text)
-    return "effect (95% CI):\n" + "\n".join(out)
 
 
 def _models(models) -> list[tuple[str, str]]:
@@ -189,50 +69,6 @@ def _models(models) -> list[tuple[str, str]]:
     if len(set(slugs)) != len(slugs):
         raise InputError("a model is given twice", where="models", fix="give each model once")
     return pairs
-
-
-def criterion_table_path(folder, name: str) -> Path:
-    """``<folder>/<name>.parquet``, or ``.csv`` / ``.tsv`` where only that is there (a table of
-    your own, saved from R or a spreadsheet); the parquet path when none is."""
-    base = Path(folder or "resources/criteria")
-    for ext in (".parquet", ".csv", ".tsv"):
-        if (base / f"{name}{ext}").is_file():
-            return base / f"{name}{ext}"
-    return base / f"{name}.parquet"
-
-
-def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
-    """The criterion tables the study's analysis reads (:func:`fmat.analyses.criteria_needed`),
-    from ``criteria_dir`` (``<name>.parquet``, ``.csv`` or ``.tsv``); a missing one is an error now,
-    before any model loads."""
-    spec = dict(getattr(study, "analysis", None) or {})
-    name = str(spec.get("name") or "")
-    if not name or name not in analyses.available():
-        return {}
-    tables = {}
-    for t in analyses.criteria_needed(name, spec.get("options")):
-        path = criterion_table_path(criteria_dir, t)
-        if not path.is_file():
-            there = sorted({f.stem for f in path.parent.glob("*") if f.suffix in (".parquet", ".csv", ".tsv")})
-            raise InputError(
-                f"analysis {name!r} reads criterion table {t!r}, which is not there: {path} (nor .csv, .tsv)"
-                + analyses.nearest(t, there),
-                where="analysis.options",
-                fix="correct the table: name in analysis.options, give the folder that holds it (criteria_dir= / "
-                "--criteria-dir), or build it (docs/criteria.md)",
-            )
-        tables[t] = io.read_table(path)
-    return tables
-
-
-def check_study_criteria(study, tables: Mapping[str, pd.DataFrame]) -> None:
-    """The criterion tables fit the study's analysis options and items
-    (:func:`fmat.analyses.check_criteria`), before any model loads; the error names the study file."""
-    spec = dict(getattr(study, "analysis", None) or {})
-    name = str(spec.get("name") or "")
-    if name and name in analyses.available():
-        where = f"{getattr(study, 'path', None) or 'study file'}: analysis.options"
-        analyses.check_criteria(name, spec.get("options"), tables, getattr(study, "items", None), where=where)
 
 
 def run_study(
@@ -338,17 +174,9 @@ def run_study(
     echo = arguments.function("echo", echo)
     study = stages.design(study, criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None)
     pairs = _models(models)
-    criteria, skipped = _criteria_or_reason(study, criteria_dir)
-    check_study_criteria(study, criteria)  # their columns, numbers and items: before any model loads
-    outputs = _Outputs.claim(out, study, format, report=report, force=force, resume=resume, go_on=go_on, echo=echo)
-    try:
-        result = _run_stages(study, pairs, criteria, outputs, resume=resume, report=report, skipped=skipped, scoring=scoring)
-    except KeyboardInterrupt as err:
-        err.fmat_kept = list(outputs.written)  # type: ignore[attr-defined]
-        raise
-    finally:
-        outputs.settle()  # the record lists what this run wrote, not what it would have
-    return result
+    criteria, skipped = stages.criteria(study, criteria_dir)  # checked before any model loads
+    folder = dict(out=out, format=format, report=report, force=force, resume=resume, go_on=go_on, echo=echo)
+    return _run_stages(study, pairs, criteria, skipped, folder, scoring)
 
 
 def _scoring_settings(device, batch_size, max_tokens, threads, progress: bool) -> dict:
@@ -361,17 +189,6 @@ def _scoring_settings(device, batch_size, max_tokens, threads, progress: bool) -
     return dict(device=device, batch_size=batch_size, max_tokens=max_tokens, threads=threads, progress=progress)
 
 
-def _criteria_or_reason(study, criteria_dir) -> tuple[dict, str]:
-    """``(tables, "")``: the criterion tables the analysis reads; or ``({}, why)`` where one is
-    missing: the analysis will not run (said now, before any model loads), the rest does."""
-    try:
-        return study_criteria_tables(study, criteria_dir), ""
-    except InputError as err:
-        skipped = f"{err.message} (fix: {err.fix})"
-        log.warning("the analysis will not run: %s; the scores, LPRs and reliability are computed", skipped)
-        return {}, skipped
-
-
 class _Outputs:
     """The output folder of one :func:`run_study` (or none): each table written as soon as it
     exists, the files kept, and the error of a step that fails later (what was kept, how to go on)."""
@@ -381,18 +198,19 @@ class _Outputs:
         self.written: list[Path] = []
 
     @classmethod
-    def claim(cls, out, study, format: str, *, report: bool, force: bool, resume: bool, go_on, echo) -> "_Outputs":
+    def claim(cls, study, *, out, format: str, report: bool, force: bool, resume: bool, go_on, echo) -> "_Outputs":
         """Check and claim ``out`` (:func:`fmat.io.claim_folder`) before any model loads."""
         sid = str(getattr(study, "id", None) or "study")
         folder = Path(out) if out is not None else None
+        if folder is None and (resume or report):
+            raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
+        go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(folder)!r}, resume=True)"
+        outputs = cls(folder, sid, format, go_on, echo)
         if folder is not None:
             check_outputs(folder, format, report=report)
             names = [f"{t}.{format}" for t in TABLES] + (["report.html"] if report else [])
             claim_folder(folder, command="study", study=sid, names=names, force=force, resume=resume, can_resume=True)
-        elif resume or report:
-            raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
-        go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(folder)!r}, resume=True)"
-        return cls(folder, sid, format, go_on, echo)
+        return outputs
 
     def path(self, name: str) -> Path:
         """The path of table ``name`` in the folder."""
@@ -425,17 +243,22 @@ class _Outputs:
             fix=(fix + "; " if fix else "") + (err.fix + "; " if err.fix and not (cause and fix) else "") + then,
         )
 
-    def page(self, study, queries, lpr, stats, *, models, figures, status) -> Path:
-        """Write ``report.html`` (:func:`fmat.stages.page`)."""
+    def step(self, step: str, run, fix: str = ""):
+        """``run()``, a stage; its :class:`fmat.FmatError` is :meth:`failed` (with ``fix``)."""
         try:
-            path = stages.page(
-                self.folder / "report.html", study, queries, lpr, stats, models=models, figures=figures, status=status
-            )
+            return run()
+        except FmatError as err:
+            raise self.failed(step, err, fix=fix) from err
+
+    def keep(self, step: str, write) -> Path:
+        """``write()`` (a page), the path it returns kept; a full disk, ...: :meth:`failed`."""
+        try:
+            path = write()
         except OSError as err:
             known = os_error(err)
             if known is None:
                 raise
-            raise self.failed("report page", known, fix=known.fix) from err
+            raise self.failed(step, known, fix=known.fix) from err
         self.written.append(path)
         return path
 
@@ -445,41 +268,55 @@ class _Outputs:
             settle_folder_record(self.folder)
 
 
-def _run_stages(study, pairs, criteria, outputs: _Outputs, *, resume, report, skipped, scoring) -> StudyResult:
-    """The stages of :func:`run_study` after its checks, each table written as it exists."""
+def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dict) -> StudyResult:
+    """The stages of :func:`run_study` after its checks: the output folder claimed, then score,
+    LPR, reliability, analyse and page (:mod:`fmat.stages`) in turn, each table written as it
+    exists. On Ctrl-C the ``KeyboardInterrupt`` carries ``fmat_kept`` (the files kept)."""
+    outputs = _Outputs.claim(study, **folder)
     sid, names, queries = outputs.sid, [n for _, n in pairs], study.queries
-    outputs.write("queries", queries)
-    scores = _score_models(study, pairs, outputs, resume=resume, scoring=scoring)
     try:
-        lpr = stages.lpr(study, scores)
-    except FmatError as err:
-        raise outputs.failed("LPR", err, fix="fix the study file's lpr: block") from err
-    outputs.write("lpr", lpr)
-    try:
-        details, rel = stages.reliability(study, scores, lpr, sid=sid, icc=len(pairs) > 1)
-    except FmatError as err:
-        cause = missing_values(scores, lpr)
-        fix = "drop the models or words named above (or give models that score them)" if cause else ""
-        raise outputs.failed("reliability", err, cause=cause, fix=fix) from err
-    if len(pairs) < 2:
-        log.warning("one model: no ICC among models (give two or more models for it)")
-    outputs.write("reliability", details)
-    stats, figures, status = _analyse(study, scores, lpr, rel, criteria, sid=sid, crossed=report, skipped=skipped, n=len(pairs))
-    outputs.write("stats", stats)
-    result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, outputs.written)
-    if report and outputs.folder is not None:
-        result.page = outputs.page(study, queries, lpr, stats, models=names, figures=figures, status=status)
-    return result
+        outputs.write("queries", queries)
+        options = stages.study_options(study, "score")
+        scores = _score_models(pairs, queries, options, outputs, resume=folder["resume"], scoring=scoring)
+        lpr = outputs.step("LPR", lambda: stages.lpr_table(study, scores), fix="fix the study file's lpr: block")
+        outputs.write("lpr", lpr)
+        try:
+            details, rel = stages.reliability_tables(study, scores, lpr, sid=sid, icc=len(pairs) > 1)
+        except FmatError as err:
+            cause = missing_values(scores, lpr)
+            fix = "drop the models or words named above (or give models that score them)" if cause else ""
+            raise outputs.failed("reliability", err, cause=cause, fix=fix) from err
+        if len(pairs) < 2:
+            log.warning("one model: no ICC among models (give two or more models for it)")
+        outputs.write("reliability", details)
+        crossed, n = folder["report"], len(pairs)
+        stats, figures, status = stages.analyse_or_note(
+            study, scores, lpr, rel, criteria, sid=sid, crossed=crossed, skipped=skipped, n_models=n
+        )
+        outputs.write("stats", stats)
+        result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, outputs.written)
+        if folder["report"] and outputs.folder is not None:
+            path = outputs.folder / "report.html"
+            page = outputs.keep(
+                "report page", lambda: stages.page(path, study, queries, lpr, stats, models=names, figures=figures, status=status)
+            )
+            result.page = page
+        return result
+    except KeyboardInterrupt as err:
+        err.fmat_kept = list(outputs.written)  # type: ignore[attr-defined]
+        raise
+    finally:
+        outputs.settle()  # the record lists what this run wrote, not what it would have
 
 
-def _score_models(study, pairs, outputs: _Outputs, *, resume: bool, scoring: dict) -> pd.DataFrame:
+def _score_models(pairs, queries, options: dict, outputs: _Outputs, *, resume: bool, scoring: dict) -> pd.DataFrame:
     """Stage score for every model (:func:`fmat.stages.score`), in order; with ``resume``, a
     model's scores in the folder are reused. The table is written after each model, so that a
     model that fails later keeps those done."""
-    names, queries = [n for _, n in pairs], study.queries
+    names = [n for _, n in pairs]
     previous = _previous_scores(outputs.path("scores")) if resume and outputs.folder is not None else None
     # an LPBS study reuses only scores with the priors (those of a run with method fmat have none)
-    need = PRIOR_COLUMNS if str(study_options(study, "score").get("method", "fmat")) == "lpbs" else []
+    need = PRIOR_COLUMNS if str(options.get("method", "fmat")) == "lpbs" else []
     done: dict = {}
     for _, name in pairs:
         reused = _reuse(previous, name, queries, need)
@@ -491,7 +328,7 @@ def _score_models(study, pairs, outputs: _Outputs, *, resume: bool, scoring: dic
         if name in done:
             continue
         try:
-            done[name] = stages.score(source, study, name=name, **scoring)
+            done[name] = stages.score(source, queries, options, name=name, **scoring)
         except FmatError as err:
             if not done:
                 raise
@@ -502,21 +339,6 @@ def _score_models(study, pairs, outputs: _Outputs, *, resume: bool, scoring: dic
     if reused_any:  # every model reused: the table is this run's models only
         outputs.write("scores", scores)
     return scores
-
-
-def _analyse(study, scores, lpr, rel, criteria, *, sid: str, crossed: bool, skipped: str, n: int):
-    """Stage analyse (:func:`fmat.stages.analyse`); where the analysis cannot run on these
-    models (one model for a model-level analysis, a criterion table missing), the reliability
-    rows stay and the reason is said, on the terminal and the page."""
-    try:
-        if skipped:
-            raise InputError(skipped)
-        return stages.analyse(study, scores, lpr, rel, criteria, sid=sid, crossed=crossed)
-    except FmatError as err:
-        why = "; it was given one model" if n < 2 and not skipped else ""
-        stats, figures, status = stages.analysis_failed(study, rel, err, sid=sid, why=why)
-        log.warning("%s", status["notes"][0])
-        return stats, figures, status
 
 
 def check_outputs(out: Path, ext: str, *, report: bool) -> None:

@@ -1,5 +1,5 @@
 """Stage ``lpr`` (rule lpr): every model's scores of a study -> its LPR table,
-``results/lpr/{study}.parquet`` (the LPR stage, :func:`fmat.stages.lpr`: :func:`fmat.lpr.summary`,
+``results/lpr/{study}.parquet`` (the LPR stage, :func:`fmat.stages.lpr_table`: :func:`fmat.lpr.summary`,
 or LPBS, with the study file's ``lpr:`` options)."""
 
 from __future__ import annotations
@@ -17,4 +17,4 @@ from .queries import load_study_file
 def lpr(study_path: str | os.PathLike, criteria_dir, score_paths: Sequence, out: str | os.PathLike) -> None:
     """Rule lpr: the LPRs of one study -> ``out``."""
 
-    write_table(stages.lpr(load_study_file(study_path, criteria_dir), read_scores(score_paths)), out)
+    write_table(stages.lpr_table(load_study_file(study_path, criteria_dir), read_scores(score_paths)), out)

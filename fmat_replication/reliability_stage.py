@@ -1,7 +1,7 @@
 """Stage ``reliability`` (rule reliability): ICC among the models (raw log probabilities and
 LPRs) and alpha among the study's items (its ``reliability:`` block), in the results shape ->
 ``results/reliability/{study}.parquet``, and the detailed tables -> ``{study}_details.parquet``
-(the reliability stage, :func:`fmat.stages.reliability`: :func:`fmat.pipeline.reliability_tables`, the one
+(the reliability stage, :func:`fmat.stages.reliability_tables`, the one
 producer of every ICC and alpha row)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def reliability(
 ) -> None:
     """Rule reliability: one study's reliability rows -> ``out_stats``, details -> ``out_details``."""
 
-    details, stats = stages.reliability(
+    details, stats = stages.reliability_tables(
         load_study_file(study_path, criteria_dir), read_scores(score_paths), read_table(lpr_path), sid=sid, icc=True
     )
     write_table(details, out_details)

@@ -172,7 +172,7 @@ def test_x1_analysis_gives_results_rows_with_the_known_d(x1_run):
 
 def test_x1_reliability_and_analysis_stage(x1_run):
     """What the workflow's reliability and analysis rules compute for X1 (no Snakemake)."""
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
     from fmat_replication.analysis import analysis_stage
 
     study, scores, _, lpr, _ = x1_run

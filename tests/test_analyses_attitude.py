@@ -254,7 +254,7 @@ def test_alpha_among_words_is_the_reliability_stage_s_and_matches_pingouin():
     the analysis makes none."""
     from types import SimpleNamespace
 
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
 
     rng = np.random.default_rng(2)
     models = [f"m{k}" for k in range(8)]
@@ -327,7 +327,7 @@ def test_real_study_files_yield_every_paper_row(sid, df):
     paper = load_paper_results()
     paper = paper[(paper.study == sid) & ~paper.statistic.str.startswith("ICC") & ~paper.condition.str.startswith("ref:")]
     assert len(paper) == 15  # 20 rows - 2 ICC (reliability stage) - 3 cited criteria
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
 
     _, rel = reliability_tables(study, scores, lpr, sid=sid, icc=False)
     ours = pd.concat([rel, out.stats], ignore_index=True)

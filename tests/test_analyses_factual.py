@@ -117,11 +117,11 @@ def test_zscore_is_scale_with_ddof1_within_groups():
 
 def test_reliability_stage_alpha_among_templates_matches_pingouin_per_model_and_pooled():
     """Tables 3-4's alpha among the query templates (per model and "Overall", models pooled) is
-    made by the reliability stage alone (fmat.pipeline.reliability_tables with the study file's
+    made by the reliability stage alone (fmat.stages.reliability_tables with the study file's
     reliability: {item: query, by: [model]}); pingouin computes it from the same LPRs."""
     from types import SimpleNamespace
 
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
 
     rng = np.random.default_rng(3)
     t = rng.normal(size=30)
@@ -400,7 +400,7 @@ def test_real_study_files_yield_every_paper_row(sid, tmp_path):
     criteria[opts["wefat"]["table"]] = pd.DataFrame({"item": keys, "wefat_male": rng.normal(size=len(keys))})
     assert sorted(criteria) == sorted(criteria_needed(study.analysis["name"], opts))
     out = run_analysis(study.analysis["name"], AnalysisInput(study, scores, lpr, criteria), opts)
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
 
     _, rel = reliability_tables(study, scores, lpr, sid=sid, icc=False)
     assert _paper_rows_without_match(sid, pd.concat([rel, out.stats], ignore_index=True)) == []

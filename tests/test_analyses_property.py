@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from fmat import analyses, plant
 from fmat.errors import InputError
-from fmat.pipeline import lpr_table
 from fmat.results import RESULT_COLUMNS
+from fmat.stages import lpr_table
 from fmat.study import load_study
 
 POS = ["like", "adore", "notice", "love", "praise"]

@@ -19,7 +19,7 @@ import pytest
 
 from fmat import analyses, plant
 from fmat import calibration as cal
-from fmat.pipeline import lpr_table, reliability_tables
+from fmat.stages import lpr_table, reliability_tables
 from fmat.stats.mixed import SingularFitWarning
 from fmat.study import load_study
 

@@ -22,8 +22,8 @@ from scipy import stats
 from fmat import calibration as cal
 from fmat import plant
 from fmat.cli import main
-from fmat.pipeline import lpr_table
 from fmat.power import power_table
+from fmat.stages import lpr_table
 from fmat.study import load_study
 from fmat_replication.pages.html import render
 from fmat_replication.pages.study import calibrated_counts
@@ -389,7 +389,7 @@ analysis: {name: stereotype_pairs, options: {sigma: 1.414, mask_contrast: [Male,
 def test_the_judged_icc_rows_are_the_reliability_stages():
     """``icc_judged``: the ICC rows the reliability stage writes (agreement, average and
     single, on the raw log probabilities and on the LPRs), value, p and CI unchanged."""
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
 
     w = _world("3A", null=False)
     _, sampled = cal.perfect_learner_scores(w, seed=2)

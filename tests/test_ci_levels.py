@@ -22,7 +22,7 @@ from test_oracle_mutations import use_mutant
 
 from fmat import analyses, plant
 from fmat import calibration as cal
-from fmat.pipeline import lpr_table
+from fmat.stages import lpr_table
 from fmat.study import load_study
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,8 +14,8 @@ from test_design_feeds_analysis import ATTITUDE, _write
 
 from fmat import analyses, plant
 from fmat.io import read_table, write_table
-from fmat.pipeline import lpr_table, reliability_tables
 from fmat.results import results_frame
+from fmat.stages import lpr_table, reliability_tables
 from fmat.study import load_study
 from fmat_replication.analysis import analysis
 from fmat_replication.pages.concept import concept_counts, concept_rows, verdict_key

@@ -14,7 +14,7 @@ import pytest
 
 from fmat import analyses, cli, plant
 from fmat.errors import EXIT_NO_ANALYSIS, InputError
-from fmat.pipeline import lpr_table, reliability_tables
+from fmat.stages import lpr_table, reliability_tables
 from fmat.study import load_study, validate_study_file
 
 REPO = Path(__file__).resolve().parents[1]

@@ -23,7 +23,7 @@ from fmat import analyses, plant
 from fmat import calibration as cal
 from fmat.analyses import factual as fa
 from fmat.errors import InputError
-from fmat.pipeline import lpr_table
+from fmat.stages import lpr_table
 from fmat.study import load_study
 from fmat_replication.pages.html import render
 from fmat_replication.pages.study import calibrated_counts

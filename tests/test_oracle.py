@@ -30,7 +30,7 @@ CHECKED = (
     "fmat.analyses",
     "fmat_replication",
     "fmat.lpr",
-    "fmat.pipeline",
+    "fmat.stages",
     "fmat.design",
     "fmat.study",
     "fmat.lpbs",

@@ -239,7 +239,7 @@ def test_reliability_names_word_the_conditions_and_unknown_names_are_errors():
     from types import SimpleNamespace
 
     from fmat.errors import InputError
-    from fmat.pipeline import reliability_tables
+    from fmat.stages import reliability_tables
 
     rng = np.random.default_rng(0)
     lpr = pd.DataFrame(

@@ -18,7 +18,7 @@ from fmat import analyses, plant
 from fmat import calibration as cal
 from fmat.analyses import AnalysisInput
 from fmat.errors import InputError
-from fmat.pipeline import lpr_table, reliability_tables
+from fmat.stages import lpr_table, reliability_tables
 from fmat.stats.crossed import crossed_slope
 from fmat.study import load_study
 from fmat.study_page import render_study_page

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from fmat import analyses, plant
-from fmat.pipeline import lpr_table, reliability_tables
 from fmat.results import p_text, reliability_note
+from fmat.stages import lpr_table, reliability_tables
 from fmat.study import load_study
 from fmat.study_page import compared_columns, lpr_tables, reliability_view, render_study_page, trend_figure
 
@@ -124,7 +124,7 @@ def test_reliability_values_that_mean_nothing_are_na():
 
 
 def test_the_study_summary_shows_na_and_the_apa_p():
-    from fmat.study_run import StudyResult, _effect_text
+    from fmat.results import StudyResult, _effect_text
 
     eff = pd.DataFrame(
         {"statistic": ["d"], "condition": ["all"], "value": [0.5], "ci_low": [0.1], "ci_high": [0.9], "p": [0.0123]}

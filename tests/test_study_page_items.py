@@ -17,9 +17,9 @@ import yaml
 
 from fmat import analyses
 from fmat.errors import InputError
-from fmat.pipeline import lpr_table
 from fmat.reliability import with_item_keys
 from fmat.results import results_frame
+from fmat.stages import lpr_table
 from fmat.study import load_study
 from fmat.study_page import PAIRING, item_table, render_study_page
 

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-import fmat.pipeline
 import fmat.runner
+import fmat.stages
 import fmat.study
 import fmat_replication.config
 import fmat_replication.demo
@@ -24,6 +23,7 @@ import fmat_replication.model_stage
 import fmat_replication.score
 import fmat_replication.scripts
 from fmat.errors import InputError, OfflineError
+from fmat.reliability import with_item_keys
 from fmat.results import model_slug
 
 REPO = Path(__file__).resolve().parents[1]
@@ -280,8 +280,8 @@ def test_reliability_rows_match_pingouin_and_the_results_shape():
 
     scores = _scores()
     study = {"lpr": {"mask_pair": True, "target_pair": False}, "reliability": {"item": "query", "by": ["model"]}}
-    lpr = fmat.pipeline.lpr_table(study, scores)
-    details, stats = fmat.pipeline.reliability_tables(study, scores, lpr, sid="XX")
+    lpr = fmat.stages.lpr_table(study, scores)
+    details, stats = fmat.stages.reliability_tables(study, scores, lpr, sid="XX")
     validate_results(stats)
     # ICC(A,k) / ICC(A,1) on log(prob): items = rows within each model, raters = models
     long = scores.assign(item=scores.groupby("model", observed=True).cumcount(), logp=np.log(scores["prob"]))
@@ -327,11 +327,11 @@ def test_phrases_become_item_keys_so_templates_line_up():
             "LPR": [1.0, 2.0, 1.5, 2.5],
         }
     )
-    out = fmat.pipeline._item_keys(SimpleNamespace(items=items), lpr, "query")
+    out = with_item_keys(lpr, items, "query")
     assert out["T_word"].astype(str).tolist() == ["engineer", "nurse", "engineer", "nurse"]
     assert lpr["T_word"].tolist()[0] == "an engineer"  # the input is not changed
     # the item column itself is never rewritten
-    assert fmat.pipeline._item_keys(SimpleNamespace(items=items), lpr, "T_word") is lpr
+    assert with_item_keys(lpr, items, "T_word") is lpr
 
 
 def test_config_hash_is_stable_and_sensitive():

@@ -369,7 +369,7 @@ def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
             f"not a results table: columns {missing} are missing (has {list(df.columns)[:8]}...)",
             where=where,
             fix="the reliability stage must write rows in the fmat.results shape "
-            "(fmat.pipeline.reliability_tables / fmat.results.results_frame)",
+            "(fmat.stages.reliability_tables / fmat.results.results_frame)",
         )
     return validate_results(results_frame(df[RESULT_COLUMNS]), where=where)
 

@@ -105,7 +105,7 @@ def _planted_world(args, study, families) -> tuple:
     from .. import plant
     from ..errors import InputError
     from ..io import read_table
-    from ..study_run import check_study_criteria, criterion_table_path
+    from ..stages import check_study_criteria, criterion_table_path
 
     world = plant.load_world(args.world)
     planted = world.plant(study.id)
@@ -191,15 +191,18 @@ def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
     from ..runner import concat_scores
 
     # stage score for every model, with the study file's score: options, as fmat study runs it (a progress bar per model)
-    scored = [stages.score(folder, study, name=name, threads=args.threads, progress=True) for name, folder in models.items()]
+    scored = [
+        stages.score(folder, study.queries, stages.study_options(study, "score"), name=name, threads=args.threads, progress=True)
+        for name, folder in models.items()
+    ]
     scores = concat_scores(scored, models=list(models))
     write_table(scores, out / "scores.parquet")
-    ours = stages.lpr(study, scores)
-    truth = stages.lpr(study, plant.planted_scores(study, planted, list(models), criteria))
+    ours = stages.lpr_table(study, scores)
+    truth = stages.lpr_table(study, plant.planted_scores(study, planted, list(models), criteria))
     write_table(ours, out / "lpr.parquet")
     write_table(truth, out / "planted_lpr.parquet")
     per_model = _per_model(models, ours, truth)
-    _, rel = stages.reliability(study, scores, ours, sid=study.id)
+    _, rel = stages.reliability_tables(study, scores, ours, sid=study.id)
     # the study's own analysis, as fmat study and the workflow run it (fmat.analyses)
     stats, _, status = stages.analyse(study, scores, ours, rel, criteria, sid=study.id)
     write_table(stats, out / "stats.parquet")
@@ -500,7 +503,7 @@ RELIABILITY_STATISTICS = ("ICC", "alpha")
 
 def _analysis_criteria(study, folder, have) -> dict:
     """The criterion tables the study's analysis reads, from ``folder`` (before any training)."""
-    from ..study_run import study_criteria_tables
+    from ..stages import study_criteria_tables
 
     spec = dict(getattr(study, "analysis", None) or {})
     if not spec.get("name"):

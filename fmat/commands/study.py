@@ -10,7 +10,7 @@ analysis the study file names), prints the effect (d, b or r with its CI and p) 
 reliability, and with ``--report`` writes ``report.html``
 (:mod:`fmat.study_page`: one self-contained page of the study) -- the same tables the workflow writes
 under ``results/`` for that study. It is :func:`fmat.run_study` on the command line; the same
-library functions run in the workflow (:func:`fmat.runner.score_tables`, :mod:`fmat.pipeline`,
+library functions run in the workflow (:func:`fmat.runner.score_tables`, :mod:`fmat.stages`,
 :func:`fmat.analyses.analysis_stage`).
 
 Nothing computed is lost: each table is written as soon as it exists (the scores after each
@@ -151,8 +151,8 @@ def run(args) -> int:
 
 def _check_only(args, study_path: Path, criteria_dir) -> int:
     """``fmat study --check``: the study file and the criterion tables its analysis reads, no model."""
+    from ..stages import check_study_criteria, study_criteria_tables
     from ..study import load_study, validate_study_file
-    from ..study_run import check_study_criteria, study_criteria_tables
 
     problems = validate_study_file(study_path, criteria_dir)
     if problems:

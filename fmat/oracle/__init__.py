@@ -19,7 +19,7 @@ groups and words, in the file's order; its ``analysis.options``), plants with
 :func:`fmat.world.planted_logp` on that raw table, and computes each statistic by plain
 arithmetic (means, differences, standard deviations, an OLS slope, a Pearson r). It loads
 neither the analyses (:mod:`fmat.analyses`), nor the LPR stage (:mod:`fmat.lpr`,
-:mod:`fmat.pipeline`), nor the query design (:mod:`fmat.design`, :mod:`fmat.study`), nor the
+:mod:`fmat.stages`), nor the query design (:mod:`fmat.design`, :mod:`fmat.study`), nor the
 scoring: a mislabelled group, a pair joined in the wrong order or a forgotten division there
 changes the workflow's number and not this one (``tests/test_oracle.py`` checks what
 ``import fmat.oracle`` loads).

@@ -16,8 +16,8 @@ from scipy import stats as sps
 
 from fmat import plant as P
 from fmat.oracle import oracle, planted_table, read_study_file
-from fmat.pipeline import lpr_table, reliability_tables
 from fmat.results import KEY
+from fmat.stages import lpr_table, reliability_tables
 from fmat_replication.analysis import analysis_stage
 from fmat_replication.queries import load_study_file
 

@@ -15,7 +15,7 @@ from scipy import stats as sps
 
 from fmat import analyses, oracle, plant
 from fmat.errors import InputError
-from fmat.pipeline import lpr_table
+from fmat.stages import lpr_table
 from fmat.study import load_study
 
 STUDY = Path(__file__).resolve().parents[1] / "config" / "studies" / "X1b.yaml"
