@@ -12,7 +12,8 @@ of an option: what *these* words carry), and
 - ``--kind planted``: the world's effect: a CI is judged by whether it covers the concept-level
   value (the mean over the population of items and models; 0 for a condition the plant leaves out).
 
-``--models`` perfect learners (fmat.calibration) a world, worlds seeded 1..``--worlds``; the
+``--models`` perfect learners (fmat.calibration) a world, worlds seeded 1..``--worlds`` (``--first-seed``:
+a block of them; benchmarks/concept.smk cuts a long run into such blocks, one job each); the
 study's analysis runs with the paper's inference and with ``inference: crossed`` (ours: the
 items random, crossed with the models; fmat.stats.crossed).  Every study of config/studies that
 config/world.yaml plants can run (the paper's 1A-4D, and the examples); nothing below is a list
@@ -47,7 +48,8 @@ contrasts, ...). They are correlated within a world, so beside the rows' exact C
 worlds as clusters (``low_worlds``, ``high_worlds``; :func:`fmat.calibration.binomial_clustered`).
 ``--by-condition``: a line per judged row instead (each has one row a world: its CI is exact).
 ``--runs`` keeps every row with its condition; ``--from-runs FILE`` summarizes such a file again
-(no world drawn): ``--studies``, ``--kinds`` and ``--item-sd`` select from it.
+(no world drawn): ``--studies``, ``--kinds`` and ``--item-sd`` select from it; with ``--runs`` too,
+the rows of every ``--from-runs`` file are written there as one file.
 
 Run:  python benchmarks/bench_concept.py --studies 3A,2A --item-sd 0,0.05,0.1,0.2 --worlds 200 --jobs 2 \\
           --out benchmarks/results/concept-calibration.csv
@@ -245,6 +247,7 @@ def check_args(args) -> None:
                 "resources/criteria/ssa_names_1c.parquet -c1`), or leave the study out",
             ) from None
     at_least(args, "--worlds", 1)
+    at_least(args, "--first-seed", 1)
     at_least(args, "--models", 2, " (the crossed test takes the models as random)")
     at_least(args, "--jobs", 1)
     try:
@@ -281,6 +284,7 @@ def main(argv=None) -> int:
     ap.add_argument("--item-sd", default="0,0.05,0.1,0.2")
     ap.add_argument("--kinds", default="concept-null,planted")
     ap.add_argument("--worlds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=1, help="worlds seeded FIRST..FIRST+WORLDS-1 (a block of a longer run)")
     ap.add_argument("--models", type=int, default=12)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--minutes", type=float, default=None, help="stop after this long (whole seeds kept)")
@@ -297,6 +301,8 @@ def main(argv=None) -> int:
 def _main(a) -> int:
     if a.from_runs:
         runs = pd.concat([pd.read_csv(p) for p in a.from_runs], ignore_index=True)
+        if a.runs:  # the files' rows together, as one --runs file (benchmarks/concept.smk's blocks)
+            runs.to_csv(a.runs, index=False)
         runs = runs[runs["study"].astype(str).isin(_list(a.studies)) & runs["kind"].isin(_list(a.kinds))]
         tab = summary(runs[runs["item_sd"].isin([float(x) for x in _list(a.item_sd)])], a.by_condition)
         print(tab.to_string(index=False))
@@ -309,7 +315,7 @@ def _main(a) -> int:
     # seed by seed, so that a run stopped early (--minutes) has every setting equally often
     tasks = [
         (sid, kind, float(sd), seed, a.models, crit)
-        for seed in range(1, a.worlds + 1)
+        for seed in range(a.first_seed, a.first_seed + a.worlds)
         for sid in _list(a.studies)
         for kind in _list(a.kinds)
         for sd in _list(a.item_sd)

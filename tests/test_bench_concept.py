@@ -156,6 +156,7 @@ BAD = [
     (["--from-runs", "{tmp}/none.csv"], "--from-runs", "no such file"),
     (["--studies", "9Z"], "--studies", "unknown study '9Z'"),
     (["--studies", "3D", "--worlds", "0"], "--worlds", "must be at least 1; got 0"),
+    (["--studies", "3D", "--first-seed", "0"], "--first-seed", "must be at least 1; got 0"),
     (["--studies", "3D", "--models", "1"], "--models", "must be at least 2"),
     (["--studies", "3D", "--jobs", "0"], "--jobs", "must be at least 1"),
     (["--studies", "3D", "--kinds", "null"], "--kinds", "unknown kind of world"),

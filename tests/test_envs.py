@@ -165,7 +165,7 @@ def test_torch_is_pinned_where_models_run():
 
 def test_every_rule_names_an_existing_env():
     used = set()
-    for smk in list((REPO / "rules").glob("*.smk")):
+    for smk in [*(REPO / "rules").glob("*.smk"), REPO / "benchmarks" / "concept.smk"]:
         for m in re.finditer(r'conda:\s*\n\s*"([^"]+)"', smk.read_text()):
             used.add(m.group(1))
             assert (smk.parent / m.group(1)).resolve().exists(), f"{smk.name}: {m.group(1)} missing"
