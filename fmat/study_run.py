@@ -243,13 +243,6 @@ class _Outputs:
             fix=(fix + "; " if fix else "") + (err.fix + "; " if err.fix and not (cause and fix) else "") + then,
         )
 
-    def step(self, step: str, run, fix: str = ""):
-        """``run()``, a stage; its :class:`fmat.FmatError` is :meth:`failed` (with ``fix``)."""
-        try:
-            return run()
-        except FmatError as err:
-            raise self.failed(step, err, fix=fix) from err
-
     def keep(self, step: str, write) -> Path:
         """``write()`` (a page), the path it returns kept; a full disk, ...: :meth:`failed`."""
         try:
@@ -278,7 +271,10 @@ def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dic
         outputs.write("queries", queries)
         options = stages.study_options(study, "score")
         scores = _score_models(pairs, queries, options, outputs, resume=folder["resume"], scoring=scoring)
-        lpr = outputs.step("LPR", lambda: stages.lpr_table(study, scores), fix="fix the study file's lpr: block")
+        try:
+            lpr = stages.lpr_table(study, scores)
+        except FmatError as err:
+            raise outputs.failed("LPR", err, fix="fix the study file's lpr: block") from err
         outputs.write("lpr", lpr)
         try:
             details, rel = stages.reliability_tables(study, scores, lpr, sid=sid, icc=len(pairs) > 1)
