@@ -7,20 +7,13 @@ more probable than the incorrect one?
     "the author that the guards like [MASK] ."   P(laughs) > P(laugh)  ->  correct
 
 Stimuli (Goldberg's ``marvin_linzen_dataset.tsv`` format, one pair per line, tab-separated,
-no header): ``construction, template, [...], good sentence, bad sentence``; the last two
-columns are the grammatical and the ungrammatical sentence, lower-case, no final period,
-differing in exactly one word (the verb). As Goldberg's ``eval_bert.py``: lines whose two
-sentences differ in more or fewer than one word are dropped, the differing word of the good
-sentence becomes ``[MASK]`` and " ." is appended.
-
-* :func:`read_pairs` reads such a file (default: the project's fixture,
-  ``fmat/data/agreement_fixture.tsv``: 30 pairs written for fmat in five constructions);
-* :func:`download_pairs` fetches Goldberg's file from its public source, checking a sha256;
-* :func:`check` scores every model with :func:`fmat.run` (whole-word tokens and
-  out-of-vocabulary logic as FMAT scoring: a verb that is not one whole-word token of a model
-  makes that pair *skipped* for that model) and returns per-pair results and a summary;
-* :func:`summarize` is the summary: per model × construction, ``n`` scored pairs,
-  ``n_correct``, ``accuracy = n_correct / n`` and ``skipped`` (plus construction ``all``).
+no header): ``construction, template, [...], good sentence, bad sentence``; as Goldberg's
+``eval_bert.py``, pairs that do not differ in exactly one word are dropped, the differing
+word of the good sentence becomes ``[MASK]`` and " ." is appended. :func:`read_pairs` reads
+such a file (default: the project's fixture of 30 pairs), :func:`download_pairs` fetches
+Goldberg's, :func:`check` scores them with :func:`fmat.run` (a verb that is not one
+whole-word token of a model makes the pair *skipped*) and :func:`summarize` gives the
+accuracy per model × construction.
 
 Sources: Marvin & Linzen (2018), *Targeted syntactic evaluation of language models*, EMNLP;
 Goldberg (2019), *Assessing BERT's syntactic abilities*, arXiv:1901.05287,
@@ -200,10 +193,6 @@ def read_pairs(path=None, constructions: Sequence[str] | str | None = SV_AGREEME
 # ----------------------------------------------------------------------------- download
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def download_pairs(
     dest,
     url: str = MARVIN_LINZEN_URL,
@@ -213,15 +202,11 @@ def download_pairs(
 ) -> Path:
     """Download Goldberg's Marvin & Linzen file to ``dest`` (atomically) and check it.
 
-    ``sha256``: the expected hex digest; ``"unverified"`` or None: not checked, the digest got
-    is logged so that it can be recorded (config ``agreement.sha256``). The content must parse
-    as pairs (:func:`parse_pairs`, all constructions). A ``dest.sha256`` file records the
-    digest (``sha256sum`` format). ``opener(url, timeout=...)`` returns a file-like object
-    (default :func:`urllib.request.urlopen`; tests pass a fake). ``timeout``: seconds to wait for
-    the server's answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`).
-
-    Raises OfflineError when the URL cannot be read, InputError on a checksum mismatch or
-    content that is not in the expected format.
+    ``sha256``: the expected hex digest (``"unverified"`` or None: the digest got is logged, to
+    be recorded as ``agreement.sha256``); ``dest.sha256`` records it (``sha256sum`` format). The
+    content must parse as pairs. ``opener(url, timeout=...)``: :func:`urllib.request.urlopen`
+    or a fake; ``timeout``: :func:`fmat.net.timeout`. OfflineError when the URL cannot be read,
+    InputError on a checksum mismatch or content not in the expected format.
 
     Examples
     --------
@@ -232,7 +217,6 @@ def download_pairs(
     >>> len(read_pairs(path))
     1
     """
-
     timeout = _timeout(timeout)
     opener = opener or urllib.request.urlopen
     try:
@@ -245,15 +229,16 @@ def download_pairs(
             fix="download the file on a connected machine and give its path "
             "(config agreement.pairs, or fmat agreement --pairs FILE)",
         ) from err
-    got = _sha256(data)
-    if sha256 and sha256 != "unverified" and got != sha256.lower():
+    got = hashlib.sha256(data).hexdigest()
+    pinned = sha256 and sha256 != "unverified"
+    if pinned and got != sha256.lower():
         raise InputError(
             f"the file downloaded from {url} has sha256 {got}, expected {sha256}",
             where="agreement.sha256",
             fix="the source changed or the download is corrupt: check the file, then set the "
             "expected checksum to the new one if the content is right",
         )
-    if not sha256 or sha256 == "unverified":
+    if not pinned:
         log.warning("downloaded %s: sha256 %s (not checked: record it as agreement.sha256 to pin the file)", url, got)
     try:
         text = data.decode("utf-8")
@@ -334,20 +319,15 @@ def check(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Subject–verb agreement accuracy of each model (Goldberg, 2019).
 
-    Args:
-        models: as :func:`fmat.run` (a name/folder, a list, or ``{label: name_or_path}``).
-        pairs: a Goldberg-format file, a :func:`read_pairs` table, or None (the fixture).
-        device, batch_size, progress, **run_kwargs: passed to :func:`fmat.run`
-            (e.g. ``max_tokens``, ``word_rule``, ``cache_dir``, ``lock_path``, ``threads``).
-        constructions: which constructions to read from a file (default: verb agreement).
+    ``models`` as :func:`fmat.run`; ``pairs``: a Goldberg-format file, a :func:`read_pairs`
+    table, or None (the fixture); ``constructions``: which to read from a file; ``device``,
+    ``batch_size``, ``progress`` and ``**run_kwargs`` go to :func:`fmat.run`.
 
     Returns ``(per_pair, summary)``. ``per_pair``: ``model`` + :data:`PAIR_COLUMNS` +
     ``logp_good, logp_bad`` (natural log of the full-vocabulary softmax at the mask),
     ``skipped`` (a verb is not one whole-word token of the model) and ``correct``
-    (``logp_good > logp_bad``, i.e. P(good) > P(bad); NA when skipped). ``summary``:
-    :func:`summarize`.
+    (P(good) > P(bad); NA when skipped). ``summary``: :func:`summarize`.
     """
-
     pairs = _as_pairs(pairs, constructions)
     if len(pairs) == 0:
         raise InputError("no minimal pairs to score", where="pairs", fix="give a file with at least one pair")
@@ -374,12 +354,9 @@ def check(
         oov = s["oov"].to_numpy(dtype=bool).reshape(-1, 2)
         out = pairs[PAIR_COLUMNS].reset_index(drop=True).copy()
         out.insert(0, "model", label)
-        out["logp_good"] = lp[:, 0]
-        out["logp_bad"] = lp[:, 1]
-        skipped = oov.any(axis=1) | np.isnan(lp).any(axis=1)
-        out["skipped"] = skipped
-        out["correct"] = pd.array(np.where(skipped, False, lp[:, 0] > lp[:, 1]), dtype="boolean")
-        out.loc[skipped, "correct"] = pd.NA
+        out["logp_good"], out["logp_bad"] = lp[:, 0], lp[:, 1]
+        out["skipped"] = skipped = oov.any(axis=1) | np.isnan(lp).any(axis=1)
+        out["correct"] = pd.arrays.BooleanArray(lp[:, 0] > lp[:, 1], skipped)
         frames.append(out)
     per_pair = pd.concat(frames, ignore_index=True)
     per_pair["model"] = pd.Categorical(per_pair["model"], categories=labels)
@@ -434,19 +411,8 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
             dc = dm if c == "all" else dm[dm["construction"] == c]
             if c != "all" and len(dc) == 0:
                 continue
-            n = int(dc["scored"].sum())
-            k = int(dc["correct"].sum())
-            rows.append(
-                {
-                    "model": m,
-                    "construction": c,
-                    "n": n,
-                    "n_correct": k,
-                    "accuracy": k / n if n else float("nan"),
-                    "skipped": int(dc["skipped"].sum()),
-                    "total": int(len(dc)),
-                }
-            )
+            n, k = int(dc["scored"].sum()), int(dc["correct"].sum())
+            rows.append((m, c, n, k, k / n if n else float("nan"), int(dc["skipped"].sum()), int(len(dc))))
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["model"] = pd.Categorical(out["model"], categories=models)
     return out
@@ -462,9 +428,5 @@ def fixture_words(pairs=None) -> list[str]:
     (True, True)
     """
     pairs = _as_pairs(pairs, SV_AGREEMENT)
-    words: set[str] = set()
-    for s in pairs["sentence"].astype(str):
-        words.update(w for w in s.split() if w not in ("[MASK]", "."))
-    words.update(pairs["good"].astype(str))
-    words.update(pairs["bad"].astype(str))
-    return sorted(words)
+    words = {w for s in pairs["sentence"].astype(str) for w in s.split() if w not in ("[MASK]", ".")}
+    return sorted(words | set(pairs["good"].astype(str)) | set(pairs["bad"].astype(str)))

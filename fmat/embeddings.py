@@ -86,7 +86,6 @@ class MissingWordsWarning(UserWarning):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
@@ -97,9 +96,7 @@ class MissingWordsWarning(UserWarning):
     """
 
 
-# --------------------------------------------------------------------------------------
-# reading vectors
-# --------------------------------------------------------------------------------------
+# -------------------- reading vectors
 
 
 def _is_header(first: bytes) -> tuple[int, int] | None:
@@ -131,9 +128,8 @@ def _parse_line(line: bytes, dims: int, path, lineno: int) -> tuple[str, np.ndar
     return word.decode("utf-8", errors="replace"), vec
 
 
-def _frame(words: list[str], rows: list[np.ndarray], dims: int) -> pd.DataFrame:
-    mat = np.vstack(rows) if rows else np.empty((0, dims))
-    return pd.DataFrame(mat, index=pd.Index(words, name="word", dtype="str"), columns=pd.RangeIndex(dims))
+def _frame(words, mat: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(mat, index=pd.Index(words, name="word", dtype="str"), columns=pd.RangeIndex(mat.shape[1]))
 
 
 @contextlib.contextmanager
@@ -151,19 +147,14 @@ def _open_vectors(path: Path):
                 )
             with zf.open(member) as fh:
                 yield fh
-    elif path.suffix == ".gz":
-        with gzip.open(path, "rb") as fh:
-            yield fh
     else:
-        with open(path, "rb") as fh:
+        with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as fh:
             yield fh
 
 
 def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.DataFrame, dict]:
     """Stream ``path`` once; keep every word (``wanted=None``) or only the wanted ones."""
-    words: list[str] = []
-    rows: list[np.ndarray] = []
-    seen: set[str] = set()
+    vectors: dict[str, np.ndarray] = {}  # first occurrence wins
     header = None
     duplicates = 0
     if wanted is not None:
@@ -192,22 +183,20 @@ def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.Dat
                 if head not in wanted_b:
                     continue
             word, vec = _parse_line(line, dims, path, lineno)
-            if word in seen:
+            if word in vectors:
                 duplicates += 1
                 continue
-            seen.add(word)
-            words.append(word)
-            rows.append(vec)
+            vectors[word] = vec
     if dims is None:
         raise InputError("the file has no vectors", where=str(path), fix="check the path")
-    if header is not None and wanted is None and header[0] != len(words) + duplicates:
+    if header is not None and wanted is None and header[0] != len(vectors) + duplicates:
         raise InputError(
-            f"the header says {header[0]} words but the file has {len(words) + duplicates}",
+            f"the header says {header[0]} words but the file has {len(vectors) + duplicates}",
             where=str(path),
             fix="the file is truncated or its header is wrong",
         )
     info = {"dims": dims, "header": header is not None, "duplicates_skipped": duplicates}
-    return _frame(words, rows, dims), info
+    return _frame(list(vectors), np.vstack(list(vectors.values())) if vectors else np.empty((0, dims))), info
 
 
 def _source_id(path: Path) -> dict:
@@ -232,17 +221,13 @@ def read_word2vec(
     ----------
     path : text file, one ``word v1 ... vd`` per line, single spaces; gzipped (``.gz``) or
         inside a zip (the official ``glove.840B.300d.zip``: its ``.txt`` member is streamed).
-    words : keep only these words (all when None). The file is streamed once and only
-        lines whose first token can start a wanted word are parsed, so picking a few
-        thousand words out of GloVe 840B (5.6 GB of text) needs little memory.
-        Words not found are simply absent from the result (compare the index).
-    dims : number of dimensions. Needed for GloVe 840B, whose vocabulary has tokens that
-        contain spaces (e.g. ``". . ."``): the vector is always the *last* ``dims`` fields
-        and the token is everything before them. Give ``dims=300`` for GloVe 840B.
-    cache : a ``.parquet`` path. The first call writes the selected vectors there (plus a
-        ``.json`` sidecar naming the source file, its size and mtime, and the words looked
-        up); later calls whose words were all looked up before read only the cache. A
-        changed source file or new words trigger one new scan (for the union of words).
+    words : keep only these words (all when None); the file is streamed once, parsing only
+        lines whose first token can start a wanted word. Words not found are absent.
+    dims : number of dimensions; give ``dims=300`` for GloVe 840B, whose tokens may contain
+        spaces (``". . ."``): the vector is the *last* ``dims`` fields, the token the rest.
+    cache : a ``.parquet`` path for the selected vectors (plus a ``.json`` sidecar naming the
+        source file, its size and mtime, and the words looked up); later calls read only it
+        unless the source changed or new words are asked for (then one scan for the union).
 
     Returns
     -------
@@ -268,32 +253,30 @@ def read_word2vec(
     if not path.exists():
         raise InputError(f"vector file not found: {path}", fix="check the path, or download the vectors first")
     wanted = None if words is None else list(dict.fromkeys(str(w) for w in words))
-    if cache is None:
-        df, _ = _scan(path, None if wanted is None else set(wanted), dims)
+
+    def pick(df):
         return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
 
+    if cache is None:
+        return pick(_scan(path, None if wanted is None else set(wanted), dims)[0])
     cache = Path(cache)
     meta_path = cache.with_name(cache.name + ".json")
     src = _source_id(path)
+    wanted_all = wanted
     if cache.exists() and meta_path.exists():
         meta = json.loads(meta_path.read_text())
         same_source = all(meta.get(k) == v for k, v in src.items())
         looked_up = meta.get("looked_up")  # None = the whole file
         if same_source and (looked_up is None or (wanted is not None and set(wanted) <= set(looked_up))):
-            df = _read_cache(cache)
-            return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
+            return pick(_read_cache(cache))
         if same_source and looked_up is not None and wanted is not None:
             wanted_all = list(dict.fromkeys(list(looked_up) + wanted))
-        else:
-            wanted_all = wanted
-    else:
-        wanted_all = wanted
     df, info = _scan(path, None if wanted_all is None else set(wanted_all), dims)
     _write_cache(df, cache)
     meta = dict(src, dims=info["dims"], looked_up=wanted_all, duplicates_skipped=info["duplicates_skipped"])
     with atomic_path(meta_path) as tmp:
         tmp.write_text(json.dumps(meta))
-    return df if wanted is None else df.loc[[w for w in wanted if w in df.index]]
+    return pick(df)
 
 
 def _write_cache(df: pd.DataFrame, cache: Path) -> None:
@@ -304,13 +287,10 @@ def _write_cache(df: pd.DataFrame, cache: Path) -> None:
 
 def _read_cache(cache: Path) -> pd.DataFrame:
     tab = pd.read_parquet(cache)
-    mat = tab.drop(columns="word").to_numpy(dtype=np.float64)
-    return pd.DataFrame(mat, index=pd.Index(tab["word"], name="word", dtype="str"), columns=pd.RangeIndex(mat.shape[1]))
+    return _frame(tab["word"], tab.drop(columns="word").to_numpy(dtype=np.float64))
 
 
-# --------------------------------------------------------------------------------------
-# results
-# --------------------------------------------------------------------------------------
+# -------------------- results
 
 
 @dataclass
@@ -326,7 +306,6 @@ class BiasResult:
     --------
     As sweater's ``print()`` of a result:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> mac(w, ["pilot", "nurse"], ["he", "him"])
     -- sweater object --
@@ -377,7 +356,6 @@ class WeatTest:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> test = weat_exact(res)
@@ -409,9 +387,7 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
     """sweater's ``.clean``: keep the words found in ``w``; report the others (never silently)."""
     if words is None:
         return []
-    if isinstance(words, str):
-        words = [words]
-    words = [str(x) for x in words]
+    words = [str(x) for x in ([words] if isinstance(words, str) else words)]
     found = [x for x in words if x in w.index]
     lost = [x for x in words if x not in w.index]
     if lost:
@@ -433,10 +409,7 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
 def _clean_sets(w: pd.DataFrame, **sets) -> tuple[dict, list[list[str]]]:
     """:func:`_clean` for several word sets, in the order given: ``(missing, [found words of each])``."""
     missing: dict[str, list[str]] = {}
-    found = []
-    for role, words in sets.items():
-        found.append(_clean(words, w, role, missing))
-    return missing, found
+    return missing, [_clean(words, w, role, missing) for role, words in sets.items()]
 
 
 def _mat(w: pd.DataFrame, words: Sequence[str]) -> np.ndarray:
@@ -453,9 +426,7 @@ def _cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return _unit(x) @ _unit(y).T
 
 
-# --------------------------------------------------------------------------------------
-# WEAT
-# --------------------------------------------------------------------------------------
+# -------------------- WEAT
 
 
 def _s_assoc(w, targets, A, B) -> np.ndarray:
@@ -475,7 +446,6 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     --------
     Reproduces ``sweater::weat(w, S_words, T_words, A_words, B_words)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> res.S_diff.round(3).to_dict()
@@ -485,16 +455,9 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     """
     w = _vectors(w)
     missing, (A, B, S, T) = _clean_sets(w, A=A_words, B=B_words, S=S_words, T=T_words)
-    return BiasResult(
-        "weat",
-        S,
-        T,
-        A,
-        B,
-        missing,
-        S_diff=pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff"),
-        T_diff=pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff"),
-    )
+    S_diff = pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff")
+    T_diff = pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff")
+    return BiasResult("weat", S, T, A, B, missing, S_diff=S_diff, T_diff=T_diff)
 
 
 def _need(x: BiasResult, method: str) -> None:
@@ -518,7 +481,6 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
     --------
     Reproduces ``sweater::weat_es(x)`` (Caliskan et al.'s d):
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> round(weat_es(res), 3), round(weat_es(res, standardize=False), 3), round(weat_es(res, r=True), 3)
@@ -527,7 +489,6 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
     _need(x, "weat")
     s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
     n1, n2 = len(s), len(t)
-    total = n1 + n2
     if not standardize:
         return float(s.mean() - t.mean())
     if pooled not in ("cohen", "sweater"):
@@ -540,13 +501,20 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
         sd = math.sqrt((n1 - 1) * np.var(s, ddof=1) + (n2 - 1) * np.var(t, ddof=1) / (n1 + n2 + 2))
     es = (s.mean() - t.mean()) / sd
     if r:
-        es = es / math.sqrt(es**2 + (total**2 - 2 * total) / (n1 * n2))
+        es = es / math.sqrt(es**2 + ((n1 + n2) ** 2 - 2 * (n1 + n2)) / (n1 * n2))
     return float(es)
 
 
 def _tol(stat: float) -> float:
     # sums taken in a different order differ by a few ulps; such ties are "not greater"
     return 1e-12 * max(1.0, abs(stat))
+
+
+def _weat_diffs(x: BiasResult) -> tuple[np.ndarray, int, int, float]:
+    """S_diff and T_diff of a weat result as one array, |S|, |T| and mean(S_diff) - mean(T_diff)."""
+    _need(x, "weat")
+    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
+    return np.concatenate([s, t]), len(s), len(t), float(s.mean() - t.mean())
 
 
 def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
@@ -562,24 +530,19 @@ def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
     --------
     Reproduces ``sweater::weat_exact(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> test = weat_exact(res)
     >>> round(test.statistic, 3), test.p_value, test.n
     (0.556, 0.0, 20)
     """
-    _need(x, "weat")
-    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
-    u = np.concatenate([s, t])
-    n1, n2 = len(s), len(t)
+    u, n1, n2, stat = _weat_diffs(x)
     total = math.comb(n1 + n2, n1)
     if total > max_partitions:
         raise InputError(
             f"the exact test needs {total:.3g} partitions of {n1}+{n2} words (limit {max_partitions:,})",
             fix="use weat_resampling(x, n_resampling=9999, seed=...) (the resampling approximation)",
         )
-    stat = float(s.mean() - t.mean())
     tot = u.sum()
     count = 0
     combos = itertools.combinations(range(n1 + n2), n1)
@@ -605,20 +568,15 @@ def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = 
     --------
     As ``sweater::weat_resampling(x)`` (with a seed of its own):
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> test = weat_resampling(res, n_resampling=1000, seed=1)
     >>> round(test.statistic, 3), test.p_value, test.n
     (0.556, 0.0, 1000)
     """
-    _need(x, "weat")
+    u, n1, n2, stat = _weat_diffs(x)
     if n_resampling < 1:
         raise InputError(f"n_resampling must be >= 1, got {n_resampling}", fix="use e.g. 9999")
-    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
-    u = np.concatenate([s, t])
-    n1, n2 = len(s), len(t)
-    stat = float(s.mean() - t.mean())
     rng = np.random.default_rng(seed)
     labels = np.r_[np.ones(n1, bool), np.zeros(n2, bool)]
     diffs = np.empty(n_resampling)
@@ -647,7 +605,6 @@ def weat_test(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> weat_test(res).method
@@ -664,9 +621,15 @@ def weat_test(
     return weat_resampling(x, n_resampling=n_resampling, seed=seed)
 
 
-# --------------------------------------------------------------------------------------
-# the other tests
-# --------------------------------------------------------------------------------------
+# -------------------- the other tests
+
+
+def _nas_scores(w, S, A, B) -> tuple[np.ndarray, np.ndarray]:
+    """nas's P of the words S, and every cos(s, x) (columns A then B)."""
+    X = _mat(w, S)
+    ca, cb = _cos(X, _mat(w, A)), _cos(X, _mat(w, B))
+    both = np.hstack([ca, cb])
+    return (ca.mean(axis=1) - cb.mean(axis=1)) / both.std(axis=1, ddof=1), both
 
 
 def nas(w, S_words, A_words, B_words) -> BiasResult:
@@ -679,17 +642,13 @@ def nas(w, S_words, A_words, B_words) -> BiasResult:
     --------
     Reproduces ``sweater::nas(w, S_words, A_words, B_words)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> nas(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 1.621, 'nurse': -1.659, 'author': -1.088}
     """
     w = _vectors(w)
     missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
-    X = _mat(w, S)
-    ca, cb = _cos(X, _mat(w, A)), _cos(X, _mat(w, B))
-    both = np.hstack([ca, cb])
-    P = (ca.mean(axis=1) - cb.mean(axis=1)) / both.std(axis=1, ddof=1)
+    P, both = _nas_scores(w, S, A, B)
     raw = pd.DataFrame(both, index=S, columns=[f"A:{a}" for a in A] + [f"B:{b}" for b in B])
     return BiasResult("nas", S, [], A, B, missing, P=pd.Series(P, index=S, name="P"), raw=raw)
 
@@ -704,7 +663,6 @@ def mac(w, S_words, A_words) -> BiasResult:
     --------
     Reproduces ``sweater::mac(w, S_words, A_words)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> mac(w, ["pilot", "nurse", "author"], ["he", "him"]).P.round(3).to_dict()
     {'pilot': 0.962, 'nurse': 0.536, 'author': 0.782}
@@ -722,7 +680,6 @@ def mac_es(x: BiasResult) -> float:
     --------
     Reproduces ``sweater::mac_es(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> round(mac_es(mac(w, ["pilot", "nurse", "author"], ["he", "him"])), 3)
     0.76
@@ -741,7 +698,6 @@ def rnd(w, S_words, A_words, B_words) -> BiasResult:
     --------
     Reproduces ``sweater::rnd(w, S_words, A_words, B_words)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': -0.564, 'nurse': 0.704, 'author': 0.141}
@@ -761,7 +717,6 @@ def rnd_es(x: BiasResult) -> float:
     --------
     Reproduces ``sweater::rnd_es(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> round(rnd_es(rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])), 3)
     0.281
@@ -793,7 +748,6 @@ def semaxis(w, S_words, A_words, B_words, l: int = 0) -> BiasResult:
     --------
     Reproduces ``sweater::semaxis(w, S_words, A_words, B_words, l = 0)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> semaxis(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 0.316, 'nurse': -0.414, 'author': -0.091}
@@ -823,7 +777,6 @@ def rnsb(w, S_words, A_words, B_words) -> BiasResult:
     --------
     Reproduces ``sweater::rnsb(w, S_words, A_words, B_words)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> rnsb(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 0.289, 'nurse': 0.374, 'author': 0.337}
@@ -848,7 +801,6 @@ def rnsb_es(x: BiasResult) -> float:
     --------
     Reproduces ``sweater::rnsb_es(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> round(rnsb_es(rnsb(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])), 4)
     0.0055
@@ -868,7 +820,6 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
     --------
     Reproduces ``sweater::ect(w, S_words, A_words, B_words)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"])
     >>> res.u_a.round(3).to_dict()
@@ -889,7 +840,6 @@ def ect_es(x: BiasResult) -> float:
     --------
     Reproduces ``sweater::ect_es(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> ect_es(ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]))
     -1.0
@@ -900,9 +850,7 @@ def ect_es(x: BiasResult) -> float:
     return float(spearmanr(x.u_a.to_numpy(), x.u_b.to_numpy()).statistic)
 
 
-# --------------------------------------------------------------------------------------
-# front door
-# --------------------------------------------------------------------------------------
+# -------------------- front door
 
 
 def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "guess", **kwargs) -> BiasResult:
@@ -915,7 +863,6 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
     --------
     Reproduces ``sweater::query()``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> query(w, ["pilot", "nurse", "author"], A_words=["he", "him"], B_words=["she", "her"]).method
     'rnd'
@@ -924,13 +871,8 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
     """
     given = {k for k, v in (("S", S_words), ("T", T_words), ("A", A_words), ("B", B_words)) if v}
     if method == "guess":
-        if given == {"S", "A"}:
-            method = "mac"
-        elif given == {"S", "A", "B"}:
-            method = "rnd"
-        elif given == {"S", "T", "A", "B"}:
-            method = "weat"
-        else:
+        method = {frozenset("SA"): "mac", frozenset("SAB"): "rnd", frozenset("STAB"): "weat"}.get(frozenset(given), "")
+        if not method:
             raise InputError(
                 f"cannot guess the method from the word sets given ({', '.join(sorted(given))})",
                 fix="give S+A (mac), S+A+B (rnd) or S+T+A+B (weat), or name method=",
@@ -958,7 +900,6 @@ def calculate_es(x: BiasResult, **kwargs) -> float:
     --------
     Reproduces ``sweater::calculate_es(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> res = weat(w, ["pilot", "engineer", "doctor"], ["nurse", "teacher", "author"], ["he", "him"], ["she", "her"])
     >>> round(calculate_es(res), 3), round(calculate_es(query(w, ["pilot", "nurse", "author"], A_words=["he"])), 3)
@@ -984,7 +925,6 @@ def plot_bias(x: BiasResult, ax=None):
     --------
     As ``sweater::plot_bias(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> fig = plot_bias(mac(w, ["pilot", "nurse", "author"], ["he", "him"]))
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
@@ -999,12 +939,8 @@ def plot_bias(x: BiasResult, ax=None):
             f"plotting a {x.method} result is not supported (no per-word scores P)",
             fix="plot results of mac, rnd, semaxis, nas or rnsb",
         )
-    plt = _pyplot()
     p = x.P.sort_values()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5, max(2.0, 0.22 * len(p) + 1)))
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (5, max(2.0, 0.22 * len(p) + 1)))
     ypos = np.arange(len(p))
     ax.hlines(ypos, p.min(), p.max(), colors="lightgrey", linestyles="dotted", linewidth=0.8)
     ax.plot(p.to_numpy(), ypos, "o", color="black", markersize=4)
@@ -1021,19 +957,14 @@ def plot_ect(x: BiasResult, ax=None):
     --------
     As ``sweater::plot_ect(x)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> fig = plot_ect(ect(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]))
     >>> fig.axes[0].get_xlabel()
     'Association ranking: A_words'
     """
     _need(x, "ect")
-    plt = _pyplot()
     ra, rb = x.u_a.rank().to_numpy(), x.u_b.rank().to_numpy()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5, 5))
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (5, 5))
     for word, a, b in zip(x.S_words, ra, rb):
         ax.text(a, b, word, ha="center", va="center", fontsize=8)
     lim = (0.5, len(ra) + 0.5)
@@ -1045,20 +976,18 @@ def plot_ect(x: BiasResult, ax=None):
     return fig
 
 
-def _pyplot():
-
+def _figure(ax, figsize):
+    """``(figure, ax)``: ``ax``'s figure, or a new figure of ``figsize`` (Agg unless pyplot was in use)."""
     import matplotlib
 
     if "matplotlib.pyplot" not in sys.modules:  # headless default; keeps a backend the user chose
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    return plt
+    return plt.subplots(figsize=figsize) if ax is None else (ax.figure, ax)
 
 
-# --------------------------------------------------------------------------------------
-# the FMAT paper's criterion
-# --------------------------------------------------------------------------------------
+# -------------------- the FMAT paper's criterion
 
 
 def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> pd.DataFrame:
@@ -1066,19 +995,16 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
 
     wefat_male(w) = [mean_{m in male} cos(w, m) - mean_{f in female} cos(w, f)]
                     / sd_{x in male ∪ female} cos(w, x)      (sd with ddof=1)
-    i.e. Caliskan et al.'s (2017) WEFAT s(w) with the sign flipped (male-positive); the same
-    as sweater ``nas(w, items, male, female)``.
+    i.e. Caliskan et al.'s (2017) WEFAT s(w) with the sign flipped (male-positive), as sweater ``nas(w, items, male, female)``.
 
-    Returns a DataFrame with one row per item, in the given order: ``item`` (str),
-    ``wefat_male`` (float, NaN when the item is not in the vectors) and ``missing`` (bool).
-    Missing items and attribute words are warned about (MissingWordsWarning); missing
-    attribute words are left out of the score.
+    Returns one row per item, in the given order: ``item``, ``wefat_male`` (NaN when the item
+    is not in the vectors) and ``missing``. Missing items and attribute words are warned about
+    (MissingWordsWarning); missing attribute words are left out of the score.
 
     Examples
     --------
     The same numbers as ``sweater::nas(w, items, male, female)``:
 
-    >>> import pandas as pd
     >>> w = example_vectors()  # he him she her pilot engineer doctor nurse teacher author, in 2 dimensions
     >>> wefat_criterion(w, ["pilot", "nurse", "astronaut"], ["he", "him"], ["she", "her"]).round(3)
             item  wefat_male  missing
@@ -1098,12 +1024,7 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
             MissingWordsWarning,
             stacklevel=user_stacklevel(),
         )
-    scores: dict[str, float] = {}
-    if found:
-        X = _mat(w, found)
-        cm, cf = _cos(X, _mat(w, M)), _cos(X, _mat(w, F))
-        s = (cm.mean(axis=1) - cf.mean(axis=1)) / np.hstack([cm, cf]).std(axis=1, ddof=1)
-        scores = dict(zip(found, s))
+    scores = dict(zip(found, _nas_scores(w, found, M, F)[0])) if found else {}
     return pd.DataFrame(
         {
             "item": pd.array(items, dtype="str"),

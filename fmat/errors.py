@@ -36,13 +36,7 @@ class FmatError(Exception):
         self.message = message
         self.where = where
         self.fix = fix
-        parts = []
-        if where:
-            parts.append(f"{where}: ")
-        parts.append(message)
-        if fix:
-            parts.append(f"\n  fix: {fix}")
-        super().__init__("".join(parts))
+        super().__init__((f"{where}: " if where else "") + message + (f"\n  fix: {fix}" if fix else ""))
 
 
 def user_stacklevel() -> int:
@@ -55,7 +49,6 @@ def user_stacklevel() -> int:
     >>> user_stacklevel() >= 1
     True
     """
-
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
@@ -75,7 +68,6 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     >>> str(caught[0].message), caught[0].category.__name__
     ('3 words are not whole-word tokens', 'UserWarning')
     """
-
     warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
@@ -164,16 +156,13 @@ def os_error(err: BaseException) -> FmatError | None:
     >>> os_error(KeyError("x")) is None
     True
     """
-
     if not isinstance(err, OSError) or not err.errno:
         return None
     name = _errno.errorcode.get(err.errno)
     if name not in _OS_ERRORS:
         return None
     what, fix = _OS_ERRORS[name]
-    path = err.filename
-    if err.filename2:
-        path = f"{err.filename} -> {err.filename2}"
+    path = f"{err.filename} -> {err.filename2}" if err.filename2 else err.filename
     return FmatError(what, where=str(path) if path else None, fix=fix)
 
 

@@ -1,12 +1,11 @@
 """Lock files: small tab-separated tables that pin what a run used, one mechanism for all of them.
 
-The models' lock (``resources/models.lock.tsv``: :mod:`fmat.models`; the workflow keeps one per
-model, ``resources/models/{model}.lock.tsv``) and the criterion sources' lock (the replication's
-``resources/criteria.lock.tsv``, one record per source file beside it) are
-both read with :func:`read` (the columns and every row checked: a damaged lock is an
-InputError naming the file, the line and the fix, never used as provenance), changed
-inside :func:`exclusive` where parallel processes rewrite the same file (a lock only one job
-writes needs none) and written atomically with :func:`write`. :func:`sha256_file` is the digest every lock records.
+The models' lock (:mod:`fmat.models`; the workflow keeps one per model,
+``resources/models/{model}.lock.tsv``) and the criterion sources' lock (the replication's
+``resources/criteria.lock.tsv``) are read with :func:`read` (a damaged lock is an InputError
+naming the file, the line and the fix, never used as provenance), changed inside
+:func:`exclusive` where parallel processes rewrite the same file, and written atomically with
+:func:`write`. :func:`sha256_file` is the digest every lock records.
 """
 
 from __future__ import annotations
@@ -129,9 +128,7 @@ def read(
         raise InputError(
             f"the {what} is not a tab-separated table ({type(err).__name__}: {first})", where=str(p), fix=fix
         ) from err
-    for c in optional:
-        if c not in df.columns:
-            df[c] = ""
+    df = df.assign(**{c: "" for c in optional if c not in df.columns})
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(f"the {what} lacks column(s) {missing}", where=str(p), fix=fix)
@@ -154,7 +151,6 @@ def write(path: str | os.PathLike, df: pd.DataFrame, columns: Sequence[str]) -> 
     >>> path.read_text().split()
     ['model', 'commit', 'bert', 'abc']
     """
-
     return write_table(df[list(columns) + [c for c in df.columns if c not in columns]], path, "tsv")
 
 

@@ -5,36 +5,21 @@ representations* (https://arxiv.org/abs/1906.07337), correct a masked LM's proba
 target word for how likely the model finds that word in the template anyway:
 
     p_tgt   = P(he | "[MASK] is a nurse.")
-    p_prior = P(he | "[MASK] is a [MASK] [MASK].")     # the attribute phrase masked
+    p_prior = P(he | "[MASK] is [MASK] [MASK].")       # the attribute phrase masked
     increased log probability  = log(p_tgt / p_prior)
     LPBS = log(p_tgt,a / p_prior,a) - log(p_tgt,b / p_prior,b)     (a = "he", b = "she")
 
-In FMAT terms the option word is the ``MASK`` word and the phrase is the ``{TARGET}`` and/or
-``{ATTRIB}`` word of the query row:
-
-* **Prior sentence.** The row's sentence (as :func:`fmat.scoring.fill_sentences` builds it),
-  with *every* token of the ``{TARGET}`` and ``{ATTRIB}`` phrase replaced by the mask token:
-  one mask token per token of the phrase in that model's tokenization ("a nurse" is two
-  tokens for BERT, so "[MASK] is [MASK] [MASK]."). The phrase's tokens are found by
-  tokenizing the sentence with the phrase and with a mask token in its place and taking the
-  tokens where the two differ (as :func:`fmat.scoring.derive_options` finds option tokens).
-* **Reading position.** The prior sentence has several masks; the option word is read at the
-  position that held ``[MASK]`` (the query's own mask), never at the phrase's masks. Since the
-  phrase's n tokens are replaced by n masks, that position does not move.
-* **Token.** The option's token id is the one scoring found in the full sentence
-  (``token_id``); out-of-vocabulary options (NaN ``prob``) get a NaN prior.
-* **Direction.** ``p_tgt / p_prior`` as Kurita et al. define it (positive: the phrase makes
-  the word *more* likely than the template alone). The seed notebook computes the inverted
-  ratio ``log(p_prior / p_tgt)``; fmat does not.
-
-:func:`score_model` adds ``prior`` and ``logp_prior`` to :func:`fmat.scoring.score_model`'s
-columns; ``fmat.run(..., method="lpbs")`` uses it. :func:`summary` turns such scores into
-LPBS contrasts with :func:`fmat.lpr.summary`'s pairing rules, on ``log(prob / prior)``.
+The option word is the ``MASK`` word; the phrase is the row's ``{TARGET}`` and/or
+``{ATTRIB}`` word, every token of which is masked in the prior sentence (the tokens where the
+sentence differs from the one with a mask token in the phrase's place). The option is read at
+the query's own mask with the token id scoring found (``token_id``); its position does not
+move. :func:`score_model` adds ``prior`` and ``logp_prior`` to :func:`fmat.scoring.score_model`'s
+columns (``fmat.run(..., method="lpbs")``); :func:`summary` forms LPBS contrasts with
+:func:`fmat.lpr.summary`'s pairing rules. The exact rules and the direction: docs/lpbs.md.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Mapping
 
 import numpy as np
@@ -45,8 +30,6 @@ from .lpr import summary as lpr_summary
 from .scoring import mask_logp
 from .scoring import score_model as _score
 from .tokens import _diff_span, _tokenize_many, fill_sentences, mask_position
-
-log = logging.getLogger(__name__)
 
 #: the columns :func:`score_model` adds after fmat.scoring's ``SCORE_COLUMNS``
 PRIOR_COLUMNS = ["prior", "logp_prior"]
@@ -85,10 +68,8 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     >>> tok.convert_ids_to_tokens(inputs[0]), row_input.tolist(), mask_pos.tolist(), n_masked.tolist()
     (['[CLS]', 'the', '[MASK]', 'is', 'a', '[MASK]', '.', '[SEP]'], [0, 0], [2], [1])
     """
-
     _check_lpbs_table(data)
-    mask = tokenizer.mask_token
-    mask_id = tokenizer.mask_token_id
+    mask, mask_id = tokenizer.mask_token, tokenizer.mask_token_id
     slots = _slot_columns(data)
     q = data["query"].astype(str).to_numpy()
     words = {col: data[col].astype(str).to_numpy() for _, col in slots}
@@ -116,10 +97,7 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     for i, k in enumerate(uniq):
         ids = list(enc_full[i])
         m = mask_position(ids, mask_id, full[i])
-        spans = []
-        for ph, _ in slots:
-            if i in masked_by_slot[ph]:
-                spans.append(_diff_span(ids, list(masked_by_slot[ph][i])))
+        spans = [_diff_span(ids, list(masked_by_slot[ph][i])) for ph, _ in slots if i in masked_by_slot[ph]]
         if not spans:
             raise InputError(
                 f"query {k[0]!r} has no {{TARGET}} or {{ATTRIB}} placeholder to mask for the prior",
@@ -162,7 +140,6 @@ def prior_logp(
 
     Examples
     --------
-    >>> import torch
     >>> from fmat.tiny import doc_model
     >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> import fmat
@@ -173,7 +150,6 @@ def prior_logp(
     >>> lp.shape, bool((lp < 0).all())
     ((2,), True)
     """
-
     return mask_logp(model, tokenizer, inputs, mask_pos, row_input, token_ids, batch_size=batch_size, max_tokens=max_tokens)
 
 
@@ -197,14 +173,12 @@ def score_model(
     scores) and ``prior`` (P(option) at the query's mask with the TARGET/ATTRIB phrase's tokens
     all masked) and ``logp_prior`` (its natural log). NaN prior where ``prob`` is NaN.
 
-    ``add_tokens`` is not supported (InputError): the prior would need the temporary tokens'
-    embeddings too.
+    ``add_tokens`` is not supported (InputError): the prior would need the temporary tokens.
 
     Examples
     --------
     Kurita et al.'s (2019) scores (probabilities and their priors) of one model, here a tiny random one:
 
-    >>> import torch
     >>> from fmat.tiny import doc_model
     >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> import fmat
@@ -215,7 +189,6 @@ def score_model(
     0    man  nurse  False       True
     1  woman  nurse  False       True
     """
-
     if add_tokens:
         raise InputError(
             "add_tokens cannot be combined with method 'lpbs'",
@@ -270,10 +243,12 @@ def increased_logp(scores: pd.DataFrame) -> np.ndarray:
     >>> increased_logp(scores).round(3)
     array([ 0.693, -0.693])
     """
+
+    def col(name: str) -> np.ndarray:
+        return pd.to_numeric(scores[name], errors="coerce").to_numpy(dtype=float)
+
     if {"logp", "logp_prior"} <= set(scores.columns):
-        return pd.to_numeric(scores["logp"], errors="coerce").to_numpy(dtype=float) - pd.to_numeric(
-            scores["logp_prior"], errors="coerce"
-        ).to_numpy(dtype=float)
+        return col("logp") - col("logp_prior")
     if "prior" not in scores.columns:
         raise InputError(
             "scores have no 'prior' column, so LPBS cannot be computed",
@@ -281,9 +256,7 @@ def increased_logp(scores: pd.DataFrame) -> np.ndarray:
             fix="score with method 'lpbs' (study file: score: {method: lpbs}; Python: fmat.run(..., method='lpbs'))",
         )
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(pd.to_numeric(scores["prob"], errors="coerce").to_numpy(dtype=float)) - np.log(
-            pd.to_numeric(scores["prior"], errors="coerce").to_numpy(dtype=float)
-        )
+        return np.log(col("prob")) - np.log(col("prior"))
 
 
 def summary(
@@ -291,16 +264,10 @@ def summary(
 ) -> pd.DataFrame:
     """LPBS contrasts (Kurita et al., 2019) with :func:`fmat.lpr.summary`'s pairing rules.
 
-    Each row's value is ln(p_tgt / p_prior) (:func:`increased_logp`) instead of ln(p); the
-    contrasts are then formed exactly as :func:`fmat.lpr.summary` forms LPRs, so with
-    ``mask_pair=True`` (the two MASK groups, e.g. he - she) the value is Kurita et al.'s
-
-        LPBS = ln(p_a / prior_a) - ln(p_b / prior_b).
-
-    The table has :func:`fmat.lpr.summary`'s columns; the value column is named ``column``
-    (default ``"LPR"``, so the reliability and analysis stages read it unchanged) and the table
-    says what it holds in ``attrs["measure"] = "LPBS"`` (kept in parquet files). Give
-    ``column="LPBS"`` for a table whose column says so.
+    Each row's value is ln(p_tgt / p_prior) (:func:`increased_logp`) instead of ln(p), then
+    contrasted as :func:`fmat.lpr.summary` contrasts ln(p): with ``mask_pair=True`` (he - she)
+    it is Kurita et al.'s LPBS = ln(p_a / prior_a) - ln(p_b / prior_b). The value column is
+    ``column`` (default ``"LPR"``, which the later stages read); ``attrs["measure"]`` says "LPBS".
 
     Examples
     --------
@@ -317,7 +284,6 @@ def summary(
     >>> out.attrs["measure"]
     'LPBS'
     """
-
     if not isinstance(scores, pd.DataFrame):
         raise InputError(
             "scores must be a table (DataFrame)", where="scores", fix="pass the output of fmat.run(..., method='lpbs')"

@@ -69,9 +69,8 @@ _TOKENIZER_FILES = (
 def set_cache_folder(path) -> Path:
     """Use ``path`` as the Hugging Face cache (sets ``HF_HOME``; models go to ``path/hub``).
 
-    Call it before anything else: huggingface_hub reads ``HF_HOME`` when it is imported, so
-    a warning says when transformers/huggingface_hub were already imported (the setting
-    then only reaches functions here that pass ``cache_dir`` explicitly: all of them do).
+    Call it first: huggingface_hub reads ``HF_HOME`` at import, so a warning says when it was
+    already imported (fmat's functions still use the folder: they pass ``cache_dir``).
 
     Examples
     --------
@@ -155,12 +154,11 @@ def _lock_row_problem(r) -> str | None:
 
 
 def read_lock(lock_path) -> pd.DataFrame:
-    """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist), validated
-    (:func:`fmat.lockfile.read`).
+    """The lock table (empty with :data:`LOCK_COLUMNS` when the file does not exist), validated.
 
     A file that is not a lock (not a TSV, columns missing, a commit that is neither 40 hex
-    digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is an InputError
-    naming the file, the row and the fix; it is never used as provenance.
+    digits nor, for revision ``local``, a folder's path, a sha256 that is not 64 hex digits) is
+    an InputError naming the file, the row and the fix (:func:`fmat.lockfile.read`).
 
     Examples
     --------
@@ -221,12 +219,23 @@ def locked_commit(model: str, lock_path=None) -> str | None:
     >>> locked_commit("bert-base-uncased", lock) == "a" * 40, locked_commit("roberta-base", lock)
     (True, None)
     """
+    return _lock_value(model, "commit", lock_path)
+
+
+def _existing_lock(lock_path):
+    """``lock_path`` or $FMAT_MODELS_LOCK when that file exists, else None."""
     lock_path = lock_path or os.environ.get(LOCK_ENV)
-    if not lock_path or not Path(lock_path).exists():
+    return lock_path if lock_path and Path(lock_path).exists() else None
+
+
+def _lock_value(model, column: str, lock_path) -> str | None:
+    """``column`` of the last lock row of ``model``; None without a lock file or such a row."""
+    lock_path = _existing_lock(lock_path)
+    if not lock_path:
         return None
     df = read_lock(lock_path)
-    hit = df[df["model"] == model]
-    return str(hit["commit"].iloc[-1]) if len(hit) else None
+    hit = df[df["model"] == str(model)]
+    return str(hit[column].iloc[-1]) if len(hit) else None
 
 
 # ----------------------------------------------------------------------------- download
@@ -259,8 +268,7 @@ def _select_files(names: Sequence[str]) -> list[str]:
 
 def _writable_cache(cache=None) -> Path:
     """The hub cache folder (:func:`cache_dir`), checked before a download: it exists or can be
-    made (no file on the way), and may be written; else InputError naming it, with the fix."""
-
+    made, and may be written; else InputError naming it, with the fix."""
     folder = cache_dir(cache)
     try:
         check_output(folder, folder=True, where="the model cache folder")
@@ -272,7 +280,6 @@ def _writable_cache(cache=None) -> Path:
 def _hub_error(model: str, err: Exception, seconds: float) -> Exception:
     """The error a failed hub call becomes: a full or unwritable cache names the cache folder; a
     server that does not answer, or any other network failure, is an OfflineError."""
-
     if isinstance(err, OSError) and err.errno and not is_timeout(err):
         return InputError(f"cannot write the model cache: {err.strerror}", where=str(err.filename or cache_dir()), fix=CACHE_FIX)
     if is_timeout(err):
@@ -316,13 +323,11 @@ def download(
     """Download model(s) from the Hugging Face hub into the cache and record them in the lock.
 
     The only online function (R: ``BERT_download``). For each model: resolve ``revision``
-    (default: the main branch) to a commit, download config, tokenizer files and one weights
-    file (safetensors preferred) at that commit, hash the weights, and append/replace the
-    model's row in the lock TSV (``lock_path`` or $FMAT_MODELS_LOCK; none: no lock written),
-    with the date the model was created on the hub (``created``; R: ``BERT_info_date``).
-    Returns the lock rows of these models. Every request to the hub waits at most ``timeout``
-    seconds for an answer (default: $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a hub that
-    does not answer is an OfflineError.
+    (default: main) to a commit, download config, tokenizer files and one weights file
+    (safetensors preferred) at that commit, hash the weights, and replace the model's row in
+    the lock TSV (``lock_path`` or $FMAT_MODELS_LOCK; none: no lock written), with its creation
+    date on the hub (``created``). Returns these lock rows. Each hub request waits at most
+    ``timeout`` seconds (:func:`fmat.net.timeout`); a hub that does not answer is an OfflineError.
 
     Examples
     --------
@@ -335,7 +340,6 @@ def download(
     ...
     fmat.errors.InputError: ...
     """
-
     seconds = _timeout(timeout)
     models = [model] if isinstance(model, str) else list(model)
     for m in models:  # before going online
@@ -429,15 +433,13 @@ def load_tokenizer(name_or_path, cache_dir=None, revision=None, lock_path=None):
 
 def _source_kwargs(name_or_path, cache_dir, revision, lock_path) -> dict:
     s = str(name_or_path)
-    p = Path(s).expanduser()
-    if p.exists() or not _looks_like_hub_id(s):
+    if is_local(s):
+        p = Path(s).expanduser()
         _check_folder(p)
         return {"path": str(p)}
     rev = revision or locked_commit(s, lock_path)
     kw = {"path": s, "local_files_only": True, "cache_dir": str(cache_dir) if cache_dir else None}
-    if rev:
-        kw["revision"] = rev
-    return kw
+    return kw | {"revision": rev} if rev else kw
 
 
 def _not_cached(name, err, cache=None) -> ModelError:
@@ -446,7 +448,7 @@ def _not_cached(name, err, cache=None) -> ModelError:
     that could be a folder (``models/my-bert``), that there is no such folder either."""
     first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
     p = Path(str(name)).expanduser()
-    if p.exists() or not _looks_like_hub_id(str(name)):
+    if is_local(name):
         return ModelError(
             f"cannot read the model folder {name}: {first}",
             where=str(p),
@@ -465,7 +467,6 @@ def _not_cached(name, err, cache=None) -> ModelError:
 
 def _did_you_mean(name, cache=None) -> str:
     """ "did you mean 'bert-base-uncased'? " when cached model names are close to ``name`` (a typo)."""
-
     cached = cached_models(cache)
     close = difflib.get_close_matches(str(name), cached, n=3, cutoff=0.6)
     if not close:  # 'bert-base-uncase' for 'google-bert/bert-base-uncased': compare the names after the owner
@@ -526,21 +527,14 @@ def weights_path(name_or_path, cache_dir=None, revision=None, lock_path=None) ->
     path = kw.pop("path")
     if "local_files_only" not in kw:
         folder = Path(path)
-        for w in WEIGHT_FILES:
-            if (folder / w).is_file():
-                return folder / w
-        shards = sorted(folder.glob("model-*.safetensors"))
-        return shards[0] if shards else None
+        found = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()] or sorted(folder.glob("model-*.safetensors"))
+        return found[0] if found else None
     from transformers.utils import cached_file
 
     for w in WEIGHT_FILES:
-        try:
-            with hub_offline():
-                got = cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw)
-        except OSError:
-            got = None
-        if got:
-            return Path(got)
+        with contextlib.suppress(OSError), hub_offline():
+            if got := cached_file(path, w, _raise_exceptions_for_missing_entries=False, **kw):
+                return Path(got)
     return None
 
 
@@ -548,10 +542,7 @@ def _is_weights_error(err: BaseException) -> bool:
     text = str(err)
     return (
         type(err).__name__ in ("SafetensorError", "UnpicklingError", "BadZipFile", "EOFError", "HeaderTooLarge")
-        or (
-            isinstance(err, RuntimeError)
-            and ("PytorchStreamReader" in text or "zip archive" in text or "Weights only load failed" in text)
-        )
+        or (isinstance(err, RuntimeError) and ("PytorchStreamReader" in text or "zip archive" in text))
         or "Weights only load failed" in text
         or "Unable to load weights" in text
     )
@@ -572,15 +563,13 @@ def _weights_error(name, wpath, err) -> ModelError:
 
 
 def download_job(model: str) -> str:
-    """The command that reruns the workflow's download job of ``model`` alone (its marker file), never
-    every model's (``--forcerun download_model`` would download every hub model again).
+    """The command that reruns the workflow's download job of ``model`` alone (its marker file).
 
     Examples
     --------
     >>> download_job("vinai/bertweet-base")
     'snakemake --profile profiles/default --forcerun resources/models/vinai__bertweet-base.json'
     """
-
     try:
         slug = model_slug(model)
     except InputError:
@@ -592,14 +581,12 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
     """Check the weights file ``wpath`` of ``name`` against the sha256 the lock file records.
 
     The lock row is the hub model's (``model == name``) or the local folder's (revision
-    ``local``, commit = the folder's path, relative to the working folder or absolute). Returns the digest checked (None: the lock
-    records none). A different digest is a ModelError before any scoring: the file changed
-    since it was locked (a swap that kept the old file time, ``cp -p``/``rsync -a``, included;
-    a bit flip that leaves the header intact loads and gives finite nonsense, so this is the
-    check that catches it).
+    ``local``, commit = the folder's path). Returns the digest checked (None: the lock records
+    none). A different digest is a ModelError before any scoring: the file changed since it
+    was locked (a bit flip that leaves the header intact loads and gives finite nonsense).
     """
-    lock_path = lock_path or os.environ.get(LOCK_ENV)
-    if not lock_path or not wpath or not Path(lock_path).exists():
+    lock_path = _existing_lock(lock_path)
+    if not lock_path or not wpath:
         return None
     df = read_lock(lock_path)
     folder = Path(wpath).resolve().parent
@@ -691,18 +678,13 @@ def load_masked_lm(
     Never runs repository code (``trust_remote_code=False``) and never goes online: a hub
     model must have been downloaded (:func:`download`); its locked commit is used when the
     lock file (``lock_path`` or $FMAT_MODELS_LOCK) lists it. The model is put in eval mode on
-    ``device`` (default: CUDA when available) with ``dtype`` ("float32" default).
-    ``progress=False`` hides transformers' "Loading weights" bar.
+    ``device`` (default: CUDA when available). ``progress=False`` hides transformers' bar.
 
-    Before the model is returned (and so before any scoring), ModelError for: a
-    missing/incomplete folder or a model absent from the cache; a model that is not a masked
-    language model; weights that cannot be read (damaged safetensors, a pickle the safe loader
-    refuses: the error names the file and says to download it again); weights whose sha256
-    differs from the lock's (:func:`verify_weights`); a checkpoint without its MLM head, with
-    weights of other sizes or unused weights, or a tokenizer beyond the embedding matrix
-    (:func:`check_masked_lm`). A correct checkpoint loads without transformers' warnings.
+    ModelError before any scoring for: a missing/incomplete folder or a model absent from the
+    cache; not a masked LM; weights that cannot be read (the error names the file) or whose
+    sha256 differs from the lock's (:func:`verify_weights`); the refusals of
+    :func:`check_masked_lm`; degenerate outputs (:func:`check_outputs`).
     """
-
     with hub_offline():
         return _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress)
 
@@ -784,8 +766,7 @@ def is_local(name_or_path) -> bool:
 
 
 def damaged_fix(name_or_path) -> str:
-    """How to replace damaged weights: download a hub model again; a local folder cannot be
-    downloaded, so it is copied or saved again from where it came from.
+    """How to replace damaged weights: download a hub model again, copy or save a local folder again.
 
     Examples
     --------
@@ -826,13 +807,12 @@ def degenerate_error(name_or_path, weights, what: str) -> ModelError:
 
 
 def check_outputs(name_or_path, model, tokenizer, weights=None, sentence: str = PROBE) -> None:
-    """Refuse a model whose outputs are degenerate (ModelError naming the folder or weights file):
-    one forward pass on ``sentence`` (:data:`PROBE` at every load; :func:`fill_mask_check` also
-    checks its own sentence, as :func:`fmat.run` checks every sentence it scores); its logits at
-    the mask must be finite, not all the same (every probability 1/V) and not absurdly far apart
-    (every probability but one exactly 0; more than :data:`MAX_LOGIT_SPREAD`). Weights with
-    flipped bytes that still read as a weights file give these; a lock file's sha256 catches
-    them only where there is one (the workflow).
+    """Refuse a model whose outputs are degenerate (ModelError naming the folder or weights file).
+
+    One forward pass on ``sentence`` (:data:`PROBE` at every load): its logits at the mask must
+    be finite, not all the same (every probability 1/V) and not more than
+    :data:`MAX_LOGIT_SPREAD` apart (every probability but one 0): what weights with flipped
+    bytes that still read as a weights file give.
 
     Examples
     --------
@@ -858,26 +838,17 @@ def check_outputs(name_or_path, model, tokenizer, weights=None, sentence: str = 
     device = next(model.parameters()).device
     with torch.inference_mode():
         logits = model(**{k: v.to(device) for k, v in enc.items()}).logits[0, int(at[0, 0])].float()
-    if not bool(torch.isfinite(logits).all()):
-        bad = int((~torch.isfinite(logits)).sum())
-        raise degenerate_error(
-            name_or_path,
-            weights,
-            f"{bad} of its {logits.numel()} logits at the mask of the sentence {sentence!r} are NaN or infinite",
-        )
+    at_mask = f"at the mask of the sentence {sentence!r}"
     low, high = float(logits.min()), float(logits.max())
-    if high == low:
-        raise degenerate_error(
-            name_or_path, weights, f"every token gets the same logit ({high:g}) at the mask of the sentence {sentence!r}"
-        )
-    if high - low > MAX_LOGIT_SPREAD:
-        raise degenerate_error(
-            name_or_path,
-            weights,
-            f"its logits at the mask of the sentence {sentence!r} "
-            f"span {low:.3g} to {high:.3g}, so every probability but "
-            "one is zero",
-        )
+    if not bool(torch.isfinite(logits).all()):
+        what = f"{int((~torch.isfinite(logits)).sum())} of its {logits.numel()} logits {at_mask} are NaN or infinite"
+    elif high == low:
+        what = f"every token gets the same logit ({high:g}) {at_mask}"
+    elif high - low > MAX_LOGIT_SPREAD:
+        what = f"its logits {at_mask} span {low:.3g} to {high:.3g}, so every probability but one is zero"
+    else:
+        return
+    raise degenerate_error(name_or_path, weights, what)
 
 
 def check_scores(name_or_path, scores, weights=None) -> None:
@@ -894,7 +865,6 @@ def check_scores(name_or_path, scores, weights=None) -> None:
     ...     print(err.message.split(".")[0])
     model my-model gives degenerate outputs: all 2 option probabilities of whole-word tokens are zero, NaN or infinite
     """
-
     if "prob" not in scores or not len(scores):
         return
     prob = scores["prob"].to_numpy(dtype=float)
@@ -948,17 +918,10 @@ def resolve_dtype(dtype):
 
     if isinstance(dtype, torch.dtype):
         return dtype
-    table = {
-        "float32": torch.float32,
-        "fp32": torch.float32,
-        "float16": torch.float16,
-        "fp16": torch.float16,
-        "bfloat16": torch.bfloat16,
-        "bf16": torch.bfloat16,
-    }
-    if dtype not in table:
+    name = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}.get(dtype, dtype)
+    if name not in {"float32", "float16", "bfloat16"}:
         raise InputError(f"unknown dtype {dtype!r}", fix="use float32 (default), bfloat16 or float16")
-    return table[dtype]
+    return getattr(torch, name)
 
 
 def _as_models(models) -> dict[str, str]:
@@ -967,9 +930,7 @@ def _as_models(models) -> dict[str, str]:
         models = [models]
     if isinstance(models, Mapping):
         return {str(k): str(v) for k, v in models.items()}
-    out = {}
-    for m in models:
-        out[str(m)] = str(m)
+    out = {str(m): str(m) for m in models}
     if not out:
         raise InputError("no model given", fix="name at least one model (hub name or local folder)")
     return out
@@ -983,8 +944,7 @@ def info(models, cache_dir=None, lock_path=None) -> pd.DataFrame:
 
     Columns: model, type (config.model_type), param (number of parameters), vocab (rows of
     the input embedding), embed (its width), layer (hidden layers), heads (attention heads),
-    mask (the mask token), created (the model's creation date on the hub, recorded in the lock
-    file at download; empty for local folders and models downloaded before fmat recorded it).
+    mask (the mask token), created (:func:`created_date`).
 
     Examples
     --------
@@ -1029,18 +989,12 @@ def created_date(model: str, lock_path=None) -> str:
     >>> created_date("bert-base-uncased", lock), created_date("roberta-base", lock)
     ('2018-11-14', '')
     """
-    lock_path = lock_path or os.environ.get(LOCK_ENV)
-    if not lock_path or not Path(lock_path).exists():
-        return ""
-    df = read_lock(lock_path)
-    hit = df[df["model"] == str(model)]
-    return str(hit["created"].iloc[-1]) if len(hit) else ""
+    return _lock_value(model, "created", lock_path) or ""
 
 
 def info_date(models, lock_path=None) -> pd.DataFrame:
-    """The date each model was created on the hub (R: ``BERT_info_date``), as recorded in the
-    lock file when :func:`download` fetched it (no network: fmat reads the date at download).
-    Columns: model, date ("" where not recorded: local folders, models not downloaded).
+    """The date each model was created on the hub (R: ``BERT_info_date``), as :func:`download`
+    recorded it in the lock. Columns: model, date ("" where not recorded: local folders).
 
     Examples
     --------
@@ -1059,12 +1013,10 @@ def vocab(
 ) -> pd.DataFrame:
     """Are ``words`` single whole-word tokens of each model? (R: ``BERT_vocab``).
 
-    Uses the same rules as :func:`fmat.run`: the word's token is derived from the tokenizer
-    with the word in place of the mask in ``query`` (default: mid-sentence; give e.g.
-    "[MASK] is here." to check sentence-initial forms, which differ for byte-level BPE), or
-    FMAT's name rules with ``word_rule="fmat"``.
-    Columns: model, M_word, token (the token, or "<first piece> (out-of-vocabulary)"),
-    token_id, in_vocab (False also when the word is the unknown token).
+    The rules of :func:`fmat.run`: the token is derived from the tokenizer with the word in
+    place of the mask in ``query`` (e.g. "[MASK] is here." for sentence-initial forms), or
+    FMAT's name rules with ``word_rule="fmat"``. Columns: model, M_word, token (or "<first
+    piece> (out-of-vocabulary)"), token_id, in_vocab (False also for the unknown token).
 
     Examples
     --------
@@ -1076,10 +1028,7 @@ def vocab(
     0  nurse      True
     1  zebra     False
     """
-
-    if isinstance(words, str):
-        words = [words]
-    words = [str(w) for w in words]
+    words = [str(w) for w in ([words] if isinstance(words, str) else words)]
     if "[MASK]" not in query:
         raise InputError(f"query {query!r} has no [MASK]", fix="e.g. query='It is [MASK] here.'")
     rows = []
@@ -1125,8 +1074,7 @@ def fill_mask_check(query: str, models, top: int = 5, device=None, cache_dir=Non
     rows = []
     for label, src in _as_models(models).items():
         model, tok = load_masked_lm(src, device=device, cache_dir=cache_dir, lock_path=lock_path)
-        # the checks fmat.run applies to what it scores, on this sentence too: weights damaged so
-        # that the load's probe passes can still give this sentence NaN or one token p = 1.0
+        # damaged weights that pass the load's probe can still fail on this sentence
         check_outputs(src, model, tok, weights_path(src, cache_dir=cache_dir, lock_path=lock_path), sentence=query)
         rows.extend({"model": label, **r} for r in top_fills(model, tok, query, top))
     return pd.DataFrame(rows, columns=["model", "score", "token", "token_str", "sequence"])
@@ -1140,7 +1088,6 @@ def top_fills(model, tokenizer, query: str, top: int = 5) -> list[dict]:
     --------
     As R FMAT's ``fill_mask()`` (transformers' fill-mask pipeline):
 
-    >>> import torch
     >>> from fmat.tiny import doc_model
     >>> model, tok = doc_model()  # a one-layer BERT of 13 words, random weights (seed 0)
     >>> fills = top_fills(model, tok, "the [MASK] is here .", top=3)
@@ -1167,8 +1114,7 @@ def _scan_cache(cache=None):  # patched in tests
 def remove(models, cache_dir=None) -> list[str]:
     """Delete model(s) from the local Hugging Face cache (R: ``BERT_remove``); returns the removed names.
 
-    Only hub-cache entries are removed; local model folders are never deleted (ModelError).
-    A model not in the cache is reported with a warning.
+    Local model folders are never deleted (ModelError); a model not in the cache is a warning.
 
     Examples
     --------
@@ -1198,11 +1144,9 @@ def remove(models, cache_dir=None) -> list[str]:
             where=", ".join(map(str, names)),
             fix="give the cache the models were downloaded to: --cache-dir, or $HF_HOME",
         ) from None
-    removed, hashes = [], []
-    for repo in info_.repos:
-        if repo.repo_type == "model" and repo.repo_id in names:
-            hashes.extend(r.commit_hash for r in repo.revisions)
-            removed.append(repo.repo_id)
+    repos = [repo for repo in info_.repos if repo.repo_type == "model" and repo.repo_id in names]
+    removed = [repo.repo_id for repo in repos]
+    hashes = [r.commit_hash for repo in repos for r in repo.revisions]
     for m in names:
         if m not in removed:
             warnings.warn(f"{m} is not in the cache {cache_dir or cache_dir_default()}", stacklevel=user_stacklevel())

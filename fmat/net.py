@@ -7,13 +7,9 @@ proxy, a half-open firewall) must not hang a run: every request waits at most
 :func:`timeout` seconds for the connection and for each read of the answer, then fails with a
 message that says how to work offline.
 
-The default is :data:`DEFAULT_TIMEOUT` seconds; ``$FMAT_NETWORK_TIMEOUT`` (seconds) changes it,
-and so do ``fmat download --timeout`` / ``fmat agreement-download --timeout``. The workflow has
-its own keys: ``hub_timeout`` (the download jobs) and ``criteria.download_timeout``
-(docs/workflow.md).
-
-It is a limit on waiting for an answer, not on the length of a download: a large file that
-keeps arriving is never cut off.
+The default is :data:`DEFAULT_TIMEOUT` seconds; ``$FMAT_NETWORK_TIMEOUT`` or the commands'
+``--timeout`` change it (the workflow: ``hub_timeout``, ``criteria.download_timeout``). It
+limits the wait for an answer, not a download's length: a file that keeps arriving is never cut off.
 """
 
 from __future__ import annotations
@@ -84,12 +80,10 @@ def hub_timeouts(seconds: float | None = None):
     """Inside the block, every HTTP request huggingface_hub makes waits at most ``seconds``
     (:func:`timeout` by default) for the connection and for each read.
 
-    huggingface_hub 2.x bounds file downloads (``HF_HUB_DOWNLOAD_TIMEOUT``, ``HF_HUB_ETAG_TIMEOUT``)
-    but sends its API calls (``model_info``, ``list_repo_tree``) with no timeout through one
-    shared httpx client; a request hook on that client (its public ``event_hooks``) caps them
-    all, and the two download settings are set to ``seconds`` too. hf_xet (huggingface_hub's
-    separate client for Xet storage) is switched off inside the block, so that every file comes
-    over HTTP under these limits. All are restored after.
+    huggingface_hub 2.x sends its API calls (``model_info``, ``list_repo_tree``) with no timeout
+    through one shared httpx client: a request hook on it (``event_hooks``) caps them all, and
+    ``HF_HUB_DOWNLOAD_TIMEOUT``/``HF_HUB_ETAG_TIMEOUT`` are set to ``seconds``. hf_xet (a separate
+    client that neither reaches) is off, so every file comes over HTTP. All are restored after.
 
     Examples
     --------
@@ -106,8 +100,6 @@ def hub_timeouts(seconds: float | None = None):
     client.event_hooks = {"request": [*hooks["request"], _bound(seconds)], "response": hooks["response"]}
     saved = constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT, constants.HF_HUB_DISABLE_XET
     constants.HF_HUB_DOWNLOAD_TIMEOUT = constants.HF_HUB_ETAG_TIMEOUT = seconds
-    # Xet-backed files would otherwise go through hf_xet, a separate (Rust) client that neither
-    # the hook nor the two settings reach; plain HTTP downloads of the same files do obey them
     constants.HF_HUB_DISABLE_XET = True
     try:
         yield seconds
@@ -124,11 +116,9 @@ def hub_timeouts(seconds: float | None = None):
 def hub_offline():
     """Inside the block huggingface_hub and transformers make no network request at all.
 
-    fmat loads models offline (``local_files_only``), but huggingface_hub 2.x still sends requests
-    of its own when it is online, e.g. the agent-harness registry it fetches for its user agent
-    (``$HF_ENDPOINT/api/agent-harnesses``) while looking up a file that is not in the cache. Its
-    offline switch (``huggingface_hub.constants.HF_HUB_OFFLINE``, what ``HF_HUB_OFFLINE=1`` sets
-    at import) is on inside the block, as before after it.
+    Even with ``local_files_only`` huggingface_hub 2.x sends requests of its own (e.g. the
+    agent-harness registry for its user agent) when a file is not in the cache; its offline
+    switch (``constants.HF_HUB_OFFLINE``, what ``HF_HUB_OFFLINE=1`` sets) is on inside the block.
 
     Examples
     --------
@@ -156,16 +146,11 @@ def is_timeout(err: BaseException) -> bool:
     >>> is_timeout(socket.timeout("timed out")), is_timeout(ValueError("bad"))
     (True, False)
     """
-    seen = 0
-    while err is not None and seen < 10:
-        name = type(err).__name__
-        if isinstance(err, TimeoutError) or "Timeout" in name:
+    for _ in range(10):
+        if err is None:
+            return False
+        if isinstance(err, TimeoutError) or "Timeout" in type(err).__name__:
             return True
         reason = getattr(err, "reason", None)  # urllib's URLError wraps the socket's timeout
-        if isinstance(reason, BaseException) and reason is not err:
-            err = reason
-            seen += 1
-            continue
-        err = err.__cause__ or err.__context__
-        seen += 1
+        err = reason if isinstance(reason, BaseException) and reason is not err else (err.__cause__ or err.__context__)
     return False
