@@ -6,9 +6,7 @@ whose ``where`` is the parameter's name and whose message says what it must be, 
 model loads or any work starts (pathlib's or ``int()``'s bare ``TypeError`` named nothing).
 
 Each checker takes the parameter's name and value and returns the value as the function uses
-it (a path as :class:`pathlib.Path`, a whole number as ``int``)::
-
-    threads = arguments.whole("threads", threads, minimum=1, optional=True)
+it (a path as :class:`pathlib.Path`, a whole number as ``int``).
 
 Examples
 --------
@@ -122,21 +120,13 @@ def whole(name: str, value: Any, *, minimum: int | None = None, maximum: int | N
     """
     if value is None and optional:
         return None
-    span = (
-        f"from {minimum} to {maximum}"
-        if minimum is not None and maximum is not None
-        else f"of {minimum} or more"
-        if minimum is not None
-        else ""
-    )
+    span = "" if minimum is None else f"of {minimum} or more" if maximum is None else f"from {minimum} to {maximum}"
     what = "a whole number" + (f" {span}" if span else "") + (", or None" if optional else "")
     example = f"{minimum if minimum is not None else 1} (or another whole number{f' {span}' if span else ''})"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    is_whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not is_whole or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise _wrong(name, what, value, example)
-    value = int(value)
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise _wrong(name, what, value, example)
-    return value
+    return int(value)
 
 
 def number(
@@ -171,9 +161,8 @@ def number(
         bounds = f" in {left}, {right}"
     what = "a finite number" + bounds + (", or None" if optional else "")
     example = f"{low if low is not None and not low_open else high if high is not None and not high_open else 0.5:g}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _wrong(name, what, value, example)
-    x = float(value)
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    x = float(value) if real else math.nan  # not a real number: refused as not finite
     if (
         not math.isfinite(x)
         or (low is not None and (x < low or (low_open and x == low)))
@@ -196,13 +185,17 @@ def text(name: str, value: Any, *, choices: Iterable[str] | None = None, optiona
     fmat.errors.InputError: method: method must be one of 'fmat', 'lpbs', not the text 'lpb'
       fix: give method='fmat'
     """
-    if value is None and optional:
-        return None
     choices = list(choices) if choices is not None else None
     what = f"one of {', '.join(repr(c) for c in choices)}" if choices else "a text"
-    if not isinstance(value, str) or (choices is not None and value not in choices):
-        raise _wrong(name, what + (", or None" if optional else ""), value, repr(choices[0]) if choices else "'...'")
-    return value
+    ok = isinstance(value, str) and (choices is None or value in choices)
+    return _checked(name, value, ok, what, repr(choices[0]) if choices else "'...'", optional)
+
+
+def _checked(name: str, value: Any, ok: bool, what: str, example: str, optional: bool):
+    """``value`` when ``ok`` (None too when ``optional``), else the InputError: it must be ``what``."""
+    if ok or (value is None and optional):
+        return value
+    raise _wrong(name, what + (", or None" if optional else ""), value, example)
 
 
 def function(name: str, value: Any, *, optional: bool = True) -> Callable | None:
@@ -218,11 +211,7 @@ def function(name: str, value: Any, *, optional: bool = True) -> Callable | None
     fmat.errors.InputError: check_analysis: check_analysis must be a function, or None, not the text 'print'
       fix: give check_analysis=print
     """
-    if value is None and optional:
-        return None
-    if not callable(value):
-        raise _wrong(name, "a function" + (", or None" if optional else ""), value, "print")
-    return value
+    return _checked(name, value, callable(value), "a function", "print", optional)
 
 
 def mapping(name: str, value: Any, *, optional: bool = True) -> Mapping | None:
@@ -238,11 +227,7 @@ def mapping(name: str, value: Any, *, optional: bool = True) -> Mapping | None:
     fmat.errors.InputError: options: options must be a mapping (a dict), or None, not a list
       fix: give options={...}
     """
-    if value is None and optional:
-        return None
-    if not isinstance(value, Mapping):
-        raise _wrong(name, "a mapping (a dict)" + (", or None" if optional else ""), value, "{...}")
-    return value
+    return _checked(name, value, isinstance(value, Mapping), "a mapping (a dict)", "{...}", optional)
 
 
 def table(name: str, value: Any):

@@ -54,8 +54,6 @@ COLUMNS = {
 #: Every column a query table can have, in table order.
 QUERY_COLUMNS = ["qid", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
 
-_MASK_RE = validate.MASK_RE
-
 
 def _loc(where: str | None, field: str) -> str:
     return f"{where}.{field}" if where else field
@@ -99,7 +97,7 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
             )
         q = validate.nfc(q)
         validate.check_query_text(q, loc)
-        n = len(_MASK_RE.findall(q))
+        n = len(validate.MASK_RE.findall(q))
         if n == 0:
             raise InputError(f"query {q!r} has no [MASK]", where=loc, fix="put exactly one [MASK] where the MASK words go")
         if n > 1:
@@ -108,7 +106,7 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
                 where=loc,
                 fix="use exactly one [MASK] per query (FMAT scores one masked position)",
             )
-        out.append(_MASK_RE.sub("[MASK]", q))
+        out.append(validate.MASK_RE.sub("[MASK]", q))
     seen = set()
     for q in out:
         if q in seen:
@@ -174,9 +172,7 @@ def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, l
                     where=gloc,
                     fix="write every word as a string (quote it in YAML)",
                 )
-            if isinstance(w, float):
-                w = str(int(w)) if w.is_integer() else str(w)
-            w = validate.nfc(str(w))
+            w = _as_level(w)
             if not w.strip():
                 raise InputError(f"word {j + 1} of group {name!r} is empty", where=gloc, fix="remove the empty word")
             validate.check_word(w, gloc, f"word {j + 1} of group {name!r}")
@@ -262,7 +258,7 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
         for extra, (mg, mj, mw) in _combinations(type_, mask_rows, target, attrib):
             if "qid" in rows:
                 rows["qid"].append(str(qi + 1))
-            for col, value in zip(["query", "MASK", "M_pair", "M_word", *cols[4:]], [q, mg, mj, mw, *extra]):
+            for col, value in zip(cols, [q, mg, mj, mw, *extra]):
                 rows[col].append(value)
     return _frame(rows, type_)
 
@@ -294,13 +290,11 @@ def _check_placeholders(queries: list[str], target: dict, attrib: dict, where: s
 
 def _design_type(target: dict, attrib: dict, where: str | None) -> str:
     """M, MT, MA or MTA; the groups of a lone TARGET or ATTRIB slot are of equal sizes (pairs)."""
-    if target and not attrib:
-        _check_equal_sizes(target, "TARGET", where, "T_pair needs word j in every group")
-        return "MT"
-    if attrib and not target:
-        _check_equal_sizes(attrib, "ATTRIB", where, "A_pair needs word j in every group")
-        return "MA"
-    return "MTA" if target and attrib else "M"
+    if bool(target) != bool(attrib):
+        slot, groups = ("TARGET", target) if target else ("ATTRIB", attrib)
+        _check_equal_sizes(groups, slot, where, f"{slot[0]}_pair needs word j in every group")
+        return "M" + slot[0]
+    return "MTA" if target else "M"
 
 
 def _combinations(type_: str, mask_rows: list, target: dict, attrib: dict) -> list:
@@ -375,26 +369,11 @@ def query_bind(*tables: pd.DataFrame) -> pd.DataFrame:
             f"query tables have different types ({detail})",
             fix="bind only tables of one type (M, MT, MA or MTA): every block needs the same slots (MASK, TARGET, ATTRIB)",
         )
-    type_ = types[0]
-    cols = COLUMNS[type_]
-    parts = [t[cols].astype(str) if len(t) else t[cols] for t in tables]
-    for t, p in zip(tables, parts):  # keep missing values missing (astype(str) would write "nan")
-        for c in cols:
-            p.loc[t[c].isna().to_numpy(), c] = None
-    bound = pd.concat(parts, ignore_index=True)
-    rows = {c: [None if pd.isna(v) else v for v in bound[c].tolist()] for c in cols}
-    qlevels = list(dict.fromkeys(rows["query"]))
-    qnum = {q: str(i + 1) for i, q in enumerate(qlevels)}
+    cols = COLUMNS[types[0]]
+    rows = {c: [None if pd.isna(v) else str(v) for t in tables for v in t[c].tolist()] for c in cols}
+    qnum = {q: str(i + 1) for i, q in enumerate(dict.fromkeys(rows["query"]))}
     rows = {"qid": [qnum[q] for q in rows["query"]], **rows}
-    return _frame(rows, type_)
-
-
-# --------------------------------------------------------------------------- reading / writing
-
-
-def _csv_field_re(sep: str) -> re.Pattern:
-    s = re.escape(sep)
-    return re.compile(r'"((?:[^"]|"")*)"|([^' + s + r'\r\n"]*)')
+    return _frame(rows, types[0])
 
 
 def parse_r_csv(text: str, sep: str = ",", where: str | None = None) -> list[list[str | None]]:
@@ -412,7 +391,7 @@ def parse_r_csv(text: str, sep: str = ",", where: str | None = None) -> list[lis
     [['query', 'M_word'], ['[MASK] is here.', None], ['NA', '']]
     """
     text = text.lstrip("\ufeff")
-    field = _csv_field_re(sep)
+    field = re.compile(r'"((?:[^"]|"")*)"|([^' + re.escape(sep) + r'\r\n"]*)')  # a quoted or an unquoted field
     rows: list[list[str | None]] = []
     row: list[str | None] = []
     pos, n, line = 0, len(text), 1
@@ -422,8 +401,7 @@ def parse_r_csv(text: str, sep: str = ",", where: str | None = None) -> list[lis
             value = m.group(1).replace('""', '"')
             line += value.count("\n")
         else:
-            raw = m.group(2)
-            value = None if raw in ("NA", "") else raw
+            value = None if m.group(2) in ("NA", "") else m.group(2)
         row.append(value)
         pos = m.end()
         if pos >= n:
@@ -515,8 +493,6 @@ def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
             where=where,
             fix="give a table made by fmat query / FMAT_query()",
         )
-    out = df.copy()
-    out.attrs = {}
     type_ = table_type(df, where)
     expected = COLUMNS[type_]
     present = [c for c in QUERY_COLUMNS if c in df.columns]
@@ -528,9 +504,10 @@ def as_query_table(df: pd.DataFrame, where: str | None = None) -> pd.DataFrame:
             where=where,
             fix="give a table made by fmat query / FMAT_query()",
         )
+    out = df.copy()
     for c in present:
         out[c] = _categorical([None if pd.isna(v) else _as_level(v) for v in out[c].tolist()])
-    out.attrs["type"] = type_
+    out.attrs = {"type": type_}
     return out
 
 
@@ -561,12 +538,8 @@ def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
     >>> again.attrs["type"], len(again), again["T_word"].tolist()
     ('MT', 4, ['nurse', 'nurse', 'pilot', 'pilot'])
     """
-
     path = Path(path)
-    if table_format(path) == "parquet":
-        df = read_table(path)
-    else:
-        df = read_r_table(path)
+    df = read_table(path) if table_format(path) == "parquet" else read_r_table(path)
     validate.check_query_table(df, where=str(path))
     return as_query_table(df, where=str(path))
 
@@ -584,6 +557,5 @@ def write_query_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None
     >>> path.name, len(read_query_table(path))
     ('q.parquet', 4)
     """
-
     table_type(df)
     return write_table(df, path, fmt)

@@ -81,8 +81,7 @@ def schema() -> dict:
     >>> schema()["required"]
     ['id', 'title', 'queries']
     """
-    text = resources.files("fmat").joinpath("schemas", SCHEMA_NAME).read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads(resources.files("fmat").joinpath("schemas", SCHEMA_NAME).read_text(encoding="utf-8"))
 
 
 def read_study_yaml(path: str | os.PathLike) -> dict:
@@ -136,13 +135,9 @@ def _plain(node):
         return {k: _plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_plain(v) for v in node]
-    if isinstance(node, bool) or type(node) in (int, float, str) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
     if isinstance(node, float):
         return float(node)
-    return node
+    return int(node) if isinstance(node, int) and not isinstance(node, bool) else node
 
 
 def _schema_problems(data: dict, where: str) -> list[str]:
@@ -158,7 +153,7 @@ def _schema_problems(data: dict, where: str) -> list[str]:
     ]
 
 
-def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, list]:
+def _resolve_words(spec, where: str, criteria_dir: str | os.PathLike | None) -> tuple[list, list]:
     """Expand one word-list spec into (words, items)."""
     if isinstance(spec, dict) and "range" in spec:
         start, end = spec["range"]
@@ -218,7 +213,7 @@ def _resolve_words(spec, where: str, criteria_dir: Path | None) -> tuple[list, l
     return words, items
 
 
-def _build(data: dict, path: Path, criteria_dir: Path | None):
+def _build(data: dict, path: Path, criteria_dir: str | os.PathLike | None):
     """Build the query table and items table; raise InputError on the first semantic problem."""
     where = str(path)
     if data["id"] != path.stem:
@@ -231,9 +226,7 @@ def _build(data: dict, path: Path, criteria_dir: Path | None):
     for i, block in enumerate(data["queries"]):
         bwhere = f"{where}: queries[{i}]"
         groups = {}
-        for slot in SLOTS:
-            if slot not in block:
-                continue
+        for slot in [s for s in SLOTS if s in block]:
             groups[slot] = {}
             for gname, spec in block[slot].items():
                 words, items = _resolve_words(spec, f"{bwhere}.{slot}.{gname}", criteria_dir)
@@ -242,11 +235,7 @@ def _build(data: dict, path: Path, criteria_dir: Path | None):
                     (slot, design._as_level(w) if not isinstance(w, str) else w, it, f"{bwhere}.{slot}.{gname}")
                     for w, it in zip(words, items)
                 )
-        tables.append(
-            design.query(
-                block["query"], MASK=groups.get("MASK"), TARGET=groups.get("TARGET"), ATTRIB=groups.get("ATTRIB"), where=bwhere
-            )
-        )
+        tables.append(design.query(block["query"], **groups, where=bwhere))  # groups: MASK, TARGET, ATTRIB
     types = [t.attrs["type"] for t in tables]
     if len(set(types)) > 1:
         detail = ", ".join(f"queries[{i}] is {t}" for i, t in enumerate(types))
@@ -277,39 +266,21 @@ def _build(data: dict, path: Path, criteria_dir: Path | None):
             where=f"{where}: queries",
             fix="give the same phrase the same item key everywhere",
         )
-    items = items.drop(columns="where").reset_index(drop=True)
-    items = items.astype({"slot": "str", "word": "str", "item": "str"})
+    items = items.drop(columns="where").reset_index(drop=True).astype({"slot": "str", "word": "str", "item": "str"})
     return queries, items
-
-
-def _lpr_columns(type_: str) -> set[str]:
-    cols = {"model", "query", "MASK", "M_word"}
-    if "T" in type_:
-        cols |= {"TARGET", "T_word"}
-    if "A" in type_:
-        cols |= {"ATTRIB", "A_word"}
-    return cols
 
 
 def _check_pairing(queries: pd.DataFrame, options: dict, where: str) -> None:
     """The lpr options fit the design (the same rules fmat.summary enforces, checked early)."""
     type_ = queries.attrs["type"]
-    checks = [("MASK", "mask_pair", False)]
-    if type_ == "MT":
-        checks.append(("TARGET", "target_pair", False))
-    if type_ == "MA":
-        checks.append(("ATTRIB", "attrib_pair", False))
-    if type_ == "MTA":
-        checks += [("TARGET", "target_pair", True), ("ATTRIB", "attrib_pair", True)]
-    for slot, option, mta in checks:
+    for slot in [s for s in SLOTS if s[0] in type_]:
+        option, mta = f"{slot.lower()}_pair", slot != "MASK" and type_ == "MTA"  # MTA: pairs 1-2, 3-4...
         if not options[option]:
             continue
-        word = design.COLUMNS["M"][3] if slot == "MASK" else f"{slot[0]}_word"
         for q, sub in queries.groupby("query", observed=True, sort=False):
-            counts = sub.groupby(slot, observed=True, sort=True)[word].nunique()
+            counts = sub.groupby(slot, observed=True, sort=True)[f"{slot[0]}_word"].nunique()
             n = len(counts)
-            bad = (n != 2) if not mta else (n % 2 == 1)
-            if bad:
+            if (n % 2 == 1) if mta else (n != 2):
                 need = "exactly two groups" if not mta else "an even number of groups (pairs 1-2, 3-4...)"
                 raise InputError(
                     f"{option} is on but query {q!r} has {n} {slot} group(s) "
@@ -317,17 +288,15 @@ def _check_pairing(queries: pd.DataFrame, options: dict, where: str) -> None:
                     where=f"{where}.{option}",
                     fix=f"set {option}: false, or change the {slot} groups",
                 )
-            if mta:
-                vals = list(counts.items())
-                for k in range(0, n - 1, 2):
-                    (g1, n1), (g2, n2) = vals[k], vals[k + 1]
-                    if n1 != n2:
-                        raise InputError(
-                            f"{option} pairs {slot} groups {g1!r} ({n1} words) and {g2!r} "
-                            f"({n2} words) of query {q!r}; they need equal sizes",
-                            where=f"{where}.{option}",
-                            fix=f"set {option}: false, or give paired groups equal sizes",
-                        )
+            vals = list(counts.items()) if mta else []
+            for (g1, n1), (g2, n2) in zip(vals[::2], vals[1::2]):
+                if n1 != n2:
+                    raise InputError(
+                        f"{option} pairs {slot} groups {g1!r} ({n1} words) and {g2!r} "
+                        f"({n2} words) of query {q!r}; they need equal sizes",
+                        where=f"{where}.{option}",
+                        fix=f"set {option}: false, or give paired groups equal sizes",
+                    )
 
 
 def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
@@ -357,11 +326,10 @@ def check_analysis_name(name: str, options=None, where: str = "analysis") -> Non
       fix: use one of attitude_weat, change_over_time, factual_names, factual_wefat, stereotype_domains, stereotype_pairs, or
     register a new one (docs/adding-a-study.md)
     """
-
     analyses.check(name, options, where=where)
 
 
-def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_analysis=None):
+def _check_semantics(data: dict, path: Path, criteria_dir: str | os.PathLike | None, check_analysis=None):
     where = str(path)
     queries, items = _build(data, path, criteria_dir)
     lpr, reliability, score, analysis = _with_defaults(data)
@@ -375,7 +343,7 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
             where=f"{where}: reliability.item",
             fix="use item: query, or add the slot to the queries",
         )
-    allowed = _lpr_columns(type_)
+    allowed = {"model", "query"} | {c for s in SLOTS if s[0] in type_ for c in (s, f"{s[0]}_word")}  # LPR columns
     for b in reliability["by"]:
         if b not in allowed:
             raise InputError(
@@ -396,12 +364,8 @@ def _check_semantics(data: dict, path: Path, criteria_dir: Path | None, check_an
     return queries, items, lpr, reliability, score, analysis
 
 
-#: analysis options that name groups of a slot: option -> (group column, slot)
-_GROUP_OPTIONS = {
-    "mask_contrast": ("MASK", "MASK"),
-    "attrib_contrast": ("ATTRIB", "ATTRIB"),
-    "target_contrast": ("TARGET", "TARGET"),
-}
+#: analysis options that name groups of a slot: option -> slot
+_GROUP_OPTIONS = {f"{slot.lower()}_contrast": slot for slot in ("MASK", "ATTRIB", "TARGET")}
 
 
 def _design_values(queries: pd.DataFrame, column: str) -> list[str]:
@@ -439,11 +403,10 @@ def _two_different(values: list, where: str, what: str, example: str) -> None:
 
 def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis.options") -> None:
     """The analysis options that name groups, words or templates of the study's design name ones
-    it has, checked when the study file is read, before any model loads (a typo in
-    ``mask_contrast`` failed only in the analysis job, after every model was scored): the
-    ``*_contrast`` options (groups of MASK, ATTRIB, TARGET), ``forms`` (ATTRIB groups),
-    ``mask_wordings`` and ``relations`` ([MASK] words), ``perceivers`` (templates). An
-    InputError names the option, the value and the nearest name the design has; options of
+    it has, checked when the study file is read, before any model loads: the ``*_contrast``
+    options (groups of MASK, ATTRIB, TARGET), ``forms`` (ATTRIB groups), ``mask_wordings`` and
+    ``relations`` ([MASK] words), ``perceivers`` (templates); a pair names two different values.
+    An InputError names the option, the value and the nearest name the design has; options of
     other shapes are left to the analysis.
 
     Examples
@@ -459,52 +422,34 @@ def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis
       fix: use groups of its MASK: Swedes, Greeks
     """
     options = options if isinstance(options, Mapping) else {}
-    _check_group_options(queries, options, where)
-    _check_pairs_differ(options, where)
-    _check_words_in_design(queries, options, where)
-
-
-def _check_group_options(queries: pd.DataFrame, options: Mapping, where: str) -> None:
-    """The ``*_contrast`` options and ``forms`` name two different groups the design has."""
-    for key, (column, slot) in _GROUP_OPTIONS.items():
+    for key, slot in _GROUP_OPTIONS.items():
         if isinstance(options.get(key), list):
-            _need_in_design(options[key], queries, column, slot, "group", f"{where}.{key}")
+            _need_in_design(options[key], queries, slot, slot, "group", f"{where}.{key}")
             _two_different(options[key], f"{where}.{key}", f"{slot} groups", "e.g. [Vegetarian, Hunter] (first minus second)")
-    if isinstance(options.get("forms"), Mapping):
-        for form, pair in options["forms"].items():
-            if isinstance(pair, list):
-                _need_in_design(pair, queries, "ATTRIB", "ATTRIB", "group", f"{where}.forms.{form}")
-                _two_different(
-                    pair, f"{where}.forms.{form}", "ATTRIB groups", "e.g. [MathInterest, ArtsInterest] (focal, reference)"
-                )
-
-
-def _check_pairs_differ(options: Mapping, where: str) -> None:
-    """Each pair of ``relations`` and ``century_contrasts`` names two different values."""
-    if isinstance(options.get("relations"), Mapping):
-        for rel, words in options["relations"].items():
-            if isinstance(words, list):
-                _two_different(words, f"{where}.relations.{rel}", "[MASK] words", "e.g. [like, dislike] (positive, negative)")
-    if isinstance(options.get("century_contrasts"), list):
-        for i, pair in enumerate(options["century_contrasts"]):
-            if isinstance(pair, list):
-                _two_different(pair, f"{where}.century_contrasts[{i}]", "years", "e.g. [2000, 1900] (later, earlier)")
-
-
-def _check_words_in_design(queries: pd.DataFrame, options: Mapping, where: str) -> None:
-    """``mask_wordings`` and ``relations`` name [MASK] words the design has, ``perceivers`` its templates."""
-    for key in ("mask_wordings",):
-        for i, words in enumerate(options.get(key) or [] if isinstance(options.get(key), list) else []):
-            if isinstance(words, list):
-                _need_in_design(words, queries, "M_word", "MASK", "word", f"{where}.{key}[{i}]")
-    if isinstance(options.get("relations"), Mapping):
-        for rel, words in options["relations"].items():
-            if isinstance(words, list):
-                _need_in_design(words, queries, "M_word", "MASK", "word", f"{where}.relations.{rel}")
+    for loc, pair in _lists_in(options, "forms", Mapping, where):
+        _need_in_design(pair, queries, "ATTRIB", "ATTRIB", "group", loc)
+        _two_different(pair, loc, "ATTRIB groups", "e.g. [MathInterest, ArtsInterest] (focal, reference)")
+    for loc, words in _lists_in(options, "relations", Mapping, where):
+        _two_different(words, loc, "[MASK] words", "e.g. [like, dislike] (positive, negative)")
+    for loc, pair in _lists_in(options, "century_contrasts", list, where):
+        _two_different(pair, loc, "years", "e.g. [2000, 1900] (later, earlier)")
+    for loc, words in _lists_in(options, "mask_wordings", list, where) + _lists_in(options, "relations", Mapping, where):
+        _need_in_design(words, queries, "M_word", "MASK", "word", loc)
     if isinstance(options.get("perceivers"), Mapping):
         templates = list(options["perceivers"].values())
         if all(isinstance(t, str) for t in templates):
             _need_in_design(templates, queries, "query", "queries", "template", f"{where}.perceivers")
+
+
+def _lists_in(options: Mapping, key: str, shape: type, where: str) -> list[tuple[str, list]]:
+    """(location, list) of each list in option ``key`` when it has ``shape``: a mapping's values
+    (``where.key.name``) or a list's items (``where.key[i]``)."""
+    value = options.get(key)
+    if not isinstance(value, shape):
+        return []
+    if shape is Mapping:
+        return [(f"{where}.{key}.{k}", v) for k, v in value.items() if isinstance(v, list)]
+    return [(f"{where}.{key}[{i}]", v) for i, v in enumerate(value) if isinstance(v, list)]
 
 
 def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None, check_analysis=None) -> Study:
@@ -550,28 +495,12 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
             f"\n  (and {len(problems) - 1} more problem(s); run 'fmat query --study {path} --check')" if len(problems) > 1 else ""
         )
         raise InputError(problems[0] + more, fix="see docs/study-files.md for every key and its allowed values")
-    queries, items, lpr, reliability, score, analysis = _check_semantics(
-        data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis
-    )
-
+    queries, items, *options = _check_semantics(data, path, criteria_dir, check_analysis)  # options: lpr ... analysis
     keys = item_key_map(items)
     if keys:  # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
         queries.attrs[ITEM_KEYS] = keys
-    return Study(
-        id=data["id"],
-        title=data["title"],
-        family=data.get("family"),
-        source=data.get("source", ""),
-        notes=data.get("notes", ""),
-        queries=queries,
-        items=items,
-        lpr=lpr,
-        reliability=reliability,
-        score=score,
-        analysis=analysis,
-        path=path,
-        raw=data,
-    )
+    header = (data["id"], data["title"], data.get("family"), data.get("source", ""), data.get("notes", ""))
+    return Study(*header, queries, items, *options, path=path, raw=data)  # Study's fields in their order
 
 
 def study_lpr_options(path: str | os.PathLike) -> dict:
@@ -605,7 +534,7 @@ def score_options(path: str | os.PathLike) -> dict:
     """
     data = read_study_yaml(Path(path))
     opts = {**SCORE_DEFAULTS, **(data.get("score") or {})}
-    return {k: opts[k] for k in ("method", "add_tokens", "na_out") if k in opts}
+    return {k: opts[k] for k in SCORE_DEFAULTS}
 
 
 def study_criteria(path: str | os.PathLike) -> list[str]:
@@ -626,11 +555,9 @@ def study_criteria(path: str | os.PathLike) -> list[str]:
             name = node.get("criterion")
             if isinstance(name, str) and name not in found:
                 found.append(name)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
+            node = list(node.values())
+        for value in node if isinstance(node, list) else ():
+            walk(value)
 
     walk(read_study_yaml(Path(path)).get("queries"))
     return found
@@ -664,7 +591,7 @@ def validate_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike
     if criteria_dir is None:
         data = _stub_criteria(data)
     try:
-        _check_semantics(data, path, Path(criteria_dir) if criteria_dir is not None else None, check_analysis)
+        _check_semantics(data, path, criteria_dir, check_analysis)
     except InputError as err:
         return [str(err)]
     return []
@@ -676,10 +603,9 @@ def _stub_criteria(data: dict) -> dict:
     for block in data.get("queries", []):
         for slot in SLOTS:
             groups = block.get(slot) or {}
-            sizes = [len(v) for v in groups.values() if isinstance(v, list)]
+            n = max((len(v) for v in groups.values() if isinstance(v, list)), default=2)
             for g, spec in groups.items():
                 if isinstance(spec, dict) and "criterion" in spec:
-                    n = max(sizes) if sizes else 2
                     groups[g] = [f"<{spec['criterion']}.{spec['column']} {k + 1}>" for k in range(n)]
     return data
 

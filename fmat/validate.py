@@ -4,23 +4,9 @@ Every entry point (``fmat.study.load_study``/``validate_study_file``, ``fmat.des
 and ``read_query_table``, ``fmat run``, ``fmat study``, ``fmat query --check`` and the
 workflow's ``validate_config``) goes through the functions here *before any model loads*. They
 are small, pure and linear in the size of the input; each raises
-:class:`~fmat.errors.InputError` naming the file, the field and the fix. The rules are listed in
+:class:`~fmat.errors.InputError` naming the file, the field and the fix. The rules (files, YAML,
+text of words and queries, placeholders, contrasts, caps, query tables) are listed in
 ``docs/study-files.md`` ("Rules every input must follow").
-
-What is checked:
-
-* files: read as UTF-8 (errors name the byte offset), directories, missing files, sizes;
-* YAML: numbers in word lists keep the text they were written with (``010`` stays "010", not
-  8), alias expansion is capped (no "billion laughs"), recursion and memory errors are input
-  errors naming the file;
-* text of queries and words: no control, zero-width/format or unusual space characters, no
-  leading/trailing spaces, no letters of two look-alike scripts (Latin/Cyrillic/Greek) in one
-  word, bounded length, no ``[MASK]`` or ``{…}`` inside a word;
-* placeholders: only ``{TARGET}`` and ``{ATTRIB}``; wrong case and typos are named;
-* contrasts: a word may be in only one group of a slot (``he`` in Male and Female makes LPR 0);
-* caps: range sizes, query-table rows, YAML nodes; problem lists truncated with a count;
-* query tables: NA cells by row and column, [MASK] count, placeholders vs columns, duplicate
-  rows, inconsistent ``M_pair``.
 """
 
 from __future__ import annotations
@@ -31,6 +17,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -53,9 +40,6 @@ MASK_RE = re.compile(r"\[mask\]", re.IGNORECASE)  # [MASK] in any case (fmat.des
 _CONFUSABLE = ("LATIN", "CYRILLIC", "GREEK")
 
 
-# --------------------------------------------------------------------------- problem lists
-
-
 def truncated(problems: Sequence[str], limit: int = MAX_LISTED) -> list[str]:
     """The first ``limit`` problems, plus "... and N more" when there are more.
 
@@ -65,18 +49,13 @@ def truncated(problems: Sequence[str], limit: int = MAX_LISTED) -> list[str]:
     ['row 1', 'row 2', 'row 3', '... and 4 more']
     """
     problems = list(problems)
-    if len(problems) <= limit:
-        return problems
-    return problems[:limit] + [f"... and {len(problems) - limit} more"]
+    return problems[:limit] + ([f"... and {len(problems) - limit} more"] if len(problems) > limit else [])
 
 
 def _listing(items: Iterable, limit: int = MAX_LISTED) -> str:
     items = list(items)
     text = ", ".join(repr(x) for x in items[:limit])
     return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
-
-
-# --------------------------------------------------------------------------- files
 
 
 def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
@@ -106,19 +85,17 @@ def read_text(path: str | os.PathLike, what: str = "file", max_bytes: int = MAX_
         raise InputError(f"{what} {path} is a folder, not a file", where=where, fix=f"give the path of the {what} itself")
     try:
         size = path.stat().st_size
-        if size > max_bytes:
-            raise InputError(
-                f"{what} is {size:,} bytes, more than the limit of {max_bytes:,}", where=where, fix="split it into smaller files"
-            )
-        data = path.read_bytes()
-    except InputError:
-        raise
+        data = path.read_bytes() if size <= max_bytes else None
     except MemoryError:
         raise InputError(f"{what} does not fit in memory", where=where, fix="split it into smaller files") from None
     except OSError as err:
         raise InputError(
             f"cannot read {what}: {err.strerror or err}", where=where, fix="check that the file exists and is readable"
         ) from None
+    if data is None:
+        raise InputError(
+            f"{what} is {size:,} bytes, more than the limit of {max_bytes:,}", where=where, fix="split it into smaller files"
+        )
     return decode_utf8(data, where, what)
 
 
@@ -160,9 +137,6 @@ def decode_utf8(data: bytes, where: str, what: str = "file") -> str:
     return text.lstrip("\ufeff")
 
 
-# --------------------------------------------------------------------------- YAML
-
-
 class YamlInt(int):
     """An int read from a plain YAML scalar; ``text`` is how it was written (``010``).
 
@@ -191,9 +165,8 @@ class YamlFloat(float):
 
 def nfc(text: str) -> str:
     """``text`` in Unicode normal form C: a word pasted decomposed (macOS, a PDF: "nai" + U+0308
-    COMBINING DIAERESIS + "ve") becomes the composed form tokenizers' vocabularies hold
-    ("na" + U+00EF + "ve"). Study files, query tables and :func:`fmat.query`'s words and
-    queries all go through it.
+    COMBINING DIAERESIS + "ve") becomes the composed form tokenizers' vocabularies hold ("na" +
+    U+00EF + "ve"). Study files, query tables and :func:`fmat.query`'s words and queries use it.
 
     Examples
     --------
@@ -243,12 +216,10 @@ def as_written(value) -> object:
     return text if isinstance(text, str) else value
 
 
+@lru_cache(maxsize=None)
 def _make_loader(base=None):
-
-    # libyaml's parser (CSafeLoader: C scanner, parser and composer) reads a large study file
-    # about 6x faster than the pure-Python SafeLoader; the constructors below are the same Python
-    # code either way, and the pure-Python loader remains the fallback where PyYAML was built
-    # without libyaml (tests/test_validate.py runs both on the same files).
+    # libyaml's CSafeLoader reads a large study file about 6x faster than the pure-Python
+    # SafeLoader, the fallback where PyYAML lacks libyaml (tests/test_validate.py runs both).
     base = base or getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
     class StudyLoader(base):
@@ -281,25 +252,19 @@ def _make_loader(base=None):
                 )
         return loader.construct_mapping(node, deep=deep)
 
-    def construct_int(loader, node):
-        value = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
-        out = YamlInt(value)
-        out.text = str(node.value)
-        return out
+    def number(cls, construct):
+        def construct_number(loader, node):
+            out = cls(construct(loader, node))
+            out.text = str(node.value)
+            return out
 
-    def construct_float(loader, node):
-        value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
-        out = YamlFloat(value)
-        out.text = str(node.value)
-        return out
+        return construct_number
 
     StudyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
-    StudyLoader.add_constructor("tag:yaml.org,2002:int", construct_int)
-    StudyLoader.add_constructor("tag:yaml.org,2002:float", construct_float)
+    safe = yaml.constructor.SafeConstructor
+    StudyLoader.add_constructor("tag:yaml.org,2002:int", number(YamlInt, safe.construct_yaml_int))
+    StudyLoader.add_constructor("tag:yaml.org,2002:float", number(YamlFloat, safe.construct_yaml_float))
     return StudyLoader
-
-
-_LOADER = None
 
 
 def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
@@ -312,42 +277,30 @@ def check_yaml_size(root, where: str, limit: int = MAX_YAML_NODES) -> int:
     >>> check_yaml_size(yaml.compose("MASK: {Male: [he, him], Female: [she, her]}"), "study.yaml")
     11
     """
-
     size: dict[int, int] = {}
-    active: set[int] = set()
+    active: set[int] = set()  # the nodes being expanded: the ancestors of what the stack holds
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
         key = id(node)
+        if key in size:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1
+            continue
+        kids = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
         if done:
             active.discard(key)
-            if isinstance(node, yaml.MappingNode):
-                kids = [n for pair in node.value for n in pair]
-            else:
-                kids = node.value
-            total = 1 + sum(size[id(k)] for k in kids)
-            size[key] = total
-            if total > limit:
+            size[key] = 1 + sum(size[id(k)] for k in kids)
+            if size[key] > limit:
                 raise InputError(
                     f"the YAML expands to more than {limit:,} nodes (aliases '*name' repeat what an anchor '&name' marks)",
                     where=where,
                     fix="write the word lists out, or use fewer and smaller aliases",
                 )
             continue
-        if key in size:
-            continue
-        if key in active:
-            raise InputError(
-                f"an alias refers to a node that contains it (line {node.start_mark.line + 1})",
-                where=where,
-                fix="remove the recursive alias",
-            )
-        if isinstance(node, yaml.ScalarNode):
-            size[key] = 1
-            continue
         active.add(key)
         stack.append((node, True))
-        kids = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
         for k in kids:
             if id(k) in active:
                 raise InputError(
@@ -382,19 +335,11 @@ def load_yaml(text: str, where: str, loader_class=None):
     fmat.errors.InputError: study.yaml: key 'a' appears twice in one mapping (line 2)
       fix: remove or rename one of them (YAML would silently keep the last)
     """
-
-    global _LOADER
-    if _LOADER is None:
-        _LOADER = _make_loader()
     loader = None
     try:
-        loader = (loader_class or _LOADER)(text)
+        loader = (loader_class or _make_loader())(text)
         loader.name = where
         return loader.get_single_data()
-    except InputError as err:
-        if err.where:
-            raise
-        raise InputError(err.message, where=where, fix=err.fix) from None
     except yaml.YAMLError as err:
         msg = str(err).replace("<unicode string>", where)
         if "maximum nesting depth" in msg:  # libyaml's own cap (1,000 levels)
@@ -419,9 +364,6 @@ def load_yaml(text: str, where: str, loader_class=None):
     finally:
         if loader is not None:
             loader.dispose()
-
-
-# --------------------------------------------------------------------------- text
 
 
 def _script(ch: str) -> str | None:
@@ -450,13 +392,11 @@ def text_problem(text: str, what: str, max_chars: int) -> str | None:
         if ch == " ":
             continue
         cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Cs", "Co", "Cn") or cat in ("Zs", "Zl", "Zp"):
+        if cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"):
             name = unicodedata.name(ch, "unnamed character")
             return f"{what} {text!r} contains U+{ord(ch):04X} ({name}) at character {i + 1}"
-        if cat.startswith("L"):
-            s = _script(ch)
-            if s in _CONFUSABLE:
-                scripts.add(s)
+        if cat.startswith("L") and (script := _script(ch)) in _CONFUSABLE:
+            scripts.add(script)
     if len(scripts) > 1:
         odd = sorted(scripts - {"LATIN"}) or sorted(scripts)
         chars = [f"U+{ord(c):04X} ({unicodedata.name(c)})" for c in text if _script(c) == odd[0]][:3]
@@ -579,9 +519,6 @@ def check_query_text(query: str, where: str) -> list[str]:
     return placeholders(query, where)
 
 
-# --------------------------------------------------------------------------- groups
-
-
 def duplicates(words: Iterable[str]) -> list[str]:
     """Words listed more than once, in order of first appearance (linear time).
 
@@ -663,8 +600,6 @@ def check_rows(n: int, where: str | None) -> None:
         )
 
 
-# --------------------------------------------------------------------------- query tables
-
 _WORD_COLUMNS = ("MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word")
 
 
@@ -685,7 +620,6 @@ def check_query_table(df, where: str | None = None) -> None:
     data row)
       fix: FMAT pads unequal groups with NA: give every group the same number of words, or remove those rows
     """
-
     where = where or "query table"
     if "query" not in df.columns or "M_word" not in df.columns:
         return  # not a query table: fmat.design.as_query_table names the missing columns
@@ -727,7 +661,6 @@ def _check_missing_cells(df, cols: list, where: str) -> None:
 
 def _check_query_texts(df, where: str) -> None:
     """Each query has one [MASK] and each placeholder its columns fill exactly once."""
-    has = {"TARGET": "T_word" in df.columns, "ATTRIB": "A_word" in df.columns}
     for q in pd.unique(df["query"].astype(str)):
         loc = f"{where}: query {q!r}"
         n = len(MASK_RE.findall(q))
@@ -736,9 +669,8 @@ def _check_query_texts(df, where: str) -> None:
                 f"query {q!r} has {n} [MASK] tokens", where=f"{where}: query", fix="use exactly one [MASK] per query"
             )
         found = check_query_text(q, f"{where}: query")
-        for slot, present in has.items():
-            k = found.count(slot)
-            col = "T_word" if slot == "TARGET" else "A_word"
+        for slot, col in (("TARGET", "T_word"), ("ATTRIB", "A_word")):
+            k, present = found.count(slot), col in df.columns
             if present and k != 1:
                 raise InputError(
                     f"the table has a {col} column but query {q!r} has {{{slot}}} {k} times",
@@ -765,9 +697,9 @@ def _check_mask_pairs(frame, key: list, where: str) -> None:
             fix="number the words of each MASK group 1, 2, ... (M_pair), as fmat query does",
         )
     other = [c for c in key if c not in ("MASK", "M_pair")]
-    shared = frame.drop_duplicates(other + ["MASK", "M_word"]).duplicated(other + ["M_word"])
+    sub = frame.drop_duplicates(other + ["MASK", "M_word"])
+    shared = sub.duplicated(other + ["M_word"])
     if shared.any():
-        sub = frame.drop_duplicates(other + ["MASK", "M_word"])
         r = sub[shared].iloc[0]
         raise InputError(
             f"M_word {r['M_word']!r} is in more than one MASK group of query {r['query']!r}; its contrast would be exactly 0",
@@ -868,8 +800,7 @@ def schema_problems(validator, data) -> list[tuple[list, str]]:
                 found.append((path + [key], f"unknown key {key!r}; allowed keys here: {', '.join(allowed)}"))
             continue
         if leaf.validator == "required" and isinstance(leaf.instance, dict):
-            for key in [k for k in leaf.validator_value if k not in leaf.instance]:
-                found.append((path + [key], f"required key {key!r} is missing"))
+            found += [(path + [k], f"required key {k!r} is missing") for k in leaf.validator_value if k not in leaf.instance]
             continue
         if leaf.validator == "type":
             expected = leaf.validator_value
