@@ -65,26 +65,17 @@ def register(
 ):
     """Register ``fn`` as analysis ``name``.
 
-    ``criteria(options) -> [table names]`` tells the workflow which criterion tables the
-    analysis reads (so the rule can declare them as inputs). ``check(options, queries, where)``
-    checks the options against the study's query table when the study file is read, before any
-    model loads (:func:`check_design`): it raises an InputError naming ``where`` and the fix.
-    ``items``: the LPR columns that key one observation of the analysis (its item: an attribute
-    word, a target word or name, a template, a year), the last the item itself; the page of
-    ``fmat study --report`` shows the mean LPR per item and model keyed by them
-    (:func:`item_columns`, :func:`fmat.study_page.item_table`).
-    ``needs``: the label columns the analysis reads from the LPR table (besides ``model`` and
-    ``LPR``); :func:`check_design` holds the design's LPR table to them before any model loads,
-    naming the families that fit when some are missing. A ``check`` that takes a keyword ``lpr``
-    gets the LPR table the design will have (:func:`design_lpr`: its columns and labels, every
-    LPR 0) to test its options against, e.g. the relation labels in the MASK groups' order.
-    ``check_criteria(options, tables, items, where)`` checks the criterion tables the analysis
-    will read (``{name: DataFrame}``) against its options and the study's item keys
-    (``Study.items``) before any model loads (:func:`check_criteria`).
-    ``pooled_sd``: the option values under which the analysis's d is a pooled-SD d (the LPR
-    difference divided by the SD of the sample's LPRs, not by a known sigma), e.g.
-    ``{"effect_size": "pooled_sd"}``; calibration, planting and ``fmat pilot`` then state its
-    realised and concept-level d on the sample's scale (:func:`pooled_sd`).
+    ``criteria(options) -> [table names]``: the criterion tables the analysis reads (the rule's
+    inputs).  ``check(options, queries, where)`` checks the options against the study's query
+    table before any model loads (:func:`check_design`), raising an InputError naming ``where``
+    and the fix; a ``check`` that takes a keyword ``lpr`` gets the LPR table the design will have
+    (:func:`design_lpr`).  ``items``: the LPR columns that key one observation, the last the item
+    itself (:func:`item_columns`, :func:`fmat.study_page.item_table`).  ``needs``: the label
+    columns the analysis reads from the LPR table (:func:`check_design`).
+    ``check_criteria(options, tables, items, where)`` checks the criterion tables against the
+    options and ``Study.items`` (:func:`check_criteria`).  ``pooled_sd``: the option values under
+    which the analysis's d is a pooled-SD d, e.g. ``{"effect_size": "pooled_sd"}``
+    (:func:`pooled_sd`).
     """
 
     def deco(fn):
@@ -181,7 +172,7 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
     _load_all()
     if name not in _REGISTRY:
         raise InputError(
-            f"unknown analysis {name!r}" + _nearest(name, _REGISTRY),
+            f"unknown analysis {name!r}" + nearest(name, _REGISTRY),
             where=f"{where}.name",
             fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
             "a new one (docs/adding-a-study.md)",
@@ -195,7 +186,7 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
     if unknown:
         fit = [n for n in sorted(_REGISTRY) if n != name and _takes(n, options)]
         raise InputError(
-            f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}" + _nearest(unknown[0], names),
+            f"analysis {name!r} has no option(s) {', '.join(map(repr, unknown))}" + nearest(unknown[0], names),
             where=f"{where}.options",
             fix=f"its options are: {', '.join(names) or '(none)'}"
             + (f"; the analyses that take these options: {', '.join(fit)} (a wrong analysis.name?)" if fit else ""),
@@ -211,7 +202,7 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
         allowed = option_values(name, key)
         if allowed and value not in allowed:
             raise InputError(
-                f"analysis {name!r} has no {key} {value!r}" + _nearest(value, [str(a) for a in allowed]),
+                f"analysis {name!r} has no {key} {value!r}" + nearest(value, [str(a) for a in allowed]),
                 where=f"{where}.options.{key}",
                 fix=f"use one of {', '.join(map(repr, allowed))} (docs/study-files.md)",
             )
@@ -277,16 +268,14 @@ def check_design(
     where: str = "analysis.options",
     lpr_options: Mapping | None = None,
 ) -> None:
-    """Can the design feed analysis ``name``? Checked when the study file is read, before any
-    model loads (``fmat study --check``, ``fmat pilot``, ``fmat power``, :func:`fmat.run_study`,
-    the workflow's config check all read it through :func:`fmat.study.load_study`):
+    """Can the design feed analysis ``name``? Checked when the study file is read
+    (:func:`fmat.study.load_study`), before any model loads:
 
     - the LPR table the design will have (:func:`design_lpr`, with ``lpr_options``) has the
       columns the analysis reads (``needs`` of :func:`register`); else an InputError naming
       the families that fit the design;
-    - the analysis' own ``check`` (given to :func:`register`) of its options against the query
-      table, and against that LPR table where it takes ``lpr``: e.g. the relation words in the
-      MASK groups' order, the groups of every contrast in the table.
+    - the analysis' own ``check`` of its options against the query table, and against that LPR
+      table where it takes ``lpr``.
 
     An InputError names ``where`` (the study file and the option) and the fix."""
     _load_all()
@@ -316,20 +305,13 @@ def check_design(
 
 def nearest(word, known) -> str:
     """`` (did you mean 'x'?)`` for the known name nearest ``word``, or nothing."""
-    return _nearest(word, known)
-
-
-def _nearest(word, known) -> str:
-    """`` (did you mean 'x'?)`` for the known name nearest ``word``, or nothing."""
     close = difflib.get_close_matches(str(word), sorted(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def criteria_needed(name: str, options: Mapping | None = None) -> list[str]:
     """Names of the criterion tables analysis ``name`` reads with these options."""
-    _load_all()
-    if name not in _REGISTRY:
-        get(name)  # raises the clear error
+    get(name)  # an unknown name: the clear error
     fn = _CRITERIA.get(name)
     return list(fn(options or {})) if fn else []
 
@@ -342,11 +324,8 @@ def check_criteria(
     where: str = "analysis.options",
 ) -> None:
     """The criterion tables analysis ``name`` will read (``tables``, by name) fit its options and
-    the study's item keys (``items``: :attr:`fmat.study.Study.items`): the columns it names, numbers
-    where it needs numbers, one row per item, every item of the study. Run by ``fmat study``
-    (``--check`` too), :func:`fmat.run_study` and ``fmat pilot`` before any model loads; an
-    InputError names ``where``, the table, the column and the fix. Tables not in ``tables`` are
-    not checked here."""
+    the study's item keys (``items``: :attr:`fmat.study.Study.items`), checked before any model
+    loads; an InputError names ``where``, the table, the column and the fix."""
     _load_all()
     fn = _CRITERIA_CHECKS.get(name)
     if fn is not None and tables:
@@ -399,11 +378,9 @@ def analysis_stage(
 ):
     """One study's analysis stage -> ``(stats, figures, status)``.
 
-    Runs the analysis the study file names (``study.analysis["name"]``) when it is registered
-    (:func:`available`), else notes that no analysis of that name is registered. ``stats`` =
-    the reliability rows + the analysis rows (validated: known statistics, unique keys);
-    ``figures`` = ``{name: table}``; ``status`` = the record written to ``status.json``
-    (``study, analysis, implemented, run, notes, figures``; figures filled by the caller).
+    Runs the analysis the study file names when it is registered, else notes that it is not.
+    ``stats`` = the reliability rows + the analysis rows (validated); ``figures`` = ``{name:
+    table}``; ``status`` = the record written to ``status.json`` (figures filled by the caller).
     """
 
     sid = str(sid or getattr(study, "id", ""))
@@ -443,18 +420,17 @@ CROSSED_STATISTICS = ("d", "b", "r")
 
 def crossed_variant(study, scores: pd.DataFrame, lpr: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None):
     """The concept-level variant of a study's analysis, beside the paper's inference:
-    ``(rows, notes)``. ``rows`` holds the analysis's rows of :data:`CROSSED_STATISTICS` with a
-    p, run again with ``inference: crossed`` (results shape: the same statistic, condition and
-    model as the paper's rows, the same value, the concept-level SE, df, p and CI), or ``None``
-    where the analysis declares no such variant (:func:`option_values`), where the study file
-    already chooses an inference other than the paper's, or where the variant cannot run on
-    these scores (the reason is in ``notes``)."""
+    ``(rows, notes)``. ``rows``: the analysis's rows of :data:`CROSSED_STATISTICS` with a p, run
+    again with ``inference: crossed`` (the paper's keys and value, the concept-level SE, df, p
+    and CI), or ``None`` where the analysis has no such variant (:func:`option_values`), where
+    the study file already chooses another inference, or where the variant cannot run on these
+    scores (the reason in ``notes``)."""
 
     spec = dict(getattr(study, "analysis", None) or {})
     name, options = str(spec.get("name") or ""), dict(spec.get("options") or {})
     if not name or name not in available() or CROSSED not in option_values(name, "inference"):
         return None, []
-    if str(options.get("inference", "paper")) != "paper":
+    if str(options.get("inference", "paper")) != "paper":  # the study file chose another inference
         return None, []
     try:
         out = run_analysis(

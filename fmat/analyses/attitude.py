@@ -3,36 +3,24 @@ American names, young/old names) of Bao (2024); Table 6. See docs/analyses-1-2.m
 
 Registered analysis ``attitude_weat`` (study file ``analysis: {name: attitude_weat, options}``):
 
-1. LPR per target word = ln P(positive verb) - ln P(negative verb) (the study's ``lpr``:
-   ``mask_pair: true``): ``M_word`` "like - dislike" is the *relation* named in
-   ``relations`` (attitudinal; "notice - ignore": nonattitudinal), the ``query`` is the
-   *perceiver* named in ``perceivers`` ("I [MASK] {TARGET}." personal, "Most people [MASK]
-   {TARGET}." societal), ``TARGET`` the *category* (``target_contrast``: first minus second).
+1. LPR per target word = ln P(positive verb) - ln P(negative verb) (``lpr: {mask_pair: true}``):
+   ``M_word`` "like - dislike" is the *relation* named in ``relations``, the ``query`` the
+   *perceiver* named in ``perceivers`` (personal, societal), ``TARGET`` the *category*
+   (``target_contrast``: first minus second).
 2. WEAT-style standardization (``effect_size: pooled_sd``; Caliskan et al., 2017; Bao, 2024,
-   Study 2A Method: "the effect size d estimated by standardizing the LPRs with pooled SD
-   across all 50 flowers and insects"): every LPR is divided by the SD (ddof = 1) of the LPRs
-   of all target words of both categories within its model x perceiver x relation
-   (``standardize_within``), after subtracting that split's mean (``center: true``, the
-   default). Centering leaves d unchanged (a difference of two category means) but removes the
-   model x perceiver x relation offsets (e.g. *like* > *dislike* for every target: footnote 4)
-   that the random intercept per model cannot absorb; uncentered they stay in the residual and
-   inflate the SE. The paper's t values fit a residual SD of about sqrt(1 - d^2/4) (2A:
-   t_personal 4.70 = 0.38 / (0.98 sqrt(2/300))), i.e. the centered model. With tiny demo models,
-   whose LPRs hardly vary across words, ``center: false`` gives SEs in the hundreds.
-   ``effect_size: sigma``
-   divides by the population SD of an LPR instead (``sigma``, default sqrt(2)).
-3. One linear mixed model, 2 (category) x 2 (relation) x 2 (perceiver) full factorial, random
-   intercept per BERT model (:func:`fmat.stats.fit_lmm`, REML, nlme's df: 2A, 12 models:
-   2400 rows - 12 - 7 = 2381).
+   Study 2A Method): every LPR divided by the SD (ddof = 1) of the LPRs of all target words of
+   both categories within model x perceiver x relation (``standardize_within``), after
+   subtracting that split's mean (``center: true``).  Centering leaves d unchanged but removes
+   the split's offsets (footnote 4) from the residual: the paper's t values fit the centered
+   model (2A: t_personal 4.70 = 0.38 / (0.98 sqrt(2/300))).  ``effect_size: sigma`` divides by
+   ``sigma`` (default sqrt(2)) instead.
+3. One LMM, 2 (category) x 2 (relation) x 2 (perceiver) full factorial, random intercept per
+   BERT model (:func:`fmat.stats.fit_lmm`, REML, nlme's df: 2A, 2400 rows - 12 - 7 = 2381).
 4. d = the LMM contrast (estimated marginal means) of category 1 - category 2 within a relation:
-   per perceiver (``relation:personal``), averaged over the perceivers (``relation:average``)
-   and the personal - societal difference (``relation:personal-societal``, Table 6 in
-   parentheses). On standardized LPRs a difference of means *is* the WEAT d; with a balanced
-   design the LMM's cell means equal the raw means, so d = mean over models of the per-model
-   WEAT-style differences. t, df, p (and the CI of d) are those of the same LMM contrast.
-   Each contrast gives a ``d`` row and a ``t`` row (docs/results.md: "d and t").
-5. Cronbach's alpha among the words of each category is the reliability stage's (the study
-   file's ``reliability`` block, conditions ``relation:perceiver:category``): not computed here.
+   per perceiver (``relation:personal``), averaged (``relation:average``) and the personal -
+   societal difference (``relation:personal-societal``); in a balanced design the mean over
+   models of the per-model WEAT differences.  Each contrast gives a ``d`` row and a ``t`` row.
+5. Cronbach's alpha is the reliability stage's: not computed here.
 """
 
 from __future__ import annotations
@@ -44,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from fmat.analyses import AnalysisInput, AnalysisOutput, register
+from fmat.analyses.stereotype import _rewhere
 from fmat.errors import InputError
 from fmat.results import model_slug, results_frame
 from fmat.stats.crossed import crossed_contrast
@@ -51,6 +40,8 @@ from fmat.stats.effects import LPR_SIGMA
 from fmat.stats.mixed import SingularFitWarning, fit_lmm
 
 _OPT = "analysis.options"
+#: the columns of a contrast's test (:func:`contrasts`, :func:`crossed_contrasts`)
+_TEST = ("estimate", "se", "df", "t", "p", "ci_low", "ci_high")
 
 
 def _as_pairs(relations: Mapping, where: str) -> dict[str, str]:
@@ -219,9 +210,7 @@ def contrasts(fit, categories: Sequence[str], relations: Sequence[str], perceive
     for rel in relations:
         for part, vec in _parts({p: L(c1, rel, p) - L(c2, rel, p) for p in perceivers}, perceivers):
             res = fit.contrast(vec, name=f"{rel}:{part}")
-            rows.append(
-                {"relation": rel, "part": part, **{k: res[k] for k in ("estimate", "se", "df", "t", "p", "ci_low", "ci_high")}}
-            )
+            rows.append({"relation": rel, "part": part, **{k: res[k] for k in _TEST}})
     return pd.DataFrame(rows)
 
 
@@ -240,18 +229,15 @@ def crossed_contrasts(
     ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]
 ) -> pd.DataFrame:
     """The concept-level variant of :func:`contrasts` (``inference: crossed``, ours, not the
-    paper's): the same category 1 - category 2 contrasts with the models *and* the target words
-    as crossed random factors (:func:`fmat.stats.crossed.crossed_contrast`).
+    paper's): the same contrasts with the models *and* the target words as crossed random
+    factors (:func:`fmat.stats.crossed.crossed_contrast`).
 
-    Per relation and part, each model x target word gives one value ``Y[model, word]`` (its y
-    in that perceiver; the mean over the perceivers for ``average``; perceiver 1 minus 2 for
-    ``p1-p2``). The words are nested in their category, so the category contrast varies by model
-    (a by-model random slope) but not by word (a by-word random intercept): the model
-    ``Y ~ category + (1 + category | model) + (1 | word)`` of a complete, balanced table, whose
-    REML test with Satterthwaite's df is the expected-mean-squares one computed here. The
-    perceivers (the templates, two and named) stay fixed; a word's perceiver-to-perceiver
-    variation is part of its random intercept.  Words without a y in every model and perceiver
-    are left out (``n``: the cells used).  Columns as :func:`contrasts`, plus ``n``."""
+    Per relation and part, each model x target word gives ``Y[model, word]`` (its y in that
+    perceiver; the perceivers' mean for ``average``; perceiver 1 minus 2 for ``p1-p2``).  The
+    words are nested in their category: ``Y ~ category + (1 + category | model) + (1 | word)``
+    of a complete, balanced table, its REML test with Satterthwaite's df computed from the
+    expected mean squares.  Words without a y in every model and perceiver are left out
+    (``n``: the cells used).  Columns as :func:`contrasts`, plus ``n``."""
     c1, c2 = (str(c) for c in categories)
     rows = []
     for rel in relations:
@@ -262,13 +248,7 @@ def crossed_contrasts(
         cat = sub.drop_duplicates("item").set_index("item")["category"].astype(str)
         for part, Y in _parts({p: tab[p][words] for p in perceivers}, perceivers):
             res = crossed_contrast(Y.to_numpy(dtype=float), cat.loc[words].to_numpy(), {c1: 1.0, c2: -1.0})
-            rows.append(
-                {
-                    "relation": rel,
-                    "part": part,
-                    **{k: res[k] for k in ("estimate", "se", "df", "t", "p", "ci_low", "ci_high", "n")},
-                }
-            )
+            rows.append({"relation": rel, "part": part, **{k: res[k] for k in (*_TEST, "n")}})
     return pd.DataFrame(rows)
 
 
@@ -300,9 +280,8 @@ def per_model_d(ds: pd.DataFrame, categories: Sequence[str], relations: Sequence
 
 def check_options(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: pd.DataFrame | None = None) -> None:
     """``attitude_weat``'s options against the LPR table the design will have
-    (:func:`fmat.analyses.design_lpr`), when the study file is read, before any model loads:
-    the relations' verbs in the MASK groups' order (a reversed pair names the order it needs),
-    the perceivers' templates and the contrasted TARGET groups (:func:`design_table`'s checks)."""
+    (:func:`fmat.analyses.design_lpr`), before any model loads: enough target words for a
+    pooled SD, and :func:`design_table`'s checks (a reversed verb pair names the order it needs)."""
     tc = options.get("target_contrast")
     if options.get("effect_size", "pooled_sd") == "pooled_sd" and isinstance(tc, list) and "T_word" in queries.columns:
         words = queries.loc[queries["TARGET"].astype(str).isin([str(t) for t in tc]), "T_word"].astype(str).nunique()
@@ -323,9 +302,7 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: p
             perceivers=options.get("perceivers"),
         )
     except InputError as err:
-        at = str(err.where or "")
-        at = where + at[len(_OPT) :] if at.startswith(_OPT) else where
-        raise InputError(err.message, where=at, fix=err.fix) from None
+        raise _rewhere(err, where) from None
 
 
 def covered_relations(
@@ -354,11 +331,6 @@ def _oov_words(scores) -> set[str]:
     if "prob" in scores.columns:
         bad = bad | pd.to_numeric(scores["prob"], errors="coerce").isna()
     return set(scores.loc[bad, "M_word"].astype(str))
-
-
-def _words_of(relations: Mapping, name: str) -> list[str]:
-    words = relations.get(name) if isinstance(relations, Mapping) else None
-    return [str(w) for w in words] if isinstance(words, Sequence) and not isinstance(words, str) else []
 
 
 @register(
@@ -404,7 +376,7 @@ def attitude_weat(
     if gaps:
         oov = _oov_words(data.scores)
         for rel, cells in gaps.items():
-            words = [w for w in _words_of(relations, rel) if w in oov]
+            words = [str(w) for w in relations.get(rel, ()) if str(w) in oov]  # relations: checked by _as_pairs
             why = f"out of vocabulary ({', '.join(words)}: a model cannot score them as one token)" if words else "missing"
             notes.append(
                 f"relation {rel!r} left out (its d and t are not reported): its LPRs are {why} in "

@@ -6,38 +6,31 @@ The [MASK] options are year tokens (``M_word`` = "1800" ... "2019").  The LPR ta
 over the TARGET (4A/4B: ``ln P(year | men) - ln P(year | women)``) or ATTRIB groups (4C/4D:
 individualism - collectivism phrase j).  As the paper's Method:
 
-1. missing values are dropped: a year a model lacks (out of vocabulary: NaN probability, or no
-   row) is left out for that model and listed (figure ``missing_years``, notes);
-2. the LPRs of each (model, year) are averaged over ``average_over`` (the three query templates
-   in 4A/4B, the phrase pairs in 4C/4D; missing ones left out of the mean) and divided by
-   ``sigma`` = 1.414: ``d = mean LPR / sigma``, the yearly effect size;
-3. LMM ``d ~ year / year_scale`` with models as random intercepts (:func:`fmat.stats.fit_lmm`):
-   rows ``b`` (slope per century with SE, df, p, 95% CI), ``t``, ``beta`` (standardized slope,
-   b * sd(x) / sd(d)), ``R2m``, ``R2c``, all with condition ``year``;
-4. robustness check on the century tokens (``century_contrasts: [[2000, 1900], [1900, 1800]]``):
-   for each pair, by default (``century_model: pairwise``) an LMM ``d ~ century`` on the subset of
-   the two years (the paper's "corresponding subset of data"); ``joint`` fits one LMM on all the
-   century years named and takes each contrast from it.  The contrast of the estimated means,
-   first minus second year, is a d (d is already in LPR / sigma units): rows ``d`` and ``t``
-   with condition ``2000vs1900`` etc.
-5. per model, the OLS slope of d on year / year_scale (rows ``b``, condition ``year``, model =
-   slug; not in the paper).
-6. ``inference: crossed`` (ours, not the paper's; :func:`crossed_trend`): the rows ``b`` and
-   ``t`` of the slope, the per-model slopes and the century contrasts tested with the models
-   *and* the items (the ``average_over`` columns: 4A/4B's templates, 4C/4D's phrase pairs) as
-   crossed random factors, the year slope varying by model, by item and by model x item.
+1. a year a model lacks (out of vocabulary: NaN probability, or no row) is left out for that
+   model and listed (figure ``missing_years``, notes);
+2. ``d = mean LPR / sigma`` per (model, year), the mean over ``average_over`` (4A/4B's
+   templates, 4C/4D's phrase pairs);
+3. LMM ``d ~ year / year_scale``, models as random intercepts (:func:`fmat.stats.fit_lmm`):
+   rows ``b`` (per century), ``t``, ``beta`` (b * sd(x) / sd(d)), ``R2m``, ``R2c``, condition
+   ``year``;
+4. ``century_contrasts: [[2000, 1900], ...]``: per pair an LMM ``d ~ century`` on the two years
+   (``century_model: pairwise``, the paper's "corresponding subset of data") or one LMM on all
+   the century years named (``joint``); first minus second year: rows ``d`` and ``t``, condition
+   ``2000vs1900``;
+5. per model, the OLS slope of d on year / year_scale (rows ``b``, model = slug; not in the paper);
+6. ``inference: crossed`` (ours; :func:`crossed_trend`): the slope, the per-model slopes and the
+   century contrasts with the models *and* the items (``average_over``) crossed random factors.
 
-Figure 4 table ``trend`` (columns model, year, d, d_interpolated, d_smooth): per model and for
-``all`` (the mean of the models' d in each year, over the models that have it): the yearly d,
-missing years filled by linear interpolation (:func:`fmat.stats.interpolate_years`; no
-extrapolation before a model's first / after its last year), and the two-sided moving average
-with partial windows at the ends (:func:`fmat.stats.moving_average`; ``smoothing: {window: 10,
-even: right}``: the window of year t is t-4 ... t+5, zoo's centre alignment).  ``d_smooth`` is
-NaN where ``d_interpolated`` is (a window does not reach into years the model lacks at the ends).
+Figure 4 table ``trend`` (model, year, d, d_interpolated, d_smooth), per model and ``all`` (the
+mean of the models' d in each year): missing years filled by linear interpolation
+(:func:`fmat.stats.interpolate_years`, no extrapolation), the two-sided moving average with
+partial end windows (:func:`fmat.stats.moving_average`; ``smoothing: {window: 10, even:
+right}``: t-4 ... t+5, zoo's centre alignment), NaN where ``d_interpolated`` is.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Literal, Mapping
 
 import numpy as np
@@ -113,14 +106,10 @@ def missing_years(yearly: pd.DataFrame, models: list[str], years: list[int]) -> 
 
 def _ranges(years) -> str:
     """[1800, 1801, 1802, 1805] -> '1800-1802, 1805'."""
-    years = sorted(years)
-    parts, start = [], None
-    for i, y in enumerate(years):
-        if start is None:
-            start = y
-        if i + 1 == len(years) or years[i + 1] != y + 1:
-            parts.append(f"{start}" if start == y else f"{start}-{y}")
-            start = None
+    parts = []
+    for _, run in itertools.groupby(enumerate(sorted(years)), lambda iy: iy[1] - iy[0]):
+        run = [y for _, y in run]
+        parts.append(f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}")
     return ", ".join(parts)
 
 
@@ -175,18 +164,8 @@ def per_model_slopes(yearly: pd.DataFrame, year_scale: float) -> list[dict]:
         r = sps.linregress(g["year"].to_numpy(float) / year_scale, g["d"].to_numpy(float))
         df = len(g) - 2
         q = sps.t.ppf(0.975, df)
-        rows.append(
-            {
-                "model": model_slug(str(m)),
-                "value": r.slope,
-                "se": r.stderr,
-                "df": df,
-                "p": r.pvalue,
-                "ci_low": r.slope - q * r.stderr,
-                "ci_high": r.slope + q * r.stderr,
-                "n": len(g),
-            }
-        )
+        ci = {"ci_low": r.slope - q * r.stderr, "ci_high": r.slope + q * r.stderr}
+        rows.append({"model": model_slug(str(m)), "value": r.slope, "se": r.stderr, "df": df, "p": r.pvalue, **ci, "n": len(g)})
     return rows
 
 
@@ -235,25 +214,23 @@ def _test_row(res: Mapping) -> dict:
     return {k: res[k] for k in ("se", "df", "p", "ci_low", "ci_high")} | {"value": res["estimate"], "n": res["n"]}
 
 
+def _t_row(res: Mapping) -> dict:
+    return {"value": res["t"], "df": res["df"], "p": res["p"], "n": res["n"]}
+
+
 def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: float, contrasts) -> tuple[list[dict], list[str]]:
     """The concept-level variant (``inference: crossed``, ours, not the paper's): the year
     slope and the century contrasts with the models *and* the items (the ``average_over``
-    columns' values: 4A/4B's query templates, 4C/4D's phrase pairs) as crossed random factors.
+    columns' values) as crossed random factors.
 
-    Each model x item cell gives its own OLS slope of d on year / year_scale, ``S[m, i]``. The
-    slope of the concept is the grand mean of ``S`` (the paper's LMM slope in a balanced design)
-    and its test is :func:`fmat.stats.crossed.crossed_contrast` of ``S``: the model of the yearly
-    d with correlated random intercepts and slopes of year by model, by item and by model x
-    item (Barr et al.'s maximal structure), exact for a balanced design (docs/calibration.md),
-    without REML's item boundary: with three templates a 2-df item mean square below the
-    residual's share is no evidence that the templates agree (``truncate_items=False``;
-    fmat.stats.crossed, "Few items").
-    Per model (a claim about that model, over the population of items): the mean of its row of
-    ``S``, tested over the items (df items - 1).  A century contrast: each cell's d of the
-    first year minus the second's, crossed over models and items as the slope.  With one item
-    (no ``average_over``) only the models are random.  A model that lacks a cell (every year of
-    an item missing) is left out of the crossed test, with a note.
-    Returns rows (as :func:`change_over_time` builds them) and notes."""
+    Each model x item cell gives its own OLS slope of d on year / year_scale, ``S[m, i]``; the
+    concept's slope is the grand mean of ``S`` (the paper's LMM slope in a balanced design),
+    tested by :func:`fmat.stats.crossed.crossed_contrast` of ``S`` (random intercepts and slopes
+    of year by model, by item and by model x item; without REML's item boundary:
+    ``truncate_items=False``, fmat.stats.crossed, "Few items").  Per model: the mean of its row
+    of ``S``, tested over the items (df items - 1).  A century contrast: each cell's d of the
+    first year minus the second's, crossed as the slope.  With one item only the models are
+    random; a model that lacks a cell is left out, with a note.  Returns rows and notes."""
     table, long = item_slopes(lpr, average_over, sigma, year_scale)
     notes: list[str] = []
     complete = table.dropna(axis=0, how="any")
@@ -261,12 +238,10 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
         gone = [model_slug(m) for m in table.index if m not in complete.index]
         notes.append(f"inference: crossed left out {len(gone)} model(s) lacking an item's slope: {', '.join(gone)}")
     random_items = table.shape[1] > 1
-    # few items (4A/4B: three templates): the items' variance is never set to 0 (no item
-    # boundary: fmat.stats.crossed, "Few items")
     res = crossed_contrast(complete.to_numpy(), random_items=random_items, truncate_items=False)
     rows = [
         {"statistic": "b", "condition": "year", "model": "all", **_test_row(res)},
-        {"statistic": "t", "condition": "year", "model": "all", "value": res["t"], "df": res["df"], "p": res["p"], "n": res["n"]},
+        {"statistic": "t", "condition": "year", "model": "all", **_t_row(res)},
     ]
     for m, slopes in table.iterrows():
         slopes = slopes.dropna().to_numpy(float)
@@ -274,20 +249,9 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
             r = sps.ttest_1samp(slopes, 0.0)
             ci = r.confidence_interval(0.95)
             se = float(slopes.std(ddof=1) / np.sqrt(len(slopes)))
-            rows.append(
-                {
-                    "statistic": "b",
-                    "condition": "year",
-                    "model": model_slug(str(m)),
-                    "value": float(slopes.mean()),
-                    "se": se,
-                    "df": float(len(slopes) - 1),
-                    "p": float(r.pvalue),
-                    "ci_low": float(ci.low),
-                    "ci_high": float(ci.high),
-                    "n": float(len(slopes)),
-                }
-            )
+            one = {"model": model_slug(str(m)), "value": float(slopes.mean()), "se": se, "df": float(len(slopes) - 1)}
+            test = {"p": float(r.pvalue), "ci_low": float(ci.low), "ci_high": float(ci.high), "n": float(len(slopes))}
+            rows.append({"statistic": "b", "condition": "year", **one, **test})
     for a, b in contrasts:
         cells = long[long["year"].isin([a, b])].pivot_table(index=["model", "item"], columns="year", values="d")
         if a not in cells or b not in cells:
@@ -295,9 +259,8 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
             continue
         C = (cells[a] - cells[b]).unstack("item").reindex(index=table.index, columns=table.columns).dropna(axis=0, how="any")
         r = crossed_contrast(C.to_numpy(), random_items=random_items, truncate_items=False)
-        test = {"df": r["df"], "p": r["p"], "n": r["n"]}
         rows.append({"statistic": "d", "condition": f"{a}vs{b}", "model": "all", **_test_row(r)})
-        rows.append({"statistic": "t", "condition": f"{a}vs{b}", "model": "all", "value": r["t"], **test})
+        rows.append({"statistic": "t", "condition": f"{a}vs{b}", "model": "all", **_t_row(r)})
     what = (
         f"the models ({len(complete)}) and the items ({table.shape[1]}: the values of average_over) as crossed random "
         "factors, the year slope varying by model, by item and by model x item (expected mean squares, Satterthwaite df; "
@@ -315,10 +278,7 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
 
 def check_options(options: Mapping, queries: pd.DataFrame, where: str) -> None:
     """``change_over_time``'s options against the study's design, when the study file is read
-    (before any model loads): ``sigma`` and ``year_scale`` positive numbers, ``average_over``
-    columns of the LPR table, ``century_contrasts`` pairs of years the design has,
-    ``smoothing`` only ``window`` (a whole number of years >= 1) and ``even`` (right | left),
-    ``century_model`` pairwise or joint. Each error names the option, the value and the fix."""
+    (before any model loads): each error names the option, the value and the fix."""
     _check_scales(options, where)
     _check_average_over(options.get("average_over"), queries, where)
     _check_century_contrasts(options.get("century_contrasts"), queries, where)
@@ -347,7 +307,6 @@ def _check_scales(options: Mapping, where: str) -> None:
 def _check_average_over(over, queries: pd.DataFrame, where: str) -> None:
     """``average_over``: columns of the study's LPR table."""
     if over is not None:
-        over = [over] if isinstance(over, str) else over
         columns = [c for c in ("query", "TARGET", "T_word", "ATTRIB", "A_word") if c in queries.columns]
         for c in over if isinstance(over, list) else [over]:
             if str(c) not in columns:
@@ -421,16 +380,13 @@ def change_over_time(
     """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
 
     Options (study file ``analysis.options``):
-      sigma              population SD of an LPR (default fmat.stats.effects.LPR_SIGMA = √2; the paper prints 1.414)
+      sigma              population SD of an LPR (default LPR_SIGMA = √2; the paper prints 1.414)
       year_scale         predictor = year / year_scale (100: change per century)
       average_over       LPR columns averaged within model and year ([query] or [A_word])
       century_contrasts  [[2000, 1900], [1900, 1800]]: d of first minus second year
       century_model      pairwise (an LMM on the two years of each contrast; default) or joint
-                         (one LMM on all century years named)
       smoothing          {window: 10, even: right} for the figure's moving average
-      inference          "paper" (default: the paper's LMM, models random) or "crossed" (ours:
-                         the items of average_over random too, crossed with the models, random
-                         slopes of year by model and by item; :func:`crossed_trend`)
+      inference          "paper" (default) or "crossed" (ours: :func:`crossed_trend`)
     """
     study = _study_id(data)
     lpr = data.lpr
@@ -489,18 +445,9 @@ def _slope_rows(df: pd.DataFrame, yearly: pd.DataFrame, year_scale: float) -> tu
     the year slope's b, t, beta, R2m and R2c, and each model's own slope."""
     fit = fit_lmm(df, "d ~ time", group="model")
     c = fit.coefs.set_index("term").loc["time"]
+    test = {k: c[k] for k in ("se", "df", "p", "ci_low", "ci_high")}
     rows = [
-        {
-            "statistic": "b",
-            "condition": "year",
-            "value": c["b"],
-            "se": c["se"],
-            "df": c["df"],
-            "p": c["p"],
-            "ci_low": c["ci_low"],
-            "ci_high": c["ci_high"],
-            "n": fit.n,
-        },
+        {"statistic": "b", "condition": "year", "value": c["b"], **test, "n": fit.n},
         {"statistic": "t", "condition": "year", "value": c["t"], "df": c["df"], "p": c["p"], "n": fit.n},
         {"statistic": "beta", "condition": "year", "value": c["beta"], "n": fit.n},
         {"statistic": "R2m", "condition": "year", "value": fit.r2m, "n": fit.n},
@@ -534,19 +481,8 @@ def _century_rows(yearly: pd.DataFrame, contrasts: list, century_model: str, not
                 f"century contrast {a} vs {b}: the random-intercept variance is ~0, so its t is the "
                 "two-sample t of the two years (OLS), not the paired t test over models"
             )
-        test = {"df": res["df"], "p": res["p"], "n": res["n"]}
-        rows.append(
-            {
-                "statistic": "d",
-                "condition": cond,
-                "value": res["estimate"],
-                "se": res["se"],
-                "ci_low": res["ci_low"],
-                "ci_high": res["ci_high"],
-                **test,
-            }
-        )
-        rows.append({"statistic": "t", "condition": cond, "value": res["t"], **test})
+        rows.append({"statistic": "d", "condition": cond, **_test_row(res)})
+        rows.append({"statistic": "t", "condition": cond, **_t_row(res)})
     return rows
 
 

@@ -3,70 +3,45 @@
 Two registered analyses (named in the study files' ``analysis`` key; see docs/analyses-1-2.md):
 
 ``factual_wefat`` (Studies 1A, 1B; Tables 3-4, Figure 3A/3B)
-    1. LPR = ln P(male word) - ln P(female word) per item and query (the study's ``lpr``
-       options: ``mask_pair: true``); each query's ``T_word`` is mapped to its item key with
-       ``Study.items`` ("a nurse" and "nurse" -> ``nurse``).
-    2. The LPRs are z-standardized listwise within model x query (``standardize_within``;
-       ``(x - mean) / sd``, sd with ddof = 1 as R ``scale``; Bao, 2024, Study 1A Method).
-    3. FMAT score of an item = mean of its z-scores over models and queries (a query's score:
-       over models; a model's score: over queries). NaN z-scores (out-of-vocabulary words)
-       are left out of the means.
-    4. Cronbach's alpha among the query templates per model and "Overall" (Tables 3-4) is the
-       reliability stage's (the study file's ``reliability: {item: query, by: [model]}``): not
-       computed here.
+    1. LPR = ln P(male word) - ln P(female word) per item and query (``lpr: {mask_pair: true}``);
+       each ``T_word`` is mapped to its item key with ``Study.items`` ("a nurse" -> ``nurse``).
+    2. z-scores listwise within model x query (``standardize_within``; sd with ddof = 1 as R
+       ``scale``; Bao, 2024, Study 1A Method).
+    3. FMAT score of an item = mean of its z-scores over models and queries (NaN z-scores of
+       out-of-vocabulary words left out).
+    4. Cronbach's alpha among the templates is the reliability stage's: not computed here.
     5. Pearson r (Fisher-z 95% CI) of the FMAT score with % male and with WEFAT_male, overall,
-       per query (averaged over models) and per model x query; r(WEFAT, % male); Williams' t
-       of r(FMAT, % male) vs r(WEFAT, % male) with r23 = r(FMAT, WEFAT), df = n - 3.
+       per query and per model x query; r(WEFAT, % male); Williams' t of r(FMAT, % male) vs
+       r(WEFAT, % male) with r23 = r(FMAT, WEFAT), df = n - 3.
     6. Figure 3A/3B: ``figure_criterion``.
 
 ``factual_names`` (Study 1C; Table 5, Figure 3C): everything above, plus the logit of % male
-(``logit_column`` of the criterion table, ln(m/f); else computed from % male), two mixed
-models over all model x query x item z-scores with a random intercept per model
-(``logit_male ~ fmat`` and ``wefat ~ fmat``: b, SE, df, p, CI, R2m, R2c) and the OLS Models 1-3
-of Table 5 on the item-level FMAT score (b, SE, R2, Delta R2 of each predictor entering last,
-and the F test that the two coefficients are equal).
+(``logit_column``, else computed from % male), two mixed models over all model x query x item
+z-scores with a random intercept per model (``logit_male ~ fmat``, ``wefat ~ fmat``) and the OLS
+Models 1-3 of Table 5 on the item-level FMAT score.
 
-Inference (ours, not the paper's; docs/calibration.md): the criterion r of the models' averaged
-FMAT score is **attenuated** by what the models do not share (their disagreement and their own
-noise: classical measurement error), and its Fisher CI counts only the items: over worlds of
-known truth it misses what the models hold in 25-30% of 1A's worlds and in every 1C world
-(3,644 names: a CI too narrow to hold an attenuated value).  ``inference: disattenuated``
-gives Spearman's (1904) correction for attenuation, r / sqrt(reliability), with the
-reliability of the averaged score the ICC(C,k) among the models (Cronbach's alpha, models as
-raters; McGraw & Wong 1996) of the same z-scores (per query: that query's), and the Fisher CI's
-bounds divided by the same square root (Hunter & Schmidt 2004, ch. 3); the p of r = 0 is the
-paper's (a positive factor does not move a 0).  The figure table ``calibrated`` has both beside
-each other whatever ``inference``.  The b of 1C's mixed models is **diluted** the same way
-(regression dilution: its predictor is one model's z-score, noise included; over 500 worlds
-b / held b = 0.88, and no CI covers); the variant applies regression calibration (Carroll et al.
-2006): b, SE and CI divided by sqrt(ICC(C,1) among the models), the reliability of one model's
-z-score (t and p the paper's).  The realised value each variant is judged against is the same
-variant on the models' noise-free probabilities (docs/calibration.md: the paper's b of one
-model's z is not identified from the models' outputs).
+``inference`` (ours, not the paper's; docs/calibration.md): ``disattenuated`` divides each r of
+the averaged score and its CI by sqrt(ICC(C,k) among the models) (Spearman's correction for
+attenuation) and 1C's mixed-model b, SE and CI by sqrt(ICC(C,1)) (regression calibration;
+Carroll et al. 2006), p the paper's; the figure table ``calibrated`` shows both whatever
+``inference``.  ``crossed`` (:func:`crossed_rows`) is the concept-level test: the items and the
+models crossed random factors, the models' own slopes random.
 
-``inference: crossed`` (ours; :func:`crossed_rows`, docs/calibration.md, "The criterion
-family") is the concept-level test: the items (occupations, names) and the models crossed
-random factors, the models' own slopes on the criterion random.  Each r of the averaged score
-(model ``all``), 1C's mixed-model b and Table 5's fmat coefficients keep the paper's value and
-take the test of the models' z-scores' slope on the criterion (exact expected mean squares with
-Satterthwaite's df, :func:`fmat.stats.crossed.crossed_slope`); the r's CI is its Fisher
-interval widened by the models' variation.
-
-Items: the analysis uses the items present in the FMAT scores, the % male table and (when
-given) the WEFAT table; the numbers of items left out are in ``notes`` and every row's ``n``.
+Items: those present in the FMAT scores, the % male table and (when given) the WEFAT table; the
+numbers left out are in ``notes`` and every row's ``n``.
 """
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from typing import Literal, Mapping, Sequence, get_args
 
 import numpy as np
 import pandas as pd
 
-from fmat.analyses import AnalysisInput, AnalysisOutput, register
+from fmat.analyses import AnalysisInput, AnalysisOutput, nearest, register
 from fmat.errors import InputError
+from fmat.lazy_scipy import stats as sps
 from fmat.results import model_slug, results_frame
 from fmat.stats.correlation import pearson, williams_t
 from fmat.stats.crossed import crossed_slope
@@ -76,10 +51,8 @@ from fmat.stats.regression import coef_difference_test, delta_r2, fit_ols
 
 #: the study file's option blocks that name a criterion table
 _TABLE_OPTIONS = ("criterion", "wefat")
-#: the ``inference`` option: the paper's r and Fisher CI, Spearman's correction for
-#: attenuation by the models' unreliability (ours: :func:`disattenuated_rows`), or the
-#: concept-level test with the items and the models crossed random factors (ours:
-#: :func:`crossed_rows`)
+#: the ``inference`` option: the paper's r and Fisher CI, or ours: :func:`disattenuated_rows`,
+#: :func:`crossed_rows`
 Inference = Literal["paper", "disattenuated", "crossed"]
 INFERENCE = get_args(Inference)
 
@@ -87,12 +60,8 @@ INFERENCE = get_args(Inference)
 # --------------------------------------------------------------------------- options
 def _criteria_tables(options: Mapping) -> list[str]:
     """Criterion tables read with these options (``criterion.table``, ``wefat.table``)."""
-    out = []
-    for key in _TABLE_OPTIONS:
-        spec = (options or {}).get(key)
-        if isinstance(spec, Mapping) and spec.get("table"):
-            out.append(str(spec["table"]))
-    return out
+    specs = [(options or {}).get(key) for key in _TABLE_OPTIONS]
+    return [str(spec["table"]) for spec in specs if isinstance(spec, Mapping) and spec.get("table")]
 
 
 def _spec(options_value, key: str, required: bool) -> dict | None:
@@ -141,11 +110,6 @@ def _criterion_column(criteria: Mapping[str, pd.DataFrame], spec: dict, key: str
     return out
 
 
-def _did_you_mean(word, known) -> str:
-    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def check_options(options: Mapping, queries: pd.DataFrame, where: str, lpr: pd.DataFrame | None = None) -> None:
     """The factual options the design can feed, before any model loads: ``criterion`` and
     ``wefat`` are ``{table, item, column}`` mappings, and ``standardize_within`` names columns
@@ -163,7 +127,7 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str, lpr: pd.D
         bad = [str(c) for c in within if c not in have]
         if bad:
             raise InputError(
-                f"standardize_within names {bad[0]!r}, not a column of this design's LPR table" + _did_you_mean(bad[0], have),
+                f"standardize_within names {bad[0]!r}, not a column of this design's LPR table" + nearest(bad[0], have),
                 where=f"{where}.standardize_within",
                 fix=f"use some of: {', '.join(have)} (1A: [model, query])",
             )
@@ -188,7 +152,7 @@ def check_criteria_tables(options: Mapping, tables: Mapping[str, pd.DataFrame], 
         for field_, col in wanted:
             if col not in table.columns:
                 raise InputError(
-                    f"criterion table {name!r} has no column {col!r}" + _did_you_mean(col, cols) + f" (it has {cols})",
+                    f"criterion table {name!r} has no column {col!r}" + nearest(col, cols) + f" (it has {cols})",
                     where=f"{at}.{field_}",
                     fix=f"name one of its columns in {key}.{field_}, or rename the column in the table",
                 )
@@ -215,7 +179,7 @@ def check_criteria_tables(options: Mapping, tables: Mapping[str, pd.DataFrame], 
         known = set(keys)
         missing = [i for i in study_items if i not in known]
         if missing:
-            shown = ", ".join(f"{m!r}" + _did_you_mean(m, known - set(study_items)) for m in missing[:5])
+            shown = ", ".join(f"{m!r}" + nearest(m, known - set(study_items)) for m in missing[:5])
             raise InputError(
                 f"{len(missing)} of the study's {len(study_items)} item(s) have no row in criterion table {name!r} "
                 f"(column {spec['item']!r}): {shown}" + (" ..." if len(missing) > 5 else ""),
@@ -231,10 +195,9 @@ def item_lpr(
 ) -> pd.DataFrame:
     """LPR table -> ``model, query, q, item, LPR`` (one row per model x query x item).
 
-    ``q`` is the query's number in design order (``Q1``, ``Q2``...): the order of
-    ``query_order`` (the study's query table: its blocks), else of the LPR table's ``query``
-    categories. ``item``: the ``T_word`` mapped through ``items`` (``Study.items``: slot,
-    word, item), or the word itself when it has no key.
+    ``q``: the query's number (``Q1``, ``Q2``...) in the order of ``query_order`` (the study's
+    query table), else of the LPR table's ``query`` categories.  ``item``: the word's key in
+    ``items`` (``Study.items``), or the word itself when it has no key.
     """
     word_col = {"TARGET": "T_word", "ATTRIB": "A_word"}[slot]
     need = ["model", "query", word_col, "LPR"]
@@ -326,33 +289,26 @@ def correlation_rows(
     """r rows of Tables 3-4 and the text: overall, per query (over models), per model x query,
     per model (over queries), WEFAT validity and Williams' t. ``crit``: item, pct_male[, wefat]."""
     rows = []
-    targets = [("pct_male", "pct_male")] + ([("wefat", "wefat")] if wefat else [])
+    targets = ["pct_male"] + (["wefat"] if wefat else [])
     # join once: an item's FMAT score depends only on its own z-scores
     zc = z.merge(crit, on="item", how="inner")
-    ccols = [c for _, c in targets]
-    first = zc.groupby("item", sort=False)[ccols].first()
+    first = zc.groupby("item", sort=False)[targets].first()
 
     def scored(g, by=()):
         s = g.groupby(list(by) + ["item"], sort=False)["z"].mean().rename("fmat").reset_index()
         return s.join(first, on="item")
 
-    # overall (all models and queries)
+    def add(query: str, model: str, m: pd.DataFrame, score: str = "fmat") -> None:
+        rows.extend(_r_row(study, f"fmat~{var}{query}", model, m[score], m[var]) for var in targets)
+
     overall = scored(zc)
-    for var, col in targets:
-        rows.append(_r_row(study, f"fmat~{var}", "all", overall["fmat"], overall[col]))
-    # per query, averaged over models
-    for q, m in scored(zc, ["q"]).groupby("q", sort=False):
-        for var, col in targets:
-            rows.append(_r_row(study, f"fmat~{var}:{q}", "all", m["fmat"], m[col]))
-    # per model x query, and per model over queries
-    for model, g in zc.groupby("model", sort=False):
-        slug = model_slug(model)
+    add("", "all", overall)
+    for q, m in scored(zc, ["q"]).groupby("q", sort=False):  # per query, averaged over models
+        add(f":{q}", "all", m)
+    for model, g in zc.groupby("model", sort=False):  # per model x query, and per model over queries
         for q, m in g.groupby("q", sort=False):
-            for var, col in targets:
-                rows.append(_r_row(study, f"fmat~{var}:{q}", slug, m["z"], m[col]))
-        m = scored(g)
-        for var, col in targets:
-            rows.append(_r_row(study, f"fmat~{var}", slug, m["fmat"], m[col]))
+            add(f":{q}", model_slug(model), m, "z")
+        add("", model_slug(model), scored(g))
     if wefat:
         rows.append(_r_row(study, "wefat~pct_male", "all", overall["wefat"], overall["pct_male"]))
         rows.append(williams_row(study, overall["fmat"], overall["wefat"], overall["pct_male"], n=williams_n))
@@ -374,17 +330,14 @@ def _models_icc(z: pd.DataFrame, targets: list[str], unit: str) -> float:
 def model_reliability(z: pd.DataFrame) -> float:
     """ICC(C,k) among the models of their item scores (each model's mean z of an item over the
     queries in ``z``; items any model lacks left out): the reliability of the item score
-    averaged over the models (Cronbach's alpha with models as raters).  NaN with fewer than 2
-    models or 2 complete items, or no residual variance."""
+    averaged over the models (Cronbach's alpha with models as raters); NaN as :func:`_models_icc`."""
     return _models_icc(z, ["item"], "average")
 
 
 def single_reliability(z: pd.DataFrame) -> float:
-    """ICC(C,1) among the models of their z-scores, with the (query, item) pairs as targets
-    (pairs any model lacks left out): the reliability of **one** model's z-score of an item in
-    a query, the predictor of the 1C mixed models (each row one model x query x item), as a
-    measure of what all the models share.  NaN with fewer than 2 models or 2 complete pairs,
-    or no residual variance."""
+    """ICC(C,1) among the models of their z-scores, the (query, item) pairs as targets: the
+    reliability of **one** model's z-score, the predictor of the 1C mixed models; NaN as
+    :func:`_models_icc`."""
     return _models_icc(z, ["q", "item"], "single")
 
 
@@ -392,36 +345,25 @@ def _corrected_kind(r: Mapping) -> str | None:
     """Which correction a row takes under ``inference: disattenuated``: ``"r"`` (an r of the
     averaged FMAT score of model ``all``: ``fmat~<criterion>[:<query>]``), ``"b"`` (the slope
     of an LMM's standardized LPR, ``lmm:<outcome>~fmat:fmat``) or None (left as it is)."""
-    cond = str(r.get("condition", ""))
-    if r.get("model") != "all":
+    target = _crossed_target(r)
+    if target is None or (target[0] == "b" and not str(r["condition"]).startswith("lmm:")):
         return None
-    if r.get("statistic") == "r" and cond.startswith("fmat~"):
-        return "r"
-    if r.get("statistic") == "b" and cond.startswith("lmm:") and cond.endswith("~fmat:fmat"):
-        return "b"
-    return None
+    return target[0]
 
 
 def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
     """The calibrated variant of the criterion statistics (``inference: disattenuated``, ours),
-    each corrected for the attenuation by what the models do not share (their disagreement
-    and noise: classical measurement error in the FMAT score).  Rows returned:
+    corrected for the attenuation by what the models do not share.  Rows returned:
 
-    * each r row of model ``all`` whose condition is ``fmat~<criterion>[:<query>]``:
-      Spearman's (1904) correction, value and Fisher-CI bounds divided by sqrt(reliability),
-      reliability = :func:`model_reliability` (ICC(C,k): the score is averaged over the
-      models) of the z-scores of that query (all queries for the overall row), clipped to
-      [-1, 1];
+    * each r row of :func:`_corrected_kind` "r": Spearman's (1904) correction, value and
+      Fisher-CI bounds divided by sqrt(:func:`model_reliability` of that query's z-scores, all
+      queries for the overall row), clipped to [-1, 1];
     * each b row of the mixed models ``lmm:<outcome>~fmat`` (1C): regression calibration
-      (Carroll et al. 2006, ch. 2; Rosner, Spiegelman & Willett 1989): the predictor, one
-      model's z-score, is replaced by its best linear prediction of the standardized score the
-      models share, sqrt(reliability) x z with reliability = :func:`single_reliability`
-      (ICC(C,1)); a linear model's slope, SE and CI bounds scale by the inverse of a
-      predictor's factor, so they are divided by sqrt(reliability) (t, df, p unchanged).
+      (Carroll et al. 2006, ch. 2; Rosner, Spiegelman & Willett 1989): b, SE and CI bounds
+      divided by sqrt(:func:`single_reliability`) (t, df, p unchanged).
 
-    p, df and n stay (the test of 0 is the same test); column ``reliability`` added.  A
-    reliability of 0 or less (the models share no item variance: a null world) leaves the
-    value undefined (NaN value and CI, the paper's p).  Other rows are not returned."""
+    p, df and n stay; column ``reliability`` added.  A reliability of 0 or less (a null world)
+    leaves value and CI NaN.  Other rows are not returned."""
     out = []
     rels: dict[tuple, float] = {}  # per kind and query (None: all queries), each computed once
     for r in rows:
@@ -451,10 +393,9 @@ def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
 def _crossed_target(r: Mapping) -> tuple | None:
     """What ``inference: crossed`` re-tests in a row: ``(kind, criterion, covariates, query)``,
     or None (the row is left as the paper's).  ``kind`` "r": an r of the averaged FMAT score
-    of model ``all`` (``fmat~<criterion>[:<query>]``); "b": a slope of the FMAT score's
-    association with the criterion (1C's mixed models ``lmm:<outcome>~fmat:fmat``, Table 5's
-    ``logit_male~fmat:fmat`` and the partial one of ``logit_male~wefat+fmat:fmat``, WEFAT the
-    covariate)."""
+    of model ``all`` (``fmat~<criterion>[:<query>]``); "b": a slope of the FMAT score on the
+    criterion (``lmm:<outcome>~fmat:fmat``, ``logit_male~fmat:fmat`` and the partial one of
+    ``logit_male~wefat+fmat:fmat``, WEFAT the covariate)."""
     if r.get("model") != "all":
         return None
     stat, cond = r.get("statistic"), str(r.get("condition", ""))
@@ -463,42 +404,26 @@ def _crossed_target(r: Mapping) -> tuple | None:
         return "r", var, (), q or None
     if stat == "b" and cond.startswith("lmm:") and cond.endswith("~fmat:fmat"):
         return "b", cond.removeprefix("lmm:").removesuffix("~fmat:fmat"), (), None
-    if stat == "b" and cond == "logit_male~fmat:fmat":
-        return "b", "logit_male", (), None
-    if stat == "b" and cond == "logit_male~wefat+fmat:fmat":
-        return "b", "logit_male", ("wefat",), None
+    if stat == "b" and cond in ("logit_male~fmat:fmat", "logit_male~wefat+fmat:fmat"):
+        return "b", "logit_male", ("wefat",) if "wefat" in cond else (), None
     return None
 
 
 def crossed_rows(rows: list[dict], z: pd.DataFrame, crit: pd.DataFrame, conf_level: float = 0.95) -> tuple[list[dict], list[str]]:
     """The concept-level variant (``inference: crossed``, ours, not the paper's): the rows that
-    :func:`_crossed_target` names, their value the paper's, their test the slope of the
-    models' z-scores on the item's criterion with the models and the items (occupations,
-    names) crossed random factors, the models' own slopes random
-    (:func:`fmat.stats.crossed.crossed_slope`)::
+    :func:`_crossed_target` names keep the paper's value and take the test of the slope of the
+    models' z-scores on the item's criterion, the models and the items crossed random factors,
+    the models' own slopes random (:func:`fmat.stats.crossed.crossed_slope`)::
 
         Y[m, i] = b0 + b1 x_i + v_m (x_i - mean x) + w_i + e[m, i]
 
-    ``Y[m, i]`` model m's mean z of item i over the queries (a per-query r: that query's z),
-    ``x_i`` the item's criterion (% male, WEFAT, logit % male).  The z-scores are centred
-    within each model, so a model has no intercept of its own (its mean square pools into the
-    residual's, as REML's boundary does).  No association in the population of items and
-    models (b1 = 0) is the null of every row, so each row takes the crossed test's t, df and p:
-
-    * an r row keeps its r; its CI is the paper's Fisher interval, each half on the z scale
-      widened by ``h = t_.975(df) SE / (t_.975(I - 2) SE_items)``, the crossed slope's CI
-      half-width over that of the same slope with the models fixed (the OLS slope of the item
-      means, whose t is the paper's t of r): with no model variation in the slope (``h = 1``)
-      the CI and p are the paper's;
-    * a b row keeps its b (1C's mixed model regresses the criterion on the z-score: the same
-      covariance scaled by var(z), not var(x)); its SE is ``|b / t|``, its CI
-      ``b +- t_.975(df) SE``: b1's CI rescaled by b / b1.
-
-    Items that some model lacks (a z missing in every query) are left out of the test, with a
-    note: the expected mean squares are exact only on a complete table (an unbalanced REML fit
-    is not done).  Returns ``(rows, notes)``: the re-tested rows only."""
-    from scipy import stats as sps  # here: quantiles, as the paper's rows (scipy is heavy)
-
+    ``Y[m, i]`` model m's mean z of item i (a per-query r: that query's z), ``x_i`` the item's
+    criterion.  Each row takes the crossed test's t, df and p; an r row's CI is the paper's
+    Fisher interval, each half on the z scale widened by ``h = t_.975(df) SE / (t_.975(I - 2)
+    SE_items)`` (``h = 1``: the paper's); a b row's SE is ``|b / t|``, its CI ``b +- t_.975(df)
+    SE``.  Items some model lacks are left out of the test, with a note (the expected mean
+    squares are exact only on a complete table).  Returns ``(rows, notes)``: the re-tested rows
+    only (docs/calibration.md, "The criterion family")."""
     out, notes, tables = [], [], {}
     by_item = crit.drop_duplicates("item").set_index("item")
     qz = float(sps.norm.ppf(0.5 + conf_level / 2))
@@ -555,31 +480,19 @@ def crossed_rows(rows: list[dict], z: pd.DataFrame, crit: pd.DataFrame, conf_lev
 
 
 def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
-    """Figure table ``calibrated``: per corrected row (:func:`disattenuated_rows`: the r's of
-    model ``all`` and the mixed models' b) its ``statistic``, the paper's value, p and CI
-    beside the disattenuated value and CI (``value_ours``, ``ci_low_ours``, ``ci_high_ours``;
-    ours), the reliability, and whether each is significant at ``alpha`` (``holds``: under
-    both, or neither; the p is the same test, so a row always holds)."""
+    """Figure table ``calibrated``: per corrected row (:func:`disattenuated_rows`) the paper's
+    value, p and CI beside the disattenuated ones (``*_ours``), the reliability, and whether each
+    is significant at ``alpha`` (``holds``: under both, or neither: the p is the same test)."""
     mine = {o["condition"]: o for o in ours}
     rows = []
     for e in paper:
         o = mine.get(e.get("condition"))
         if o is None or _corrected_kind(e) is None:
             continue
+        theirs = {c: e.get(c, np.nan) for c in ("value", "p", "ci_low", "ci_high")}
+        mine_ = {"value_ours": o["value"], "p_ours": o.get("p", np.nan), "ci_low_ours": o["ci_low"], "ci_high_ours": o["ci_high"]}
         rows.append(
-            {
-                "condition": e["condition"],
-                "statistic": e["statistic"],
-                "value": e.get("value", np.nan),
-                "p": e.get("p", np.nan),
-                "ci_low": e.get("ci_low", np.nan),
-                "ci_high": e.get("ci_high", np.nan),
-                "reliability": o["reliability"],
-                "value_ours": o["value"],
-                "p_ours": o.get("p", np.nan),
-                "ci_low_ours": o["ci_low"],
-                "ci_high_ours": o["ci_high"],
-            }
+            {"condition": e["condition"], "statistic": e["statistic"], **theirs, "reliability": o["reliability"], **mine_}
         )
     out = pd.DataFrame(rows)
     if len(out):
@@ -620,9 +533,7 @@ def figure_criterion(scores: pd.DataFrame, *, clip: float = 0.5) -> pd.DataFrame
     a + b * pct_male, ``fit_logit`` = OLS a + b * logit(pct_male / 100) (the "logit-function
     fitting curve"; % clipped by ``clip`` points). Also the plot convention columns
     ``x, y, xlabel, ylabel``."""
-    d = scores.copy()
-    if "wefat" in d.columns:
-        d = d.rename(columns={"wefat": "wefat_male"})
+    d = scores.rename(columns={"wefat": "wefat_male"})
     if "wefat_male" not in d.columns:
         d["wefat_male"] = np.nan
     ok = np.isfinite(d["fmat"].to_numpy(float)) & np.isfinite(d["pct_male"].to_numpy(float))
@@ -635,11 +546,8 @@ def figure_criterion(scores: pd.DataFrame, *, clip: float = 0.5) -> pd.DataFrame
         for col, xx in (("fit_linear", x), ("fit_logit", lx)):
             b, a = np.polyfit(xx[ok], y[ok], 1)
             d[col] = a + b * xx
-    out = d[["item", "fmat", "pct_male", "wefat_male", "fit_linear", "fit_logit"]].copy()
-    out["x"] = out["pct_male"]
-    out["y"] = out["fmat"]
-    out["xlabel"] = "% male"
-    out["ylabel"] = "FMAT score (standardized LPR, averaged)"
+    out = d[["item", "fmat", "pct_male", "wefat_male", "fit_linear", "fit_logit"]]
+    out = out.assign(x=out["pct_male"], y=out["fmat"], xlabel="% male", ylabel="FMAT score (standardized LPR, averaged)")
     return out.sort_values("pct_male", kind="stable").reset_index(drop=True)
 
 
@@ -662,18 +570,9 @@ def lmm_rows(study: str, z: pd.DataFrame, outcome: str, label: str) -> tuple[lis
     c = fit.coefs.set_index("term").loc["fmat"]
     cond = f"lmm:{label}~fmat"
     base = {"study": study, "model": "all", "n": float(fit.n)}
+    test = {k: c[k] for k in ("se", "df", "p", "ci_low", "ci_high")}
     rows = [
-        {
-            **base,
-            "statistic": "b",
-            "condition": f"{cond}:fmat",
-            "value": c["b"],
-            "se": c["se"],
-            "df": c["df"],
-            "p": c["p"],
-            "ci_low": c["ci_low"],
-            "ci_high": c["ci_high"],
-        },
+        {**base, "statistic": "b", "condition": f"{cond}:fmat", "value": c["b"], **test},
         {**base, "statistic": "beta", "condition": f"{cond}:fmat", "value": c["beta"]},
         {**base, "statistic": "R2m", "condition": cond, "value": fit.r2m},
         {**base, "statistic": "R2c", "condition": cond, "value": fit.r2c},
@@ -688,7 +587,7 @@ def ols_rows(study: str, items: pd.DataFrame) -> list[dict]:
     that the two coefficients of Model 3 are equal."""
 
     d = items[["logit_male", "wefat", "fmat"]].replace([np.inf, -np.inf], np.nan).dropna()
-    n = float(len(d))
+    base = {"study": study, "model": "all", "n": float(len(d))}
     rows = []
     for preds in (["wefat"], ["fmat"], ["wefat", "fmat"]):
         cond = "logit_male~" + "+".join(preds)
@@ -696,63 +595,18 @@ def ols_rows(study: str, items: pd.DataFrame) -> list[dict]:
         ci = fit.conf_int()
         for term in ["Intercept", *preds]:
             name = "intercept" if term == "Intercept" else term
-            rows.append(
-                {
-                    "study": study,
-                    "statistic": "b",
-                    "condition": f"{cond}:{name}",
-                    "model": "all",
-                    "value": fit.params[term],
-                    "se": fit.bse[term],
-                    "df": fit.df_resid,
-                    "p": fit.pvalues[term],
-                    "ci_low": ci.loc[term, 0],
-                    "ci_high": ci.loc[term, 1],
-                    "n": n,
-                }
-            )
-        rows.append(
-            {
-                "study": study,
-                "statistic": "R2",
-                "condition": cond,
-                "model": "all",
-                "value": fit.rsquared,
-                "df": fit.df_model,
-                "df2": fit.df_resid,
-                "p": float(fit.f_pvalue),
-                "n": n,
-            }
-        )
+            b = {"value": fit.params[term], "se": fit.bse[term], "p": fit.pvalues[term]}
+            ci_b = {"ci_low": ci.loc[term, 0], "ci_high": ci.loc[term, 1]}
+            rows.append({**base, "statistic": "b", "condition": f"{cond}:{name}", **b, "df": fit.df_resid, **ci_b})
+        f_test = {"df": fit.df_model, "df2": fit.df_resid, "p": float(fit.f_pvalue)}
+        rows.append({**base, "statistic": "R2", "condition": cond, "value": fit.rsquared, **f_test})
         if len(preds) == 2:
             for r in delta_r2(d, "logit_male", preds).to_dict("records"):
-                rows.append(
-                    {
-                        "study": study,
-                        "statistic": "R2_delta",
-                        "condition": f"{cond}:{r['predictor']}",
-                        "model": "all",
-                        "value": r["delta_R2"],
-                        "df": r["df1"],
-                        "df2": r["df2"],
-                        "p": r["p"],
-                        "n": n,
-                    }
-                )
+                test = {"value": r["delta_R2"], "df": r["df1"], "df2": r["df2"], "p": r["p"]}
+                rows.append({**base, "statistic": "R2_delta", "condition": f"{cond}:{r['predictor']}", **test})
             test = coef_difference_test(fit, "fmat", "wefat")
-            rows.append(
-                {
-                    "study": study,
-                    "statistic": "F",
-                    "condition": f"{cond}:fmat=wefat",
-                    "model": "all",
-                    "value": test["F"],
-                    "df": test["df1"],
-                    "df2": test["df2"],
-                    "p": test["p"],
-                    "n": n,
-                }
-            )
+            f_test = {"value": test["F"], "df": test["df1"], "df2": test["df2"], "p": test["p"]}
+            rows.append({**base, "statistic": "F", "condition": f"{cond}:fmat=wefat", **f_test})
     return rows
 
 
@@ -813,16 +667,17 @@ def _prepare(data: AnalysisInput, standardize_within, criterion, wefat, logit: b
 
 def _factual(
     data: AnalysisInput,
-    *,
-    standardize_within,
     criterion,
     wefat,
+    standardize_within,
     logit_clip,
     williams_n,
+    inference: Inference,
+    *,
     names: bool,
     mixed_models: bool = True,
-    inference: Inference = "paper",
 ) -> AnalysisOutput:
+    """Both analyses (their options, in their order); ``names``: Study 1C's models too."""
     if inference not in INFERENCE:
         path = getattr(data.study, "path", None)
         raise InputError(
@@ -843,15 +698,12 @@ def _factual(
             notes.append(f"logit of % male computed from % male (clipped at {logit_clip} points)")
         scores = fmat_score(z).merge(crit, on="item", how="inner")
         zc = z.merge(crit, on="item", how="inner")
-        if mixed_models:
-            lr, ln = lmm_rows(study, zc, "logit_male", "logit_male")
-            rows += lr
-            notes += ln
+        outcomes = ["logit_male"] + (["wefat"] if have_wefat else [])
+        for outcome in outcomes if mixed_models else []:
+            lmm, lmm_notes = lmm_rows(study, zc, outcome, outcome)
+            rows += lmm
+            notes += lmm_notes
         if have_wefat:
-            if mixed_models:
-                wr, wn = lmm_rows(study, zc, "wefat", "wefat")
-                rows += wr
-                notes += wn
             rows += ols_rows(study, scores)
         else:
             notes.append("no WEFAT table: Table 5 regressions skipped")
@@ -909,24 +761,12 @@ def factual_wefat(
     """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
 
     Options (study file ``analysis.options``): ``criterion: {table, item, column}`` (% male),
-    ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (columns of the z
-    split, default model x query), ``logit_clip`` (percentage points for the figure's logit fit),
-    ``williams_n`` (n of Williams' t; default the number of items: the paper's 1C prints
-    t(47), the df of n = 50, with 3,644 names), ``inference`` ("paper", the default,
-    "disattenuated": ours, the r of model ``all`` corrected for the models' unreliability, or
-    "crossed": ours, the items and the models random, the concept-level test; see the module
-    docstring and docs/calibration.md).
+    ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (the z split),
+    ``logit_clip`` (percentage points for the figure's logit fit), ``williams_n`` (n of
+    Williams' t; default the number of items: the paper's 1C prints t(47) with 3,644 names),
+    ``inference`` ("paper", "disattenuated" or "crossed": see the module docstring).
     """
-    return _factual(
-        data,
-        standardize_within=standardize_within,
-        criterion=criterion,
-        wefat=wefat,
-        logit_clip=logit_clip,
-        williams_n=williams_n,
-        names=False,
-        inference=inference,
-    )
+    return _factual(data, criterion, wefat, standardize_within, logit_clip, williams_n, inference, names=False)
 
 
 @register("factual_names", **_REGISTRATION)
@@ -947,14 +787,5 @@ def factual_names(
     ``criterion.logit_column`` names the logit of % male (ln(m/f)); without it the logit is
     computed from ``column`` (clipped by ``logit_clip`` points).
     """
-    return _factual(
-        data,
-        standardize_within=standardize_within,
-        criterion=criterion,
-        wefat=wefat,
-        logit_clip=logit_clip,
-        williams_n=williams_n,
-        names=True,
-        mixed_models=mixed_models,
-        inference=inference,
-    )
+    opts = (criterion, wefat, standardize_within, logit_clip, williams_n, inference)
+    return _factual(data, *opts, names=True, mixed_models=mixed_models)

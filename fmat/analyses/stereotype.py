@@ -3,41 +3,28 @@
 Two registered analyses (reference: ``docs/analyses-3-4.md``):
 
 ``stereotype_pairs`` (3A, 3D)
-    The LPR table is attribute-paired (study file ``lpr: {mask_pair: false, attrib_pair: true}``):
-    one row per model x [MASK] word x attribute pair j, ``LPR = ln P(w | attrib1_j) -
-    ln P(w | attrib2_j)`` (Eq. 1).  ``y = LPR / sigma`` (sigma = 1.414, the population SD of an
-    LPR) and the LMM ``y ~ mask * wording * pair`` (full factorial, sum-to-zero coding; models
-    as random intercepts) is fitted.  3A: 2 gender x 2 wording x 9 pairs, N = 12 x 36 = 432,
-    level-1 df = 432 - 12 - 35 = 385; 3D: 2 race x 5 pairs, N = 120, df = 120 - 12 - 9 = 99.
+    An attribute-paired LPR table (``lpr: {mask_pair: false, attrib_pair: true}``): one row per
+    model x [MASK] word x attribute pair j, ``LPR = ln P(w | attrib1_j) - ln P(w | attrib2_j)``
+    (Eq. 1).  ``y = LPR / sigma`` and the LMM ``y ~ mask * wording * pair`` (full factorial,
+    sum-to-zero coding, models as random intercepts).  3A: N = 12 x 36 = 432, level-1 df = 432
+    - 12 - 35 = 385; 3D: 2 race x 5 pairs, N = 120, df = 120 - 12 - 9 = 99.
 
 ``stereotype_domains`` (3B, 3C)
-    The LPR table holds ``ln P(w | phrase)`` (``attrib_pair: false``).  As the paper's Method:
-    (1) divide by sigma, (2) average the six items of each ATTRIB group (Math/Arts x
-    Interest/Talent) per model and [MASK] word, (3) focal minus reference domain per form
-    (``forms: {interest: [MathInterest, ArtsInterest], talent: [...]}``); then the LMM
-    ``y ~ gender * wording * form``: N = 12 x 4 x 2 = 96, df = 96 - 12 - 7 = 77.
+    ``ln P(w | phrase)`` (``attrib_pair: false``) divided by sigma, averaged over the items of
+    each ATTRIB group per model and [MASK] word, focal minus reference domain per form
+    (``forms: {interest: [MathInterest, ArtsInterest], talent: [...]}``); then the LMM ``y ~
+    gender * wording * form``: N = 12 x 4 x 2 = 96, df = 96 - 12 - 7 = 77.
 
-d and its t come from the fitted model (not from a separate t test): d is the estimated
-marginal mean (emmeans-style, equal weights over the cells of the other factors) of the
-first [MASK] group minus that of the second, ``L @ beta`` with ``L`` the difference of the two
-groups' averaged design rows; its SE is ``sqrt(L' Cov(beta) L)``, t = d / SE with the level-1
-df of nlme (the df printed by the paper).  Per pair (3A/3D) or per form (3B/3C) the same
-contrast is taken within that level.  Because y is already LPR / sigma, that difference *is*
-the effect size d.  In a balanced design d equals the plain difference of the two groups'
-mean y, and F(gender) = t(all)^2.
+d is the estimated marginal mean (emmeans-style) of the first [MASK] group minus that of the
+second, ``L @ beta``, SE ``sqrt(L' Cov(beta) L)``, t = d / SE with nlme's level-1 df; per pair
+or form the same contrast within that level.  In a balanced design d equals the plain
+difference of the two groups' mean y, and F(gender) = t(all)^2.
 
-Rows (results shape): ``F`` per model term that involves the [MASK] factor (conditions
-``gender``, ``gender_x_wording``, ``gender_x_pair``, ``gender_x_wording_x_pair``,
-``gender_x_form``, ``gender_x_wording_x_form``; ``race``, ``race_x_pair`` for 3D); ``d`` and
-``t`` for ``all`` and each pair (``pair1``... in the study file's ATTRIB order) or form
-(``interest``, ``talent``); ``R2m`` and ``R2c`` (condition ``all``); and one ``d`` per model
-(condition ``all``, model = slug: the plain cell-mean contrast within that model, no test).
-Figure tables: ``effects`` (every d: model, condition, d, se, t, df, p, ci_low, ci_high, n;
-including ``wording:<men/women>`` contrasts that have no results condition), ``anova`` (every
-term of the LMM: term, condition, num_df, den_df, F, p), ``cells`` (the modelled data:
-model, the [MASK] factor, wording, pair or form, y; 3B/3C also M_word) and ``calibrated``
-(ours, not the paper's: each d's p and CI under the paper's model beside the calibrated
-within-sentence variant's, :func:`calibrated_table`; docs/calibration.md).
+Rows: ``F`` per model term that involves the [MASK] factor (``gender``, ``gender_x_pair``...);
+``d`` and ``t`` for ``all`` and each pair (``pair1``... in the study file's ATTRIB order) or
+form; ``R2m`` and ``R2c``; one ``d`` per model (model = slug, no test).  Figure tables:
+``effects`` (every d, ``wording:<men/women>`` contrasts included), ``anova``, ``cells`` (the
+modelled data) and ``calibrated`` (:func:`calibrated_table`; docs/calibration.md).
 """
 
 from __future__ import annotations
@@ -65,11 +52,10 @@ FACTOR_NAMES = {
 
 
 #: the ``inference`` option: the paper's model, the calibrated within-sentence variant, or the
-#: concept-level test with the items (attribute pairs, phrases) random, crossed with the models
+#: concept-level test with the items (3A/3D: attribute pairs; 3B/3C: each domain's phrases) random
 Inference = Literal["paper", "sentence", "crossed"]
 INFERENCE = get_args(Inference)
-#: 3B/3C's: the same (the crossed test's items are each domain's phrases: :func:`domain_crossed_effects`)
-DomainInference = Literal["paper", "sentence", "crossed"]
+DomainInference = Inference
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -189,16 +175,7 @@ def fit_factorial(cells: pd.DataFrame, factor: str, groups: list[str], others: l
 
 
 def _contrast_row(res: Mapping, n: float) -> dict:
-    return {
-        "d": res["estimate"],
-        "se": res["se"],
-        "t": res["t"],
-        "df": res["df"],
-        "p": res["p"],
-        "ci_low": res["ci_low"],
-        "ci_high": res["ci_high"],
-        "n": n,
-    }
+    return {"d": res["estimate"], **{k: res[k] for k in ("se", "t", "df", "p", "ci_low", "ci_high")}, "n": n}
 
 
 def model_effects(fit, factor: str, groups: list[str], per: str | None, wording: bool) -> list[dict]:
@@ -221,18 +198,13 @@ def sentence_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: 
     """The calibrated variant (``inference: sentence``, ours, not the paper's): the d contrasts
     with each sentence's contrast as *one* observation.
 
-    The [MASK]'s options share one softmax: in a sentence (model x the other factors' cell) the
-    first group's y and the second group's y are not two independent observations (when the
-    options hold all the probability, one is the mirror image of the other), so the paper's
-    model, which enters them as two rows with independent errors, gets the contrast's SE about
-    sqrt(2) too small (docs/calibration.md).  Here each model x cell of ``used`` gives one
-    observation, ``z = mean y(first group) - mean y(second group)`` (a within-sentence
-    difference, the paired analysis of a repeated-measures factor), and the LMM ``z ~ used``
-    (sum-to-zero coding, models as random intercepts) gives d as its grand mean (the intercept)
-    and, per level of ``per``, that level's estimated marginal mean.  In a balanced design the
-    point estimates equal the paper's model's (the same equal-weight mean of the cell
-    differences); only SE, t, df, p and the CI differ.  Returns rows as :func:`model_effects`
-    (overall and per ``per`` level; not per wording).
+    The [MASK]'s options share one softmax, so a sentence's two groups' y are not independent
+    observations and the paper's model gets the contrast's SE about sqrt(2) too small
+    (docs/calibration.md).  Here each model x cell of ``used`` gives ``z = mean y(first group) -
+    mean y(second group)``, and the LMM ``z ~ used`` (sum-to-zero coding, models as random
+    intercepts) gives d as its intercept and, per level of ``per``, that level's estimated
+    marginal mean: in a balanced design the paper's point estimates, other SE, t, df, p and CI.
+    Rows as :func:`model_effects` (overall and per ``per`` level; not per wording).
     """
     keys = ["model", *used]
     m = cells.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
@@ -258,14 +230,11 @@ def crossed_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: l
     contrasts with the models *and* the items of ``level`` (3A/3D: the attribute pairs) as
     crossed random factors (:func:`fmat.stats.crossed.crossed_contrast`).
 
-    Each model x ``level`` x wording cell gives the within-sentence contrast ``z = mean
-    y(first group) - mean y(second group)``; averaged over the wordings (a fixed factor: two
-    levels are too few to estimate a variance) it is ``Y[model, item]``.  ``all``: the grand
-    mean of ``Y`` with models and items random (the gender contrast varies by model and by
-    item: the by-model and by-item random slopes of Barr et al. 2013), Satterthwaite df; per
-    item (``pair1``...): that item's mean over the models, only the models random (a named
-    item is not a sample), df = models - 1.  The point estimates are the paper's (balanced
-    design).  Rows as :func:`model_effects` (not per wording); none where a model lacks a cell.
+    Each model x ``level`` x wording cell gives the within-sentence contrast ``z``; averaged over
+    the wordings (fixed) it is ``Y[model, item]``.  ``all``: the grand mean of ``Y`` with models
+    and items random (by-model and by-item random slopes, Barr et al. 2013), Satterthwaite df;
+    per item (``pair1``...): that item's mean over the models, only the models random, df =
+    models - 1.  Rows as :func:`model_effects` (not per wording); none where a model lacks a cell.
     """
     keys = ["model", *used]
     m = cells.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
@@ -294,30 +263,15 @@ def domain_crossed_effects(
     """The concept-level variant of 3B/3C (``inference: crossed``, ours, not the paper's): the
     phrases of each domain (``A_word`` of an ATTRIB group) random, crossed with the models.
 
-    Each model x phrase gives the within-sentence gender contrast ``z = mean y(first group) -
-    mean y(second group)`` (y = LPR / sigma), averaged over the wordings (fixed).  A form's d
-    (``interest``: MathInterest vs ArtsInterest) is a between-item contrast, the phrases nested
-    in their domain, as 2A's words in their category: ``crossed_contrast(Z, domain, {focal: 1,
-    reference: -1})`` (by-model random intercept and slope of the domain, by-phrase random
-    intercept: a phrase's own gender contrast).  ``all`` (the mean of the forms): the j-th
-    phrase of each form's focal group (in the study file's order: 3B's "are interested in
-    maths" and "are good at maths") is one item, the mean of its forms' z, and so for the
-    reference groups: the forms' phrases that name the same word are not independent items,
-    and pairing by position is valid whether or not they name the same word (a mean of
-    independent items is one independent item).  Forms whose groups differ in size: every
-    phrase an item of its own (weights +-1/forms), with a note.  A phrase that a model lacks
-    (a missing LPR) is left out of the items, with a note.  Returns rows as
-    :func:`model_effects` (``all`` and per form) and notes."""
-    y = pd.DataFrame(
-        {
-            "model": lpr["model"].astype(str).to_numpy(),
-            "MASK": lpr["MASK"].astype(str).to_numpy(),
-            "wording": wording.to_numpy(),
-            "ATTRIB": lpr["ATTRIB"].astype(str).to_numpy(),
-            "A_word": lpr["A_word"].astype(str).to_numpy(),
-            "y": lpr["LPR"].to_numpy(dtype=float) / float(sigma),
-        }
-    )
+    Each model x phrase gives the within-sentence contrast ``z`` (y = LPR / sigma), averaged over
+    the wordings.  A form's d is a between-item contrast, the phrases nested in their domain:
+    ``crossed_contrast(Z, domain, {focal: 1, reference: -1})``.  ``all`` (the mean of the
+    forms): the j-th phrase of each form's focal group (in the study file's order) is one item,
+    the mean of its forms' z, and so for the reference groups; forms whose groups differ in
+    size take every phrase as an item of its own (weights +-1/forms), with a note.  A phrase a
+    model lacks is left out, with a note.  Returns rows as :func:`model_effects` and notes."""
+    y = pd.DataFrame({c: lpr[c].astype(str).to_numpy() for c in ("model", "MASK", "ATTRIB", "A_word")})
+    y = y.assign(wording=wording.to_numpy(), y=lpr["LPR"].to_numpy(dtype=float) / float(sigma))
     m = y.groupby(["model", "ATTRIB", "A_word", "wording", "MASK"], sort=False)["y"].mean().unstack("MASK")
     if groups[0] not in m or groups[1] not in m:
         return [], []
@@ -375,20 +329,10 @@ def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -
         o = mine.get(e["condition"])
         if o is None or e["model"] != "all":
             continue
-        rows.append(
-            {
-                "condition": e["condition"],
-                "d": e["d"],
-                "p": e["p"],
-                "ci_low": e["ci_low"],
-                "ci_high": e["ci_high"],
-                "p_ours": o["p"],
-                "ci_low_ours": o["ci_low"],
-                "ci_high_ours": o["ci_high"],
-                "significant": bool(e["p"] < alpha),
-                "significant_ours": bool(o["p"] < alpha),
-            }
-        )
+        theirs = {k: e[k] for k in ("d", "p", "ci_low", "ci_high")}
+        mine_ = {f"{k}_ours": o[k] for k in ("p", "ci_low", "ci_high")}
+        verdicts = {"significant": bool(e["p"] < alpha), "significant_ours": bool(o["p"] < alpha)}
+        rows.append({"condition": e["condition"], **theirs, **mine_, **verdicts})
     out = pd.DataFrame(rows)
     if len(out):
         out["holds"] = out["significant"] == out["significant_ours"]
@@ -421,19 +365,8 @@ def _rows(study: str, fit, anova_tab: pd.DataFrame, factor: str, effects: list[d
     rows = []
     for r in anova_tab.itertuples():
         if r.condition == factor or r.condition.startswith(f"{factor}_x_"):
-            rows.append(
-                {
-                    "study": study,
-                    "statistic": "F",
-                    "condition": r.condition,
-                    "model": "all",
-                    "value": r.F,
-                    "df": r.num_df,
-                    "df2": r.den_df,
-                    "p": r.p,
-                    "n": fit.n,
-                }
-            )
+            f_test = {"value": r.F, "df": r.num_df, "df2": r.den_df, "p": r.p, "n": fit.n}
+            rows.append({"study": study, "statistic": "F", "condition": r.condition, "model": "all", **f_test})
     for e in effects:
         if e["condition"].startswith("wording:"):
             continue  # not in the condition vocabulary: figure table only
@@ -493,8 +426,7 @@ def pair_index(data: AnalysisInput, lpr: pd.DataFrame, attrib_contrast, where: s
         sides = []
         for g in groups:
             sub = q[q["ATTRIB"].astype(str) == g]
-            sort_cols = [c for c in ("A_pair",) if c in sub.columns]
-            if sort_cols and isinstance(sub["A_pair"].dtype, pd.CategoricalDtype):
+            if "A_pair" in sub.columns and isinstance(sub["A_pair"].dtype, pd.CategoricalDtype):
                 sub = sub.sort_values("A_pair", kind="stable")
             sides.append(list(dict.fromkeys(sub["A_word"].astype(str))))
         if len(sides) == 2 and len(sides[0]) == len(sides[1]) and sides[0]:
@@ -638,19 +570,14 @@ def stereotype_pairs(
     """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
 
     Options (study file ``analysis.options``):
-      sigma            population SD of an LPR (default fmat.stats.effects.LPR_SIGMA = √2; the paper
-                       prints 1.414); y = LPR / sigma
+      sigma            population SD of an LPR (default LPR_SIGMA = √2; the paper prints 1.414)
       mask_contrast    [first, second] MASK groups; d = first minus second
       mask_wordings    [[men, women], [fathers, mothers]]: the wording factor (omit: none)
       attrib_contrast  [Career, Family]: the ATTRIB groups paired in the LPR (checks the label)
-      factor           name of the MASK factor in conditions (default: gender for Male/Female,
-                       race for Black/Asian...)
+      factor           name of the MASK factor in conditions (default: gender, race... by groups)
       anova            "sequential" (nlme's anova default) or "marginal" F tests
-      inference        "paper" (default: the paper's model, every [MASK] word's row an
-                       observation), "sentence" (ours: the calibrated variant,
-                       :func:`sentence_effects`; same d, SE from one observation per sentence)
-                       or "crossed" (ours: the attribute pairs random, crossed with the
-                       models, :func:`crossed_effects`; same d, the concept-level test)
+      inference        "paper" (default), "sentence" (ours: :func:`sentence_effects`) or
+                       "crossed" (ours: :func:`crossed_effects`); the same d
     """
     _check_inference(inference, _where(data, "inference"))
     where = _where(data, "mask_contrast")
@@ -698,9 +625,7 @@ def domain_cells(lpr: pd.DataFrame, forms: Mapping, sigma: float, where: str) ->
     rows = []
     y = lpr.assign(y=lpr["LPR"].to_numpy(dtype=float) / float(sigma))
     keys = ["model", "MASK", "M_word"]
-    for c in keys:
-        y[c] = y[c].astype(str)
-    y["ATTRIB"] = y["ATTRIB"].astype(str)
+    y = y.astype({c: str for c in [*keys, "ATTRIB"]})
     means = y.groupby(keys + ["ATTRIB"], sort=False)["y"].mean().unstack("ATTRIB")
     for form, pair in forms.items():
         pair = [str(p) for p in pair]
@@ -730,12 +655,9 @@ def stereotype_domains(
     """Studies 3B/3C: LMM ``y ~ mask * wording * form`` of (focal - reference domain) mean
     LPR / sigma.
 
-    Options: sigma, mask_contrast, mask_wordings, factor, anova as :func:`stereotype_pairs`;
-    ``forms: {interest: [MathInterest, ArtsInterest], talent: [MathTalent, ArtsTalent]}``
-    (form name -> [focal, reference] ATTRIB groups; the names are the per-form conditions);
-    ``inference``: "paper" (default), "sentence" (ours, calibrated: :func:`sentence_effects`) or
-    "crossed" (ours: each domain's phrases random, crossed with the models:
-    :func:`domain_crossed_effects`).
+    Options as :func:`stereotype_pairs`, and ``forms: {interest: [MathInterest, ArtsInterest],
+    ...}`` (form name, the per-form condition -> [focal, reference] ATTRIB groups); "crossed":
+    :func:`domain_crossed_effects`.
     """
     _check_inference(inference, _where(data, "inference"))
     where = _where(data, "forms")
@@ -767,7 +689,4 @@ def phrase_order(data: AnalysisInput, lpr: pd.DataFrame) -> dict[str, list[str]]
     there is one, else the LPR table's order of appearance)."""
     q = getattr(data.study, "queries", None)
     src = q if isinstance(q, pd.DataFrame) and {"ATTRIB", "A_word"} <= set(q.columns) else lpr
-    order = {}
-    for g in _levels(src["ATTRIB"]):
-        order[g] = list(dict.fromkeys(src.loc[src["ATTRIB"].astype(str) == g, "A_word"].astype(str)))
-    return order
+    return {g: list(dict.fromkeys(src.loc[src["ATTRIB"].astype(str) == g, "A_word"].astype(str))) for g in _levels(src["ATTRIB"])}

@@ -2,46 +2,28 @@
 
 For a study file and a plant (:class:`fmat.plant.Plant`), :func:`oracle` gives the exact value
 that each statistic with a closed form in the planted log probabilities takes in that world,
-for these items and these models: every d (overall, per attribute pair, per form, per
-relation and perceiver, their average and personal - societal difference, per model), the
-slope b of the yearly d on year / 100 and its standardized beta, the century contrasts, and
-r of the FMAT score with a criterion. It is what the workflow must compute from the planted
-scores (``fmat.plant.planted_scores``) to the last digit, and, for a world with item and model
-variation, the *realised* value that a recovery's confidence interval has to cover (the
-nominal planted size is the value only where those variations are zero).
+for these items and these models: what the workflow must compute from the planted scores
+(``fmat.plant.planted_scores``) to the last digit and, for a world with item and model
+variation, the *realised* value that a recovery's confidence interval has to cover.
 
 One file per analysis family (``fmat/oracle/<family>.py``, beside ``fmat/analyses/<family>.py``)
-computes its statistics and registers them under the analysis names (:func:`register`); its
-module docstring states its formulas. A file is found by its name: nothing else lists it.
+computes its statistics, registers them under the analysis names (:func:`register`) and states
+its formulas in its module docstring; a file is found by its name.
 
-Independence is the point: this package reads the study file's YAML itself (its templates,
-groups and words, in the file's order; its ``analysis.options``), plants with
-:func:`fmat.world.planted_logp` on that raw table, and computes each statistic by plain
-arithmetic (means, differences, standard deviations, an OLS slope, a Pearson r). It loads
-neither the analyses (:mod:`fmat.analyses`), nor the LPR stage (:mod:`fmat.lpr`,
-:mod:`fmat.stages`), nor the query design (:mod:`fmat.design`, :mod:`fmat.study`), nor the
-scoring: a mislabelled group, a pair joined in the wrong order or a forgotten division there
-changes the workflow's number and not this one (``tests/test_oracle.py`` checks what
-``import fmat.oracle`` loads).
+Independence is the point: this package reads the study file's YAML itself, plants with
+:func:`fmat.world.planted_logp` on that raw table and computes each statistic by plain
+arithmetic.  It loads neither the analyses, nor the LPR stage, nor the query design, nor the
+scoring (``tests/test_oracle.py`` checks what ``import fmat.oracle`` loads).
 
 Notes
 -----
-Notation: ``lp(w | c, m)`` is the planted natural log probability of [MASK] word ``w`` in
-context ``c`` (a template with its TARGET and ATTRIB filled) for model ``m``; ``sigma`` is
-the study's ``analysis.options.sigma`` (default sqrt 2, as the analyses'); a contrast the
-options do not name is the first two groups of the slot in the file's order; means are plain means over every
-model, template, word and item of the study file (all designs here are balanced, so the
-mixed models' estimated marginal means equal these means).
-
-Degrees of freedom (column ``df``, where the row has a test): a Pearson r and a per-model OLS
-slope ``n - 2``; a mixed model's term that varies within the models (nlme's level-1 df) ``N -
-M - k``, with ``N`` the modelled rows, ``M`` the models and ``k`` the fixed effects beside the
-intercept (the full factorial's cells - 1: 3A ``2 x 2 x 9 - 1 = 35``; 2A ``2 x 2 x 2 - 1 = 7``;
-the slope on year ``1``); a pairwise century contrast ``M - 1``.
-
-What has no closed form here is not given: t, F, p, SEs, R2 (they depend on the mixed
-model's variance estimates); :func:`oracle` gives each d the sign its t must have, and the
-checking test asks that of the t rows.
+``lp(w | c, m)`` is the planted natural log probability of [MASK] word ``w`` in context ``c``
+for model ``m``; ``sigma`` the study's ``analysis.options.sigma`` (default sqrt 2); a contrast
+the options do not name is the slot's first two groups in the file's order; means are plain
+means (the designs are balanced, so they equal the mixed models' estimated marginal means).
+df: a Pearson r and a per-model OLS slope ``n - 2``; a mixed model's term that varies within
+the models (nlme's level-1 df) ``N - M - k`` (:func:`lmm_df`); a century contrast ``M - 1``.
+t, F, p, SEs and R2 have no closed form here; the checking test asks that each t has its d's sign.
 """
 
 from __future__ import annotations
@@ -85,11 +67,9 @@ ORACLE_COLUMNS = ["study", "statistic", "condition", "model", "value", "df"]
 
 @dataclass(frozen=True)
 class Planted:
-    """What a family's oracle computes from: the study file and its planted table.
-
-    ``table``: :func:`planted_table` (one row per model x template x word, with ``lp``);
-    ``data``: the study file's YAML; ``options``: its ``analysis.options``; ``criteria`` and
-    ``scores`` as given to :func:`oracle`."""
+    """What a family's oracle computes from: the study file's YAML (``data``), its
+    ``analysis.options``, its :func:`planted_table` and the ``criteria`` and ``scores`` given to
+    :func:`oracle`."""
 
     sid: str
     data: Mapping
@@ -213,12 +193,9 @@ def oracle(
     criteria : mapping, optional
         Criterion tables by name (``per_item`` plants, Study 1's r, word lists from a table).
     scores : pandas.DataFrame, optional
-        The scores the analysis is run on (``fmat.run`` output: ``model``, ``query``, the slot
-        columns, ``prob``). A pooled-SD d (``attitude_weat`` with ``effect_size: pooled_sd``)
-        divides by the SD of the LPRs it sees, so with scores its realised value is the planted
-        LPRs in units of the SD of these scores' LPRs (per model, template and relation): the
-        definition of ``fmat.calibration.on_the_sample_scale``, computed here
-        without the analysis' code. Without scores, the SD of the planted LPRs.
+        The scores the analysis is run on (``fmat.run`` output).  A pooled-SD d divides by the
+        SD of the LPRs it sees, so with scores its realised value is in units of the SD of these
+        scores' LPRs (``fmat.calibration.on_the_sample_scale``); without, of the planted LPRs.
 
     Returns
     -------

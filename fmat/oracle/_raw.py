@@ -45,15 +45,8 @@ def _words(spec, criteria: Mapping[str, pd.DataFrame] | None, where: str) -> lis
                 fix="pass the criterion tables (criteria=) to the oracle",
             )
         return [(str(w), str(w)) for w in table[str(spec["column"])].tolist()]
-    if not isinstance(spec, list):
-        spec = [spec]
-    out = []
-    for w in spec:
-        if isinstance(w, dict):
-            out.append((str(w["phrase"]), str(w.get("item", w["phrase"]))))
-        else:
-            out.append((str(w), str(w)))
-    return out
+    words = spec if isinstance(spec, list) else [spec]
+    return [(str(w["phrase"]), str(w.get("item", w["phrase"]))) if isinstance(w, dict) else (str(w), str(w)) for w in words]
 
 
 def raw_queries(data: Mapping, criteria: Mapping[str, pd.DataFrame] | None = None) -> SimpleStudy:

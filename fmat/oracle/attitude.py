@@ -47,8 +47,7 @@ def attitude_weat(p: Planted) -> list[dict]:
     t = p.table[p.table["TARGET"].isin([c1, c2])]
     lp = t.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
     sample_sd = _sample_sd(p.scores, opts)
-    # ``effect_size: sigma``: the LPRs in units of the option ``sigma`` (the analysis's default sqrt(2))
-    sigma = float(opts.get("sigma", np.sqrt(2))) if str(opts.get("effect_size", "pooled_sd")) == "sigma" else None
+    sigma = p.sigma if str(opts.get("effect_size", "pooled_sd")) == "sigma" else None  # the LPRs in units of sigma
     rows = []
     perceivers = {str(name): str(q) for name, q in opts["perceivers"].items()}
     n_items = t.drop_duplicates(["TARGET", "T_word"]).shape[0]
