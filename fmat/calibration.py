@@ -1,23 +1,16 @@
 """Calibration of the studies' analyses on worlds of known truth (docs/calibration.md).
 
 A *world* here is one draw of :mod:`fmat.plant`'s planted probabilities for ``n_models``
-models (the paper's design: its study file's queries, its analysis and options).  Its models are
-**perfect learners**: each model's probability of an option in a context is the share of that
-option in its own sample of ``samples x options`` training sentences of that context (what a
-model that learned its corpus exactly would say; +0.5 smoothing for options never drawn), so
-the only noise is sampling noise.  ``others`` is the share of each context's probability that
-lies outside the study's options (0 in the demo's world; most of it in a real model's
-vocabulary): the sample draws it as one more category, which is then not scored.
+models of a study's design.  Its models are **perfect learners**: a model's probability of an
+option in a context is that option's share of its own sample of ``samples x options`` training
+sentences of the context (+0.5 smoothing), so the only noise is sampling noise.  ``others`` is
+the share of each context's probability outside the study's options (drawn as one more
+category, not scored).
 
-The **realised value** of a statistic in a world is the same analysis run on the world's exact
-planted probabilities of the same models (no sampling noise): what those models *hold*.  A 95%
-CI is judged by whether it covers the realised value, and a test is a false positive when the
-realised value is 0 (nothing planted and no item or model-item variation: see
-:func:`null_plant`) and p < .05.  This is self-contained on purpose (arithmetic on the world's
-own probabilities), so that it can later be joined with a shared oracle of realised values.
-
-Everything is seeded: world ``seed`` fixes the planted variation (:class:`fmat.plant.Plant`'s
-seed) and the samples (``numpy.random.default_rng(seed)``); the same seed gives the same world.
+The **realised value** of a statistic is the same analysis on what the world's models hold
+(:func:`realised_values`).  A 95% CI is judged by whether it covers it, and a test is a false
+positive when it is 0 (:func:`null_plant`) and p < .05.  World ``seed`` fixes the planted
+variation and the samples: the same seed gives the same world.
 """
 
 from __future__ import annotations
@@ -49,11 +42,8 @@ class World:
     n_models: int = 12
     others: float = 0.0
     samples: int | None = None  # sentences per option of each context (default: the plant's)
-    #: True: the expected number of sentences that show an option stays ``samples x options``
-    #: whatever ``others`` (the sample grows by 1 / (1 - others)): ``others`` changes only how
-    #: the options' shares depend on each other.  False (bench_null.py's convention): the sample
-    #: stays ``samples x options`` sentences, so a larger ``others`` also means fewer
-    #: observations of the options (at 0.9 about 2 per option: zero counts, smoothed, bias d).
+    #: True: the sample grows by 1 / (1 - others), so the expected number of sentences that show
+    #: an option stays ``samples x options``; False (bench_null.py's): the sample stays that size
     keep_option_counts: bool = True
 
 
@@ -88,8 +78,7 @@ _LAST_PLANTED: dict = {}
 def _planted_scores(study, p: fplant.Plant, names: list[str], criteria) -> pd.DataFrame:
     """:func:`fmat.plant.planted_scores`, kept for the next call with the same study, plant,
     models and criterion tables (the same objects): the settings of one world that differ only
-    in ``others`` or ``keep_option_counts`` share them (a 1C world-setting spent two thirds of
-    its time here).  Callers read the frame, never write it."""
+    in ``others`` or ``keep_option_counts`` share them.  Callers read the frame, never write it."""
     key = (repr(p), tuple(names))
     last = _LAST_PLANTED
     if last and last["key"] == key and last["study"] is study and last["criteria"] is criteria:
@@ -109,11 +98,9 @@ def perfect_learner_scores(
     names = [f"m{k + 1:02d}" for k in range(world.n_models)]
     exact = _planted_scores(study, p, names, criteria)
     samples = int(world.samples or p.samples)
-    ctx = fplant.context_of(study.queries).to_numpy()
-    codes, _ = pd.factorize(ctx)
+    codes, _ = pd.factorize(fplant.context_of(study.queries).to_numpy())
     order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    blocks = np.split(order, bounds)
+    blocks = np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
     rng = np.random.default_rng(seed if sample_seed is None else sample_seed)
     prob = exact["prob"].to_numpy(dtype=float)
     model = exact["model"].astype(str).to_numpy()
@@ -147,14 +134,10 @@ def perfect_learner_scores(
 
 def expected_learner_logp(world: World, seed: int, exact: pd.DataFrame) -> np.ndarray:
     """What the world's perfect learners hold *in expectation* over their own training sample:
-    per row of ``exact`` (:func:`perfect_learner_scores`'s first frame, the planted
-    probabilities on the options' scale), ``E[log((C + 0.5) / (n + 1))]`` with ``C ~ Binomial(n,
-    pi)``, the same ``n`` and ``pi`` (the option's share of all the context's outcomes, others
-    included) as the sample.  Exact sums over the binomial (truncated where the mass left is
-    below 1e-30).  A smoothed log of a sparse count is biased towards the log of the smoothing:
-    with few sentences of an option (4A: 220 years, 5 sentences each) the learners hold LPRs
-    shrunk towards 0, a property of learning from a finite corpus, which no analysis of these
-    models' scores can undo (docs/calibration.md, "Why 2A and 4A missed")."""
+    per row of ``exact`` (:func:`perfect_learner_scores`'s first frame), ``E[log((C + 0.5) /
+    (n + 1))]`` with ``C ~ Binomial(n, pi)``, the sample's ``n`` and ``pi`` (others included);
+    exact sums, truncated where the mass left is below 1e-30.  With few sentences of an option
+    the learners hold LPRs shrunk towards 0 (docs/calibration.md, "Why 2A and 4A missed")."""
     study, p = world.study, with_seed(world.plant, seed)
     samples = int(world.samples or p.samples)
     codes, _ = pd.factorize(fplant.context_of(study.queries).to_numpy())
@@ -163,9 +146,8 @@ def expected_learner_logp(world: World, seed: int, exact: pd.DataFrame) -> np.nd
     nq = len(study.queries)
     sizes = np.bincount(model_codes, minlength=len(models))
     assert (sizes == nq).all(), "every model has one row per query"
-    # each row's block (model x context): its size (options) and the block's total share,
-    # vectorised (a loop over 15,000 contexts x 12 models of 1C took minutes)
-    # a model's j-th row is query j (as the sample's loop reads them): its context code
+    # each row's block (model x context): its size (options) and the block's total share; a
+    # model's j-th row is query j (as the sample's loop reads them): its context code
     pos = pd.Series(model_codes).groupby(model_codes, sort=False).cumcount().to_numpy()
     block = model_codes.astype(np.int64) * (int(codes.max()) + 1) + codes[pos]
     _, inverse, counts = np.unique(block, return_inverse=True, return_counts=True)
@@ -205,13 +187,15 @@ def learner_scores(world: World, seed: int, exact: pd.DataFrame) -> pd.DataFrame
 def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None, **override) -> pd.DataFrame:
     """The study file's analysis (its options, ``override`` on top) on ``scores``: the rows
     whose CI and p are judged (:data:`JUDGED`, model ``all``, with a CI)."""
+    return judged(_run(study, scores, criteria, override).stats)
+
+
+def _run(study, scores: pd.DataFrame, criteria, override: Mapping):
+    """The study file's analysis (its options, ``override`` on top) on ``scores``: its output."""
     spec = dict(getattr(study, "analysis", None) or {})
     options = {**dict(spec.get("options") or {}), **override}
-    lpr = lpr_table(study, scores)
-    out = analyses.run_analysis(
-        str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
-    )
-    return judged(out.stats)
+    inp = analyses.AnalysisInput(study=study, scores=scores, lpr=lpr_table(study, scores), criteria=dict(criteria or {}))
+    return analyses.run_analysis(str(spec["name"]), inp, options)
 
 
 def judged(stats: pd.DataFrame) -> pd.DataFrame:
@@ -234,11 +218,9 @@ def calibrated_rows(
     tab = calibrated.set_index("condition")
     stats = [statistic] if isinstance(statistic, str) else list(statistic)
     ours = paper[paper["statistic"].isin(stats) & paper["condition"].isin(tab.index)].copy()
-    if value is not None:
-        ours["value"] = tab.loc[ours["condition"], value].to_numpy(dtype=float)
-    ours["p"] = tab.loc[ours["condition"], "p_ours"].to_numpy(dtype=float)
-    ours["ci_low"] = tab.loc[ours["condition"], "ci_low_ours"].to_numpy(dtype=float)
-    ours["ci_high"] = tab.loc[ours["condition"], "ci_high_ours"].to_numpy(dtype=float)
+    columns = {"value": value} if value is not None else {}
+    for col, src in {**columns, "p": "p_ours", "ci_low": "ci_low_ours", "ci_high": "ci_high_ours"}.items():
+        ours[col] = tab.loc[ours["condition"], src].to_numpy(dtype=float)
     ours["se"] = np.nan
     return ours.reset_index(drop=True)
 
@@ -271,12 +253,7 @@ def analyse_both(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFram
     analysis run: ``{"paper": judged rows, name: the variant's rows}``
     (:func:`calibrated_variant`; the analysis computes both every time).  The variant's rows
     have no SE (NaN): for ``fmat power``, which needs only p, and the calibration bench."""
-    spec = dict(getattr(study, "analysis", None) or {})
-    options = {**dict(spec.get("options") or {}), "inference": "paper"}
-    lpr = lpr_table(study, scores)
-    out = analyses.run_analysis(
-        str(spec["name"]), analyses.AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options
-    )
+    out = _run(study, scores, criteria, {"inference": "paper"})
     paper = judged(out.stats)
     name, ours = calibrated_variant(paper, out.figures["calibrated"])
     return {"paper": paper, name: ours}
@@ -309,17 +286,11 @@ def _options(study, override: Mapping) -> tuple[str, dict]:
 
 def on_the_sample_scale(study, learner: pd.DataFrame, sampled: pd.DataFrame, **override) -> pd.DataFrame | None:
     """The realised value of a statistic standardized by a *sample* SD, on the scale the
-    analysis measures it: for a pooled-SD d (:func:`fmat.analyses.pooled_sd`: ``attitude_weat``
-    with ``effect_size: pooled_sd``, the paper's WEAT d), the learners' expected LPRs divided
-    by the SD of the sampled LPRs of the same (model, perceiver, relation), then the analysis's
-    own model and contrasts (:mod:`fmat.analyses.attitude`).  ``None`` for every other analysis.
-
-    Why: the pooled-SD d's denominator is the SD of the observed LPRs, which holds the
-    models' noise; the analysis treats it as a known scale (its CI is the CI of the mean
-    difference in those units).  Sampling noise makes the observed SD larger than the SD of
-    the planted LPRs (1.5-1.8 times in 2A's worlds), so the d of noisy models is the planted
-    one attenuated by that factor (classical attenuation by unreliability) and no CI of this
-    d covers the noise-free d (docs/calibration.md, "Why 2A and 4A missed")."""
+    analysis measures it: for a pooled-SD d (:func:`fmat.analyses.pooled_sd`), the learners'
+    expected LPRs divided by the SD of the sampled LPRs of the same (model, perceiver, relation),
+    then the analysis's own model and contrasts (:mod:`fmat.analyses.attitude`); ``None`` for
+    every other analysis.  The sampled SD holds the models' noise, so the noisy d is the planted
+    one attenuated (docs/calibration.md, "Why 2A and 4A missed")."""
     name, opts = _options(study, override)
     if not analyses.pooled_sd(name, opts):
         return None
@@ -352,11 +323,9 @@ def realised_values(
     """The judged rows' realised values (column ``value``) and their planted values (column
     ``planted``: the analysis on the world's planted probabilities themselves).
 
-    The realised value is what the world's models hold: the analysis on the learners'
-    *expected* log probabilities (``learner``, :func:`learner_scores`; the planted ones when not
-    given), and a sample-standardized d on the sample's scale (:func:`on_the_sample_scale`).
-    In a null world (:func:`is_null`) every statistic's realised value is 0 by definition (no
-    model holds any association; the models could not even be fitted: no residual variance)."""
+    The realised value is the analysis on the learners' *expected* log probabilities
+    (``learner``, :func:`learner_scores`; the planted ones when not given), a sample-standardized
+    d on the sample's scale (:func:`on_the_sample_scale`); 0 in a null world (:func:`is_null`)."""
     if is_null(world.plant):
         return estimated[["statistic", "condition"]].assign(value=0.0, planted=0.0)
     planted = analyse(world.study, exact, criteria, **override)[["statistic", "condition", "value"]]
@@ -397,17 +366,11 @@ def run_world(
 ) -> pd.DataFrame:
     """One world: the judged rows of each analysis variant (``{name: option overrides}``,
     default the paper's analysis only), with columns ``variant`` and ``seed``, ``realised``
-    (what the models hold: :func:`realised_values`) and ``planted``.  Variants that differ only
-    in an ``inference`` of :data:`SAME_ESTIMATE` share their point estimates
-    (tests/test_calibration.py checks that they agree) and so their realised values; any other
-    option (e.g. ``effect_size``, or ``inference: disattenuated``, whose r and b are not the
-    paper's) gets its own: that variant's analysis on the noise-free probabilities.
-    ``realised=False`` (``fmat power``'s planted worlds after the first few) skips the realised
-    values of a planted world: NaN, and ``covered`` False.  ``one_run=True`` with
-    the variants ``{"paper": {}, "sentence": {"inference": "sentence"}}`` of a stereotype
-    analysis (or ``{"disattenuated": {"inference": "disattenuated"}}`` of a criterion analysis:
-    :data:`ONE_RUN`) runs the analysis once for both (:func:`analyse_both`; the variant's rows
-    without SE)."""
+    (:func:`realised_values`) and ``planted``.  Variants that differ only in an ``inference`` of
+    :data:`SAME_ESTIMATE` share their realised values; any other gets its own.
+    ``realised=False`` skips the realised values of a planted world (NaN, ``covered`` False).
+    ``one_run=True`` with the variants ``{"paper": {}, v: {"inference": v}}`` (``v`` of
+    :data:`ONE_RUN`) runs the analysis once for both (:func:`analyse_both`; no SE)."""
     variants = dict(variants or {"paper": {}})
     exact, sampled = perfect_learner_scores(world, seed, criteria)
     null = is_null(world.plant)
@@ -459,7 +422,6 @@ def icc_judged(study, scores: pd.DataFrame) -> pd.DataFrame:
     """The reliability stage's ICC rows of ``scores`` (:data:`ICC_JUDGED`; agreement, average
     and single; conditions ``all`` = raw log probabilities and ``LPR``, as
     :func:`fmat.stages.reliability_tables`), with the columns :func:`judged` keeps."""
-
     sid = str(getattr(study, "id", "") or "")
     frames = [
         icc_rows(sid, icc_models(data, type="agreement", unit="both"), condition=cond)
@@ -474,12 +436,10 @@ def population_icc(
     world: World, seed: int, criteria: Mapping[str, pd.DataFrame] | None = None, population: int = POPULATION
 ) -> pd.DataFrame:
     """The realised value of the ICC rows in a world: the ICC of the **population** of models
-    the world draws its models from, for the study's items (what the ICC estimates: the
-    reliability of a model's scores, noise included). ``population`` more perfect learners of
-    the same world (models ``n_models + 1`` ... ``n_models + population`` of its seed: other
-    models' own item variation and samples) give ICC(A,1); ICC_average is its Spearman-Brown
-    value for the world's ``n_models`` models, ``k rho / (1 + (k - 1) rho)`` (McGraw & Wong
-    1996: ICC(A,k) of a two-way random model).  Columns ``statistic, condition, value``."""
+    the world draws its models from, for the study's items.  ``population`` more perfect
+    learners of the same world give ICC(A,1); ICC_average is its Spearman-Brown value for the
+    world's ``n_models`` models, ``k rho / (1 + (k - 1) rho)`` (McGraw & Wong 1996: ICC(A,k)).
+    Columns ``statistic, condition, value``."""
     big = replace(world, n_models=world.n_models + population)
     _, sampled = perfect_learner_scores(big, seed, criteria)
     names = list(dict.fromkeys(sampled["model"].astype(str)))[world.n_models :]
@@ -517,7 +477,7 @@ def icc_world(
 def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Coverage (of the realised value) and false-positive rate (rows whose realised value is
     0) per ``by`` group, each with its exact (Clopper-Pearson) 95% binomial CI, and the share
-    of CIs that hold the planted value (``coverage_planted``)."""
+    of CIs that hold the planted value (``coverage_planted``; NaN without a planted column)."""
     rows = []
     for key, g in runs.groupby(list(by), sort=False, observed=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -528,16 +488,9 @@ def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
                 **dict(zip(by, key)),
                 "worlds": int(g["seed"].nunique()),
                 "rows": len(g),
-                "coverage": cov[0],
-                "coverage_low": cov[1],
-                "coverage_high": cov[2],
+                **dict(zip(("coverage", "coverage_low", "coverage_high"), cov)),
                 "null_rows": len(nulls),
-                "fpr": fp[0],
-                "fpr_low": fp[1],
-                "fpr_high": fp[2],
-                # the share of CIs that hold the planted value (the analysis on the planted
-                # probabilities themselves): what a reader who took the corpus for the target
-                # would count; NaN where the runs have no planted column
+                **dict(zip(("fpr", "fpr_low", "fpr_high"), fp)),
                 "coverage_planted": float(((g["ci_low"] <= g["planted"]) & (g["planted"] <= g["ci_high"])).mean())
                 if "planted" in g.columns
                 else np.nan,

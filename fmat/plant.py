@@ -1,30 +1,21 @@
 """Planted associations: known truth for a study design (parameter recovery).
 
 A *world file* (YAML; JSON Schema ``fmat/schemas/world.schema.json``; reference:
-docs/planting.md) states, in a study file's own terms (its MASK, TARGET and ATTRIB groups and
-words), which associations hold in a made-up language. From it this module computes, for every
-row of the study's query table and every model, the probability of the [MASK] option in that
-world (:func:`planted_scores`: a table shaped like :func:`fmat.run`'s), and samples training
-sentences in which those probabilities hold (:func:`training_sentences`). Tiny masked LMs
-trained on those sentences (:func:`fmat.tiny.train_masked_lm`) learn the world; the study's
-pipeline run on them should then find what was planted and nothing else.
-
-The world's log-weight of option word ``w`` in context ``c`` (the sentence with [MASK] open)
-for model ``m`` is::
+docs/planting.md) states, in a study file's own terms, which associations hold in a made-up
+language. From it this module computes the probability of each [MASK] option per row and model
+(:func:`planted_scores`, shaped like :func:`fmat.run`'s table) and samples training sentences in
+which those probabilities hold (:func:`training_sentences`). The log-weight of option ``w`` in
+context ``c`` (the sentence with [MASK] open) for model ``m`` is::
 
     s(w, c, m) = word[w] + item[c, w] + model_item[m, c, w]
                  + sum over effects e that apply:  sign_e(w, c) * (lpr_e * factor_e(w, c) + shift[m, e]) / 2**k_e
 
-and ``P(w | c) = exp(s) / sum of exp(s) over the options of c`` (the sentences of ``c`` only
-ever hold its options). ``sign_e`` is the product over the ``k_e`` slots of the effect's
-``contrast`` of +1 (group A), -1 (group B); an effect applies to a row whose group in each of
-those slots is A or B. So an effect on one slot makes ``log P(A word) - log P(B word)`` differ
-by ``lpr`` (with ``mask_pair``), and an effect on two slots makes the difference of those
-differences ``lpr`` (e.g. Study 3A: male minus female, of career minus family). ``factor_e`` is
-1, or the item's criterion value (``per_item``), or a numeric word (``trend``: years).
-``word``, ``item``, ``shift`` and ``model_item`` are normal draws with the SDs of
-``variation`` (``words``, ``items``, ``models``, ``model_items``), seeded by the world's seed,
-the word, the context and the model's name: the same world gives the same numbers.
+and ``P(w | c) = exp(s) / sum of exp(s) over the options of c``. ``sign_e`` is the product over
+the ``k_e`` slots of the effect's ``contrast`` of +1 (group A), -1 (group B), 0 elsewhere: an
+effect on two slots makes the difference of differences ``lpr`` (Study 3A). ``factor_e`` is 1,
+the item's criterion value (``per_item``) or a numeric word (``trend``). ``word``, ``item``,
+``shift`` and ``model_item`` are seeded normal draws with the SDs of ``variation``: the same
+world gives the same numbers.
 """
 
 from __future__ import annotations
@@ -129,8 +120,7 @@ def _shown(x) -> str:
 def check_world_numbers(data: Mapping, path: object = "world") -> None:
     """Every number of a world file is finite, and every effect size (``d``, ``lpr``, ``d x sigma``),
     ``sigma`` and variation SD lies in its range (:data:`RANGES`): an InputError naming the file,
-    the key and the range. JSON Schema's minimum and maximum let NaN through (every comparison
-    with it is false), so this checks them itself, before the schema."""
+    the key and the range (before the schema, whose minimum and maximum let NaN through)."""
     sigma = data.get("sigma", SIGMA) if isinstance(data, Mapping) else SIGMA
     for parts, x in _numbers(data):
         where = f"{path}: {_json_path(list(parts))}"
@@ -148,9 +138,8 @@ def check_world_numbers(data: Mapping, path: object = "world") -> None:
                 where=where,
                 fix="give a number (YAML's .nan and .inf are not; docs/planting.md, 'The ranges of the numbers')",
             )
-        rng = RANGES.get(key) if key else None
-        if rng is not None:
-            lo, hi, why = rng
+        if key:
+            lo, hi, why = RANGES[key]
             if not lo <= x <= hi:
                 raise InputError(
                     f"{name} = {_shown(x)} is outside its range [{lo:g}, {hi:g}]",
@@ -297,14 +286,9 @@ def check_plant(plant: Plant, study, criteria: Mapping[str, pd.DataFrame] | None
 
 def check_plantable(study, where: str, command: str = "fmat pilot") -> None:
     """A study scored with LPBS (``score: {method: lpbs}``, :mod:`fmat.lpbs`) cannot be run in a
-    world: LPBS divides each [MASK] word's probability by its prior (the sentence with the
-    {TARGET}/{ATTRIB} phrase masked), and a world plants P(option | sentence) only, never such a
-    prior, so it has no planted truth to compare with and its simulated learners no prior to
-    divide by. An InputError naming ``where: score.method`` (the study file) before any model is
-    trained or any world drawn; without it ``fmat pilot`` failed only after training ("scores
-    have no 'prior' column")."""
-    method = str(study_options(study, "score").get("method", "fmat"))
-    if method != "lpbs":
+    world, which plants P(option | sentence) only, never LPBS's prior: an InputError naming
+    ``where: score.method`` before any model is trained or any world drawn."""
+    if str(study_options(study, "score").get("method", "fmat")) != "lpbs":
         return
     raise InputError(
         f"{command} cannot run study {study.id}: it is scored with LPBS (score.method: lpbs), which divides each "
@@ -318,17 +302,17 @@ def check_plantable(study, where: str, command: str = "fmat pilot") -> None:
 
 def _check_per_item(per_item: Mapping, criteria, at: str) -> None:
     """A ``per_item`` effect's criterion table is there, with its key and value columns."""
-    table = str(per_item["table"])
     if criteria is None:
-        pass  # the tables are checked where they are read (their job)
-    elif table not in criteria:
+        return  # the tables are checked where they are read (their job)
+    table = str(per_item["table"])
+    if table not in criteria:
         raise InputError(
             f"per_item.table {table!r} is not available",
             where=at,
             fix="name a criterion table the workflow builds (resources/criteria/<name>.parquet) or pass it in criteria=",
         )
-    t = criteria[table] if criteria is not None else pd.DataFrame()
-    for col in [] if criteria is None else [str(per_item.get("key", "item")), str(per_item["column"])]:
+    t = criteria[table]
+    for col in [str(per_item.get("key", "item")), str(per_item["column"])]:
         if col not in t.columns:
             raise InputError(
                 f"per_item: the table {table!r} has no column {col!r}",
@@ -368,7 +352,6 @@ def planted_scores(
 ) -> pd.DataFrame:
     """The scores table (:func:`fmat.run`'s shape) the world's probabilities would give: one
     block per model, ``prob`` and ``logp`` the planted ones, no OOV."""
-
     frames, rows = [], world_rows(study, plant, criteria)
     for m in models:
         logp = planted_logp(study, plant, str(m), criteria, rows)
@@ -412,7 +395,6 @@ def training_sentences(
     each ``(study, plant)``, ``samples x options`` sentences with the options drawn from
     ``P(w | c)`` (multinomial; seeded by ``seed`` and the model's name). A context that two
     studies share (the same template and words) is planted once, by the first study."""
-
     rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(str(model).encode("utf-8"))])
     seen: dict[str, tuple[str, dict]] = {}
     clashes: list[str] = []
@@ -459,13 +441,10 @@ NOTHING_FOUND = "nothing found for the concept"
 #: the verdicts that judge a row (the others say why nothing was judged); of them, the passes
 JUDGED = (RECOVERED, NOTHING_FOUND, NOT_RECOVERED)
 PASSED = (RECOVERED, NOTHING_FOUND)
-#: the level an expectation is judged at (its ``level``, default ``words``): ``words`` judges
-#: the paper's inference against the oracle's realised value (what *these* words carry in
-#: *these* models); ``concept`` judges the concept-level test (``inference: crossed``, its rows
-#: d, b and r) against the planted effect itself (0 where nothing is planted for the concept)
+#: the level an expectation is judged at (its ``level``, default ``words``: the paper's
+#: inference; ``concept``: the concept-level test, ``inference: crossed``)
 LEVELS = ("words", "concept")
-#: the target each level judges against (docs/planting.md, "Three targets"): the recovery
-#: table's column ``target``
+#: the target each level judges against (docs/planting.md, "Three targets"): column ``target``
 TARGETS = {
     "words": "realised (oracle): these words in these models",
     "concept": "the concept: the planted effect (0 where nothing is planted)",
@@ -493,8 +472,7 @@ RECOVERY_COLUMNS = [
 
 def expectation_kind(e: Mapping, where: str = "world") -> str:
     """Which one of :data:`EXPECTATION_KINDS` the expectation ``e`` states; an
-    :class:`~fmat.errors.InputError` naming ``where`` when it states none or several (a bare
-    ``{statistic: d}`` would accept either sign)."""
+    :class:`~fmat.errors.InputError` naming ``where`` when it states none or several."""
     kinds = [k for k in EXPECTATION_KINDS if k in e]
     if len(kinds) != 1:
         said = f"states {' and '.join(kinds)}" if kinds else "states none of them"
@@ -582,15 +560,11 @@ def judge_recovery(
     docs/planting.md).
 
     A planted ``value`` is recovered when ours has its sign, ``p < .05`` (where the row has a
-    p) and our 95% CI ``ci`` covers the ``realised`` value (what the world implies for these
-    items and models: :func:`fmat.oracle.oracle`); without a realised value the
-    nominal ``value`` stands in for it, and without a CI ours must be within ``tolerance``
-    (relative) of it. A ``min``: at least that, and p < .05; a ``sign``: that sign and p < .05.
-    ``absent`` (nothing planted) is recovered when the CI covers the realised value (nothing
-    found beyond what the world holds; 0 where the world has no item variation), else when
-    ``p >= .05`` (:func:`recovery` judges a t row's null by its d's realised value and CI). An
-    expectation that states none of value, sign, min or absent is never recovered (it would
-    accept either sign)."""
+    p) and our 95% CI ``ci`` covers the ``realised`` value (:func:`fmat.oracle.oracle`; else
+    the nominal ``value``; without a CI ours must be within ``tolerance`` of it). A ``min``: at
+    least that, and p < .05; a ``sign``: that sign and p < .05. ``absent``: the CI covers the
+    realised value, else ``p >= .05``. An expectation that states none of these is never
+    recovered."""
     kinds = [k for k in EXPECTATION_KINDS if k in e]
     if len(kinds) != 1:
         return NOT_RECOVERED, "the expectation states " + (
@@ -603,24 +577,7 @@ def judge_recovery(
     has_ci = ci is not None and _finite(ci[0]) and _finite(ci[1])
     has_real = _finite(realised)
     if e.get("absent"):
-        if has_real and has_ci:
-            lo, hi = float(ci[0]), float(ci[1])
-            return (
-                (RECOVERED, f"95% CI [{lo:.3g}, {hi:.3g}] covers the realised {float(realised):.3g}")
-                if checking.covers(float(realised), lo, hi).ok
-                else (
-                    NOT_RECOVERED,
-                    f"95% CI [{lo:.3g}, {hi:.3g}] misses the realised {float(realised):.3g}: "
-                    "an effect found beyond what the world holds",
-                )
-            )
-        if not has_p:
-            return NOT_RECOVERED, "no p to test the null with"
-        return (
-            (RECOVERED, f"p = {float(p):.3f} >= .05")
-            if checking.significance(False, p, LEVEL).ok
-            else (NOT_RECOVERED, f"p = {float(p):.3g} < .05: an effect found where none was planted")
-        )
+        return _judge_absent(p, realised if has_real and has_ci else None, ci)
     problems = []
     nominal = float(e["value"]) if "value" in e else None
     sign = int(e["sign"]) if "sign" in e else (int(np.sign(nominal)) if nominal else 0) or (1 if "min" in e else 0)
@@ -646,6 +603,22 @@ def judge_recovery(
         if value < float(e["min"]):
             problems.append(f"{value:.2f} < {float(e['min']):.2f}")
     return (NOT_RECOVERED, "; ".join(problems)) if problems else (RECOVERED, "sign" + (", p < .05" if has_p else "") + size)
+
+
+def _judge_absent(p: float, realised: float | None, ci) -> tuple[str, str]:
+    """:func:`judge_recovery` of an ``absent`` expectation: the CI covers the realised value (where
+    both are known), else p >= .05."""
+    if realised is not None:
+        lo, hi, real = float(ci[0]), float(ci[1]), float(realised)
+        span = f"95% CI [{lo:.3g}, {hi:.3g}]"
+        if checking.covers(real, lo, hi).ok:
+            return RECOVERED, f"{span} covers the realised {real:.3g}"
+        return NOT_RECOVERED, f"{span} misses the realised {real:.3g}: an effect found beyond what the world holds"
+    if not _finite(p):
+        return NOT_RECOVERED, "no p to test the null with"
+    if checking.significance(False, p, LEVEL).ok:
+        return RECOVERED, f"p = {float(p):.3f} >= .05"
+    return NOT_RECOVERED, f"p = {float(p):.3g} < .05: an effect found where none was planted"
 
 
 def _ci_of(stats: pd.DataFrame, key: tuple[str, str, str]) -> tuple[float, float]:
@@ -684,15 +657,10 @@ def concept_values(
     scores: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The concept-level target of each statistic (docs/planting.md, "Three targets"): the oracle
-    (:func:`fmat.oracle.oracle`) on :func:`concept_plant`, i.e. the planted effect itself on the
-    analysis's scale (a d in sigma units is the world's d; 0 where nothing is planted for the
-    concept). A pooled-SD d (:func:`fmat.analyses.pooled_sd`: ``attitude_weat``, ``effect_size:
-    pooled_sd``) divides by the items' own spread, which the concept has not: with ``scores``
-    its target is the concept's
-    LPR difference in units of these scores' SD (the scale the analysis divides by); without
-    scores it is 0 where nothing is planted for the concept (its words do not differ at all) and
-    NaN elsewhere (no scale to state the planted effect on: an expectation of its value is then
-    judged by the nominal value)."""
+    (:func:`fmat.oracle.oracle`) on :func:`concept_plant`, the planted effect on the analysis's
+    scale. A pooled-SD d (:func:`fmat.analyses.pooled_sd`) divides by the items' own spread,
+    which the concept has not: with ``scores``, the concept's LPR difference in units of these
+    scores' SD; without, 0 where nothing is planted for the concept and NaN elsewhere."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a pooled-SD d of words that do not differ: 0 / 0
         out = _oracle(study_path, concept_plant(plant), [str(m) for m in models], criteria, scores=scores)
@@ -748,21 +716,15 @@ def recovery(
     crossed: pd.DataFrame | None = None,
     concept: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape:
-    ``statistic, condition, model, value, p`` and, where there, ``ci_low, ci_high``) -> one row
-    per matched result (or one ``not recovered`` row when none matches), columns
-    :data:`RECOVERY_COLUMNS`. ``realised`` (columns ``statistic, condition, model, value``:
-    :func:`fmat.oracle.oracle`) gives the value the world implies for each row,
-    which the rule judges against (:func:`judge_recovery`).
+    """Each expectation of ``plant`` against the study's results rows (:mod:`fmat.results` shape)
+    -> one row per matched result (or one ``not recovered`` row when none matches), columns
+    :data:`RECOVERY_COLUMNS`, judged by :func:`judge_recovery`.
 
-    Each expectation is judged at its ``level`` (:data:`LEVELS`, :func:`expectation_level`):
-    ``words`` (the default) judges ``stats`` (the paper's inference) against ``realised``;
-    ``concept`` judges ``crossed`` (the concept-level rows, :func:`fmat.analyses.crossed_variant`)
-    against ``concept`` (the planted effect itself: :func:`fmat.oracle.concept_values`), and an
-    ``absent`` one against 0: its verdict is :data:`NOTHING_FOUND` when the concept-level CI
-    covers 0 (not "recovered": nothing was planted for the concept). Columns ``level`` and
-    ``target`` say which inference and which target (:data:`TARGETS`) each row was judged by."""
-
+    At its ``level`` (:data:`LEVELS`): ``words`` (the default) judges ``stats`` (the paper's
+    inference) against ``realised`` (:func:`fmat.oracle.oracle`); ``concept`` judges ``crossed``
+    (:func:`fmat.analyses.crossed_variant`) against ``concept`` (the planted effect:
+    :func:`concept_values`), and an ``absent`` one against 0, whose pass is
+    :data:`NOTHING_FOUND`. Columns ``level`` and ``target`` (:data:`TARGETS`) say which."""
     truth, concept_truth = _values(realised), _values(concept)
     rows = []
     for i, e in enumerate(plant.expect):
@@ -783,16 +745,8 @@ def recovery(
         hit = source[keep]
         base = {"study": plant.study, "planted": planted, "expect": rule, "level": level, "target": TARGETS[level]}
         if not len(hit):
-            rows.append(
-                {
-                    **base,
-                    "statistic": e["statistic"],
-                    "condition": cond,
-                    "model": model,
-                    "verdict": NOT_RECOVERED,
-                    "reason": _MISSING[level],
-                }
-            )
+            wanted = {"statistic": e["statistic"], "condition": cond, "model": model}
+            rows.append({**base, **wanted, "verdict": NOT_RECOVERED, "reason": _MISSING[level]})
         for r in hit.to_dict("records"):
             key = (str(r["statistic"]), str(r["condition"]), str(r["model"]))
             if level == "concept":
@@ -808,9 +762,7 @@ def recovery(
             rows.append(
                 {
                     **base,
-                    "statistic": key[0],
-                    "condition": key[1],
-                    "model": key[2],
+                    **dict(zip(("statistic", "condition", "model"), key)),
                     "realised": real,
                     "value": r["value"],
                     "ci_low": ci[0],
@@ -830,13 +782,10 @@ def recovery(
 
 
 def concept_rows(study, scores: pd.DataFrame, lpr: pd.DataFrame, criteria=None, stats: pd.DataFrame | None = None):
-    """The concept-level rows of a study's analysis on these scores (results shape: d, b, r with
-    the concept-level SE, p and CI): its ``inference: crossed`` run beside the paper's
-    (:func:`fmat.analyses.crossed_variant`), or, where the study file already chooses
-    ``inference: crossed``, those rows of ``stats``; ``None`` where the analysis has no such
-    test (a level: concept expectation then has no row to judge)."""
-    options = dict(dict(getattr(study, "analysis", None) or {}).get("options") or {})
-    if str(options.get("inference", "paper")) == analyses.CROSSED and stats is not None:
+    """The concept-level rows (d, b, r) of a study's analysis on these scores: its ``inference:
+    crossed`` run beside the paper's (:func:`fmat.analyses.crossed_variant`), or those rows of
+    ``stats`` where the study file chooses it; ``None`` where the analysis has no such test."""
+    if _analysis_of(study)[1] == analyses.CROSSED and stats is not None:
         keep = stats["statistic"].astype(str).isin(analyses.CROSSED_STATISTICS) & stats["p"].notna()
         return stats[keep].reset_index(drop=True)
     rows, _ = analyses.crossed_variant(study, scores, lpr, criteria)
@@ -844,38 +793,48 @@ def concept_rows(study, scores: pd.DataFrame, lpr: pd.DataFrame, criteria=None, 
 
 
 def check_concept_levels(plant: Plant, study, where: str = "world") -> None:
-    """Every expectation of ``plant`` at ``level: concept`` has a concept-level test to judge it:
-    the study's analysis declares ``inference: crossed`` and its study file chooses the paper's
-    inference or the crossed one (:func:`concept_rows`); else an InputError naming
-    ``where: studies.<id>.expect[i].level``. No analysis runs (the workflow's check before any job)."""
-    spec = dict(getattr(study, "analysis", None) or {})
-    name = str(spec.get("name") or "")
-    chosen = str(dict(spec.get("options") or {}).get("inference", "paper"))
+    """Every expectation of ``plant`` at ``level: concept`` has a concept-level test to judge it
+    (the study's analysis declares ``inference: crossed``, its study file chooses the paper's or
+    that): else an InputError naming ``where: studies.<id>.expect[i].level``. No analysis runs."""
+    name, chosen = _analysis_of(study)
     ok = name in analyses.available() and analyses.CROSSED in analyses.option_values(name, "inference")
     ok = ok and chosen in ("paper", analyses.CROSSED)
     for i, e in enumerate(plant.expect):
         at = f"{where}: studies.{plant.study}.expect[{i}]"
         if expectation_level(e, where=at) == "concept" and not ok:
-            raise InputError(
-                f"level: concept needs the concept-level test (inference: crossed), which study {plant.study}'s "
-                f"analysis ({name or 'none'}) does not run"
-                + (f" beside the inference its study file chooses ({chosen})" if chosen != "paper" else ""),
-                where=f"{at}.level",
-                fix="drop level: concept (judge these words), or use an analysis with inference: crossed ("
-                + ", ".join(a for a in analyses.available() if analyses.CROSSED in analyses.option_values(a, "inference"))
-                + ") with its paper's or crossed inference",
-            )
+            crossed = [a for a in analyses.available() if analyses.CROSSED in analyses.option_values(a, "inference")]
+            raise _no_concept_test(plant, study, at, f" ({', '.join(crossed)}) with its paper's or crossed inference")
+
+
+def _analysis_of(study) -> tuple[str, str]:
+    """The name of a study's analysis ("" without one) and the inference its study file chooses."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    return str(spec.get("name") or ""), str(dict(spec.get("options") or {}).get("inference", "paper"))
+
+
+def _no_concept_test(plant: Plant, study, at: str, more: str = "") -> InputError:
+    """The error of a ``level: concept`` expectation whose study's analysis has no concept-level test."""
+    name, chosen = _analysis_of(study)
+    return InputError(
+        f"level: concept needs the concept-level test (inference: crossed), which study {plant.study}'s "
+        f"analysis ({name or 'none'}) does not run"
+        + (f" beside the inference its study file chooses ({chosen})" if chosen != "paper" else ""),
+        where=f"{at}.level",
+        fix="drop level: concept (judge these words), or use an analysis with inference: crossed" + more,
+    )
+
+
+def _did_you_mean(given: str, options: list, fallback: Sequence[str] = ()) -> str:
+    close = difflib.get_close_matches(given, options, n=1, cutoff=0.5) or list(fallback)[:1]
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def design_rows(
     study, plant: Plant, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None, level: str = "words"
 ) -> pd.DataFrame | None:
-    """The results rows the study's pipeline makes on this design in this world, before any model
-    is trained: its reliability rows and its analysis' rows (:func:`fmat.analyses.analysis_stage`)
-    on the world's own probabilities for ``models`` (:func:`planted_scores`; seconds, no training).
-    Their ``statistic, condition, model`` are those a trained pilot's results will have, so a
-    world's expectations can be checked against them (:func:`check_expected_rows`). ``level:
-    concept``: the concept-level rows instead (:func:`concept_rows`; None where there are none)."""
+    """The results rows the study's analysis (:func:`fmat.analyses.analysis_stage`) makes on the
+    world's own probabilities for ``models`` (:func:`planted_scores`), before any training: the
+    rows a trained pilot's results will have. ``level: concept``: :func:`concept_rows` instead."""
     models = [str(m) for m in models]
     scores = planted_scores(study, plant, models, criteria)
     if "prior" not in scores.columns:  # an LPBS study (score: {method: lpbs}): a stand-in prior, the same rows
@@ -894,11 +853,9 @@ def check_expected_rows(
     plant: Plant, study, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None, where: str = "world"
 ) -> None:
     """Every expectation of ``plant`` names a statistic, condition and model that the study's
-    pipeline will produce (:func:`design_rows`: the analysis run on the world's probabilities,
-    before training); else an InputError naming ``where: studies.<id>.expect[i]``, the rows
-    there are and the nearest ("did you mean"). Without it a typo (``cohens_d`` for ``d``,
-    ``like-dislike:persnal``) showed as "no such row" after every model was trained. An analysis
-    that cannot run on the design is named here too."""
+    pipeline will produce (:func:`design_rows`, before training); else an InputError naming
+    ``where: studies.<id>.expect[i]``, the rows there are and the nearest ("did you mean"). An
+    analysis that cannot run on the design is named here too."""
     if not plant.expect:
         return
     check_concept_levels(plant, study, where)
@@ -915,16 +872,8 @@ def check_expected_rows(
                     where=err.where or where,
                     fix=err.fix or "fix the study file's analysis: block",
                 ) from None
-        if made[level] is None:
-            name = str(dict(getattr(study, "analysis", None) or {}).get("name") or "(none)")
-            chosen = str(dict(dict(getattr(study, "analysis", None) or {}).get("options") or {}).get("inference", "paper"))
-            raise InputError(
-                f"level: concept needs the concept-level test (inference: crossed), which study {plant.study}'s "
-                f"analysis ({name}) does not run"
-                + (f" beside the inference its study file chooses ({chosen})" if chosen != "paper" else ""),
-                where=f"{at}.level",
-                fix="drop level: concept (judge these words), or use an analysis with inference: crossed",
-            )
+        if made[level] is None:  # check_concept_levels has seen the analysis's name
+            raise _no_concept_test(plant, study, at)
         table = made[level]
         return (table[c].astype(str).to_numpy() for c in ("statistic", "condition", "model"))
 
@@ -934,28 +883,23 @@ def check_expected_rows(
         s, c, m = str(e.get("statistic", "")), str(e.get("condition", "all")), str(e.get("model", "all"))
         statistics = list(dict.fromkeys(stat))
         if s not in statistics:
-            close = difflib.get_close_matches(s, statistics, n=1, cutoff=0.5)
-            close = close or [x for x in statistics if x in re.split(r"[^A-Za-z0-9]+", s)][:1]  # cohens_d: d
+            parts = [x for x in statistics if x in re.split(r"[^A-Za-z0-9]+", s)]  # cohens_d: d
             raise InputError(
-                f"the study's results will have no statistic {s!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
+                f"the study's results will have no statistic {s!r}" + _did_you_mean(s, statistics, parts),
                 where=f"{at}.statistic",
                 fix=f"use one of {', '.join(statistics)}",
             )
         conds = list(dict.fromkeys(cond[stat == s]))
         if not any(fnmatchcase(x, c) for x in conds):
-            close = difflib.get_close_matches(c, conds, n=1, cutoff=0.5)
             raise InputError(
-                f"the study's results will have no {s} row of condition {c!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else ""),
+                f"the study's results will have no {s} row of condition {c!r}" + _did_you_mean(c, conds),
                 where=f"{at}.condition",
                 fix=f"use one of {', '.join(conds[:12])}{' ...' if len(conds) > 12 else ''} (* and ? match several)",
             )
         have = list(dict.fromkeys(model[(stat == s) & np.array([fnmatchcase(x, c) for x in cond])]))
         if not any(fnmatchcase(x, m) for x in have):
-            close = difflib.get_close_matches(m, have, n=1, cutoff=0.5)
             raise InputError(
-                f"the study's results will have no {s} row of condition {c!r} for model {m!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else ""),
+                f"the study's results will have no {s} row of condition {c!r} for model {m!r}" + _did_you_mean(m, have),
                 where=f"{at}.model",
                 fix=f"use one of {', '.join(have[:12])}",
             )

@@ -2,18 +2,13 @@
 docs/calibration.md).
 
 For each number of models, ``worlds`` worlds of perfect learners (:mod:`fmat.calibration`)
-are drawn twice: with the world file's plant for the study (the association the researcher
-expects: power = the share of worlds whose test is significant at ``alpha``) and with nothing
-planted (:func:`fmat.calibration.null_plant`: the false-positive rate).  The study's
-own analysis runs on each (its study file's options; for the stereotype analyses also the
-calibrated ``inference: sentence``).  Two questions (``level``): "these words" (the paper's
-target: what these models hold for these words; null worlds plant nothing and have no item
-variation) and "the concept" (the words a sample: the null worlds keep the world's item,
-model and model-item variation, :func:`fmat.calibration.concept_null_plant`; the analysis's
-``inference: crossed`` where its family declares it, and the paper's beside it).
-Seeds: world k of a setting is seeded ``seed + k``, the same for every number of models, so the rows differ only by the design.
-
-Library code: ``fmat power`` runs it after the library's own install (no replication needed).
+are drawn with the world file's plant for the study (power: the share of worlds whose test is
+significant at ``alpha``) and with nothing planted (the false-positive rate), and the study's
+own analysis (and its declared :data:`INFERENCES`) runs on each.  Two questions (``level``):
+"these words" (null worlds: :func:`fmat.calibration.null_plant`) and "the concept" (null
+worlds that keep the item and model variation: :func:`fmat.calibration.concept_null_plant`).
+World k of a setting is seeded ``seed + k`` for every number of models, so the rows differ
+only by the design.
 """
 
 from __future__ import annotations
@@ -121,9 +116,8 @@ def study_with_items(study, n_items: int, slot: str | None = None, folder=None):
 
 
 def worker_start() -> None:
-    """The initializer of a pool's worker processes: they ignore SIGINT. Ctrl-C reaches the
-    terminal's whole process group; the parent alone handles it and stops the pool
-    (:func:`stop_pool`), so no worker prints a traceback or goes on with its queue."""
+    """The initializer of a pool's worker processes: they ignore SIGINT (Ctrl-C reaches the whole
+    process group; the parent alone handles it and stops the pool: :func:`stop_pool`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -179,18 +173,13 @@ def power_table(
     ``items`` 0), number of models, analysis variant and judged row (statistic, condition):
     power (planted worlds, p < alpha) and false-positive rate (null worlds), each with its
     exact binomial 95% CI, the mean estimate over the planted worlds and the mean realised
-    value of the first :data:`REALISED_WORLDS` of them.
-    ``progress(1)`` is called after each world; ``jobs`` > 1 runs the worlds in that many
-    processes (the same numbers: each world is seeded on its own). A wrong argument is an
-    InputError naming it, before any world is drawn (:mod:`fmat.arguments`).
+    value of the first :data:`REALISED_WORLDS` of them.  ``progress(1)`` is called after each
+    world; ``jobs`` > 1 runs the worlds in that many processes (the same numbers).  A wrong
+    argument is an InputError naming it, before any world is drawn (:mod:`fmat.arguments`).
 
-    ``level`` (column ``level``, :data:`LEVELS`): "words" ("these words": the false-positive
-    rate in worlds with nothing planted and no item or model variation,
-    :func:`fmat.calibration.null_plant`); "concept" ("the concept": in worlds with nothing
-    planted at the concept level that keep the world's item, model and model-item variation,
-    :func:`fmat.calibration.concept_null_plant`; the ``crossed`` variant and the others beside
-    it; ``realised``: the concept's value, the planted effect on the analysis's scale,
-    :func:`concept_targets`); "both"."""
+    ``level`` (column ``level``, :data:`LEVELS`): "words", "concept" (the ``crossed`` variant
+    and the others beside it, null worlds of :func:`fmat.calibration.concept_null_plant`,
+    ``realised`` from :func:`concept_targets`) or "both" (module docstring)."""
     if not isinstance(getattr(study, "queries", None), pd.DataFrame):
         raise InputError(
             f"study must be a study (fmat.load_study), not {arguments.shown(study)}",
@@ -296,12 +285,8 @@ def _summary(runs: pd.DataFrame, settings, nulls: Mapping, mine: Mapping, alpha:
                     # planted effect on the analysis's scale (concept_targets)
                     "realised": float(g["realised"].mean()) if lv == "words" else concept.get(key[1:], np.nan),
                     "estimate": float(g["value"].mean()),
-                    "power": pw[0],
-                    "power_low": pw[1],
-                    "power_high": pw[2],
-                    "fpr": fr[0],
-                    "fpr_low": fr[1],
-                    "fpr_high": fr[2],
+                    **dict(zip(("power", "power_low", "power_high"), pw)),
+                    **dict(zip(("fpr", "fpr_low", "fpr_high"), fr)),
                 }
             )
     return pd.DataFrame(rows)
@@ -309,11 +294,8 @@ def _summary(runs: pd.DataFrame, settings, nulls: Mapping, mine: Mapping, alpha:
 
 def concept_targets(study, plant, criteria: Mapping[str, pd.DataFrame] | None = None) -> dict[tuple[str, str], float]:
     """``{(statistic, condition): value}``: the concept-level value of each headline row (model
-    ``all``), the ``realised`` column of the rows of level "the concept": the planted effect on
-    the analysis's scale (:func:`fmat.plant.concept_values`; 0 where nothing is planted for the
-    concept, in the concept-null worlds of every row). A pooled-SD d (2A-2D's default) has none
-    where something is planted (NaN: it divides by the words' own spread, which the concept has
-    not). Empty where the oracle has no closed form for the design."""
+    ``all``), the ``realised`` column of the rows of level "the concept"
+    (:func:`fmat.plant.concept_values`). Empty where the oracle has no closed form for the design."""
     try:
         table = fplant.concept_values(study.path, plant, ["m1", "m2", "m3"], criteria)
     except Exception:  # no closed form for this design (the oracle's gaps): no value, as before
@@ -390,22 +372,16 @@ def headline(table: pd.DataFrame) -> pd.DataFrame:
 
 def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
     """Power (left; rows where something is planted) and false-positive rate (right: each planted
-    row's in the null worlds of its ``level``, named in the legend; each control's, where nothing is
-    planted, in the planted worlds:
-    ``control``, :func:`mark_controls`) against the number of models, at most 8 lines a panel
-    (the overall test first: :func:`headline`), the legend below the panels, as a PNG.  With
-    several numbers of items: one line per number of items and variant for the overall test."""
+    row's in the null worlds of its ``level``; each control's, :func:`mark_controls`, in the planted
+    worlds) against the number of models, at most 8 lines a panel (the overall test first:
+    :func:`headline`), as a PNG.  With several numbers of items: the overall test only."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if "items" not in table.columns:
-        table = table.assign(items=0)
-    if "control" not in table.columns:
-        table = table.assign(control=False)
-    if "level" not in table.columns:  # the question each row answers (power_table's level)
-        table = table.assign(level="")
+    defaults = {"items": 0, "control": False, "level": ""}  # level: the question a row answers
+    table = table.assign(**{k: v for k, v in defaults.items() if k not in table.columns})
     table = table.assign(control=table["control"].astype(bool))
     several = table["items"].nunique() > 1
     key = ["items", "level", "variant", "statistic", "condition"]

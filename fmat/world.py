@@ -1,10 +1,8 @@
 """A world's plant and the log probabilities it plants: the numbers only (no file, no pipeline).
 
-The formula is :mod:`fmat.plant`'s (its module docstring); this module holds its parts that
-need nothing of the library but :mod:`fmat.errors` (what a world plants for a study, the seeded
-draws, :func:`planted_logp`), so that the independent oracle (:mod:`fmat.oracle`) plants from
-a study file's raw words without loading the analyses, the query design or the LPR stage.
-:mod:`fmat.plant` re-exports every name here.
+The formula is :mod:`fmat.plant`'s (its module docstring); this leaf module lets the independent
+oracle (:mod:`fmat.oracle`) plant from a study file's raw words without loading the analyses,
+the query design or the LPR stage. :mod:`fmat.plant` re-exports every name here.
 """
 
 from __future__ import annotations
@@ -50,9 +48,9 @@ class Effect:
 
     @property
     def key(self) -> str:
-        """A text that seeds each model's shift of the effect: its size and form, not the groups
-        it contrasts, so that two studies planting the same size over shared sentences (3B and
-        3C share their arts phrases; 1B and 1C their names, from two tables) plant those sentences alike."""
+        """A text that seeds each model's shift of the effect: its size and form, not the groups it
+        contrasts, so that two studies planting the same size over shared sentences (3B and 3C)
+        plant those sentences alike."""
         form = {k: v for k, v in (self.per_item or {}).items() if k != "table"}
         return json.dumps([len(self.contrast), round(self.lpr, 9), form, self.trend], sort_keys=True)
 
@@ -168,8 +166,7 @@ def _draws(seed: int, rows) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _item_draws(seed: int, contexts: tuple, words: tuple) -> np.ndarray:
-    """The item draws of every row (the same for every model: computed once a study and seed;
-    a world of 12 models drew them 12 times, half its time for 1C's 3,832 names). Read-only."""
+    """The item draws of every row (the same for every model: computed once a study and seed). Read-only."""
     out = _draws(seed, [("item", c, w) for c, w in zip(contexts, words)])
     out.setflags(write=False)
     return out
@@ -201,8 +198,7 @@ def _factor(e: Effect, study, q: pd.DataFrame, criteria: Mapping[str, pd.DataFra
         keys = _item_keys(study, spec["slot"], q[_SLOT_COLUMN[spec["slot"]]])
         x = keys.map(values).astype(float).to_numpy()
         center = float(spec["center"]) if "center" in spec else float(np.nanmean(list(values.values())))
-        scale = float(spec.get("scale", 1.0))
-        return np.nan_to_num((x - center) / scale)  # an item without a value: no association
+        return np.nan_to_num((x - center) / float(spec.get("scale", 1.0)))  # an item without a value: no association
     if e.trend:
         x = pd.to_numeric(q[_SLOT_COLUMN[e.trend["slot"]]].astype(str), errors="coerce").to_numpy(dtype=float)
         center = float(e.trend.get("center", np.nanmean(x)))
@@ -224,8 +220,7 @@ def _matches(study, q: pd.DataFrame, slot: str, values: Sequence[str]) -> np.nda
 @dataclass(frozen=True)
 class WorldRows:
     """What a study's rows are in a world whatever the model (:func:`world_rows`): computed once for
-    all the models of :func:`planted_scores` (a 12-model world of 1C's 33,000 rows built each
-    context 24 times over, a third of its time)."""
+    all the models of :func:`planted_scores`."""
 
     ctx: list
     words: list
@@ -285,9 +280,8 @@ def planted_logp(
     """log P(option | context) in the world, for every row of ``study.queries`` (natural log)."""
     rows = rows if rows is not None else world_rows(study, plant, criteria)
     s = log_weights(study, plant, model, criteria, rows)
-    # each option word once per context (a word in two MASK groups is still one word); the
-    # normaliser log sum exp(s) per context, stabilised by the context's maximum (vectorised:
-    # a loop over contexts took seconds on the demo's 16,000)
+    # the normaliser log sum exp(s) per context over each option word once (a word in two MASK
+    # groups is still one word), stabilised by the context's maximum
     top = pd.Series(s).groupby(rows.codes, sort=False).transform("max").to_numpy()
     total = pd.Series(np.where(rows.first, np.exp(s - top), 0.0)).groupby(rows.codes, sort=False).transform("sum")
     return s - (top + np.log(total.to_numpy()))

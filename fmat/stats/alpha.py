@@ -4,9 +4,8 @@ raw alpha (psych::alpha ``raw_alpha``; Cronbach 1951):
     alpha = k/(k-1) * (1 - tr(C) / sum(C)),   C = covariance matrix of the items
 standardized alpha (psych::alpha ``std.alpha``):
     alpha_std = k/(k-1) * (1 - k / sum(R)) = k rbar / (1 + (k-1) rbar),  R = correlation matrix
-C is computed from pairwise-complete observations and R = cov2cor(C), as psych does
-(``use = "pairwise"``); with complete data these are the ordinary covariance/correlation.  Source: Revelle, psych::alpha;
-Cronbach (1951) Psychometrika 16, 297-334.
+C from pairwise-complete observations and R = cov2cor(C), as psych (``use = "pairwise"``).
+Source: Revelle, psych::alpha; Cronbach (1951) Psychometrika 16, 297-334.
 """
 
 from __future__ import annotations
@@ -18,16 +17,14 @@ from ..errors import InputError
 
 
 def _as_frame(items) -> pd.DataFrame:
-    df = pd.DataFrame(items)
-    df = df.apply(pd.to_numeric, errors="raise").astype(float)
-    return df.replace([np.inf, -np.inf], np.nan)
+    return pd.DataFrame(items).apply(pd.to_numeric, errors="raise").astype(float).replace([np.inf, -np.inf], np.nan)
 
 
 def cronbach_alpha(items) -> dict:
     """Raw and standardized Cronbach's alpha (pairwise-complete covariances, as psych::alpha).
 
-    ``items``: a DataFrame or 2-D array, rows = observations, columns = items (k >= 2).
-    Returns ``{"alpha", "alpha_std", "k_items", "n_obs"}`` (n_obs = rows with any value).
+    ``items``: rows = observations, columns = items (k >= 2). Returns ``{"alpha", "alpha_std",
+    "k_items", "n_obs"}`` (n_obs = rows with any value).
 
     Examples
     --------
@@ -62,9 +59,8 @@ def cronbach_alpha(items) -> dict:
 
 
 def alpha_if_dropped(items) -> pd.DataFrame:
-    """Raw and standardized alpha with each item left out (psych::alpha ``alpha.drop``).
-
-    Returns a DataFrame with columns ``item, alpha, alpha_std`` (needs k >= 3).
+    """Raw and standardized alpha with each item left out (psych::alpha ``alpha.drop``): columns
+    ``item, alpha, alpha_std`` (needs k >= 3).
 
     Examples
     --------
@@ -80,8 +76,5 @@ def alpha_if_dropped(items) -> pd.DataFrame:
     df = _as_frame(items)
     if df.shape[1] < 3:
         raise InputError("alpha-if-item-dropped needs at least 3 items", where="alpha_if_dropped(items)")
-    rows = []
-    for col in df.columns:
-        res = cronbach_alpha(df.drop(columns=[col]))
-        rows.append({"item": str(col), "alpha": res["alpha"], "alpha_std": res["alpha_std"]})
-    return pd.DataFrame(rows)
+    res = [(str(col), cronbach_alpha(df.drop(columns=[col]))) for col in df.columns]
+    return pd.DataFrame([{"item": c, "alpha": r["alpha"], "alpha_std": r["alpha_std"]} for c, r in res])

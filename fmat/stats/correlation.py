@@ -15,7 +15,6 @@ def pearson(x, y, conf_level: float = 0.95) -> dict:
     """Pearson r of the complete (x, y) pairs, t test (df = n - 2) and Fisher-z CI.
 
     CI: tanh(atanh(r) +- z_(1+c)/2 / sqrt(n - 3))  (Fisher 1921; as R ``cor.test``).
-    Returns ``r, n, df, t, p, ci_low, ci_high``.
 
     Examples
     --------
@@ -25,8 +24,7 @@ def pearson(x, y, conf_level: float = 0.95) -> dict:
     >>> {k: round(v, 3) for k, v in res.items()}
     {'r': 0.829, 'n': 6, 'df': 4, 't': 2.96, 'p': 0.042, 'ci_low': 0.052, 'ci_high': 0.981}
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape:
         raise InputError(f"x and y differ in length ({len(x)} vs {len(y)})", where="pearson(x, y)")
     ok = np.isfinite(x) & np.isfinite(y)
@@ -49,8 +47,7 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
         det = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23,   rbar = (r12 + r13)/2
         t = (r12 - r13) sqrt( (n-1)(1+r23) / (2 (n-1)/(n-3) det + rbar^2 (1-r23)^3) )
 
-    Williams (1959); Steiger (1980) eq. 7; R ``psych::r.test(n, r12, r13, r23)``.
-    Returns ``t, df, p`` (two-sided).
+    Williams (1959); Steiger (1980) eq. 7; R ``psych::r.test(n, r12, r13, r23)``; p two-sided.
 
     Examples
     --------

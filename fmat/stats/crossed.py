@@ -2,50 +2,26 @@
 as random factors (``inference: crossed``; docs/calibration.md, "The concept-level test").
 
 The data of one contrast are a complete models x items table ``Y[m, i]`` (each cell the mean
-over the design's fixed factors: wordings, templates), items nested in the contrast's fixed
-groups (2A: the target words of Flowers and of Insects; 3A: one group, the attribute pairs, the
-contrast then taken within each item).  The estimate is ``d = sum_i w_i mean_m Y[m, i]`` with
-``w_i = c_g / n_g`` (``c_g`` the group's contrast weight, ``n_g`` its items).  Its model,
-the crossed random-effects model of Judd, Westfall & Kenny (2012) and Barr et al. (2013) with
-the maximal random structure the design allows::
+over the design's fixed factors), items nested in the contrast's groups.  The estimate is
+``d = sum_i w_i mean_m Y[m, i]``, ``w_i = c_g / n_g``, under the maximal crossed model of Judd,
+Westfall & Kenny (2012) and Barr et al. (2013)::
 
     Y[m, i] = mu_g(i) + a[m, g(i)] + u_i + e[m, i]
 
-a model's own effect of every group (random intercept *and* slope of the contrast per model,
-correlated), an item's own value (random intercept per item: items are nested in a group, so
-they have no slope of it; a within-item contrast's item intercept *is* its by-item slope) and
-the model x item residual.  For such balanced, fully crossed data the REML fit's variance
-components are the expected-mean-squares (ANOVA) estimates, and the variance of ``d`` is::
+For such balanced, fully crossed data the REML variance components are the expected-mean-squares
+(ANOVA) estimates, and::
 
     V = S_D^2 / M + W (s_I^2 - MS_e / M),     W = sum_i w_i^2
+    df = V^2 / sum_k (a_k MS_k)^2 / df_k      (Satterthwaite 1946; Clark 1973's quasi-F)
 
-with ``S_D^2`` the variance over models of the models' own contrasts ``D_m = sum_i w_i Y[m, i]``
-(df M - 1), ``s_I^2`` the pooled within-group variance of the item means over models
-(df I - G) and ``MS_e`` the model x item(group) interaction mean square (df (M - 1)(I - G)):
-``E[V] = Var(d)``.  t = d / sqrt(V) with Satterthwaite's df (Satterthwaite 1946; the quasi-F
-of Clark 1973, whose denominator is this linear combination of mean squares)::
-
-    df = V^2 / sum_k (a_k MS_k)^2 / df_k
-
-A variance component estimated below 0 is set to 0 as REML does (the boundary): then ``V``
-is ``S_D^2 / M`` (df M - 1: no item variance) or ``W s_I^2`` (df I - G: no model variance),
-or the pooled residual (both).  tests/test_stats_crossed.py holds these numbers to R's
-lme4 + lmerTest (Satterthwaite) on designs shaped like 2A and 3A (tests/fixtures/r/crossed.R).
-
-Few items (``truncate_items=False``; the trend family, whose items are 4A/4B's three query
-templates).  With I - G = 2 the item mean square ``s_I^2`` is a chi-square on 2 df, below
-``MS_e / M`` in a fifth to a half of the samples even where the items' variance is real; REML
-then sets it to 0 and the test jumps to ``S_D^2 / M`` on M - 1 df, as if the items' variance
-were known to be 0: 4A's concept-null worlds rejected 23-67% of those (benchmarks/
-bench_concept.py; docs/calibration.md, "The concept-level test").  Without the item boundary
-the items' part of ``V`` is ``W s_I^2`` (what the items' observed spread says, never below 0)
-less the residual's share ``W MS_e / M`` only as far as the models' part ``S_D^2 / M`` exceeds
-that share; the models' part alone is set to 0 when below it, leaving ``V = W s_I^2`` (df I - G:
-the by-item t test, exact whenever the models' own contrasts do not vary).  So ``V`` is
-never below the by-item test's ``W s_I^2``, and in the interior it is REML's (the R fixtures).
-
-:func:`crossed_slope` is the same test of a slope on an item-level predictor (the criterion
-family, 1A-1C: the models' z-scores on an occupation's % male), the models' own slopes random.
+``S_D^2`` the variance over models of ``D_m = sum_i w_i Y[m, i]`` (df M - 1), ``s_I^2`` the
+pooled within-group variance of the item means (df I - G), ``MS_e`` the model x item(group) mean
+square (df (M - 1)(I - G)).  A component below 0 is set to 0 as REML does: ``V`` is then
+``S_D^2 / M``, ``W s_I^2`` or the pooled residual.  With few items (``truncate_items=False``, the
+trend family) only the models' part is set to 0 (docs/calibration.md, "Few items: no item
+boundary").  tests/test_stats_crossed.py holds these numbers to R's lme4 + lmerTest
+(tests/fixtures/r/crossed.R).  :func:`crossed_slope` is the same test of a slope on an
+item-level predictor (the criterion family, 1A-1C), the models' own slopes random.
 """
 
 from __future__ import annotations
@@ -76,13 +52,9 @@ def crossed_contrast(
 
     ``groups``: each item's group (default: one group); ``weights``: ``{group: c_g}``
     (default ``{the group: 1}``: the grand mean, for a contrast taken within each item).
-    ``random_items=False``: the items are fixed (only the models random: a one-sample t test of
-    the models' own contrasts, df M - 1), for a contrast of named items (one attribute pair).
-    ``truncate_items=False``: the items' part of ``V`` is ``W s_I^2`` less the residual's share
-    even where that share is larger (no item boundary; only the models' variance is set to 0
-    when below it): for few items (the trend's three templates), where REML's boundary makes
-    the test anti-conservative (module docstring, "Few items").
-    Returns ``estimate, se, df, t, p, ci_low, ci_high, n`` (n: the cells), plus ``components``
+    ``random_items=False``: the items are fixed (the models' one-sample t, df M - 1), for a
+    contrast of named items (one attribute pair).  ``truncate_items=False``: no item boundary
+    (module docstring).  Returns ``estimate, se, df, t, p, ci_low, ci_high, n`` (n: the cells), plus ``components``
     (the mean squares, their df and coefficients: what the df came from) and ``boundary`` (the
     variance components set to 0).
 
@@ -132,13 +104,9 @@ def crossed_contrast(
 def _crossed_test(
     est: float, S_D: float, W: float, M: int, item, resid, conf_level: float, n: float, truncate_items: bool = True
 ) -> dict:
-    """The test of ``est`` from the mean squares of a balanced models x items table: ``S_D`` (the
-    variance over the M models of each model's own estimate, df M - 1), ``item = (s_I, df_i)``
-    (the items' residual variance about the fixed part, on the scale of an item mean) and
-    ``resid = (MS_e, df_e)`` (the model x item residual mean square); ``W`` the sum of the
-    squared item weights.  ``item`` None: the items fixed (the models' one-sample t).
-    ``V = S_D / M + W (s_I - MS_e / M)``, Satterthwaite's df, a component below 0 set to 0
-    (``truncate_items=False``: only the models'; module docstring, "Few items")."""
+    """The test of ``est`` from the mean squares of a balanced models x items table (module
+    docstring): ``S_D`` (df M - 1), ``item = (s_I, df_i)``, ``resid = (MS_e, df_e)``, ``W`` the
+    sum of the squared item weights; ``item`` None: the items fixed (the models' one-sample t)."""
     comps = [{"term": "model", "ms": S_D, "df": M - 1, "coef": 1.0 / M}]
     boundary: list[str] = []
     if item is not None:
@@ -201,11 +169,9 @@ def crossed_slope(Y, x, covariates=None, *, conf_level: float = 0.95) -> dict:
     ``S_B^2`` the variance of the models' slopes (df M - 1), ``s_I^2`` the residual variance of
     the item means about their regression on X (df I - p - 1, p predictors) and ``MS_e`` the
     model x item residual after each model's own regression and the items' means (df
-    (M - 1)(I - p - 1)); ``E[V] = Var(b1) = s_v^2 / M + W (s_w^2 + s_e^2 / M)``.  In a balanced
-    design the REML estimates are these mean squares' solution whenever no component is at 0
-    (the models' (p+1) x (p+1) covariance matrix of intercept and slopes is matched by their
-    slopes' mean-squares matrix), so ``V`` and Satterthwaite's df are lmerTest's;
-    tests/test_stats_crossed.py holds them to R.  Boundaries as :func:`crossed_contrast`.
+    (M - 1)(I - p - 1)).  Whenever no component is at 0 these are REML's estimates, so ``V`` and
+    Satterthwaite's df are lmerTest's (tests/test_stats_crossed.py); boundaries as
+    :func:`crossed_contrast`.
 
     Besides :func:`crossed_contrast`'s keys: ``se_items`` and ``df_items``, the test with the
     models fixed (their average taken as the measure: the OLS slope of the item means, whose t

@@ -55,9 +55,7 @@ def sigma_d(x, y=None, sigma: float = LPR_SIGMA) -> float:
     >>> round(sigma_d([2.0, 3.0], [1.0, 1.0]), 3)
     1.061
     """
-    x = _clean(x)
-    diff = x.mean() - (_clean(y).mean() if y is not None else 0.0)
-    return float(diff / sigma)
+    return float((_clean(x).mean() - (_clean(y).mean() if y is not None else 0.0)) / sigma)
 
 
 def effect_d(
@@ -66,11 +64,9 @@ def effect_d(
     """d for level ``x`` vs level ``y`` of column ``group`` in ``data[value]``.
 
     ``sigma=None``: WEAT d (sample SD of all x and y values); a number: d = difference / sigma.
-    ``by``: columns to split by (one d per split).
-    ``pooling``: "all" (default) - one d over all rows of the split (e.g. over models, the
-    paper's LMM-style pooling); "per_model" - a d within each ``model``, then their mean
-    (columns ``d`` = the mean, ``d_sd`` = SD of the per-model ds, ``n_models``).
-    Returns by-columns, ``d``, ``n_x``, ``n_y`` (and the per-model columns).
+    ``by``: columns to split by (one d per split).  ``pooling``: "all" (one d over all rows of
+    the split, the paper's) or "per_model" (a d within each ``model``, then their mean; columns
+    ``d_sd``, ``n_models`` too).  Returns by-columns, ``d``, ``n_x``, ``n_y``.
 
     Examples
     --------
@@ -111,19 +107,16 @@ def effect_d(
 
     if not by:
         return pd.DataFrame([split(data)])
-    rows = []
-    for key, g in data.groupby(by, observed=True, sort=False):
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key)), **split(g)})
-    return pd.DataFrame(rows)
+    groups = data.groupby(by, observed=True, sort=False)
+    return pd.DataFrame([{**dict(zip(by, k if isinstance(k, tuple) else (k,))), **split(g)} for k, g in groups])
 
 
 def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None = None, out: str | None = None) -> pd.DataFrame:
     """Divide ``data[value]`` by an SD so that mean differences read as d (no centering).
 
-    ``sigma=None``: the sample SD (ddof=1) of the values within each ``by`` split (WEAT-style,
-    Studies 2A-2D: SD over all items of both categories); a number (e.g. :data:`LPR_SIGMA`):
-    that constant (Studies 3-4). Writes column ``out`` (default: overwrite ``value``).
+    ``sigma=None``: the sample SD (ddof=1) within each ``by`` split (WEAT-style, Studies 2A-2D);
+    a number (e.g. :data:`LPR_SIGMA`): that constant (Studies 3-4). Writes column ``out``
+    (default: overwrite ``value``).
 
     Examples
     --------
@@ -141,9 +134,6 @@ def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None 
         df[out] = df[value] / sigma
         return df
     by = [by] if isinstance(by, str) else list(by or [])
-    if by:
-        sd = df.groupby(by, observed=True, sort=False)[value].transform(lambda s: s.std(ddof=1))
-    else:
-        sd = df[value].std(ddof=1)
+    sd = df.groupby(by, observed=True, sort=False)[value].transform(lambda s: s.std(ddof=1)) if by else df[value].std(ddof=1)
     df[out] = df[value] / sd
     return df

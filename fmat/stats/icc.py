@@ -1,32 +1,18 @@
-"""Intraclass correlation (two-way model) for a ratings matrix: items (rows) x raters (columns).
+"""Intraclass correlation (two-way model) of an items (rows) x raters (columns) matrix: in FMAT
+the sentences x the models (Bao, 2024, footnote 1); docs/statistics.md has the details.
 
-In FMAT the "ratings" are log probabilities (or LPRs), the items are the uniquely filled
-sentences and the raters are the models (Bao, 2024, footnote 1).
-
-Formulas: McGraw & Wong (1996), as implemented in R ``irr::icc(model = "twoway")``
-(Gamer et al., 2019), which the paper used. With n items, k raters and the two-way ANOVA
-mean squares
-
-    MSr = k * var(row means),  MSc = n * var(column means)            (var: ddof = 1)
-    MSe = (SS_total - MSr (n-1) - MSc (k-1)) / ((n-1)(k-1))
+McGraw & Wong (1996), as R ``irr::icc(model = "twoway")`` (Gamer et al., 2019), which the paper
+used.  With the two-way ANOVA mean squares (:func:`mean_squares`)::
 
     agreement, single   ICC(A,1) = (MSr-MSe) / (MSr + (k-1) MSe + k/n (MSc-MSe))
     agreement, average  ICC(A,k) = (MSr-MSe) / (MSr + (MSc-MSe)/n)
     consistency, single ICC(C,1) = (MSr-MSe) / (MSr + (k-1) MSe)
     consistency, average ICC(C,k) = (MSr-MSe) / MSr
 
-(Shrout & Fleiss 1979: ICC(2,1) = ICC(A,1), ICC(2,k) = ICC(A,k), ICC(3,1) = ICC(C,1),
-ICC(3,k) = ICC(C,k).)  F test of H0: ICC = 0: F = MSr/MSe, df1 = n-1.  95% CIs: McGraw & Wong
-(1996) Table 7, with the Satterthwaite-type df v = (a MSc + b MSe)^2 / ((a MSc)^2/(k-1) +
-(b MSe)^2/((n-1)(k-1))) for agreement.
-
-Two variants (``method``), identical except for agreement ICCs:
-
-* ``"irr"`` (default; R irr 0.84.1, what the paper used): df2 of the F test = the CI's v
-  (a = k rho/(n(1-rho)), b = 1 + k rho (n-1)/(n(1-rho)), rho = the reported ICC); for ICC(A,k)
-  rho is the AVERAGE-measure ICC, so its v (and CI) differ from McGraw & Wong's.
-* ``"mcgraw-wong"`` (textbook; = pingouin and irrNA::icc_corr): df2 = (n-1)(k-1) (v at r0 = 0)
-  and ICC(A,k)'s CI uses the v of ICC(A,1).
+F test of ICC = 0: F = MSr/MSe, df1 = n-1; 95% CIs: McGraw & Wong (1996) Table 7.  ``method``
+differs for agreement ICCs only: ``"irr"`` (irr 0.84.1) takes df2 of the F test = the CI's
+Satterthwaite v, with rho the reported ICC (for ICC(A,k) the average one); ``"mcgraw-wong"``
+(= pingouin, irrNA::icc_corr) takes df2 = (n-1)(k-1) and ICC(A,k)'s CI from ICC(A,1)'s v.
 """
 
 from __future__ import annotations
@@ -39,6 +25,7 @@ from ..errors import InputError
 
 TYPES = ("agreement", "consistency")
 UNITS = ("single", "average")
+METHODS = ("irr", "mcgraw-wong")
 
 
 def mean_squares(x: np.ndarray) -> tuple[float, float, float]:
@@ -61,17 +48,12 @@ def mean_squares(x: np.ndarray) -> tuple[float, float, float]:
     return float(msr), float(msc), float(mse)
 
 
-METHODS = ("irr", "mcgraw-wong")
-
-
 def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: float = 0.95, method: str = "irr") -> dict:
     """Two-way random-effects ICC of an items x raters matrix (R ``irr::icc(model="twoway")``).
 
-    Rows with any missing (or non-finite) value are dropped first (irr uses ``na.omit``).
-
-    ``method``: "irr" (default, as the paper) or "mcgraw-wong" (see the module docstring).
-    Returns a dict: ``type, unit, ICC, F, df1, df2, p, ci_low, ci_high, n_items, n_raters,
-    n_dropped`` (rows dropped for missing values).
+    Rows with any missing (or non-finite) value are dropped first (irr's ``na.omit``).
+    ``method``: "irr" (default, as the paper) or "mcgraw-wong" (module docstring).  Returns
+    ``type, unit, ICC, F, df1, df2, p, ci_low, ci_high, n_items, n_raters, n_dropped``.
     Source: McGraw & Wong (1996) Psychological Methods 1(1), 30-46, Tables 4 and 7;
     Shrout & Fleiss (1979) Psychological Bulletin 86(2), 420-428.
 
@@ -86,12 +68,9 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
     >>> round(icc(ratings, type="consistency", unit="single")["ICC"], 3)
     0.899
     """
-    if type not in TYPES:
-        raise InputError(f"unknown ICC type {type!r}", where="icc(type=...)", fix=f"use one of {TYPES}")
-    if unit not in UNITS:
-        raise InputError(f"unknown ICC unit {unit!r}", where="icc(unit=...)", fix=f"use one of {UNITS}")
-    if method not in METHODS:
-        raise InputError(f"unknown ICC method {method!r}", where="icc(method=...)", fix=f"use one of {METHODS}")
+    for name, given, choices in (("type", type, TYPES), ("unit", unit, UNITS), ("method", method, METHODS)):
+        if given not in choices:
+            raise InputError(f"unknown ICC {name} {given!r}", where=f"icc({name}=...)", fix=f"use one of {choices}")
     x = np.asarray(ratings, dtype=float)
     if x.ndim != 2:
         raise InputError("ratings must be a 2-D items x raters matrix", where="icc(ratings)")
@@ -114,14 +93,11 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
             where="icc(ratings)",
             fix="check that no model is given twice under two names (the same weights in two folders)",
         )
-    alpha = 1 - conf_level
-    df1 = n - 1
-    fval = msr / mse
+    alpha, df1, fval = 1 - conf_level, n - 1, msr / mse
     if type == "consistency":
         coeff, lo, hi, df2 = _consistency(msr, mse, n, k, unit, alpha)
     else:
         coeff, lo, hi, df2 = _agreement(msr, msc, mse, n, k, unit, alpha, method)
-    p = float(stats.f.sf(fval, df1, df2))
     return {
         "type": type,
         "unit": unit,
@@ -129,7 +105,7 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
         "F": float(fval),
         "df1": float(df1),
         "df2": float(df2),
-        "p": p,
+        "p": float(stats.f.sf(fval, df1, df2)),
         "ci_low": float(lo),
         "ci_high": float(hi),
         "n_items": int(n),
@@ -140,9 +116,7 @@ def icc(ratings, type: str = "agreement", unit: str = "average", conf_level: flo
 
 def _consistency(msr: float, mse: float, n: int, k: int, unit: str, alpha: float) -> tuple:
     """``(ICC, ci_low, ci_high, df2)`` of consistency (McGraw & Wong 1996, Table 7: ICC(C,1), ICC(C,k))."""
-    df1 = n - 1
-    fval = msr / mse
-    df2 = (n - 1) * (k - 1)
+    df1, fval, df2 = n - 1, msr / mse, (n - 1) * (k - 1)
     fl = fval / stats.f.ppf(1 - alpha / 2, df1, df2)
     fu = fval * stats.f.ppf(1 - alpha / 2, df2, df1)
     if unit == "single":

@@ -2,33 +2,16 @@
 
     y_ij = x_ij' beta + u_j + e_ij,   u_j ~ N(0, tau^2),  e_ij ~ N(0, sigma^2)
 
-j = BERT model (level 2), i = LPR (level 1).  Variance components are estimated by REML: the
-one variance ratio gamma = tau^2/sigma^2 maximizes the exact profiled likelihood
-(:class:`_Profile`, closed form from group sums), so estimates equal nlme's to ~1e-7.
-``engine="statsmodels"`` starts from statsmodels ``MixedLM`` with its DEFAULT optimizer
-(``method="lbfgs"`` is silently wrong on these data: llf = inf, tau^2 = 0; see
-docs/statistics.md) and polishes the same way; statsmodels alone stops at ~1e-4 relative.
-Why not statsmodels by default: on the Study 1C-sized model (174,912 rows, 12 groups) MixedLM
-took 112 s here against 2.4-3.0 s for the profiled fit (benchmarks/bench_stats.py), and it is
-less exact; tests/test_stats_mixed.py checks both engines against R nlme fixtures.  Everything
-downstream is computed here from (tau^2, sigma^2) in closed form, as nlme does:
-
-* beta and its covariance by GLS: info = sum_j X_j' V_j^-1 X_j,
-  V_j^-1 = (I - tau^2/(sigma^2 + n_j tau^2) 11') / sigma^2  (Sherman-Morrison), cov = info^-1.
-* denominator df as nlme's ``getFixDF`` (Pinheiro & Bates 2000, sec. 2.4.2): a column that varies
-  within some group is level 1, df = N - G - p1; a column constant within every group is level 2,
-  df = G - p2 - 1; the intercept gets the larger.  (p1, p2 = numbers of such columns.)
-  E.g. Study 2A: N = 2400 = 2 queries x 2 relations x 50 targets x 12 models, 8 columns
-  -> 2400 - 12 - 7 = 2381.
-* t = b/SE, two-sided p from t(df), 95% CI b +- t_.975(df) SE.
-* F tests of terms as ``anova.lme``: "sequential" (nlme's default; type I; does not depend on
-  the contrast coding) from the Cholesky factor of the information matrix, or "marginal"
-  (type III Wald; depends on the coding: use sum-to-zero ``C(x, Sum)`` for main effects that
-  average over the other factors).  Denominator df = the term's level df, as nlme.
-* R2 (Nakagawa & Schielzeth 2013): var_f = var(X beta) (ddof = 1, as MuMIn/performance),
-  R2m = var_f / (var_f + tau^2 + sigma^2), R2c = (var_f + tau^2) / (...).
-* standardized beta_j = b_j * sd(x_j) / sd(y)  (ddof = 1; equals refitting on z-scores for
-  numeric predictors).
+j = BERT model (level 2), i = LPR (level 1).  REML: the one variance ratio gamma = tau^2/sigma^2
+maximizes the exact profiled likelihood (:class:`_Profile`, closed form from group sums), so
+estimates equal nlme's to ~1e-7.  ``engine="statsmodels"`` starts from statsmodels ``MixedLM``
+with its DEFAULT optimizer (never ``method="lbfgs"``) and polishes the same way.  From (tau^2,
+sigma^2) everything follows in closed form, as nlme (docs/statistics.md has the details): beta
+and its covariance by GLS; the denominator df as nlme's ``getFixDF`` (Pinheiro & Bates 2000,
+sec. 2.4.2: N - G - p1 for a column varying within some group, G - p2 - 1 for one constant
+within every group, the larger for the intercept); t, p and CI from t(df); F tests as
+``anova.lme`` ("sequential", type I, or "marginal", type III Wald); R2 as Nakagawa & Schielzeth
+(2013) with var_f = var(X beta) (ddof = 1); standardized beta_j = b_j sd(x_j) / sd(y).
 """
 
 from __future__ import annotations
@@ -287,9 +270,7 @@ def nlme_col_df(X: np.ndarray, groups: np.ndarray, has_intercept: bool) -> np.nd
     G = len(uniq)
     const = np.array([np.allclose(X[:, j], X[0, j]) for j in range(p)])
     inner = np.zeros(p, bool)
-    for j in range(p):
-        if const[j]:
-            continue
+    for j in np.flatnonzero(~const):
         s = pd.Series(X[:, j]).groupby(codes)
         inner[j] = bool(((s.max() - s.min()) > 1e-12 * max(1.0, np.abs(X[:, j]).max())).any())
     p1 = int((~const & inner).sum())
@@ -301,19 +282,6 @@ def nlme_col_df(X: np.ndarray, groups: np.ndarray, has_intercept: bool) -> np.nd
     out = np.where(inner, df_inner, df_outer).astype(float)
     out[const] = max(df_outer, df_inner)
     return out
-
-
-def _gls(X, y, codes, tau2, sigma2):
-    """GLS information matrix and beta for the random-intercept covariance (closed form)."""
-    G = codes.max() + 1
-    ng = np.bincount(codes, minlength=G).astype(float)
-    sx = np.zeros((G, X.shape[1]))
-    np.add.at(sx, codes, X)
-    sy = np.bincount(codes, weights=y, minlength=G)
-    w = tau2 / (sigma2 + ng * tau2)
-    info = (X.T @ X - (sx * w[:, None]).T @ sx) / sigma2
-    xy = (X.T @ y - (sx * w[:, None]).T @ sy) / sigma2
-    return info, np.linalg.solve(info, xy)
 
 
 class _Profile:
@@ -357,6 +325,13 @@ class _Profile:
         ll, s2 = self(best)
         return float(best), float(ll), float(s2)
 
+    def gls(self, tau2, sigma2):
+        """GLS information matrix and beta for the random-intercept covariance (closed form)."""
+        w = tau2 / (sigma2 + self.ng * tau2)
+        info = (self.XX - (self.sx * w[:, None]).T @ self.sx) / sigma2
+        xy = (self.Xy - (self.sx * w[:, None]).T @ self.sy) / sigma2
+        return info, np.linalg.solve(info, xy)
+
 
 def fit_lmm(
     data: pd.DataFrame,
@@ -370,15 +345,10 @@ def fit_lmm(
     """Fit ``formula`` (patsy syntax, R-like: ``y ~ C(a, Sum) * b``) with a random intercept per
     ``group`` (default: the BERT model), REML; rows with missing values are dropped.
 
-    Returns an :class:`LmmFit` (``coefs``, ``anova()``, ``contrast()``, ``cell_means()``,
-    ``compare()``, ``r2m``, ``r2c``, variance components).  A (near) zero random-intercept
-    variance emits :class:`SingularFitWarning` and still reports; a non-finite log-likelihood
-    raises :class:`fmat.errors.FmatError`.  Source: Pinheiro & Bates (2000); nlme::lme.
-
-    ``engine``: "profile" (default) maximizes the exact profiled (RE)ML likelihood in the one
-    variance ratio (closed form from group sums; 175,000 rows in about a second);
-    "statsmodels" first fits statsmodels ``MixedLM`` with its default optimizer (its result is
-    kept in ``.result``) and then polishes the same way.  Both give the same numbers.
+    A (near) zero random-intercept variance emits :class:`SingularFitWarning` and still reports;
+    a non-finite log-likelihood raises :class:`fmat.errors.FmatError`.  ``engine``: "profile"
+    (default; module docstring) or "statsmodels" (``MixedLM`` first, kept in ``.result``; the
+    same numbers).  Source: Pinheiro & Bates (2000); nlme::lme.
 
     Examples
     --------
@@ -406,8 +376,6 @@ def fit_lmm(
             fix="drop redundant terms or check the data",
         )
     res, sm_gamma = _statsmodels_start(engine, yv, Xv, list(X.columns), codes, reml)
-    # The one variance ratio on the exact (profiled) likelihood: equals nlme's to ~1e-7
-    # (statsmodels alone stops at ~1e-4 relative, and takes minutes at 175,000 rows here).
     prof = _Profile(Xv, yv, codes, reml)
     gamma, llf, sigma2 = prof.optimum(sm_gamma)
     if not np.isfinite(llf):
@@ -424,10 +392,9 @@ def fit_lmm(
             SingularFitWarning,
             stacklevel=user_stacklevel(),
         )
-    info, beta = _gls(Xv, yv, codes, tau2, sigma2)
+    info, beta = prof.gls(tau2, sigma2)
     cov = np.linalg.inv(info)
-    has_int = "Intercept" in X.columns
-    col_df = nlme_col_df(Xv, codes, has_int)
+    col_df = nlme_col_df(Xv, codes, "Intercept" in X.columns)
     coefs = _coef_table(list(X.columns), Xv, yv, beta, cov, col_df, conf_level)
     term_cols = {name: list(range(sl.start, sl.stop)) for name, sl in di.term_name_slices.items()}
     term_df = {name: float(col_df[cols].max()) if cols else np.nan for name, cols in term_cols.items()}
@@ -492,8 +459,7 @@ def _lmm_design(df: pd.DataFrame, formula: str, group: str):
             f"cannot build the model from {formula!r}: {err}", where="fit_lmm(formula)", fix="check column names and patsy syntax"
         ) from err
     di = X.design_info
-    keep = y.index
-    g = df.loc[keep, group]
+    g = df.loc[y.index, group]
     ok = g.notna().to_numpy()
     y, X, g = y[ok], X[ok], g[ok]
     used = df.loc[y.index]
@@ -535,7 +501,7 @@ def _coef_table(columns: list, Xv, yv, beta, cov, col_df, conf_level: float) -> 
     qt = stats.t.ppf(0.5 + conf_level / 2, col_df)
     sd_y = yv.std(ddof=1)
     std_beta = np.array([np.nan if c == "Intercept" else beta[j] * Xv[:, j].std(ddof=1) / sd_y for j, c in enumerate(columns)])
-    coefs = pd.DataFrame(
+    return pd.DataFrame(
         {
             "term": list(columns),
             "b": beta,
@@ -548,4 +514,3 @@ def _coef_table(columns: list, Xv, yv, beta, cov, col_df, conf_level: float) -> 
             "beta": std_beta,
         }
     )
-    return coefs

@@ -33,11 +33,9 @@ def fit_ols(data: pd.DataFrame, formula: str):
 
 def delta_r2(data: pd.DataFrame, outcome: str, predictors: list[str]) -> pd.DataFrame:
     """R^2 of ``outcome ~ predictors`` and, for each predictor, Delta R^2 = R^2(full) -
-    R^2(full without it) (the predictor entering last; = its squared semipartial correlation),
-    with the F(1, n - k - 1) test of that increase.  Rows with any missing value among the
-    outcome and predictors are dropped once, so every model uses the same rows.
-
-    Returns ``predictor, R2_full, R2_reduced, delta_R2, F, df1, df2, p, n``.
+    R^2(full without it) (its squared semipartial correlation) with the F(1, n - k - 1) test of
+    that increase; every model on the same rows (any missing value drops the row).  Returns
+    ``predictor, R2_full, R2_reduced, delta_R2, F, df1, df2, p, n``.
 
     Examples
     --------
@@ -55,7 +53,7 @@ def delta_r2(data: pd.DataFrame, outcome: str, predictors: list[str]) -> pd.Data
     if missing:
         raise InputError(f"columns {missing} not in the table", where="delta_r2")
     d = data[cols].apply(pd.to_numeric, errors="raise").dropna()
-    n, k = len(d), len(predictors)
+    n, df2 = len(d), len(d) - len(predictors) - 1
     q = lambda c: f"Q('{c}')"
     full = fit_ols(d, f"{q(outcome)} ~ " + " + ".join(map(q, predictors)))
     rows = []
@@ -63,7 +61,6 @@ def delta_r2(data: pd.DataFrame, outcome: str, predictors: list[str]) -> pd.Data
         rest = [p for p in predictors if p != pred]
         red = fit_ols(d, f"{q(outcome)} ~ " + (" + ".join(map(q, rest)) if rest else "1"))
         dr2 = full.rsquared - red.rsquared
-        df2 = n - k - 1
         F = dr2 / ((1 - full.rsquared) / df2)
         rows.append(
             {

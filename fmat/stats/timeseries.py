@@ -4,11 +4,8 @@ Figure 4 note (Bao, 2024): "Missing values are linearly interpolated. Time serie
 using a two-sided 10-year moving average, with adaptive smoothing applied to the two ends using
 the nearest (diminishing) available years."
 
-Our definition (the paper does not give the exact window): the window of year t with width w
-is the w consecutive years t - floor((w-1)/2) ... t + floor(w/2) (for w = 10: t-4 ... t+5), as
-R ``zoo::rollapply(x, w, mean, align = "center", partial = TRUE)``; ``even="left"`` gives
-t-5 ... t+4.  At the ends the window is cut to the years that exist (``partial``), so the first
-year averages itself and the next 5 years (w = 10), i.e. fewer and fewer years toward the end.
+Our window (the paper gives none; :func:`moving_average`) is R ``zoo::rollapply(x, w, mean,
+align = "center", partial = TRUE)``'s, cut at the ends to the years that exist.
 """
 
 from __future__ import annotations
@@ -22,9 +19,8 @@ from ..errors import InputError
 def interpolate_years(values: pd.Series, years=None) -> pd.Series:
     """Linear interpolation of missing years of a series indexed by year.
 
-    ``years``: the full range to report (default: min..max of the index, every integer year).
-    Interior gaps are filled linearly in the year; leading/trailing gaps stay NaN (no
-    extrapolation).
+    ``years``: the years to report (default: every integer year min..max of the index).
+    Leading/trailing gaps stay NaN (no extrapolation).
 
     Examples
     --------
@@ -38,8 +34,7 @@ def interpolate_years(values: pd.Series, years=None) -> pd.Series:
     s.index = pd.Index(pd.to_numeric(s.index), name=s.index.name or "year")
     s = s.groupby(level=0).mean().sort_index()
     full = pd.Index(years if years is not None else np.arange(int(s.index.min()), int(s.index.max()) + 1), name=s.index.name)
-    s = s.reindex(full)
-    return s.interpolate(method="index", limit_area="inside")
+    return s.reindex(full).interpolate(method="index", limit_area="inside")
 
 
 def moving_average(values, width: int = 10, even: str = "right") -> np.ndarray:
@@ -74,9 +69,8 @@ def moving_average(values, width: int = 10, even: str = "right") -> np.ndarray:
 def smooth_series(
     data: pd.DataFrame, value: str, year: str = "year", by=None, width: int = 10, even: str = "right"
 ) -> pd.DataFrame:
-    """Figure-4 series: per ``by`` split, mean of ``value`` per year, linearly interpolated over
-    all years min..max, then the adaptive moving average.  Returns by-columns, ``year``,
-    ``value`` (interpolated yearly mean), ``smooth``.
+    """Figure-4 series: per ``by`` split, the yearly mean of ``value`` interpolated over all
+    years min..max (``value``), then its adaptive moving average (``smooth``).
 
     Examples
     --------
@@ -98,9 +92,8 @@ def smooth_series(
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
         s = interpolate_years(pd.Series(g[value].to_numpy(float), index=pd.to_numeric(g[year]).to_numpy()))
-        part = pd.DataFrame(
-            {year: s.index.astype(int), "value": s.to_numpy(), "smooth": moving_average(s.to_numpy(), width, even)}
-        )
+        smooth = moving_average(s.to_numpy(), width, even)
+        part = pd.DataFrame({year: s.index.astype(int), "value": s.to_numpy(), "smooth": smooth})
         for c, v in zip(by, key):
             part.insert(0, c, v)
         parts.append(part)
