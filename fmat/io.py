@@ -228,9 +228,7 @@ def _refuse_special(path: Path, where: str | None = None) -> None:
     file this process has open (its standard output redirected to a file, ``/dev/fd/N``)."""
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    except OSError:  # e.g. a path through a file (ENOTDIR): the write will say it
+    except OSError:  # it does not exist, or e.g. a path through a file (ENOTDIR): the write will say it
         return
     kind = _kind_of(mode)
     stream = _open_descriptor(path) if kind is None else None

@@ -1,34 +1,22 @@
 """Log probability ratios (LPR) from FMAT scores (R: ``summary.fmat``).
 
 Semantics of FMAT 2026.1 ``summary.fmat`` (checked against its output in tests/data/r_fmat/):
+natural logs; every contrast is *first listed minus second listed* group. ``mask_pair=True``:
+within (model, query, M_pair, TARGET, T_pair, T_word, ATTRIB, A_pair, A_word)
+``LPR = log(prob[MASK group 1]) - log(prob[MASK group 2])``, ``MASK`` and ``M_word`` become
+``"A - B"`` labels and ``qid``, ``M_pair``, ``output``, ``token`` (and fmat's extras) are dropped;
+``mask_pair=False``: ``LPR = log(prob)``. MT with ``target_pair`` / MA with ``attrib_pair``: the
+TARGET / ATTRIB groups contrasted within (model, query, MASK, M_word, T_pair / A_pair); MTA: groups
+paired (1, 2), (3, 4)… and the j-th words within them, in the order mask → target → attrib.
+Columns in FMAT's order with ``LPR`` last; rows in order of first appearance of their group
+(R's ``data.table`` ``by``).
 
-* natural logs; every contrast is *first listed minus second listed* group;
-* ``mask_pair=True``: within (model, query, M_pair, TARGET, T_pair, T_word, ATTRIB, A_pair,
-  A_word) ``LPR = log(prob[MASK group 1]) - log(prob[MASK group 2])``; ``MASK`` and ``M_word``
-  become ``"A - B"`` labels; ``qid``, ``M_pair``, ``output``, ``token`` (and fmat's extras
-  ``token_id``, ``logp``, ``oov``, ``prior``) are dropped. ``mask_pair=False``: ``LPR = log(prob)``;
-* MT with ``target_pair``: within (model, query, MASK, M_word, T_pair), LPR of TARGET group 1
-  minus group 2 (word j of each); labels ``"G1 - G2"``, ``"w1 - w2"``. MA with ``attrib_pair``
-  likewise with A_pair;
-* MTA: target groups are paired (1, 2), (3, 4)… and the j-th words within them; then the
-  attribute groups the same way; contrasts in the order mask → target → attrib;
-* columns in FMAT's order (the grouping columns, then the relabelled ones), ``LPR`` last; rows in
-  order of first appearance of their group in the input (R's ``data.table`` ``by``).
-
-Differences from FMAT (on purpose):
-
-* pairing joins on keys (query, words, pair labels, model), never on row order: shuffled rows
-  give the same LPRs, and a missing row cannot shift other pairs. A pair with a missing row is
-  **dropped** (logged as a warning with the count); a pair whose probability is NaN (an
-  out-of-vocabulary word with ``na_out``) keeps ``LPR = NaN``;
-* group order ("first listed") is the order of the categories of the ``MASK``/``TARGET``/
-  ``ATTRIB`` column (a query table's categories are in design order); for plain string
-  columns (e.g. a CSV), the order of first appearance. It is taken per query, so bound blocks
-  with different groups pair correctly (FMAT uses the global level number for MTA);
-* a query with three or more MASK groups under ``mask_pair`` (FMAT silently uses the first
-  two), a single MASK/TARGET/ATTRIB group with that pairing on (FMAT returns all NA), an odd
-  number of MTA target/attribute groups, MTA paired groups of unequal size, and duplicate rows
-  are :class:`~fmat.errors.InputError` s that say what to do instead.
+Differences from FMAT (on purpose; docs/query-design.md): pairs are joined on keys, never on row
+order; a pair with a missing row is **dropped** (a logged warning), a NaN probability gives a NaN
+LPR; "first listed" is the order of the group column's categories (first appearance for plain
+strings), taken per query; three or more MASK groups under ``mask_pair`` (FMAT uses the first
+two), a single group with its pairing on (FMAT: all NA), an odd number of MTA groups, unequal
+paired MTA groups and duplicate rows are :class:`~fmat.errors.InputError` s.
 """
 
 from __future__ import annotations
@@ -48,16 +36,6 @@ _SLOT_WORD = {"MASK": "M_word", "TARGET": "T_word", "ATTRIB": "A_word"}
 _OPTION = {"MASK": "mask_pair", "TARGET": "target_pair", "ATTRIB": "attrib_pair"}
 
 
-def _as_ordered_categorical(s: pd.Series) -> pd.Series:
-    """Keep a categorical's level order; make other columns categorical by first appearance."""
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        return s
-    values = [None if pd.isna(v) else str(v) for v in s.tolist()]
-    return pd.Series(
-        pd.Categorical(values, categories=list(dict.fromkeys(v for v in values if v is not None))), index=s.index, name=s.name
-    )
-
-
 def _first_appearance(s: pd.Series) -> pd.Series:
     """``s`` as a categorical of its values' text, levels in order of first appearance, missing
     values missing.  Factorized (one pass in C; the per-value loop took seconds on 1C's
@@ -75,9 +53,8 @@ def _first_appearance(s: pd.Series) -> pd.Series:
 def _ranks(df: pd.DataFrame, by: list[str], col: str) -> np.ndarray:
     """0-based rank of ``df[col]``'s level among the levels present within each ``by`` group."""
     codes = df[col].cat.codes.to_numpy()
-    groups = df.groupby(by, observed=True, sort=False).indices if by else {(): np.arange(len(df))}
     out = np.empty(len(df), dtype=np.int64)
-    for idx in groups.values():
+    for idx in df.groupby(by, observed=True, sort=False).indices.values():
         present = np.unique(codes[idx])  # sorted = level order
         out[idx] = np.searchsorted(present, codes[idx])
     return out
@@ -244,28 +221,18 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
         if c in scores.columns
     ]
     df = scores[label_cols].copy()
-    for c in label_cols:
-        df[c] = _as_ordered_categorical(scores[c])
+    for c in label_cols:  # a categorical keeps its level order, other columns: first appearance
+        df[c] = scores[c] if isinstance(scores[c].dtype, pd.CategoricalDtype) else _first_appearance(scores[c])
     prob = pd.to_numeric(scores["prob"], errors="coerce").to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         df["LPR"] = np.log(prob)
     has_model = ["model"] if "model" in df.columns else []
 
+    others = [c for c in ["TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"] if c in df.columns]
     if mask_pair:
-        key = [
-            c
-            for c in has_model + ["query", "M_pair", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
-            if c in df.columns
-        ]
-        key.remove("M_pair")
-        df = _pair(df, "MASK", key, "M_pair")
+        df = _pair(df, "MASK", has_model + ["query"] + others, "M_pair")
     else:
-        keep = [
-            c
-            for c in has_model + ["query", "MASK", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
-            if c in df.columns
-        ]
-        df = df[keep + ["LPR"]]
+        df = df[has_model + ["query", "MASK", "M_word"] + others + ["LPR"]]
 
     base = has_model + ["query", "MASK", "M_word"]
     if type_ == "MT" and target_pair:

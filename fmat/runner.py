@@ -116,18 +116,11 @@ def run(
     weight_decay = arguments.number("weight_decay", weight_decay, low=0, low_open=True)
     arguments.path("cache_dir", cache_dir, optional=True)
     arguments.path("lock_path", lock_path, optional=True)
-    import torch
-
-    if method not in METHODS:
-        raise InputError(
-            f"unknown scoring method {method!r}",
-            fix="use method='fmat' or 'lpbs' (probabilities with their prior, Kurita et al. 2019)",
-        )
-    if word_rule not in ("tokenizer", "fmat"):
-        raise InputError(f"unknown word_rule {word_rule!r}", fix="use 'tokenizer' (default) or 'fmat'")
     _check_query_table(data)
     plan_batches([1], batch_size, max_tokens)  # checks both before any model is loaded
     if threads:
+        import torch
+
         torch.set_num_threads(int(threads))
     model_map = _as_models(models)
     frames = []
@@ -136,8 +129,7 @@ def run(
             src, device=device, dtype=dtype, cache_dir=cache_dir, lock_path=lock_path, progress=progress
         )
         name = model_label(src) if label == src else label
-        scorer = scorer_for(method)
-        scores = scorer(
+        scores = scorer_for(method)(
             model,
             tokenizer,
             data,
@@ -199,10 +191,7 @@ def concat_scores(tables: Sequence[pd.DataFrame], models: Sequence[str] | None =
     out = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0].copy()
     for col in tables[0].columns:
         if col != "model" and isinstance(tables[0][col].dtype, pd.CategoricalDtype):
-            levels: dict = {}
-            for t in tables:
-                for level in t[col].cat.categories:
-                    levels.setdefault(level, None)
+            levels = dict.fromkeys(level for t in tables for level in t[col].cat.categories)
             out[col] = pd.Categorical(out[col].astype(object), categories=list(levels))
     names = list(models) if models is not None else list(dict.fromkeys(out["model"].astype(str)))
     out["model"] = pd.Categorical(out["model"].astype(str), categories=names)

@@ -1,37 +1,22 @@
 """Scoring: the probability a masked LM gives each option word at the mask (R: ``FMAT_run``).
 
-For every model and every row of a query table (:func:`fmat.query`):
+For every model and every row of a query table (:func:`fmat.query`): the sentence
+(:func:`fill_sentences`), the option's whole-word token derived from the tokenizer
+(:func:`derive_options`; ``word_rule="fmat"``: FMAT's model-name rules, :data:`PATTERN_SPECIAL`),
+out-of-vocabulary words (several tokens, or the unknown token, which FMAT misses) flagged ``oov``
+with ``prob`` NaN (``na_out=False``: the first piece's, as FMAT) and one :class:`OOVWarning` per
+model. ``prob`` = softmax over the full vocabulary at the mask, never renormalised; ``logp`` = the
+log-softmax, computed directly.
 
-1. **Sentence.** ``{TARGET}`` and ``{ATTRIB}`` are replaced (first occurrence) by ``T_word``
-   and ``A_word``; ``[MASK]`` by the tokenizer's mask token (``<mask>`` for RoBERTa).
-2. **Option token.** The whole-word token of ``M_word`` is *derived from the tokenizer*: the
-   sentence is tokenized with the word in place of the mask and the token(s) at that
-   position are taken (``man`` for uncased WordPiece, ``Ġman`` for byte-level BPE, but
-   ``He`` at the start of a RoBERTa sentence, ``▁man`` for SentencePiece, ``man`` for
-   BERTweet's fastBPE). ``word_rule="fmat"`` applies FMAT's model-name rules instead
-   (:data:`PATTERN_SPECIAL`). See docs/scoring.md.
-3. **Out-of-vocabulary.** A word that is several tokens, or the unknown token, is OOV:
-   ``oov`` True, ``prob`` NaN (``na_out=True``; with ``na_out=False`` the first piece's
-   probability, as FMAT does), and one warning per model names the words. FMAT misses the
-   unknown-token case; fmat does not.
-4. **Probability.** ``prob`` = softmax over the full vocabulary at the mask, read at the
-   option's token id; never renormalised. ``logp`` = the log-softmax (natural log),
-   computed directly (more precise than ``log(prob)`` for tiny probabilities).
-
-Speed: one forward pass per unique sentence, every option read from it; sentences sorted by
-length and batched by padded tokens (:func:`plan_batches`); the vocabulary projection (the
-LM head) applied only at the mask positions; ``torch.inference_mode``. Whether a model takes
-the fast head and padded batches is checked on the model itself when it is first scored
-(:func:`scoring_path`): a model whose outputs depend on padding (MobileBERT, ConvBERT,
-Funnel, FNet...) is scored in passes of equal-length sentences, one whose head is not found
-runs its own full forward pass. Equal to the fill-mask pipeline on every masked-LM
-architecture transformers builds (tests/test_architectures.py: |Δp| ≤ 1e-5), 7-9.5× faster on
-a 2-core CPU for BERT, at 64-71% of its fp32 matmul peak (benchmarks/bench_scoring.py,
-docs/scoring.md).
+One forward pass per unique sentence, batched by length (:func:`plan_batches`), the LM head only
+at the masks; how a model runs (fast head, padded batches) is checked on the model itself
+(:func:`scoring_path`). Equal to the fill-mask pipeline on every masked-LM architecture
+transformers builds (tests/test_architectures.py: |Δp| ≤ 1e-5). Details and speed: docs/scoring.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import unicodedata
 import warnings
@@ -71,12 +56,6 @@ class OOVWarning(UserWarning):
     >>> issubclass(OOVWarning, UserWarning)
     True
     """
-
-
-# ----------------------------------------------------------------------------- sentences
-
-
-# ----------------------------------------------------------------------------- option tokens
 
 
 # ----------------------------------------------------------------------------- model head and padding
@@ -178,8 +157,7 @@ def _head_candidates(model):
 
         out.append((tuple(n for n, _ in kids), seq_head))
     if len(kids) > 1:
-        for n, c in kids:
-            out.append(((n,), lambda h, m=c: _first(m(h))))
+        out += [((n,), lambda h, m=c: _first(m(h))) for n, c in kids]
     return out
 
 
@@ -305,10 +283,8 @@ def scoring_path(model, tokenizer) -> ScoringPath:
                 head, names, err = "fast", cand_names, worst
                 break
     path = ScoringPath(head=head, padding=padding, head_modules=names, padding_effect=effect, head_error=err)
-    try:
+    with contextlib.suppress(Exception):  # a model that refuses attributes is checked again next time
         model._fmat_scoring_path = path
-    except Exception:  # pragma: no cover - a model that refuses attributes is checked again next time
-        pass
     log.info("%s: %s", type(model).__name__, path.describe())
     return path
 
@@ -316,10 +292,7 @@ def scoring_path(model, tokenizer) -> ScoringPath:
 def _head_fn(model, path: ScoringPath):
     if path.head != "fast":
         return None
-    for names, fn in _head_candidates(model):
-        if names == path.head_modules:
-            return fn
-    return None  # pragma: no cover
+    return next((fn for names, fn in _head_candidates(model) if names == path.head_modules), None)
 
 
 def _mask_logits(model, head, decoder, input_ids, attention_mask, mask_pos, extra_emb=None):
@@ -352,12 +325,9 @@ def _mask_logits(model, head, decoder, input_ids, attention_mask, mask_pos, extr
 
 
 #: automatic batches (``batch_size=None``): (padded tokens, sentences) per forward pass by
-#: device type. On a CPU the encoder's matrix products need ~1,000 rows to run near the
-#: machine's matmul peak: 32 sentences of ~9 tokens (288 rows) reach ~65% of it, 1,024 tokens
-#: ~75% (benchmarks/bench_scoring.py). On a GPU (one H200, 2026-11-28: docs/scoring.md, "On a
-#: GPU") 4,096 tokens a pass was fastest in sweeps of 2k-64k on BERT and RoBERTa; the sentence
-#: cap bounds the (sentences × vocabulary) logits (1,024 × 250k fp32 = 1 GB) and does not bind
-#: at FMAT's ~9-token sentences.
+#: device type. A CPU's matrix products need ~1,000 rows to run near its matmul peak
+#: (benchmarks/bench_scoring.py); on an H200 4,096 tokens a pass was fastest (docs/scoring.md,
+#: "On a GPU"). The sentence cap bounds the (sentences × vocabulary) logits (1,024 × 250k fp32 = 1 GB).
 AUTO_BATCH = {"cpu": (1024, 256), "cuda": (4096, 1024)}
 
 
@@ -469,31 +439,15 @@ def mask_logp(
     rows_by_input = np.argsort(row_input, kind="stable")
     starts = np.searchsorted(row_input[rows_by_input], np.arange(len(inputs) + 1))
     out = np.full(len(row_input), np.nan, dtype=np.float64)
-    import torch.nn as nn
-
     path = scoring_path(model, tokenizer)
     head = _head_fn(model, path)
     decoder = model.get_output_embeddings()
-    if not isinstance(decoder, nn.Linear):
-        decoder = None
+    decoder = decoder if isinstance(decoder, torch.nn.Linear) else None
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     with torch.inference_mode():
         for idx in plan_batches(lengths, batch_size, max_tokens, device.type, equal_length=path.padding != "padded"):
-            L = int(lengths[idx].max())
-            ids = np.full((len(idx), L), pad_id, dtype=np.int64)
-            att = np.zeros((len(idx), L), dtype=np.int64)
-            for k, s in enumerate(idx):
-                ids[k, : lengths[s]] = inputs[s]
-                att[k, : lengths[s]] = 1
-            logits = _mask_logits(
-                model,
-                head,
-                decoder,
-                torch.from_numpy(ids).to(device),
-                torch.from_numpy(att).to(device),
-                torch.from_numpy(mask_pos[idx]).to(device),
-                extra_emb,
-            )
+            ids, att = _pad([inputs[s] for s in idx], pad_id, device)
+            logits = _mask_logits(model, head, decoder, ids, att, torch.from_numpy(mask_pos[idx]).to(device), extra_emb)
             if not bool(torch.isfinite(logits).all()):
                 bad = int((~torch.isfinite(logits).all(dim=1)).sum())
                 raise ModelError(
@@ -515,15 +469,12 @@ def mask_logp(
 # ----------------------------------------------------------------------------- run
 
 
-def _check_query_table(data) -> None:
-    if not isinstance(data, pd.DataFrame):
-        raise InputError("data must be a query table (pandas DataFrame)", fix="build it with fmat.query()")
+def _check_query_table(data: pd.DataFrame) -> None:
     missing = [c for c in ("query", "M_word") if c not in data.columns]
     if missing:
         raise InputError(f"query table lacks column(s) {missing}", fix="build it with fmat.query()")
     if len(data) == 0:
         raise InputError("the query table has no rows", fix="give at least one query and MASK word")
-
     check_query_table(data)
 
 
@@ -786,8 +737,6 @@ def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
 
 
 def _progress(total: int, name: str):
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
+    from tqdm.auto import tqdm
+
     return tqdm(total=total, desc=f"{name}", unit="sent", leave=False)

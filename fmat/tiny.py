@@ -25,14 +25,11 @@ bertweet        fastBPE, ``@@`` continuations          ``man`` (pieces ``ma@@ n`
                 (BertweetTokenizer: vocab.txt+bpe.codes)
 ==============  =====================================  ==========================================
 
-The corpus puts every word (and every space-separated part of a phrase) in varied template
-sentences, at the start and in the middle of sentences, plus generated filler text
-(:func:`filler_lines`; no file of the machine is read), so that the given words come out as single whole-word tokens
-and other words (e.g. "zyzzogeton") are split into several pieces (out-of-vocabulary).
-Words that did not become single tokens are listed in ``fmat_tiny.json`` in the model
-folder (key ``not_single``) and logged as a warning; ``read_meta(path)["not_single"]`` reads it.
-
-Everything is deterministic for a given ``seed`` (same files, same weights).
+The corpus (:func:`make_corpus`) puts every word part in template sentences, at their start and
+in their middle, plus generated filler text (:func:`filler_lines`), so that the given words come
+out as single whole-word tokens and other words (e.g. "zyzzogeton") split into pieces
+(out-of-vocabulary); words that did not are listed in ``fmat_tiny.json`` (``not_single``,
+:func:`read_meta`) and logged. Everything is deterministic for a given ``seed`` (same files, same weights).
 """
 
 from __future__ import annotations
@@ -62,6 +59,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
 }
 
 META_FILE = "fmat_tiny.json"
+_SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]  # BERT's special tokens, ids 0-4
 _MAX_POS = 128
 _FINAL = 0xF0000  # Supplementary Private Use Area-A: word-final characters for fastBPE training
 
@@ -102,83 +100,11 @@ _FUNCTION_WORDS = (
     "is was are were be been has have had do did will would can could may might should must "
     "not very often never always here there today yesterday now again also only just still"
 ).split()
-_ONSETS = [
-    "",
-    "b",
-    "c",
-    "d",
-    "f",
-    "g",
-    "h",
-    "j",
-    "k",
-    "l",
-    "m",
-    "n",
-    "p",
-    "r",
-    "s",
-    "t",
-    "v",
-    "w",
-    "y",
-    "z",
-    "bl",
-    "br",
-    "ch",
-    "cl",
-    "cr",
-    "dr",
-    "fl",
-    "fr",
-    "gl",
-    "gr",
-    "pl",
-    "pr",
-    "sc",
-    "sh",
-    "sk",
-    "sl",
-    "sm",
-    "sn",
-    "sp",
-    "st",
-    "str",
-    "sw",
-    "th",
-    "tr",
-    "wh",
-    "qu",
-]
+_ONSETS = [""] + (
+    "b c d f g h j k l m n p r s t v w y z bl br ch cl cr dr fl fr gl gr pl pr sc sh sk sl sm sn sp st str sw th tr wh qu"
+).split()
 _NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "ie", "oa", "oo", "ou", "y"]
-_CODAS = [
-    "",
-    "",
-    "b",
-    "ck",
-    "d",
-    "ft",
-    "g",
-    "l",
-    "ll",
-    "m",
-    "n",
-    "nd",
-    "ng",
-    "nk",
-    "nt",
-    "p",
-    "r",
-    "rd",
-    "rk",
-    "rn",
-    "s",
-    "ss",
-    "st",
-    "t",
-    "th",
-    "x",
-]
+_CODAS = ["", "", *"b ck d ft g l ll m n nd ng nk nt p r rd rk rn s ss st t th x".split()]
 
 
 def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> list[str]:
@@ -218,13 +144,6 @@ def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> lis
     return lines
 
 
-def _extra_text(extra_corpus: Iterable[str] | None, words: Sequence[str] = (), seed: int = 0) -> list[str]:
-    lines = filler_lines(words=_word_parts(words), seed=seed)
-    if extra_corpus:
-        lines.extend(str(x).strip() for x in extra_corpus)
-    return [x for x in lines if x]
-
-
 def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | None = None, repeats: int = 3) -> list[str]:
     """Training sentences: each word part in ``repeats`` start and mid templates, plus extra text.
 
@@ -245,7 +164,8 @@ def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | No
             lines.append(rng.choice(_TEMPLATES_START).format(w=w))
             lines.append(rng.choice(_TEMPLATES_START).format(w=cap))
             lines.append(rng.choice(_TEMPLATES_MID).format(w=w))
-    lines.extend(_extra_text(extra_corpus, words, seed))
+    extra = filler_lines(words=_word_parts(words), seed=seed) + [str(x).strip() for x in extra_corpus or ()]
+    lines.extend(x for x in extra if x)
     rng.shuffle(lines)
     return lines
 
@@ -290,11 +210,8 @@ def _wordpiece(corpus, words, lowercase):
     pre = pre_tokenizers.BertPreTokenizer()
 
     def mark(line):
-        out = []
-        for w, _ in pre.pre_tokenize_str(norm.normalize_str(line)):
-            if all(ord(c) < 0xFFFE for c in w):
-                out.append(w[0] + "".join(chr(_FINAL + ord(c)) for c in w[1:]))
-        return " ".join(out)
+        words = [w for w, _ in pre.pre_tokenize_str(norm.normalize_str(line)) if all(ord(c) < 0xFFFE for c in w)]
+        return " ".join(w[0] + "".join(chr(_FINAL + ord(c)) for c in w[1:]) for w in words)
 
     tok = _marked_bpe([mark(x) for x in corpus], words, "[UNK]", limit_alphabet=100000)
 
@@ -303,11 +220,10 @@ def _wordpiece(corpus, words, lowercase):
             return "##" + "".join(chr(ord(c) - _FINAL) for c in piece)
         return piece[0] + "".join(chr(ord(c) - _FINAL) for c in piece[1:])
 
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    pieces = sorted({unmark(p) for p in tok.get_vocab()} - set(specials))
+    pieces = sorted({unmark(p) for p in tok.get_vocab()} - set(_SPECIAL))
     # every single character also as a continuation (as BERT's vocabularies have)
     pieces = sorted(set(pieces) | {"##" + p for p in pieces if len(p) == 1})
-    vocab = {p: i for i, p in enumerate(specials + pieces)}
+    vocab = {p: i for i, p in enumerate(_SPECIAL + pieces)}
     return BertTokenizer(vocab=vocab, do_lower_case=lowercase, model_max_length=_MAX_POS)
 
 
@@ -367,9 +283,7 @@ def _unigram(corpus, words, lowercase: bool = True):
     # (the filler text's function words too: whole words in any English SentencePiece vocabulary)
     wanted = {"\u2581" + (w.lower() if lowercase else w) for w in [*_word_parts(words), *_FUNCTION_WORDS]}
     vocab = vocab[:5] + [(p, top if p in wanted else sc) for p, sc in vocab[5:]]
-    have = {p for p, _ in vocab}
-    for piece in sorted(wanted - have):
-        vocab.append((piece, top))
+    vocab += [(piece, top) for piece in sorted(wanted - {p for p, _ in vocab})]
     return AlbertTokenizer(
         vocab=vocab,
         model_max_length=_MAX_POS,
@@ -412,13 +326,8 @@ def _fastbpe(corpus, words, folder: Path):
     from transformers import BertweetTokenizer
 
     pieces, merges = _end_marked_bpe(corpus, words)
-    lines, seen = [], set()
-    for piece in pieces:
-        t = piece[:-4] if piece.endswith("</w>") else piece + "@@"
-        if t in seen or t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>") or " " in t or not t:
-            continue
-        seen.add(t)
-        lines.append(f"{t} 1")
+    tokens = dict.fromkeys(p[:-4] if p.endswith("</w>") else p + "@@" for p in pieces)
+    lines = [f"{t} 1" for t in tokens if t not in ("<s>", "<pad>", "</s>", "<unk>", "<mask>") and " " not in t and t]
     lines.append("<mask> 0")
     files = {
         "vocab.txt": "\n".join(lines) + "\n",
@@ -453,10 +362,8 @@ def build_tokenizer(
     """Train the tokenizer of ``family`` on :func:`make_corpus` and return the transformers tokenizer."""
     if corpus is None:
         corpus = make_corpus(words, seed=seed, extra_corpus=extra_corpus)
-    if family in ("bert-uncased", "distilbert"):
-        return _wordpiece(corpus, words, lowercase=True)
-    if family == "bert-cased":
-        return _wordpiece(corpus, words, lowercase=False)
+    if family in ("bert-uncased", "distilbert", "bert-cased"):
+        return _wordpiece(corpus, words, lowercase=family != "bert-cased")
     if family == "roberta":
         return _bytelevel(corpus, words)
     if family == "albert":
@@ -472,28 +379,17 @@ def build_tokenizer(
 def _config(family: str, tokenizer, hidden: int, layers: int):
     from transformers import AlbertConfig, BertConfig, DistilBertConfig, RobertaConfig
 
-    V = len(tokenizer)
     heads = 2 if hidden % 2 == 0 else 1
-    common = dict(vocab_size=V, pad_token_id=tokenizer.pad_token_id)
-    if family in ("bert-uncased", "bert-cased"):
-        return BertConfig(
-            hidden_size=hidden,
-            num_hidden_layers=layers,
-            num_attention_heads=heads,
-            intermediate_size=2 * hidden,
-            max_position_embeddings=_MAX_POS,
-            **common,
-        )
+    common = dict(vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id)
     if family == "distilbert":
         return DistilBertConfig(
             dim=hidden, n_layers=layers, n_heads=heads, hidden_dim=2 * hidden, max_position_embeddings=_MAX_POS, **common
         )
+    common.update(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads, intermediate_size=2 * hidden)
+    if family in ("bert-uncased", "bert-cased"):
+        return BertConfig(max_position_embeddings=_MAX_POS, **common)
     if family in ("roberta", "bertweet"):
         return RobertaConfig(
-            hidden_size=hidden,
-            num_hidden_layers=layers,
-            num_attention_heads=heads,
-            intermediate_size=2 * hidden,
             max_position_embeddings=_MAX_POS + 2,
             bos_token_id=tokenizer.bos_token_id,
             eos_token_id=tokenizer.eos_token_id,
@@ -504,10 +400,6 @@ def _config(family: str, tokenizer, hidden: int, layers: int):
     if family == "albert":
         return AlbertConfig(
             embedding_size=max(8, hidden // 2),
-            hidden_size=hidden,
-            num_hidden_layers=layers,
-            num_attention_heads=heads,
-            intermediate_size=2 * hidden,
             max_position_embeddings=_MAX_POS,
             bos_token_id=tokenizer.cls_token_id,
             eos_token_id=tokenizer.sep_token_id,
@@ -516,18 +408,13 @@ def _config(family: str, tokenizer, hidden: int, layers: int):
     raise ValueError(f"unknown tiny model family {family!r}")
 
 
-def _whole_word_forms(family: str, word: str) -> list[str]:
-    """Token strings under which ``word`` should be a single token (mid-sentence and at the start)."""
-    low = word.lower()
-    if family in ("bert-uncased", "distilbert"):
-        return [low]
-    if family in ("bert-cased", "bertweet"):
-        return [word]
-    if family == "roberta":
-        return ["Ġ" + word]
-    if family == "albert":
-        return ["▁" + low]
-    return [word]
+#: family -> the token string of a whole word mid-sentence (other families: the word as it is)
+_WHOLE_WORD = {
+    "bert-uncased": str.lower,
+    "distilbert": str.lower,
+    "roberta": lambda w: "Ġ" + w,
+    "albert": lambda w: "▁" + w.lower(),
+}
 
 
 def _is_single_token(tokenizer, family: str, word: str) -> bool:
@@ -536,7 +423,7 @@ def _is_single_token(tokenizer, family: str, word: str) -> bool:
     the segmentation to smaller pieces.)"""
     lead = tokenizer.tokenize("a")
     parts = tokenizer.tokenize("a " + word)[len(lead) :]
-    return len(parts) == 1 and parts[0] in _whole_word_forms(family, word)
+    return len(parts) == 1 and parts[0] == _WHOLE_WORD.get(family, str)(word)
 
 
 def build_tiny_model(
@@ -564,21 +451,34 @@ def build_tiny_model(
     ``AutoTokenizer.from_pretrained(path)``. ``fmat_tiny.json`` in the folder records the
     family, seed, sizes and the word parts that did not become single tokens (``not_single``).
     """
-    import torch
-    import transformers
+    out = _folder(out_dir, family)
+    tokenizer = build_tokenizer(family, words, out, seed=seed, extra_corpus=extra_corpus, corpus=_corpus)
+    model = _new_model(family, tokenizer, hidden, layers, seed).eval()
+    return _save(out, model, tokenizer, family, words, {"seed": seed, "hidden": hidden, "layers": layers})
 
+
+def _folder(out_dir, family: str) -> Path:
+    """``out_dir``, made; a ValueError for a family not in :data:`FAMILIES`."""
     if family not in FAMILIES:
         raise ValueError(f"unknown tiny model family {family!r}; use one of {', '.join(FAMILIES)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = build_tokenizer(family, words, out, seed=seed, extra_corpus=extra_corpus, corpus=_corpus)
+    return out
+
+
+def _new_model(family: str, tokenizer, hidden: int, layers: int, seed: int, **settings):
+    """A model of ``family`` for ``tokenizer`` with the ``settings`` its config has, its random
+    weights drawn with ``seed`` (torch's global generator left as it was)."""
+    import torch
+    import transformers
+
     config = _config(family, tokenizer, hidden, layers)
-    model_cls = getattr(transformers, FAMILIES[family][0])
+    for key, value in settings.items():
+        if hasattr(config, key):
+            setattr(config, key, value)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = model_cls(config)
-    model.eval()
-    return _save(out, model, tokenizer, family, words, {"seed": seed, "hidden": hidden, "layers": layers})
+        return getattr(transformers, FAMILIES[family][0])(config)
 
 
 def _save(out: Path, model, tokenizer, family: str, words: Sequence, meta: dict, what: str = "tiny") -> Path:
@@ -623,10 +523,9 @@ def build_demo_models(
 ) -> dict[str, Path]:
     """Build one tiny model per family under ``out_dir``; returns ``{folder name: path}``.
 
-    Folder names (``tiny-bert-base-uncased``, ``tiny-roberta-base``, ``tiny-albert-base-v2``,
-    ``tiny-bertweet-base``, ``tiny-distilbert-base-uncased``, ``tiny-bert-base-cased``) make
-    FMAT's model-name rules (uncased/albert → lower case, roberta → space prefix, albert → ▁)
-    agree with the tokenizers. The training corpus is generated once and shared.
+    The folder names (:data:`FAMILIES`) make FMAT's model-name rules (uncased/albert → lower
+    case, roberta → space prefix, albert → ▁) agree with the tokenizers. The training corpus is
+    generated once and shared.
     """
     corpus = make_corpus(words, seed=seed)
     out = {}
@@ -637,6 +536,12 @@ def build_demo_models(
 
 
 # ----------------------------------------------------------------------------- trained models (known truth)
+
+#: the configs' dropout settings, 0 for training
+_DROPOUTS = (
+    "hidden_dropout_prob attention_probs_dropout_prob dropout attention_dropout classifier_dropout_prob qa_dropout "
+    "seq_classif_dropout"
+).split()
 
 
 def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[list[int]], list[int], list[int], list[str]]:
@@ -653,16 +558,10 @@ def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[li
     pos = [mask_position(x, mask_id, t) for x, t in zip(ids, texts)]
     flat_ctx = [t for t, opts in zip(texts, sentences.options) for _ in opts]
     flat_words = [w for opts in sentences.options for w in opts]
-    options = iter(derive_options(tokenizer, flat_ctx, flat_words))
-    labels, skipped = [], []
-    for opts in sentences.options:
-        lab = []
-        for w in opts:
-            o = next(options)
-            lab.append(-1 if o.oov else o.pieces[0])
-            if o.oov:
-                skipped.append(w)
-        labels.append(lab)
+    derived = derive_options(tokenizer, flat_ctx, flat_words)
+    flat_labels = iter([-1 if o.oov else o.pieces[0] for o in derived])
+    labels = [[next(flat_labels) for _ in opts] for opts in sentences.options]
+    skipped = [w for w, o in zip(flat_words, derived) if o.oov]
     fill_ids = tokenizer(list(filler))["input_ids"] if len(filler) else []
     special = set(tokenizer.all_special_ids)
     f_in, f_pos, f_lab = [], [], []
@@ -701,6 +600,7 @@ def train_masked_lm(
     sentences, contexts, steps, the last 100 steps' mean loss, options that are not one token.
     """
     import torch
+    from tqdm.auto import tqdm
 
     rng = np.random.default_rng(seed)
     inputs, pos, labels, skipped = _examples(tokenizer, sentences, filler, rng)
@@ -728,11 +628,7 @@ def train_masked_lm(
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min((i + 1) / warm, max(0.02, 1.0 - i / steps)))
     losses = []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=steps, desc="training", unit="step", leave=False)
+    bar = tqdm(total=steps, desc="training", unit="step", leave=False, disable=not progress)
     for _ in range(steps):
         # a context drawn twice is scored once, its loss counted twice (the same sum)
         picked, times = np.unique(rng.choice(len(inputs), size=batch_size, p=draw), return_counts=True)
@@ -745,15 +641,10 @@ def train_masked_lm(
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
+        bar.update(1)
+    bar.close()
     model.eval()
-    try:
-        del model._fmat_scoring_path  # decided again on the trained weights when it is scored
-    except AttributeError:
-        pass
+    vars(model).pop("_fmat_scoring_path", None)  # decided again on the trained weights when it is scored
     return {
         "sentences": int(size.sum()),
         "contexts": n_ctx,
@@ -782,52 +673,26 @@ def build_trained_model(
     text, its weights learn the planted probabilities. Saved like :func:`build_tiny_model`;
     ``fmat_tiny.json`` records the training too (``trained``)."""
     import torch
-    import transformers
 
-    if family not in FAMILIES:
-        raise ValueError(f"unknown tiny model family {family!r}; use one of {', '.join(FAMILIES)}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _folder(out_dir, family)
     fill = filler_lines(filler, seed=seed, words=_word_parts(words))
     corpus = make_corpus(words, seed=seed, extra_corpus=None)
     rng = random.Random(seed)
     lines = list(sentences.lines())
     corpus += rng.sample(lines, min(len(lines), 20000))
     tokenizer = build_tokenizer(family, words, out, seed=seed, corpus=corpus)
-    config = _config(family, tokenizer, hidden, layers)
-    for key in (
-        "hidden_dropout_prob",
-        "attention_probs_dropout_prob",
-        "dropout",
-        "attention_dropout",
-        "classifier_dropout_prob",
-        "qa_dropout",
-        "seq_classif_dropout",
-    ):
-        if hasattr(config, key):
-            setattr(config, key, 0.0)
-    model_cls = getattr(transformers, FAMILIES[family][0])
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        config.initializer_range = 0.1  # larger initial weights: the tiny model learns the contexts in fewer steps
-        model = model_cls(config)
+    # no dropout, and larger initial weights: the tiny model learns the contexts in fewer steps
+    model = _new_model(family, tokenizer, hidden, layers, seed, initializer_range=0.1, **dict.fromkeys(_DROPOUTS, 0.0))
+    with torch.random.fork_rng(devices=[]):  # training seeds torch's generator: the caller's stays as it was
         record = train_masked_lm(
             model, tokenizer, sentences, fill, steps=steps, seed=seed, progress=progress, batch_size=batch_size
         )
-    return _save(
-        out,
-        model,
-        tokenizer,
-        family,
-        words,
-        {"seed": seed, "hidden": hidden, "layers": layers, "trained": record},
-        what="trained tiny",
-    )
+    meta = {"seed": seed, "hidden": hidden, "layers": layers, "trained": record}
+    return _save(out, model, tokenizer, family, words, meta, what="trained tiny")
 
 
 #: the docstrings' example vocabulary, after BERT's five special tokens
 DOC_WORDS = ("the", "man", "woman", "is", "a", "nurse", "here", ".")
-_SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
 def doc_tokenizer(words=DOC_WORDS):

@@ -38,29 +38,23 @@ def fill_sentences(data: pd.DataFrame, mask_token: str = "[MASK]") -> np.ndarray
     >>> fill_sentences(q, mask_token="<mask>").tolist()
     ['<mask> is a nurse.', '<mask> is a pilot.']
     """
+    slots = [(ph, c) for ph, c in (("{TARGET}", "T_word"), ("{ATTRIB}", "A_word")) if c in data]
     q = data["query"].astype(str).to_numpy()
-    t = data["T_word"].astype(str).to_numpy() if "T_word" in data else None
-    a = data["A_word"].astype(str).to_numpy() if "A_word" in data else None
     cache: dict = {}
     out = np.empty(len(q), dtype=object)
-    for i in range(len(q)):
-        key = (q[i], None if t is None else t[i], None if a is None else a[i])
-        s = cache.get(key)
-        if s is None:
-            s = q[i]
-            if t is not None:
-                s = s.replace("{TARGET}", t[i], 1)
-            if a is not None:
-                s = s.replace("{ATTRIB}", a[i], 1)
+    for i, key in enumerate(zip(q, *(data[c].astype(str).to_numpy() for _, c in slots))):
+        if key not in cache:
+            s = key[0]
+            for (ph, _), word in zip(slots, key[1:]):
+                s = s.replace(ph, word, 1)
             if s.count("[MASK]") != 1:
                 raise InputError(
-                    f"query {q[i]!r} must contain exactly one [MASK]",
+                    f"query {key[0]!r} must contain exactly one [MASK]",
                     where=f"query table row {i + 1}",
                     fix="build the table with fmat.query(), one [MASK] per query",
                 )
-            s = s.replace("[MASK]", mask_token)
-            cache[key] = s
-        out[i] = s
+            cache[key] = s.replace("[MASK]", mask_token)
+        out[i] = cache[key]
     return out
 
 
