@@ -30,27 +30,18 @@ import importlib
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "query": "fmat.design",
-    "query_bind": "fmat.design",
-    "load_study": "fmat.study",
-    "run_study": "fmat.study_run",
-    "StudyResult": "fmat.results",
-    "run": "fmat.runner",
-    "summary": "fmat.lpr",
-    "icc_models": "fmat.reliability",
-    "lpr_reliability": "fmat.reliability",
-    "download": "fmat.models",
-    "info": "fmat.models",
-    "info_date": "fmat.models",
-    "vocab": "fmat.models",
-    "remove": "fmat.models",
-    "fill_mask_check": "fmat.models",
-    "set_cache_folder": "fmat.models",
-    "FmatError": "fmat.errors",
-    "InputError": "fmat.errors",
-    "ModelError": "fmat.errors",
+_MODULES = {
+    "fmat.design": ("query", "query_bind"),
+    "fmat.study": ("load_study",),
+    "fmat.study_run": ("run_study",),
+    "fmat.results": ("StudyResult",),
+    "fmat.runner": ("run",),
+    "fmat.lpr": ("summary",),
+    "fmat.reliability": ("icc_models", "lpr_reliability"),
+    "fmat.models": ("download", "info", "info_date", "vocab", "remove", "fill_mask_check", "set_cache_folder"),
+    "fmat.errors": ("FmatError", "InputError", "ModelError"),
 }
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -1,14 +1,11 @@
-"""Model cards: what each model is and whether it works, one card per model in the overview.
+"""Model cards: what each model is and whether it works, one card per model in the overview
+(``fmat_replication.pages.cards``).
 
-:func:`model_card` loads one model (the checks of :func:`fmat.models.load_masked_lm` included)
-and records what a reader needs to see at once that a model is what it claims and is not
-broken: its architecture, parameters and vocabulary size, where it came from (the locked hub
-commit, or ``local`` and the sha256 of its weights) and its creation date on the hub (recorded
-at download), how fmat scored it (the fast path or the full head; padded or equal-length
-batches: :func:`fmat.scoring.scoring_path`), and its top-5 fills of three fixed probe
-sentences (:data:`PROBES`, the fill-mask pipeline as :func:`fmat.fill_mask_check`): a trained
-model fills "Paris is the [MASK] of France." with "capital"; a broken one does not.
-The overview shows them (``fmat_replication.pages.cards``).
+:func:`model_card` loads one model (with the checks of :func:`fmat.models.load_masked_lm`) and
+records its architecture, size, where it came from (the locked hub commit, or ``local`` and the
+sha256 of its weights), how fmat scored it (:func:`fmat.scoring.scoring_path`) and its top-5
+fills of :data:`PROBES`: a trained model fills "Paris is the [MASK] of France." with "capital";
+a broken one does not.
 """
 
 from __future__ import annotations
@@ -46,15 +43,11 @@ CARD_KEYS = (
 def model_card(
     name: str, source: str | os.PathLike | None = None, lock_path=None, device=None, probes: Sequence[str] = PROBES, top: int = 5
 ) -> dict:
-    """The card of model ``name`` (loaded from ``source``, a folder, or by name from the cache).
-
-    Keys (:data:`CARD_KEYS`): model, architecture (the transformers class), model_type,
-    parameters, vocabulary (rows of the input embedding), source ("hub" or "local"), revision,
-    commit (hub: the locked commit; local: "local"), sha256 (of the weights file loaded),
-    created (the hub creation date recorded at download, or ""), head ("fast"/"full"), padding
-    ("padded"/"equal-length"), scoring (in words), probes (``[{query, fills: [{token_str, score}]}]``).
+    """The card of model ``name`` (loaded from ``source``, a folder, or by name from the cache): a
+    dict of :data:`CARD_KEYS`. ``architecture`` is the transformers class, ``vocabulary`` the rows
+    of the input embedding, ``commit`` the locked one (``local`` for a folder), ``created`` the hub
+    creation date recorded at download, ``probes`` ``[{query, fills: [{token_str, score}]}]``.
     """
-
     src = str(source or name)
     local = Path(src).exists()
     model, tok = load_masked_lm(src, device=device, lock_path=lock_path, progress=False)
@@ -66,7 +59,7 @@ def model_card(
         hit = lock[lock["model"] == name] if lock is not None else []
         revision = str(hit["revision"].iloc[-1]) if len(hit) else "main"
         commit = str(hit["commit"].iloc[-1]) if len(hit) else (wpath.parent.name if wpath else "")
-    card = {
+    return {
         "model": name,
         "architecture": type(model).__name__,
         "model_type": model.config.model_type,
@@ -85,4 +78,3 @@ def model_card(
             for q in probes
         ],
     }
-    return card

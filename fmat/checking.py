@@ -2,22 +2,10 @@
 (:mod:`fmat_replication.compare`) and whether a planted number is recovered
 (:func:`fmat.plant.judge_recovery`).
 
-Each test compares our value(s) with a *target* under a *rule* given as arguments, and answers
-an :class:`Outcome`: ``ok`` True (holds for every row), False (fails for some: ``bad`` lists
-them) or None (not applicable: nothing to test with). The callers word the reasons.
-
-- :func:`sign`: every value of ours has the sign ``want`` (+1 or -1);
-- :func:`significance`: every p of ours is below ``level`` exactly when ``want`` says the
-  effect is significant;
-- :func:`closeness`: every value of ours is within ``tolerance`` of the target (absolute; the
-  paper check's per-statistic tolerances, or a relative one times the target's size), or
-- :func:`covers`: our confidence interval covers the target (the plant check: the realised
-  value a world implies).
-
-Notes
------
-A missing value (NaN) never passes: it is a failure of :func:`sign` and :func:`closeness`, and
-of :func:`significance` unless every p is missing (then the test is not applicable, None).
+Each test compares our value(s) with a target under a rule and answers an :class:`Outcome`:
+``ok`` True (holds for every row), False (``bad`` lists the rows that fail) or None (not
+applicable); the callers word the reasons. A missing value (NaN) never passes: it fails
+:func:`sign` and :func:`closeness`, and :func:`significance` unless every p is missing (None).
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """The ``fmat`` command line.
 
-Subcommands live in :mod:`fmat.commands`, one module per area; each module defines
-``register(subparsers)`` which adds its subcommand(s) and sets ``func`` on the parser
-(``func(args) -> int``). New areas add a module there and nothing here.
+Subcommands live in :mod:`fmat.commands`, one module per area, each with ``register(subparsers)``
+setting ``func(args) -> int`` on its parsers; a new area adds a module there and nothing here.
+Before a command runs, its declared outputs are checked (:func:`fmat.commands._common.check_files`).
 
 Exit codes: 0 success, 1 unexpected error (a bug), 2 bad input or a failure of the environment
-(a full disk, a read-only folder, no permission: :func:`fmat.errors.os_error`); the message says
-what, where and the fix; 130 after Ctrl-C, at any moment (the start-up included), with what was
-kept and how to go on. Errors are printed without a traceback unless ``--debug`` is given.
-Before a command runs, its declared outputs are checked (:func:`fmat.commands._common.check_files`):
-an output that is one of its inputs, a folder, a device or a FIFO is refused.
+(a full disk, a read-only folder: :func:`fmat.errors.os_error`), said with what, where and the
+fix, without a traceback unless ``--debug``; 130 after Ctrl-C, at any moment, with what was kept.
 """
 
 from __future__ import annotations
@@ -44,16 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     from . import commands
 
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(sub)
-    seen: set[int] = set()
+    for name in sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")):
+        importlib.import_module(f"{commands.__name__}.{name}").register(sub)
     for command in sub.choices.values():  # --debug anywhere on the line: 'fmat run ... --debug' too
-        if id(command) not in seen:
-            seen.add(id(command))
-            command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks and debug logs")
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks and debug logs")
     return parser
 
 
@@ -97,8 +88,7 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_USAGE
     import warnings
 
-    def show_warning(message, category, filename, lineno, file=None, line=None):
-        # on the command line a warning names the command, not a line of fmat's source
+    def show_warning(message, category, filename, lineno, file=None, line=None):  # names the command, not fmat's source
         print(f"fmat {args.command}: warning: {message}", file=sys.stderr if file is None else file)
 
     try:

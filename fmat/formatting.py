@@ -1,14 +1,8 @@
-"""The one place numbers become text, for every page: the library's (``fmat study --report``,
-:mod:`fmat.study_page`) and the replication's (``fmat_replication.pages``, whose paper cells add
-the paper's precision and stars: ``fmat_replication.formats``). The page templates get them as
-Jinja filters (:func:`fmat.html.environment`: ``cell``, ``num``, ``p``, ``p_sentence``).
-
-- :func:`missing`: None, NaN, ``pd.NA`` or ``""``;
-- :func:`number`: a number at a printed precision (or 3 decimals; tiny values in scientific notation);
-- :func:`short`: a number inside a sentence ("ours 0.31 vs paper 0.45");
-- :func:`p_cell` (:func:`fmat.results.p_text`): a p value in a table's p column ("< .001", ".044");
-- :func:`p_sentence`: a p value in a sentence ("p < .001", "p = .044"), the same digits;
-- :func:`cell`: any value in a table column (counts as whole numbers, p as p, shares as percent).
+"""The one place numbers become text, for every page: the library's (:mod:`fmat.study_page`) and
+the replication's (``fmat_replication.pages``, whose paper cells add the paper's precision and
+stars: ``fmat_replication.formats``). The templates get them as Jinja filters
+(:func:`fmat.html.environment`): :func:`cell` (any table value), :func:`number`, :func:`short`
+(inside a sentence), :func:`p_cell` (a p column) and :func:`p_sentence` ("p = .044").
 """
 
 from __future__ import annotations

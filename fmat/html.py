@@ -1,15 +1,11 @@
-"""The one Jinja2 environment of every page: the library's study page (``fmat study --report``,
-:mod:`fmat.study_page`) and the replication's pages (``fmat_replication.pages``). Every page
-extends the library's document (``{% extends "document.html.j2" %}``: title block, table of
-contents) and writes its section headings with the library's macro ``heading``
-(``macros.html.j2``, which also holds ``results_table``, ``ci`` and ``concept_verdict``); a
-:class:`Page` writes the filled template as one HTML file or as the body of a Quarto document.
+"""The one Jinja2 environment of every page: the library's study page (:mod:`fmat.study_page`) and
+the replication's pages (``fmat_replication.pages``). Every page extends ``document.html.j2``
+(title block, table of contents) and writes its headings with the macro ``heading``
+(``macros.html.j2``); a :class:`Page` writes it as one HTML file or as a Quarto document's body.
 
-Every value a template prints is escaped (``autoescape=True``), in text and in attributes; block
-tags take no line of output; a name a template uses but is not given is an error. Numbers become
-text by the one set of formatters (:mod:`fmat.formatting`), as filters: ``cell(column)``, ``num``,
-``p`` (a p column: ``.012``, ``< .001``), ``p_sentence`` (``p = .012``), ``short``, and
-``md_text`` (words as markdown: a section heading for Quarto, ``document.html.j2``).
+Every value is escaped (``autoescape=True``); a name a template uses but is not given is an
+error. Numbers become text by :mod:`fmat.formatting`, as filters: ``cell(column)``, ``num``,
+``p``, ``p_sentence``, ``short``; ``md_text`` writes words as markdown.
 """
 
 from __future__ import annotations
@@ -31,8 +27,8 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 @lru_cache(maxsize=None)
 def environment(*folders: str) -> jinja2.Environment:
-    """The templates' environment (made once for each search path): ``folders`` first (a
-    package's own templates, e.g. the replication's), then the library's (:data:`TEMPLATES`)."""
+    """The templates' environment (one for each search path): ``folders`` first (e.g. the
+    replication's templates), then the library's (:data:`TEMPLATES`)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([*map(str, folders), str(TEMPLATES)]),
         autoescape=True,
@@ -98,11 +94,8 @@ class Heading:
 
 @dataclass
 class Page:
-    """A page: its ``title`` (the title block), its ``template`` (a name in the templates'
-    folders, or a :class:`jinja2.Template`) and the ``context`` that fills it, written as one
-    self-contained HTML file (:meth:`html`) or as the body of a Quarto document (:meth:`markdown`):
-    the template extends ``document.html.j2`` and writes its section headings with the macro
-    ``heading`` (``macros.html.j2``), and writes both; no HTML is read back.
+    """A page, written as one self-contained HTML file (:meth:`html`) or as the body of a Quarto
+    document (:meth:`markdown`) from the same template; no HTML is read back.
 
     >>> template = environment().from_string(
     ...     '{% extends "document.html.j2" %}{% from "macros.html.j2" import heading with context %}'
@@ -123,10 +116,10 @@ class Page:
     Parameters
     ----------
     title : str
-        The page's title (the ``<title>`` and the title block; the Quarto documents set the same
-        one in their YAML header).
+        The ``<title>`` and the title block (a Quarto document sets it in its YAML header).
     template : str or jinja2.Template
-        A template that extends ``document.html.j2`` and fills its block ``content``.
+        A template (a name in the templates' folders) that extends ``document.html.j2`` and fills
+        its block ``content``.
     context : dict
         What the template shows (data; the template writes every sentence).
     folders : tuple of str

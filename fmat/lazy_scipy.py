@@ -1,9 +1,6 @@
-"""``scipy.stats``, imported when a function first uses it.
-
-Importing scipy.stats costs about a second of CPU, and most of the workflow's jobs (queries,
-LPR, pages) and ``fmat`` commands import :mod:`fmat.stats` without ever running a test: the
-modules that test write ``from fmat.lazy_scipy import stats`` and call ``stats.t.ppf(...)`` as
-before; the first such call imports scipy.stats (the same module, the same numbers)."""
+"""``scipy.stats``, imported when a function first uses it (importing it costs about a second of
+CPU, and most jobs and commands that import :mod:`fmat.stats` run no test): ``from
+fmat.lazy_scipy import stats`` and ``stats.t.ppf(...)`` as before, the same module."""
 
 from __future__ import annotations
 

@@ -1,33 +1,18 @@
 """Reliability of FMAT results: agreement among models (ICC) and internal consistency (alpha).
 
 Python counterparts of R FMAT's ``ICC_models`` and ``LPR_reliability`` (Bao, 2024, footnote 1
-and Results): the statistics themselves are in :mod:`fmat.stats` (``icc``, ``cronbach_alpha``).
-
-Differences from FMAT, on purpose:
-
-* ICC items are aligned across models BY KEYS (all query columns), never by row order: a
-  missing or reordered row cannot shift the other items.  Items with a missing value for any
-  model are dropped (irr's ``na.omit``), and a model with no value at all is dropped first
-  (else it would drop every item); both are reported.
-* alpha does not stop at a missing cell: items (columns) with no value in a split are dropped,
-  then rows with any missing value (``missing="listwise"``, default) - or psych's pairwise
-  covariances are used (``missing="pairwise"``); what was dropped is reported.  A split with
-  fewer than 2 items or 2 rows gets alpha = NaN (FMAT errors).
-* columns attached to the item (one value per item, e.g. ``qid`` or the query's ``M_word``
-  "He - She" when the items are queries; ``TARGET``/``T_pair`` when the items are target words)
-  are not used to identify rows, so rows line up across items.
-* phrases are keyed by their item keys first (a study file's ``{phrase: "an engineer", item:
-  engineer}``): "an engineer" in one template and "engineer" in another are one row. The keys
-  travel with the tables (``attrs["item_keys"]``: set by :func:`fmat.study.load_study` on the
-  query table, kept by :func:`fmat.run`, :func:`fmat.summary` and parquet files) or are given
-  (``items=``; ``fmat reliability --study FILE``). The workflow's reliability stage does the same
-  (:func:`fmat.stages.reliability_tables` calls :func:`lpr_reliability` with the study's items).
+and Results); the statistics themselves are in :mod:`fmat.stats` (``icc``, ``cronbach_alpha``).
+Where they differ from FMAT on purpose (items aligned by keys, never by row order; missing
+values dropped and reported, not an error; columns attached to the item not used to identify
+rows): docs/statistics.md. Phrases are keyed by their item keys first ("an engineer" in one
+template and "engineer" in another are one row): the keys travel with the tables
+(``attrs["item_keys"]``, set by :func:`fmat.study.load_study`) or are given (``items=``;
+``fmat reliability --study FILE``), as in :func:`fmat.stages.reliability_tables`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping as _Mapping
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -51,8 +36,7 @@ ICC_STATISTIC = {
 def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
     """The rating values: ``LPR`` if present, else ``log(prob)`` (raw ``fmat run`` scores)."""
     if "LPR" in data.columns:
-        v = pd.to_numeric(data["LPR"], errors="raise").astype(float)
-        return v, "LPR"
+        return pd.to_numeric(data["LPR"], errors="raise").astype(float), "LPR"
     if "prob" in data.columns:
         p = pd.to_numeric(data["prob"], errors="raise").astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -83,8 +67,8 @@ def _key_frame(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
 def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.DataFrame, dict]:
     """Items x models matrix of ``data`` (LPR or log prob), aligned by the query keys.
 
-    Returns the wide table (index = item keys, columns = models) and a dict with ``value``
-    (which column was used), ``keys`` and ``dropped_models`` (models without any value).
+    Returns the wide table (index = item keys, columns = models) and ``{value, keys,
+    dropped_models}`` (the column used; models without any value).
 
     Examples
     --------
@@ -134,15 +118,11 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
 def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average", method: str = "irr") -> pd.DataFrame:
     """ICC of the models as raters (R FMAT ``ICC_models``; irr::icc two-way model).
 
-    ``data``: raw scores (``fmat run``: columns model, query columns, prob -> log(prob)) or an
-    LPR table (``fmat summary``: column LPR).  Items = rows identified by all query columns,
-    aligned across models by key.  ``type``: "agreement" | "consistency" | "both";
-    ``unit``: "average" | "single" | "both"; ``method``: "irr" (as the paper) | "mcgraw-wong"
-    (see :func:`fmat.stats.icc`).
-
-    Returns a DataFrame with ``type, unit, ICC, F, df1, df2, p, ci_low, ci_high, n_items,
-    n_models, n_dropped`` (items dropped for a missing value); ``attrs``: ``value``,
-    ``dropped_models``.
+    ``data``: raw scores (``fmat run``: prob -> log(prob)) or an LPR table (``fmat summary``),
+    items aligned across models by their query columns (:func:`icc_matrix`). ``type``:
+    "agreement" | "consistency" | "both"; ``unit``: "average" | "single" | "both"; ``method``:
+    "irr" (as the paper) | "mcgraw-wong" (:func:`fmat.stats.icc`). Returns ``type, unit, ICC, F,
+    df1, df2, p, ci_low, ci_high, n_items, n_models, n_dropped``; ``attrs``: ``value``, ``dropped_models``.
 
     Examples
     --------
@@ -160,13 +140,8 @@ def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average
     types = ["agreement", "consistency"] if type == "both" else [type]
     units = ["average", "single"] if unit == "both" else [unit]
     wide, info = icc_matrix(data)
-    rows = []
-    for t in types:
-        for u in units:
-            r = icc(wide.to_numpy(float), type=t, unit=u, method=method)
-            r["n_models"] = r.pop("n_raters")
-            rows.append(r)
-    out = pd.DataFrame(rows)[
+    rows = [icc(wide.to_numpy(float), type=t, unit=u, method=method) for t in types for u in units]
+    out = pd.DataFrame(rows).rename(columns={"n_raters": "n_models"})[
         ["type", "unit", "ICC", "F", "df1", "df2", "p", "ci_low", "ci_high", "n_items", "n_models", "n_dropped"]
     ]
     out.attrs.update(value=info["value"], dropped_models=info["dropped_models"])
@@ -175,16 +150,13 @@ def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average
 
 def _attached(df: pd.DataFrame, item: str, cols: list[str]) -> list[str]:
     """Columns with a single value within every item level (they describe the item)."""
-    out = []
-    for c in cols:
-        n = df.groupby(item, observed=True, sort=False, dropna=False)[c].nunique(dropna=False)
-        if (n <= 1).all():
-            out.append(c)
-    return out
+    groups = df.groupby(item, observed=True, sort=False, dropna=False)
+    return [c for c in cols if (groups[c].nunique(dropna=False) <= 1).all()]
 
 
 def _alpha_split(d: pd.DataFrame, item: str, by: list[str], missing: str) -> dict:
-    ids = [c for c in _keys(d, [item, *by]) if c not in _attached(d, item, _keys(d, [item, *by]))]
+    keys = _keys(d, [item, *by])
+    ids = [c for c in keys if c not in _attached(d, item, keys)]
     keys = _key_frame(d, ids + [item])
     keys["LPR"] = pd.to_numeric(d["LPR"], errors="raise").astype(float).replace([np.inf, -np.inf], np.nan).to_numpy()
     dup = keys.duplicated(ids + [item], keep=False)
@@ -237,7 +209,6 @@ def item_key_map(items) -> dict[str, dict[str, str]]:
     >>> item_key_map(None)
     {}
     """
-
     if isinstance(items, pd.DataFrame):
         if not {"slot", "word", "item"} <= set(items.columns):
             return {}
@@ -248,17 +219,16 @@ def item_key_map(items) -> dict[str, dict[str, str]]:
             if mapping:
                 out[col] = mapping
         return out
-    if not isinstance(items, _Mapping):
+    if not isinstance(items, Mapping):
         return {}
     return {str(col): {str(w): str(k) for w, k in dict(m).items()} for col, m in items.items() if m}
 
 
 def with_item_keys(lpr: pd.DataFrame, items=None, item: str = "query") -> pd.DataFrame:
     """``lpr`` with TARGET/ATTRIB phrases replaced by their item keys in the columns that
-    identify alpha's rows (never the ``item`` column itself), so that the same item written
-    differently in two templates ("an engineer" / "engineer", Study 1A) lines up. ``items``: as
-    :func:`item_key_map`; by default the table's own ``attrs["item_keys"]``. The input is not
-    changed; without keys it is returned as is.
+    identify alpha's rows (never the ``item`` column), so that an item written differently in two
+    templates ("an engineer" / "engineer", Study 1A) lines up. ``items``: as :func:`item_key_map`;
+    by default the table's ``attrs["item_keys"]``. The input is not changed.
 
     Examples
     --------
@@ -283,12 +253,10 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
     """Cronbach's alpha of LPRs among items (R FMAT ``LPR_reliability``).
 
     Within each split of ``by`` (e.g. "model", "TARGET", ["ATTRIB", "MASK"]) the ``item``
-    column (query, T_word or A_word) is spread wide; the remaining identifying columns (minus
-    those attached to the item) define the rows, TARGET/ATTRIB phrases keyed by their item keys
-    first (``items``: a study's ``items`` table or ``{"T_word": {phrase: key}}``; by default the
-    table's ``attrs["item_keys"]``, see :func:`with_item_keys`).  Returns the by-columns, ``n_obs,
-    k_items, alpha, alpha_std, n_dropped_rows, dropped_items`` (see the module docstring for the
-    missing-value rule; ``missing``: "listwise" | "pairwise").
+    column (query, T_word or A_word) is spread wide; the other identifying columns (but those
+    attached to the item) define the rows, phrases keyed by ``items`` first (:func:`with_item_keys`).
+    Returns the by-columns, ``n_obs, k_items, alpha, alpha_std, n_dropped_rows, dropped_items``
+    (``missing``: "listwise" | "pairwise", docs/statistics.md).
 
     Examples
     --------
@@ -333,9 +301,8 @@ def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: st
 
 # ---------------------------------------------------------------- results-shape helpers
 def icc_rows(study: str, icc_df: pd.DataFrame, condition: str = "all") -> pd.DataFrame:
-    """Rows of :mod:`fmat.results` shape from :func:`icc_models` output: statistic
-    ICC_average / ICC_single / ICC_consistency_*, value = ICC, df/df2 = the F test's df, p,
-    95% CI, n = items.
+    """Rows of :mod:`fmat.results` shape from :func:`icc_models` output (statistic
+    :data:`ICC_STATISTIC`, df/df2 = the F test's, n = items).
 
     Examples
     --------
@@ -348,23 +315,11 @@ def icc_rows(study: str, icc_df: pd.DataFrame, condition: str = "all") -> pd.Dat
       study    statistic model  value    n
     0    S1  ICC_average   all  0.978  4.0
     """
-    rows = [
-        {
-            "study": study,
-            "statistic": ICC_STATISTIC[(r.type, r.unit)],
-            "condition": condition,
-            "model": "all",
-            "value": r.ICC,
-            "df": r.df1,
-            "df2": r.df2,
-            "p": r.p,
-            "ci_low": r.ci_low,
-            "ci_high": r.ci_high,
-            "n": r.n_items,
-        }
-        for r in icc_df.itertuples()
-    ]
-    return results_frame(rows)
+    rows = icc_df[["ICC", "df1", "df2", "p", "ci_low", "ci_high", "n_items"]].rename(
+        columns={"ICC": "value", "df1": "df", "n_items": "n"}
+    )
+    statistic = [ICC_STATISTIC[k] for k in zip(icc_df["type"], icc_df["unit"])]
+    return results_frame(rows.assign(study=study, statistic=statistic, condition=condition, model="all"))
 
 
 def alpha_rows(

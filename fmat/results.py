@@ -1,20 +1,9 @@
 """One long table shape for every statistic the workflow reports (and the paper reports).
 
 Every analysis, the reliability stage and the file of the paper's numbers
-(``config/paper_results.tsv``) emit rows with these columns, so that "paper vs ours" is a
-join on ``KEY = (study, statistic, condition, model)``. See ``docs/results.md``.
-
-- ``study``      study id, e.g. "1A", "2C", "4D"
-- ``statistic``  what the number is: a name, usually one of :data:`STATISTICS`
-- ``condition``  which part of the design: a value of the documented vocabulary
-                 (the replication's ``fmat_replication/data/conditions.tsv``), or several joined by ":"
-                 (e.g. "like-dislike:personal")
-- ``model``      a model slug (e.g. "bert-base-uncased", "vinai__bertweet-base") or "all"
-- ``value``      the estimate
-- ``se, df, df2, p, ci_low, ci_high, n``  its standard error, degrees of freedom
-                 (df2: the second df of an F), p value, 95% CI and number of observations
-                 used (items, rows, names...); NaN where not applicable.
-
+(``config/paper_results.tsv``) emit rows with :data:`RESULT_COLUMNS` (``study, statistic,
+condition, model``, then ``value, se, df, df2, p, ci_low, ci_high, n``, NaN where not
+applicable), so that "paper vs ours" is a join on :data:`KEY`: docs/results.md.
 :class:`StudyResult` holds one study's tables, these rows among them, and says them as text
 (:meth:`StudyResult.summary`, what ``fmat study`` prints).
 """
@@ -35,10 +24,9 @@ _SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def model_slug(name: str) -> str:
-    """A model's name in results and file names: a Hugging Face id with ``/`` as ``__``
-    (``vinai/bertweet-base`` -> ``vinai__bertweet-base``): the ``model`` value of a results row
-    and the model part of ``results/scores/{study}/{model}.parquet``. A name that cannot be one
-    (``..``, spaces, other characters, more than one ``/``) is an InputError.
+    """A model's name in results and file names (``results/scores/{study}/{model}.parquet``): a
+    Hugging Face id with ``/`` as ``__``; a name that cannot be one (``..``, spaces, other
+    characters, more than one ``/``) is an InputError.
 
     Examples
     --------
@@ -90,10 +78,8 @@ STATISTICS = {
 
 
 def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
-    """Rows (dicts or a DataFrame) -> a results table with exactly :data:`RESULT_COLUMNS`.
-
-    Missing numeric columns become NaN, ``condition`` defaults to "all", ``model`` to "all".
-    Unknown columns are an error (they would silently vanish from the join).
+    """Rows (dicts or a DataFrame) -> a results table with exactly :data:`RESULT_COLUMNS`: missing
+    numbers NaN, ``condition`` and ``model`` "all" by default; unknown columns are an error.
 
     Examples
     --------
@@ -106,8 +92,7 @@ def results_frame(rows: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
     extra = [c for c in df.columns if c not in RESULT_COLUMNS]
     if extra:
         raise InputError(f"unknown result columns {extra}", fix=f"use only {RESULT_COLUMNS}")
-    for col in ("condition", "model"):
-        # missing column, or rows that leave it out (NaN after DataFrame(list of dicts))
+    for col in ("condition", "model"):  # a missing column, or rows that leave it out
         df[col] = df[col].fillna("all") if col in df else "all"
     for col in NUMERIC:
         if col not in df:
@@ -128,11 +113,9 @@ _STATISTIC_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
 def validate_results(df: pd.DataFrame, *, where: str = "results", statistics: Iterable[str] | None = None) -> pd.DataFrame:
     """Check a results table: columns, statistic names, unique keys. Returns it.
 
-    Statistic names are open: any name of letters, digits, ``_`` and ``.`` starting with a
-    letter (an analysis of one's own may report a statistic :data:`STATISTICS` does not list).
-    ``statistics`` closes the list: a table that must join another one (the paper's numbers
-    with ours) passes the names the other side knows, so that a typo is an error, not a row
-    that never joins.
+    Statistic names are open (letters, digits, ``_`` and ``.``, starting with a letter);
+    ``statistics`` closes the list, so that a typo in a table that must join another one (the
+    paper's numbers with ours) is an error, not a row that never joins.
 
     Examples
     --------
@@ -205,10 +188,8 @@ MIN_ALPHA_ROWS = 4
 
 def reliability_note(statistic: str, value, n=None) -> str:
     """Why a reliability row's value is not shown ("" when it is): alpha over fewer than
-    :data:`MIN_ALPHA_ROWS` rows (each covariance of two items rests on 2-3 points: the tiny
-    models gave alpha = -4.2 and alpha_std = 1.6e16), any alpha above 1 or not finite (a
-    singular covariance or correlation matrix), an ICC that is not finite or outside [-1, 1]
-    (no variance among the items, or too few models).
+    :data:`MIN_ALPHA_ROWS` rows (the tiny models gave alpha = -4.2 and alpha_std = 1.6e16), any
+    alpha above 1 or not finite, an ICC that is not finite or outside [-1, 1].
 
     Examples
     --------
@@ -247,8 +228,7 @@ def reliability_note(statistic: str, value, n=None) -> str:
 
 
 def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
-    """The effect rows (d, b, beta, r) of model ``all`` in a results table, with their CI, p
-    and df.
+    """The effect rows (d, b, beta, r) of model ``all`` in a results table, with their CI, p and df.
 
     Examples
     --------
@@ -294,7 +274,6 @@ class StudyResult:
     Attributes
     ----------
     study : fmat.study.Study
-        The loaded study file.
     models : list of str
         The models' names, in the order given.
     queries, scores, lpr : pandas.DataFrame
@@ -302,13 +281,10 @@ class StudyResult:
     reliability : pandas.DataFrame
         The reliability details (ICC and alpha outputs, column ``analysis``).
     stats : pandas.DataFrame
-        Every statistic in the :mod:`fmat.results` shape: the reliability rows and the rows of
-        the study's analysis.
+        Every statistic in the :mod:`fmat.results` shape: the reliability rows and the analysis'.
     figures : dict of str to pandas.DataFrame
-        The analysis' tables (per model, per cell, per item: what it draws); with
-        ``report=True`` and an analysis that declares ``inference: crossed``, also ``crossed``:
-        its concept-level rows (:func:`fmat.analyses.crossed_variant`), which the page sets
-        beside the paper's inference.
+        The analysis' tables; with ``report=True``, also ``crossed``: its concept-level rows
+        (:func:`fmat.analyses.crossed_variant`).
     status : dict
         ``analysis`` (its name), ``implemented`` (registered and run), ``notes``.
     files : list of pathlib.Path
@@ -321,8 +297,7 @@ class StudyResult:
     :func:`run_study` returns one (its Examples run a study); its views of the statistics:
 
     >>> import pandas as pd
-    >>> from fmat.results import results_frame
-    >>> from fmat.results import StudyResult
+    >>> from fmat.results import StudyResult, results_frame
     >>> stats = results_frame([
     ...     {"study": "S", "statistic": "d", "condition": "all", "model": "all", "value": 0.75,
     ...      "ci_low": 0.64, "ci_high": 0.87, "p": 1e-6},
@@ -380,16 +355,22 @@ class StudyResult:
             lines += [f"  no effect: {n}" for n in self.status.get("notes", [])]
         rel = self.reliability_stats
         if len(rel):
-            keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high") if c in rel.columns]
-            shown = rel[keep].astype(object)
-            notes = [reliability_note(r["statistic"], r["value"], r.get("n")) for r in rel.to_dict("records")]
-            for col in ("value", "ci_low", "ci_high"):  # undefined or meaningless: NA with the reason, never a number
-                if col in shown.columns:
-                    shown[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
+            shown, notes = _shown_reliability(rel, ("statistic", "condition", "model", "value", "ci_low", "ci_high"))
             if any(notes):
                 shown = shown.assign(note=notes)
             lines.append("reliability:\n" + shown.to_string(index=False))
         return "\n".join(lines)
+
+
+def _shown_reliability(rel: pd.DataFrame, columns) -> tuple[pd.DataFrame, list[str]]:
+    """The ``columns`` of reliability rows, value and CI as text, and each row's :func:`reliability_note`
+    (a value undefined or meaningless is NA with its reason, never a number)."""
+    shown = rel[[c for c in columns if c in rel.columns]].astype(object)
+    notes = [reliability_note(r["statistic"], r.get("value"), r.get("n")) for r in rel.to_dict("records")]
+    for col in ("value", "ci_low", "ci_high"):
+        if col in shown.columns:
+            shown[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
+    return shown, notes
 
 
 def _effect_text(eff: pd.DataFrame) -> str:

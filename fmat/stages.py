@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -58,29 +57,23 @@ log = logging.getLogger(__name__)
 
 def study_options(study: Any, key: str) -> dict:
     """The study's ``lpr`` / ``reliability`` / ``score`` block as a dict ({} when absent): from a
-    :class:`fmat.study.Study`, or anything with that attribute, or a mapping.
+    :class:`fmat.study.Study` (or anything with that attribute) or a mapping.
 
     Examples
     --------
     >>> study_options({"lpr": {"mask_pair": True}}, "lpr"), study_options({}, "score")
     ({'mask_pair': True}, {})
     """
-
     value = getattr(study, key, None)
     if value is None and isinstance(study, Mapping):
         value = study.get(key)
-    if value is None:
-        return {}
-    if hasattr(value, "__dataclass_fields__"):
-        value = asdict(value)
-    return dict(value)
+    return dict(value or {})
 
 
 def summary_function(study: Any):
     """The contrast a study's scores get: :func:`fmat.lpr.summary` (LPR), or
-    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) when its file says ``score: {method:
-    lpbs}``. Both keep the value in column ``LPR``; the LPBS table says so in
-    ``attrs["measure"]``.
+    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019; its value is in column ``LPR`` too,
+    ``attrs["measure"]`` says so) when its file says ``score: {method: lpbs}``.
 
     Examples
     --------
@@ -92,10 +85,8 @@ def summary_function(study: Any):
 
 def design(study, criteria_dir: str | os.PathLike | None = None) -> Study:
     """Stage design: the study file loaded and checked (its query table is ``.queries``), before
-    any model loads; a :class:`fmat.study.Study` is returned as it is.
-
-    ``criteria_dir``: the folder of the criterion tables its word lists name
-    (:func:`fmat.study.load_study`).
+    any model loads, with the criterion tables its word lists name from ``criteria_dir``
+    (:func:`fmat.study.load_study`); a :class:`fmat.study.Study` is returned as it is.
 
     Examples
     --------
@@ -125,8 +116,7 @@ def criterion_table_path(folder, name: str) -> Path:
 
 def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
     """The criterion tables the study's analysis reads (:func:`fmat.analyses.criteria_needed`),
-    from ``criteria_dir`` (``<name>.parquet``, ``.csv`` or ``.tsv``); a missing one is an error now,
-    before any model loads."""
+    from ``criteria_dir`` (:func:`criterion_table_path`); a missing one is an error now."""
     spec = dict(getattr(study, "analysis", None) or {})
     name = str(spec.get("name") or "")
     if not name or name not in analyses.available():
@@ -158,11 +148,9 @@ def check_study_criteria(study, tables: Mapping[str, pd.DataFrame]) -> None:
 
 
 def criteria(study, criteria_dir) -> tuple[dict[str, pd.DataFrame], str]:
-    """Stage criteria -> ``(tables, "")``: the criterion tables the analysis reads
-    (:func:`study_criteria_tables`), checked against its options and items
-    (:func:`check_study_criteria`); or ``({}, why)`` where one is missing: the analysis will not
-    run (said now, before any model loads), the rest does. A table that is there but does not
-    fit is an error."""
+    """Stage criteria -> ``(tables, "")``: the criterion tables the analysis reads, checked
+    (:func:`study_criteria_tables`, :func:`check_study_criteria`); or ``({}, why)`` where one is
+    missing: the analysis will not run (said now, before any model loads), the rest does."""
     try:
         tables, skipped = study_criteria_tables(study, criteria_dir), ""
     except InputError as err:
@@ -184,9 +172,8 @@ def score(
     threads: int | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Stage score: one model's scores of a study's query table (``study.queries``), with the
-    file's ``score:`` options (``study_options(study, "score")``; :func:`fmat.runner.score_tables`:
-    the model loaded once, the rows as :func:`fmat.run` returns them, column ``model`` = ``name``)."""
+    """Stage score: one model's scores of a study's query table with the file's ``score:`` options
+    (:func:`fmat.runner.score_tables`: the rows as :func:`fmat.run` returns them, ``model`` = ``name``)."""
     key = str(name or source)
     settings = dict(device=device, batch_size=batch_size, max_tokens=max_tokens, threads=threads, progress=progress)
     out = None
@@ -197,8 +184,7 @@ def score(
 
 def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
     """LPRs (or LPBS) of one study, with the study file's ``lpr`` options; its phrases' item keys
-    in ``attrs["item_keys"]`` (kept in parquet files), so that ``fmat reliability`` on the written
-    table keys items as the workflow does (:func:`fmat.reliability.with_item_keys`).
+    in ``attrs["item_keys"]`` (kept in parquet files: :func:`fmat.reliability.with_item_keys`).
 
     Examples
     --------
@@ -216,7 +202,6 @@ def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
     2     b  man - woman  nurse -0.336
     3     b  man - woman  pilot  0.916
     """
-
     out = summary_function(study)(scores, **study_options(study, "lpr"))
     keys = item_key_map(_items(study))
     if keys:
@@ -227,23 +212,17 @@ def lpr_table(study: Any, scores: pd.DataFrame) -> pd.DataFrame:
 def reliability_tables(
     study: Any, scores: pd.DataFrame | None, lpr: pd.DataFrame, sid: str | None = None, icc: bool | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Stage reliability -> ``(details, stats)``.
+    """Stage reliability -> ``(details, stats)``: the raw outputs (column ``analysis`` = ICC /
+    alpha), and the same numbers in the :mod:`fmat.results` shape (``model`` a slug).
 
     - ICC among the models (:func:`fmat.reliability.icc_models`; agreement, average and single)
       on the raw log probabilities (condition ``all``: the paper's ICC, footnote 1) and on the
-      LPRs (condition ``LPR``); skipped with ``icc=False`` (by default: where the scores hold
-      fewer than two models);
+      LPRs (condition ``LPR``); by default only where the scores hold two or more models;
     - alpha among the study file's ``reliability.item`` split by its ``by``
-      (:func:`fmat.reliability.lpr_reliability`), on the LPRs of ``reliability.lpr`` (by default
-      the study's ``lpr`` options); with ``model`` in ``by``, also pooled over the models
-      (model ``all``: the "Overall" rows of Tables 3-4). Phrases are replaced by their item
-      keys first (:func:`_item_keys`), so templates that word an item differently line up;
-      ``reliability.names`` gives the conditions' words (Studies 2A-2D: personal, like-dislike).
-      This is the only producer of alpha rows: no analysis computes them again.
-
-    ``details`` stacks the raw outputs (column ``analysis`` = ICC / alpha); ``stats`` has the
-    same numbers in the :mod:`fmat.results` shape (conditions as docs/results.md; ``model`` a
-    slug, e.g. ``vinai__bertweet-base``).
+      (:func:`fmat.reliability.lpr_reliability`, phrases keyed by their item keys), on the LPRs
+      of ``reliability.lpr`` (default: the ``lpr`` options); with ``model`` in ``by``, also over
+      all models (model ``all``: Tables 3-4's "Overall"); ``reliability.names`` words the
+      conditions (Studies 2A-2D: personal, like-dislike). No analysis computes alpha again.
 
     Examples
     --------
@@ -265,7 +244,6 @@ def reliability_tables(
     >>> stats["statistic"].tolist()[4:]
     ['alpha', 'alpha_std']
     """
-
     sid = str(sid or getattr(study, "id", "") or "")
     if icc is None:
         icc = scores["model"].nunique() > 1 if scores is not None and "model" in scores else True
@@ -281,8 +259,7 @@ def reliability_tables(
     by = [by] if isinstance(by, str) else list(by)
     alpha_data = lpr
     lpr_opts = opts.get("lpr")
-    if lpr_opts and dict(lpr_opts) != study_options(study, "lpr"):
-        # alpha on another summary (e.g. log P before the contrast)
+    if lpr_opts and dict(lpr_opts) != study_options(study, "lpr"):  # e.g. log P before the contrast
         alpha_data = summary_function(study)(scores, **lpr_opts)
     items = _items(study)
     splits = [by] + ([[b for b in by if b != "model"]] if "model" in by else [])
@@ -322,10 +299,9 @@ def analyse(
     crossed: bool = False,
 ):
     """Stage analyse -> ``(stats, figures, status)``: the analysis the file's ``analysis:``
-    block names, on the scores, LPRs and criterion tables, its rows after the reliability rows
-    (:func:`fmat.analyses.analysis_stage`). With ``crossed=True`` and an analysis that ran and
-    declares ``inference: crossed``, also the concept-level rows as the figure table
-    ``crossed`` (:func:`fmat.analyses.crossed_variant`; its notes join ``status["notes"]``)."""
+    block names, its rows after the reliability rows (:func:`fmat.analyses.analysis_stage`). With
+    ``crossed=True``, also its concept-level rows as the figure table ``crossed`` where it has
+    them (:func:`fmat.analyses.crossed_variant`; its notes join ``status["notes"]``)."""
     stats, figures, status = analyses.analysis_stage(study, scores, lpr, reliability, criteria, sid=sid)
     if crossed and status.get("implemented"):
         rows, notes = analyses.crossed_variant(study, scores, lpr, criteria)
@@ -336,10 +312,9 @@ def analyse(
 
 
 def analyse_or_note(study, scores, lpr, reliability, criteria=None, *, sid: str, crossed=False, skipped="", n_models=2):
-    """:func:`analyse`, or where the analysis cannot run on these scores (one model for a
-    model-level analysis; ``skipped``: why a criterion table it reads is missing, from
-    :func:`criteria`) ``(stats, figures, status)`` with the reliability rows kept and the reason
-    as the status' one note (``run`` False), said on the terminal (a warning) and the page."""
+    """:func:`analyse`, or where the analysis cannot run (one model for a model-level analysis;
+    ``skipped``: why a criterion table is missing, from :func:`criteria`) the reliability rows and
+    the reason as the status' one note (``run`` False), said as a warning and on the page."""
     try:
         if skipped:
             raise InputError(skipped)

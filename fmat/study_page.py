@@ -1,16 +1,12 @@
 """One self-contained HTML page for one's own study (``fmat study ... --report``).
 
-The page shows what ``fmat study`` computed for a study file: its title and description, the
-design (templates, the MASK/TARGET/ATTRIB groups and their words), the models, what the study
-measures (the effect of its analysis: d, b or r with CI and p; per model; per item, the mean
-LPR per model of each item as the analysis declares its items, :func:`item_table`; the
-analysis' own tables per cell and item), the LPRs as the file's ``lpr`` options define them (mean per model and per
-word within the groups the LPR does not contrast, and a figure), and the reliability (ICC among
-the models, alpha among the items). It is titled with the study's own
-title and says nothing about the paper: the replication's pages (``fmat_replication.pages``)
-are the paper's. One Jinja2 template (``fmat/templates/study_page/page.html.j2``, in the one
-environment of :mod:`fmat.html`, numbers written by :mod:`fmat.formatting`), every value escaped;
-figures are PNGs inside the file; nothing is fetched when it is opened.
+The page shows what ``fmat study`` computed for a study file: its design (templates, groups and
+words), the models, the effect of its analysis (over all models, per model, per item:
+:func:`item_table`; the analysis' own tables), the LPRs as the file's ``lpr`` options define
+them (tables and a figure) and the reliability. It is titled with the study's own title and says
+nothing about the paper (the replication's pages do: ``fmat_replication.pages``). One Jinja2
+template (``fmat/templates/study_page/page.html.j2``, :mod:`fmat.html`, numbers by
+:mod:`fmat.formatting`), every value escaped; figures are PNGs inside the file.
 """
 
 from __future__ import annotations
@@ -29,9 +25,10 @@ from .formatting import cell
 from .html import Page
 from .io import atomic_path
 from .reliability import with_item_keys
-from .results import effect_rows, p_text, per_model_effects, reliability_note
+from .results import _shown_reliability, effect_rows, p_text, per_model_effects
 
 SLOT_WORDS = (("MASK", "M_word"), ("TARGET", "T_word"), ("ATTRIB", "A_word"))
+_SLOT_OF = {word: slot for slot, word in SLOT_WORDS}
 
 
 def _table(df: pd.DataFrame) -> dict:
@@ -48,12 +45,10 @@ def design(queries: pd.DataFrame) -> dict:
     """The templates and, per slot, each group's words (in order of first appearance)."""
     slots = []
     for slot, word in SLOT_WORDS:
-        if slot not in queries.columns:
-            continue
-        groups = []
-        for g, d in queries.groupby(slot, observed=True, sort=False):
-            groups.append({"name": str(g), "words": list(dict.fromkeys(d[word].astype(str)))})
-        slots.append({"slot": slot, "groups": groups})
+        if slot in queries.columns:
+            groups = queries.groupby(slot, observed=True, sort=False)
+            words = [{"name": str(g), "words": list(dict.fromkeys(d[word].astype(str)))} for g, d in groups]
+            slots.append({"slot": slot, "groups": words})
     return {
         "templates": list(dict.fromkeys(queries["query"].astype(str))),
         "slots": slots,
@@ -118,11 +113,10 @@ def _apart(lpr: pd.DataFrame, compared=()) -> list[str]:
 
 
 def compared_columns(lpr: pd.DataFrame, keys=()) -> list[str]:
-    """The LPR columns, beside the uncontrasted groups, whose values the analysis compares and so
-    must never be averaged together on the page: the paired [MASK] words (``M_word``: each pair a
-    relation, e.g. 2A's like - dislike and its notice - ignore control) when the analysis keys its
-    observations by them before the item (:func:`fmat.analyses.item_columns`, e.g.
-    ``attitude_weat``'s ``query, M_word, T_word``).
+    """The LPR columns, beside the uncontrasted groups, whose values the analysis compares, never
+    averaged together on the page: the paired [MASK] words (each pair a relation, e.g. 2A's like -
+    dislike and its notice - ignore control) where the analysis keys its observations by them
+    before the item (``keys``: :func:`fmat.analyses.item_columns`).
 
     Examples
     --------
@@ -139,40 +133,37 @@ def compared_columns(lpr: pd.DataFrame, keys=()) -> list[str]:
 
 def lpr_tables(lpr: pd.DataFrame, compared=()) -> list[dict]:
     """Mean LPR per template and per word of each slot, per model, each within the groups that
-    the LPR did not contrast and the ``compared`` columns (:func:`compared_columns`): those the
-    analysis compares are never averaged together."""
+    the LPR did not contrast and the ``compared`` columns (:func:`compared_columns`)."""
     out = []
-    value = pd.to_numeric(lpr["LPR"], errors="coerce")
-    d = lpr.assign(LPR=value)
+    d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce"))
     apart = _apart(d, compared)
-    for col, label, slot in (
-        ("query", "template", None),
-        ("M_word", "MASK word", "MASK"),
-        ("T_word", "TARGET word", "TARGET"),
-        ("A_word", "ATTRIB word", "ATTRIB"),
-    ):
+    for col, label, slot in (("query", "template", None), *((w, f"{s} word", s) for s, w in SLOT_WORDS)):
         if col not in d.columns or d[col].nunique() < 1 or (slot == "MASK" and "MASK" not in apart and col not in apart):
             continue
         keys = [g for g in apart if g != slot and g != col] + [col]
-        wide = (
-            d.groupby(keys + ["model"], observed=True, sort=False)["LPR"].mean().unstack("model")
-            if "model" in d.columns
-            else d.groupby(keys, observed=True, sort=False)["LPR"].mean().to_frame()
-        )
-        wide["mean"] = wide.mean(axis=1)
-        t = wide.reset_index().rename(columns={col: label})
+        t = _means(d, keys).reset_index().rename(columns={col: label})
         within = f" (within each {', '.join(g for g in keys if g != col)} group)" if len(keys) > 1 else ""
         out.append({"caption": f"Mean LPR per {label} and model{within}", **_table(t)})
     return out
 
 
+def _means(d: pd.DataFrame, keys: list[str], in_order: bool = False) -> pd.DataFrame:
+    """Mean LPR per ``keys``: a column per model (``in_order``: as they first appear) and their mean."""
+    if "model" not in d.columns:
+        wide = d.groupby(keys, observed=True, sort=False)["LPR"].mean().to_frame()
+    else:
+        wide = d.groupby(keys + ["model"], observed=True, sort=False)["LPR"].mean().unstack("model")
+        if in_order:
+            wide = wide[[m for m in dict.fromkeys(d["model"]) if m in wide.columns]]
+    wide["mean"] = wide.mean(axis=1)
+    return wide
+
+
 def item_table(lpr: pd.DataFrame, keys) -> dict | None:
-    """The per-item values: mean LPR per item and model (and over the models), the item keyed
-    by ``keys`` (the LPR columns that key one observation of the analysis, the last the item:
-    :func:`fmat.analyses.item_columns`) within each group that the LPR did not contrast (the
-    groups the analysis compares are never averaged together). Phrases are keyed by the
-    study's item keys first (:func:`fmat.reliability.with_item_keys`, done by the page).
-    None when no key column is in the table.
+    """Mean LPR per item and model (and over the models), the item keyed by ``keys`` (the LPR
+    columns that key one observation of the analysis, the last the item:
+    :func:`fmat.analyses.item_columns`) within each group that the LPR did not contrast; None
+    when no key column is in the table.
 
     Examples
     --------
@@ -190,14 +181,9 @@ def item_table(lpr: pd.DataFrame, keys) -> dict | None:
     if not keys:
         return None
     d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce"))
-    item_slot = {"M_word": "MASK", "T_word": "TARGET", "A_word": "ATTRIB"}.get(keys[-1])
+    item_slot = _SLOT_OF.get(keys[-1])
     groups = [g for g in _apart(d) if g not in keys and g != item_slot] + keys
-    if "model" in d.columns:
-        wide = d.groupby(groups + ["model"], observed=True, sort=False)["LPR"].mean().unstack("model")
-        wide = wide[[m for m in dict.fromkeys(d["model"]) if m in wide.columns]]
-    else:
-        wide = d.groupby(groups, observed=True, sort=False)["LPR"].mean().to_frame()
-    wide["mean"] = wide.mean(axis=1)
+    wide = _means(d, groups, in_order=True)
     wide.columns = [str(c) for c in wide.columns]
     t = _table(wide.reset_index())
     within = [g for g in groups if g not in keys]
@@ -215,10 +201,8 @@ def _png(fig) -> str:
 
 
 def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
-    """A PNG (data: URI): each model's mean LPR by word (one bar per model; a word of each group
-    that the LPR did not contrast is its own bar), one panel per value of the ``compared``
-    columns (:func:`compared_columns`: an attitude study's relations side by side, never
-    averaged together), or None."""
+    """A PNG (data: URI), or None: each model's mean LPR by word (a word of each group that the LPR
+    did not contrast is its own bar), one panel per value of the ``compared`` columns."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -231,11 +215,7 @@ def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
     if d.empty:
         return None
     panel_cols = [c for c in compared if c in d.columns and c != col]
-    apart = [
-        g
-        for g in _apart(d)
-        if not (col == "T_word" and g == "TARGET") and not (col == "A_word" and g == "ATTRIB") and g not in panel_cols
-    ]
+    apart = [g for g in _apart(d) if (col, g) not in (("T_word", "TARGET"), ("A_word", "ATTRIB")) and g not in panel_cols]
     key = d[col].astype(str)
     for g in apart:
         key = key + " (" + d[g].astype(str) + ")"
@@ -267,10 +247,9 @@ def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
 
 
 def trend_figure(yearly: pd.DataFrame, stats: pd.DataFrame | None = None, year_scale: float = 100) -> str | None:
-    """A PNG (data: URI) of a trend study's effect: each model's yearly effect size (``yearly``:
-    ``model, year, d``, the ``change_over_time`` figure table) with its fitted OLS line, and the
-    slope b per ``year_scale`` years (the analysis' per-model ``b`` and the LMM's over all models,
-    from ``stats``, where there); None without the columns."""
+    """A PNG (data: URI) of a trend study's effect, or None: each model's yearly d (``yearly``:
+    ``model, year, d``) with its fitted OLS line, and the slope b per ``year_scale`` years (the
+    analysis' per model and over all models, from ``stats``, where there)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -307,8 +286,7 @@ def trend_figure(yearly: pd.DataFrame, stats: pd.DataFrame | None = None, year_s
 
 def reliability_view(rel: pd.DataFrame) -> pd.DataFrame:
     """The reliability rows as the page shows them: p as :func:`fmat.results.p_text`, and a value
-    that is undefined or meaningless for the number of models or items (alpha over 2-3 rows, an
-    alpha above 1, a degenerate ICC: :func:`fmat.results.reliability_note`) as NA with the reason
+    that is undefined or meaningless (:func:`fmat.results.reliability_note`) as NA with the reason
     in column ``note``, never as a number.
 
     Examples
@@ -320,12 +298,7 @@ def reliability_view(rel: pd.DataFrame) -> pd.DataFrame:
     [['ICC_average', '0.900', '< .001', ''],
      ['alpha', 'NA', 'NA', 'NA: alpha over 3 rows (fewer than 4): each covariance of two items rests on 3 points']]
     """
-    keep = [c for c in ("statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n") if c in rel.columns]
-    out = rel[keep].astype(object).copy()
-    notes = [reliability_note(r["statistic"], r.get("value"), r.get("n")) for r in rel[keep].to_dict("records")]
-    for col in ("value", "ci_low", "ci_high"):
-        if col in out.columns:
-            out[col] = ["NA" if note or pd.isna(v) else f"{float(v):.3f}" for v, note in zip(rel[col], notes)]
+    out, notes = _shown_reliability(rel, ("statistic", "condition", "model", "value", "ci_low", "ci_high", "p", "n"))
     if "p" in out.columns:
         out["p"] = ["NA" if note else p_text(v) for v, note in zip(rel["p"], notes)]
     if "n" in out.columns:
@@ -339,12 +312,11 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
     status = dict(status or {})
     eff = effect_rows(stats)
     per_model = per_model_effects(stats)
-    tables = []
-    for name, t in dict(figures or {}).items():
-        if name == "crossed":  # its own section: concept_section
-            continue
-        if isinstance(t, pd.DataFrame) and len(t):  # p columns as p: fmat.formatting.cell
-            tables.append({"caption": f"{name} ({len(t)} rows{', first 60' if len(t) > 60 else ''})", **_table(t.head(60))})
+    tables = [
+        {"caption": f"{name} ({len(t)} rows{', first 60' if len(t) > 60 else ''})", **_table(t.head(60))}
+        for name, t in dict(figures or {}).items()
+        if name != "crossed" and isinstance(t, pd.DataFrame) and len(t)  # crossed: concept_section
+    ]
     return {
         "name": str(status.get("analysis") or ""),
         "implemented": bool(status.get("implemented")),
@@ -358,9 +330,8 @@ def effect_section(stats: pd.DataFrame, figures: dict | None, status: dict | Non
 
 
 def concept_section(stats: pd.DataFrame, figures: dict | None) -> dict | None:
-    """The paper's inference beside the concept-level one (the analysis's ``crossed`` rows,
-    :func:`fmat.analyses.concept_side_by_side`): the table, with each row's verdict key (the
-    template words it), and the counts; None where the analysis has no crossed variant."""
+    """The paper's inference beside the concept-level one (:func:`fmat.analyses.concept_side_by_side`):
+    the rows with their verdicts, and the counts; None where the analysis has no crossed variant."""
     crossed = dict(figures or {}).get("crossed")
     if crossed is None:
         return None
@@ -397,12 +368,8 @@ def render_study_page(
     figures: dict | None = None,
     status: dict | None = None,
 ) -> str:
-    """The page's HTML.
-
-    ``study``: a :class:`fmat.study.Study` (title, id, source, notes, lpr, reliability, score
-    blocks); ``stats``: its :mod:`fmat.results` rows (reliability and analysis);
-    ``figures``/``status``: the analysis' tables and status (:func:`fmat.analyses.analysis_stage`).
-    """
+    """The page's HTML: ``study`` a :class:`fmat.study.Study`, ``stats`` its :mod:`fmat.results`
+    rows, ``figures``/``status`` the analysis' (:func:`fmat.analyses.analysis_stage`)."""
 
     def opt(key):
         value = getattr(study, key, None)
@@ -432,7 +399,7 @@ def render_study_page(
         "lpr_tables": lpr_tables(lpr, compared),
         "figure": lpr_figure(lpr, compared),
         "reliability": _table(reliability_view(rel)) if len(rel) else None,
-        "generated": f"fmat {_version()}",
+        "generated": f"fmat {__version__}",
     }
     return Page(context["title"], "study_page/page.html.j2", context).html()
 
@@ -448,14 +415,8 @@ def write_study_page(
     status: dict | None = None,
 ) -> Path:
     """Write :func:`render_study_page` to ``path`` atomically; returns the path."""
-
     path = Path(path)
     text = render_study_page(study, queries, lpr, stats, models, figures, status)
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")
     return path
-
-
-def _version() -> str:
-
-    return __version__

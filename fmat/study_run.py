@@ -1,23 +1,13 @@
 """One study file on some models, end to end: :func:`run_study` -> :class:`StudyResult`.
 
-The one call for "run this study file on these models": its query table, the scores of each
-model (each loaded once; with ``resume`` the scores an earlier run left in ``out`` are reused),
-the LPRs with the file's ``lpr`` options, the reliability (ICC among the models, alpha among the
-items of its ``reliability`` block) and the analysis its ``analysis`` block names (registered in
-:mod:`fmat.analyses`; the same function the replication's workflow runs), and, with
-``report=True``, one self-contained page (:mod:`fmat.study_page`). ``fmat study`` is this
-function on the command line and prints :meth:`StudyResult.summary`. Each step is a stage of
-:mod:`fmat.stages` (design, score, LPR, reliability, analyse, page); this module adds the
-output folder around them (each table written as soon as it exists, resume, force) and the
-error of a step that fails later.
+Each step is a stage of :mod:`fmat.stages` (design, score, LPR, reliability, analyse, page);
+this module adds the output folder around them (each table written as soon as it exists,
+resume, force) and the error of a step that fails later: what failed, what was kept and how to
+go on (``resume=True``, or ``fmat study ... --resume``). Every problem of the study file, its
+analysis options and the output folder is found before any model loads. ``fmat study`` is
+:func:`run_study` on the command line.
 
-The module is named ``study_run`` (not ``run_study``) so that ``fmat.run_study`` is always
-the function, never a module that shadows it.
-
-Every problem of the study file, of its analysis options (against its groups) and of the
-output folder is found before any model loads. Each table is written as soon as it exists;
-a step that fails later names what failed and what was kept, and says how to go on
-(``resume=True``, or ``fmat study ... --resume``).
+Named ``study_run`` so that ``fmat.run_study`` is always the function, never a module.
 """
 
 from __future__ import annotations
@@ -45,8 +35,7 @@ TABLES = ("queries", "scores", "lpr", "reliability", "stats")
 
 
 def _models(models) -> list[tuple[str, str]]:
-    """``[(source, name)]``: a mapping name -> source, or ids / local folders (a folder is named
-    by its folder name)."""
+    """``[(source, name)]``: of a mapping name -> source, or of ids and local folders."""
     if isinstance(models, (str, os.PathLike)):
         models = [models]
     if isinstance(models, Mapping):
@@ -96,12 +85,10 @@ def run_study(
     study : path or fmat.study.Study
         The study file (docs/study-files.md), or one loaded with :func:`fmat.load_study`.
     models : sequence of str, or mapping of name to source
-        Hugging Face ids or local model folders (a folder is named by its folder name); two or
-        more for ICC.
+        Hugging Face ids or local model folders (named by their folder name); two or more for ICC.
     out : path, optional
-        Folder for the tables (``queries``, ``scores``, ``lpr``, ``reliability``, ``stats``,
-        each written as soon as it exists) and the page. A folder that holds another study's
-        tables is refused (``force=True`` removes them first). Nothing is written without it.
+        Folder for the tables (``queries``, ``scores``, ``lpr``, ``reliability``, ``stats``) and
+        the page; one that holds another study's tables is refused. Nothing is written without it.
     resume : bool
         Reuse the scores in ``out`` of every model whose rows are this study's queries.
     report : bool
@@ -113,18 +100,15 @@ def run_study(
     force : bool
         Remove another study's files from ``out`` first.
     device, batch_size, max_tokens, threads, progress
-        As :func:`fmat.run` (``threads``: torch CPU threads; a progress bar per model).
+        As :func:`fmat.run` (``threads``: torch CPU threads).
     go_on : str, optional
-        How to go on after a failure, said in the error (``fmat study`` gives its command with
-        ``--resume``); by default ``run_study(..., resume=True)``.
+        How to go on after a failure, said in the error (default: ``run_study(..., resume=True)``).
     echo : callable, optional
         Called with a line as each file is written (``fmat study`` prints it); else logged.
 
     Returns
     -------
     StudyResult
-        The tables, the analysis' statistics (:attr:`StudyResult.effect`,
-        :attr:`StudyResult.per_model`), the reliability and the page.
 
     Raises
     ------
@@ -190,8 +174,8 @@ def _scoring_settings(device, batch_size, max_tokens, threads, progress: bool) -
 
 
 class _Outputs:
-    """The output folder of one :func:`run_study` (or none): each table written as soon as it
-    exists, the files kept, and the error of a step that fails later (what was kept, how to go on)."""
+    """The output folder of one :func:`run_study` (or none): the tables written, the files kept,
+    and the error of a step that fails later."""
 
     def __init__(self, folder: Path | None, sid: str, format: str, go_on: str, echo=None):
         self.folder, self.sid, self.format, self.go_on, self.echo = folder, sid, format, go_on, echo
@@ -207,8 +191,7 @@ class _Outputs:
         go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(folder)!r}, resume=True)"
         outputs = cls(folder, sid, format, go_on, echo)
         if folder is not None:
-            check_outputs(folder, format, report=report)
-            names = [f"{t}.{format}" for t in TABLES] + (["report.html"] if report else [])
+            names = check_outputs(folder, format, report=report)
             claim_folder(folder, command="study", study=sid, names=names, force=force, resume=resume, can_resume=True)
         return outputs
 
@@ -217,18 +200,10 @@ class _Outputs:
         return self.folder / f"{name}.{self.format}"
 
     def write(self, name: str, table) -> None:
-        """Write table ``name`` (nothing without a folder); a full disk, ...: :meth:`failed`."""
+        """Write table ``name`` (nothing without a folder; :meth:`keep`)."""
         if self.folder is None:
             return
-        try:
-            path = io.write_table(table, self.path(name))
-        except OSError as err:  # a full disk, ...: what was kept, and the command that goes on
-            known = os_error(err)
-            if known is None:
-                raise
-            raise self.failed(f"writing {name}", known, fix=known.fix) from err
-        if path not in self.written:
-            self.written.append(path)
+        path = self.keep(f"writing {name}", lambda: io.write_table(table, self.path(name)))
         (self.echo or log.info)(f"wrote {len(table)} rows to {path}")
 
     def failed(self, step: str, err: FmatError, cause: str = "", fix: str = "") -> InputError:
@@ -244,7 +219,7 @@ class _Outputs:
         )
 
     def keep(self, step: str, write) -> Path:
-        """``write()`` (a page), the path it returns kept; a full disk, ...: :meth:`failed`."""
+        """``write()``, the path it returns kept; a full disk, ...: :meth:`failed`."""
         try:
             path = write()
         except OSError as err:
@@ -252,7 +227,8 @@ class _Outputs:
             if known is None:
                 raise
             raise self.failed(step, known, fix=known.fix) from err
-        self.written.append(path)
+        if path not in self.written:
+            self.written.append(path)
         return path
 
     def settle(self) -> None:
@@ -262,9 +238,8 @@ class _Outputs:
 
 
 def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dict) -> StudyResult:
-    """The stages of :func:`run_study` after its checks: the output folder claimed, then score,
-    LPR, reliability, analyse and page (:mod:`fmat.stages`) in turn, each table written as it
-    exists. On Ctrl-C the ``KeyboardInterrupt`` carries ``fmat_kept`` (the files kept)."""
+    """The stages of :func:`run_study` after its checks, each table written as it exists; on
+    Ctrl-C the ``KeyboardInterrupt`` carries ``fmat_kept`` (the files kept)."""
     outputs = _Outputs.claim(study, **folder)
     sid, names, queries = outputs.sid, [n for _, n in pairs], study.queries
     try:
@@ -285,18 +260,16 @@ def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dic
         if len(pairs) < 2:
             log.warning("one model: no ICC among models (give two or more models for it)")
         outputs.write("reliability", details)
-        crossed, n = folder["report"], len(pairs)
         stats, figures, status = stages.analyse_or_note(
-            study, scores, lpr, rel, criteria, sid=sid, crossed=crossed, skipped=skipped, n_models=n
+            study, scores, lpr, rel, criteria, sid=sid, crossed=folder["report"], skipped=skipped, n_models=len(pairs)
         )
         outputs.write("stats", stats)
         result = StudyResult(study, names, queries, scores, lpr, details, stats, figures, status, outputs.written)
         if folder["report"] and outputs.folder is not None:
             path = outputs.folder / "report.html"
-            page = outputs.keep(
+            result.page = outputs.keep(
                 "report page", lambda: stages.page(path, study, queries, lpr, stats, models=names, figures=figures, status=status)
             )
-            result.page = page
         return result
     except KeyboardInterrupt as err:
         err.fmat_kept = list(outputs.written)  # type: ignore[attr-defined]
@@ -306,9 +279,8 @@ def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dic
 
 
 def _score_models(pairs, queries, options: dict, outputs: _Outputs, *, resume: bool, scoring: dict) -> pd.DataFrame:
-    """Stage score for every model (:func:`fmat.stages.score`), in order; with ``resume``, a
-    model's scores in the folder are reused. The table is written after each model, so that a
-    model that fails later keeps those done."""
+    """Stage score for every model, in order (``resume``: a model's scores in the folder reused),
+    the table written after each model, so that a model that fails later keeps those done."""
     names = [n for _, n in pairs]
     previous = _previous_scores(outputs.path("scores")) if resume and outputs.folder is not None else None
     # an LPBS study reuses only scores with the priors (those of a run with method fmat have none)
@@ -337,10 +309,9 @@ def _score_models(pairs, queries, options: dict, outputs: _Outputs, *, resume: b
     return scores
 
 
-def check_outputs(out: Path, ext: str, *, report: bool) -> None:
-    """The files written into ``out`` under fixed names, checked before any model loads
-    (:func:`fmat.io.check_output`): a folder, a device or a place that cannot be written is
-    refused now, not after the scoring."""
+def check_outputs(out: Path, ext: str, *, report: bool) -> list[str]:
+    """The names of the files written into ``out``, each checked before any model loads
+    (:func:`fmat.io.check_output`: a folder, a device or a place that cannot be written)."""
     names = [f"{t}.{ext}" for t in TABLES] + (["report.html"] if report else [])
     for name in names:
         try:
@@ -351,6 +322,7 @@ def check_outputs(out: Path, ext: str, *, report: bool) -> None:
                 where=err.where,
                 fix=f"fmat study writes {name} under that fixed name: move {out / name} away, or give another output folder (-o)",
             ) from None
+    return names
 
 
 def _in_order(done: dict, names: Sequence[str]) -> pd.DataFrame:
@@ -361,10 +333,9 @@ def _in_order(done: dict, names: Sequence[str]) -> pd.DataFrame:
 
 def _previous_scores(path: Path):
     """The scores table an earlier run left in the output folder (``resume``), or None."""
-    if not path.is_file():
-        log.info("resume: no %s yet: every model is scored", path)
-        return None
-    return io.read_table(path)
+    if path.is_file():
+        return io.read_table(path)
+    log.info("resume: no %s yet: every model is scored", path)
 
 
 def _texts(column) -> list:
@@ -373,8 +344,7 @@ def _texts(column) -> list:
 
 def _reuse(previous, name: str, queries, need: Sequence[str] = ()):
     """One model's rows of ``previous`` as :func:`fmat.runner.run` returns them, when they are
-    the scores of exactly this query table (same rows, same words) and hold the score columns
-    ``need`` (an LPBS study's ``prior, logp_prior``); else None."""
+    the scores of exactly this query table and hold the columns ``need`` (LPBS priors); else None."""
     if previous is None or "model" not in previous.columns:
         return None
     if not set(need) <= set(previous.columns):
@@ -392,8 +362,7 @@ def _reuse(previous, name: str, queries, need: Sequence[str] = ()):
 
 
 def missing_values(scores, lpr) -> str:
-    """Which models lack LPRs, and for which option words they have no probability (what
-    makes ICC or alpha impossible)."""
+    """Which models lack LPRs, and for which option words they have no probability."""
     parts = []
     value = pd.to_numeric(lpr["LPR"], errors="coerce") if "LPR" in lpr else None
     prob = pd.to_numeric(scores["prob"], errors="coerce")

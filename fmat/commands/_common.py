@@ -26,17 +26,11 @@ def command(
 
 def files(p: argparse.ArgumentParser, *, inputs=(), **outputs: str) -> None:
     """Declare a command's files: ``inputs`` (argument names, or functions of ``args`` giving
-    paths) and its outputs (argument name -> "table", "file" or "folder"). :func:`check_files`
-    checks them (fmat.io.check_output) before the command does any work: an output that is an
-    input, a folder, a device or FIFO, in an unwritable place or with an unknown table extension
-    is refused there."""
+    paths) and its outputs (argument name -> "table", "file" or "folder"), which
+    :func:`check_files` checks before the command does any work."""
     old_in = p.get_default("io_inputs") or ()
     old_out = dict(p.get_default("io_outputs") or {})
     p.set_defaults(io_inputs=(*old_in, *inputs), io_outputs={**old_out, **outputs})
-
-
-def _flag(attr: str) -> str:
-    return "-o/--output" if attr == "output" else "--" + attr.replace("_", "-")
 
 
 def check_files(args) -> None:
@@ -48,8 +42,6 @@ def check_files(args) -> None:
     inputs: list[str] = []
     for item in getattr(args, "io_inputs", ()) or ():
         value = item(args) if callable(item) else getattr(args, item, None)
-        if value is None:
-            continue
         values = [value] if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") else list(value)
         inputs.extend(str(v) for v in values if v is not None and str(v).strip() and os.path.isfile(str(v)))
     seen: dict[Path, str] = {}
@@ -57,7 +49,7 @@ def check_files(args) -> None:
         value = getattr(args, attr, None)
         if value is None:
             continue
-        flag = _flag(attr)
+        flag = "-o/--output" if attr == "output" else "--" + attr.replace("_", "-")
         target = check_output(
             value,
             inputs=inputs,
@@ -158,3 +150,38 @@ def add_compute_args(p: argparse.ArgumentParser, *, cache_dir: bool = True) -> N
     p.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads (default: torch's)")
     if cache_dir:
         p.add_argument("--cache-dir", default=None, help="Hugging Face hub cache (default: $HF_HOME/hub)")
+
+
+def compute_options(args, *, cache_dir: bool = True) -> dict:
+    """The keywords of :func:`add_compute_args`' options, as the scoring functions take them."""
+    names = ("device", "batch_size", "max_tokens", "threads") + (("cache_dir",) if cache_dir else ())
+    return {k: getattr(args, k) for k in names}
+
+
+def add_world_args(p: argparse.ArgumentParser, *, force: str) -> None:
+    """The study file, ``--world`` (docs/planting.md), ``-o`` (a folder), ``--criteria`` and
+    ``--force`` (``force``: its help) of ``fmat pilot`` and ``fmat power``."""
+    p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
+    p.add_argument("--world", required=True, help="world file that plants associations for the study's id")
+    p.add_argument("-o", "--output", required=True, help="output folder (created)")
+    p.add_argument(
+        "--criteria",
+        "--criteria-dir",
+        dest="criteria",
+        default="resources/criteria",
+        help="folder of criterion tables the study or the world names (default: %(default)s; --criteria-dir as in fmat study)",
+    )
+    p.add_argument("--force", action="store_true", help=force)
+    files(p, inputs=("study", "world"), output="folder")
+
+
+def check_study_file(path, criteria_dir) -> None:
+    """The problems of a study file (:func:`fmat.study.validate_study_file`) as one error."""
+    from ..errors import InputError
+    from ..study import validate_study_file
+
+    problems = validate_study_file(path, criteria_dir)
+    if problems:
+        raise InputError(
+            f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(path), fix="see docs/study-files.md"
+        )

@@ -60,17 +60,10 @@ def _constructions(value):
 def _run(args) -> int:
     from ..agreement import check, read_pairs
     from ..io import write_table
+    from ._common import compute_options
 
     pairs = read_pairs(args.pairs, constructions=_constructions(args.constructions))
-    per_pair, summary = check(
-        args.models,
-        pairs,
-        device=args.device,
-        batch_size=args.batch_size,
-        max_tokens=args.max_tokens,
-        threads=args.threads,
-        cache_dir=args.cache_dir,
-    )
+    per_pair, summary = check(args.models, pairs, **compute_options(args))
     if args.output:
         emit_table(per_pair, args)
     if args.summary:

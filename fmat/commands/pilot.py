@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
+
 from ..io import claim_folder, settle_folder_record
-from ._common import command, files, positive_int
+from ._common import add_world_args, command, positive_int
 
 
 def register(sub) -> None:
@@ -24,9 +26,11 @@ def register(sub) -> None:
         "whether the design finds what is there, not what real BERT models hold.",
         example="fmat pilot config/studies/3A.yaml --world config/world.yaml -o pilot-3A",
     )
-    p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
-    p.add_argument("--world", required=True, help="world file that plants associations for the study's id")
-    p.add_argument("-o", "--output", required=True, help="output folder (created)")
+    add_world_args(
+        p,
+        force="an output folder that holds another study's pilot: remove the files that pilot recorded first "
+        "(without it, refused; your own files and models are never removed)",
+    )
     p.add_argument(
         "--families",
         default="bert-uncased,roberta,albert",
@@ -34,26 +38,12 @@ def register(sub) -> None:
     )
     p.add_argument("--steps", type=int, default=600, help="training steps per model (default: %(default)s)")
     p.add_argument(
-        "--criteria",
-        "--criteria-dir",
-        dest="criteria",
-        default="resources/criteria",
-        help="folder of criterion tables the study or the world names (default: %(default)s; --criteria-dir as in fmat study)",
-    )
-    p.add_argument(
         "--threads",
         type=positive_int,
         default=1,
         help="torch CPU threads for training and scoring (default: %(default)s: tiny models train fastest "
         "on one thread; beside other work, 2 threads took 15 times longer: docs/planting.md)",
     )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="an output folder that holds another study's pilot: remove the files that pilot recorded first "
-        "(without it, refused; your own files and models are never removed)",
-    )
-    files(p, inputs=("study", "world"), output="folder")
     p.set_defaults(func=_run)
 
 
@@ -172,8 +162,7 @@ def _train_models(args, study, planted, criteria, families) -> dict:
             models[name] = str(
                 tiny.build_trained_model(out / "models" / name, fam, words, sentences, seed=k, steps=args.steps, progress=True)
             )
-    except KeyboardInterrupt as err:
-        # Ctrl-C: what was kept (a pilot has no --resume: its models are trained again)
+    except KeyboardInterrupt as err:  # a pilot has no --resume: its models are trained again
         kept = ", ".join(models.values()) or "no trained model yet"
         print(f"fmat pilot: interrupted; kept: {kept}", file=sys.stderr)
         print("  run the same command again to start over (a pilot trains its models anew)", file=sys.stderr)
@@ -183,15 +172,14 @@ def _train_models(args, study, planted, criteria, families) -> dict:
 
 
 def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
-    """The stages on the trained models (:mod:`fmat.stages`: score, LPR, reliability, analyse)
-    and the planted truth beside them -> ``(per_model, status, checks)``, each table written."""
+    """The stages on the trained models (:mod:`fmat.stages`) and the planted truth beside them
+    -> ``(per_model, status, checks)``, each table written."""
     from .. import plant, stages
     from ..io import write_table
     from ..oracle import oracle
     from ..runner import concat_scores
 
-    # stage score for every model, with the study file's score: options, as fmat study runs it (a progress bar per model)
-    scored = [
+    scored = [  # with the study file's score: options, as fmat study runs it
         stages.score(folder, study.queries, stages.study_options(study, "score"), name=name, threads=args.threads, progress=True)
         for name, folder in models.items()
     ]
@@ -203,14 +191,11 @@ def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
     write_table(truth, out / "planted_lpr.parquet")
     per_model = _per_model(models, ours, truth)
     _, rel = stages.reliability_tables(study, scores, ours, sid=study.id)
-    # the study's own analysis, as fmat study and the workflow run it (fmat.analyses)
     stats, _, status = stages.analyse(study, scores, ours, rel, criteria, sid=study.id)
     write_table(stats, out / "stats.parquet")
-    # what this world implies for these items and models (fmat.oracle): the value each CI must cover
-    # a pooled-SD d is realised on the scale of these scores' own SD (docs/calibration.md)
+    # what this world implies for these items and models, the value each CI must cover (fmat.oracle);
+    # an expectation at level: concept: the concept-level test against the planted effect (docs/planting.md)
     realised = oracle(args.study, planted, list(models), criteria, scores=scores)
-    # an expectation at level: concept is judged by the concept-level test (inference: crossed)
-    # against the planted effect itself (docs/planting.md, "Two levels")
     concept = crossed = None
     if any(plant.expectation_level(e) == "concept" for e in planted.expect):
         crossed = plant.concept_rows(study, scores, ours, criteria, stats)
@@ -231,8 +216,7 @@ def _print_results(study, planted, per_model, status, checks, out) -> None:
 
     learned = learned_warnings(per_model)
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 70):
-        for line in planted_lines(planted, study):
-            print(line)
+        print(*planted_lines(planted, study), sep="\n")  # one line or more
         print(
             "per model: its LPRs against the planted ones (r_planted; slope: 1 = the planted size; "
             "spread: their SD over the items of a template and relation / the planted SD, about 1 or more when learned)"
@@ -241,16 +225,14 @@ def _print_results(study, planted, per_model, status, checks, out) -> None:
         for note in status.get("notes", []):
             print(f"analysis {status.get('analysis')}: {note}")
         if len(checks):
-            for line in scale_lines(study, checks):
-                print(line)
+            print(*scale_lines(study, checks), sep="\n")
             shown = checks.assign(
                 nominal=[nominal_text(e, planted) for e in _expectation_of_rows(planted, checks)],
                 realised=checks["realised"].round(3),
                 ours=checks["value"].round(3),
             )
             cols = ["statistic", "condition", "model", "level", "nominal", "realised", "ours", "ci_low", "ci_high", "p"]
-            cols.append("verdict")
-            print(shown[cols].round(3).to_string(index=False))
+            print(shown[[*cols, "verdict"]].round(3).to_string(index=False))
             for r in checks.itertuples():
                 if r.verdict != plant.RECOVERED or "level: concept judges" in str(r.reason):
                     print(f"  {r.statistic} {r.condition} {r.model} ({r.level}): {r.verdict}: {r.reason}")
@@ -289,9 +271,8 @@ def _cells(table) -> list[str]:
 def spread_ratio(ours, truth) -> float:
     """The median, over cells (:func:`_cells`), of the SD of one model's LPRs over the items of
     a cell divided by the SD of the planted ones (the same rows, in the same order): about 1 or
-    more for a model that learned the items' differences (its sampling noise adds spread),
-    near 0 for one that did not (its LPRs are nearly constant within a cell, and a pooled-SD d,
-    which divides by that spread, becomes anything: docs/planting.md).
+    more for a model that learned the items' differences, near 0 for one that did not (then a
+    pooled-SD d, which divides by that spread, becomes anything: docs/planting.md).
 
     Examples
     --------
@@ -341,22 +322,18 @@ def _per_model(models, ours, truth):
     return pd.DataFrame(rows)
 
 
-#: a model has learned the world when its per-item LPRs correlate with the planted ones at least
-#: this much (r), hold at least this share of the planted differences (slope), and vary over the
-#: items of a cell at least this share of the planted spread (spread): docs/planting.md,
-#: "Has the model learned the world?"
+#: a model has learned the world when its per-item LPRs reach these r, slope and spread on the
+#: planted ones (:func:`_per_model`; docs/planting.md, "Has the model learned the world?")
 LEARNED_R = 0.5
 LEARNED_SLOPE = 0.5
 LEARNED_SPREAD = 0.5
 
 
 def learned_warnings(per_model) -> list[str]:
-    """Warning lines (none when every model learned the world): a model whose LPRs correlate
-    with the planted ones below :data:`LEARNED_R`, whose slope on them is below
-    :data:`LEARNED_SLOPE`, or whose spread over the items of a cell is below
-    :data:`LEARNED_SPREAD` of the planted (``spread``, :func:`spread_ratio`; where the table has
-    it) has not learned what was planted, and the pilot's verdicts on its scores say nothing
-    about the design (docs/planting.md).
+    """Warning lines (none when every model learned the world): a model whose ``r_planted``,
+    ``slope`` or ``spread`` (:func:`spread_ratio`, where the table has it) is below
+    :data:`LEARNED_R`, :data:`LEARNED_SLOPE` or :data:`LEARNED_SPREAD` has not learned what was
+    planted, and the verdicts on its scores say nothing about the design (docs/planting.md).
 
     Examples
     --------
@@ -374,11 +351,10 @@ def learned_warnings(per_model) -> list[str]:
     bad = []
     for r in per_model.itertuples():
         why = []
-        r_planted, slope = float(r.r_planted), float(r.slope)
-        if not math.isfinite(r_planted) or r_planted < LEARNED_R:
-            why.append(f"r_planted = {r_planted:.2g} (< {LEARNED_R:g})")
-        if not math.isfinite(slope) or slope < LEARNED_SLOPE:
-            why.append(f"slope = {slope:.2g} (< {LEARNED_SLOPE:g})")
+        for name, least in (("r_planted", LEARNED_R), ("slope", LEARNED_SLOPE)):
+            value = float(getattr(r, name))
+            if not math.isfinite(value) or value < least:
+                why.append(f"{name} = {value:.2g} (< {least:g})")
         spread = float(getattr(r, "spread", float("nan")))
         if math.isfinite(spread) and spread < LEARNED_SPREAD:
             why.append(f"spread = {spread:.2g} (< {LEARNED_SPREAD:g}: its LPRs hardly differ between the items)")
@@ -444,18 +420,16 @@ def scale_lines(study, checks) -> list[str]:
 def _expectation_of_rows(planted, checks) -> list[dict]:
     """The expectation each row of :func:`fmat.plant.recovery` judged (rows come in the order of
     ``planted.expect``; a row matches its expectation's statistic, condition and model)."""
-    from fnmatch import fnmatchcase
-
     out, k = [], 0
     expect = list(planted.expect)
     for r in checks.itertuples():
-        while k < len(expect) and not _row_matches(expect[k], r, fnmatchcase):
+        while k < len(expect) and not _row_matches(expect[k], r):
             k += 1
         out.append(expect[k] if k < len(expect) else {})
     return out
 
 
-def _row_matches(e, r, fnmatchcase) -> bool:
+def _row_matches(e, r) -> bool:
     cond, model = str(e.get("condition", "all")), str(e.get("model", "all"))
     return (
         str(e.get("statistic")) == str(r.statistic)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..arguments import SEED_MAX
-from ._common import command, files
+from ._common import add_world_args, command
 
 
 def register(sub) -> None:
@@ -25,22 +25,12 @@ def register(sub) -> None:
         "what a real model's training adds (docs/calibration.md).",
         example="fmat power config/studies/3A.yaml --world config/world.yaml -o power-3A",
     )
-    p.add_argument("study", help="the study file (config/studies/<id>.yaml or your own)")
-    p.add_argument("--world", required=True, help="world file that plants the expected association for the study's id")
-    p.add_argument("-o", "--output", required=True, help="output folder (created)")
-    _add_design_options(p)
-    p.add_argument(
-        "--criteria",
-        default="resources/criteria",
-        help="folder of criterion tables the study or the world names (default: %(default)s)",
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="an output folder that holds another study's or command's files: remove the files that run recorded "
+    add_world_args(
+        p,
+        force="an output folder that holds another study's or command's files: remove the files that run recorded "
         "first (without it, refused; your own files are never removed)",
     )
-    files(p, inputs=("study", "world"), output="folder")
+    _add_design_options(p)
     p.set_defaults(func=_run)
 
 
@@ -93,7 +83,8 @@ def _run(args) -> int:
     from ..study import load_study
 
     models, items, jobs = _check_numbers(args)
-    study = load_study(args.study, criteria_dir=args.criteria if Path(args.criteria).is_dir() else None)
+    folder = Path(args.criteria)
+    study = load_study(args.study, criteria_dir=args.criteria if folder.is_dir() else None)
     plant.check_plantable(study, str(args.study), "fmat power")  # LPBS: the simulated learners have no prior
     world = plant.load_world(args.world)
     planted = world.plant(str(study.id))
@@ -110,10 +101,7 @@ def _run(args) -> int:
             where="--level",
             fix="leave --level out (these words in these models)",
         )
-    criteria = {}
-    folder = Path(args.criteria)
-    if folder.is_dir():
-        criteria = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))}
+    criteria = {f.stem: pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))} if folder.is_dir() else {}
     out = Path(args.output)
     claim_folder(out, command="power", study=str(study.id), names=["power.csv", "power.png"], force=args.force)
     kinds = 3 if args.level == "both" else 2

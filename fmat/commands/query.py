@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ..errors import InputError
-from ._common import add_output_args, emit_table, files
+from ._common import add_output_args, check_study_file, command, emit_table, files
 
 EPILOG = """\
 examples:
@@ -31,13 +29,13 @@ Columns: [qid], query, MASK, M_pair, M_word, [TARGET, T_pair, T_word], [ATTRIB, 
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "query",
         help="build a query table (FMAT_query) from options or from a study file",
         description="Build the table of queries x [MASK] options (x TARGET/ATTRIB words) that "
         "'fmat run' scores -- the same table R's FMAT_query() makes.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("query", nargs="*", help="sentence(s) with one [MASK] (and {TARGET}/{ATTRIB})")
     p.add_argument("--mask", action="append", default=[], metavar="NAME=W1,W2", help="a MASK group (repeat: first group first)")
@@ -105,14 +103,9 @@ def run(args) -> int:
                 fix="use either a study file or the options",
             )
         if args.check:
-            from ..study import validate_study_file
-
-            problems = validate_study_file(args.study, args.criteria_dir)
-            if problems:
-                raise InputError(
-                    f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=args.study, fix="see docs/study-files.md"
-                )
             from ..study import study_criteria
+
+            check_study_file(args.study, args.criteria_dir)
 
             unresolved = study_criteria(args.study) if args.criteria_dir is None else []
             if unresolved:

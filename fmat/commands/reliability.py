@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from ._common import add_output_args, emit_table, files
+from ._common import add_output_args, command, emit_table, files
 
 EXAMPLE = """examples:
   fmat reliability scores.parquet --icc
@@ -20,13 +19,13 @@ a CSV."""
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "reliability",
         help="ICC among models and Cronbach's alpha among items",
         description="Interrater agreement of the models (ICC, two-way random, as R irr::icc) and "
         "internal consistency of LPRs (Cronbach's alpha, as psych::alpha).",
         epilog=EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("table", help="scores (fmat run) or LPR (fmat summary) table: .parquet, .csv or .tsv")
     p.add_argument("--icc", action="store_true", help="ICC of the models as raters")
@@ -100,14 +99,12 @@ def run(args) -> int:
         a.insert(0, "statistic", f"alpha({args.item})")
         none = a[(a["n_obs"] == 0) & (a["n_dropped_rows"] > 0)]
         if len(none):
-            keyed = (
-                ""
-                if items is not None or df.attrs.get("item_keys")
-                else (
+            keyed = ""
+            if items is None and not df.attrs.get("item_keys"):
+                keyed = (
                     " If a TARGET/ATTRIB word is written differently in the queries ('an engineer' / "
                     "'engineer'), give --study FILE so that its item keys line them up."
                 )
-            )
             print(
                 f"note: alpha is NA in {len(none)} of {len(a)} split(s): no row has an LPR for every "
                 f"{args.item} (see n_dropped_rows, dropped_items).{keyed}",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import add_compute_args, add_models_arg, add_output_args, command, emit_table, files
+from ._common import add_compute_args, add_models_arg, add_output_args, command, compute_options, emit_table, files
 
 
 def register(sub) -> None:
@@ -63,16 +63,12 @@ def _run(args) -> int:
         scores = run(
             args.models,
             data,
-            device=args.device,
-            batch_size=args.batch_size,
-            max_tokens=args.max_tokens,
             add_tokens=args.add_tokens,
             na_out=not args.keep_oov,
             progress=not args.no_progress,
-            threads=args.threads,
             dtype=args.dtype,
             word_rule=args.word_rule,
-            cache_dir=args.cache_dir,
+            **compute_options(args),
         )
     emit_table(scores, args)
     return 0

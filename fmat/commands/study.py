@@ -4,20 +4,12 @@ Example::
 
     fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A
 
-writes ``out/3A/queries.parquet``, ``scores.parquet``, ``lpr.parquet``, ``reliability.parquet``
-and ``stats.parquet`` (the :mod:`fmat.results` shape: the reliability rows and the rows of the
-analysis the study file names), prints the effect (d, b or r with its CI and p) and the
-reliability, and with ``--report`` writes ``report.html``
-(:mod:`fmat.study_page`: one self-contained page of the study) -- the same tables the workflow writes
-under ``results/`` for that study. It is :func:`fmat.run_study` on the command line; the same
-library functions run in the workflow (:func:`fmat.runner.score_tables`, :mod:`fmat.stages`,
-:func:`fmat.analyses.analysis_stage`).
-
-Nothing computed is lost: each table is written as soon as it exists (the scores after each
-model). A step that fails later (a model that cannot be loaded, reliability without enough
-values) names what failed and the models and words that caused it, keeps the tables already
-written and prints the command that goes on: the same command with ``--resume``, which reuses
-the scores in the output folder of every model whose rows are this study's queries.
+writes ``queries``, ``scores``, ``lpr``, ``reliability`` and ``stats`` tables into ``out/3A``
+(with ``--report`` also ``report.html``, :mod:`fmat.study_page`), the tables the workflow writes
+under ``results/`` for that study, and prints the effect and the reliability: it is
+:func:`fmat.run_study` on the command line. Each table is written as soon as it exists; a step
+that fails later keeps them and prints the same command with ``--resume``, which reuses the
+scores of every model whose rows are this study's queries.
 """
 
 from __future__ import annotations
@@ -26,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_compute_args, files
+from ._common import add_compute_args, check_study_file, compute_options, files
 
 
 def register(subparsers) -> None:
@@ -128,11 +120,8 @@ def run(args) -> int:
             criteria_dir=args.criteria_dir,
             format=args.format,
             force=args.force,
-            device=args.device,
-            batch_size=args.batch_size,
-            max_tokens=args.max_tokens,
-            threads=args.threads,
             progress=not args.no_progress,
+            **compute_options(args, cache_dir=False),
             go_on=_resume_command(args),
             echo=lambda line: print(line, flush=True),
         )
@@ -152,13 +141,9 @@ def run(args) -> int:
 def _check_only(args, study_path: Path, criteria_dir) -> int:
     """``fmat study --check``: the study file and the criterion tables its analysis reads, no model."""
     from ..stages import check_study_criteria, study_criteria_tables
-    from ..study import load_study, validate_study_file
+    from ..study import load_study
 
-    problems = validate_study_file(study_path, criteria_dir)
-    if problems:
-        raise InputError(
-            f"{len(problems)} problem(s):\n  " + "\n  ".join(problems), where=str(study_path), fix="see docs/study-files.md"
-        )
+    check_study_file(study_path, criteria_dir)
     tables = {}
     if criteria_dir is not None:  # the criterion tables the analysis reads: columns, numbers, items
         study = load_study(study_path, criteria_dir=criteria_dir)
@@ -209,8 +194,7 @@ def _resume_command(args) -> str:
     parts += ["-o", args.output]
     if args.format != "parquet":
         parts += ["--format", args.format]
-    for flag in ("device", "batch_size", "max_tokens", "threads"):
-        value = getattr(args, flag, None)
+    for flag, value in compute_options(args, cache_dir=False).items():
         if value is not None:
             parts += ["--" + flag.replace("_", "-"), str(value)]
     if args.criteria_dir != "resources/criteria":

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ..errors import InputError
-from ._common import add_output_args, emit_table, files
+from ._common import add_output_args, command, emit_table, files
 
 EPILOG = """\
 examples:
@@ -27,12 +25,12 @@ docs/architecture.md and fmat.lpr.
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "summary",
         help="log probability ratios (LPR) from a scores table (summary.fmat)",
         description="Turn the probabilities of 'fmat run' into log probability ratios (LPR).",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scores", help="scores table from fmat run (.parquet, or .csv e.g. from R)")
     p.add_argument(

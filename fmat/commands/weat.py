@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import InputError
-from ._common import add_output_args, emit_table, files
+from ._common import add_output_args, command, emit_table, files
 
 
 def _words(value: str | None, flag: str) -> list[str] | None:
@@ -60,15 +60,7 @@ def run_weat(args) -> int:
     w = _read_vectors(args, wanted)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", E.MissingWordsWarning)
-        res = E.query(
-            w,
-            sets["S"],
-            sets["T"],
-            sets["A"],
-            sets["B"],
-            method=args.method,
-            **({"l": args.l} if args.method == "semaxis" else {}),
-        )
+        res = E.query(w, *sets.values(), method=args.method, **({"l": args.l} if args.method == "semaxis" else {}))
     for warn in caught:
         print(f"warning: {warn.message}", file=sys.stderr)
     print(f"method: {res.method}")
@@ -103,13 +95,13 @@ def run_wefat(args) -> int:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command(
+        subparsers,
         "weat",
         help="word-embedding bias tests (WEAT, RND, MAC, ECT, RNSB, SemAxis, NAS)",
         description="Run one of sweater's tests on word vectors. Word sets are comma-separated lists or files (one word a line).",
-        epilog="example: fmat weat --vectors glove.840B.300d.txt --dims 300 --cache glove.parquet "
+        example="fmat weat --vectors glove.840B.300d.txt --dims 300 --cache glove.parquet "
         "--S aster,clover --T ant,flea --A love,peace --B abuse,crash",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_vector_args(p)
     for k, what in (
@@ -137,15 +129,15 @@ def register(subparsers) -> None:
     files(p, inputs=("vectors", "S", "T", "A", "B"), cache="file")
     p.set_defaults(func=run_weat)
 
-    q = subparsers.add_parser(
+    q = command(
+        subparsers,
         "wefat",
         help="WEFAT_male criterion of items (FMAT paper Studies 1A-1C)",
         description="Per item: [mean cos(item, male) - mean cos(item, female)] / sd of all its "
         "cosines (Caliskan et al. 2017, sign flipped: male-positive).",
-        epilog="example: fmat wefat --vectors glove.840B.300d.txt --dims 300 --items occupations.txt "
+        example="fmat wefat --vectors glove.840B.300d.txt --dims 300 --items occupations.txt "
         "--male male,man,boy,brother,he,him,his,son "
         "--female female,woman,girl,sister,she,her,hers,daughter -o wefat.parquet",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_vector_args(q)
     q.add_argument("--items", required=True, help="items: comma list, text file, or table with an 'item' column")
