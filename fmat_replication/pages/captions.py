@@ -18,12 +18,10 @@ _RST_MARKUP = str.maketrans({c: "\\" + c for c in "\\*`_|"})
 
 def figure_caption(folder, name: str) -> str:
     """The caption of figure ``name`` in ``snakemake --report``, read from ``folder/figures.json``
-    (rule report_figures' output): its title and the caption written from
-    the data, as one reStructuredText paragraph (``*``, backquotes, ``_``, ``|`` and backslashes
-    escaped: ``*** p < .001`` is text, not markup). "" where the folder has no figures.json or
-    lists no figure ``name`` (report/figures.rst then says what kind of figure it is); a damaged
-    figures.json is an InputError naming it and the fix. report/figures.rst calls it through the
-    workflow's config (:data:`fmat_replication.config.FIGURE_CAPTIONS`, rules/report.smk)."""
+    (rule report_figures' output): its title and caption as one reStructuredText paragraph
+    (``*``, backquotes, ``_``, ``|`` and backslashes escaped: ``*** p < .001`` is text, not
+    markup). "" where the folder has no figures.json or lists no figure ``name``; a damaged
+    figures.json is an InputError naming it and the fix."""
     path = Path(folder) / "figures.json"
     if not path.is_file():
         return ""

@@ -1,12 +1,9 @@
 """What each verdict generalizes over: the paper's inference ("these words in these models")
-beside the concept-level one ("the concept": ``inference: crossed``, the words and templates a
-random factor crossed with the models; docs/calibration.md, docs/reports.md).
+beside the concept-level one (``inference: crossed``; docs/calibration.md, docs/reports.md).
 
-The analysis stage writes the crossed rows as the figure table ``crossed`` (results shape,
-:func:`fmat.analyses.crossed_variant`); :func:`concept_rows` pairs each headline row of it (model
-``all``) with the same row of the paper's inference in ``stats.parquet`` and gives it a verdict
-key, :func:`concept_counts` counts them. Data only: the page's words are in the templates
-(the library's ``study_page/page.html.j2``, block ``concept``; ``overview.html.j2``).
+:func:`concept_rows` pairs each headline row of the figure table ``crossed``
+(:func:`fmat.analyses.crossed_variant`) with the same row of ``stats.parquet`` and gives it a
+verdict key, :func:`concept_counts` counts them. Data only: the templates word them.
 """
 
 from __future__ import annotations
@@ -26,9 +23,7 @@ verdict_key = concept_verdict
 
 def concept_rows(stats: pd.DataFrame, crossed: pd.DataFrame | None) -> list[dict]:
     """One dict per headline row of the crossed table (model ``all``) that ``stats`` (the
-    paper's inference) also holds: the library's rows (:func:`fmat.study_page.concept_section`:
-    statistic, condition, the value, ``paper`` and ``crossed`` as (CI low, CI high, p), the
-    verdict key), as numbers: the library's study page template writes and words them."""
+    paper's inference) also holds: the rows of :func:`fmat.study_page.concept_section`."""
     section = concept_section(stats, {"crossed": crossed}) if crossed is not None else None
     return section["rows"] if section else []
 

@@ -1,11 +1,7 @@
-"""A study file's design as data, for the report's Design section (the template
-``templates/design.html.j2`` writes every word of it).
-
-:func:`design_data` gives the query templates (:func:`template_rows`: each one's [MASK] options,
-TARGET and ATTRIB word lists as :func:`word_spec` data: group names, counts, first words) and
-what the ``score``, ``lpr``, ``reliability`` and ``analysis`` options ask for, as names and flags
-(:func:`lpr_option`: which groups, paired or not); the template says it in words ("LPR = log
-P([MASK] = Positive word) − log P([MASK] = Negative word), per [MASK] pair"), not as YAML.
+"""A study file's design as data, for the report's Design section: :func:`design_data` gives the
+query templates (:func:`template_rows`, their word lists as :func:`word_spec` data) and what the
+``score``, ``lpr``, ``reliability`` and ``analysis`` options ask for, as names and flags; the
+template ``templates/design.html.j2`` says it in words, not as YAML.
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ from fmat.validate import as_written
 
 def _shown(words) -> list[str]:
     """Words as the study file writes them (a number keeps its text: ``010``, not ``8``)."""
-
     return [str(as_written(w.get("phrase", w))) if isinstance(w, dict) else str(as_written(w)) for w in words]
 
 
@@ -36,25 +31,17 @@ def word_spec(spec: Any, first: int = 8) -> dict:
     if isinstance(spec, dict) and "criterion" in spec:
         return {"kind": "criterion", "table": str(spec["criterion"]), "column": str(spec["column"]) if spec.get("column") else ""}
     if isinstance(spec, dict):
-        return {
-            "kind": "groups",
-            "groups": [
-                {
-                    "name": str(group),
-                    "words": word_spec(words, first)
-                    if isinstance(words, dict)
-                    else _words(words if isinstance(words, (list, tuple)) else [words], first),
-                }
-                for group, words in spec.items()
-            ],
-        }
+        return {"kind": "groups", "groups": [{"name": str(g), "words": _words(w, first)} for g, w in spec.items()]}
     if isinstance(spec, (list, tuple)):
         return _words(spec, first)
     return {"kind": "text", "text": str(spec)}
 
 
 def _words(words, first: int) -> dict:
-    ws = _shown(words)
+    """A group's words (a list, one word, or a nested spec) as :func:`word_spec` data."""
+    if isinstance(words, dict):
+        return word_spec(words, first)
+    ws = _shown(words if isinstance(words, (list, tuple)) else [words])
     return {"kind": "words", "count": len(ws), "words": ws[:first], "more": len(ws) > first}
 
 

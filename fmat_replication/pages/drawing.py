@@ -27,7 +27,7 @@ from ..criteria import DEMO_SOURCE
 from ..scripts import write_json
 from .design import pair_labels
 from .figures import figure2_icc, icc_table, plot_figure_table
-from .inputs import study_inputs
+from .inputs import _fill, study_inputs
 from .paper_figures import (
     FigureUnavailable,
     close_figure,
@@ -52,9 +52,7 @@ def figure_inputs(study: str, config: Mapping, *, world: bool, root=".", repo=".
     out = {k: v for k, v in given.items() if k in FIGURE_INPUTS}
     table = wefat_table(read_study_yaml(out["study_file"])) if Path(out["study_file"]).is_file() else ""
     if table:
-        out["wefat"] = (
-            str(Path(root) / CRITERION_TABLE.format(table=table)) if str(root) != "." else CRITERION_TABLE.format(table=table)
-        )
+        out["wefat"] = _fill(CRITERION_TABLE, Path(root), Path(repo), table=table)
     return out
 
 
@@ -169,7 +167,7 @@ def trend_figure(study: str, trend: pd.DataFrame, gaps: pd.DataFrame | None) -> 
 def icc_figure(study: str, stats: pd.DataFrame, rep: pd.DataFrame) -> Figure:
     """Figure 2's panel of one study: ICC average and single with their CIs (the paper's where it prints them)."""
     paper = paper_values(rep)
-    has_paper = bool(len(paper[paper["statistic"].isin(["ICC_average", "ICC_single"])]))
+    has_paper = bool(paper["statistic"].isin(["ICC_average", "ICC_single"]).any())
 
     def draw():
         fig = figure2_icc(stats.assign(study=study), paper=paper, studies=[study])

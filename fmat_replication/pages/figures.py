@@ -1,24 +1,12 @@
-"""Figures and small tables that the report pages (:mod:`.study`, :mod:`.overview`) draw.
+"""Figures and small tables that the report pages draw: each reads result tables and returns a
+matplotlib Figure (Agg backend, no display) or a DataFrame.
 
-Everything here reads result tables and returns a matplotlib Figure (Agg backend, no display)
-or a DataFrame, so placing one on a page is one call. See ``docs/reports.md``.
-
-Figure tables (``results/analysis/{study}/figures/<name>.parquet``, written by an analysis) are
-drawn by :func:`plot_figure_table` following this convention (all columns but x and y optional):
-
-=========== ===========================================================================
-``x``       horizontal value (number, year, or category)
-``y``       vertical value
-``group``   one series (colour) per value, with a legend
-``panel``   one subplot per value
-``ymin``    lower end of an error bar / band (with ``ymax``)
-``ymax``    upper end
-``kind``    ``scatter`` (default for numeric x with one point per x), ``line``, ``bar``
-``xlabel``, ``ylabel``, ``title``   axis labels and title (first value used)
-=========== ===========================================================================
-
-A table without ``x``/``y`` is drawn only when it has a numeric ``year`` column (lines of the
-first other numeric column over the years); otherwise the report shows its first rows.
+A figure table (``results/analysis/{study}/figures/<name>.parquet``, written by an analysis) is
+drawn by :func:`plot_figure_table` following the convention of docs/reports.md ("Figure tables"):
+columns ``x`` and ``y``, optional ``group``, ``panel``, ``ymin``/``ymax``, ``kind`` (``scatter``,
+the default for numeric x, ``line``, ``bar``), ``xlabel``, ``ylabel``, ``title`` (first value
+used). A table without ``x``/``y`` is drawn only when it has a numeric ``year`` column (lines of
+the first other numeric column over the years).
 """
 
 from __future__ import annotations
@@ -86,9 +74,7 @@ def figure2_icc(
         if d.empty:
             continue
         x = np.array([xs[s] for s in d["study"]], dtype=float) + offset[stat]
-        y = d["value"].to_numpy(dtype=float)
-        lo = d["ci_low"].to_numpy(dtype=float)
-        hi = d["ci_high"].to_numpy(dtype=float)
+        y, lo, hi = (d[c].to_numpy(dtype=float) for c in ("value", "ci_low", "ci_high"))
         # a value a hair outside its own CI (float rounding of a degenerate interval) draws no bar
         err = np.vstack(
             [np.where(np.isnan(lo), 0, np.clip(y - lo, 0, None)), np.where(np.isnan(hi), 0, np.clip(hi - y, 0, None))]
@@ -125,11 +111,6 @@ def figure2_icc(
     return fig
 
 
-# ---------------------------------------------------------------------------------------
-# per-study figure tables
-# ---------------------------------------------------------------------------------------
-
-
 def _first(df: pd.DataFrame, col: str, default: str = "") -> str:
     if col in df.columns and len(df) and pd.notna(df[col].iloc[0]):
         return str(df[col].iloc[0])
@@ -153,18 +134,10 @@ def _xy(df: pd.DataFrame, name: str = "") -> tuple[pd.DataFrame, str]:
         if year is None or not others:
             raise FigureUnavailable("a figure table needs columns x and y (docs/reports.md)")
         d = df.rename(columns={year: "x", others[0]: "y"})
-        d = d.assign(
-            xlabel=d["xlabel"] if "xlabel" in d.columns else year, ylabel=d["ylabel"] if "ylabel" in d.columns else others[0]
-        )
-        if "kind" not in d.columns:
-            d = d.assign(kind="line")
+        d = d.assign(xlabel=d.get("xlabel", year), ylabel=d.get("ylabel", others[0]), kind=d.get("kind", "line"))
     if not pd.api.types.is_numeric_dtype(d["y"]):
         raise FigureUnavailable(f"the values of the table '{name}' to draw (its y column) are not numbers")
-    kind = _first(d, "kind")
-    if not kind:
-        numeric_x = pd.api.types.is_numeric_dtype(d["x"])
-        kind = "scatter" if numeric_x else "bar"
-    return d, kind
+    return d, _first(d, "kind") or ("scatter" if pd.api.types.is_numeric_dtype(d["x"]) else "bar")
 
 
 def _bars(ax, dp: pd.DataFrame, dg: pd.DataFrame, groups: list, g, label) -> None:
@@ -201,7 +174,7 @@ def _series(ax, kind: str, dg: pd.DataFrame, label) -> None:
 
 
 def plot_figure_table(df: pd.DataFrame, name: str = ""):
-    """Draw one figure table (convention in the module docstring); returns the Figure."""
+    """Draw one figure table (convention in the module docstring and docs/reports.md); returns the Figure."""
     plt = _plt()
     d, kind = _xy(df, name)
     panels = list(dict.fromkeys(d["panel"])) if "panel" in d.columns else [None]
@@ -232,21 +205,11 @@ def plot_figure_table(df: pd.DataFrame, name: str = ""):
     return fig
 
 
-# ---------------------------------------------------------------------------------------
-# tables as HTML
-# ---------------------------------------------------------------------------------------
-
-
 def html_table(df: pd.DataFrame | None, max_rows: int | None = None, cls: str = "fmat-table") -> str:
     """A results-like table as HTML: p as "< .001"/".044", counts as integers, other numbers at 3
     decimals, empty cells for missing values; "(none)" for an empty table (the macro
     ``results_table``, :func:`fmat.html.table_data`)."""
     return render("results_table.html.j2", t=table_data(df, max_rows), cls=cls)
-
-
-# ---------------------------------------------------------------------------------------
-# provenance
-# ---------------------------------------------------------------------------------------
 
 
 def run_settings(params: Mapping[str, object]) -> pd.DataFrame:

@@ -1,10 +1,7 @@
 """The one way the report pages build HTML: the Jinja2 templates in ``templates/``, in the one
-environment of every page (:func:`fmat.html.environment`: the library's templates are on its
-path too, its formatters are the templates' filters).
-
-Every value a template prints is escaped (``autoescape=True``), in text and in attributes; a
-template that embeds HTML another template made gets it as :class:`markupsafe.Markup`. No
-module of :mod:`fmat_replication.pages` writes table markup itself.
+environment of every page (:func:`fmat.html.environment`). Every value a template prints is
+escaped (``autoescape=True``); HTML another template made comes as :class:`markupsafe.Markup`.
+No module of :mod:`fmat_replication.pages` writes table markup itself.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """What a report page reads, declared once: :data:`STUDY_INPUTS` and :data:`INDEX_INPUTS` name
-each input of a page and where the workflow writes it. Rule report_study and report_index take
-their inputs from :func:`study_inputs` and :func:`index_inputs` (``unpack``), and a page rendered
-by hand (``quarto render reports/study.qmd -M study:3A``) from :func:`hand_inputs`, which calls
-the same functions with the repository's configuration: one place names an input and its path.
+each input of a page and where the workflow writes it. Rules report_study and report_index take
+their inputs from :func:`study_inputs` and :func:`index_inputs` (``unpack``), a page rendered by
+hand from :func:`hand_inputs`, which calls the same functions with the repository's configuration.
 
-:func:`read_study` reads a study page's files, :func:`read_index` the overview's; a file that is
-missing is an error naming the input, not an empty table. Study files are read with the
-project's loader (:func:`fmat.study.read_study_yaml`), so that a word written ``010`` is shown as
-``010``, as it was scored.
+:func:`read_study` reads a study page's files, :func:`read_index` the overview's; a missing file
+is an error naming the input. Study files are read with :func:`fmat.study.read_study_yaml`, so
+that a word written ``010`` is shown as ``010``, as it was scored.
 """
 
 from __future__ import annotations
@@ -151,16 +149,9 @@ def check_names(inputs: Mapping, declared: Mapping, where: str) -> None:
     unknown = sorted(set(inputs) - set(declared))
     missing = sorted(set(declared) - set(inputs) - set(WORLD_ONLY))
     if unknown or missing:
+        problems = (("takes no input", unknown), ("needs", missing))
         raise InputError(
-            f"the {where} page "
-            + "; ".join(
-                x
-                for x in (
-                    f"takes no input {', '.join(unknown)}" if unknown else "",
-                    f"needs {', '.join(missing)}" if missing else "",
-                )
-                if x
-            ),
+            f"the {where} page " + "; ".join(f"{what} {', '.join(names)}" for what, names in problems if names),
             where=", ".join(unknown + missing),
             fix=f"give the inputs of fmat_replication.pages.inputs.{'STUDY' if where == 'study' else 'INDEX'}_INPUTS",
         )
@@ -211,15 +202,14 @@ def read_drawn(name: str, value) -> list[dict]:
 def read_study(study: str, inputs: Mapping) -> StudyPage:
     """Read a study page's inputs (:data:`STUDY_INPUTS`: one path each, ``recovery`` left out or
     None where the run has no world file)."""
-
     check_names(inputs, STUDY_INPUTS, "study")
     study = str(study)
     sfile = required("study_file", inputs["study_file"])
     status_rec = json.loads(required("status", inputs["status"]).read_text(encoding="utf-8"))
     folder = required("figures", inputs["figures"])
-    tables = {}
-    for name, file in (status_rec.get("figures") or {}).items():
-        tables[name] = read_table(existing("figures", [folder / Path(file).name])[0])
+    tables = {
+        n: read_table(existing("figures", [folder / Path(f).name])[0]) for n, f in (status_rec.get("figures") or {}).items()
+    }
     rep = read_table(required("replication", inputs["replication"]))
     oov = read_table(required("oov", inputs["oov"]))
     return StudyPage(
@@ -262,18 +252,12 @@ class IndexPage:
 def crossed_tables(ids: Sequence[str], folders: Sequence[Path]) -> dict:
     """``{study: figure table crossed}`` for the studies whose analysis wrote one (the
     analysis's ``figures/crossed.parquet``: :func:`fmat.analyses.crossed_variant`)."""
-    out = {}
-    for s, folder in zip(ids, folders):
-        f = Path(folder) / "crossed.parquet"
-        if f.is_file():
-            out[s] = read_table(f)
-    return out
+    return {s: read_table(Path(f) / "crossed.parquet") for s, f in zip(ids, folders) if (Path(f) / "crossed.parquet").is_file()}
 
 
 def read_index(studies, inputs: Mapping) -> IndexPage:
     """Read the overview's inputs (:data:`INDEX_INPUTS`). ``studies`` is a list of ids;
     ``stats``, ``study_files`` and ``oov`` are lists in the order of ``studies``; ``cards`` a list."""
-
     check_names(inputs, INDEX_INPUTS, "index")
     if isinstance(studies, str):
         raise InputError(
@@ -315,9 +299,8 @@ def read_index(studies, inputs: Mapping) -> IndexPage:
 
 def repository_root(start: str | Path | None = None) -> Path:
     """The folder whose ``results/`` and ``config/`` a page rendered by hand reads: ``start``
-    (default: the current folder) if it holds ``reports/``, else its parent if ``start`` is a
-    ``reports/`` folder (Quarto runs a document's cells in the document's own folder), else
-    ``start`` itself."""
+    (default: the current folder), or its parent where ``start`` is a ``reports/`` folder beside
+    ``results/`` (Quarto runs a document's cells in the document's folder)."""
     here = Path(start or Path.cwd()).resolve()
     if not (here / "reports").is_dir() and here.name == "reports" and (here.parent / "results").is_dir():
         return here.parent

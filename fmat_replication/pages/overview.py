@@ -1,9 +1,8 @@
 """The overview page (rule report_index -> ``results/reports/index.html``).
 
-:func:`overview_page` reads the files the rule declares (:func:`.inputs.read_index`), builds the
-context of the template ``templates/overview.html.j2`` (:func:`overview_context`, one short
-function per part) and fills it. Every heading and sentence is in the template; no study is
-named here (the attitude studies' joint table follows from their analysis).
+:func:`overview_page` reads the files the rule declares (:func:`.inputs.read_index`) and fills the
+template ``templates/overview.html.j2`` with :func:`overview_context` (one short function per
+part). Every heading and sentence is in the template; no study is named here.
 """
 
 from __future__ import annotations
@@ -52,16 +51,13 @@ def verdicts(data: IndexPage) -> dict:
 
 
 def concept(data: IndexPage) -> dict | None:
-    """Per study whose analysis has the concept-level variant (figure table ``crossed``), the
-    headline numbers significant under the paper's inference and how many still hold when the
-    words are a sample (:func:`.concept.concept_counts`), and the sums; None where no study has
-    one."""
-    rows = []
-    for s in data.studies:
-        if s not in data.crossed:
-            continue
-        stats = data.stats[data.stats["study"].astype(str) == s]
-        rows.append({"study": s, **concept_counts(concept_rows(stats, data.crossed[s]))})
+    """Per study with a concept-level variant (figure table ``crossed``), its verdicts counted
+    (:func:`.concept.concept_counts`), and the sums; None where no study has one."""
+    rows = [
+        {"study": s, **concept_counts(concept_rows(data.stats[data.stats["study"].astype(str) == s], data.crossed[s]))}
+        for s in data.studies
+        if s in data.crossed
+    ]
     if not rows:
         return None
     total = {k: sum(int(r[k]) for r in rows) for k in (*VERDICTS, "paper_significant", "total")}
@@ -102,9 +98,8 @@ def provenance(data: IndexPage, settings: Mapping) -> dict:
 
 
 def short_hashes(provenance, lengths: Mapping[str, int] = {"commit": 12, "sha256": 16}):
-    """The provenance table as the overview shows it: a commit and a weights hash by their first
-    characters (the full ones are in ``results/models/provenance.parquet``), so that the table with
-    its package columns fits the page's width."""
+    """The provenance table with a commit and a weights hash cut to their first characters (the
+    full ones are in ``results/models/provenance.parquet``), so that it fits the page's width."""
     out = provenance.copy()
     for column, n in lengths.items():
         if column in out.columns:
@@ -145,7 +140,8 @@ def overview_page(
     dtype: str = "float32",
     config_hash: str = "",
 ) -> Page:
-    """The overview page, from the files rule report_index declares.
+    """The overview page (the filled template ``overview.html.j2``), from the files rule
+    report_index declares.
 
     Parameters
     ----------
@@ -159,11 +155,6 @@ def overview_page(
         The model slugs, in the configuration's order (provenance).
     device, dtype, config_hash : str
         Provenance.
-
-    Returns
-    -------
-    Page
-        The filled template ``overview.html.j2``.
     """
     data = read_index(studies, inputs)
     settings = {"models": ", ".join(models), "device": device or "auto", "dtype": dtype, "configuration hash": config_hash}

@@ -1,23 +1,14 @@
 """A report page: a title, a template and the template's context, written two ways.
 
-The page functions (:func:`fmat_replication.pages.study.study_page`,
-:func:`fmat_replication.pages.overview.overview_page`) build a :class:`Page` from the files their
-rule declares; nothing else makes content. Its template (``study.html.j2``, which extends the
-library's study page ``study_page/page.html.j2``; ``overview.html.j2``) extends the library's
-``document.html.j2`` (:mod:`fmat.html`) and writes each section heading with the macro
-``heading``, and the same filled template is written either
-
-- as one self-contained HTML file without Quarto (:meth:`Page.html`): a title block and a table
-  of contents with Quarto's ids and classes (``#title-block-header``, ``nav#TOC``), then the
-  content; or
-- as the body of a Quarto document (:meth:`Page.markdown`): the section headings as markdown
-  headings (Quarto's table of contents lists them), the content between them in pandoc raw
-  blocks (```` ```{=html} ````) that pandoc passes through untouched. The report rules render it
-  under ``reports/{study,index}.qmd``'s front matter, and the documents rendered by hand take it
-  from their filter (``reports/page.lua``).
-
-The template writes both; no HTML is read back. The two pages have the same headings, tables,
-figures and verdict cells by construction (``tests/test_quarto.py`` compares them in a browser).
+The page functions (:func:`.study.study_page`, :func:`.overview.overview_page`) build a
+:class:`Page` from the files their rule declares; nothing else makes content. Its template
+(``study.html.j2``, which extends the library's ``study_page/page.html.j2``; ``overview.html.j2``)
+extends the library's ``document.html.j2`` (:mod:`fmat.html`) and is written either as one
+self-contained HTML file without Quarto (:meth:`Page.html`: Quarto's title block and table of
+contents ids and classes, then the content) or as the body of a Quarto document
+(:meth:`Page.markdown`: the headings as markdown, the content between them in pandoc raw HTML
+blocks; ``reports/{study,index}.qmd``, ``reports/page.lua``). No HTML is read back: both have the
+same headings, tables, figures and verdict cells by construction (``tests/test_quarto.py``).
 """
 
 from __future__ import annotations

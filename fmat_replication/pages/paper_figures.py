@@ -1,17 +1,6 @@
-"""The paper's figures redrawn from the analyses' figure tables, and forest plots for the
-studies the paper shows no figure for.
-
-=============================  ==========================================================
-:func:`figure3_criterion`      Figure 3A-3C: FMAT score (standardized, averaged LPR) of each
-                               item against % male (grey linear fit, black logit curve) and
-                               against WEFAT (grey linear fit)
-:func:`figure4_trend`          Figure 4A-4D: yearly d 1800-2019 (points), the two-sided
-                               10-year moving average with adaptive ends of each model (thin)
-                               and of the average over models (bold)
-:func:`figure_attitude_forest`  2A-2D: d of each relation x perceiver with its 95% CI, the
-                               paper's d beside ours
-:func:`figure_stereotype_forest` 3A-3D: d overall and per attribute pair / form with CIs
-=============================  ==========================================================
+"""The paper's figures redrawn from the analyses' figure tables (:func:`figure3_criterion`,
+:func:`figure4_trend`), and forest plots for the studies the paper shows no figure for
+(:func:`figure_attitude_forest`, :func:`figure_stereotype_forest`).
 
 Each takes the analysis' figure table (``results/analysis/{study}/figures/<name>.parquet``) and
 returns a matplotlib Figure, or raises :class:`FigureUnavailable` whose message says in plain
@@ -167,8 +156,7 @@ def wrap_label(label: str, width: int = 26) -> str:
 def forest_plot(rows: pd.DataFrame, title: str = "", xlabel: str = "d (95% CI)"):
     """A forest plot of ``rows`` (label, d, ci_low, ci_high, optional paper, optional planted):
     our d with its CI (filled), the paper's d (open diamond) and the value planted in the demo's
-    world (cross), top to bottom in the table's order, a zero line. The labels are wrapped, the
-    data get more than half of the figure's width and the legend sits below it, off the data."""
+    world (cross), top to bottom, a zero line; labels wrapped, the legend below the data."""
     _need(rows, ["label", "d", "ci_low", "ci_high"], title or "the forest plot")
     r = rows.reset_index(drop=True)
     if not np.isfinite(r["d"].to_numpy(float)).any():
@@ -225,9 +213,8 @@ def figure_attitude_forest(
     effects: pd.DataFrame, replication: pd.DataFrame | None = None, study: str = "", planted: Mapping[str, float] | None = None
 ):
     """2A-2D from the analysis' ``effects`` table (relation, perceiver, d, ci_low, ci_high): one
-    row per relation x perceiver (average, personal, societal, personal-societal), the paper's d
-    (condition ``relation:perceiver`` of the replication table) and the planted value (demo,
-    by condition) beside ours."""
+    row per relation x perceiver, the paper's d (condition ``relation:perceiver`` of the
+    replication table) and the planted value (demo) beside ours."""
     _need(effects, ["relation", "perceiver", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
     conds = (effects["relation"].astype(str) + ":" + effects["perceiver"].astype(str)).tolist()
     labels = [c.replace(":", ", ").replace("personal-societal", "personal − societal") for c in conds]
@@ -242,9 +229,8 @@ def figure_stereotype_forest(
     planted: Mapping[str, float] | None = None,
 ):
     """3A-3D from the analysis' ``effects`` table (model, condition, d, ci_low, ci_high): the
-    overall d (condition ``all``) and the d per attribute pair / form, the paper's (replication
-    table) and the planted value (demo) beside ours. Only the rows over all models (model
-    ``all``) are drawn."""
+    overall d (condition ``all``) and the d per attribute pair / form over all models, the
+    paper's (replication table) and the planted value (demo) beside ours."""
     _need(effects, ["condition", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
     e = effects
     if "model" in e.columns:

@@ -91,21 +91,10 @@ def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:
     """The overview's table: per study, the planted numbers checked and recovered (and the
     concept-level controls that found nothing: column ``nothing found for the concept``).
 
-    Every study of the recovery table has a row, one with nothing planted included (0 checked):
-    counted with plain integers, so that a run in which no study has a judged number (a study of
-    one's own that the world file does not plant) gives a table of zeros, not an error."""
+    Every study of the recovery table has a row (0 checked where nothing is planted), counted
+    with plain integers, so that a run with no judged number gives zeros, not an error."""
     rows = []
     for study, verdicts in recovery.groupby("study", sort=False)["verdict"]:
-        recovered = int((verdicts == "recovered").sum())
-        nothing = int((verdicts == NOTHING_FOUND).sum())
-        missed = int((verdicts == "not recovered").sum())
-        rows.append(
-            {
-                "study": study,
-                "checked": recovered + nothing + missed,
-                "recovered": recovered,
-                NOTHING_FOUND: nothing,
-                "not recovered": missed,
-            }
-        )
+        counts = {v: int((verdicts == v).sum()) for v in ("recovered", NOTHING_FOUND, "not recovered")}
+        rows.append({"study": study, "checked": sum(counts.values()), **counts})
     return pd.DataFrame(rows, columns=["study", "checked", "recovered", NOTHING_FOUND, "not recovered"])

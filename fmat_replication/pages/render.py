@@ -4,38 +4,19 @@
 ``results/reports/{study,index}.html``:
 
 - **offline** (default when ``quarto`` is not on PATH; config ``report_engine: offline``): the
-  page function (:func:`~fmat_replication.pages.study.study_page`,
-  :func:`~fmat_replication.pages.overview.overview_page`) builds the
-  :class:`~fmat_replication.pages.page.Page`, and :meth:`Page.html` writes it. No notebook, no
-  kernel: plain Python in this process.
+  page function (:func:`~.study.study_page`, :func:`~.overview.overview_page`) builds the
+  :class:`~.page.Page` and :meth:`Page.html` writes it: plain Python in this process, no kernel.
 - **quarto**: the same Page as markdown (:meth:`Page.markdown`, what ``reports/page.lua`` puts
-  into ``reports/{study,index}.qmd`` when the document is rendered by hand) under that
-  document's front matter (its title and HTML format, less the by-hand keys: :data:`BY_HAND_KEYS`),
-  rendered by ``quarto render page.md --to html --output NAME``: Quarto's own markdown engine, no
-  kernel. Both ways the page is the same filled template: the page rendered by hand with
-  ``quarto render reports/study.qmd -M study:2A`` and the rule's are the same bytes
+  into ``reports/{study,index}.qmd`` by hand) under that document's front matter less
+  :data:`BY_HAND_KEYS`, rendered by ``quarto render page.md --to html --output NAME`` (Quarto's
+  markdown engine, no kernel): the same bytes as the document rendered by hand
   (tests/test_quarto.py::test_a_document_renders_by_hand_as_the_docs_say).
 
-What is left of process management here, and why (Quarto 1.7.34, tried; docs/reports.md):
-
-- nothing of Python is set for Quarto (no ``QUARTO_PYTHON``, kernel spec, ``JUPYTER_PATH``):
-  the markdown engine starts none (tests/test_quarto.py renders with a PATH
-  holding no Python; the environment is the rule's, tests/test_report.py);
-- no private ``TMPDIR``: Quarto removes its own session folder (``$TMPDIR/quarto-session*``)
-  when it ends, also on SIGINT or SIGTERM; only SIGKILL leaves it. So Quarto is stopped with
-  SIGTERM, never SIGKILL first (tests/test_quarto.py::test_a_stopped_render_stops_quarto_and_leaves_nothing
-  fails with SIGKILL: the session folder stays);
-- no process group of ours: Ctrl-C reaches Quarto from the terminal as it reaches this process;
-  the render then waits for Quarto to clean up;
-- SIGTERM to this process alone (``kill``, ``timeout``) is turned into SystemExit while Quarto
-  runs (:func:`_terminate_as_exit`), so that Quarto gets SIGTERM and the render's temporary folder
-  (the markdown) goes: without it this process dies at once, Quarto runs on and both folders
-  stay (tests/test_tmp_clean.py::test_a_quarto_render_leaves_nothing_when_it_is_stopped[15-143]
-  fails);
-- a time limit (``Popen.wait(timeout)``, then SIGTERM) and Quarto's output in a file, logged and
-  quoted on failure (its own error lines and the log holding all it wrote).
-
-Either way the page is written atomically (:func:`fmat.io.atomic_path`).
+What is left of process management here, and why (Quarto 1.7.34, tried), is in docs/reports.md:
+nothing of Python set for Quarto, no private ``TMPDIR`` (Quarto gets SIGTERM, never SIGKILL
+first, so that it removes its session folder), no process group of ours, SIGTERM to this process
+turned into SystemExit while Quarto runs (:func:`_terminate_as_exit`), a time limit and Quarto's
+output kept in a file. Either way the page is written atomically (:func:`fmat.io.atomic_path`).
 """
 
 from __future__ import annotations
@@ -112,9 +93,8 @@ def choose_engine(engine: str = "auto") -> str:
 
 
 def build_page(kind: str, inputs: Mapping):
-    """The :class:`~fmat_replication.pages.page.Page` of ``kind`` (``study`` or ``index``) from its
-    inputs (the keyword arguments of its page function)."""
-
+    """The :class:`~.page.Page` of ``kind`` (``study`` or ``index``) from its inputs (the keyword
+    arguments of its page function)."""
     function = {"study": study_page, "index": overview_page}.get(kind)
     if function is None:
         raise InputError(f"unknown page {kind!r}", fix="use 'study' or 'index'")
@@ -122,16 +102,9 @@ def build_page(kind: str, inputs: Mapping):
     missing = [n for n, p in params.items() if p.default is inspect.Parameter.empty and n not in inputs]
     unknown = [n for n in inputs if n not in params]
     if missing or unknown:
+        problems = (("needs the input(s)", missing), ("takes no input", unknown))
         raise InputError(
-            f"the {kind} page "
-            + "; ".join(
-                part
-                for part in (
-                    f"needs the input(s) {', '.join(missing)}" if missing else "",
-                    f"takes no input {', '.join(unknown)}" if unknown else "",
-                )
-                if part
-            ),
+            f"the {kind} page " + "; ".join(f"{what} {', '.join(names)}" for what, names in problems if names),
             where=", ".join(missing + unknown),
             fix=f"give exactly the arguments of {function.__module__}.{function.__name__} (rules/report.smk passes them)",
         )
@@ -153,8 +126,7 @@ def render_page(
     Parameters
     ----------
     kind : {"study", "index"}
-        The page: :func:`~fmat_replication.pages.study.study_page` or
-        :func:`~fmat_replication.pages.overview.overview_page`.
+        The page: :func:`~.study.study_page` or :func:`~.overview.overview_page`.
     out : path
         The HTML file to write (atomically: a failure leaves the previous page, or none).
     inputs : mapping
@@ -172,18 +144,17 @@ def render_page(
     used = choose_engine(engine)
     out = Path(out).resolve()
     log.info("rendering the %s page with %s", kind, used)
+    page = build_page(kind, inputs)
     if used == "offline":
-        text = build_page(kind, inputs).html()
+        text = page.html()
         _write(out, lambda part: part.write_text(text, encoding="utf-8"), output_fix)
     else:
-        markdown = build_page(kind, inputs).markdown()
-        render_quarto(SOURCES[kind], out, markdown, timeout=timeout, log_file=log_file, output_fix=output_fix)
+        render_quarto(SOURCES[kind], out, page.markdown(), timeout=timeout, log_file=log_file, output_fix=output_fix)
     log.info("rendered %s with %s -> %s", out.name, used, out)
     return used
 
 
 def _write(out: Path, write, output_fix: str) -> None:
-
     try:
         with atomic_path(out) as part:
             write(part)
@@ -195,16 +166,9 @@ def _write(out: Path, write, output_fix: str) -> None:
         ) from None
 
 
-# ---------------------------------------------------------------------------------------
-# Quarto
-# ---------------------------------------------------------------------------------------
-
-
 def page_document(source: str | Path, markdown: str) -> str:
     """A Quarto markdown document: the front matter of ``source`` (``reports/study.qmd`` or
-    ``index.qmd``: its title and HTML format, so the page looks as the document renders by hand)
-    without the keys of a render by hand (:data:`BY_HAND_KEYS`), then ``markdown``
-    (:meth:`Page.markdown`, what the document's filter puts in by hand)."""
+    ``index.qmd``: its title and HTML format) less :data:`BY_HAND_KEYS`, then ``markdown``."""
     text = Path(source).read_text(encoding="utf-8")
     match = re.match(r"---\n(.*?)\n---\n", text, re.S)
     if not match:
@@ -276,23 +240,19 @@ def quarto_error(lines: list[str], head: int = 8, tail: int = 3) -> str:
     """The first lines of Quarto's own error, from its first 'ERROR' line or its "An error
     occurred while executing" report (a cell that raised), and the last lines it wrote (a
     traceback ends with the exception); the last lines only when neither is found."""
-    marks = ("ERROR", "An error occurred")
-    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(marks)), None)
-    rest = [ln.rstrip() for ln in (lines[start:] if start is not None else lines) if ln.strip()]
+    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(("ERROR", "An error occurred"))), None)
+    rest = [ln.rstrip() for ln in lines[start or 0 :] if ln.strip()]
     if start is None:
         chosen = rest[-(head + tail) :]
-    elif len(rest) > head + tail:
-        chosen = rest[:head] + ["..."] + rest[-tail:]
     else:
-        chosen = rest
+        chosen = rest[:head] + ["..."] + rest[-tail:] if len(rest) > head + tail else rest
     return "\n".join(f"    {ln}" for ln in chosen)
 
 
 def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[int, list[str], bool]:
-    """Run Quarto in ``cwd``, its output into ``cwd/quarto.log`` (then logged, "quarto: ...");
-    returns (exit status, lines, timed out?). Past ``timeout`` seconds, or on Ctrl-C or SIGTERM
-    (:func:`_terminate_as_exit`), Quarto gets SIGTERM (it removes its own temporary files and
-    exits) and the exception goes on; SIGKILL only if it is still running 10 s later."""
+    """Run Quarto in ``cwd``, its output into ``cwd/quarto.log`` (then logged); returns (exit
+    status, lines, timed out?). Past ``timeout`` seconds, on Ctrl-C or SIGTERM, Quarto gets
+    SIGTERM (it cleans up) and the exception goes on; SIGKILL only if it still runs 10 s later."""
     timed_out = False
     with open(cwd / "quarto.log", "w", encoding="utf-8") as output:
         proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
@@ -322,13 +282,10 @@ class _Terminated(SystemExit):
 @contextlib.contextmanager
 def _terminate_as_exit():
     """Inside the block SIGTERM raises SystemExit(143) in the main thread, as Ctrl-C raises
-    KeyboardInterrupt: Quarto gets SIGTERM (and removes its own files) and the render's temporary
-    folder is removed, instead of the process dying on the spot and leaving both. Elsewhere, or when
+    KeyboardInterrupt, so that Quarto and the temporary folder are cleaned up; elsewhere, or when
     SIGTERM already has someone else's handler, nothing changes."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) not in (
-        signal.SIG_DFL,
-        None,
-    ):
+    in_main = threading.current_thread() is threading.main_thread()
+    if not in_main or signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
         yield
         return
 

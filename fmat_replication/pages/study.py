@@ -1,10 +1,9 @@
 """A study's report page (rule report_study -> ``results/reports/{study}.html``).
 
-:func:`study_page` reads the files the rule declares (:func:`.inputs.read_study`), builds the
-context of the template ``templates/study.html.j2`` (:func:`study_context`, a few short
-functions, one per section) and fills it. Every heading and sentence of the page is in the
-template; nothing here names a study: what differs between studies comes from the study file,
-its analysis and its tables. Figures are the figures rule's (:mod:`.drawing`), embedded.
+:func:`study_page` reads the files the rule declares (:func:`.inputs.read_study`) and fills the
+template ``templates/study.html.j2`` with :func:`study_context` (one short function per section).
+Every heading and sentence is in the template; nothing here names a study. Figures are the
+figures rule's (:mod:`.drawing`), embedded.
 """
 
 from __future__ import annotations
@@ -40,11 +39,10 @@ SHOWN_TABLES = ("criterion", "trend", "effects", "missing_years", "calibrated", 
 
 
 def calibrated_counts(table: pd.DataFrame) -> dict:
-    """What the calibrated section says, as data (the sentences are in ``calibrated_text.html.j2``):
-    the statistics the calibrated variant corrects (``[]`` for a stereotype analysis's d, within
-    the sentence; ``["r"]`` or ``["r", "b"]`` for a criterion analysis's disattenuated ``calibrated``
-    table), the rows, those significant at .05 under the paper's model, how many of them stay
-    significant under the calibrated inference and how many become significant only under it."""
+    """The calibrated section's numbers (worded by ``calibrated_text.html.j2``): the statistics
+    corrected (``[]`` for a stereotype analysis's d; ``["r"]`` or ``["r", "b"]`` for a criterion
+    analysis's disattenuated table), the rows, those significant at .05 under the paper's model,
+    how many stay significant under the calibrated inference and how many become so only there."""
     corrected = [s for s in ("r", "b") if "statistic" in table.columns and (table["statistic"] == s).any()]
     corrected = (corrected or ["r"]) if "value_ours" in table.columns else []
     sig = table["significant"].astype(bool) if len(table) else pd.Series([], dtype=bool)
@@ -84,8 +82,8 @@ def item_word(raw: Mapping) -> str:
 
 
 def paper_tables(data: StudyPage) -> dict:
-    """The paper's table in its layout (chosen by the paper's table number), a table of the run's other
-    models where the layout has one row per model, the numbers printed in the text."""
+    """The paper's table in its layout, a table of the run's other models where the layout has one
+    row per model, the numbers printed in the text."""
     raw, rep, stats = data.raw, data.replication, data.stats
     layout = paper_table(
         data.study,
@@ -124,9 +122,8 @@ def downloads(data: StudyPage) -> dict:
 
 
 def details(data: StudyPage, device: str, config_hash: str) -> dict:
-    """The analysis' effect (the library's section, :func:`fmat.study_page.effect_section`: over
-    all models and per model; its name and notes), reliability, design, out-of-vocabulary words
-    and notes."""
+    """The analysis' effect (:func:`fmat.study_page.effect_section`), reliability, design,
+    out-of-vocabulary words and notes."""
     raw, stats, status = data.raw, data.stats, data.status
     icc = stats[stats["statistic"].str.startswith("ICC")]
     alpha = stats[stats["statistic"].isin(["alpha", "alpha_std"])]
@@ -148,10 +145,8 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
 
 
 def concept(data: StudyPage) -> dict | None:
-    """The paper's inference beside the concept-level one (the figure table ``crossed``): the
-    library's section as it is (:func:`fmat.study_page.concept_section`: the rows, each with its
-    verdict key, and the counts), which the library's template words; None where the analysis has
-    no crossed variant."""
+    """The paper's inference beside the concept-level one (:func:`fmat.study_page.concept_section`
+    of the figure table ``crossed``); None where the analysis has no crossed variant."""
     return concept_section(data.stats, data.figures)
 
 
@@ -186,7 +181,8 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
 
 
 def study_page(study: str, inputs: Mapping, *, device: str = "", config_hash: str = "") -> Page:
-    """The report page of one study, from the files rule report_study declares.
+    """The report page of one study (the filled template ``study.html.j2``), from the files rule
+    report_study declares.
 
     Parameters
     ----------
@@ -197,11 +193,6 @@ def study_page(study: str, inputs: Mapping, *, device: str = "", config_hash: st
         rule's, or :func:`~fmat_replication.pages.inputs.hand_inputs` by hand).
     device, config_hash : str
         Provenance (the notes).
-
-    Returns
-    -------
-    Page
-        The filled template ``study.html.j2``.
 
     Raises
     ------

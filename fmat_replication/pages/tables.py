@@ -1,15 +1,10 @@
 """The paper's tables in the paper's layout, each cell the paper's number and ours.
 
-A report shows every number Bao (2024) prints for a study where the paper prints it: Table 3
-(1A) and Table 4 (1B) as one row per BERT model with alpha and the Q1-Q4 correlations, Table 5
-(1C) as the three regression models, Table 6 (2A-2D) as personal / societal / difference per
-relation, Table 7 (3A-3D) as the overall d and the d per attribute pair or form, and the Study 4
-statistics the text prints. The rest of the study's printed numbers (ICCs, t, F, the cited
+A report shows every number Bao (2024) prints for a study where the paper prints it: Tables 3-7
+in their layouts and the Study 4 statistics the text prints; the rest (ICCs, t, F, the cited
 criteria, ...) go to a short "also in the text" table, so that each of the paper's rows appears
-exactly once.
-
-Everything here reads the replication table (:func:`fmat_replication.compare.compare`) and returns plain
-data (:class:`PaperTable`) or HTML text; the page functions (:mod:`.study`, :mod:`.overview`) only place it.
+exactly once. Everything here reads the replication table (:func:`fmat_replication.compare.compare`)
+and returns plain data (:class:`PaperTable`), which the page functions only place.
 """
 
 from __future__ import annotations
@@ -77,11 +72,6 @@ class PaperTable:
         return {k for _, cells in self.rows for k in cells if k is not None}
 
 
-# ---------------------------------------------------------------------------------------
-# the layouts
-# ---------------------------------------------------------------------------------------
-
-
 def _models_in(paper: pd.DataFrame, study: str, statistic: str = "alpha") -> list[str]:
     """The models of a study's per-model rows, in the paper file's order ('all', '*' left out)."""
     m = paper.loc[(paper["study"] == study) & (paper["statistic"] == statistic), "model"].astype(str)
@@ -97,22 +87,6 @@ def table_criterion(
     model rows (e.g. the models of a run that are not the paper's; no Overall/index rows).
     ``item``: what an item is, in words (the study file's TARGET group: "occupation", "name")."""
     qs = [f"Q{i}" for i in range(1, queries + 1)]
-    if models is not None:
-        ours = [
-            (
-                m.replace("__", "/"),
-                [("alpha", "all", m)] + [("r", f"fmat~pct_male:{q}", m) for q in qs] + [("r", f"fmat~wefat:{q}", m) for q in qs],
-            )
-            for m in models
-        ]
-        return PaperTable(
-            title=f"Table {table_number(paper, study)}, our models".replace("Table , ", ""),
-            caption="ours",
-            study=study,
-            columns=["α query"] + qs + qs,
-            rows=ours,
-            groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)],
-        )
 
     def cells(model):
         return (
@@ -121,6 +95,15 @@ def table_criterion(
             + [("r", f"fmat~wefat:{q}", model) for q in qs]
         )
 
+    if models is not None:
+        return PaperTable(
+            title=f"Table {table_number(paper, study)}, our models".replace("Table , ", ""),
+            caption="ours",
+            study=study,
+            columns=["α query"] + qs + qs,
+            rows=[(m.replace("__", "/"), cells(m)) for m in models],
+            groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)],
+        )
     rows = [("Overall", cells("all"))] + [(m.replace("__", "/"), cells(m)) for m in _models_in(paper, study)]
     index = [None] * (1 + 2 * queries)
     index[1], index[1 + queries] = ("r", "fmat~pct_male", "all"), ("r", "fmat~wefat", "all")
@@ -237,11 +220,6 @@ def paper_table(
     return table_change(study) if ((mine["statistic"] == "b") & (mine["condition"] == "year")).any() else None
 
 
-# ---------------------------------------------------------------------------------------
-# cells
-# ---------------------------------------------------------------------------------------
-
-
 def _index(rep: pd.DataFrame) -> dict[Key, dict]:
     return {(str(r["statistic"]), str(r["condition"]), str(r["model"])): r for r in rep.to_dict("records")}
 
@@ -283,9 +261,7 @@ def ours_only(stats: pd.DataFrame) -> pd.DataFrame:
 
 def other_rows(rep: pd.DataFrame, tables: Iterable[PaperTable]) -> pd.DataFrame:
     """The replication rows no table shows (printed in the text), in the paper file's order."""
-    shown: set[Key] = set()
-    for t in tables:
-        shown |= t.keys()
+    shown: set[Key] = set().union(*(t.keys() for t in tables))
     keys = list(zip(rep["statistic"].astype(str), rep["condition"].astype(str), rep["model"].astype(str)))
     return rep[[k not in shown for k in keys]]
 
@@ -300,6 +276,11 @@ def calibrated_text(r: Mapping) -> str:
     return verdict if missing(p) else f"{verdict} ({p_text(p)})"
 
 
+def _texts(r: Mapping) -> dict:
+    """A replication row's paper and our numbers, its verdict and its calibrated verdict, as text."""
+    return {"paper": paper_text(r), "ours": ours_text(r), "verdict": r["verdict"], "calibrated": calibrated_text(r)}
+
+
 def text_rows(rows: pd.DataFrame) -> list[dict]:
     """The numbers printed in the text as the data of the template ``text_numbers.html.j2`` (a
     short table): what, paper, ours, verdict with its reason, the calibrated verdict."""
@@ -308,23 +289,10 @@ def text_rows(rows: pd.DataFrame) -> list[dict]:
         what = STAT_NAMES.get(r["statistic"], r["statistic"])
         cond = "" if r["condition"] in ("all", "") else f" ({r['condition']})"
         model = {"all": "", "": "", "*": ", range over the models"}.get(r["model"], f", {r['model']}")
-        lines.append(
-            {
-                "what": what + cond + model,
-                "paper": paper_text(r),
-                "ours": ours_text(r),
-                "klass": VERDICT_CLASS.get(r["verdict"], ""),
-                "reason": str(r.get("reason") or ""),
-                "verdict": r["verdict"],
-                "calibrated": calibrated_text(r),
-            }
-        )
+        klass = VERDICT_CLASS.get(r["verdict"], "")
+        lines.append({"what": what + cond + model, **_texts(r), "klass": klass, "reason": str(r.get("reason") or "")})
     return lines
 
-
-# ---------------------------------------------------------------------------------------
-# the verdict header
-# ---------------------------------------------------------------------------------------
 
 #: the paper's headline claims (study, statistic, condition, model, claim): data about the paper
 HEADLINES_FILE = Path(__file__).resolve().parents[1] / "data" / "paper_headlines.tsv"
@@ -339,26 +307,13 @@ def headlines() -> pd.DataFrame:
 def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
     """One line per headline claim of the study: claim, statistic, paper's and our text, verdict."""
     idx = _index(rep[rep["study"] == study]) if len(rep) else {}
-    out = []
     claims = headlines()
-    for stat, cond, model, claim in claims.loc[claims["study"] == study, ["statistic", "condition", "model", "claim"]].itertuples(
-        index=False
-    ):
-        r = idx.get((stat, cond, model))
-        if r is None:
-            continue
-        out.append(
-            {
-                "claim": claim,
-                "statistic": STAT_NAMES.get(stat, stat),
-                "paper": paper_text(r),
-                "ours": ours_text(r),
-                "verdict": r["verdict"],
-                "reason": r.get("reason") or "",
-                "calibrated": calibrated_text(r),
-            }
-        )
-    return out
+    claims = claims.loc[claims["study"] == study, ["statistic", "condition", "model", "claim"]]
+    return [
+        {"claim": claim, "statistic": STAT_NAMES.get(stat, stat), **_texts(r), "reason": r.get("reason") or ""}
+        for stat, cond, model, claim in claims.itertuples(index=False)
+        if (r := idx.get((stat, cond, model))) is not None
+    ]
 
 
 def headline_rows(studies: Sequence[str], rep: pd.DataFrame) -> list[dict]:
@@ -378,11 +333,6 @@ def verdict_box(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md"
     counts = [{"klass": VERDICT_CLASS[v], "n": int(c[v]), "verdict": v} for v in VERDICTS]
     lines = [{**h, "klass": VERDICT_CLASS.get(h["verdict"], "")} for h in headline_lines(study, rep)]
     return dict(counts=counts, total=int(c["total"]), study=study, rule_doc=rule_doc, rule_href=rule_href, lines=lines)
-
-
-# ---------------------------------------------------------------------------------------
-# downloads and de-duplication
-# ---------------------------------------------------------------------------------------
 
 
 def csv_download(df: pd.DataFrame, filename: str) -> dict:
