@@ -1,23 +1,15 @@
 """Stage ``analysis`` (rule analysis): one study's analysis, the one its study file names
-(``analysis: {name, options}``, registered in :mod:`fmat.analyses`), fed with every
-model's scores, the LPRs, the reliability rows and the criterion tables it asks for.
-
-Outputs (all declared by the rule): ``results/analysis/{study}/stats.parquet`` (the reliability
-rows + the analysis' own rows, results shape: each statistic has one producer),
-``status.json`` (whether the analysis is implemented and ran, its notes, its figure tables) and
-the folder ``figures/`` with one ``<name>.parquet`` per figure table. Where the analysis declares
-the concept-level variant (``inference: crossed``, :func:`fmat.analyses.crossed_variant`), the
-stage runs it too and writes its rows as the figure table ``crossed`` (results shape), which the
-study page sets beside the paper's inference.
-
-What the stage computes is the library's (:func:`fmat.stages.analyse`, which
-:func:`fmat.run_study` and ``fmat pilot`` run as well); this module only reads the rule's
-files and writes its outputs.
+(``analysis: {name, options}``, registered in :mod:`fmat.analyses`), fed with every model's
+scores, the LPRs, the reliability rows and the criterion tables it asks for -> the rule's
+``stats.parquet`` (the reliability rows + the analysis' own, results shape), ``status.json``
+and one ``figures/<name>.parquet`` per figure table (the concept-level variant, where the
+analysis declares one, as the figure table ``crossed``). What the stage computes is the
+library's (:func:`fmat.stages.analyse`, which :func:`fmat.run_study` and ``fmat pilot`` run
+as well); this module reads the rule's files and writes its outputs.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -26,10 +18,11 @@ from typing import Mapping, Sequence
 
 from fmat import stages
 from fmat.analyses import analysis_stage
-from fmat.io import atomic_path, read_table, write_table
+from fmat.io import read_table, write_table
 from fmat.runner import read_scores
 
 from .queries import load_study_file
+from .scripts import write_json
 
 __all__ = ["analysis", "analysis_stage", "write_status"]
 
@@ -70,7 +63,5 @@ def analysis(
 
 
 def write_status(status: Mapping, path: str | os.PathLike) -> None:
-    """The analysis' status record as JSON, written atomically."""
-
-    with atomic_path(Path(path)) as tmp:
-        tmp.write_text(json.dumps(dict(status), indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    """The analysis' status record as JSON, written atomically (:func:`.scripts.write_json`)."""
+    write_json(dict(status), path)

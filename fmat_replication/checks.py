@@ -1,14 +1,8 @@
 """Stage ``checks`` (rules oov_study, model_checks): what the pages say of each model, made
-once by a rule with declared inputs and outputs, not at render time.
-
-- :func:`oov_study`: per study and model, the rows scored, the rows whose [MASK] option the
-  model's vocabulary lacks (``oov``), the rows with no probability (dropped from the LPRs) and
-  the words affected -> ``results/oov/{study}.parquet``.
-- :func:`model_checks`: per model, its subject-verb agreement beside its FMAT results (mean
-  alpha per study, OOV share) -> ``results/models/checks.parquet``; the agreement accuracy per
-  construction, one row per model -> ``results/models/agreement.parquet``; and where each
-  model came from (its card: source, revision, locked commit or weights hash, hub creation
-  date) -> ``results/models/provenance.parquet``.
+once by a rule with declared inputs and outputs, not at render time: per study and model the
+rows whose [MASK] option the model's vocabulary lacks (:func:`oov_study`), and per model its
+subject-verb agreement beside its FMAT results, its agreement per construction and where it
+came from (:func:`model_checks`).
 """
 
 from __future__ import annotations
@@ -21,11 +15,11 @@ import pandas as pd
 
 from fmat.io import read_table, write_table
 
+from .score import PROVENANCE_KEY
+
 #: the columns of ``results/oov/{study}.parquet``: the counts, then what the scoring job recorded
 #: (``demo``: a tiny demo model; ``packages``: JSON of the distributions' versions in that job)
 OOV_COLUMNS = ["study", "model", "rows", "oov_rows", "nan_prob_rows", "oov_words", "demo", "packages"]
-#: the key of a score table's attrs that holds the scoring job's record (fmat_replication.score)
-PROVENANCE_KEY = "fmat_provenance"
 #: the columns of ``results/models/provenance.parquet`` (from each model's card)
 PROVENANCE_COLUMNS = ["model", "source", "revision", "commit", "sha256", "created"]
 
@@ -55,15 +49,7 @@ def oov_summary(scores: pd.DataFrame, word: str = "M_word", max_words: int = 30)
     for model, g in d.groupby("model", sort=False):
         words = sorted(set(g.loc[g["oov"] | g["nan"], "word"])) if word in scores else []
         more = f" ... (+{len(words) - max_words})" if len(words) > max_words else ""
-        rows.append(
-            {
-                "model": model,
-                "rows": len(g),
-                "oov_rows": int(g["oov"].sum()),
-                "nan_prob_rows": int(g["nan"].sum()),
-                "oov_words": ", ".join(words[:max_words]) + more,
-            }
-        )
+        rows.append([model, len(g), int(g["oov"].sum()), int(g["nan"].sum()), ", ".join(words[:max_words]) + more])
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -76,13 +62,8 @@ def scoring_records(paths: Iterable[str | Path]) -> pd.DataFrame:
         table = read_table(path, columns=["model"])
         rec = table.attrs.get(PROVENANCE_KEY) or {}
         model = str(table["model"].iloc[0]) if len(table) else str(rec.get("model", ""))
-        rows.append(
-            {
-                "model": model,
-                "demo": rec["demo"] if "demo" in rec else pd.NA,
-                "packages": json.dumps(rec.get("packages") or {}, sort_keys=True) if rec else "",
-            }
-        )
+        packages = json.dumps(rec.get("packages") or {}, sort_keys=True) if rec else ""
+        rows.append([model, rec["demo"] if "demo" in rec else pd.NA, packages])
     return pd.DataFrame(rows, columns=["model", "demo", "packages"]).drop_duplicates("model")
 
 

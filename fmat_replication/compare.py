@@ -12,26 +12,11 @@ results rows of every study (``results/analysis/{study}/stats.parquet``) on the 
     there is no computed row to compare with, or nothing comparable in it (``reason`` says why:
     the study was not run, no analysis of its name is registered, a cited criterion, ...).
 
-The checks (documented for readers in ``docs/reports.md``):
-
-1. **sign** -- ours has the paper's sign. Skipped when the paper's number is 0 at its printed
-   precision, for ranges that span 0, for ``abs<`` bounds, and when the paper reports the
-   effect as *not significant* (the sign of a null is not a finding).
-2. **significance at .05** -- where the paper prints a p (with its ``bound``) or table stars,
-   ours (``p`` column) is significant at .05 exactly when the paper's is. "p < .01" is
-   significant, "p > .33" and "ns" are not; "p > .01" says nothing and is skipped. Skipped,
-   with a note, when our row has no p.
-3. **closeness** -- for the statistics in :data:`TOLERANCES` (r, d, beta, ICC, alpha, R²),
-   ``|ours - paper| <= tolerance``; for a range row, min and max of the matched rows are each
-   within the tolerance of ``value_low`` / ``value_high``.
-4. **value bound** -- a printed bound (``value_bound``: "α > .96", "|t| < 1") must hold for
-   ours as printed, for every matched row.
-
+The checks, one function each (:func:`check_sign`, :func:`check_significance`,
+:func:`check_closeness`, :func:`check_bound`), are documented for readers in ``docs/reports.md``.
 Pattern rows (condition or model with ``*``) are compared with every computed row
 :func:`fmat_replication.paper.matching_rows` returns; a check holds when it holds for all of them.
-Besides the verdict, ``exact`` says whether ours equals the paper *as printed*: the value
-rounds to the printed number (:func:`fmat_replication.paper.within_rounding`), a range's ends round to
-the printed ends, a p bound holds as printed ("p < .001" needs ours < .001), stars agree.
+Besides the verdict, ``exact`` says whether ours equals the paper *as printed* (:func:`as_printed`).
 """
 
 from __future__ import annotations
@@ -39,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import operator
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,11 +45,7 @@ from .paper import load_paper_results
 REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE = "replicated", "not replicated", "not computable"
 VERDICTS = [REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE]
 
-#: |ours - paper| allowed, per statistic. Why these: the paper prints 2 decimals (3 for
-#: R²m/b/beta of Studies 1C and 4); model revisions, library versions and float precision move
-#: an r or an alpha by a few hundredths, a d (a ratio to an SD) by more. A difference larger
-#: than these changes how the number reads (e.g. r = .74 vs .68), which is what "not
-#: replicated" should flag.
+#: |ours - paper| allowed, per statistic (why these: docs/reports.md, "Close enough")
 TOLERANCES: dict[str, float] = {
     "r": 0.05,
     "d": 0.10,
@@ -110,32 +92,28 @@ PAPER_OUT = [
     "digits",
 ]
 OURS_OUT = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]
+#: the columns of the calibrated inference (ours, not the paper's; docs/calibration.md): a row's
+#: p and 95% CI under its analysis's calibrated variant (single rows), and its verdict with that
+#: p; empty where the analysis has none
+CALIBRATED_COLUMNS = ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
 #: the columns of the replication table, in order
 REPLICATION_COLUMNS = (
     KEY
     + [f"paper_{c}" for c in PAPER_OUT]
     + [f"ours_{c}" for c in OURS_OUT]
     + ["ours_min", "ours_max", "n_matched", "diff", "tolerance", "exact", "verdict", "reason", "source"]
-    + ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
+    + CALIBRATED_COLUMNS
 )
-
-#: the columns of the calibrated inference (ours, not the paper's; docs/calibration.md): for a
-#: row whose analysis has a calibrated variant (figure table ``calibrated``: the stereotype
-#: analyses' ``inference: sentence``, the criterion analyses' ``inference: disattenuated``), its
-#: p and 95% CI under that variant (single rows), and the verdict the row gets when our p is
-#: the calibrated one; empty elsewhere
-CALIBRATED_COLUMNS = ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
 
 
 def with_calibrated_p(ours: pd.DataFrame, calibrated: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """``ours`` with each row of model ``all`` that has a calibrated variant given that
     variant's p and CI (columns p, ci_low, ci_high replaced), and a boolean column
-    ``calibrated`` marking them.  ``calibrated``: per study, its figure table ``calibrated``
-    (condition, p_ours, ci_low_ours, ci_high_ours): the stereotype analyses' d and t rows (the
-    same d), or the criterion analyses' r and b rows (column ``statistic``; the disattenuated CI,
-    the same p).  The value stays ours as the paper computed it: the paper's printed r and b are
-    attenuated the same way, so a verdict compares like with like and says whether the number
-    still holds under the calibrated p."""
+    ``calibrated`` marking them. ``calibrated``: per study, its figure table ``calibrated``
+    (condition, p_ours, ci_low_ours, ci_high_ours; the stereotype analyses' ``inference:
+    sentence`` for their d and t rows, the criterion analyses' ``inference: disattenuated`` for
+    their r and b rows, column ``statistic``). The value stays ours as the paper computed it, so
+    a verdict compares like with like under the calibrated p."""
     out = ours.copy()
     out["calibrated"] = False
     for study, tab in (calibrated or {}).items():
@@ -180,9 +158,7 @@ class StudyStatus:
         )
 
 
-# ---------------------------------------------------------------------------------------
-# small pure helpers
-# ---------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- small pure helpers
 
 
 def _text(x) -> str:
@@ -204,18 +180,12 @@ def paper_significance(p: float, bound: str = "", stars: str = "", level: float 
         if bound == ">":
             return False if p >= level else None
         return bool(p < level)
-    if stars in ("*", "**", "***"):
-        return True
-    if stars == "ns":
-        return False
-    return None
+    return {"*": True, "**": True, "***": True, "ns": False}.get(stars)
 
 
 def _sign(x: float, digits: float = math.nan) -> int:
     """Sign of a number; 0 when it is 0 at its printed precision (or NaN)."""
-    if missing(x):
-        return 0
-    if not missing(digits) and abs(x) < 0.5 * 10 ** (-int(digits)):
+    if missing(x) or (not missing(digits) and abs(x) < 0.5 * 10 ** (-int(digits))):
         return 0
     return int(np.sign(x))
 
@@ -228,33 +198,29 @@ def _decimals_of(x: float) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
+#: a printed bound -> does it hold for (ours, the printed number)
+_HOLDS = {">": operator.gt, "<": operator.lt, "abs<": lambda value, limit: abs(value) < limit}
+
+
 def value_bound_holds(value: float, relation: str, limit: float) -> bool:
     """``value`` satisfies the printed bound: ">" value > limit, "<" value < limit, "abs<" |value| < limit."""
     if missing(value):
         return False
-    if relation == ">":
-        return value > limit
-    if relation == "<":
-        return value < limit
-    if relation == "abs<":
-        return abs(value) < limit
-    raise ValueError(f"unknown value bound {relation!r}")
+    if relation not in _HOLDS:
+        raise ValueError(f"unknown value bound {relation!r}")
+    return _HOLDS[relation](value, limit)
 
 
 def p_bound_holds(p: float, bound: str, printed: float) -> bool:
     """Our p satisfies the paper's printed p: "<" p < printed, ">" p > printed, "" rounds to it."""
     if missing(p):
         return False
-    if bound == "<":
-        return p < printed
-    if bound == ">":
-        return p > printed
+    if bound in ("<", ">"):
+        return _HOLDS[bound](p, printed)
     return within_rounding(printed, float(_decimals_of(printed)), p)
 
 
-# ---------------------------------------------------------------------------------------
-# one paper row
-# ---------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- one paper row
 
 
 @dataclass
@@ -436,18 +402,13 @@ def verdict_of(found: Checks) -> tuple[str, str]:
 
 
 def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, float] | None = None) -> dict:
-    """Verdict of one paper row against its matched computed rows (``matched``: results shape):
-    :func:`check_sign`, :func:`check_significance`, :func:`check_closeness`, :func:`check_bound`,
-    then :func:`verdict_of`; :func:`as_printed` says whether ours prints as the paper's.
-
-    Returns ``{"verdict", "reason", "diff", "tolerance", "exact", "ours_min", "ours_max"}``.
-    ``matched`` must be non-empty (rows without a counterpart are :func:`not_computable_reason`).
-    """
+    """Verdict of one paper row against its matched computed rows (``matched``: results shape,
+    non-empty; rows without a counterpart are :func:`not_computable_reason`): ``{"verdict",
+    "reason", "diff", "tolerance", "exact", "ours_min", "ours_max"}``."""
     paper = Printed.of(paper_row, TOLERANCES if tolerances is None else tolerances)
     ours = pd.to_numeric(matched["value"], errors="coerce").to_numpy(dtype=float)
     ours_p = pd.to_numeric(matched["p"], errors="coerce").to_numpy(dtype=float)
-    finite = np.isfinite(ours).any()
-    lo, hi = (float(np.nanmin(ours)), float(np.nanmax(ours))) if finite else (math.nan, math.nan)
+    lo, hi = (float(np.nanmin(ours)), float(np.nanmax(ours))) if np.isfinite(ours).any() else (math.nan, math.nan)
     found = Checks()
     check_sign(paper, ours, found)
     check_significance(paper, ours_p, found)
@@ -499,9 +460,7 @@ def not_computable_reason(
     return f"the analysis {status.analysis!r} emitted no row for {what}"
 
 
-# ---------------------------------------------------------------------------------------
-# the whole table
-# ---------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- the whole table
 
 
 def compare(
@@ -532,23 +491,18 @@ def compare(
             st = StudyStatus()
         pattern = is_pattern(rec["condition"]) or is_pattern(rec["model"])
         if pattern:
-            matched = matching_rows(pd.Series(rec), ours)
-            matched_cal = matching_rows(pd.Series(rec), ours_cal)
+            matched, matched_cal = matching_rows(pd.Series(rec), ours), matching_rows(pd.Series(rec), ours_cal)
         else:
             i = index.get(tuple(str(rec[k]) for k in KEY))
-            matched = ours.iloc[[i]] if i is not None else ours.iloc[0:0]
-            matched_cal = ours_cal.iloc[[i]] if i is not None else ours_cal.iloc[0:0]
-        row = {k: rec[k] for k in KEY}
-        for c in PAPER_OUT:
-            row[f"paper_{c}"] = rec.get(c, math.nan)
-        for c in OURS_OUT:
-            row[f"ours_{c}"] = float(matched[c].iloc[0]) if len(matched) == 1 and not pattern else math.nan
-        row["n_matched"] = len(matched)
-        row["source"] = rec.get("source", "")
-        for c in CALIBRATED_COLUMNS:
-            row[c] = "" if c == "verdict_calibrated" else math.nan
+            at = [i] if i is not None else []
+            matched, matched_cal = ours.iloc[at], ours_cal.iloc[at]
+        one = len(matched) == 1 and not pattern  # a single row of ours: its numbers are shown
+        row = {k: rec[k] for k in KEY} | {f"paper_{c}": rec.get(c, math.nan) for c in PAPER_OUT}
+        row |= {f"ours_{c}": float(matched[c].iloc[0]) if one else math.nan for c in OURS_OUT}
+        row |= {"n_matched": len(matched), "source": rec.get("source", "")}
+        row |= {c: "" if c == "verdict_calibrated" else math.nan for c in CALIBRATED_COLUMNS}
         if len(matched_cal) and matched_cal["calibrated"].astype(bool).any():
-            if len(matched_cal) == 1 and not pattern:
+            if one:
                 for c in ("p", "ci_low", "ci_high"):
                     row[f"calibrated_{c}"] = float(matched_cal[c].iloc[0])
             row["verdict_calibrated"] = judge(rec, matched_cal[RESULT_COLUMNS], tolerances)["verdict"]
@@ -594,9 +548,7 @@ def summarise(replication: pd.DataFrame, by: Iterable[str] = ("study",)) -> pd.D
     return counts.reset_index()
 
 
-# ---------------------------------------------------------------------------------------
-# the analysis stage's bookkeeping (rule analysis) and the status the compare rule reads
-# ---------------------------------------------------------------------------------------
+# ------------------------------------- the analysis stage's bookkeeping (rule analysis) and the status the compare rule reads
 
 
 def read_calibrated(stats_paths: Iterable) -> dict[str, pd.DataFrame]:

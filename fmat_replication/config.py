@@ -5,6 +5,7 @@ JSON-Schema check of ``config/*.yaml`` with errors that name the key and the fil
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import os
@@ -47,13 +48,7 @@ def model_table(config: Mapping) -> dict[str, ModelSpec]:
     for i, entry in enumerate(config.get("models") or []):
         if isinstance(entry, str):
             entry = {"name": entry}
-        spec = ModelSpec(
-            name=entry["name"],
-            slug=model_slug(entry["name"]),
-            revision=entry.get("revision"),
-            tiny=entry.get("tiny"),
-            path=entry.get("path"),
-        )
+        spec = ModelSpec(entry["name"], model_slug(entry["name"]), **{k: entry.get(k) for k in ("revision", "tiny", "path")})
         if spec.slug in out:
             raise InputError(
                 f"model {spec.name!r} is listed twice (or two names give the same slug {spec.slug!r})",
@@ -69,10 +64,7 @@ def _schema() -> dict:
 
 
 def _where(path: Iterable) -> str:
-    out = "config"
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
+    return "config" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
 
 
 def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
@@ -86,24 +78,22 @@ def _schema_errors(config: Mapping) -> list[tuple[str, str]]:
 def apply_defaults(config: Mapping) -> dict:
     """A copy of ``config`` with the schema's top-level defaults filled in."""
     out = dict(config)
-    for key, prop in _schema()["properties"].items():
-        if key not in out and "default" in prop:
-            out[key] = prop["default"]
+    out.update({key: prop["default"] for key, prop in _schema()["properties"].items() if key not in out and "default" in prop})
     return out
 
 
-def _readable_last_first(files: Sequence[str | os.PathLike]):
-    """``(file, mapping)`` of each config file that reads as a YAML mapping, the last given
-    (highest precedence) first; unreadable ones are passed over (the schema check names them)."""
-
+def _set_by(files: Sequence[str | os.PathLike], sets) -> str | None:
+    """The last of the config ``files`` (the highest precedence) that reads as a YAML mapping
+    for which ``sets(mapping)``; unreadable ones are passed over (the schema check names them)."""
     for f in reversed(list(files)):
         try:
             with open(f, encoding="utf-8") as fh:
                 data = yaml.safe_load(fh)
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue
-        if isinstance(data, Mapping):
-            yield f, data
+        if isinstance(data, Mapping) and sets(data):
+            return str(f)
+    return None
 
 
 def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
@@ -113,11 +103,8 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iter
     configuration (…)"."""
     if key in set(cli_keys):
         return f"--config {key}=..."
-    for f, data in _readable_last_first(files):
-        if key in data:
-            return str(f)
     names = ", ".join(str(f) for f in files) or "no config file"
-    return f"the merged configuration ({names}, or --config)"
+    return _set_by(files, lambda data: key in data) or f"the merged configuration ({names}, or --config)"
 
 
 def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
@@ -126,10 +113,8 @@ def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: I
     config/config.yaml)."""
     if "score_groups" in set(cli_keys):
         return "--config score_groups=..."
-    for f, data in _readable_last_first(files):
-        if isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]:
-            return str(f)
-    return "the merged configuration"
+    in_groups = lambda data: isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]
+    return _set_by(files, in_groups) or "the merged configuration"
 
 
 def _with_source(where: str, files: Sequence[str | os.PathLike] | None, cli_keys: Iterable[str] = ()) -> str:
@@ -217,14 +202,11 @@ def _validate_config(
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]
-        more = (
-            f" (and {len(errors) - 1} more problem(s): " + "; ".join(f"{w}: {m}" for w, m in errors[1:4]) + ")"
-            if len(errors) > 1
-            else ""
-        )
+        others = "; ".join(f"{w}: {m}" for w, m in errors[1:4])
+        more = f" (and {len(errors) - 1} more problem(s): {others})" if len(errors) > 1 else ""
         raise InputError(msg + more, where=where, fix="see fmat_replication/config.schema.json and docs/workflow.md for the keys")
     cfg = apply_defaults(config)
-    model_table(cfg)  # duplicates
+    models = list(model_table(cfg).values())  # a model listed twice is an error
     _check_agreement(cfg.get("agreement") or {})
     studies_dir = Path(root) / cfg["studies_dir"]
     for i, sid in enumerate(cfg["studies"]):
@@ -236,13 +218,13 @@ def _validate_config(
                 where=f"config.studies[{i}]",
                 fix=f"use one of {', '.join(known) or '(no study files found)'}, or write {path} (see docs/study-files.md)",
             )
-    if any(spec.tiny for spec in model_table(cfg).values()) and not all(spec.tiny for spec in model_table(cfg).values()):
+    if any(spec.tiny for spec in models) and not all(spec.tiny for spec in models):
         raise InputError(
             "some models are tiny demo models and some are not",
             where="config.models",
             fix="use only tiny models (config/demo.yaml) or only hub models and local folders (config/config.yaml)",
         )
-    for i, spec in enumerate(model_table(cfg).values()):
+    for i, spec in enumerate(models):
         if spec.path is not None:
             check_model_folder(spec, repo, where=f"config.models[{i}].path")
     score_groups(cfg, group_sources, order=group_order)  # a study in two groups
@@ -257,9 +239,12 @@ def _validate_config(
 
 def world_path(cfg: Mapping, repo: str | os.PathLike = ".") -> Path | None:
     """The configured world file (``world``, relative to the repository), or None."""
-    if not cfg.get("world"):
-        return None
-    path = Path(os.path.expanduser(str(cfg["world"])))
+    return _from_repo(str(cfg["world"]), repo) if cfg.get("world") else None
+
+
+def _from_repo(path: str, repo: str | os.PathLike) -> Path:
+    """``path`` (``~`` expanded) if absolute, else relative to ``repo``."""
+    path = Path(os.path.expanduser(path))
     return path if path.is_absolute() else Path(repo) / path
 
 
@@ -308,11 +293,10 @@ def check_world_studies(world, cfg: Mapping, root: str | os.PathLike = ".") -> N
         if twin is None and study_file(cfg, sid, root).is_file():
             continue  # a study of the world that this run does not configure: nothing to plant
         close = [twin] if twin else difflib.get_close_matches(sid, configured, n=1, cutoff=0.5)
-        where = f"{cfg['world']}: studies.{sid}"
         raise InputError(
             f"the world file plants study {sid!r}, which this run does not configure and no study file defines "
             f"({study_file(cfg, sid, root)} does not exist)" + (f"; did you mean {close[0]!r}?" if close else ""),
-            where=where,
+            where=f"{cfg['world']}: studies.{sid}",
             fix=(f"key the block {close[0]!r} (study ids are case-sensitive)" if close else "key the block by a study id")
             + f"; the configured studies are {', '.join(configured)}",
         )
@@ -339,10 +323,7 @@ def check_model_count(config: Mapping, least: int = 2) -> None:
 def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
     """The local folder of a configured model (``{name: LABEL, path: FOLDER}``), a relative
     FOLDER resolved from ``repo`` (the repository root); None for a hub or demo model."""
-    if spec.path is None:
-        return None
-    path = Path(os.path.expanduser(spec.path))
-    return path if path.is_absolute() else Path(repo) / path
+    return None if spec.path is None else _from_repo(spec.path, repo)
 
 
 def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: str = "config.models[].path") -> Path:
@@ -387,12 +368,11 @@ def score_groups(config: Mapping, sources: Mapping[str, str] | None = None, orde
 
     Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
     studies is configured is dropped); every configured study in no group gets a group of its own,
-    named after it. One scoring job per model and group (rules/score.smk): a new study in no group
-    adds jobs of its own and leaves the other groups' jobs (and outputs) as they are. Members
-    that are not configured are ignored (a run of a few paper studies, another studies_dir);
-    a study in two groups is an error; with ``sources`` (group -> the file or --config that set
-    it) and ``order`` (those sources in Snakemake's merge order, the last one winning) the error
-    names both and says what to write in the file read last, the only place a change can take.
+    named after it (one scoring job per model and group, rules/score.smk). Members that are not
+    configured are ignored (a run of a few paper studies, another studies_dir); a study in two
+    groups is an error; with ``sources`` (group -> the file or --config that set it) and ``order``
+    (those sources in Snakemake's merge order, the last one winning) the error names both and
+    says what to write in the file read last, the only place a change can take.
     """
     studies = [str(s) for s in config.get("studies") or []]
     groups: dict[str, list[str]] = {}
@@ -485,11 +465,9 @@ def check_device(device: str, where: str = "config.device") -> None:
 
 
 def check_study(path: Path, sid: str | None = None) -> None:
-    """Validate one study file with :mod:`fmat.study` (schema and semantics, without criteria
-    tables, which may not be downloaded yet), and its analysis (:func:`.analyses.check`)."""
-
-    # criterion word lists (Study 1C's names) are checked with placeholders: their tables may
-    # not be built yet; the analysis against the registered analyses
+    """Validate one study file with :mod:`fmat.study` (schema and semantics; criterion word lists,
+    Study 1C's names, with placeholders: their tables may not be built yet), and its analysis
+    against the registered analyses (:func:`.analyses.check`)."""
     problems = validate_study_file(path, check_analysis=check)
     if problems:
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
@@ -518,17 +496,12 @@ def config_hash(config: Mapping) -> str:
 _TRUE_FALSE = ("true", "false", "yes", "no", "on", "off", "1", "0")
 
 
+@functools.cache
 def _snakemake_parser():
     """Snakemake's own command-line parser (built once: it registers every plugin's options)."""
-    global _PARSER
-    if _PARSER is None:
-        from snakemake.cli import get_argument_parser
+    from snakemake.cli import get_argument_parser
 
-        _PARSER = get_argument_parser()
-    return _PARSER
-
-
-_PARSER = None
+    return get_argument_parser()
 
 
 def profile_files(argv: Sequence[str], snakefile: str | os.PathLike | None = None) -> list[Path]:
@@ -538,24 +511,15 @@ def profile_files(argv: Sequence[str], snakefile: str | os.PathLike | None = Non
     from snakemake.cli import get_profile_dir
 
     args, _ = _snakemake_parser().parse_known_args(list(argv))
-    found: list[Path] = []
-    for profile in args.profile or []:
-        if str(profile) != "none":
-            entry = get_profile_dir(str(profile))
-            if entry is not None:
-                found.append(Path(entry[1]))
+    profiles = [str(profile) for profile in args.profile or [] if str(profile) != "none"]
     if args.workflow_profile != "none":
         name = Path(args.workflow_profile) if args.workflow_profile else Path("default")
         candidates = [name, Path("profiles") / name]
         if snakefile is not None:
             candidates.append(Path(snakefile).parent / "profiles" / name)
-        for candidate in candidates:
-            if candidate.exists():
-                entry = get_profile_dir(str(candidate))
-                if entry is not None:
-                    found.append(Path(entry[1]))
-                break
-    return found
+        profiles += [str(c) for c in candidates if c.exists()][:1]
+    entries = [get_profile_dir(profile) for profile in profiles]
+    return [Path(entry[1]) for entry in entries if entry is not None]
 
 
 def check_profile(path: str | os.PathLike) -> None:
@@ -614,19 +578,13 @@ def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathL
     for folder in folders:
         path = Path(working) / folder
         for target in _folders_within(path) if path.is_dir() else [Path(working)]:
-            if os.access(target, os.W_OK | os.X_OK):
-                continue
-            _not_writable(folder, target)
-
-
-def _not_writable(folder, target: Path) -> None:
-    """The InputError of :func:`check_writable` for ``target`` (within the output folder ``folder``)."""
-    raise InputError(
-        f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why_not_writable(target)}",
-        where=f"{target.resolve()}",
-        fix="run the workflow in a working folder you may write (a copy of the project, or "
-        "snakemake --directory DIR), or make that folder writable (chmod u+w, or its owner); nothing was run",
-    )
+            if not os.access(target, os.W_OK | os.X_OK):
+                raise InputError(
+                    f"the workflow writes into {folder}/, and {target.resolve()} cannot be written: {why_not_writable(target)}",
+                    where=f"{target.resolve()}",
+                    fix="run the workflow in a working folder you may write (a copy of the project, or "
+                    "snakemake --directory DIR), or make that folder writable (chmod u+w, or its owner); nothing was run",
+                )
 
 
 def check_config_file(path: str | os.PathLike) -> None:

@@ -1,23 +1,12 @@
 """Criterion data for Studies 1A–1C: BLS occupations, SSA baby names, GloVe WEFAT scores.
 
-Where each number comes from (Bao, 2024, Studies 1A–1C; Caliskan et al., 2017):
-
-* ``bls2021_occupations`` — % male workers of the 50 WEFAT-1 occupation words, from the BLS
-  Current Population Survey 2021 annual averages, table 11
-  (https://www.bls.gov/cps/aa2021/cpsaat11.xlsx). A word counts every detailed 2021 row
-  listed for it in the curated mapping ``config/criteria/bls2021_occupations.tsv``;
-  its % women is the employment-weighted mean over those rows (Caliskan's method),
-  % male = 100 − % women.
-* ``ssa_names_wefat2`` / ``ssa_names_1c`` — % male of first names from the Social Security
-  Administration national baby-name files (https://www.ssa.gov/oact/babynames/names.zip)
-  summed over 1900–2017; 1C keeps names with ≥ 100 births of each sex that are in GloVe.
-* ``wefat_{study}`` — WEFAT_male scores from GloVe Common Crawl 840B
-  (https://nlp.stanford.edu/data/glove.840B.300d.zip).
-
-The official sites republish their files, so no checksum is pinned: the first retrieval of
-each file is recorded (sha256, size, date) in a lock table and a later retrieval that
-differs raises :class:`CriterionChangedWarning`. Every retrieval can instead copy from a
-local mirror folder (``mirror_dir``), for offline machines.
+``bls2021_occupations`` (% male workers of the 50 WEFAT-1 occupation words, BLS CPS 2021
+table 11, via ``config/criteria/bls2021_occupations.tsv``), ``ssa_names_wefat2`` /
+``ssa_names_1c`` (% male of first names, SSA baby-name files 1900–2017) and ``wefat_{study}``
+(WEFAT_male from GloVe Common Crawl 840B; Caliskan et al., 2017). The first retrieval of each
+source file is recorded in a lock table, a later one that differs raises
+:class:`CriterionChangedWarning`; a mirror folder (``mirror_dir``) serves offline machines.
+docs/criteria.md says where each number comes from and how it is computed.
 """
 
 from __future__ import annotations
@@ -49,9 +38,7 @@ from fmat.lockfile import sha256_file
 from fmat.net import is_timeout
 from fmat.net import timeout as _timeout
 
-# --------------------------------------------------------------------------------------
-# Sources
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- Sources
 
 
 @dataclass(frozen=True)
@@ -134,9 +121,7 @@ def resolve_origin(
     )
 
 
-# --------------------------------------------------------------------------------------
-# Download, copy and the lock table
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- Download, copy and the lock table
 
 USER_AGENT = "fmat-criteria/0.1 (research replication; python urllib)"
 LOCK_COLUMNS = ["name", "kind", "location", "file", "sha256", "bytes", "first_retrieved", "last_retrieved", "previous_sha256"]
@@ -190,10 +175,6 @@ def download(
     return dest
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def read_lock(lock_path: str | os.PathLike) -> pd.DataFrame:
     """The criterion sources' lock table (empty with :data:`LOCK_COLUMNS` when there is none
     yet), checked by :func:`fmat.lockfile.read` (every row needs a name, a location and a
@@ -229,7 +210,7 @@ def record_retrieval(
     """
 
     lock_path = Path(lock_path)
-    now = now or _now()
+    now = now or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     digest = sha256_file(path)
     size = str(Path(path).stat().st_size)
     with lockfile.exclusive(lock_path) if shared else contextlib.nullcontext():
@@ -250,18 +231,8 @@ def record_retrieval(
                 df.loc[i, ["sha256", "bytes", "previous_sha256", "first_retrieved"]] = [digest, size, old, now]
             df.loc[i, ["last_retrieved", "file"]] = [now, Path(path).name]
         else:
-            row = dict(
-                name=origin.name,
-                kind=origin.kind,
-                location=origin.location,
-                file=Path(path).name,
-                sha256=digest,
-                bytes=size,
-                first_retrieved=now,
-                last_retrieved=now,
-                previous_sha256="",
-            )
-            df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)
+            row = [origin.name, origin.kind, origin.location, Path(path).name, digest, size, now, now, ""]
+            df = pd.concat([df, pd.DataFrame([dict(zip(LOCK_COLUMNS, row))])], ignore_index=True)
         df = df.sort_values(["name", "location"], kind="stable")
         lockfile.write(lock_path, df, LOCK_COLUMNS)
         return df[(df["name"] == origin.name) & (df["location"] == origin.location)].iloc[0].to_dict()
@@ -312,9 +283,15 @@ def source_note(name: str, raw_path: str | os.PathLike, lock_path: str | os.Path
     return f"{title} ({raw_path.name}; sha256 {sha256_file(raw_path)[:12]})"
 
 
-# --------------------------------------------------------------------------------------
-# Word lists (Caliskan et al., 2017)
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- Word lists (Caliskan et al., 2017)
+
+
+_WEFAT_CATEGORIES = {
+    "occupations": "Careers",
+    "names": "AndrogynousNames",
+    "male": "MaleAttributes",
+    "female": "FemaleAttributes",
+}
 
 
 def read_wefat_words(path: str | os.PathLike) -> dict[str, list[str]]:
@@ -330,12 +307,7 @@ def read_wefat_words(path: str | os.PathLike) -> dict[str, list[str]]:
             f"needs columns {sorted(need)}, has {list(df.columns)}", where=str(path), fix="keep the header: set, category, word"
         )
     out = {}
-    for key, cat in [
-        ("occupations", "Careers"),
-        ("names", "AndrogynousNames"),
-        ("male", "MaleAttributes"),
-        ("female", "FemaleAttributes"),
-    ]:
+    for key, cat in _WEFAT_CATEGORIES.items():
         words = df.loc[df["category"] == cat, "word"].astype(str).tolist()
         if not words:
             raise InputError(f"no words in category {cat}", where=str(path), fix="restore the Caliskan et al. (2017) word list")
@@ -343,9 +315,7 @@ def read_wefat_words(path: str | os.PathLike) -> dict[str, list[str]]:
     return out
 
 
-# --------------------------------------------------------------------------------------
-# BLS table 11 and the occupation mapping
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- BLS table 11 and the occupation mapping
 
 _DASHES = {"–", "—", "-", ""}
 
@@ -492,9 +462,7 @@ def bls_occupation_criterion(
     return pd.DataFrame(out)
 
 
-# --------------------------------------------------------------------------------------
-# SSA baby names
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- SSA baby names
 
 NAME_COLUMNS = ["item", "n_female", "n_male", "pct_male", "logit_pct_male"]
 
@@ -611,11 +579,10 @@ def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[s
     return out
 
 
-# --------------------------------------------------------------------------------------
-# GloVe: read with fmat.embeddings.read_word2vec(path, words=..., dims=300), which streams the
-# official zip; a few 840B tokens contain spaces, so dims must be given
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- GloVe
 
+#: GloVe is read with fmat.embeddings.read_word2vec(path, words=..., dims=300), which streams the
+#: official zip; a few 840B tokens contain spaces, so dims must be given
 GLOVE_DIMS = 300
 
 
@@ -625,18 +592,9 @@ def demo_vectors(words: Iterable[str], dim: int = 300) -> pd.DataFrame:
     NOT GloVe: reproducible noise so the demo's WEFAT step runs without the 2 GB download.
     """
     words = list(words)
-    mat = (
-        np.vstack(
-            [
-                np.random.default_rng(int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little"))
-                .standard_normal(dim)
-                .astype(np.float32)
-                for w in words
-            ]
-        )
-        if words
-        else np.zeros((0, dim), dtype=np.float32)
-    )
+    seeds = [int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little") for w in words]
+    rows = [np.random.default_rng(seed).standard_normal(dim) for seed in seeds]
+    mat = np.array(rows, dtype=np.float32).reshape(len(words), dim)
     return pd.DataFrame(mat, index=pd.Index(words, dtype=object, name="word"))
 
 
@@ -676,17 +634,13 @@ def wefat_table(
     scored = criterion(vec, have, male, female) if have else pd.DataFrame(columns=["item", "wefat_male"])
     scored = pd.DataFrame(scored)[["item", "wefat_male"]]
     out = pd.DataFrame({"item": items}).merge(scored, on="item", how="left")
-    miss = set(missing)
-    out["source"] = [
-        DEMO_SOURCE if (w in miss and demo_missing) else (f"not in {source}" if w in miss else source) for w in out["item"]
-    ]
+    miss, lacking = set(missing), DEMO_SOURCE if demo_missing else f"not in {source}"
+    out["source"] = [lacking if w in miss else source for w in out["item"]]
     out.attrs["missing_items"] = list(missing)
     return out
 
 
-# --------------------------------------------------------------------------------------
-# Stage functions: one per criteria rule (rules/criteria.smk)
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------- Stage functions: one per criteria rule (rules/criteria.smk)
 
 
 def fetch_source(origin: Mapping, out, *, lock, timeout: float) -> None:
@@ -759,12 +713,8 @@ def wefat_criterion(glove_path, words_path, names_paths: Sequence, out, *, study
 
     logging.captureWarnings(True)
     words = read_wefat_words(words_path)
-    if study == "1A":
-        items = words["occupations"]
-    elif study == "1B":
-        items = words["names"]
-    else:
-        items = read_table(names_paths[0])["item"].astype(str).tolist()
+    key = {"1A": "occupations", "1B": "names"}.get(study)
+    items = words[key] if key else read_table(names_paths[0])["item"].astype(str).tolist()
     vectors = read_word2vec(glove_path, words=[*items, *words["male"], *words["female"]], dims=GLOVE_DIMS)
     source = source_note("glove", glove_path, lock)
     result = wefat_table(vectors, items, words["male"], words["female"], source=source, demo_missing=demo_embedding)

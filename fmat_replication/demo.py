@@ -21,14 +21,11 @@ from .scripts import write_json
 def demo_words(tables: Sequence, extra: Iterable[str] = ()) -> list[str]:
     """Every word the demo models must know: the MASK, TARGET and ATTRIB words of the query
     tables (and each whitespace token of a phrase), plus ``extra``; sorted, unique."""
-    words: set[str] = set()
+    words = {str(w) for w in extra}
     for table in tables:
-        for col in ("M_word", "T_word", "A_word"):
-            if col in table.columns:
-                for value in table[col].dropna().astype(str).unique():
-                    words.add(value)
-                    words.update(value.split())
-    words.update(str(w) for w in extra)
+        for col in {"M_word", "T_word", "A_word"} & set(table.columns):
+            for value in table[col].dropna().astype(str).unique():
+                words.update([value, *value.split()])
     return sorted(w for w in words if w.strip())
 
 

@@ -1,11 +1,7 @@
-"""The paper's numbers as text, for the replication's pages and CSVs; every other number is
-written by the library's formatters (:mod:`fmat.formatting`, the one set both pages use, re-exported
-here: ``missing``, ``number``, ``short``, ``p_text`` (= :func:`fmat.formatting.p_sentence`),
-``p_cell``, ``cell``).
-
-- :func:`paper_cell`, :func:`ours_cell`: one replication row's paper number and ours, as a cell
-  of the paper's tables prints them (with stars);
-- :func:`replication_text`: the replication table as text (the pages' CSV downloads).
+"""The paper's numbers as text, for the replication's pages and CSVs (:func:`paper_cell`,
+:func:`ours_cell`, :func:`replication_text`); every other number is written by the library's
+formatters (:mod:`fmat.formatting`, the one set both pages use, re-exported here: ``missing``,
+``number``, ``short``, ``p_text`` (= :func:`fmat.formatting.p_sentence`), ``p_cell``, ``cell``).
 """
 
 from __future__ import annotations
@@ -95,19 +91,7 @@ def replication_text(replication: pd.DataFrame) -> pd.DataFrame:
                 bits.append(f"95% CI [{number(r['ours_ci_low'])}, {number(r['ours_ci_high'])}]")
             if bits and ours:
                 ours = f"{ours} ({', '.join(bits)})"
-        rows.append(
-            {
-                "study": r["study"],
-                "statistic": r["statistic"],
-                "condition": r["condition"],
-                "model": r["model"],
-                "paper": paper,
-                "ours": ours,
-                "verdict": r["verdict"],
-                "as printed": "" if pd.isna(r["exact"]) else ("yes" if r["exact"] else "no"),
-                "reason": r["reason"],
-            }
-        )
-    return pd.DataFrame(
-        rows, columns=["study", "statistic", "condition", "model", "paper", "ours", "verdict", "as printed", "reason"]
-    )
+        exact = "" if pd.isna(r["exact"]) else ("yes" if r["exact"] else "no")
+        rows.append([r["study"], r["statistic"], r["condition"], r["model"], paper, ours, r["verdict"], exact, r["reason"]])
+    columns = ["study", "statistic", "condition", "model", "paper", "ours", "verdict", "as printed", "reason"]
+    return pd.DataFrame(rows, columns=columns)

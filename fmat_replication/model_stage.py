@@ -87,16 +87,32 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
 
 def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
     """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
+    return _folder_row(name, revision or "main", path.name, path)
 
-    files = sorted(p.name for p in path.iterdir() if p.is_file())
-    weights = [path / w for w in WEIGHT_FILES if (path / w).exists()]
+
+def _folder_row(name: str, revision: str, commit: str, path: Path) -> dict:
+    """The lock-file row of the model files in ``path`` (sha256: of the first weights file)."""
+    weights = [path / w for w in WEIGHT_FILES if (path / w).is_file()]
     return {
         "model": name,
-        "revision": revision or "main",
-        "commit": path.name,
-        "files": ",".join(files),
+        "revision": revision,
+        "commit": commit,
+        "files": ",".join(sorted(p.name for p in path.iterdir() if p.is_file())),
         "sha256": sha256_file(weights[0]) if weights else "",
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def _marker(name: str, revision: str | None, commit: str, path: str | None, lock, source: str) -> dict:
+    """A download marker: ``{name, slug, revision, commit, path, lock, source}``."""
+    return {
+        "name": name,
+        "slug": model_slug(name),
+        "revision": revision,
+        "commit": commit,
+        "path": path,
+        "lock": str(lock),
+        "source": source,
     }
 
 
@@ -148,29 +164,18 @@ def ensure_model(
     locked = locked_commit(name, lock)
     path = cached_snapshot(name, revision or locked)
     if path is not None:
-        source = "cache"
         if locked != path.name:
             _update_lock(lock, lock_row_from_cache(name, path, revision))
-        commit = path.name
-    else:
-        if not hub_reachable(timeout):
-            raise offline_error(name)
-        try:
-            rows = download(name, revision=revision or locked, lock_path=None, timeout=timeout)
-        except OfflineError as err:
-            raise offline_error(name, err.message) from err
-        row = rows.iloc[0].to_dict()
-        _update_lock(lock, row)
-        commit, source = str(row["commit"]), "hub"
-    return {
-        "name": name,
-        "slug": model_slug(name),
-        "revision": revision,
-        "commit": commit,
-        "path": None,
-        "lock": str(lock),
-        "source": source,
-    }
+        return _marker(name, revision, path.name, None, lock, "cache")
+    if not hub_reachable(timeout):
+        raise offline_error(name)
+    try:
+        rows = download(name, revision=revision or locked, lock_path=None, timeout=timeout)
+    except OfflineError as err:
+        raise offline_error(name, err.message) from err
+    row = rows.iloc[0].to_dict()
+    _update_lock(lock, row)
+    return _marker(name, revision, str(row["commit"]), None, lock, "hub")
 
 
 def check_lock_record(lock, marker: Mapping) -> None:
@@ -247,29 +252,9 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
             where="config.models[].path",
             fix="give a folder written by save_pretrained",
         )
-    digest = sha256_file(weights[0])
-    files = sorted(p.name for p in folder.iterdir() if p.is_file())
-    _update_lock(
-        Path(lock),
-        {
-            "model": name,
-            "revision": "local",
-            "commit": str(folder),
-            "files": ",".join(files),
-            "sha256": digest,
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        },
-    )
-    return {
-        "name": name,
-        "slug": model_slug(name),
-        "revision": "local",
-        "commit": str(folder),
-        "path": str(folder),
-        "lock": str(lock),
-        "source": "local",
-        "sha256": digest,
-    }
+    row = _folder_row(name, "local", str(folder), folder)
+    _update_lock(Path(lock), row)
+    return _marker(name, "local", str(folder), str(folder), lock, "local") | {"sha256": row["sha256"]}
 
 
 # ----------------------------------------------------------------------------- stage functions

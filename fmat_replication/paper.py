@@ -47,8 +47,6 @@ CONDITIONS_FILE = Path(__file__).parent / "data" / "conditions.tsv"
 
 def conditions() -> pd.DataFrame:
     """The documented condition vocabulary (``condition``, ``meaning``)."""
-    if not CONDITIONS_FILE.exists():  # pragma: no cover - shipped with the package
-        return pd.DataFrame({"condition": ["all"], "meaning": ["the whole study"]})
     return pd.read_csv(CONDITIONS_FILE, sep="\t", dtype=str, keep_default_na=False)
 
 
@@ -61,13 +59,7 @@ def stars_for(p: float) -> str:
     """APA stars of a p value as the paper's tables print them: *** p<.001, ** p<.01, * p<.05, else "ns"."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return ""
-    if p < 0.001:
-        return "***"
-    if p < 0.01:
-        return "**"
-    if p < 0.05:
-        return "*"
-    return "ns"
+    return next((stars for limit, stars in ((0.001, "***"), (0.01, "**"), (0.05, "*")) if p < limit), "ns")
 
 
 def _decimals(text: str) -> float:
@@ -153,9 +145,8 @@ def validate_paper_results(df: pd.DataFrame, *, where: str = "paper results") ->
         "write the Hugging Face id with '/' -> '__' (fmat.results.model_slug)",
         "model",
     )
-    fail(~df["bound"].isin(P_BOUNDS), "bad bound", f"use one of {sorted(P_BOUNDS)}", "bound")
-    fail(~df["value_bound"].isin(VALUE_BOUNDS), "bad value_bound", f"use one of {sorted(VALUE_BOUNDS)}", "value_bound")
-    fail(~df["stars"].isin(STARS), "bad stars", f"use one of {sorted(STARS)}", "stars")
+    for col, allowed in (("bound", P_BOUNDS), ("value_bound", VALUE_BOUNDS), ("stars", STARS)):
+        fail(~df[col].isin(allowed), f"bad {col}", f"use one of {sorted(allowed)}", col)
     fail(df["source"].str.strip() == "", "empty source", "name the table and column, or the section", "source")
     has_range = df["value_low"].notna() | df["value_high"].notna()
     fail(

@@ -10,7 +10,6 @@ effect (columns ``level`` and ``target`` say which)."""
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -30,13 +29,10 @@ def study_recovery(
     criteria: Mapping[str, pd.DataFrame] | None = None,
     crossed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One study's recovery rows; a study the world does not name has nothing planted and no
-    expectation, which is said in one row. With the study file and the models' names (those
-    the models were trained under: they seed each model's variation), each row is judged
-    against the realised value (:func:`fmat.oracle.oracle`); an expectation at ``level:
-    concept`` against the planted effect (:func:`fmat.plant.concept_values`), by the
-    concept-level rows ``crossed`` (the analysis stage's figure table ``crossed``)."""
-
+    """One study's recovery rows (one "nothing to check" row where the world names no
+    expectation). ``models``: the names the models were trained under (they seed each model's
+    variation), needed with ``study_path`` for the realised values and the concept-level ones
+    (:func:`fmat.plant.concept_values`), judged by ``crossed`` (the figure table)."""
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:
         row = {c: "" for c in RECOVERY_COLUMNS} | {c: float("nan") for c in ("realised", "value", "ci_low", "ci_high", "p")}
@@ -73,8 +69,7 @@ def recovery_stage(
         crossed = read_table(crossed_path) if crossed_path is not None and crossed_path.is_file() else None
         table = study_recovery(world_path, read_table(stats_paths), sid, study_path, models, criteria, crossed)
     else:
-        paths: Sequence[str | os.PathLike] = stats_paths
-        table = pd.concat([read_table(p) for p in paths], ignore_index=True)
+        table = pd.concat([read_table(p) for p in stats_paths], ignore_index=True)
     write_table(table, out)
     if csv:
         write_table(table, csv)

@@ -57,11 +57,7 @@ def bundle_pages(pages, out) -> list:
     (``index.html``, ``2A.html``) work inside the report. Returns the copies."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    copies = []
-    for page in map(Path, pages):
-        shutil.copyfile(page, out / page.name)
-        copies.append(out / page.name)
-    return copies
+    return [shutil.copyfile(page, out / Path(page).name) for page in pages]
 
 
 def draw_figures(out, inputs: Mapping, *, study: str | None = None, studies: Sequence[str] = ()) -> list:

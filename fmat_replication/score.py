@@ -31,22 +31,11 @@ PROVENANCE_KEY = "fmat_provenance"
 
 
 def scoring_provenance(marker: Mapping, packages: Sequence[str] = SCORING_PACKAGES) -> dict:
-    """What the scoring job records beside its scores: the model, whether it is a tiny demo
-    model (its marker's ``tiny`` family), Python and the installed version of each distribution
-    in ``packages`` in *this* process ("not installed" where there is none).
-
-    Parameters
-    ----------
-    marker : mapping
-        The model's download or demo marker (``name``; ``tiny`` for a demo model).
-    packages : sequence of str
-        Distribution names (``fill-mask-association-test``, not the import name ``fmat``).
-
-    Returns
-    -------
-    dict
-        ``{"model", "demo", "python", "packages": {distribution: version}}``.
-    """
+    """What the scoring job records beside its scores: ``{"model", "demo", "python", "packages":
+    {distribution: version}}``: the marker's model, whether it is a tiny demo model (the marker's
+    ``tiny``), Python, and the version of each distribution in ``packages`` (distribution names,
+    ``fill-mask-association-test``, not ``fmat``) installed in *this* process ("not installed"
+    where there is none)."""
 
     def version(dist):
         try:
@@ -96,12 +85,9 @@ def score_studies(
     lock: str | os.PathLike | None = None,
 ):
     """Score several studies on ONE model, loading it once (:func:`fmat.runner.score_tables`);
-    yields ``(study id, scores)``.
-
-    ``marker``: a download or demo marker (``name``; ``path`` of a local folder, or None for a
-    cached hub model loaded offline at its locked commit). ``studies`` maps study ids to study
-    files (their ``score:`` options, :func:`fmat.study.score_options`), ``queries`` to query
-    tables or their paths. The load and per-study scoring times are logged (docs/workflow.md).
+    yields ``(study id, scores)``. ``marker``: a download or demo marker (``path``: a local
+    folder, or None for a cached hub model, loaded offline at its locked commit); ``studies``:
+    study id -> study file (its ``score:`` options); ``queries``: study id -> query table or path.
     """
 
     tables = {sid: q if hasattr(q, "columns") else read_table(q) for sid, q in queries.items()}

@@ -32,18 +32,16 @@ def run_script(main, log_file=None) -> None:
     message (no traceback) to the log file and stderr, and the job fails with exit status 1."""
 
     script_logging(log_file)
+    log = logging.getLogger("fmat_replication")
     try:
         main()
-    except FmatError as err:
-        logging.getLogger("fmat_replication").error("%s", err)
-        sys.exit(1)
     except Exception as err:
-        known = os_error(err)
-        if known is not None:
-            logging.getLogger("fmat_replication").error("%s", known)
-            sys.exit(1)
-        logging.getLogger("fmat_replication").exception("unexpected error")
-        raise
+        known = err if isinstance(err, FmatError) else os_error(err)
+        if known is None:
+            log.exception("unexpected error")
+            raise
+        log.error("%s", known)
+        sys.exit(1)
 
 
 def write_json(record: Mapping, path: str | os.PathLike) -> Path:
