@@ -495,12 +495,25 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
             f"\n  (and {len(problems) - 1} more problem(s); run 'fmat query --study {path} --check')" if len(problems) > 1 else ""
         )
         raise InputError(problems[0] + more, fix="see docs/study-files.md for every key and its allowed values")
-    queries, items, *options = _check_semantics(data, path, criteria_dir, check_analysis)  # options: lpr ... analysis
+    queries, items, lpr, reliability, score, analysis = _check_semantics(data, path, criteria_dir, check_analysis)
     keys = item_key_map(items)
     if keys:  # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
         queries.attrs[ITEM_KEYS] = keys
-    header = (data["id"], data["title"], data.get("family"), data.get("source", ""), data.get("notes", ""))
-    return Study(*header, queries, items, *options, path=path, raw=data)  # Study's fields in their order
+    return Study(
+        id=data["id"],
+        title=data["title"],
+        family=data.get("family"),
+        source=data.get("source", ""),
+        notes=data.get("notes", ""),
+        queries=queries,
+        items=items,
+        lpr=lpr,
+        reliability=reliability,
+        score=score,
+        analysis=analysis,
+        path=path,
+        raw=data,
+    )
 
 
 def study_lpr_options(path: str | os.PathLike) -> dict:
