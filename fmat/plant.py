@@ -21,7 +21,6 @@ world gives the same numbers.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import logging
 import math
@@ -824,11 +823,6 @@ def _no_concept_test(plant: Plant, study, at: str, more: str = "") -> InputError
     )
 
 
-def _did_you_mean(given: str, options: list, fallback: Sequence[str] = ()) -> str:
-    close = difflib.get_close_matches(given, options, n=1, cutoff=0.5) or list(fallback)[:1]
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def design_rows(
     study, plant: Plant, models: Sequence[str], criteria: Mapping[str, pd.DataFrame] | None = None, level: str = "words"
 ) -> pd.DataFrame | None:
@@ -885,21 +879,22 @@ def check_expected_rows(
         if s not in statistics:
             parts = [x for x in statistics if x in re.split(r"[^A-Za-z0-9]+", s)]  # cohens_d: d
             raise InputError(
-                f"the study's results will have no statistic {s!r}" + _did_you_mean(s, statistics, parts),
+                f"the study's results will have no statistic {s!r}" + analyses.nearest(s, statistics, cutoff=0.5, fallback=parts),
                 where=f"{at}.statistic",
                 fix=f"use one of {', '.join(statistics)}",
             )
         conds = list(dict.fromkeys(cond[stat == s]))
         if not any(fnmatchcase(x, c) for x in conds):
             raise InputError(
-                f"the study's results will have no {s} row of condition {c!r}" + _did_you_mean(c, conds),
+                f"the study's results will have no {s} row of condition {c!r}" + analyses.nearest(c, conds, cutoff=0.5),
                 where=f"{at}.condition",
                 fix=f"use one of {', '.join(conds[:12])}{' ...' if len(conds) > 12 else ''} (* and ? match several)",
             )
         have = list(dict.fromkeys(model[(stat == s) & np.array([fnmatchcase(x, c) for x in cond])]))
         if not any(fnmatchcase(x, m) for x in have):
             raise InputError(
-                f"the study's results will have no {s} row of condition {c!r} for model {m!r}" + _did_you_mean(m, have),
+                f"the study's results will have no {s} row of condition {c!r} for model {m!r}"
+                + analyses.nearest(m, have, cutoff=0.5),
                 where=f"{at}.model",
                 fix=f"use one of {', '.join(have[:12])}",
             )

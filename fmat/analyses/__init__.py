@@ -20,7 +20,7 @@ import inspect
 import pkgutil
 import typing
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -303,9 +303,10 @@ def check_design(
         fn(options, queries, where)
 
 
-def nearest(word, known) -> str:
-    """`` (did you mean 'x'?)`` for the known name nearest ``word``, or nothing."""
-    close = difflib.get_close_matches(str(word), sorted(known), n=1, cutoff=0.6)
+def nearest(word, known, cutoff: float = 0.6, fallback: Sequence[str] = ()) -> str:
+    """`` (did you mean 'x'?)`` for the known name nearest ``word`` (difflib's ratio at least
+    ``cutoff``; else the first of ``fallback``), or nothing."""
+    close = difflib.get_close_matches(str(word), sorted(known), n=1, cutoff=cutoff) or list(fallback)[:1]
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
