@@ -127,11 +127,7 @@ def parse_pairs(
        construction             sentence    good    bad
     0  simple_agrmt  the author [MASK] .  laughs  laugh
     """
-    keep = (
-        None
-        if constructions is None or constructions == "all"
-        else ({constructions} if isinstance(constructions, str) else set(constructions))
-    )
+    keep = None if constructions in (None, "all") else set([constructions] if isinstance(constructions, str) else constructions)
     rows, dropped = [], 0
     for n, line in enumerate(lines, 1):
         line = line.rstrip("\r\n")
@@ -280,9 +276,7 @@ def query_table(pairs: pd.DataFrame) -> pd.DataFrame:
     """
     n = len(pairs)
     sentence = np.repeat(pairs["sentence"].astype(str).to_numpy(), 2)
-    words = np.empty(2 * n, dtype=object)
-    words[0::2] = pairs["good"].astype(str).to_numpy()
-    words[1::2] = pairs["bad"].astype(str).to_numpy()
+    words = np.column_stack([pairs["good"].astype(str).to_numpy(), pairs["bad"].astype(str).to_numpy()]).ravel()
     table = pd.DataFrame(
         {
             "query": pd.Categorical(sentence, categories=list(dict.fromkeys(sentence))),
@@ -344,11 +338,7 @@ def check(
     labels = list(scores["model"].cat.categories)
     for label in labels:
         s = scores[scores["model"] == label]
-        words = s["M_word"].astype(str).to_numpy().reshape(-1, 2)
-        if not (
-            np.array_equal(words[:, 0], pairs["good"].astype(str).to_numpy())
-            and np.array_equal(words[:, 1], pairs["bad"].astype(str).to_numpy())
-        ):
+        if not np.array_equal(s["M_word"].astype(str).to_numpy(), table["M_word"].astype(str).to_numpy()):
             raise RuntimeError("fmat.run changed the row order")  # pragma: no cover - run's contract
         lp = s["logp"].to_numpy(dtype=float).reshape(-1, 2)
         oov = s["oov"].to_numpy(dtype=bool).reshape(-1, 2)
@@ -389,15 +379,9 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
             where="agreement results",
             fix="give the per-pair output of fmat.agreement.check (fmat agreement -o FILE)",
         )
-    d = pd.DataFrame(
-        {
-            "model": per_pair["model"].astype(str),
-            "construction": per_pair["construction"].astype(str),
-            "skipped": per_pair["skipped"].astype(bool).to_numpy(),
-        }
-    )
+    d = per_pair[["model", "construction"]].astype(str)
+    d["skipped"] = per_pair["skipped"].astype(bool).to_numpy()
     d["correct"] = per_pair["correct"].astype("boolean").fillna(False).astype(bool).to_numpy() & ~d["skipped"]
-    d["scored"] = ~d["skipped"]
     models = (
         list(per_pair["model"].cat.categories)
         if isinstance(per_pair["model"].dtype, pd.CategoricalDtype)
@@ -411,8 +395,9 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
             dc = dm if c == "all" else dm[dm["construction"] == c]
             if c != "all" and len(dc) == 0:
                 continue
-            n, k = int(dc["scored"].sum()), int(dc["correct"].sum())
-            rows.append((m, c, n, k, k / n if n else float("nan"), int(dc["skipped"].sum()), int(len(dc))))
+            skipped, k = int(dc["skipped"].sum()), int(dc["correct"].sum())
+            n = len(dc) - skipped
+            rows.append((m, c, n, k, k / n if n else float("nan"), skipped, len(dc)))
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["model"] = pd.Categorical(out["model"], categories=models)
     return out

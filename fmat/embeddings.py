@@ -2,26 +2,9 @@
 
 The FMAT paper (Bao 2024) validates FMAT against the Word Embedding Factual Association
 Test (WEFAT) on GloVe vectors; this module provides that criterion and the other tests of
-sweater, with the same definitions (see docs/embeddings.md for formulas and the few places
-where we knowingly differ from sweater):
-
-==================  ======================================  ====================================
-sweater (R)         here                                    what
-==================  ======================================  ====================================
-read_word2vec       :func:`read_word2vec`                   word2vec/GloVe text -> DataFrame
-query, print        :func:`query`, :class:`BiasResult`      front door (method="guess")
-calculate_es        :func:`calculate_es`                    effect size of any result
-weat, weat_es       :func:`weat`, :func:`weat_es`           WEAT (Caliskan et al. 2017)
-weat_exact          :func:`weat_exact`                      exact permutation test
-weat_resampling     :func:`weat_resampling`                 its resampling approximation
-nas                 :func:`nas`                             normalized association score (WEFAT)
-mac, mac_es         :func:`mac`, :func:`mac_es`             mean average cosine (Manzini 2019)
-rnd, rnd_es         :func:`rnd`, :func:`rnd_es`             relative norm distance (Garg 2018)
-semaxis             :func:`semaxis`                         SemAxis (An et al. 2018)
-rnsb, rnsb_es       :func:`rnsb`, :func:`rnsb_es`           relative negative sentiment bias
-ect, ect_es         :func:`ect`, :func:`ect_es`             embedding coherence test
-plot_bias/plot_ect  :func:`plot_bias`, :func:`plot_ect`     Cleveland dot plot / rank plot
-==================  ======================================  ====================================
+sweater (weat, nas, mac, rnd, semaxis, rnsb, ect, their effect sizes, tests and plots), each
+function named as sweater's. docs/embeddings.md has the table of tests, their formulas and
+the few places where we knowingly differ from sweater.
 
 :func:`wefat_criterion` is the FMAT paper's criterion ``WEFAT_male`` (male-positive).
 
@@ -99,13 +82,6 @@ class MissingWordsWarning(UserWarning):
 # -------------------- reading vectors
 
 
-def _is_header(first: bytes) -> tuple[int, int] | None:
-    parts = first.split()
-    if len(parts) == 2 and all(p.isdigit() for p in parts):
-        return int(parts[0]), int(parts[1])
-    return None
-
-
 def _parse_line(line: bytes, dims: int, path, lineno: int) -> tuple[str, np.ndarray]:
     # GloVe 840B has tokens that contain spaces: the vector is the LAST dims fields and the
     # token is everything before them. Split on " " only (a non-breaking space is a letter).
@@ -162,17 +138,16 @@ def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.Dat
         first_tokens = {w.split(b" ", 1)[0] for w in wanted_b}
     with _open_vectors(path) as fh:
         for lineno, line in enumerate(fh, start=1):
-            if lineno == 1:
-                header = _is_header(line)
-                if header is not None:
-                    if dims is not None and dims != header[1]:
-                        raise InputError(
-                            f"the header says {header[1]} dimensions, dims={dims} was given",
-                            where=str(path),
-                            fix="leave dims out or give the right number",
-                        )
-                    dims = header[1]
-                    continue
+            if lineno == 1 and len(parts := line.split()) == 2 and all(p.isdigit() for p in parts):
+                header = int(parts[0]), int(parts[1])
+                if dims is not None and dims != header[1]:
+                    raise InputError(
+                        f"the header says {header[1]} dimensions, dims={dims} was given",
+                        where=str(path),
+                        fix="leave dims out or give the right number",
+                    )
+                dims = header[1]
+                continue
             if dims is None:  # no header, no dims=: the first vector line tells
                 dims = len(line.rstrip(b"\r\n").rstrip(b" ").split(b" ")) - 1
             if wanted is not None:
@@ -199,11 +174,6 @@ def _scan(path: Path, wanted: set[str] | None, dims: int | None) -> tuple[pd.Dat
     return _frame(list(vectors), np.vstack(list(vectors.values())) if vectors else np.empty((0, dims))), info
 
 
-def _source_id(path: Path) -> dict:
-    st = path.stat()
-    return {"source": str(path.resolve()), "size": st.st_size, "mtime": int(st.st_mtime)}
-
-
 def read_word2vec(
     path: str | os.PathLike,
     words: Iterable[str] | None = None,
@@ -213,26 +183,22 @@ def read_word2vec(
 ) -> pd.DataFrame:
     """Read word vectors in word2vec/GloVe text format into a words x dims DataFrame.
 
-    As sweater's ``read_word2vec``: the first line may be a "verification line"
-    (``<n_words> <dims>``); when present it is checked. Without it the dimension is taken
-    from ``dims`` or, if not given, from the first line.
+    As sweater's ``read_word2vec``: a first "verification line" (``<n_words> <dims>``) is
+    checked when present; without it the dimension is ``dims``, else that of the first line.
 
     Parameters
     ----------
-    path : text file, one ``word v1 ... vd`` per line, single spaces; gzipped (``.gz``) or
-        inside a zip (the official ``glove.840B.300d.zip``: its ``.txt`` member is streamed).
-    words : keep only these words (all when None); the file is streamed once, parsing only
-        lines whose first token can start a wanted word. Words not found are absent.
-    dims : number of dimensions; give ``dims=300`` for GloVe 840B, whose tokens may contain
-        spaces (``". . ."``): the vector is the *last* ``dims`` fields, the token the rest.
-    cache : a ``.parquet`` path for the selected vectors (plus a ``.json`` sidecar naming the
-        source file, its size and mtime, and the words looked up); later calls read only it
-        unless the source changed or new words are asked for (then one scan for the union).
+    path : one ``word v1 ... vd`` per line, single spaces; plain, gzipped (``.gz``) or the
+        ``.txt`` member of a zip (the official ``glove.840B.300d.zip``, streamed).
+    words : keep only these words (all when None); words not found are absent.
+    dims : give ``dims=300`` for GloVe 840B, whose tokens may contain spaces (``". . ."``).
+    cache : a ``.parquet`` path for the selected vectors, read instead of the source while
+        that is unchanged and no new word is asked for (docs/embeddings.md).
 
     Returns
     -------
-    DataFrame indexed by word (``index.name == "word"``), columns ``0..dims-1``, float64.
-    First occurrence wins when a word appears twice (GloVe 840B has a few such tokens).
+    DataFrame indexed by ``word``, columns ``0..dims-1``, float64; a repeated word's first
+    occurrence wins.
 
     Examples
     --------
@@ -261,7 +227,8 @@ def read_word2vec(
         return pick(_scan(path, None if wanted is None else set(wanted), dims)[0])
     cache = Path(cache)
     meta_path = cache.with_name(cache.name + ".json")
-    src = _source_id(path)
+    st = path.stat()
+    src = {"source": str(path.resolve()), "size": st.st_size, "mtime": int(st.st_mtime)}
     wanted_all = wanted
     if cache.exists() and meta_path.exists():
         meta = json.loads(meta_path.read_text())
@@ -272,17 +239,13 @@ def read_word2vec(
         if same_source and looked_up is not None and wanted is not None:
             wanted_all = list(dict.fromkeys(list(looked_up) + wanted))
     df, info = _scan(path, None if wanted_all is None else set(wanted_all), dims)
-    _write_cache(df, cache)
+    out = pd.DataFrame(df.to_numpy(), columns=[f"d{i}" for i in range(df.shape[1])])
+    out.insert(0, "word", pd.array(df.index, dtype="str"))
+    write_table(out, cache, "parquet")
     meta = dict(src, dims=info["dims"], looked_up=wanted_all, duplicates_skipped=info["duplicates_skipped"])
     with atomic_path(meta_path) as tmp:
         tmp.write_text(json.dumps(meta))
     return pick(df)
-
-
-def _write_cache(df: pd.DataFrame, cache: Path) -> None:
-    out = pd.DataFrame(df.to_numpy(), columns=[f"d{i}" for i in range(df.shape[1])])
-    out.insert(0, "word", pd.array(df.index, dtype="str"))
-    write_table(out, cache, "parquet")
 
 
 def _read_cache(cache: Path) -> pd.DataFrame:
@@ -383,7 +346,7 @@ def _vectors(w) -> pd.DataFrame:
     return w
 
 
-def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool = True) -> list[str]:
+def _clean(words, w: pd.DataFrame, role: str, missing: dict) -> list[str]:
     """sweater's ``.clean``: keep the words found in ``w``; report the others (never silently)."""
     if words is None:
         return []
@@ -397,7 +360,7 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
             MissingWordsWarning,
             stacklevel=user_stacklevel(),
         )
-    if required and not found:
+    if not found:
         raise InputError(
             f"none of the {role} words is in the embeddings ({', '.join(words[:10])}...)",
             where=f"{role}_words",
@@ -406,10 +369,12 @@ def _clean(words, w: pd.DataFrame, role: str, missing: dict, *, required: bool =
     return found
 
 
-def _clean_sets(w: pd.DataFrame, **sets) -> tuple[dict, list[list[str]]]:
-    """:func:`_clean` for several word sets, in the order given: ``(missing, [found words of each])``."""
+def _clean_sets(w, **sets) -> tuple[pd.DataFrame, dict, list[list[str]]]:
+    """The vectors (:func:`_vectors`) and :func:`_clean` of several word sets, in the order given:
+    ``(vectors, missing, [found words of each])``."""
+    w = _vectors(w)
     missing: dict[str, list[str]] = {}
-    return missing, [_clean(words, w, role, missing) for role, words in sets.items()]
+    return w, missing, [_clean(words, w, role, missing) for role, words in sets.items()]
 
 
 def _mat(w: pd.DataFrame, words: Sequence[str]) -> np.ndarray:
@@ -453,8 +418,7 @@ def weat(w, S_words, T_words, A_words, B_words) -> BiasResult:
     >>> res.T_diff.round(3).to_dict()
     {'nurse': -0.447, 'teacher': -0.388, 'author': -0.098}
     """
-    w = _vectors(w)
-    missing, (A, B, S, T) = _clean_sets(w, A=A_words, B=B_words, S=S_words, T=T_words)
+    w, missing, (A, B, S, T) = _clean_sets(w, A=A_words, B=B_words, S=S_words, T=T_words)
     S_diff = pd.Series(_s_assoc(w, S, A, B), index=S, name="S_diff")
     T_diff = pd.Series(_s_assoc(w, T, A, B), index=T, name="T_diff")
     return BiasResult("weat", S, T, A, B, missing, S_diff=S_diff, T_diff=T_diff)
@@ -486,11 +450,10 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
     >>> round(weat_es(res), 3), round(weat_es(res, standardize=False), 3), round(weat_es(res, r=True), 3)
     (1.651, 0.556, 0.711)
     """
-    _need(x, "weat")
-    s, t = x.S_diff.to_numpy(), x.T_diff.to_numpy()
-    n1, n2 = len(s), len(t)
+    u, n1, n2, stat = _weat_diffs(x)
+    s, t = u[:n1], u[n1:]
     if not standardize:
-        return float(s.mean() - t.mean())
+        return stat
     if pooled not in ("cohen", "sweater"):
         raise InputError(f"pooled must be 'cohen' or 'sweater', got {pooled!r}", fix="use pooled='cohen'")
     if n1 == n2:
@@ -505,9 +468,9 @@ def weat_es(x: BiasResult, standardize: bool = True, r: bool = False, pooled: st
     return float(es)
 
 
-def _tol(stat: float) -> float:
-    # sums taken in a different order differ by a few ulps; such ties are "not greater"
-    return 1e-12 * max(1.0, abs(stat))
+def _n_greater(diffs: np.ndarray, stat: float) -> int:
+    """How many ``diffs`` exceed ``stat``; ties within a few ulps (sums in another order) are not greater."""
+    return int(np.count_nonzero(diffs > stat + 1e-12 * max(1.0, abs(stat))))
 
 
 def _weat_diffs(x: BiasResult) -> tuple[np.ndarray, int, int, float]:
@@ -552,7 +515,7 @@ def weat_exact(x: BiasResult, max_partitions: int = 2_000_000) -> WeatTest:
             break
         sums = u[idx.reshape(-1, n1)].sum(axis=1)
         diffs = sums / n1 - (tot - sums) / n2
-        count += int(np.count_nonzero(diffs > stat + _tol(stat)))
+        count += _n_greater(diffs, stat)
     return WeatTest("The exact test in Caliskan et al. (2017)", stat, count / total, total)
 
 
@@ -587,11 +550,10 @@ def weat_resampling(x: BiasResult, n_resampling: int = 9999, seed: int | None = 
         sums = z @ u
         diffs[done : done + k] = sums / n1 - (u.sum() - sums) / n2
         done += k
-    p = int(np.count_nonzero(diffs > stat + _tol(stat))) / n_resampling
     return WeatTest(
         "Resampling approximation of the exact test in Caliskan et al. (2017)",
         stat,
-        p,
+        _n_greater(diffs, stat) / n_resampling,
         n_resampling,
         null_value=float(diffs.mean()),
         seed=seed,
@@ -646,8 +608,7 @@ def nas(w, S_words, A_words, B_words) -> BiasResult:
     >>> nas(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': 1.621, 'nurse': -1.659, 'author': -1.088}
     """
-    w = _vectors(w)
-    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
+    w, missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     P, both = _nas_scores(w, S, A, B)
     raw = pd.DataFrame(both, index=S, columns=[f"A:{a}" for a in A] + [f"B:{b}" for b in B])
     return BiasResult("nas", S, [], A, B, missing, P=pd.Series(P, index=S, name="P"), raw=raw)
@@ -667,8 +628,7 @@ def mac(w, S_words, A_words) -> BiasResult:
     >>> mac(w, ["pilot", "nurse", "author"], ["he", "him"]).P.round(3).to_dict()
     {'pilot': 0.962, 'nurse': 0.536, 'author': 0.782}
     """
-    w = _vectors(w)
-    missing, (A, S) = _clean_sets(w, A=A_words, S=S_words)
+    w, missing, (A, S) = _clean_sets(w, A=A_words, S=S_words)
     P = _cos(_mat(w, S), _mat(w, A)).mean(axis=1)
     return BiasResult("mac", S, [], A, [], missing, P=pd.Series(P, index=S, name="P"))
 
@@ -702,8 +662,7 @@ def rnd(w, S_words, A_words, B_words) -> BiasResult:
     >>> rnd(w, ["pilot", "nurse", "author"], ["he", "him"], ["she", "her"]).P.round(3).to_dict()
     {'pilot': -0.564, 'nurse': 0.704, 'author': 0.141}
     """
-    w = _vectors(w)
-    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
+    w, missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = _mat(w, S)
     va, vb = _mat(w, A).mean(axis=0), _mat(w, B).mean(axis=0)
     P = np.linalg.norm(X - va, axis=1) - np.linalg.norm(X - vb, axis=1)
@@ -755,7 +714,7 @@ def semaxis(w, S_words, A_words, B_words, l: int = 0) -> BiasResult:
     w = _vectors(w)
     if int(l) != l or l < 0:
         raise InputError(f"l must be a non-negative integer, got {l!r}", fix="use l=0 (no augmentation)")
-    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
+    w, missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     va = np.vstack([_soften(w, a, int(l)) for a in A]).mean(axis=0)
     vb = np.vstack([_soften(w, b, int(l)) for b in B]).mean(axis=0)
     V = va - vb
@@ -783,8 +742,7 @@ def rnsb(w, S_words, A_words, B_words) -> BiasResult:
     """
     from sklearn.linear_model import LogisticRegression
 
-    w = _vectors(w)
-    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
+    w, missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = np.vstack([_mat(w, A), _mat(w, B)])
     y = np.r_[np.zeros(len(A), int), np.ones(len(B), int)]
     clf = LogisticRegression(C=1.0, solver="liblinear", tol=1e-4, intercept_scaling=1.0, max_iter=10_000)
@@ -825,8 +783,7 @@ def ect(w, S_words, A_words, B_words) -> BiasResult:
     >>> res.u_a.round(3).to_dict()
     {'pilot': 0.967, 'nurse': 0.536, 'author': 0.785}
     """
-    w = _vectors(w)
-    missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
+    w, missing, (A, B, S) = _clean_sets(w, A=A_words, B=B_words, S=S_words)
     X = _mat(w, S)
     ua = _cos(X, _mat(w, A).mean(axis=0)[None, :])[:, 0]
     ub = _cos(X, _mat(w, B).mean(axis=0)[None, :])[:, 0]
@@ -869,9 +826,10 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
     >>> query(w, ["pilot", "nurse", "author"], A_words=["he", "him"], B_words=["she", "her"], method="ect").method
     'ect'
     """
-    given = {k for k, v in (("S", S_words), ("T", T_words), ("A", A_words), ("B", B_words)) if v}
+    sets = {"S": S_words, "T": T_words, "A": A_words, "B": B_words}
+    given = "".join(k for k, v in sets.items() if v)
     if method == "guess":
-        method = {frozenset("SA"): "mac", frozenset("SAB"): "rnd", frozenset("STAB"): "weat"}.get(frozenset(given), "")
+        method = {"SA": "mac", "SAB": "rnd", "STAB": "weat"}.get(given, "")
         if not method:
             raise InputError(
                 f"cannot guess the method from the word sets given ({', '.join(sorted(given))})",
@@ -879,18 +837,14 @@ def query(w, S_words, T_words=None, A_words=None, B_words=None, method: str = "g
             )
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}", fix=f"use one of {', '.join(METHODS)} or guess")
-    needs = {"weat": {"S", "T", "A", "B"}, "mac": {"S", "A"}}.get(method, {"S", "A", "B"})
-    if not needs <= given:
+    needs = {"weat": "STAB", "mac": "SA"}.get(method, "SAB")
+    if not set(needs) <= set(given):
         raise InputError(
-            f"method {method} needs word sets {', '.join(sorted(needs))}; missing {', '.join(sorted(needs - given))}",
+            f"method {method} needs word sets {', '.join(sorted(needs))}; missing {', '.join(sorted(set(needs) - set(given)))}",
             fix="give the missing word sets",
         )
-    if method == "weat":
-        return weat(w, S_words, T_words, A_words, B_words)
-    if method == "mac":
-        return mac(w, S_words, A_words)
-    fn = {"nas": nas, "semaxis": semaxis, "rnsb": rnsb, "rnd": rnd, "ect": ect}[method]
-    return fn(w, S_words, A_words, B_words, **kwargs)
+    fn = {"weat": weat, "mac": mac, "nas": nas, "semaxis": semaxis, "rnsb": rnsb, "rnd": rnd, "ect": ect}[method]
+    return fn(w, *(sets[k] for k in needs), **({} if method in ("weat", "mac") else kwargs))
 
 
 def calculate_es(x: BiasResult, **kwargs) -> float:
@@ -1012,9 +966,8 @@ def wefat_criterion(vectors: pd.DataFrame, items, male_attrs, female_attrs) -> p
     1      nurse      -1.659    False
     2  astronaut         NaN     True
     """
-    w = _vectors(vectors)
+    w, _, (M, F) = _clean_sets(vectors, male=male_attrs, female=female_attrs)
     items = [str(i) for i in (items if not isinstance(items, str) else [items])]
-    missing, (M, F) = _clean_sets(w, male=male_attrs, female=female_attrs)
     found = [i for i in dict.fromkeys(items) if i in w.index]
     lost = [i for i in dict.fromkeys(items) if i not in w.index]
     if lost:

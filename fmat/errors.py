@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno as _errno
 import os
 import sys
-import warnings
 
 EXIT_OK = 0
 EXIT_ERROR = 1  # unexpected failure (a bug, or the environment)
@@ -54,21 +53,6 @@ def user_stacklevel() -> int:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
         frame, level = frame.f_back, level + 1
     return level
-
-
-def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """:func:`warnings.warn` pointed at the user's call (:func:`user_stacklevel`).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn("3 words are not whole-word tokens")
-    >>> str(caught[0].message), caught[0].category.__name__
-    ('3 words are not whole-word tokens', 'UserWarning')
-    """
-    warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
 class InputError(FmatError, ValueError):
@@ -142,10 +126,9 @@ _OS_ERRORS = {
 def os_error(err: BaseException) -> FmatError | None:
     """The user-facing error for a failure of the environment, or None.
 
-    An :class:`OSError` whose errno is a full disk (ENOSPC, EDQUOT), a read-only file system
-    (EROFS), a permission (EACCES, EPERM) or a wrong kind of path (EISDIR, ENOTDIR...) becomes
-    an :class:`FmatError` naming the file and the fix; the CLI and the workflow's scripts print it
-    instead of a traceback. Any other exception: None (a bug: the caller shows the traceback).
+    An :class:`OSError` whose errno :data:`_OS_ERRORS` lists (a full disk, a read-only file system,
+    a permission, a wrong kind of path...) becomes an :class:`FmatError` naming the file and the
+    fix; any other exception: None (a bug: the caller shows the traceback).
 
     Examples
     --------

@@ -132,11 +132,9 @@ def read(
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(f"the {what} lacks column(s) {missing}", where=str(p), fix=fix)
-    if check_row is not None:
-        for line, (_, row) in enumerate(df.iterrows(), start=2):
-            problem = check_row(row)
-            if problem:
-                raise InputError(f"the {what} is damaged: line {line} has {problem}", where=str(p), fix=fix)
+    for line, (_, row) in enumerate(df.iterrows() if check_row else (), start=2):
+        if problem := check_row(row):
+            raise InputError(f"the {what} is damaged: line {line} has {problem}", where=str(p), fix=fix)
     return df[list(columns) + [c for c in df.columns if c not in columns]]
 
 

@@ -9,13 +9,10 @@ target word for how likely the model finds that word in the template anyway:
     increased log probability  = log(p_tgt / p_prior)
     LPBS = log(p_tgt,a / p_prior,a) - log(p_tgt,b / p_prior,b)     (a = "he", b = "she")
 
-The option word is the ``MASK`` word; the phrase is the row's ``{TARGET}`` and/or
-``{ATTRIB}`` word, every token of which is masked in the prior sentence (the tokens where the
-sentence differs from the one with a mask token in the phrase's place). The option is read at
-the query's own mask with the token id scoring found (``token_id``); its position does not
-move. :func:`score_model` adds ``prior`` and ``logp_prior`` to :func:`fmat.scoring.score_model`'s
-columns (``fmat.run(..., method="lpbs")``); :func:`summary` forms LPBS contrasts with
-:func:`fmat.lpr.summary`'s pairing rules. The exact rules and the direction: docs/lpbs.md.
+The option is the ``MASK`` word, read at the query's own mask; every token of the row's
+``{TARGET}``/``{ATTRIB}`` phrase is masked in the prior sentence. :func:`score_model` adds
+``prior`` and ``logp_prior`` to :func:`fmat.scoring.score_model`'s columns; :func:`summary`
+forms LPBS contrasts with :func:`fmat.lpr.summary`'s pairing rules. Rules and direction: docs/lpbs.md.
 """
 
 from __future__ import annotations
@@ -71,15 +68,13 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
     _check_lpbs_table(data)
     mask, mask_id = tokenizer.mask_token, tokenizer.mask_token_id
     slots = _slot_columns(data)
-    q = data["query"].astype(str).to_numpy()
-    words = {col: data[col].astype(str).to_numpy() for _, col in slots}
-    keys = [(q[i],) + tuple(words[col][i] for _, col in slots) for i in range(len(q))]
+    cols = ["query"] + [col for _, col in slots]
+    keys = list(zip(*(data[c].astype(str).to_numpy() for c in cols)))
     uniq = list(dict.fromkeys(keys))
     key_index = {k: i for i, k in enumerate(uniq)}
     # the full sentence (all slots filled) and, per slot, the sentence with that slot's phrase
     # as one mask token (the other slots filled)
-    frame = pd.DataFrame([dict(zip(["query"] + [col for _, col in slots], k)) for k in uniq])
-    full = list(fill_sentences(frame, mask))
+    full = list(fill_sentences(pd.DataFrame(uniq, columns=cols), mask))
 
     def with_slot_masked(k, s):
         text = k[0]
@@ -104,21 +99,16 @@ def prior_inputs(tokenizer, data: pd.DataFrame) -> tuple[list[list[int]], np.nda
                 where="query table",
                 fix="use method 'fmat' for this query, or add the placeholder",
             )
-        n = 0
-        for a, b in spans:
-            if a <= m < b:  # pragma: no cover - the phrase's tokens never include the query's mask
-                raise InputError(
-                    f"cannot separate the phrase from the mask in {full[i]!r}",
-                    where="query table",
-                    fix="put a space between [MASK] and {TARGET}/{ATTRIB}",
-                )
-            for p in range(a, b):
-                if ids[p] != mask_id:
-                    ids[p] = mask_id
-                    n += 1
-        inputs.append(ids)
+        if any(a <= m < b for a, b in spans):  # pragma: no cover - the phrase's tokens never include the query's mask
+            raise InputError(
+                f"cannot separate the phrase from the mask in {full[i]!r}",
+                where="query table",
+                fix="put a space between [MASK] and {TARGET}/{ATTRIB}",
+            )
+        masked = {p for a, b in spans for p in range(a, b) if ids[p] != mask_id}
+        inputs.append([mask_id if p in masked else t for p, t in enumerate(ids)])
         pos.append(m)
-        nmask.append(n)
+        nmask.append(len(masked))
     row_input = np.array([key_index[k] for k in keys], dtype=np.int64)
     return inputs, row_input, np.array(pos, dtype=np.int64), np.array(nmask, dtype=np.int64)
 

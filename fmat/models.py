@@ -383,11 +383,6 @@ def download(
 # ----------------------------------------------------------------------------- loading
 
 
-def _looks_like_hub_id(s: str) -> bool:
-    parts = s.split("/")
-    return len(parts) <= 2 and all(parts) and not s.startswith((".", "/", "~"))
-
-
 def _check_folder(path: Path) -> None:
     if not path.is_dir():
         raise ModelError(
@@ -578,12 +573,10 @@ def download_job(model: str) -> str:
 
 
 def verify_weights(name, wpath, lock_path=None) -> str | None:
-    """Check the weights file ``wpath`` of ``name`` against the sha256 the lock file records.
+    """Check the weights file ``wpath`` of ``name`` against the sha256 the lock file records
+    (the hub model's row, or the local folder's: revision ``local``, commit = its path).
 
-    The lock row is the hub model's (``model == name``) or the local folder's (revision
-    ``local``, commit = the folder's path). Returns the digest checked (None: the lock records
-    none). A different digest is a ModelError before any scoring: the file changed since it
-    was locked (a bit flip that leaves the header intact loads and gives finite nonsense).
+    Returns the digest checked (None: the lock records none); a different one is a ModelError.
     """
     lock_path = _existing_lock(lock_path)
     if not lock_path or not wpath:
@@ -617,15 +610,9 @@ def verify_weights(name, wpath, lock_path=None) -> str | None:
 
 
 def check_masked_lm(name, model, loading_info: Mapping, tokenizer) -> None:
-    """Refuse what is not a masked LM with its head (ModelError), from transformers' loading info.
-
-    * a weight the model needs that the checkpoint lacks (``missing_keys``: transformers
-      initialised it at random; e.g. ``cls.predictions.*`` of a ``BertModel`` save or a
-      classifier fine-tune);
-    * a checkpoint weight of another size (``mismatched_keys``);
-    * a checkpoint weight the model does not use (``unexpected_keys``), except the
-      pre-training-only heads of :data:`PRETRAINING_ONLY`;
-    * a tokenizer whose ids reach past the input embedding matrix.
+    """Refuse what is not a masked LM with its head (ModelError), from transformers' loading info:
+    ``missing_keys``, ``mismatched_keys``, ``unexpected_keys`` other than :data:`PRETRAINING_ONLY`,
+    or a tokenizer whose ids reach past the input embeddings (the table in docs/models.md).
     """
 
     def short(keys):
@@ -670,6 +657,7 @@ def check_masked_lm(name, model, loading_info: Mapping, tokenizer) -> None:
         )
 
 
+@hub_offline()
 def load_masked_lm(
     name_or_path, device=None, dtype="float32", cache_dir=None, revision=None, lock_path=None, progress: bool = True
 ):
@@ -685,11 +673,6 @@ def load_masked_lm(
     sha256 differs from the lock's (:func:`verify_weights`); the refusals of
     :func:`check_masked_lm`; degenerate outputs (:func:`check_outputs`).
     """
-    with hub_offline():
-        return _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress)
-
-
-def _load_masked_lm(name_or_path, device, dtype, cache_dir, revision, lock_path, progress):
     from transformers import AutoConfig, AutoModelForMaskedLM
 
     kw = _source_kwargs(name_or_path, cache_dir, revision, lock_path)
@@ -762,7 +745,8 @@ def is_local(name_or_path) -> bool:
     (False, True)
     """
     s = str(name_or_path)
-    return Path(s).expanduser().exists() or not _looks_like_hub_id(s)
+    hub_id = len(parts := s.split("/")) <= 2 and all(parts) and not s.startswith((".", "/", "~"))
+    return Path(s).expanduser().exists() or not hub_id
 
 
 def damaged_fix(name_or_path) -> str:

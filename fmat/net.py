@@ -58,23 +58,6 @@ def timeout(value: float | str | None = None) -> float:
     return seconds
 
 
-def _bound(seconds: float):
-    """An httpx request hook: every phase of the request (connect, read, write, pool) waits at
-    most ``seconds``. Requests huggingface_hub sends with ``timeout=None`` (model_info, the file
-    listing) would otherwise wait forever. ``request.extensions["timeout"]`` is httpx's
-    documented per-request timeout."""
-
-    def bound(request) -> None:
-        limits = dict(request.extensions.get("timeout") or {})
-        request.extensions["timeout"] = {
-            phase: seconds if limits.get(phase) is None else min(float(limits[phase]), seconds)
-            for phase in ("connect", "read", "write", "pool")
-        }
-
-    bound.fmat_bound = True  # type: ignore[attr-defined]
-    return bound
-
-
 @contextlib.contextmanager
 def hub_timeouts(seconds: float | None = None):
     """Inside the block, every HTTP request huggingface_hub makes waits at most ``seconds``
@@ -95,9 +78,19 @@ def hub_timeouts(seconds: float | None = None):
     from huggingface_hub import constants, get_session
 
     seconds = timeout(seconds)
+
+    def bound(request) -> None:
+        """Every phase of the request waits at most ``seconds`` (httpx's per-request timeout)."""
+        limits = dict(request.extensions.get("timeout") or {})
+        request.extensions["timeout"] = {
+            phase: seconds if limits.get(phase) is None else min(float(limits[phase]), seconds)
+            for phase in ("connect", "read", "write", "pool")
+        }
+
+    bound.fmat_bound = True  # type: ignore[attr-defined]
     client = get_session()
     hooks = client.event_hooks
-    client.event_hooks = {"request": [*hooks["request"], _bound(seconds)], "response": hooks["response"]}
+    client.event_hooks = {"request": [*hooks["request"], bound], "response": hooks["response"]}
     saved = constants.HF_HUB_DOWNLOAD_TIMEOUT, constants.HF_HUB_ETAG_TIMEOUT, constants.HF_HUB_DISABLE_XET
     constants.HF_HUB_DOWNLOAD_TIMEOUT = constants.HF_HUB_ETAG_TIMEOUT = seconds
     constants.HF_HUB_DISABLE_XET = True
