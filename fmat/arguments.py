@@ -62,6 +62,13 @@ def _wrong(name: str, what: str, value: Any, example: str) -> InputError:
     return InputError(f"{name} must be {what}, not {shown(value)}", where=name, fix=f"give {name}={example}")
 
 
+def _checked(name: str, value: Any, ok: bool, what: str, example: str, optional: bool):
+    """``value`` when ``ok`` (None too when ``optional``), else the InputError: it must be ``what``."""
+    if ok or (value is None and optional):
+        return value
+    raise _wrong(name, what + (", or None" if optional else ""), value, example)
+
+
 def path(name: str, value: Any, *, optional: bool = False) -> Path | None:
     """A path: text or an ``os.PathLike`` (``pathlib.Path``), not empty; None when ``optional``.
 
@@ -77,13 +84,11 @@ def path(name: str, value: Any, *, optional: bool = False) -> Path | None:
     fmat.errors.InputError: output: output must be a path (text or a pathlib.Path), not the integer 3
       fix: give output='my-folder'
     """
-    if value is None and optional:
-        return None
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
-    if not isinstance(value, str) or not value.strip() or "\0" in value:
-        raise _wrong(name, "a path (text or a pathlib.Path)" + (", or None" if optional else ""), value, "'my-folder'")
-    return Path(value)
+    ok = isinstance(value, str) and bool(value.strip()) and "\0" not in value
+    value = _checked(name, value, ok, "a path (text or a pathlib.Path)", "'my-folder'", optional)
+    return None if value is None else Path(value)
 
 
 def flag(name: str, value: Any) -> bool:
@@ -99,9 +104,8 @@ def flag(name: str, value: Any) -> bool:
     fmat.errors.InputError: progress: progress must be True or False, not the text 'yes'
       fix: give progress=True
     """
-    if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
-        return bool(value)
-    raise _wrong(name, "True or False", value, "True")
+    ok = isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+    return bool(_checked(name, value, ok, "True or False", "True", False))
 
 
 def whole(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None, optional: bool = False):
@@ -118,15 +122,12 @@ def whole(name: str, value: Any, *, minimum: int | None = None, maximum: int | N
     fmat.errors.InputError: batch_size: batch_size must be a whole number of 1 or more, not the integer 0
       fix: give batch_size=1 (or another whole number of 1 or more)
     """
-    if value is None and optional:
-        return None
-    span = "" if minimum is None else f"of {minimum} or more" if maximum is None else f"from {minimum} to {maximum}"
-    what = "a whole number" + (f" {span}" if span else "") + (", or None" if optional else "")
-    example = f"{minimum if minimum is not None else 1} (or another whole number{f' {span}' if span else ''})"
-    is_whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not is_whole or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise _wrong(name, what, value, example)
-    return int(value)
+    span = "" if minimum is None else f" of {minimum} or more" if maximum is None else f" from {minimum} to {maximum}"
+    example = f"{minimum if minimum is not None else 1} (or another whole number{span})"
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    ok = ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum)
+    value = _checked(name, value, ok, "a whole number" + span, example, optional)
+    return None if value is None else int(value)
 
 
 def number(
@@ -152,24 +153,18 @@ def number(
     fmat.errors.InputError: alpha: alpha must be a finite number in (0, 1], not the integer 0
       fix: give alpha=1
     """
-    if value is None and optional:
-        return None
     bounds = ""
     if low is not None or high is not None:
         left = ("(" if low_open else "[") + ("-inf" if low is None else f"{low:g}")
         right = "inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
         bounds = f" in {left}, {right}"
-    what = "a finite number" + bounds + (", or None" if optional else "")
     example = f"{low if low is not None and not low_open else high if high is not None and not high_open else 0.5:g}"
     real = isinstance(value, numbers.Real) and not isinstance(value, bool)
     x = float(value) if real else math.nan  # not a real number: refused as not finite
-    if (
-        not math.isfinite(x)
-        or (low is not None and (x < low or (low_open and x == low)))
-        or (high is not None and (x > high or (high_open and x == high)))
-    ):
-        raise _wrong(name, what, value, example)
-    return x
+    ok = math.isfinite(x) and (low is None or x > low or (x == low and not low_open))
+    ok = ok and (high is None or x < high or (x == high and not high_open))
+    _checked(name, value, ok, "a finite number" + bounds, example, optional)
+    return None if value is None else x
 
 
 def text(name: str, value: Any, *, choices: Iterable[str] | None = None, optional: bool = False) -> str | None:
@@ -189,13 +184,6 @@ def text(name: str, value: Any, *, choices: Iterable[str] | None = None, optiona
     what = f"one of {', '.join(repr(c) for c in choices)}" if choices else "a text"
     ok = isinstance(value, str) and (choices is None or value in choices)
     return _checked(name, value, ok, what, repr(choices[0]) if choices else "'...'", optional)
-
-
-def _checked(name: str, value: Any, ok: bool, what: str, example: str, optional: bool):
-    """``value`` when ``ok`` (None too when ``optional``), else the InputError: it must be ``what``."""
-    if ok or (value is None and optional):
-        return value
-    raise _wrong(name, what + (", or None" if optional else ""), value, example)
 
 
 def function(name: str, value: Any, *, optional: bool = True) -> Callable | None:
@@ -277,23 +265,20 @@ def models(name: str, value: Any):
         path(name, value)
         return value
     if isinstance(value, Mapping):
-        for k, v in value.items():
-            if not isinstance(k, str) or not k.strip():
-                raise InputError(
-                    f"{name} names a model {shown(k)}, not a text", where=name, fix=f"give {name}={{'my-name': 'model'}}"
-                )
-            if not isinstance(v, (str, os.PathLike)) or not os.fspath(v).strip():
-                raise InputError(
-                    f"{name}[{k!r}] must be a model id or folder, not {shown(v)}", where=name, fix=f"give {name}={example}"
-                )
-        return value
-    if isinstance(value, (bytes, bytearray)) or not isinstance(value, (Sequence, set, frozenset)) and not _iterable(value):
+        entries = value.items()
+    elif isinstance(value, (bytes, bytearray)) or not isinstance(value, (Sequence, set, frozenset)) and not _iterable(value):
         raise _wrong(name, what, value, example)
-    value = list(value)
-    for i, m in enumerate(value):
+    else:
+        value = list(value)
+        entries = enumerate(value)
+    for k, m in entries:  # k: a model's name, or its position in the list
+        if isinstance(value, Mapping) and (not isinstance(k, str) or not k.strip()):
+            raise InputError(
+                f"{name} names a model {shown(k)}, not a text", where=name, fix=f"give {name}={{'my-name': 'model'}}"
+            )
         if not isinstance(m, (str, os.PathLike)) or not os.fspath(m).strip():
             raise InputError(
-                f"{name}[{i}] must be a model id or folder, not {shown(m)}", where=name, fix=f"give {name}={example}"
+                f"{name}[{k!r}] must be a model id or folder, not {shown(m)}", where=name, fix=f"give {name}={example}"
             )
     return value
 
@@ -323,10 +308,7 @@ def wholes(name: str, value: Any, *, minimum: int | None = None, optional: bool 
     if value is None and optional:
         return None
     what = "a list of whole numbers" + (f" of {minimum} or more" if minimum is not None else "")
-    if isinstance(value, (str, bytes, Mapping)) or not _iterable(value):
-        raise _wrong(name, what, value, "[3, 6, 12]")
-    value = list(value)
-    if not value:
+    if not _iterable(value) or not (value := list(value)):
         raise _wrong(name, what, value, "[3, 6, 12]")
     for x in value:
         if isinstance(x, bool) or not isinstance(x, numbers.Integral) or (minimum is not None and x < minimum):

@@ -1,31 +1,12 @@
 """Query design: build the query table of an FMAT study (R: ``FMAT_query``, ``FMAT_query_bind``).
 
 A *query* is a sentence with exactly one ``[MASK]`` and optionally a ``{TARGET}`` and/or an
-``{ATTRIB}`` placeholder. Word *groups* are ordered mappings ``{group name: [words]}`` (R's
-``.()``). :func:`query` crosses queries, MASK words, TARGET words and ATTRIB words into one
-row per sentence × mask option, exactly as FMAT 2026.1 does:
-
-* columns, in this order: ``[qid], query, MASK, M_pair, M_word, [TARGET, T_pair, T_word],
-  [ATTRIB, A_pair, A_word]``; type ``M``/``MT``/``MA``/``MTA`` in ``df.attrs["type"]``;
-  ``qid`` only with several queries; MTA has no ``T_pair``/``A_pair``;
-* every column is a pandas ``Categorical`` whose levels are in order of first appearance
-  (R's ``forcats::as_factor``); ``qid`` and ``M_pair`` levels are the strings ``"1"``, ``"2"``…
-  as in R;
-* ``M_pair`` is the position j of the word in its MASK group; ``T_pair``/``A_pair`` is the group
-  names joined by ``-`` plus ``.j`` (``MaleOcc-FemaleOcc.1``): word j of every group shares it;
-* row order (checked against R output in tests/data/r_fmat/): by query; within a query, for
-  MT/MA the TARGET/ATTRIB group and word vary *slower* than the MASK group and word (R's
-  ``append_X`` recycles the mask rows for each target word, then ``order(query)`` is stable);
-  for MTA, for each (target group, attribute group) the rows of ``expand.grid(target words,
-  attribute words)`` — target word fastest — and, inside each, all MASK rows.
-
-Differences from FMAT (on purpose): FMAT pads unequal MASK groups with NA and silently drops
-those rows, and recycles or fails on unequal TARGET/ATTRIB groups; here every such design is an
-:class:`~fmat.errors.InputError` saying which group has how many words. A query without the
-placeholder for given TARGET/ATTRIB groups (FMAT would silently not insert the word), a
-placeholder used twice (FMAT replaces only the first) and duplicate queries are errors too.
-R's ``data.frame()`` name mangling of group names (``"Male Occ"`` → ``"Male.Occ"``) is not
-copied: group names are kept as written.
+``{ATTRIB}`` placeholder; word *groups* are ordered mappings ``{group name: [words]}`` (R's
+``.()``). :func:`query` crosses them into one row per sentence × mask option, exactly as FMAT
+2026.1 does (columns, ``Categorical`` levels, pair labels and row order: docs/query-design.md,
+"The query table"; checked against R output in tests/data/r_fmat/). Designs FMAT would pad,
+recycle or fill silently raise :class:`~fmat.errors.InputError` instead; group names are kept
+as written (no R ``data.frame()`` name mangling).
 """
 
 from __future__ import annotations
@@ -107,15 +88,13 @@ def normalize_queries(query, where: str | None = None) -> list[str]:
                 fix="use exactly one [MASK] per query (FMAT scores one masked position)",
             )
         out.append(validate.MASK_RE.sub("[MASK]", q))
-    seen = set()
-    for q in out:
-        if q in seen:
-            raise InputError(
-                f"query {q!r} is listed twice",
-                where=_loc(where, "query"),
-                fix="remove the duplicate (it would duplicate every row)",
-            )
-        seen.add(q)
+    repeat = pd.Series(out, dtype=object).duplicated().to_numpy()
+    if repeat.any():
+        raise InputError(
+            f"query {out[repeat.argmax()]!r} is listed twice",
+            where=_loc(where, "query"),
+            fix="remove the duplicate (it would duplicate every row)",
+        )
     return out
 
 
@@ -161,7 +140,6 @@ def normalize_groups(groups, slot: str, where: str | None = None) -> dict[str, l
                 where=gloc,
                 fix=f"write e.g. {name}: [word1, word2]",
             )
-        words = list(words)
         if not words:
             raise InputError(f"group {name!r} is empty", where=gloc, fix="give at least one word, or remove the group")
         clean = []
@@ -211,7 +189,7 @@ def _frame(rows: dict[str, list], type_: str) -> pd.DataFrame:
 
 
 def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = None) -> pd.DataFrame:
-    """Build a query table (R: ``FMAT_query``).
+    """Build a query table (R: ``FMAT_query``); its shape: docs/query-design.md.
 
     Parameters
     ----------
@@ -234,9 +212,8 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
     """
     where = arguments.text("where", where, optional=True)
     queries = normalize_queries(query, where)
-    mask = normalize_groups(MASK, "MASK", where)
-    target = normalize_groups(TARGET, "TARGET", where)
-    attrib = normalize_groups(ATTRIB, "ATTRIB", where)
+    groups = {slot: normalize_groups(words, slot, where) for slot, words in zip(SLOTS, (MASK, TARGET, ATTRIB))}
+    mask, target, attrib = groups.values()
     if not mask:
         raise InputError(
             "no MASK groups given",
@@ -244,8 +221,8 @@ def query(query, MASK=None, TARGET=None, ATTRIB=None, *, where: str | None = Non
             fix="give the [MASK] options, e.g. MASK: {Male: [he], Female: [she]}",
         )
     _check_equal_sizes(mask, "MASK", where, "FMAT would pad with NA and silently drop rows")
-    for slot, groups in (("MASK", mask), ("TARGET", target), ("ATTRIB", attrib)):
-        validate.check_contrast(groups, slot, _loc(where, slot))
+    for slot, words in groups.items():
+        validate.check_contrast(words, slot, _loc(where, slot))
     _check_placeholders(queries, target, attrib, where)
     type_ = _design_type(target, attrib, where)
     n_mask = sum(map(len, mask.values()))
@@ -449,10 +426,8 @@ def _rows_to_frame(rows: list[list[str | None]], where: str) -> pd.DataFrame:
 
 
 def read_r_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV/TSV written by R (``write.csv``, ``readr::write_csv``, ``fwrite``) as strings.
-
-    Every value is a string or ``None`` (missing); the row-names column is dropped. Callers
-    convert columns (:func:`read_query_table` makes query columns categorical).
+    """Read a CSV/TSV written by R (``write.csv``, ``readr::write_csv``, ``fwrite``) as strings
+    or ``None`` (missing); the row-names column is dropped.
 
     Examples
     --------
@@ -518,12 +493,8 @@ def _as_level(v) -> str:
 
 
 def read_query_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a query table from parquet, or from CSV/TSV exported by R or Python.
-
-    Accepts R ``write.csv`` output (a leading unnamed row-names column, every string quoted,
-    ``NA`` unquoted), ``readr::write_csv`` and ``data.table::fwrite`` output (no row names,
-    minimal quoting) and fmat's own CSV/parquet. Restores categorical columns, ``qid`` and
-    ``attrs["type"]``.
+    """Read a query table from parquet, or from CSV/TSV exported by R (``write.csv``,
+    ``readr::write_csv``, ``data.table::fwrite``) or Python (docs/query-design.md).
 
     Examples
     --------

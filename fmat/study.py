@@ -1,17 +1,9 @@
 """Study files (``config/studies/<id>.yaml``): load, validate, expand into a query table.
 
-A study file is the only place a study is defined (reference: ``docs/study-files.md``). It is
-checked in two passes, both before any model is loaded (this module imports no torch):
-
-1. structure, against the JSON Schema ``fmat/schemas/study.schema.json`` (unknown keys are
-   errors that list the allowed keys);
-2. meaning: ``id`` equals the file stem; each query block builds with :func:`fmat.design.query`
-   (its errors are prefixed with ``<file>: queries[i].<field>``); blocks have one type; word
-   lists from ``{range}`` and ``{criterion}`` resolve; the ``lpr`` options fit the design (e.g.
-   ``mask_pair`` needs exactly two MASK groups per query); ``reliability`` names LPR columns.
-
-:func:`load_study` returns a :class:`Study`; :func:`validate_study_file` returns the list of
-problems (empty when the file is fine).
+Both passes run before any model loads (this module imports no torch): the structure against
+``fmat/schemas/study.schema.json``, then the meaning (``id`` is the file stem, each query block
+builds with :func:`fmat.design.query`, word lists resolve, the ``lpr``, ``reliability`` and
+``analysis`` options fit the design). Reference: ``docs/study-files.md``.
 """
 
 from __future__ import annotations
@@ -199,7 +191,7 @@ def _resolve_words(spec, where: str, criteria_dir: str | os.PathLike | None) -> 
         words = [design._as_level(v) for v in values.tolist()]
         return words, list(words)
     if isinstance(spec, (str, int, float)) and not isinstance(spec, bool):
-        spec = [validate.as_written(spec)]
+        spec = [spec]
     words, items = [], []
     for w in spec:
         w = validate.as_written(w)
@@ -229,12 +221,10 @@ def _build(data: dict, path: Path, criteria_dir: str | os.PathLike | None):
         for slot in [s for s in SLOTS if s in block]:
             groups[slot] = {}
             for gname, spec in block[slot].items():
-                words, items = _resolve_words(spec, f"{bwhere}.{slot}.{gname}", criteria_dir)
+                gwhere = f"{bwhere}.{slot}.{gname}"
+                words, items = _resolve_words(spec, gwhere, criteria_dir)
                 groups[slot][gname] = words
-                item_rows.extend(
-                    (slot, design._as_level(w) if not isinstance(w, str) else w, it, f"{bwhere}.{slot}.{gname}")
-                    for w, it in zip(words, items)
-                )
+                item_rows += [(slot, w if isinstance(w, str) else design._as_level(w), it, gwhere) for w, it in zip(words, items)]
         tables.append(design.query(block["query"], **groups, where=bwhere))  # groups: MASK, TARGET, ATTRIB
     types = [t.attrs["type"] for t in tables]
     if len(set(types)) > 1:
@@ -266,7 +256,7 @@ def _build(data: dict, path: Path, criteria_dir: str | os.PathLike | None):
             where=f"{where}: queries",
             fix="give the same phrase the same item key everywhere",
         )
-    items = items.drop(columns="where").reset_index(drop=True).astype({"slot": "str", "word": "str", "item": "str"})
+    items = items.drop(columns="where").reset_index(drop=True).astype(str)
     return queries, items
 
 
@@ -304,7 +294,7 @@ def _with_defaults(data: dict) -> tuple[dict, dict, dict, dict]:
     rel_raw = data.get("reliability") or {}
     reliability = {**RELIABILITY_DEFAULTS, **copy.deepcopy(rel_raw)}
     reliability["by"] = list(reliability.get("by") or [])
-    reliability["lpr"] = {**lpr, **(rel_raw.get("lpr") or {})} if "lpr" in rel_raw else dict(lpr)
+    reliability["lpr"] = {**lpr, **(rel_raw.get("lpr") or {})}
     score = {**SCORE_DEFAULTS, **(data.get("score") or {})}
     analysis_raw = data.get("analysis") or {}
     analysis = {"name": analysis_raw.get("name"), "options": copy.deepcopy(analysis_raw.get("options") or {})}
@@ -329,7 +319,7 @@ def check_analysis_name(name: str, options=None, where: str = "analysis") -> Non
     analyses.check(name, options, where=where)
 
 
-def _check_semantics(data: dict, path: Path, criteria_dir: str | os.PathLike | None, check_analysis=None):
+def _check_semantics(data: dict, path: Path, criteria_dir: str | os.PathLike | None, check_analysis=None) -> dict:
     where = str(path)
     queries, items = _build(data, path, criteria_dir)
     lpr, reliability, score, analysis = _with_defaults(data)
@@ -361,7 +351,7 @@ def _check_semantics(data: dict, path: Path, criteria_dir: str | os.PathLike | N
         (check_analysis or check_analysis_name)(analysis["name"], analysis["options"], where=f"{where}: analysis")
         check_analysis_design(queries, analysis["options"], where=f"{where}: analysis.options")
         analyses.check_design(analysis["name"], analysis["options"], queries, where=f"{where}: analysis.options", lpr_options=lpr)
-    return queries, items, lpr, reliability, score, analysis
+    return dict(queries=queries, items=items, lpr=lpr, reliability=reliability, score=score, analysis=analysis)
 
 
 #: analysis options that name groups of a slot: option -> slot
@@ -402,12 +392,10 @@ def _two_different(values: list, where: str, what: str, example: str) -> None:
 
 
 def check_analysis_design(queries: pd.DataFrame, options, where: str = "analysis.options") -> None:
-    """The analysis options that name groups, words or templates of the study's design name ones
-    it has, checked when the study file is read, before any model loads: the ``*_contrast``
-    options (groups of MASK, ATTRIB, TARGET), ``forms`` (ATTRIB groups), ``mask_wordings`` and
-    ``relations`` ([MASK] words), ``perceivers`` (templates); a pair names two different values.
-    An InputError names the option, the value and the nearest name the design has; options of
-    other shapes are left to the analysis.
+    """Options that name groups, words or templates of the design (``*_contrast``, ``forms``,
+    ``mask_wordings``, ``relations``, ``perceivers``) name ones it has, a pair two different ones
+    (else an InputError names the option, the value and the nearest name); other shapes are left
+    to the analysis.
 
     Examples
     --------
@@ -455,11 +443,9 @@ def _lists_in(options: Mapping, key: str, shape: type, where: str) -> list[tuple
 def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None, check_analysis=None) -> Study:
     """Load and validate a study file; raise :class:`InputError` naming the first problem(s).
 
-    ``criteria_dir`` is the folder of criterion tables (``resources/criteria``) used by word
-    lists written ``{criterion: NAME, column: COL}``; it is needed only by such studies.
-    ``check_analysis(name, options, where=...)`` checks the ``analysis`` block: by default its
-    analysis must be registered in :mod:`fmat.analyses` and its options must fit its function
-    (:func:`check_analysis_name`).
+    ``criteria_dir``: the folder of criterion tables (``resources/criteria``) that word lists
+    written ``{criterion: NAME, column: COL}`` read. ``check_analysis(name, options, where=...)``
+    checks the ``analysis`` block (default: :func:`check_analysis_name`).
 
     Examples
     --------
@@ -495,24 +481,19 @@ def load_study(path: str | os.PathLike, criteria_dir: str | os.PathLike | None =
             f"\n  (and {len(problems) - 1} more problem(s); run 'fmat query --study {path} --check')" if len(problems) > 1 else ""
         )
         raise InputError(problems[0] + more, fix="see docs/study-files.md for every key and its allowed values")
-    queries, items, lpr, reliability, score, analysis = _check_semantics(data, path, criteria_dir, check_analysis)
-    keys = item_key_map(items)
+    fields = _check_semantics(data, path, criteria_dir, check_analysis)
+    keys = item_key_map(fields["items"])
     if keys:  # the phrases' item keys travel with the tables (fmat.reliability.with_item_keys)
-        queries.attrs[ITEM_KEYS] = keys
+        fields["queries"].attrs[ITEM_KEYS] = keys
     return Study(
         id=data["id"],
         title=data["title"],
         family=data.get("family"),
         source=data.get("source", ""),
         notes=data.get("notes", ""),
-        queries=queries,
-        items=items,
-        lpr=lpr,
-        reliability=reliability,
-        score=score,
-        analysis=analysis,
         path=path,
         raw=data,
+        **fields,
     )
 
 

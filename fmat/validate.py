@@ -1,12 +1,9 @@
 """One validation layer for every input fmat reads (study files, query tables, configs).
 
-Every entry point (``fmat.study.load_study``/``validate_study_file``, ``fmat.design.query``
-and ``read_query_table``, ``fmat run``, ``fmat study``, ``fmat query --check`` and the
-workflow's ``validate_config``) goes through the functions here *before any model loads*. They
-are small, pure and linear in the size of the input; each raises
-:class:`~fmat.errors.InputError` naming the file, the field and the fix. The rules (files, YAML,
-text of words and queries, placeholders, contrasts, caps, query tables) are listed in
-``docs/study-files.md`` ("Rules every input must follow").
+Every entry point (the API, the CLI, the workflow's config) goes through these small, pure,
+linear-time checks *before any model loads*; each raises :class:`~fmat.errors.InputError`
+naming the file, the field and the fix. The rules: ``docs/study-files.md`` ("Rules every input
+must follow").
 """
 
 from __future__ import annotations
@@ -164,9 +161,8 @@ class YamlFloat(float):
 
 
 def nfc(text: str) -> str:
-    """``text`` in Unicode normal form C: a word pasted decomposed (macOS, a PDF: "nai" + U+0308
-    COMBINING DIAERESIS + "ve") becomes the composed form tokenizers' vocabularies hold ("na" +
-    U+00EF + "ve"). Study files, query tables and :func:`fmat.query`'s words and queries use it.
+    """``text`` in Unicode normal form C: a word pasted decomposed (macOS, a PDF: "nai" +
+    U+0308 + "ve") becomes the composed form tokenizers' vocabularies hold ("na" + U+00EF + "ve").
 
     Examples
     --------
@@ -320,10 +316,8 @@ def _too_deep(where: str) -> InputError:
 
 
 def load_yaml(text: str, where: str, loader_class=None):
-    """Parse YAML ``text`` from file ``where`` with the study loader; every failure (syntax,
-    duplicate keys, alias bombs, recursion, memory) is an InputError naming the file.
-    ``loader_class``: another class made by :func:`_make_loader` (tests compare the C and the
-    pure-Python parser).
+    """Parse YAML ``text`` from file ``where`` with the study loader (``loader_class``: another
+    :func:`_make_loader` class); every failure is an InputError naming the file.
 
     Examples
     --------
@@ -406,13 +400,13 @@ def text_problem(text: str, what: str, max_chars: int) -> str | None:
     return None
 
 
-def _text_fix(problem: str) -> str:
-    if "characters long" in problem:
-        return "shorten it (a stimulus is a word or a short phrase)"
-    return (
-        "retype it with plain characters: no tabs, newlines, zero-width or non-breaking spaces, "
-        "no letters from another alphabet that look like Latin ones"
-    )
+def _check_text(text: str, what: str, max_chars: int, where: str) -> None:
+    problem = text_problem(text, what, max_chars)
+    if problem and "characters long" in problem:
+        raise InputError(problem, where=where, fix="shorten it (a stimulus is a word or a short phrase)")
+    if problem:
+        plain = "no tabs, newlines, zero-width or non-breaking spaces, no letters from another alphabet that look like Latin ones"
+        raise InputError(problem, where=where, fix=f"retype it with plain characters: {plain}")
 
 
 def check_word(word: str, where: str, what: str = "word") -> None:
@@ -427,9 +421,7 @@ def check_word(word: str, where: str, what: str = "word") -> None:
     fmat.errors.InputError: study.yaml: TARGET.Job: word '{TARGET}' contains a brace ({ or }); placeholders belong in the query
       fix: remove the braces from the word
     """
-    problem = text_problem(word, what, MAX_WORD_CHARS)
-    if problem:
-        raise InputError(problem, where=where, fix=_text_fix(problem))
+    _check_text(word, what, MAX_WORD_CHARS, where)
     if MASK_RE.search(word):
         raise InputError(
             f"{what} {word!r} contains [MASK]", where=where, fix="only the query holds [MASK]; remove it from the word"
@@ -490,9 +482,8 @@ _WRAPPING_QUOTES = {"\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", 
 
 
 def check_query_text(query: str, where: str) -> list[str]:
-    """A query template: plain text, one [MASK], known placeholders, not wrapped in quotation
-    marks (``“The [MASK] is here.”`` from a word processor: YAML keeps typographic quotes as part
-    of the text, and the model would read them); returns its placeholders.
+    """A query template: plain text, known placeholders, not wrapped in quotation marks (a word
+    processor's ``“...”``: YAML keeps them, and the model would read them); returns its placeholders.
 
     Examples
     --------
@@ -505,9 +496,7 @@ def check_query_text(query: str, where: str) -> list[str]:
     sentence, so the model would read them (a study file's YAML keeps typographic quotes as text)
       fix: give the sentence without them; in a study file, quote it with straight double quotes: query: "[MASK] is here."
     """
-    problem = text_problem(query, "query", MAX_QUERY_CHARS)
-    if problem:
-        raise InputError(problem, where=where, fix=_text_fix(problem))
+    _check_text(query, "query", MAX_QUERY_CHARS, where)
     close = _WRAPPING_QUOTES.get(query[:1])
     if close and len(query) > 1 and query.endswith(close):
         raise InputError(
@@ -769,17 +758,10 @@ def _branch(err):
 
 
 def schema_problems(validator, data) -> list[tuple[list, str]]:
-    """Every JSON-Schema violation of ``data`` in words: ``(path, message)`` pairs, sorted by path
-    (``path`` a list of keys and indexes; the caller writes it as its file's locations). The one
-    translator of jsonschema errors, for study files (:mod:`fmat.study`) and workflow configs:
-
-    - an unknown key: at the key, ``unknown key 'x'; allowed keys here: a, b`` (schema order);
-    - a missing key: at the key, ``required key 'x' is missing``;
-    - a wrong type: ``'yes please' is text, expected boolean``;
-    - one of several forms (oneOf/anyOf): the error of the form the value's type chose, else the
-      schema's description of what is allowed;
-    - a pattern or uniqueItems: what is allowed, not the regex (:func:`schema_message`);
-    - a value YAML read as a boolean (yes/no/on/off) says to quote it.
+    """Every JSON-Schema violation of ``data`` in words: ``(path, message)`` pairs sorted by path
+    (a list of keys and indexes), for study files and workflow configs. An unknown key lists the
+    allowed ones; of several forms (oneOf/anyOf) the one the value's type chose is reported; a
+    pattern says what is allowed (:func:`schema_message`); a YAML boolean (yes/no) says to quote it.
 
     Examples
     --------
