@@ -65,29 +65,21 @@ def register(
 ):
     """Register ``fn`` as analysis ``name``.
 
-    ``criteria(options) -> [table names]``: the criterion tables the analysis reads (the rule's
-    inputs).  ``check(options, queries, where)`` checks the options against the study's query
-    table before any model loads (:func:`check_design`), raising an InputError naming ``where``
-    and the fix; a ``check`` that takes a keyword ``lpr`` gets the LPR table the design will have
-    (:func:`design_lpr`).  ``items``: the LPR columns that key one observation, the last the item
-    itself (:func:`item_columns`, :func:`fmat.study_page.item_table`).  ``needs``: the label
-    columns the analysis reads from the LPR table (:func:`check_design`).
-    ``check_criteria(options, tables, items, where)`` checks the criterion tables against the
-    options and ``Study.items`` (:func:`check_criteria`).  ``pooled_sd``: the option values under
-    which the analysis's d is a pooled-SD d, e.g. ``{"effect_size": "pooled_sd"}``
-    (:func:`pooled_sd`).
+    ``criteria(options) -> [table names]``: the criterion tables it reads.  ``check(options,
+    queries, where[, lpr=])``: :func:`check_design`'s check of the options (an InputError naming
+    ``where`` and the fix).  ``items``: the LPR columns that key one observation, the item last
+    (:func:`item_columns`).  ``needs``: the LPR label columns it reads (:func:`check_design`).
+    ``check_criteria(options, tables, items, where)``: :func:`check_criteria`.  ``pooled_sd``:
+    the option values that make its d a pooled-SD d (:func:`pooled_sd`).
     """
 
     def deco(fn):
         if name in _REGISTRY and _REGISTRY[name] is not fn:
             raise ValueError(f"analysis {name!r} registered twice")
         _REGISTRY[name] = fn
-        if criteria is not None:
-            _CRITERIA[name] = criteria
-        if check is not None:
-            _DESIGN_CHECKS[name] = check
-        if check_criteria is not None:
-            _CRITERIA_CHECKS[name] = check_criteria
+        for table, value in ((_CRITERIA, criteria), (_DESIGN_CHECKS, check), (_CRITERIA_CHECKS, check_criteria)):
+            if value is not None:
+                table[name] = value
         _ITEMS[name] = tuple(items)
         _NEEDS[name] = tuple(needs)
         if pooled_sd:
@@ -146,38 +138,37 @@ def pooled_sd(name: str | None, options: Mapping | None = None) -> dict[str, obj
         return {}
     params = inspect.signature(_REGISTRY[name]).parameters
     options = dict(options or {})
-    for key, value in declared.items():
-        given = options[key] if key in options else getattr(params.get(key), "default", inspect.Parameter.empty)
-        if str(given) != str(value):
-            return {}
-    return dict(declared)
+    given = {k: options[k] if k in options else getattr(params.get(k), "default", inspect.Parameter.empty) for k in declared}
+    return dict(declared) if all(str(given[k]) == str(v) for k, v in declared.items()) else {}
 
 
 def get(name: str) -> Callable[..., AnalysisOutput]:
     _load_all()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise InputError(
-            f"unknown analysis {name!r}",
-            where="analysis.name",
-            fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}",
-        ) from None
+    if name not in _REGISTRY:
+        raise _unknown(name, "analysis.name")
+    return _REGISTRY[name]
+
+
+def _unknown(name: str, where: str, hint: str = "", more: str = "") -> InputError:
+    return InputError(
+        f"unknown analysis {name!r}" + hint,
+        where=where,
+        fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}" + more,
+    )
+
+
+def _keywords(name: str) -> list:
+    """The parameters of analysis ``name`` after ``data``."""
+    return list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
 
 
 def check(name: str, options: Mapping | None = None, where: str = "analysis") -> None:
     """Analysis ``name`` is registered and ``options`` fit its keyword arguments (unknown and
     missing options named); called when a study file is checked, before any model loads."""
-
     _load_all()
     if name not in _REGISTRY:
-        raise InputError(
-            f"unknown analysis {name!r}" + nearest(name, _REGISTRY),
-            where=f"{where}.name",
-            fix=f"use one of {', '.join(sorted(_REGISTRY)) or '(none registered)'}, or register "
-            "a new one (docs/adding-a-study.md)",
-        )
-    params = list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
+        raise _unknown(name, f"{where}.name", nearest(name, _REGISTRY), ", or register a new one (docs/adding-a-study.md)")
+    params = _keywords(name)
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return
     names = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -210,10 +201,8 @@ def check(name: str, options: Mapping | None = None, where: str = "analysis") ->
 
 def _takes(name: str, options: Mapping) -> bool:
     """Analysis ``name`` takes every key of ``options`` and needs no other."""
-    params = list(inspect.signature(_REGISTRY[name]).parameters.values())[1:]
-    keys = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-    required = {p.name for p in params if p.default is p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-    return set(options) <= keys and required <= set(options)
+    params = [p for p in _keywords(name) if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return set(options) <= {p.name for p in params} and {p.name for p in params if p.default is p.empty} <= set(options)
 
 
 def option_values(name: str, option: str) -> tuple:
@@ -268,16 +257,11 @@ def check_design(
     where: str = "analysis.options",
     lpr_options: Mapping | None = None,
 ) -> None:
-    """Can the design feed analysis ``name``? Checked when the study file is read
-    (:func:`fmat.study.load_study`), before any model loads:
-
-    - the LPR table the design will have (:func:`design_lpr`, with ``lpr_options``) has the
-      columns the analysis reads (``needs`` of :func:`register`); else an InputError naming
-      the families that fit the design;
-    - the analysis' own ``check`` of its options against the query table, and against that LPR
-      table where it takes ``lpr``.
-
-    An InputError names ``where`` (the study file and the option) and the fix."""
+    """Can the design feed analysis ``name``? Checked by :func:`fmat.study.load_study`, before
+    any model loads: the LPR table the design will have (:func:`design_lpr`) has the columns the
+    analysis reads (``needs``; else the error names the families that fit), and the analysis'
+    own ``check`` passes (given that LPR table where it takes ``lpr``). An InputError names
+    ``where`` and the fix."""
     _load_all()
     options = dict(options or {})
     table = None
@@ -342,7 +326,6 @@ def run_analysis(name: str, data: AnalysisInput, options: Mapping | None = None)
 
 def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
     """``df`` in the results shape (exactly :data:`fmat.results.RESULT_COLUMNS`), or a clear error."""
-
     missing = [c for c in RESULT_COLUMNS if c not in df.columns]
     if missing:
         raise InputError(
@@ -355,9 +338,7 @@ def check_results_table(df: pd.DataFrame, where: str) -> pd.DataFrame:
 
 
 def _one_producer(reliability: pd.DataFrame, analysis: pd.DataFrame, name: str, sid: str) -> None:
-    """Every statistic has one producer: an analysis must not emit a row the reliability stage
-    already made (ICC, alpha). A clash is a bug of the analysis, reported as such."""
-
+    """An analysis must not emit a row the reliability stage already made (ICC, alpha)."""
     both = reliability[KEY].merge(analysis[KEY], on=KEY)
     if len(both):
         keys = ", ".join(f"{r.statistic}:{r.condition}:{r.model}" for r in both.head(6).itertuples())
@@ -377,23 +358,18 @@ def analysis_stage(
     *,
     sid: str | None = None,
 ):
-    """One study's analysis stage -> ``(stats, figures, status)``.
-
-    Runs the analysis the study file names when it is registered, else notes that it is not.
-    ``stats`` = the reliability rows + the analysis rows (validated); ``figures`` = ``{name:
-    table}``; ``status`` = the record written to ``status.json`` (figures filled by the caller).
-    """
-
+    """One study's analysis stage -> ``(stats, figures, status)``: the reliability rows + the
+    rows of the analysis the study file names (a note where it is not registered), the figure
+    tables by name, and the ``status.json`` record (figures filled by the caller)."""
     sid = str(sid or getattr(study, "id", ""))
-    spec = dict(getattr(study, "analysis", None) or {})
-    name, options = str(spec.get("name") or ""), dict(spec.get("options") or {})
+    name, options = _named(study)
     reliability = check_results_table(reliability, where=f"reliability rows of study {sid}")
     status = {"study": sid, "analysis": name, "implemented": False, "run": True, "notes": [], "figures": {}}
     figures: dict[str, pd.DataFrame] = {}
     parts = [reliability]
     if name and name in available():
         try:
-            out = run_analysis(name, AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})), options)
+            out = run_analysis(name, AnalysisInput(study, scores, lpr, dict(criteria or {})), options)
         except InputError as err:  # an option the scores cannot feed: named with the study file, as at load time
             path = str(getattr(study, "path", None) or "")
             if not path or path in str(err.where or ""):
@@ -419,26 +395,26 @@ CROSSED = "crossed"
 CROSSED_STATISTICS = ("d", "b", "r")
 
 
+def _named(study) -> tuple[str, dict]:
+    """The analysis name and options of the study file's ``analysis`` key."""
+    spec = dict(getattr(study, "analysis", None) or {})
+    return str(spec.get("name") or ""), dict(spec.get("options") or {})
+
+
 def crossed_variant(study, scores: pd.DataFrame, lpr: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None):
     """The concept-level variant of a study's analysis, beside the paper's inference:
     ``(rows, notes)``. ``rows``: the analysis's rows of :data:`CROSSED_STATISTICS` with a p, run
-    again with ``inference: crossed`` (the paper's keys and value, the concept-level SE, df, p
-    and CI), or ``None`` where the analysis has no such variant (:func:`option_values`), where
-    the study file already chooses another inference, or where the variant cannot run on these
-    scores (the reason in ``notes``)."""
+    again with ``inference: crossed``, or ``None`` where the analysis has no such variant
+    (:func:`option_values`), the study file chooses another inference, or the variant cannot run
+    on these scores (the reason in ``notes``)."""
 
-    spec = dict(getattr(study, "analysis", None) or {})
-    name, options = str(spec.get("name") or ""), dict(spec.get("options") or {})
+    name, options = _named(study)
     if not name or name not in available() or CROSSED not in option_values(name, "inference"):
         return None, []
     if str(options.get("inference", "paper")) != "paper":  # the study file chose another inference
         return None, []
     try:
-        out = run_analysis(
-            name,
-            AnalysisInput(study=study, scores=scores, lpr=lpr, criteria=dict(criteria or {})),
-            {**options, "inference": CROSSED},
-        )
+        out = run_analysis(name, AnalysisInput(study, scores, lpr, dict(criteria or {})), {**options, "inference": CROSSED})
     except FmatError as err:
         return None, [f"the concept-level variant (inference: crossed) did not run: {err.message}"]
     s = out.stats
@@ -470,16 +446,13 @@ def concept_side_by_side(stats: pd.DataFrame, crossed: pd.DataFrame | None) -> p
     row of ``stats`` (the paper's inference): statistic, condition, value, the paper's
     ``ci_low, ci_high, p``, the concept-level ``ci_low_crossed, ci_high_crossed, p_crossed`` and
     ``verdict`` (:func:`concept_verdict`). Empty where there is no crossed row."""
-
     cols = ["statistic", "condition", "value", "ci_low", "ci_high", "p", "ci_low_crossed", "ci_high_crossed", "p_crossed"]
     if crossed is None or not len(crossed):
         return pd.DataFrame(columns=[*cols, "verdict"])
     key = ["statistic", "condition", "model"]
     paper = stats[stats["model"].astype(str) == "all"].drop_duplicates(key)
     mine = crossed[crossed["model"].astype(str) == "all"][[*key, "ci_low", "ci_high", "p"]]
-    both = paper[[*key, "value", "ci_low", "ci_high", "p"]].merge(mine, on=key, suffixes=("", "_crossed"))
-    order = {k: i for i, k in enumerate(map(tuple, mine[key].astype(str).to_numpy()))}
-    both = both.assign(_o=[order[tuple(map(str, k))] for k in both[key].to_numpy()]).sort_values("_o")
+    both = mine.merge(paper[[*key, "value", "ci_low", "ci_high", "p"]], on=key, suffixes=("_crossed", ""))  # mine's order
     out = both[cols].reset_index(drop=True)
     out["verdict"] = [concept_verdict(a, b) for a, b in zip(out["p"], out["p_crossed"])]
     return out

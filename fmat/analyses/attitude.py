@@ -1,26 +1,14 @@
 """Studies 2A-2D: attitudes and biases (flowers/insects, instruments/weapons, European/African
-American names, young/old names) of Bao (2024); Table 6. See docs/analyses-1-2.md.
+American names, young/old names) of Bao (2024); Table 6. Steps, options and figure tables:
+docs/analyses-1-2.md.
 
-Registered analysis ``attitude_weat`` (study file ``analysis: {name: attitude_weat, options}``):
-
-1. LPR per target word = ln P(positive verb) - ln P(negative verb) (``lpr: {mask_pair: true}``):
-   ``M_word`` "like - dislike" is the *relation* named in ``relations``, the ``query`` the
-   *perceiver* named in ``perceivers`` (personal, societal), ``TARGET`` the *category*
-   (``target_contrast``: first minus second).
-2. WEAT-style standardization (``effect_size: pooled_sd``; Caliskan et al., 2017; Bao, 2024,
-   Study 2A Method): every LPR divided by the SD (ddof = 1) of the LPRs of all target words of
-   both categories within model x perceiver x relation (``standardize_within``), after
-   subtracting that split's mean (``center: true``).  Centering leaves d unchanged but removes
-   the split's offsets (footnote 4) from the residual: the paper's t values fit the centered
-   model (2A: t_personal 4.70 = 0.38 / (0.98 sqrt(2/300))).  ``effect_size: sigma`` divides by
-   ``sigma`` (default sqrt(2)) instead.
-3. One LMM, 2 (category) x 2 (relation) x 2 (perceiver) full factorial, random intercept per
-   BERT model (:func:`fmat.stats.fit_lmm`, REML, nlme's df: 2A, 2400 rows - 12 - 7 = 2381).
-4. d = the LMM contrast (estimated marginal means) of category 1 - category 2 within a relation:
-   per perceiver (``relation:personal``), averaged (``relation:average``) and the personal -
-   societal difference (``relation:personal-societal``); in a balanced design the mean over
-   models of the per-model WEAT differences.  Each contrast gives a ``d`` row and a ``t`` row.
-5. Cronbach's alpha is the reliability stage's: not computed here.
+Registered analysis ``attitude_weat``: the LPR of each target word (``M_word`` "like -
+dislike", a *relation*; ``query``, a *perceiver*; ``TARGET``, the *category*) divided by the SD
+(ddof = 1) of all target words of both categories within model x perceiver x relation, after
+centering there (WEAT d, Caliskan et al., 2017; the paper's t values fit the centered model);
+one LMM ``y ~ category * relation * perceiver``, random intercept per model
+(:func:`fmat.stats.fit_lmm`); d and t = its contrast of category 1 - category 2 per
+perceiver, averaged and personal - societal.  Cronbach's alpha is the reliability stage's.
 """
 
 from __future__ import annotations
@@ -134,20 +122,17 @@ def _check_names_in_lpr(lpr: pd.DataFrame, rel: Mapping, per: Mapping, target_co
                 fix="list the verbs in the MASK groups' order (the first MASK group's word first: "
                 "the LPR is ln P(first group's word) - ln P(second group's word))",
             )
-    for q, name in per.items():
-        if q not in queries:
-            raise InputError(
-                f"perceiver {name!r}: query {q!r} is not in the LPR table ({sorted(queries)})",
-                where=f"{_OPT}.perceivers.{name}",
-                fix="copy the query template from the study's queries",
-            )
-    for t in target_contrast:
-        if str(t) not in targets:
-            raise InputError(
-                f"TARGET group {t!r} is not in the LPR table ({sorted(targets)})",
-                where=f"{_OPT}.target_contrast",
-                fix="name the study file's TARGET groups",
-            )
+    named = [
+        (q, queries, f"perceiver {name!r}: query {q!r}", f"perceivers.{name}", "copy the query template from the study's queries")
+        for q, name in per.items()
+    ]
+    named += [
+        (str(t), targets, f"TARGET group {t!r}", "target_contrast", "name the study file's TARGET groups")
+        for t in target_contrast
+    ]
+    for value, have, what, option, fix in named:
+        if value not in have:
+            raise InputError(f"{what} is not in the LPR table ({sorted(have)})", where=f"{_OPT}.{option}", fix=fix)
 
 
 def standardize_lpr(
@@ -160,29 +145,23 @@ def standardize_lpr(
 ) -> pd.DataFrame:
     """Add ``y``: the LPR divided by the SD (ddof = 1) of all items of both categories within
     ``within`` (``pooled_sd``, WEAT d; centered first when ``center``) or by ``sigma``."""
-    out = d.copy()
-    if effect_size == "pooled_sd":
-        within = list(within)
-        bad = [c for c in within if c not in out.columns]
-        if bad:
-            raise InputError(
-                f"cannot standardize within {bad}",
-                where=f"{_OPT}.standardize_within",
-                fix="use some of model, perceiver, relation",
-            )
-        g = out.groupby(within, sort=False)["LPR"]
-        sd = g.transform(lambda s: s.std(ddof=1))
-        mean = g.transform("mean") if center else 0.0
-        out["y"] = (out["LPR"] - mean) / sd
-    elif effect_size == "sigma":
-        mean = out.groupby(list(within), sort=False)["LPR"].transform("mean") if center else 0.0
-        out["y"] = (out["LPR"] - mean) / float(sigma)
-    else:
+    out, within, pooled = d.copy(), list(within), effect_size == "pooled_sd"
+    if not pooled and effect_size != "sigma":
         raise InputError(
             f"unknown effect_size {effect_size!r}",
             where=f"{_OPT}.effect_size",
             fix="use pooled_sd (WEAT d, the paper) or sigma (LPR / 1.414)",
         )
+    bad = [c for c in within if c not in out.columns]
+    if pooled and bad:
+        raise InputError(
+            f"cannot standardize within {bad}",
+            where=f"{_OPT}.standardize_within",
+            fix="use some of model, perceiver, relation",
+        )
+    g = out.groupby(within, sort=False)["LPR"] if pooled or center else None
+    sd = g.transform(lambda s: s.std(ddof=1)) if pooled else float(sigma)
+    out["y"] = (out["LPR"] - (g.transform("mean") if center else 0.0)) / sd
     return out
 
 
@@ -229,15 +208,12 @@ def crossed_contrasts(
     ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]
 ) -> pd.DataFrame:
     """The concept-level variant of :func:`contrasts` (``inference: crossed``, ours, not the
-    paper's): the same contrasts with the models *and* the target words as crossed random
-    factors (:func:`fmat.stats.crossed.crossed_contrast`).
+    paper's): the models *and* the target words crossed random factors
+    (:func:`fmat.stats.crossed.crossed_contrast`).
 
-    Per relation and part, each model x target word gives ``Y[model, word]`` (its y in that
-    perceiver; the perceivers' mean for ``average``; perceiver 1 minus 2 for ``p1-p2``).  The
-    words are nested in their category: ``Y ~ category + (1 + category | model) + (1 | word)``
-    of a complete, balanced table, its REML test with Satterthwaite's df computed from the
-    expected mean squares.  Words without a y in every model and perceiver are left out
-    (``n``: the cells used).  Columns as :func:`contrasts`, plus ``n``."""
+    ``Y[model, word]``: the word's y in a part (as :func:`_parts`), the words nested in their
+    category: ``Y ~ category + (1 + category | model) + (1 | word)``, Satterthwaite's df.  Words
+    without a y in every model and perceiver are left out.  Columns as :func:`contrasts`, plus ``n``."""
     c1, c2 = (str(c) for c in categories)
     rows = []
     for rel in relations:
@@ -253,10 +229,9 @@ def crossed_contrasts(
 
 
 def per_model_d(ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]) -> list[dict]:
-    """d within each model, per relation and part (each perceiver, ``average``, ``p1-p2``): the
-    mean standardized LPR ``y`` of category 1's words minus category 2's, in that model (the same
-    cell-mean contrast as the LMM's, without a test: one model has no replication to test
-    against). Rows ``model, relation, part, d, n``."""
+    """d within each model, per relation and part (as :func:`_parts`): the mean ``y`` of category
+    1's words minus category 2's, the LMM's cell-mean contrast without a test. Rows ``model,
+    relation, part, d, n``."""
     c1, c2 = (str(c) for c in categories)
     rows = []
     for model, g in ds.groupby("model", observed=True, sort=False):
@@ -308,19 +283,13 @@ def check_options(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: p
 def covered_relations(
     ds: pd.DataFrame, categories: Sequence[str], relations: Sequence[str], perceivers: Sequence[str]
 ) -> tuple[list[str], dict[str, list[str]]]:
-    """The relations whose LPRs fill every category x perceiver cell of ``ds`` (the rows kept
-    after missing LPRs are dropped), and for each other relation its empty cells
-    (``category/perceiver``): a relation whose verb a model cannot score (out of vocabulary)
-    has no LPR at all, and its contrast has no cell means to compare."""
+    """The relations whose LPRs fill every category x perceiver cell of ``ds``, and for each
+    other relation (e.g. a verb out of vocabulary) its empty cells (``category/perceiver``)."""
     have = set(zip(ds["category"].astype(str), ds["relation"].astype(str), ds["perceiver"].astype(str)))
-    kept, gaps = [], {}
-    for rel in relations:
-        empty = [f"{c}/{p}" for p in perceivers for c in categories if (str(c), str(rel), str(p)) not in have]
-        if empty:
-            gaps[str(rel)] = empty
-        else:
-            kept.append(str(rel))
-    return kept, gaps
+    empty = {
+        str(r): [f"{c}/{p}" for p in perceivers for c in categories if (str(c), str(r), str(p)) not in have] for r in relations
+    }
+    return [r for r, cells in empty.items() if not cells], {r: cells for r, cells in empty.items() if cells}
 
 
 def _oov_words(scores) -> set[str]:
@@ -352,10 +321,8 @@ def attitude_weat(
     center: bool = True,
     inference: Literal["paper", "crossed"] = "paper",
 ) -> AnalysisOutput:
-    """Studies 2A-2D (Table 6); see the module docstring for every step and option.
-    ``inference``: "paper" (default: the paper's LMM, the models the only random factor) or
-    "crossed" (ours: the target words random too, crossed with the models: the concept-level
-    test, :func:`crossed_contrasts`; the same d)."""
+    """Studies 2A-2D (Table 6); steps and options: docs/analyses-1-2.md. ``inference:
+    crossed`` (ours): :func:`crossed_contrasts`, the same d."""
     study = str(getattr(data.study, "id", "") or "")
     d = design_table(
         data.lpr,

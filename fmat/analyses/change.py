@@ -1,31 +1,13 @@
 """Studies 4A-4D (Bao, 2024): perceived change over time, 1800-2019.
 
-Registered analysis ``change_over_time`` (reference: ``docs/analyses-3-4.md``).
-
-The [MASK] options are year tokens (``M_word`` = "1800" ... "2019").  The LPR table is paired
-over the TARGET (4A/4B: ``ln P(year | men) - ln P(year | women)``) or ATTRIB groups (4C/4D:
-individualism - collectivism phrase j).  As the paper's Method:
-
-1. a year a model lacks (out of vocabulary: NaN probability, or no row) is left out for that
-   model and listed (figure ``missing_years``, notes);
-2. ``d = mean LPR / sigma`` per (model, year), the mean over ``average_over`` (4A/4B's
-   templates, 4C/4D's phrase pairs);
-3. LMM ``d ~ year / year_scale``, models as random intercepts (:func:`fmat.stats.fit_lmm`):
-   rows ``b`` (per century), ``t``, ``beta`` (b * sd(x) / sd(d)), ``R2m``, ``R2c``, condition
-   ``year``;
-4. ``century_contrasts: [[2000, 1900], ...]``: per pair an LMM ``d ~ century`` on the two years
-   (``century_model: pairwise``, the paper's "corresponding subset of data") or one LMM on all
-   the century years named (``joint``); first minus second year: rows ``d`` and ``t``, condition
-   ``2000vs1900``;
-5. per model, the OLS slope of d on year / year_scale (rows ``b``, model = slug; not in the paper);
-6. ``inference: crossed`` (ours; :func:`crossed_trend`): the slope, the per-model slopes and the
-   century contrasts with the models *and* the items (``average_over``) crossed random factors.
-
-Figure 4 table ``trend`` (model, year, d, d_interpolated, d_smooth), per model and ``all`` (the
-mean of the models' d in each year): missing years filled by linear interpolation
-(:func:`fmat.stats.interpolate_years`, no extrapolation), the two-sided moving average with
-partial end windows (:func:`fmat.stats.moving_average`; ``smoothing: {window: 10, even:
-right}``: t-4 ... t+5, zoo's centre alignment), NaN where ``d_interpolated`` is.
+Registered analysis ``change_over_time``; steps, options and Figure 4: ``docs/analyses-3-4.md``.
+The [MASK] options are year tokens; the LPR table is paired over the TARGET (4A/4B) or ATTRIB
+groups (4C/4D).  ``d = mean LPR / sigma`` per (model, year) over ``average_over`` (a year a
+model lacks is left out and listed); LMM ``d ~ year / year_scale``, models as random intercepts
+(rows ``b``, ``t``, ``beta``, ``R2m``, ``R2c``); ``century_contrasts`` as LMMs ``d ~ century``;
+per model the OLS slope; ``inference: crossed`` (ours): :func:`crossed_trend`.  Figure table
+``trend``: interpolated (:func:`fmat.stats.interpolate_years`) and smoothed
+(:func:`fmat.stats.moving_average`, zoo's centre alignment) d per model and ``all``.
 """
 
 from __future__ import annotations
@@ -177,11 +159,7 @@ TrendInference = Literal["paper", "crossed"]
 def _item_labels(lpr: pd.DataFrame, average_over) -> pd.Series:
     """Each LPR row's item: its values of the ``average_over`` columns (``"all"`` without)."""
     over = [average_over] if isinstance(average_over, str) else list(average_over or [])
-    if not over:
-        return pd.Series("all", index=lpr.index, dtype=object)
-    labels = lpr[over[0]].astype(str).to_numpy(dtype=object)
-    for c in over[1:]:
-        labels = labels + " | " + lpr[c].astype(str).to_numpy(dtype=object)
+    labels = [" | ".join(t) for t in zip(*(lpr[c].astype(str) for c in over))] if over else "all"
     return pd.Series(labels, index=lpr.index, dtype=object)
 
 
@@ -223,14 +201,11 @@ def crossed_trend(lpr: pd.DataFrame, average_over, sigma: float, year_scale: flo
     slope and the century contrasts with the models *and* the items (the ``average_over``
     columns' values) as crossed random factors.
 
-    Each model x item cell gives its own OLS slope of d on year / year_scale, ``S[m, i]``; the
-    concept's slope is the grand mean of ``S`` (the paper's LMM slope in a balanced design),
-    tested by :func:`fmat.stats.crossed.crossed_contrast` of ``S`` (random intercepts and slopes
-    of year by model, by item and by model x item; without REML's item boundary:
-    ``truncate_items=False``, fmat.stats.crossed, "Few items").  Per model: the mean of its row
-    of ``S``, tested over the items (df items - 1).  A century contrast: each cell's d of the
-    first year minus the second's, crossed as the slope.  With one item only the models are
-    random; a model that lacks a cell is left out, with a note.  Returns rows and notes."""
+    ``S[m, i]``: each model x item cell's OLS slope (:func:`item_slopes`); the slope is the grand
+    mean of ``S``, tested by :func:`fmat.stats.crossed.crossed_contrast` (``truncate_items=False``:
+    fmat.stats.crossed, "Few items"); per model the mean of its row, tested over the items; a
+    century contrast the same of each cell's d of the first year minus the second's.  With one
+    item only the models are random; a model lacking a cell is left out, with a note."""
     table, long = item_slopes(lpr, average_over, sigma, year_scale)
     notes: list[str] = []
     complete = table.dropna(axis=0, how="any")
@@ -379,14 +354,10 @@ def change_over_time(
 ) -> AnalysisOutput:
     """Studies 4A-4D: LMM of the yearly effect size (mean LPR / sigma) on year / year_scale.
 
-    Options (study file ``analysis.options``):
-      sigma              population SD of an LPR (default LPR_SIGMA = √2; the paper prints 1.414)
-      year_scale         predictor = year / year_scale (100: change per century)
-      average_over       LPR columns averaged within model and year ([query] or [A_word])
-      century_contrasts  [[2000, 1900], [1900, 1800]]: d of first minus second year
-      century_model      pairwise (an LMM on the two years of each contrast; default) or joint
-      smoothing          {window: 10, even: right} for the figure's moving average
-      inference          "paper" (default) or "crossed" (ours: :func:`crossed_trend`)
+    Options (study file ``analysis.options``; docs/analyses-3-4.md): ``sigma`` (default
+    LPR_SIGMA = √2), ``year_scale`` (100: per century), ``average_over`` ([query] or [A_word]),
+    ``century_contrasts`` ([[2000, 1900]]: first minus second year), ``century_model``
+    (pairwise or joint), ``smoothing`` ({window: 10, even: right}), ``inference``.
     """
     study = _study_id(data)
     lpr = data.lpr

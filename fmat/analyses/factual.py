@@ -1,34 +1,17 @@
 """Studies 1A-1C: factual associations (occupation-gender, name-gender) of Bao (2024).
+Steps, options and figure tables: docs/analyses-1-2.md.
 
-Two registered analyses (named in the study files' ``analysis`` key; see docs/analyses-1-2.md):
+``factual_wefat`` (1A, 1B; Tables 3-4, Figure 3A/3B): LPR = ln P(male word) - ln P(female
+word) per item and query, z-scored within model x query (ddof = 1, R ``scale``); the FMAT score
+of an item is its mean z; Pearson r (Fisher-z CI) with % male and WEFAT, overall, per query,
+per model; Williams' t of r(FMAT, % male) vs r(WEFAT, % male).
 
-``factual_wefat`` (Studies 1A, 1B; Tables 3-4, Figure 3A/3B)
-    1. LPR = ln P(male word) - ln P(female word) per item and query (``lpr: {mask_pair: true}``);
-       each ``T_word`` is mapped to its item key with ``Study.items`` ("a nurse" -> ``nurse``).
-    2. z-scores listwise within model x query (``standardize_within``; sd with ddof = 1 as R
-       ``scale``; Bao, 2024, Study 1A Method).
-    3. FMAT score of an item = mean of its z-scores over models and queries (NaN z-scores of
-       out-of-vocabulary words left out).
-    4. Cronbach's alpha among the templates is the reliability stage's: not computed here.
-    5. Pearson r (Fisher-z 95% CI) of the FMAT score with % male and with WEFAT_male, overall,
-       per query and per model x query; r(WEFAT, % male); Williams' t of r(FMAT, % male) vs
-       r(WEFAT, % male) with r23 = r(FMAT, WEFAT), df = n - 3.
-    6. Figure 3A/3B: ``figure_criterion``.
+``factual_names`` (1C; Table 5, Figure 3C): the above, two mixed models over the z-scores
+(random intercept per model) and the OLS Models 1-3 of Table 5.
 
-``factual_names`` (Study 1C; Table 5, Figure 3C): everything above, plus the logit of % male
-(``logit_column``, else computed from % male), two mixed models over all model x query x item
-z-scores with a random intercept per model (``logit_male ~ fmat``, ``wefat ~ fmat``) and the OLS
-Models 1-3 of Table 5 on the item-level FMAT score.
-
-``inference`` (ours, not the paper's; docs/calibration.md): ``disattenuated`` divides each r of
-the averaged score and its CI by sqrt(ICC(C,k) among the models) (Spearman's correction for
-attenuation) and 1C's mixed-model b, SE and CI by sqrt(ICC(C,1)) (regression calibration;
-Carroll et al. 2006), p the paper's; the figure table ``calibrated`` shows both whatever
-``inference``.  ``crossed`` (:func:`crossed_rows`) is the concept-level test: the items and the
-models crossed random factors, the models' own slopes random.
-
-Items: those present in the FMAT scores, the % male table and (when given) the WEFAT table; the
-numbers left out are in ``notes`` and every row's ``n``.
+``inference`` (ours; docs/calibration.md): ``disattenuated`` (:func:`disattenuated_rows`;
+Spearman's correction, regression calibration, Carroll et al. 2006) or ``crossed``
+(:func:`crossed_rows`).  Cronbach's alpha is the reliability stage's.
 """
 
 from __future__ import annotations
@@ -295,8 +278,7 @@ def correlation_rows(
     first = zc.groupby("item", sort=False)[targets].first()
 
     def scored(g, by=()):
-        s = g.groupby(list(by) + ["item"], sort=False)["z"].mean().rename("fmat").reset_index()
-        return s.join(first, on="item")
+        return fmat_score(g, by=by).join(first, on="item")
 
     def add(query: str, model: str, m: pd.DataFrame, score: str = "fmat") -> None:
         rows.extend(_r_row(study, f"fmat~{var}{query}", model, m[score], m[var]) for var in targets)
@@ -343,8 +325,7 @@ def single_reliability(z: pd.DataFrame) -> float:
 
 def _corrected_kind(r: Mapping) -> str | None:
     """Which correction a row takes under ``inference: disattenuated``: ``"r"`` (an r of the
-    averaged FMAT score of model ``all``: ``fmat~<criterion>[:<query>]``), ``"b"`` (the slope
-    of an LMM's standardized LPR, ``lmm:<outcome>~fmat:fmat``) or None (left as it is)."""
+    averaged FMAT score of model ``all``), ``"b"`` (``lmm:<outcome>~fmat:fmat``) or None."""
     target = _crossed_target(r)
     if target is None or (target[0] == "b" and not str(r["condition"]).startswith("lmm:")):
         return None
@@ -352,18 +333,15 @@ def _corrected_kind(r: Mapping) -> str | None:
 
 
 def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
-    """The calibrated variant of the criterion statistics (``inference: disattenuated``, ours),
-    corrected for the attenuation by what the models do not share.  Rows returned:
+    """The calibrated variant of the criterion statistics (``inference: disattenuated``, ours):
+    the rows :func:`_corrected_kind` names, and only those, with column ``reliability``.
 
-    * each r row of :func:`_corrected_kind` "r": Spearman's (1904) correction, value and
-      Fisher-CI bounds divided by sqrt(:func:`model_reliability` of that query's z-scores, all
-      queries for the overall row), clipped to [-1, 1];
-    * each b row of the mixed models ``lmm:<outcome>~fmat`` (1C): regression calibration
-      (Carroll et al. 2006, ch. 2; Rosner, Spiegelman & Willett 1989): b, SE and CI bounds
-      divided by sqrt(:func:`single_reliability`) (t, df, p unchanged).
+    * "r": Spearman's (1904) correction, value and Fisher-CI bounds divided by
+      sqrt(:func:`model_reliability` of that query's z-scores, all for the overall row), clipped to [-1, 1];
+    * "b" (1C's ``lmm:<outcome>~fmat``): regression calibration (Carroll et al. 2006, ch. 2; Rosner,
+      Spiegelman & Willett 1989), b, SE and CI bounds divided by sqrt(:func:`single_reliability`).
 
-    p, df and n stay; column ``reliability`` added.  A reliability of 0 or less (a null world)
-    leaves value and CI NaN.  Other rows are not returned."""
+    p, df and n stay; a reliability of 0 or less (a null world) leaves value and CI NaN."""
     out = []
     rels: dict[tuple, float] = {}  # per kind and query (None: all queries), each computed once
     for r in rows:
@@ -392,10 +370,8 @@ def disattenuated_rows(rows: list[dict], z: pd.DataFrame) -> list[dict]:
 
 def _crossed_target(r: Mapping) -> tuple | None:
     """What ``inference: crossed`` re-tests in a row: ``(kind, criterion, covariates, query)``,
-    or None (the row is left as the paper's).  ``kind`` "r": an r of the averaged FMAT score
-    of model ``all`` (``fmat~<criterion>[:<query>]``); "b": a slope of the FMAT score on the
-    criterion (``lmm:<outcome>~fmat:fmat``, ``logit_male~fmat:fmat`` and the partial one of
-    ``logit_male~wefat+fmat:fmat``, WEFAT the covariate)."""
+    or None.  ``kind`` "r": an r of the averaged FMAT score of model ``all``; "b": a slope of
+    the FMAT score on the criterion (1C's mixed models and Table 5's fmat coefficients)."""
     if r.get("model") != "all":
         return None
     stat, cond = r.get("statistic"), str(r.get("condition", ""))
@@ -411,22 +387,23 @@ def _crossed_target(r: Mapping) -> tuple | None:
 
 def crossed_rows(rows: list[dict], z: pd.DataFrame, crit: pd.DataFrame, conf_level: float = 0.95) -> tuple[list[dict], list[str]]:
     """The concept-level variant (``inference: crossed``, ours, not the paper's): the rows that
-    :func:`_crossed_target` names keep the paper's value and take the test of the slope of the
-    models' z-scores on the item's criterion, the models and the items crossed random factors,
-    the models' own slopes random (:func:`fmat.stats.crossed.crossed_slope`)::
+    :func:`_crossed_target` names keep the paper's value and take the test of
+    :func:`fmat.stats.crossed.crossed_slope` (docs/calibration.md, "The criterion family")::
 
         Y[m, i] = b0 + b1 x_i + v_m (x_i - mean x) + w_i + e[m, i]
 
-    ``Y[m, i]`` model m's mean z of item i (a per-query r: that query's z), ``x_i`` the item's
-    criterion.  Each row takes the crossed test's t, df and p; an r row's CI is the paper's
-    Fisher interval, each half on the z scale widened by ``h = t_.975(df) SE / (t_.975(I - 2)
-    SE_items)`` (``h = 1``: the paper's); a b row's SE is ``|b / t|``, its CI ``b +- t_.975(df)
-    SE``.  Items some model lacks are left out of the test, with a note (the expected mean
-    squares are exact only on a complete table).  Returns ``(rows, notes)``: the re-tested rows
-    only (docs/calibration.md, "The criterion family")."""
+    ``Y[m, i]`` model m's mean z of item i (of the row's query), ``x_i`` the item's criterion.
+    An r row's CI is the paper's Fisher interval, each half on the z scale widened by ``h =
+    t_.975(df) SE / (t_.975(I - 2) SE_items)``; a b row's SE is ``|b / t|``, its CI ``b +-
+    t_.975(df) SE``.  Items some model lacks are left out, with a note.  Returns ``(rows,
+    notes)``: the re-tested rows only."""
     out, notes, tables = [], [], {}
     by_item = crit.drop_duplicates("item").set_index("item")
     qz = float(sps.norm.ppf(0.5 + conf_level / 2))
+
+    def qt(df):
+        return sps.t.ppf(0.5 + conf_level / 2, df)
+
     for r in rows:
         target = _crossed_target(r)
         if target is None:
@@ -462,9 +439,7 @@ def crossed_rows(rows: list[dict], z: pd.DataFrame, crit: pd.DataFrame, conf_lev
             row["n"] = float(res.get("items", int(ok.sum())))
             ok_ci = np.isfinite(res["se"]) and res.get("se_items", 0) > 0 and np.isfinite(value) and r.get("n", 0) > 3
             if ok_ci:
-                h = (sps.t.ppf(0.5 + conf_level / 2, res["df"]) * res["se"]) / (
-                    sps.t.ppf(0.5 + conf_level / 2, res["df_items"]) * res["se_items"]
-                )
+                h = (qt(res["df"]) * res["se"]) / (qt(res["df_items"]) * res["se_items"])
                 zr, half = np.arctanh(np.clip(value, -1 + 1e-15, 1 - 1e-15)), qz / np.sqrt(float(r["n"]) - 3) * h
                 row.update(ci_low=float(np.tanh(zr - half)), ci_high=float(np.tanh(zr + half)))
             else:
@@ -473,8 +448,8 @@ def crossed_rows(rows: list[dict], z: pd.DataFrame, crit: pd.DataFrame, conf_lev
             row["n"] = res["n"] if str(r["condition"]).startswith("lmm:") else float(res.get("items", int(ok.sum())))
             t = res["t"]
             se = abs(value / t) if np.isfinite(t) and t != 0 and np.isfinite(value) else np.nan
-            qt = float(sps.t.ppf(0.5 + conf_level / 2, res["df"])) if np.isfinite(res["df"]) else np.nan
-            row.update(se=se, ci_low=value - qt * se, ci_high=value + qt * se)
+            q = float(qt(res["df"])) if np.isfinite(res["df"]) else np.nan
+            row.update(se=se, ci_low=value - q * se, ci_high=value + q * se)
         out.append(row)
     return out, notes
 
@@ -503,9 +478,8 @@ def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -
 
 
 def williams_row(study: str, fmat, wefat, pct, n: int | None = None) -> dict:
-    """Williams' t of r(FMAT, % male) vs r(WEFAT, % male) (shared variable % male; r23 =
-    r(FMAT, WEFAT)); positive = FMAT larger; df = n - 3 (complete items only). ``n``
-    overrides the number of items in the test (option ``williams_n``; the row's ``n`` stays
+    """Williams' t of r(FMAT, % male) vs r(WEFAT, % male) (r23 = r(FMAT, WEFAT)); positive =
+    FMAT larger; df = n - 3 (complete items; ``n``: option ``williams_n``, the row's ``n`` stays
     the items used for the r's)."""
     f, w, p = (np.asarray(v, dtype=float) for v in (fmat, wefat, pct))
     ok = np.isfinite(f) & np.isfinite(w) & np.isfinite(p)
@@ -528,11 +502,9 @@ def logit_pct(pct, clip: float = 0.5) -> np.ndarray:
 
 
 def figure_criterion(scores: pd.DataFrame, *, clip: float = 0.5) -> pd.DataFrame:
-    """Figure 3: one row per item with ``item, fmat, pct_male, wefat_male`` and two fits of the
-    FMAT score on % male (x = % male, y = FMAT score, as Figure 3): ``fit_linear`` = OLS
-    a + b * pct_male, ``fit_logit`` = OLS a + b * logit(pct_male / 100) (the "logit-function
-    fitting curve"; % clipped by ``clip`` points). Also the plot convention columns
-    ``x, y, xlabel, ylabel``."""
+    """Figure 3: per item ``item, fmat, pct_male, wefat_male``, the plot columns ``x, y, xlabel,
+    ylabel`` and two OLS fits of the FMAT score: ``fit_linear`` on % male, ``fit_logit`` on
+    logit(% male) (the "logit-function fitting curve"; % clipped by ``clip`` points)."""
     d = scores.rename(columns={"wefat": "wefat_male"})
     if "wefat_male" not in d.columns:
         d["wefat_male"] = np.nan
@@ -582,9 +554,8 @@ def lmm_rows(study: str, z: pd.DataFrame, outcome: str, label: str) -> tuple[lis
 
 def ols_rows(study: str, items: pd.DataFrame) -> list[dict]:
     """Table 5: OLS Models 1-3 of ``logit_male`` on ``wefat`` and/or ``fmat`` (item level):
-    b rows (intercept and slopes; se, df = residual df, p, 95% CI), R2 rows (F test of the
-    model: df, df2, p), R2_delta of each predictor entering last (F(1, n - 3)), and the F test
-    that the two coefficients of Model 3 are equal."""
+    b rows, R2 rows (the model's F test), R2_delta of each predictor entering last (F(1, n - 3))
+    and the F test that the two coefficients of Model 3 are equal."""
 
     d = items[["logit_male", "wefat", "fmat"]].replace([np.inf, -np.inf], np.nan).dropna()
     base = {"study": study, "model": "all", "n": float(len(d))}
@@ -758,13 +729,10 @@ def factual_wefat(
     williams_n: int | None = None,
     inference: Inference = "paper",
 ) -> AnalysisOutput:
-    """Studies 1A/1B (Tables 3-4, Figure 3A/3B); see the module docstring.
+    """Studies 1A/1B (Tables 3-4, Figure 3A/3B); options: docs/analyses-1-2.md.
 
-    Options (study file ``analysis.options``): ``criterion: {table, item, column}`` (% male),
-    ``wefat: {table, item, column}`` (WEFAT_male), ``standardize_within`` (the z split),
-    ``logit_clip`` (percentage points for the figure's logit fit), ``williams_n`` (n of
-    Williams' t; default the number of items: the paper's 1C prints t(47) with 3,644 names),
-    ``inference`` ("paper", "disattenuated" or "crossed": see the module docstring).
+    ``criterion`` and ``wefat``: ``{table, item, column}`` (% male, WEFAT_male); ``williams_n``:
+    the n of Williams' t (default the number of items: the paper's 1C prints t(47) with 3,644 names).
     """
     return _factual(data, criterion, wefat, standardize_within, logit_clip, williams_n, inference, names=False)
 

@@ -1,30 +1,15 @@
 """Studies 3A-3D (Bao, 2024): stereotypes as a factorial mixed model of LPR / sigma.
 
-Two registered analyses (reference: ``docs/analyses-3-4.md``):
+Two registered analyses (steps, options and figure tables: ``docs/analyses-3-4.md``):
+``stereotype_pairs`` (3A, 3D) on the attribute-paired LPR table, ``y = LPR / sigma``, LMM
+``y ~ mask * wording * pair``; ``stereotype_domains`` (3B, 3C) on ``ln P(w | phrase) / sigma``
+averaged per ATTRIB group, focal minus reference domain per form, LMM ``y ~ mask * wording *
+form``.  Both: sum-to-zero coding, models as random intercepts; d = the contrast of the
+estimated marginal means of the first [MASK] group minus the second, with nlme's level-1 df.
 
-``stereotype_pairs`` (3A, 3D)
-    An attribute-paired LPR table (``lpr: {mask_pair: false, attrib_pair: true}``): one row per
-    model x [MASK] word x attribute pair j, ``LPR = ln P(w | attrib1_j) - ln P(w | attrib2_j)``
-    (Eq. 1).  ``y = LPR / sigma`` and the LMM ``y ~ mask * wording * pair`` (full factorial,
-    sum-to-zero coding, models as random intercepts).  3A: N = 12 x 36 = 432, level-1 df = 432
-    - 12 - 35 = 385; 3D: 2 race x 5 pairs, N = 120, df = 120 - 12 - 9 = 99.
-
-``stereotype_domains`` (3B, 3C)
-    ``ln P(w | phrase)`` (``attrib_pair: false``) divided by sigma, averaged over the items of
-    each ATTRIB group per model and [MASK] word, focal minus reference domain per form
-    (``forms: {interest: [MathInterest, ArtsInterest], talent: [...]}``); then the LMM ``y ~
-    gender * wording * form``: N = 12 x 4 x 2 = 96, df = 96 - 12 - 7 = 77.
-
-d is the estimated marginal mean (emmeans-style) of the first [MASK] group minus that of the
-second, ``L @ beta``, SE ``sqrt(L' Cov(beta) L)``, t = d / SE with nlme's level-1 df; per pair
-or form the same contrast within that level.  In a balanced design d equals the plain
-difference of the two groups' mean y, and F(gender) = t(all)^2.
-
-Rows: ``F`` per model term that involves the [MASK] factor (``gender``, ``gender_x_pair``...);
-``d`` and ``t`` for ``all`` and each pair (``pair1``... in the study file's ATTRIB order) or
-form; ``R2m`` and ``R2c``; one ``d`` per model (model = slug, no test).  Figure tables:
-``effects`` (every d, ``wording:<men/women>`` contrasts included), ``anova``, ``cells`` (the
-modelled data) and ``calibrated`` (:func:`calibrated_table`; docs/calibration.md).
+Rows: ``F`` per term that involves the [MASK] factor; ``d`` and ``t`` for ``all`` and each pair
+or form; ``R2m``, ``R2c``; one ``d`` per model.  Figure tables ``effects``, ``anova``,
+``cells`` and ``calibrated`` (:func:`calibrated_table`; docs/calibration.md).
 """
 
 from __future__ import annotations
@@ -195,17 +180,11 @@ def model_effects(fit, factor: str, groups: list[str], per: str | None, wording:
 
 
 def sentence_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: list[str], per: str | None) -> list[dict]:
-    """The calibrated variant (``inference: sentence``, ours, not the paper's): the d contrasts
-    with each sentence's contrast as *one* observation.
-
-    The [MASK]'s options share one softmax, so a sentence's two groups' y are not independent
-    observations and the paper's model gets the contrast's SE about sqrt(2) too small
-    (docs/calibration.md).  Here each model x cell of ``used`` gives ``z = mean y(first group) -
-    mean y(second group)``, and the LMM ``z ~ used`` (sum-to-zero coding, models as random
-    intercepts) gives d as its intercept and, per level of ``per``, that level's estimated
-    marginal mean: in a balanced design the paper's point estimates, other SE, t, df, p and CI.
-    Rows as :func:`model_effects` (overall and per ``per`` level; not per wording).
-    """
+    """The calibrated variant (``inference: sentence``, ours, not the paper's; docs/calibration.md):
+    each model x cell of ``used`` gives one observation ``z = mean y(first group) - mean
+    y(second group)``; the LMM ``z ~ used`` (sum-to-zero coding, models as random intercepts)
+    gives d as its intercept and per level of ``per`` that level's estimated marginal mean.
+    Rows as :func:`model_effects` (not per wording)."""
     keys = ["model", *used]
     m = cells.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
     z = (m[groups[0]] - m[groups[1]]).dropna().rename("z").reset_index()
@@ -228,14 +207,11 @@ def sentence_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: 
 def crossed_effects(cells: pd.DataFrame, factor: str, groups: list[str], used: list[str], level: str) -> list[dict]:
     """The concept-level variant (``inference: crossed``, ours, not the paper's): the d
     contrasts with the models *and* the items of ``level`` (3A/3D: the attribute pairs) as
-    crossed random factors (:func:`fmat.stats.crossed.crossed_contrast`).
+    crossed random factors (:func:`fmat.stats.crossed.crossed_contrast`; Barr et al. 2013).
 
-    Each model x ``level`` x wording cell gives the within-sentence contrast ``z``; averaged over
-    the wordings (fixed) it is ``Y[model, item]``.  ``all``: the grand mean of ``Y`` with models
-    and items random (by-model and by-item random slopes, Barr et al. 2013), Satterthwaite df;
-    per item (``pair1``...): that item's mean over the models, only the models random, df =
-    models - 1.  Rows as :func:`model_effects` (not per wording); none where a model lacks a cell.
-    """
+    ``Y[model, item]``: the within-sentence contrast averaged over the wordings.  ``all``: the
+    grand mean of ``Y``, Satterthwaite df; per item: its mean over the models, df = models - 1.
+    Rows as :func:`model_effects` (not per wording); none where a model lacks a cell."""
     keys = ["model", *used]
     m = cells.groupby(keys + [factor], observed=True)["y"].mean().unstack(factor)
     if groups[0] not in m or groups[1] not in m:
@@ -263,13 +239,11 @@ def domain_crossed_effects(
     """The concept-level variant of 3B/3C (``inference: crossed``, ours, not the paper's): the
     phrases of each domain (``A_word`` of an ATTRIB group) random, crossed with the models.
 
-    Each model x phrase gives the within-sentence contrast ``z`` (y = LPR / sigma), averaged over
-    the wordings.  A form's d is a between-item contrast, the phrases nested in their domain:
-    ``crossed_contrast(Z, domain, {focal: 1, reference: -1})``.  ``all`` (the mean of the
-    forms): the j-th phrase of each form's focal group (in the study file's order) is one item,
-    the mean of its forms' z, and so for the reference groups; forms whose groups differ in
-    size take every phrase as an item of its own (weights +-1/forms), with a note.  A phrase a
-    model lacks is left out, with a note.  Returns rows as :func:`model_effects` and notes."""
+    ``Z[model, phrase]``: the within-sentence contrast averaged over the wordings.  A form's d:
+    ``crossed_contrast(Z, domain, {focal: 1, reference: -1})``.  ``all``: the j-th phrase of
+    each form's focal (reference) group is one item, the mean of its forms' z; forms whose
+    groups differ in size take every phrase as an item (weights +-1/forms), with a note, as a
+    phrase a model lacks.  Returns rows as :func:`model_effects` and notes."""
     y = pd.DataFrame({c: lpr[c].astype(str).to_numpy() for c in ("model", "MASK", "ATTRIB", "A_word")})
     y = y.assign(wording=wording.to_numpy(), y=lpr["LPR"].to_numpy(dtype=float) / float(sigma))
     m = y.groupby(["model", "ATTRIB", "A_word", "wording", "MASK"], sort=False)["y"].mean().unstack("MASK")
@@ -319,10 +293,9 @@ def domain_crossed_effects(
 
 
 def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -> pd.DataFrame:
-    """Figure table ``calibrated``: per condition the d with the paper's model's p and 95% CI
-    beside the calibrated within-sentence variant's (:func:`sentence_effects`, ours), and
-    whether each is significant at ``alpha`` (``holds``: significant under both, or under
-    neither)."""
+    """Figure table ``calibrated``: per condition the d with the paper's p and 95% CI beside
+    :func:`sentence_effects`' (``*_ours``), and whether each is significant at ``alpha``
+    (``holds``: under both, or under neither)."""
     mine = {e["condition"]: e for e in ours}
     rows = []
     for e in paper:
@@ -341,8 +314,7 @@ def calibrated_table(paper: list[dict], ours: list[dict], alpha: float = 0.05) -
 
 def per_model_d(cells: pd.DataFrame, factor: str, groups: list[str], others: list[str]) -> list[dict]:
     """d within each model: the mean over the cells of ``others`` of (mean y of the first group
-    - mean y of the second group), i.e. the same equal-weight contrast as the LMM's, without a
-    test (one model has no replication to test against)."""
+    - mean y of the second group), the LMM's equal-weight contrast without a test."""
     rows = []
     for model, g in cells.groupby("model", observed=True, sort=False):
         keys = [f for f in others if f in g.columns]
@@ -447,8 +419,7 @@ def _fit_and_report(
     crossed: tuple[list[dict], list[str]] | None = None,
 ) -> AnalysisOutput:
     """What 3A/3D (``level`` = "pair") and 3B/3C (``level`` = "form") share once their cells are
-    built: drop non-finite y, fit ``y ~ mask * wording * level``, the effects overall, per
-    ``level`` and per model, and the output (rows, figure tables, notes)."""
+    built: fit ``y ~ mask * wording * level`` (non-finite y dropped) and report."""
     dropped = int((~np.isfinite(cells["y"])).sum())
     cells = cells[np.isfinite(cells["y"])].reset_index(drop=True)
     fit, used, tab = fit_factorial(cells, name, groups, ["wording", level], anova)
@@ -502,41 +473,46 @@ def _check_mask(options: Mapping, lpr: pd.DataFrame, where: str) -> list[str]:
     return groups
 
 
+def _paired_label(lpr: pd.DataFrame, attrib_contrast, where: str, where_paired: str, design: bool = False) -> str | None:
+    """The ``attrib_contrast`` label (``"Career - Family"``) of an attribute-paired LPR table,
+    ``None`` without the option; an InputError where the table (``design``: the one the design
+    will have) lacks it or is not paired."""
+    fix = "make the LPR with lpr: {mask_pair: false, attrib_pair: true}"
+    found = _levels(lpr["ATTRIB"])
+    if attrib_contrast:
+        label = f"{attrib_contrast[0]} - {attrib_contrast[1]}"
+        if label not in found:
+            raise InputError(
+                f"the LPR table {'will have' if design else 'has'} ATTRIB {found}, not the paired {label!r}",
+                where=where,
+                fix=fix + (", the two groups in the queries' ATTRIB order" if design else ""),
+            )
+        return label
+    if any(" - " not in a for a in found):
+        raise InputError(
+            f"the LPR table {'will not be' if design else 'is not'} attribute-paired",
+            where=where_paired,
+            fix=fix + (", or use stereotype_domains" if design else ""),
+        )
+    return None
+
+
 def check_pairs(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: pd.DataFrame | None = None) -> None:
     """``stereotype_pairs``' options against the LPR table the design will have
-    (:func:`fmat.analyses.design_lpr`), before any model loads: an attribute-paired table
-    (``lpr: {mask_pair: false, attrib_pair: true}``) with the ``attrib_contrast`` label, the
-    two ``mask_contrast`` groups among its MASK groups, every contrasted [MASK] word in a
-    ``mask_wordings`` pair."""
+    (:func:`fmat.analyses.design_lpr`): attribute-paired with the ``attrib_contrast`` label,
+    the ``mask_contrast`` groups among its MASK groups, each of their words in a ``mask_wordings`` pair."""
     if lpr is None:
         return
     try:
-        ac = options.get("attrib_contrast")
-        if ac:
-            label = f"{ac[0]} - {ac[1]}"
-            found = _levels(lpr["ATTRIB"])
-            if label not in found:
-                raise InputError(
-                    f"the LPR table will have ATTRIB {found}, not the paired {label!r}",
-                    where=f"{where}.attrib_contrast",
-                    fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}, the two groups in the "
-                    "queries' ATTRIB order",
-                )
-        elif any(" - " not in a for a in _levels(lpr["ATTRIB"])):
-            raise InputError(
-                "the LPR table will not be attribute-paired",
-                where=f"{where}.attrib_contrast",
-                fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}, or use stereotype_domains",
-            )
+        _paired_label(lpr, options.get("attrib_contrast"), f"{where}.attrib_contrast", f"{where}.attrib_contrast", design=True)
         _check_mask(options, lpr, where)
     except InputError as err:
         raise _rewhere(err, where) from None
 
 
 def check_domains(options: Mapping, queries: pd.DataFrame, where: str, *, lpr: pd.DataFrame | None = None) -> None:
-    """``stereotype_domains``' options against the LPR table the design will have, before any
-    model loads: the ``forms`` name ATTRIB groups of an unpaired table (``attrib_pair:
-    false``), the ``mask_contrast`` groups and ``mask_wordings`` as :func:`check_pairs`."""
+    """``stereotype_domains``' options against the LPR table the design will have: the ``forms``
+    name ATTRIB groups of an unpaired table, ``mask_contrast`` and ``mask_wordings`` as :func:`check_pairs`."""
     if lpr is None:
         return
     try:
@@ -569,36 +545,19 @@ def stereotype_pairs(
 ) -> AnalysisOutput:
     """Studies 3A/3D: LMM ``y ~ mask * wording * pair`` of the attribute-paired LPR / sigma.
 
-    Options (study file ``analysis.options``):
-      sigma            population SD of an LPR (default LPR_SIGMA = √2; the paper prints 1.414)
-      mask_contrast    [first, second] MASK groups; d = first minus second
-      mask_wordings    [[men, women], [fathers, mothers]]: the wording factor (omit: none)
-      attrib_contrast  [Career, Family]: the ATTRIB groups paired in the LPR (checks the label)
-      factor           name of the MASK factor in conditions (default: gender, race... by groups)
-      anova            "sequential" (nlme's anova default) or "marginal" F tests
-      inference        "paper" (default), "sentence" (ours: :func:`sentence_effects`) or
-                       "crossed" (ours: :func:`crossed_effects`); the same d
+    Options (study file ``analysis.options``; docs/analyses-3-4.md): ``sigma`` (default
+    LPR_SIGMA = √2), ``mask_contrast`` (d = first minus second MASK group), ``mask_wordings``,
+    ``attrib_contrast`` (the paired ATTRIB label's groups), ``factor`` (default: gender, race...
+    by groups), ``anova`` (sequential or marginal), ``inference`` ("sentence":
+    :func:`sentence_effects`; "crossed": :func:`crossed_effects`).
     """
     _check_inference(inference, _where(data, "inference"))
     where = _where(data, "mask_contrast")
     lpr = data.lpr
     _need(lpr, ["model", "MASK", "M_word", "ATTRIB", "A_word", "LPR"], where="data.lpr (stereotype_pairs)")
-    if attrib_contrast:
-        label = f"{attrib_contrast[0]} - {attrib_contrast[1]}"
-        found = _levels(lpr["ATTRIB"])
-        if label not in found:
-            raise InputError(
-                f"the LPR table has ATTRIB {found}, not the paired {label!r}",
-                where=_where(data, "attrib_contrast"),
-                fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}",
-            )
+    label = _paired_label(lpr, attrib_contrast, _where(data, "attrib_contrast"), "data.lpr (stereotype_pairs)")
+    if label is not None:
         lpr = lpr[lpr["ATTRIB"].astype(str) == label]
-    elif any(" - " not in a for a in _levels(lpr["ATTRIB"])):
-        raise InputError(
-            "the LPR table is not attribute-paired",
-            where="data.lpr (stereotype_pairs)",
-            fix="make the LPR with lpr: {mask_pair: false, attrib_pair: true}",
-        )
     groups = mask_groups(lpr, mask_contrast, where)
     name = factor_name(groups, factor)
     lpr = lpr[lpr["MASK"].astype(str).isin(groups)]

@@ -1,19 +1,12 @@
 """An independent oracle of the realised truth of a planted world (docs/planting.md, "The oracle").
 
-For a study file and a plant (:class:`fmat.plant.Plant`), :func:`oracle` gives the exact value
-that each statistic with a closed form in the planted log probabilities takes in that world,
-for these items and these models: what the workflow must compute from the planted scores
-(``fmat.plant.planted_scores``) to the last digit and, for a world with item and model
-variation, the *realised* value that a recovery's confidence interval has to cover.
-
-One file per analysis family (``fmat/oracle/<family>.py``, beside ``fmat/analyses/<family>.py``)
-computes its statistics, registers them under the analysis names (:func:`register`) and states
-its formulas in its module docstring; a file is found by its name.
-
-Independence is the point: this package reads the study file's YAML itself, plants with
-:func:`fmat.world.planted_logp` on that raw table and computes each statistic by plain
-arithmetic.  It loads neither the analyses, nor the LPR stage, nor the query design, nor the
-scoring (``tests/test_oracle.py`` checks what ``import fmat.oracle`` loads).
+:func:`oracle` gives the exact value that each statistic with a closed form in the planted log
+probabilities takes in a world, for these items and models: what the workflow must compute
+from the planted scores to the last digit, and the *realised* value a recovery's confidence
+interval has to cover.  One file per analysis family (``fmat/oracle/<family>.py``) states its
+formulas in its module docstring and registers them under the analysis names (:func:`register`).
+It reads the study file's YAML itself and loads neither the analyses, nor the LPR stage, nor
+the query design, nor the scoring (``tests/test_oracle.py`` checks what it loads).
 
 Notes
 -----
@@ -68,8 +61,7 @@ ORACLE_COLUMNS = ["study", "statistic", "condition", "model", "value", "df"]
 @dataclass(frozen=True)
 class Planted:
     """What a family's oracle computes from: the study file's YAML (``data``), its
-    ``analysis.options``, its :func:`planted_table` and the ``criteria`` and ``scores`` given to
-    :func:`oracle`."""
+    ``analysis.options``, :func:`planted_table` and :func:`oracle`'s ``criteria`` and ``scores``."""
 
     sid: str
     data: Mapping
@@ -193,16 +185,14 @@ def oracle(
     criteria : mapping, optional
         Criterion tables by name (``per_item`` plants, Study 1's r, word lists from a table).
     scores : pandas.DataFrame, optional
-        The scores the analysis is run on (``fmat.run`` output).  A pooled-SD d divides by the
-        SD of the LPRs it sees, so with scores its realised value is in units of the SD of these
-        scores' LPRs (``fmat.calibration.on_the_sample_scale``); without, of the planted LPRs.
+        The scores the analysis is run on: a pooled-SD d is then in units of the SD of these
+        scores' LPRs (``fmat.calibration.on_the_sample_scale``), else of the planted LPRs.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`ORACLE_COLUMNS` (results-table keys and the value); empty for an
-        analysis without closed forms here (no file registers it, or LPBS scores, whose
-        priors the world does not plant).
+        Columns :data:`ORACLE_COLUMNS`; empty for an analysis without closed forms here (no
+        file registers it, or LPBS scores, whose priors the world does not plant).
     """
     data = read_study_file(study_path)
     spec = dict(data.get("analysis") or {})

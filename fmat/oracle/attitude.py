@@ -19,6 +19,14 @@ import pandas as pd
 
 from fmat.oracle import Planted, lmm_df, register, row
 
+_KEYS = ["model", "query", "TARGET", "T_word", "M_word"]
+
+
+def _lprs(lp: pd.Series, relations: Mapping):
+    """``(relation, table of lpr)`` per relation ``[pos, neg]`` of the log probabilities ``lp``."""
+    for rel, (pos, neg) in relations.items():
+        yield rel, (lp.xs(str(pos), level="M_word") - lp.xs(str(neg), level="M_word")).rename("lpr").reset_index()
+
 
 def _sample_sd(scores: pd.DataFrame | None, opts: Mapping) -> dict | None:
     """The SD (ddof 1) of the observed LPRs per (model, template, relation) over the items of
@@ -26,15 +34,11 @@ def _sample_sd(scores: pd.DataFrame | None, opts: Mapping) -> dict | None:
     for ``effect_size`` other than ``pooled_sd``)."""
     if scores is None or str(opts.get("effect_size", "pooled_sd")) != "pooled_sd":
         return None
-    c1, c2 = (str(c) for c in opts["target_contrast"])
-    s = scores[scores["TARGET"].astype(str).isin([c1, c2])].assign(
-        lp=np.log(pd.to_numeric(scores["prob"], errors="coerce")),
-        **{c: scores[c].astype(str) for c in ("model", "query", "TARGET", "T_word", "M_word")},
+    s = scores[scores["TARGET"].astype(str).isin([str(c) for c in opts["target_contrast"]])].assign(
+        lp=np.log(pd.to_numeric(scores["prob"], errors="coerce")), **{c: scores[c].astype(str) for c in _KEYS}
     )
-    lp = s.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
     out = {}
-    for rel, (pos, neg) in opts["relations"].items():
-        lpr = (lp.xs(str(pos), level="M_word") - lp.xs(str(neg), level="M_word")).rename("lpr").reset_index()
+    for rel, lpr in _lprs(s.set_index(_KEYS)["lp"], opts["relations"]):
         for (m, q), g in lpr.groupby(["model", "query"], sort=False):
             out[(str(m), str(q), str(rel))] = float(g["lpr"].std(ddof=1))
     return out
@@ -45,7 +49,6 @@ def attitude_weat(p: Planted) -> list[dict]:
     sid, opts = p.sid, p.options
     c1, c2 = (str(c) for c in opts["target_contrast"])
     t = p.table[p.table["TARGET"].isin([c1, c2])]
-    lp = t.set_index(["model", "query", "TARGET", "T_word", "M_word"])["lp"]
     sample_sd = _sample_sd(p.scores, opts)
     sigma = p.sigma if str(opts.get("effect_size", "pooled_sd")) == "sigma" else None  # the LPRs in units of sigma
     rows = []
@@ -53,8 +56,7 @@ def attitude_weat(p: Planted) -> list[dict]:
     n_items = t.drop_duplicates(["TARGET", "T_word"]).shape[0]
     n = t["model"].nunique() * len(perceivers) * len(opts["relations"]) * n_items
     df = lmm_df(n, t["model"].nunique(), 2 * len(perceivers) * len(opts["relations"]) - 1)
-    for rel, (pos, neg) in opts["relations"].items():
-        lpr = (lp.xs(str(pos), level="M_word") - lp.xs(str(neg), level="M_word")).rename("lpr").reset_index()
+    for rel, lpr in _lprs(t.set_index(_KEYS)["lp"], opts["relations"]):
         ds = {}
         for name, q in perceivers.items():
             per_model = []

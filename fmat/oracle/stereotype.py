@@ -19,6 +19,11 @@ from fmat.oracle import Planted, first_two, lmm_df, register, row
 from fmat.results import model_slug
 
 
+def _d(x, column: str, ga: str, gb: str) -> float:
+    """Mean ``column`` over the rows of [MASK] group ``ga`` minus that over ``gb``'s."""
+    return x.loc[x["MASK"] == ga, column].mean() - x.loc[x["MASK"] == gb, column].mean()
+
+
 @register("stereotype_pairs")
 def stereotype_pairs(p: Planted) -> list[dict]:
     sid, t, opts = p.sid, p.table, p.options
@@ -28,16 +33,12 @@ def stereotype_pairs(p: Planted) -> list[dict]:
     first = t[t["ATTRIB"] == aa].set_index(keys)["lp"]
     second = t[t["ATTRIB"] == ab].set_index(keys)["lp"]
     y = ((first - second.reindex(first.index)) / p.sigma).rename("y").reset_index()
-
-    def d(sub):
-        return sub.loc[sub["MASK"] == ga, "y"].mean() - sub.loc[sub["MASK"] == gb, "y"].mean()
-
     y = y[y["MASK"].isin([ga, gb])]
     cells = 2 * max(1, len(opts.get("mask_wordings") or [])) * y["A_pos"].nunique()
     df = lmm_df(len(y), y["model"].nunique(), cells - 1)
-    rows = [row(sid, "d", "all", "all", d(y), df)]
-    rows += [row(sid, "d", f"pair{j + 1}", "all", d(g), df) for j, g in sorted(y.groupby("A_pos"), key=lambda kv: kv[0])]
-    rows += [row(sid, "d", "all", model_slug(m), d(g)) for m, g in y.groupby("model", sort=False)]
+    rows = [row(sid, "d", "all", "all", _d(y, "y", ga, gb), df)]
+    rows += [row(sid, "d", f"pair{j + 1}", "all", _d(g, "y", ga, gb), df) for j, g in y.groupby("A_pos", sort=True)]
+    rows += [row(sid, "d", "all", model_slug(m), _d(g, "y", ga, gb)) for m, g in y.groupby("model", sort=False)]
     return rows
 
 
@@ -46,19 +47,15 @@ def stereotype_domains(p: Planted) -> list[dict]:
     sid, t, opts = p.sid, p.table, p.options
     ga, gb = first_two(t, "MASK", opts.get("mask_contrast"))
     y = t.assign(y=t["lp"] / p.sigma).groupby(["model", "MASK", "M_word", "ATTRIB"], sort=False)["y"].mean()
-    forms = {}
-    for form, (focal, ref) in opts["forms"].items():
-        x = (y.xs(str(focal), level="ATTRIB") - y.xs(str(ref), level="ATTRIB")).rename("x").reset_index()
-        forms[str(form)] = x
-
-    def d(x):
-        return x.loc[x["MASK"] == ga, "x"].mean() - x.loc[x["MASK"] == gb, "x"].mean()
-
+    forms = {
+        str(form): (y.xs(str(focal), level="ATTRIB") - y.xs(str(ref), level="ATTRIB")).rename("x").reset_index()
+        for form, (focal, ref) in opts["forms"].items()
+    }
     n = sum(int(x["MASK"].isin([ga, gb]).sum()) for x in forms.values())
     cells = 2 * max(1, len(opts.get("mask_wordings") or [])) * len(forms)
     df = lmm_df(n, t["model"].nunique(), cells - 1)
-    rows = [row(sid, "d", f, "all", d(x), df) for f, x in forms.items()]
-    rows.append(row(sid, "d", "all", "all", np.mean([d(x) for x in forms.values()]), df))
+    rows = [row(sid, "d", f, "all", _d(x, "x", ga, gb), df) for f, x in forms.items()]
+    rows.append(row(sid, "d", "all", "all", np.mean([_d(x, "x", ga, gb) for x in forms.values()]), df))
     for m in dict.fromkeys(t["model"]):
-        rows.append(row(sid, "d", "all", model_slug(m), np.mean([d(x[x["model"] == m]) for x in forms.values()])))
+        rows.append(row(sid, "d", "all", model_slug(m), np.mean([_d(x[x["model"] == m], "x", ga, gb) for x in forms.values()])))
     return rows
