@@ -105,7 +105,6 @@ def perfect_learner_scores(
     prob = exact["prob"].to_numpy(dtype=float)
     model = exact["model"].astype(str).to_numpy()
     logp = np.empty(len(exact))
-    nq = len(study.queries)
     # runs of consecutive contexts with the same number of options are drawn in one call: the
     # generator draws a 2-D pvals row by row, the same numbers as one call a context
     # (tests/test_calibration.py::test_batched_samples_are_the_samples_of_one_call_a_context)
@@ -113,7 +112,6 @@ def perfect_learner_scores(
     runs = np.split(np.arange(len(blocks)), np.flatnonzero(np.diff(lengths)) + 1)
     for m in names:
         rows = np.flatnonzero(model == m)
-        assert len(rows) == nq
         for run in runs:
             size = int(lengths[run[0]])
             r = rows[np.stack([blocks[b] for b in run])]  # contexts x options
@@ -123,13 +121,10 @@ def perfect_learner_scores(
             pv = np.concatenate([prob[r] * (1.0 - world.others), np.full((len(run), 1), world.others)], axis=1)
             counts = rng.multinomial(n, pv / pv.sum(axis=1, keepdims=True))[:, :size]
             logp[r] = np.log((counts + 0.5) / (n + 1.0))
-    sampled = exact.copy()
-    sampled["prob"], sampled["logp"] = np.exp(logp), logp
+    sampled = exact.assign(prob=np.exp(logp), logp=logp)
     # the exact probabilities on the same scale as the sampled ones (the options' share)
-    exact = exact.copy()
-    exact["logp"] = exact["logp"] + np.log1p(-world.others) if world.others < 1 else exact["logp"]
-    exact["prob"] = np.exp(exact["logp"])
-    return exact, sampled
+    logp = exact["logp"] + np.log1p(-world.others) if world.others < 1 else exact["logp"]
+    return exact.assign(logp=logp, prob=np.exp(logp)), sampled
 
 
 def expected_learner_logp(world: World, seed: int, exact: pd.DataFrame) -> np.ndarray:
@@ -178,15 +173,12 @@ def expected_learner_logp(world: World, seed: int, exact: pd.DataFrame) -> np.nd
 def learner_scores(world: World, seed: int, exact: pd.DataFrame) -> pd.DataFrame:
     """``exact`` with each log probability replaced by the learners' expected one
     (:func:`expected_learner_logp`)."""
-    out = exact.copy()
-    out["logp"] = expected_learner_logp(world, seed, exact)
-    out["prob"] = np.exp(out["logp"])
-    return out
+    logp = expected_learner_logp(world, seed, exact)
+    return exact.assign(logp=logp, prob=np.exp(logp))
 
 
 def analyse(study, scores: pd.DataFrame, criteria: Mapping[str, pd.DataFrame] | None = None, **override) -> pd.DataFrame:
-    """The study file's analysis (its options, ``override`` on top) on ``scores``: the rows
-    whose CI and p are judged (:data:`JUDGED`, model ``all``, with a CI)."""
+    """The study file's analysis (its options, ``override`` on top) on ``scores``: its :func:`judged` rows."""
     return judged(_run(study, scores, criteria, override).stats)
 
 
@@ -349,11 +341,8 @@ def realised_both(
     planted = analyse_both(world.study, exact, criteria)
     held = planted if learner is None else analyse_both(world.study, learner, criteria)
     key = ["statistic", "condition"]
-    out = {}
-    for name in held:
-        mine = planted[name][key + ["value"]].rename(columns={"value": "planted"})
-        out[name] = held[name][key + ["value"]].merge(mine, on=key, how="left")
-    return out
+    mine = {name: planted[name][key + ["value"]].rename(columns={"value": "planted"}) for name in held}
+    return {name: held[name][key + ["value"]].merge(mine[name], on=key, how="left") for name in held}
 
 
 def run_world(
@@ -480,7 +469,6 @@ def summarise(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     of CIs that hold the planted value (``coverage_planted``; NaN without a planted column)."""
     rows = []
     for key, g in runs.groupby(list(by), sort=False, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
         nulls = g[g["null"]]
         cov, fp = binomial(int(g["covered"].sum()), len(g)), binomial(int(nulls["rejected"].sum()), len(nulls))
         rows.append(

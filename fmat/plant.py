@@ -54,12 +54,10 @@ from .world import (  # the plant's numbers, in a leaf module the oracle plants 
     Plant,
     SimpleStudy,  # noqa: F401
     World,
-    WorldRows,  # noqa: F401
     _draw,  # noqa: F401
     _draws,  # noqa: F401
-    _item_draws,  # noqa: F401
     _item_keys,
-    context_of,
+    context_of,  # noqa: F401
     log_weights,  # noqa: F401
     planted_logp,
     world_rows,
@@ -352,15 +350,10 @@ def planted_scores(
     """The scores table (:func:`fmat.run`'s shape) the world's probabilities would give: one
     block per model, ``prob`` and ``logp`` the planted ones, no OOV."""
     frames, rows = [], world_rows(study, plant, criteria)
+    words = study.queries["M_word"].astype(str).to_numpy()
     for m in models:
         logp = planted_logp(study, plant, str(m), criteria, rows)
-        df = study.queries.copy()
-        df["output"] = study.queries["M_word"].astype(str).to_numpy()
-        df["token"] = df["output"]
-        df["prob"] = np.exp(logp)
-        df["token_id"] = -1
-        df["logp"] = logp
-        df["oov"] = False
+        df = study.queries.assign(output=words, token=words, prob=np.exp(logp), token_id=-1, logp=logp, oov=False)
         frames.append(label_scores(df, str(m), study.queries))
     return concat_scores(frames, models=[str(m) for m in models])
 
@@ -383,8 +376,7 @@ class Sentences:
         """The sentences as text (each option in its place, as often as drawn)."""
         for c, opts, n in zip(self.contexts, self.options, self.counts):
             for w, k in zip(opts, n):
-                for _ in range(int(k)):
-                    yield c.replace("[MASK]", w, 1)
+                yield from [c.replace("[MASK]", w, 1)] * int(k)
 
 
 def training_sentences(
@@ -399,10 +391,9 @@ def training_sentences(
     clashes: list[str] = []
     out = Sentences([], [], [])
     for study, plant in plants:
-        q = study.queries
-        logp = planted_logp(study, plant, model, criteria)
-        frame = pd.DataFrame({"c": context_of(q).to_numpy(), "w": q["M_word"].astype(str).to_numpy(), "lp": logp})
-        frame = frame.drop_duplicates(["c", "w"])
+        rows = world_rows(study, plant, criteria)
+        logp = planted_logp(study, plant, model, criteria, rows)
+        frame = pd.DataFrame({"c": rows.ctx, "w": rows.words, "lp": logp})[rows.first]
         for c, sub in frame.groupby("c", sort=False):
             here = dict(zip(sub["w"], sub["lp"]))
             if c in seen:

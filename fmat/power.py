@@ -239,22 +239,19 @@ def power_table(
         for k in range(worlds)
     ]
     frames = []
-    if jobs > 1:
-        pool = ProcessPoolExecutor(max_workers=int(jobs), initializer=worker_start)
-        try:
-            for fut in as_completed([pool.submit(_one_world, t) for t in tasks]):
-                frames.append(fut.result())
-                if progress:
-                    progress(1)
-        except BaseException:  # Ctrl-C (KeyboardInterrupt) or a world's error: the pool stops now
-            stop_pool(pool)
-            raise
-        pool.shutdown()
-    else:
-        for t in tasks:
-            frames.append(_one_world(t))
+    pool = ProcessPoolExecutor(max_workers=int(jobs), initializer=worker_start) if jobs > 1 else None
+    try:
+        done = (f.result() for f in as_completed([pool.submit(_one_world, t) for t in tasks])) if pool else map(_one_world, tasks)
+        for frame in done:
+            frames.append(frame)
             if progress:
                 progress(1)
+    except BaseException:  # Ctrl-C (KeyboardInterrupt) or a world's error: the pool stops now
+        if pool:
+            stop_pool(pool)
+        raise
+    if pool:
+        pool.shutdown()
     runs = pd.concat(frames, ignore_index=True)
     concept = concept_targets(study, plant, criteria) if "concept" in levels else {}
     settings = [(i, n, lv) for i in designs for n in models for lv in levels]
@@ -361,11 +358,9 @@ def headline(table: pd.DataFrame) -> pd.DataFrame:
     for _, g in table.groupby("variant", sort=False):
         planted = g[~g["control"].astype(bool)]
         cond = planted["condition"].astype(str)
-        for pick in (g[g["condition"].astype(str) == "all"], planted[cond.str.endswith("average")], planted, g):
-            if len(pick):
-                first = pick.iloc[0]
-                keep.append((first["variant"], first["statistic"], first["condition"]))
-                break
+        picks = (g[g["condition"].astype(str) == "all"], planted[cond.str.endswith("average")], planted, g)
+        first = next(pick for pick in picks if len(pick)).iloc[0]
+        keep.append((first["variant"], first["statistic"], first["condition"]))
     key = list(zip(table["variant"], table["statistic"], table["condition"]))
     return table[[k in keep for k in key]]
 
@@ -385,11 +380,9 @@ def power_plot(table: pd.DataFrame, path, title: str = "") -> None:
     table = table.assign(control=table["control"].astype(bool))
     several = table["items"].nunique() > 1
     key = ["items", "level", "variant", "statistic", "condition"]
-    top = headline(table).set_index(key[1:]).index
-    if several:  # one line per number of items and variant: the overall row only
-        table = table[table.set_index(key[1:]).index.isin(top)]
-    first = table.set_index(key[1:]).index.isin(top)
-    table = pd.concat([table[first], table[~first]])  # the overall test drawn (and listed) first
+    first = table.set_index(key[1:]).index.isin(headline(table).set_index(key[1:]).index)
+    # several numbers of items: one line per number and variant, the overall row only; else the overall test first
+    table = table[first] if several else pd.concat([table[first], table[~first]])
     planted = table[~table["control"]]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
     handles: dict = {}

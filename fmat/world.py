@@ -11,6 +11,7 @@ import json
 import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import permutations
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -120,11 +121,10 @@ _M128 = (1 << 128) - 1
 def _seed_words(seed: int, crcs: np.ndarray) -> np.ndarray:
     """``SeedSequence([seed, crc]).generate_state(8, uint32)`` for every crc (rows x 8 uint32)."""
     u32 = np.uint32
-    const = [_INIT_A]
 
-    def hashmix(value: np.ndarray) -> np.ndarray:
+    def hashmix(value: np.ndarray, const: list, mult: int) -> np.ndarray:  # const: [hash constant], stepped each call
         value = value ^ u32(const[0])
-        const[0] = (const[0] * _MULT_A) & 0xFFFFFFFF
+        const[0] = (const[0] * mult) & 0xFFFFFFFF
         value = value * u32(const[0])
         return value ^ (value >> u32(16))
 
@@ -132,20 +132,12 @@ def _seed_words(seed: int, crcs: np.ndarray) -> np.ndarray:
         r = u32(_MIX_L) * x - u32(_MIX_R) * y
         return r ^ (r >> u32(16))
 
-    n = len(crcs)
+    n, a, b = len(crcs), [_INIT_A], [_INIT_B]
     entropy = [np.full(n, seed & 0xFFFFFFFF, dtype=u32), crcs.astype(u32), np.zeros(n, u32), np.zeros(n, u32)]
-    pool = [hashmix(e) for e in entropy]
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                pool[dst] = mix(pool[dst], hashmix(pool[src]))
-    out, hc = np.empty((n, 8), dtype=u32), _INIT_B
-    for i in range(8):
-        data = pool[i % 4] ^ u32(hc)
-        hc = (hc * _MULT_B) & 0xFFFFFFFF
-        data = data * u32(hc)
-        out[:, i] = data ^ (data >> u32(16))
-    return out
+    pool = [hashmix(e, a, _MULT_A) for e in entropy]
+    for src, dst in permutations(range(4), 2):  # every ordered pair, src-major: numpy's mix_entropy
+        pool[dst] = mix(pool[dst], hashmix(pool[src], a, _MULT_A))
+    return np.stack([hashmix(pool[i % 4], b, _MULT_B) for i in range(8)], axis=1)
 
 
 def _draws(seed: int, rows) -> np.ndarray:

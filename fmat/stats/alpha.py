@@ -1,10 +1,6 @@
-"""Cronbach's alpha of a wide table (rows = observations, columns = items).
-
-raw alpha (psych::alpha ``raw_alpha``; Cronbach 1951):
-    alpha = k/(k-1) * (1 - tr(C) / sum(C)),   C = covariance matrix of the items
-standardized alpha (psych::alpha ``std.alpha``):
-    alpha_std = k/(k-1) * (1 - k / sum(R)) = k rbar / (1 + (k-1) rbar),  R = correlation matrix
-C from pairwise-complete observations and R = cov2cor(C), as psych (``use = "pairwise"``).
+"""Cronbach's alpha of a wide table (rows = observations, columns = items), raw and standardized,
+as R ``psych::alpha`` (``raw_alpha``, ``std.alpha``): C from pairwise-complete observations and
+R = cov2cor(C) (``use = "pairwise"``); docs/statistics.md has the formulas.
 Source: Revelle, psych::alpha; Cronbach (1951) Psychometrika 16, 297-334.
 """
 

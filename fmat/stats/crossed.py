@@ -2,24 +2,16 @@
 as random factors (``inference: crossed``; docs/calibration.md, "The concept-level test").
 
 The data of one contrast are a complete models x items table ``Y[m, i]`` (each cell the mean
-over the design's fixed factors), items nested in the contrast's groups.  The estimate is
-``d = sum_i w_i mean_m Y[m, i]``, ``w_i = c_g / n_g``, under the maximal crossed model of Judd,
-Westfall & Kenny (2012) and Barr et al. (2013)::
+over the design's fixed factors), items nested in the contrast's groups, under the maximal
+crossed model of Judd, Westfall & Kenny (2012) and Barr et al. (2013)::
 
     Y[m, i] = mu_g(i) + a[m, g(i)] + u_i + e[m, i]
 
-For such balanced, fully crossed data the REML variance components are the expected-mean-squares
-(ANOVA) estimates, and::
-
-    V = S_D^2 / M + W (s_I^2 - MS_e / M),     W = sum_i w_i^2
-    df = V^2 / sum_k (a_k MS_k)^2 / df_k      (Satterthwaite 1946; Clark 1973's quasi-F)
-
-``S_D^2`` the variance over models of ``D_m = sum_i w_i Y[m, i]`` (df M - 1), ``s_I^2`` the
-pooled within-group variance of the item means (df I - G), ``MS_e`` the model x item(group) mean
-square (df (M - 1)(I - G)).  A component below 0 is set to 0 as REML does: ``V`` is then
-``S_D^2 / M``, ``W s_I^2`` or the pooled residual.  With few items (``truncate_items=False``, the
-trend family) only the models' part is set to 0 (docs/calibration.md, "Few items: no item
-boundary").  tests/test_stats_crossed.py holds these numbers to R's lme4 + lmerTest
+For balanced, fully crossed data the REML variance components are the expected-mean-squares
+(ANOVA) estimates, so the variance ``V`` of the estimate and its Satterthwaite (1946) df (Clark
+1973's quasi-F) are closed forms of the mean squares; docs/calibration.md ("The concept-level
+test", "Few items: no item boundary") has the formulas and the boundaries.
+tests/test_stats_crossed.py holds these numbers to R's lme4 + lmerTest
 (tests/fixtures/r/crossed.R).  :func:`crossed_slope` is the same test of a slope on an
 item-level predictor (the criterion family, 1A-1C), the models' own slopes random.
 """
@@ -30,7 +22,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from fmat.lazy_scipy import stats
+from .mixed import _t_test
 
 
 def _nan_result(reason: str, n: float) -> dict:
@@ -133,22 +125,7 @@ def _crossed_test(
     denom = sum((k["coef"] * k["ms"]) ** 2 / k["df"] for k in comps)
     if not V > 0:
         return _nan_result("no variance to test against (every cell the same)", n)
-    df = V**2 / denom
-    se = float(np.sqrt(V))
-    t = est / se
-    q = float(stats.t.ppf(0.5 + conf_level / 2, df))
-    return {
-        "estimate": est,
-        "se": se,
-        "df": float(df),
-        "t": float(t),
-        "p": float(2 * stats.t.sf(abs(t), df)),
-        "ci_low": est - q * se,
-        "ci_high": est + q * se,
-        "n": n,
-        "components": comps,
-        "boundary": boundary,
-    }
+    return {**_t_test(est, float(np.sqrt(V)), V**2 / denom, conf_level), "n": n, "components": comps, "boundary": boundary}
 
 
 def crossed_slope(Y, x, covariates=None, *, conf_level: float = 0.95) -> dict:
@@ -166,12 +143,9 @@ def crossed_slope(Y, x, covariates=None, *, conf_level: float = 0.95) -> dict:
 
         V  = S_B^2 / M + W (s_I^2 - MS_e / M),     W = c'c  (= 1 / Sxx without covariates)
 
-    ``S_B^2`` the variance of the models' slopes (df M - 1), ``s_I^2`` the residual variance of
-    the item means about their regression on X (df I - p - 1, p predictors) and ``MS_e`` the
-    model x item residual after each model's own regression and the items' means (df
-    (M - 1)(I - p - 1)).  Whenever no component is at 0 these are REML's estimates, so ``V`` and
-    Satterthwaite's df are lmerTest's (tests/test_stats_crossed.py); boundaries as
-    :func:`crossed_contrast`.
+    with the mean squares of docs/calibration.md ("Exact for the complete table"; df I - p - 1
+    for p predictors): REML's estimates and lmerTest's Satterthwaite df whenever no component is
+    at 0 (tests/test_stats_crossed.py); boundaries as :func:`crossed_contrast`.
 
     Besides :func:`crossed_contrast`'s keys: ``se_items`` and ``df_items``, the test with the
     models fixed (their average taken as the measure: the OLS slope of the item means, whose t

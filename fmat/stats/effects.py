@@ -1,12 +1,8 @@
-"""Effect sizes d for FMAT contrasts.
-
-* WEAT-style d (Caliskan et al., 2017, Science 356, 183-186):
-      d = (mean_X - mean_Y) / SD(X u Y),  SD the sample SD (ddof = 1) of ALL items of both
-  categories together (not a pooled within-group SD).
-* d with the population SD of LPRs (Bao, 2024, Step 3 and Study 3): an LPR = difference of two
-  log probabilities has population mu = 0 and sigma = sqrt(2) ~= 1.414, so
-      d = (mean_X - mean_Y) / sigma.
-  Used when the items are too few for a meaningful sample SD (Studies 3, 4).
+"""Effect sizes d for FMAT contrasts (docs/statistics.md has the formulas): WEAT-style d
+(Caliskan et al., 2017, Science 356, 183-186), the difference over the sample SD of ALL items
+of both categories together (not a pooled within-group SD); and d with the population SD of an
+LPR, sigma = sqrt(2) ~= 1.414 (Bao, 2024, Step 3), where the items are too few for a meaningful
+sample SD (Studies 3, 4).
 """
 
 from __future__ import annotations
@@ -108,7 +104,7 @@ def effect_d(
     if not by:
         return pd.DataFrame([split(data)])
     groups = data.groupby(by, observed=True, sort=False)
-    return pd.DataFrame([{**dict(zip(by, k if isinstance(k, tuple) else (k,))), **split(g)} for k, g in groups])
+    return pd.DataFrame([{**dict(zip(by, k)), **split(g)} for k, g in groups])
 
 
 def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None = None, out: str | None = None) -> pd.DataFrame:
@@ -128,12 +124,11 @@ def standardize(data: pd.DataFrame, value: str, *, by=None, sigma: float | None 
     1  3.0  1.5
     2  5.0  2.5
     """
-    out = out or value
     df = data.copy()
-    if sigma is not None:
-        df[out] = df[value] / sigma
-        return df
     by = [by] if isinstance(by, str) else list(by or [])
-    sd = df.groupby(by, observed=True, sort=False)[value].transform(lambda s: s.std(ddof=1)) if by else df[value].std(ddof=1)
-    df[out] = df[value] / sd
+    if sigma is None:
+        sigma = (
+            df.groupby(by, observed=True, sort=False)[value].transform(lambda s: s.std(ddof=1)) if by else df[value].std(ddof=1)
+        )
+    df[out or value] = df[value] / sigma
     return df

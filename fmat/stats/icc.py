@@ -1,18 +1,11 @@
 """Intraclass correlation (two-way model) of an items (rows) x raters (columns) matrix: in FMAT
-the sentences x the models (Bao, 2024, footnote 1); docs/statistics.md has the details.
+the sentences x the models (Bao, 2024, footnote 1).
 
 McGraw & Wong (1996), as R ``irr::icc(model = "twoway")`` (Gamer et al., 2019), which the paper
-used.  With the two-way ANOVA mean squares (:func:`mean_squares`)::
-
-    agreement, single   ICC(A,1) = (MSr-MSe) / (MSr + (k-1) MSe + k/n (MSc-MSe))
-    agreement, average  ICC(A,k) = (MSr-MSe) / (MSr + (MSc-MSe)/n)
-    consistency, single ICC(C,1) = (MSr-MSe) / (MSr + (k-1) MSe)
-    consistency, average ICC(C,k) = (MSr-MSe) / MSr
-
-F test of ICC = 0: F = MSr/MSe, df1 = n-1; 95% CIs: McGraw & Wong (1996) Table 7.  ``method``
-differs for agreement ICCs only: ``"irr"`` (irr 0.84.1) takes df2 of the F test = the CI's
-Satterthwaite v, with rho the reported ICC (for ICC(A,k) the average one); ``"mcgraw-wong"``
-(= pingouin, irrNA::icc_corr) takes df2 = (n-1)(k-1) and ICC(A,k)'s CI from ICC(A,1)'s v.
+used: ICC(A,1), ICC(A,k), ICC(C,1) and ICC(C,k) from the two-way ANOVA mean squares
+(:func:`mean_squares`), the F test of ICC = 0 and the CIs of their Table 7.  ``method`` differs
+for agreement ICCs only: ``"irr"`` (irr 0.84.1) or ``"mcgraw-wong"`` (= pingouin,
+irrNA::icc_corr); docs/statistics.md has the formulas and how the two differ.
 """
 
 from __future__ import annotations

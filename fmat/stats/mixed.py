@@ -4,14 +4,10 @@
 
 j = BERT model (level 2), i = LPR (level 1).  REML: the one variance ratio gamma = tau^2/sigma^2
 maximizes the exact profiled likelihood (:class:`_Profile`, closed form from group sums), so
-estimates equal nlme's to ~1e-7.  ``engine="statsmodels"`` starts from statsmodels ``MixedLM``
-with its DEFAULT optimizer (never ``method="lbfgs"``) and polishes the same way.  From (tau^2,
-sigma^2) everything follows in closed form, as nlme (docs/statistics.md has the details): beta
-and its covariance by GLS; the denominator df as nlme's ``getFixDF`` (Pinheiro & Bates 2000,
-sec. 2.4.2: N - G - p1 for a column varying within some group, G - p2 - 1 for one constant
-within every group, the larger for the intercept); t, p and CI from t(df); F tests as
-``anova.lme`` ("sequential", type I, or "marginal", type III Wald); R2 as Nakagawa & Schielzeth
-(2013) with var_f = var(X beta) (ddof = 1); standardized beta_j = b_j sd(x_j) / sd(y).
+estimates equal nlme's to ~1e-7.  From (tau^2, sigma^2) everything follows in closed form, as
+nlme: beta and its covariance by GLS, the denominator df as nlme's ``getFixDF`` (Pinheiro &
+Bates 2000, sec. 2.4.2), F tests as ``anova.lme``, R2 as Nakagawa & Schielzeth (2013);
+docs/statistics.md has the details.
 """
 
 from __future__ import annotations
@@ -143,22 +139,9 @@ class LmmFit:
                 )
             L = np.array([float(L.get(c, 0.0)) for c in self.columns])
         L = np.asarray(L, dtype=float)
-        est = float(L @ self.beta)
-        se = float(np.sqrt(L @ self.cov @ L))
         nz = np.abs(L) > 1e-12
         df = float(self.col_df[nz].min()) if nz.any() else float(self.col_df.max())
-        t = est / se
-        q = stats.t.ppf(0.5 + conf_level / 2, df)
-        return {
-            "contrast": name,
-            "estimate": est,
-            "se": se,
-            "df": df,
-            "t": t,
-            "p": float(2 * stats.t.sf(abs(t), df)),
-            "ci_low": est - q * se,
-            "ci_high": est + q * se,
-        }
+        return {"contrast": name, **_t_test(float(L @ self.beta), float(np.sqrt(L @ self.cov @ L)), df, conf_level)}
 
     # ------------------------------------------------------------ cell means
     def _grid(self) -> tuple[pd.DataFrame, list, list]:
@@ -195,15 +178,11 @@ class LmmFit:
         0    male      0.65  0.201  8.0
         1  female     -0.30  0.201  8.0
         """
-        specs = [specs] if isinstance(specs, str) else list(specs)
-        key = tuple(specs)
-        if key not in self._cells:
-            self._cells[key] = self._cell_means(specs)
-        return self._cells[key].copy()
-
-    def _cell_means(self, specs: list) -> pd.DataFrame:
         import patsy
 
+        specs = [specs] if isinstance(specs, str) else list(specs)
+        if tuple(specs) in self._cells:
+            return self._cells[tuple(specs)].copy()
         grid, cats, _ = self._grid()
         missing = [s for s in specs if s not in cats]
         if missing:
@@ -219,7 +198,8 @@ class LmmFit:
             L = X[idx].mean(axis=0)
             res = self.contrast(L, name=":".join(map(str, key)))
             rows.append({**dict(zip(specs, key)), **{k: v for k, v in res.items() if k != "contrast"}, "L": L})
-        return pd.DataFrame(rows)
+        self._cells[tuple(specs)] = pd.DataFrame(rows)
+        return self._cells[tuple(specs)].copy()
 
     def compare(self, specs, a: dict, b: dict, name: str | None = None) -> dict:
         """Contrast of two cells of :meth:`cell_means`: mean(a) - mean(b), e.g.
@@ -251,6 +231,21 @@ class LmmFit:
             return cm.loc[m, "L"].iloc[0]
 
         return self.contrast(pick(a) - pick(b), name=name or f"{a} - {b}")
+
+
+def _t_test(est: float, se: float, df: float, conf_level: float = 0.95) -> dict:
+    """The two-sided t test and CI of ``est`` with standard error ``se`` on ``df`` degrees of freedom."""
+    t = est / se
+    q = float(stats.t.ppf(0.5 + conf_level / 2, df))
+    return {
+        "estimate": est,
+        "se": se,
+        "df": float(df),
+        "t": float(t),
+        "p": float(2 * stats.t.sf(abs(t), df)),
+        "ci_low": est - q * se,
+        "ci_high": est + q * se,
+    }
 
 
 def nlme_col_df(X: np.ndarray, groups: np.ndarray, has_intercept: bool) -> np.ndarray:

@@ -90,7 +90,6 @@ def smooth_series(
     parts = []
     groups = data.groupby(by, observed=True, sort=False) if by else [((), data)]
     for key, g in groups:
-        key = key if isinstance(key, tuple) else (key,)
         s = interpolate_years(pd.Series(g[value].to_numpy(float), index=pd.to_numeric(g[year]).to_numpy()))
         smooth = moving_average(s.to_numpy(), width, even)
         part = pd.DataFrame({year: s.index.astype(int), "value": s.to_numpy(), "smooth": smooth})
