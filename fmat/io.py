@@ -9,6 +9,7 @@ gets the new content, the link stays), a folder, device, FIFO or socket is refus
 
 from __future__ import annotations
 
+import contextlib
 import io as _io
 import json
 import os
@@ -176,21 +177,14 @@ def umask() -> int:
     return mask
 
 
-def _kind_of(mode: int) -> str | None:
-    """What a non-regular file is ("a folder", "a device"...); None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
+#: what a non-regular file is, by its type bits
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFSOCK: "a socket",
+}
 _STREAM_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
 
 
@@ -230,7 +224,7 @@ def _refuse_special(path: Path, where: str | None = None) -> None:
         mode = os.stat(path).st_mode
     except OSError:  # it does not exist, or e.g. a path through a file (ENOTDIR): the write will say it
         return
-    kind = _kind_of(mode)
+    kind = None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a regular file")
     stream = _open_descriptor(path) if kind is None else None
     if stream:
         raise InputError(
@@ -374,6 +368,7 @@ def check_output(
     return target
 
 
+@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike):
     """Context manager yielding a temporary path that replaces ``path`` on success.
 
@@ -390,53 +385,30 @@ def atomic_path(path: str | os.PathLike):
     >>> (tmp / "note.txt").read_text(), [p.name for p in tmp.iterdir()]
     ('done', ['note.txt'])
     """
-    return _Atomic(Path(path))
-
-
-class _Atomic:
-    def __init__(self, path: Path):
-        self.path = path
-        self.target = path
-        self.tmp: Path | None = None
-
-    def _named(self, err: OSError) -> OSError:
-        """``err`` naming the output instead of the temporary file (pyarrow's name no file at all)."""
-        if err.errno and err.filename in (None, str(self.tmp)):
-            return OSError(err.errno, os.strerror(err.errno), str(self.path))
-        return err
-
-    def __enter__(self) -> Path:
-        _refuse_special(self.path)
-        self.target = write_target(self.path)
-        try:
-            self.target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp", dir=self.target.parent)
-        except OSError as err:  # the folder cannot be made or written: name the output
-            if not err.errno:
-                raise
-            raise OSError(err.errno, os.strerror(err.errno), str(self.path)) from err
-        try:  # mkstemp makes 0600; outputs follow the umask as other programs' files do
-            os.fchmod(fd, 0o666 & ~umask())
-        finally:
-            os.close(fd)
-        self.tmp = Path(tmp)
-        return self.tmp
-
-    def __exit__(self, exc_type, exc, tb):
-        assert self.tmp is not None
-        if exc_type is None:
-            try:
-                os.replace(self.tmp, self.target)
-                return False
-            except OSError as err:
-                self.tmp.unlink(missing_ok=True)
-                raise self._named(err) from err
-        self.tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            named = self._named(exc)
-            if named is not exc:
-                raise named from exc
-        return False
+    path = Path(path)
+    _refuse_special(path)
+    target = write_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as err:  # the folder cannot be made or written: name the output
+        if not err.errno:
+            raise
+        raise OSError(err.errno, os.strerror(err.errno), str(path)) from err
+    try:  # mkstemp makes 0600; outputs follow the umask as other programs' files do
+        os.fchmod(fd, 0o666 & ~umask())
+    finally:
+        os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        # an OSError names the output instead of the temporary file (pyarrow's name no file at all)
+        if isinstance(exc, OSError) and exc.errno and exc.filename in (None, str(tmp)):
+            raise OSError(exc.errno, os.strerror(exc.errno), str(path)) from exc
+        raise
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, fmt: str | None = None) -> Path:
@@ -542,8 +514,8 @@ def read_folder_record(out: Path) -> tuple[dict | None, str]:
 
 
 def write_folder_record(out: Path, data: Mapping) -> None:
-    """Write the run record of ``out`` as fmat's own file: to a temporary file beside it, then
-    renamed over it (never written through a link: a record that is one is refused).
+    """Write the run record of ``out`` atomically (:func:`atomic_path`), never through a link: a
+    record that is one is refused.
 
     Examples
     --------
@@ -556,15 +528,8 @@ def write_folder_record(out: Path, data: Mapping) -> None:
     record = Path(out) / FOLDER_RECORD
     if record.is_symlink() or (record.exists() and not record.is_file()):
         read_folder_record(out)  # the error that names it
-    fd, tmp = tempfile.mkstemp(prefix=f"{FOLDER_RECORD}.", suffix=".tmp", dir=out)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(dict(data), indent=1) + "\n")
-        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; the record follows the umask
-        os.replace(tmp, record)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(record) as tmp:
+        tmp.write_text(json.dumps(dict(data), indent=1) + "\n", encoding="utf-8")
 
 
 def settle_folder_record(out: Path) -> None:

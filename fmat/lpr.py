@@ -215,11 +215,8 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
         arguments.flag(*a) for a in (("mask_pair", mask_pair), ("target_pair", target_pair), ("attrib_pair", attrib_pair))
     )
     type_ = _check_scores(scores)
-    label_cols = [
-        c
-        for c in ["model", "query", "MASK", "M_pair", "M_word", "TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"]
-        if c in scores.columns
-    ]
+    others = [c for c in ["TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"] if c in scores.columns]
+    label_cols = [c for c in ["model", "query", "MASK", "M_pair", "M_word"] if c in scores.columns] + others
     df = scores[label_cols].copy()
     for c in label_cols:  # a categorical keeps its level order, other columns: first appearance
         df[c] = scores[c] if isinstance(scores[c].dtype, pd.CategoricalDtype) else _first_appearance(scores[c])
@@ -227,8 +224,6 @@ def summary(scores: pd.DataFrame, mask_pair: bool = True, target_pair: bool = Tr
     with np.errstate(divide="ignore", invalid="ignore"):
         df["LPR"] = np.log(prob)
     has_model = ["model"] if "model" in df.columns else []
-
-    others = [c for c in ["TARGET", "T_pair", "T_word", "ATTRIB", "A_pair", "A_word"] if c in df.columns]
     if mask_pair:
         df = _pair(df, "MASK", has_model + ["query"] + others, "M_pair")
     else:

@@ -208,8 +208,6 @@ def read_scores(paths: Sequence) -> pd.DataFrame:
     >>> import pandas as pd, fmat
     >>> q = fmat.query("The [MASK] is a {TARGET}.", MASK={"Male": ["man"], "Female": ["woman"]},
     ...                TARGET={"Job": ["nurse", "pilot"]})
-    >>> scores = pd.concat([q.assign(model="a", prob=[0.2, 0.4, 0.3, 0.1]),
-    ...                     q.assign(model="b", prob=[0.25, 0.35, 0.3, 0.12])])
     >>> import tempfile, pathlib
     >>> from fmat.io import write_table
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
@@ -217,7 +215,6 @@ def read_scores(paths: Sequence) -> pd.DataFrame:
     >>> read_scores(paths)["model"].value_counts().to_dict()
     {'a': 4, 'b': 4}
     """
-
     return concat_scores([read_table(p) for p in paths])
 
 
@@ -234,16 +231,12 @@ def score_tables(
     lock_path=None,
     progress: bool = False,
 ):
-    """Score several query tables on ONE model, loaded once; yields ``(key, scores)``.
+    """Score several query tables on ONE model, loaded once; yields ``(key, scores)`` as :func:`run` returns them.
 
-    ``source``: a model folder or a cached hub model; ``tables``: ``{key: query table}``;
-    ``options``: ``{key: {method, add_tokens, na_out}}`` (a study file's ``score:`` block:
-    :func:`fmat.study.score_options`); ``name``: the ``model`` column (default ``source``).
-    Each table is what :func:`run` returns for that model; the load and each table's time are
-    logged (logger ``fmat.runner``); ``progress``: a tqdm bar per table (``fmat study``; the
-    workflow's jobs log instead).
+    ``source``: a model folder or a cached hub model; ``options``: ``{key: {method, add_tokens,
+    na_out}}`` (:func:`fmat.study.score_options`); ``name``: the ``model`` column (default
+    ``source``). Load and table times are logged; ``progress``: a tqdm bar per table.
     """
-
     log = logging.getLogger(__name__)
     device = None if device in (None, "auto") else device
     options = {key: dict((options or {}).get(key) or {}) for key in tables}

@@ -76,12 +76,10 @@ PROBE_TOL_ANY_TOKEN = {"float32": 1e-3, "other": 0.25}
 class ScoringPath:
     """How :func:`mask_logp` runs a loaded model, decided on the model itself (:func:`scoring_path`).
 
-    ``head``: "fast" (the encoder, then the MLM head only at the mask: ``head_modules``) or
-    "full" (the model's own forward pass over every position). ``padding``: "padded" (sentences
-    of different lengths share a pass, padded; checked not to change a number) or
-    "equal-length" (a pass holds sentences of one length only: the model's outputs depend on
-    padding, e.g. MobileBERT, ConvBERT, Funnel). ``padding_effect``/``head_error``: the largest
-    |Δ log p| measured on :data:`PROBE_SENTENCES` (padded vs alone; fast vs full head).
+    ``head``: "fast" (the encoder, then the MLM head ``head_modules`` only at the mask) or
+    "full" (the model's own forward pass). ``padding``: "padded" or "equal-length" (a pass holds
+    sentences of one length only: padding changes the model's outputs).
+    ``padding_effect``/``head_error``: the largest |Δ log p| measured on :data:`PROBE_SENTENCES`.
 
     Examples
     --------
@@ -123,13 +121,10 @@ def _first(out):
 
 
 def _head_candidates(model):
-    """Ways to apply ``model``'s MLM head to hidden states: ``[(names, function)]``, most likely first.
+    """Ways to apply ``model``'s MLM head to its base model's last hidden state: ``[(names, function)]``.
 
-    A masked-LM class is its base model (``model.base_model``) plus head modules; the head is
-    applied to the base model's last hidden state. Candidates: DistilBERT's head (its modules
-    are registered out of order), all non-base child modules in registration order
-    (dropout and loss modules left out), then each child alone. :func:`scoring_path` keeps the
-    first one that reproduces the model's own logits.
+    DistilBERT's head (its modules are registered out of order), all non-base child modules in
+    registration order (dropout and loss modules left out), then each child alone.
     """
     import torch.nn as nn
 
@@ -235,29 +230,24 @@ def scoring_path(model, tokenizer) -> ScoringPath:
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     ids, pos = _probe_inputs(tokenizer)
     with torch.inference_mode():
-        alone, raw, every = [], [], []
+        alone, spread, at_mask, effect = [], 1.0, 0.0, 0.0
         for x, p in zip(ids, pos):
-            i, a = _pad([x], pad_id, device)
-            out = model(input_ids=i, attention_mask=a).logits[0, : len(x)].float()  # (Perceiver: more)
-            raw.append(out)
-            every.append(torch.log_softmax(out, -1))
-            alone.append(every[-1][p])
-        # float rounding grows with the logits' spread (fp32: ~1e-6 of it)
-        scale = max(1.0, max(float(r.std(-1).max()) for r in raw))
-        kind = "float32" if dtype == torch.float32 else "other"
-        tol, tol_any = scale * PROBE_TOL[kind], scale * PROBE_TOL_ANY_TOKEN[kind]
-        # at the mask (tol) and at every real token (tol_any): a model that reads its padding
-        # changes the tokens next to it at once (MobileBERT's trigram embedding, ConvBERT's
-        # convolution), while what reaches the mask of a probe sentence may by chance be small
-        # (CI saw a MobileBERT at 5e-5 in p at the probes' masks, 0.5 in log p at other masks)
-        at_mask = effect = 0.0
-        for x, p, ref in zip(ids, pos, every):
-            for k in (1, 3):  # a few pads: the kernels' shapes stay, so any change is the padding's
+            for k in (0, 1, 3):  # alone, then a few pads: the kernels' shapes stay, so any change is the padding's
                 i, a = _pad([x + [pad_id] * k], pad_id, device)
                 a[0, len(x) :] = 0
-                got = torch.log_softmax(model(input_ids=i, attention_mask=a).logits[0, : len(x)].float(), -1)
-                diff = (got - ref).abs()
-                at_mask, effect = max(at_mask, float(diff[p].max())), max(effect, float(diff.max()))
+                out = model(input_ids=i, attention_mask=a).logits[0, : len(x)].float()  # (Perceiver: more)
+                got = torch.log_softmax(out, -1)
+                if k == 0:
+                    ref = got
+                    alone.append(got[p])
+                    spread = max(spread, float(out.std(-1).max()))
+                else:
+                    # at the mask and at every real token: what reaches a probe's mask may by chance be small
+                    diff = (got - ref).abs()
+                    at_mask, effect = max(at_mask, float(diff[p].max())), max(effect, float(diff.max()))
+        # float rounding grows with the logits' spread (fp32: ~1e-6 of it)
+        kind = "float32" if dtype == torch.float32 else "other"
+        tol, tol_any = spread * PROBE_TOL[kind], spread * PROBE_TOL_ANY_TOKEN[kind]
         padding = "padded" if at_mask <= tol and effect <= tol_any else "equal-length"
         i, a = _pad(ids, pad_id, device)
         head, names, err = "full", (), None
@@ -409,14 +399,11 @@ def mask_logp(
 ) -> np.ndarray:
     """ln P(``token_ids[r]`` | sequence ``inputs[row_input[r]]``) at its ``mask_pos`` (natural log), per row r.
 
-    ``inputs`` are token-id sequences with special tokens, each read at one position. One
-    forward pass per sequence however many rows read it, in :func:`plan_batches` batches; the
-    MLM head only at the read positions; the full-vocabulary log-softmax on the model's device,
-    of which only the rows' entries come back (float64). ``extra_emb``: temporary added tokens
-    (:func:`score_model`'s ``add_tokens``). ``bar``: a tqdm bar advanced by sequences.
-    How the model runs (fast head or full, padded or equal-length passes) is
-    :func:`scoring_path`'s decision. Logits that are not finite (NaN, inf: broken weights)
-    stop with a ModelError naming the model (``name``).
+    ``inputs``: token-id sequences with special tokens; one forward pass each however many rows
+    read it, in :func:`plan_batches` batches, run as :func:`scoring_path` decides; the rows'
+    entries come back as float64. ``extra_emb``: temporary added tokens (:func:`score_model`'s
+    ``add_tokens``). ``bar``: a tqdm bar advanced by sequences. Logits that are not finite
+    (broken weights) stop with a ModelError naming the model (``name``).
 
     Examples
     --------
@@ -511,6 +498,7 @@ def score_model(
     >>> bool(scores["prob"].between(0, 1).all()), scores["oov"].tolist()
     (True, [False, False])
     """
+    from tqdm.auto import tqdm
 
     sentences = fill_sentences(data, tokenizer.mask_token)
     words = data["M_word"].astype(str).to_numpy()
@@ -518,8 +506,6 @@ def score_model(
         opts = fmat_rule_options(tokenizer, name, data["query"].astype(str).to_numpy(), words, pattern_special)
     else:
         opts = derive_options(tokenizer, sentences, words)
-
-    # OOV report: one warning per model
     oov_words = list(dict.fromkeys(w for w, o in zip(words, opts) if o.oov))
     unk_words = list(dict.fromkeys(w for w, o in zip(words, opts) if o.unk))
 
@@ -527,14 +513,12 @@ def score_model(
     if oov_words:
         _warn_oov(tokenizer, name, oov_words, unk_words, add_tokens=add_tokens, na_out=na_out, added=len(extra_ids))
     row_ids, row_nan = _row_ids(tokenizer, opts, extra_ids, add_tokens=add_tokens, na_out=na_out)
-
-    # unique sentences → forward passes
     uniq, row_sent = np.unique(sentences.astype(str), return_inverse=True)
     enc = _tokenize_many(tokenizer, list(uniq), special=True)
     _check_lengths(model, tokenizer, enc, uniq, row_sent, data, name)
     mask_id = tokenizer.mask_token_id
     mpos = np.array([mask_position(e, mask_id, uniq[s], name) for s, e in enumerate(enc)], dtype=np.int64)
-    bar = _progress(len(uniq), name) if progress else None
+    bar = tqdm(total=len(uniq), desc=f"{name}", unit="sent", leave=False) if progress else None
     try:
         logp = mask_logp(
             model,
@@ -664,17 +648,12 @@ def _check_lengths(model, tokenizer, enc, uniq, row_sent, data: pd.DataFrame, na
 
 def _outputs(tokenizer, enc, row_sent, opts, row_ids, extra_ids, mask_id) -> list[str]:
     """The sentence with the option in place, decoded (the pipeline's ``sequence``); OOV: all pieces."""
-    seqs, cache, keys = [], {}, []
-    for i, o in enumerate(opts):
-        fill = tuple(o.pieces) if o.oov else (int(row_ids[i]),)
-        key = (int(row_sent[i]), fill)
-        if key not in cache:
-            e = enc[row_sent[i]]
-            p = e.index(mask_id)
-            cache[key] = len(seqs)
-            seqs.append(list(e[:p]) + list(fill) + list(e[p + 1 :]))
-        keys.append(cache[key])
-    decoded = tokenizer.batch_decode(seqs, skip_special_tokens=True)
+    keys = [(int(row_sent[i]), tuple(o.pieces) if o.oov else (int(row_ids[i]),)) for i, o in enumerate(opts)]
+    seqs = {}
+    for s, fill in dict.fromkeys(keys):
+        p = enc[s].index(mask_id)
+        seqs[s, fill] = list(enc[s][:p]) + list(fill) + list(enc[s][p + 1 :])
+    decoded = dict(zip(seqs, tokenizer.batch_decode(list(seqs.values()), skip_special_tokens=True)))
     return [decoded[k] for k in keys]
 
 
@@ -734,9 +713,3 @@ def look_alikes(tokenizer, words, limit: int = 10) -> list[str]:
             if len(out) >= limit:
                 break
     return out
-
-
-def _progress(total: int, name: str):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=f"{name}", unit="sent", leave=False)

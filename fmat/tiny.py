@@ -1,11 +1,9 @@
 """Tiny masked language models of every tokenizer family, built offline in seconds.
 
-For piloting a design before real models are run (``fmat pilot``, docs/planting.md: models
-*trained* by :func:`build_trained_model` on sentences in which planted associations hold) and
-for the offline demo: real transformers model classes (BERT, DistilBERT, RoBERTa, ALBERT,
-BERTweet's RoBERTa) with a few thousand parameters, random or trained, and tokenizers trained
-with the ``tokenizers`` library on a generated corpus. Each model is saved with ``save_pretrained``
-(safetensors) into a folder and loads by folder path exactly like a hub model::
+For ``fmat pilot`` (models *trained* by :func:`build_trained_model` on planted associations,
+docs/planting.md) and the offline demo: real transformers model classes with a few thousand
+parameters and tokenizers trained on a generated corpus, saved with ``save_pretrained`` into
+a folder that loads exactly like a hub model::
 
     from fmat.tiny import build_tiny_model, build_demo_models
     path = build_tiny_model("models/tiny-roberta-base", "roberta", ["man", "woman", "He", "She"])
@@ -25,11 +23,10 @@ bertweet        fastBPE, ``@@`` continuations          ``man`` (pieces ``ma@@ n`
                 (BertweetTokenizer: vocab.txt+bpe.codes)
 ==============  =====================================  ==========================================
 
-The corpus (:func:`make_corpus`) puts every word part in template sentences, at their start and
-in their middle, plus generated filler text (:func:`filler_lines`), so that the given words come
-out as single whole-word tokens and other words (e.g. "zyzzogeton") split into pieces
-(out-of-vocabulary); words that did not are listed in ``fmat_tiny.json`` (``not_single``,
-:func:`read_meta`) and logged. Everything is deterministic for a given ``seed`` (same files, same weights).
+The corpus (:func:`make_corpus`, :func:`filler_lines`) makes the given words single whole-word
+tokens and other words split into pieces; words that did not become one are listed in
+``fmat_tiny.json`` (``not_single``, :func:`read_meta`) and logged. Everything is deterministic
+for a given ``seed`` (same files, same weights).
 """
 
 from __future__ import annotations
@@ -110,11 +107,9 @@ _CODAS = ["", "", *"b ck d ft g l ll m n nd ng nk nt p r rd rk rn s ss st t th x
 def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> list[str]:
     """``n`` lines of ordinary-looking filler text, generated here (no file of the machine is read).
 
-    The words are English function words, ``words`` (e.g. the studies' words) and pseudo-words
-    of one to four syllables built from English onsets, vowels and codas, drawn with a Zipf-like
-    frequency. Tokenizers trained on it learn the sub-word pieces of English-looking text, so a
-    word that is not in the vocabulary splits into several pieces; models trained on it see
-    ordinary sentences besides the planted ones. The same seed gives the same lines.
+    English function words, ``words`` and pseudo-words built from English onsets, vowels and
+    codas, with a Zipf-like frequency: a tokenizer trained on it splits an out-of-vocabulary
+    word into several pieces. The same seed gives the same lines.
 
     Examples
     --------
@@ -147,8 +142,7 @@ def filler_lines(n: int = 4000, seed: int = 0, words: Sequence[str] = ()) -> lis
 def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | None = None, repeats: int = 3) -> list[str]:
     """Training sentences: each word part in ``repeats`` start and mid templates, plus extra text.
 
-    Words are used as given and capitalised (sentence start) so that cased tokenizers learn
-    both forms.
+    Words are used as given and capitalised, so that cased tokenizers learn both forms.
 
     Examples
     --------
@@ -157,14 +151,15 @@ def make_corpus(words: Iterable, seed: int = 0, extra_corpus: Iterable[str] | No
     (True, True)
     """
     rng = random.Random(seed)
+    parts = _word_parts(words)
     lines = []
-    for w in _word_parts(words):
+    for w in parts:
         cap = w[:1].upper() + w[1:]
         for _ in range(repeats):
             lines.append(rng.choice(_TEMPLATES_START).format(w=w))
             lines.append(rng.choice(_TEMPLATES_START).format(w=cap))
             lines.append(rng.choice(_TEMPLATES_MID).format(w=w))
-    extra = filler_lines(words=_word_parts(words), seed=seed) + [str(x).strip() for x in extra_corpus or ()]
+    extra = filler_lines(words=parts, seed=seed) + [str(x).strip() for x in extra_corpus or ()]
     lines.extend(x for x in extra if x)
     rng.shuffle(lines)
     return lines
@@ -274,13 +269,10 @@ def _unigram(corpus, words, lowercase: bool = True):
     vocab = vocab[:5] + [(p, round(lo, 2) if len(p) == 1 and sc < lo + 0.05 else sc) for p, sc in vocab[5:]]
     vocab = vocab[:5] + sorted(vocab[5:], key=lambda ps: (-ps[1], ps[0]))
     assert [p for p, _ in vocab[:5]] == specials, "Unigram trainer moved the special tokens"
-    # The Unigram trainer may keep "▁wo" + "man" rather than "▁woman". Add each missing
-    # word with the best score of any piece: a single piece then always wins Viterbi
+    # The trainer may keep "▁wo" + "man" rather than "▁woman", or "▁he" with a low score: each
+    # word (and function word) gets the best score of any piece, so that it wins Viterbi
     # segmentation over two or more pieces (log-probabilities add up).
-    # A word piece the trainer kept with a low score is raised to that score too: otherwise
-    # "▁" + "he" (two well-scored pieces) can still beat "▁he".
     top = max(s for p, s in vocab[5:]) if len(vocab) > 5 else -1.0
-    # (the filler text's function words too: whole words in any English SentencePiece vocabulary)
     wanted = {"\u2581" + (w.lower() if lowercase else w) for w in [*_word_parts(words), *_FUNCTION_WORDS]}
     vocab = vocab[:5] + [(p, top if p in wanted else sc) for p, sc in vocab[5:]]
     vocab += [(piece, top) for piece in sorted(wanted - {p for p, _ in vocab})]
@@ -293,13 +285,9 @@ def _unigram(corpus, words, lowercase: bool = True):
 
 
 def _end_marked_bpe(corpus, words, lowercase: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
-    """A BPE learned with the ``tokenizers`` trainer whose word-final pieces carry ``</w>``
-    (fastBPE's and XLM's convention) -> (pieces in id order, merges in rank order).
-
-    A word's last character c is written as its own symbol chr(_FINAL + ord(c)) ("c</w>") while
-    training: the trainer's end_of_word_suffix would number such symbols in hash order
-    (non-deterministic merges); plain characters get sorted, stable ids.
-    """
+    """A BPE whose word-final pieces carry ``</w>`` (fastBPE's and XLM's convention) -> (pieces
+    in id order, merges in rank order). A word's last character c is trained as the symbol
+    chr(_FINAL + ord(c)): the trainer's end_of_word_suffix would number those in hash order."""
 
     def mark(line):
         line = line.lower() if lowercase else line
@@ -338,9 +326,8 @@ def _fastbpe(corpus, words, folder: Path):
     tok = BertweetTokenizer(
         vocab_file=str(folder / "vocab.txt"), merges_file=str(folder / "bpe.codes"), model_max_length=_MAX_POS
     )
-    # transformers 5.23's BertweetTokenizer.save_vocabulary writes bpe.codes without the count
-    # column, and its loader then drops the second symbol of every merge: build_tiny_model
-    # writes these files again after save_pretrained.
+    # transformers 5.23's save_vocabulary writes bpe.codes without counts, which its loader
+    # misreads: _save writes these files again after save_pretrained
     tok._fmat_files = files
     return tok
 
@@ -397,15 +384,13 @@ def _config(family: str, tokenizer, hidden: int, layers: int):
             tokenizer_class="BertweetTokenizer" if family == "bertweet" else None,
             **common,
         )
-    if family == "albert":
-        return AlbertConfig(
-            embedding_size=max(8, hidden // 2),
-            max_position_embeddings=_MAX_POS,
-            bos_token_id=tokenizer.cls_token_id,
-            eos_token_id=tokenizer.sep_token_id,
-            **common,
-        )
-    raise ValueError(f"unknown tiny model family {family!r}")
+    return AlbertConfig(
+        embedding_size=max(8, hidden // 2),
+        max_position_embeddings=_MAX_POS,
+        bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id,
+        **common,
+    )
 
 
 #: family -> the token string of a whole word mid-sentence (other families: the word as it is)
@@ -545,12 +530,9 @@ _DROPOUTS = (
 
 
 def _examples(tokenizer, sentences, filler: Sequence[str], rng) -> tuple[list[list[int]], list[int], list[int], list[str]]:
-    """Token ids with one mask, its position and the label: each context once, tokenized as the
-    scorer tokenizes it, with its options' tokens derived as the scorer derives them
-    (:func:`fmat.tokens.derive_options`: the same whole-word token that is scored later; an
-    option that is not one token gets no label), and each filler line once with one random
-    token masked. Returns ``(inputs, positions, labels per row, skipped words)``, the labels of
-    a context aligned with ``sentences.options``."""
+    """``(inputs, mask positions, labels per row, skipped words)``: each context once, its options'
+    tokens as the scorer derives them (:func:`fmat.tokens.derive_options`; not one token: no
+    label), then each filler line once with one random token masked."""
 
     mask_id = tokenizer.mask_token_id
     texts = [c.replace("[MASK]", tokenizer.mask_token, 1) for c in sentences.contexts]
@@ -588,16 +570,14 @@ def train_masked_lm(
     seed: int = 0,
     progress: bool = False,
 ) -> dict:
-    """Train ``model`` with the masked-LM objective on ``sentences`` (:class:`fmat.plant.Sentences`:
-    each context's sentences, the option word masked) and ``filler`` lines (one random token
-    masked each): cross-entropy over the whole vocabulary at the mask, AdamW, linear decay.
+    """Train ``model`` with the masked-LM objective on ``sentences`` (:class:`fmat.plant.Sentences`)
+    and ``filler`` lines (one random token masked each): cross-entropy over the whole
+    vocabulary at the mask, AdamW, linear decay.
 
-    Stochastic gradient descent over the corpus, with identical sentences grouped: a step draws
-    ``batch_size`` sentences of the corpus at random (so a context is drawn in proportion to its
-    number of sentences) and, for each, scores the mask once against the counts of all the
-    options its context has in the corpus. That is the same expected loss as drawing single
-    sentences, with less noise and one forward pass per distinct context. Returns a record:
-    sentences, contexts, steps, the last 100 steps' mean loss, options that are not one token.
+    A step draws ``batch_size`` sentences at random (a context in proportion to its sentences)
+    and scores each mask once against the counts of all its context's options: the expected
+    loss of single sentences, with less noise. Returns a record: sentences, contexts, steps, the
+    last 100 steps' mean loss, options that are not one token.
     """
     import torch
     from tqdm.auto import tqdm
@@ -628,8 +608,7 @@ def train_masked_lm(
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min((i + 1) / warm, max(0.02, 1.0 - i / steps)))
     losses = []
-    bar = tqdm(total=steps, desc="training", unit="step", leave=False, disable=not progress)
-    for _ in range(steps):
+    for _ in tqdm(range(steps), desc="training", unit="step", leave=False, disable=not progress):
         # a context drawn twice is scored once, its loss counted twice (the same sum)
         picked, times = np.unique(rng.choice(len(inputs), size=batch_size, p=draw), return_counts=True)
         rows, times = torch.from_numpy(picked), torch.from_numpy(times).float()
@@ -641,8 +620,6 @@ def train_masked_lm(
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
-        bar.update(1)
-    bar.close()
     model.eval()
     vars(model).pop("_fmat_scoring_path", None)  # decided again on the trained weights when it is scored
     return {
@@ -704,13 +681,9 @@ def doc_tokenizer(words=DOC_WORDS):
     >>> doc_tokenizer(["the", "nurse"]).convert_tokens_to_ids(["[MASK]", "nurse"])
     [4, 6]
     """
-    import tempfile  # here: only the examples use it
-
     from transformers import BertTokenizer
 
-    vocab = Path(tempfile.mkdtemp()) / "vocab.txt"
-    vocab.write_text("\n".join([*_SPECIAL, *words]), encoding="utf-8")
-    return BertTokenizer(str(vocab))
+    return BertTokenizer(vocab={p: i for i, p in enumerate([*_SPECIAL, *words])})
 
 
 def doc_model(words=DOC_WORDS):
