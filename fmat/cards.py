@@ -1,11 +1,7 @@
 """Model cards: what each model is and whether it works, one card per model in the overview
-(``fmat_replication.pages.cards``).
-
-:func:`model_card` loads one model (with the checks of :func:`fmat.models.load_masked_lm`) and
-records its architecture, size, where it came from (the locked hub commit, or ``local`` and the
-sha256 of its weights), how fmat scored it (:func:`fmat.scoring.scoring_path`) and its top-5
-fills of :data:`PROBES`: a trained model fills "Paris is the [MASK] of France." with "capital";
-a broken one does not.
+(``fmat_replication.pages.cards``): its architecture, size, origin, how fmat scored it and its
+top-5 fills of :data:`PROBES` (a trained model fills "Paris is the [MASK] of France." with
+"capital"; a broken one does not).
 """
 
 from __future__ import annotations
@@ -44,10 +40,8 @@ def model_card(
     name: str, source: str | os.PathLike | None = None, lock_path=None, device=None, probes: Sequence[str] = PROBES, top: int = 5
 ) -> dict:
     """The card of model ``name`` (loaded from ``source``, a folder, or by name from the cache): a
-    dict of :data:`CARD_KEYS`. ``architecture`` is the transformers class, ``vocabulary`` the rows
-    of the input embedding, ``commit`` the locked one (``local`` for a folder), ``created`` the hub
-    creation date recorded at download, ``probes`` ``[{query, fills: [{token_str, score}]}]``.
-    """
+    dict of :data:`CARD_KEYS`; ``commit`` is the locked one (``local`` for a folder), ``probes``
+    ``[{query, fills: [{token_str, score}]}]``."""
     src = str(source or name)
     local = Path(src).exists()
     model, tok = load_masked_lm(src, device=device, lock_path=lock_path, progress=False)

@@ -1,11 +1,7 @@
 """One checking vocabulary: the tests that decide both whether the paper's number is replicated
 (:mod:`fmat_replication.compare`) and whether a planted number is recovered
-(:func:`fmat.plant.judge_recovery`).
-
-Each test compares our value(s) with a target under a rule and answers an :class:`Outcome`:
-``ok`` True (holds for every row), False (``bad`` lists the rows that fail) or None (not
-applicable); the callers word the reasons. A missing value (NaN) never passes: it fails
-:func:`sign` and :func:`closeness`, and :func:`significance` unless every p is missing (None).
+(:func:`fmat.plant.judge_recovery`). Each answers an :class:`Outcome`; the callers word the
+reasons. A missing value (NaN) never passes.
 """
 
 from __future__ import annotations

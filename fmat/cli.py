@@ -2,7 +2,6 @@
 
 Subcommands live in :mod:`fmat.commands`, one module per area, each with ``register(subparsers)``
 setting ``func(args) -> int`` on its parsers; a new area adds a module there and nothing here.
-Before a command runs, its declared outputs are checked (:func:`fmat.commands._common.check_files`).
 
 Exit codes: 0 success, 1 unexpected error (a bug), 2 bad input or a failure of the environment
 (a full disk, a read-only folder: :func:`fmat.errors.os_error`), said with what, where and the
@@ -17,6 +16,7 @@ import logging
 import os
 import pkgutil
 import sys
+import warnings
 
 from . import __version__
 from .errors import EXIT_ERROR, EXIT_USAGE, FmatError, os_error
@@ -67,8 +67,7 @@ def _name(argv: list[str] | None) -> str:
 
 def interrupted(args: argparse.Namespace, err: KeyboardInterrupt) -> None:
     """The lines of a Ctrl-C that a command did not explain itself (``err.fmat_told``): what it
-    had kept (``args.kept``, the paths a command lists as it finishes them), else nothing: the
-    commands write their outputs when they end, each one whole (:func:`fmat.io.write_table`)."""
+    had kept (``args.kept``), else nothing (the commands write their outputs when they end)."""
     if getattr(err, "fmat_told", False):
         return
     kept = ", ".join(map(str, getattr(args, "kept", None) or []))
@@ -86,7 +85,6 @@ def _main(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    import warnings
 
     def show_warning(message, category, filename, lineno, file=None, line=None):  # names the command, not fmat's source
         print(f"fmat {args.command}: warning: {message}", file=sys.stderr if file is None else file)

@@ -1,8 +1,6 @@
 """The one place numbers become text, for every page: the library's (:mod:`fmat.study_page`) and
-the replication's (``fmat_replication.pages``, whose paper cells add the paper's precision and
-stars: ``fmat_replication.formats``). The templates get them as Jinja filters
-(:func:`fmat.html.environment`): :func:`cell` (any table value), :func:`number`, :func:`short`
-(inside a sentence), :func:`p_cell` (a p column) and :func:`p_sentence` ("p = .044").
+the replication's (``fmat_replication.pages``). The templates get them as Jinja filters
+(:func:`fmat.html.environment`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The one Jinja2 environment of every page: the library's study page (:mod:`fmat.study_page`) and
-the replication's pages (``fmat_replication.pages``). Every page extends ``document.html.j2``
-(title block, table of contents) and writes its headings with the macro ``heading``
-(``macros.html.j2``); a :class:`Page` writes it as one HTML file or as a Quarto document's body.
-
-Every value is escaped (``autoescape=True``); a name a template uses but is not given is an
-error. Numbers become text by :mod:`fmat.formatting`, as filters: ``cell(column)``, ``num``,
-``p``, ``p_sentence``, ``short``; ``md_text`` writes words as markdown.
+the replication's pages (``fmat_replication.pages``). Every page extends ``document.html.j2`` and
+writes its headings with the macro ``heading``; a :class:`Page` writes it as one HTML file or as
+a Quarto document's body. Every value is escaped; numbers become text by :mod:`fmat.formatting`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Reliability of FMAT results: agreement among models (ICC) and internal consistency (alpha).
 
 Python counterparts of R FMAT's ``ICC_models`` and ``LPR_reliability`` (Bao, 2024, footnote 1
-and Results); the statistics themselves are in :mod:`fmat.stats` (``icc``, ``cronbach_alpha``).
-Where they differ from FMAT on purpose (items aligned by keys, never by row order; missing
-values dropped and reported, not an error; columns attached to the item not used to identify
-rows): docs/statistics.md. Phrases are keyed by their item keys first ("an engineer" in one
-template and "engineer" in another are one row): the keys travel with the tables
-(``attrs["item_keys"]``, set by :func:`fmat.study.load_study`) or are given (``items=``;
-``fmat reliability --study FILE``), as in :func:`fmat.stages.reliability_tables`.
+and Results); the statistics are in :mod:`fmat.stats`. Where they differ from FMAT on purpose
+(items aligned by keys, not row order; missing values dropped and reported): docs/statistics.md.
+Phrases are keyed by their item keys (``attrs["item_keys"]`` or ``items=``) first.
 """
 
 from __future__ import annotations
@@ -49,9 +45,8 @@ def _values(data: pd.DataFrame, where: str) -> tuple[pd.Series, str]:
 
 
 def _keys(df: pd.DataFrame, exclude) -> list[str]:
-    """Item-key columns: everything but values and per-row extras. A floating-point column is
-    a value (e.g. a scorer's extra ``prior``), never a key: as a key it would differ between
-    models and no item would line up."""
+    """Item-key columns: everything but values and per-row extras (a floating-point column too:
+    as a key it would differ between models and no item would line up)."""
     drop = set(NON_KEY) | set(exclude)
     return [c for c in df.columns if c not in drop and not pd.api.types.is_float_dtype(df[c])]
 
@@ -65,10 +60,8 @@ def _key_frame(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
 
 
 def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.DataFrame, dict]:
-    """Items x models matrix of ``data`` (LPR or log prob), aligned by the query keys.
-
-    Returns the wide table (index = item keys, columns = models) and ``{value, keys,
-    dropped_models}`` (the column used; models without any value).
+    """Items x models matrix of ``data`` (LPR or log prob), aligned by the query keys, and
+    ``{value, keys, dropped_models}`` (the column used; models without any value).
 
     Examples
     --------
@@ -108,21 +101,26 @@ def icc_matrix(data: pd.DataFrame, where: str = "icc_models(data)") -> tuple[pd.
             where=where,
             fix="remove duplicate rows (or bind query tables with distinct qid)",
         )
-    models = list(dict.fromkeys(long["model"]))
-    wide = long.pivot(index=keys, columns="model", values="value")[models]
-    empty = [m for m in models if wide[m].isna().all()]
-    wide = wide.drop(columns=empty)
+    wide, empty = _spread(long, keys, "model", "value")
     return wide, {"value": name, "keys": keys, "dropped_models": empty}
+
+
+def _spread(long: pd.DataFrame, index: list[str], column: str, value: str) -> tuple[pd.DataFrame, list]:
+    """``long`` wide: a row per ``index`` key (one row without any), a column per value of ``column``
+    (in order of appearance), and those columns without any value dropped (the second item)."""
+    order = list(dict.fromkeys(long[column]))
+    wide = long.pivot(index=index, columns=column, values=value)[order] if index else long.set_index(column)[value].to_frame().T
+    empty = [c for c in order if wide[c].isna().all()]
+    return wide.drop(columns=empty), empty
 
 
 def icc_models(data: pd.DataFrame, type: str = "agreement", unit: str = "average", method: str = "irr") -> pd.DataFrame:
     """ICC of the models as raters (R FMAT ``ICC_models``; irr::icc two-way model).
 
-    ``data``: raw scores (``fmat run``: prob -> log(prob)) or an LPR table (``fmat summary``),
-    items aligned across models by their query columns (:func:`icc_matrix`). ``type``:
-    "agreement" | "consistency" | "both"; ``unit``: "average" | "single" | "both"; ``method``:
-    "irr" (as the paper) | "mcgraw-wong" (:func:`fmat.stats.icc`). Returns ``type, unit, ICC, F,
-    df1, df2, p, ci_low, ci_high, n_items, n_models, n_dropped``; ``attrs``: ``value``, ``dropped_models``.
+    ``data``: raw scores (prob -> log(prob)) or an LPR table, items aligned across models by their
+    query columns (:func:`icc_matrix`). ``type``: "agreement" | "consistency" | "both"; ``unit``:
+    "average" | "single" | "both"; ``method``: "irr" (as the paper) | "mcgraw-wong"
+    (:func:`fmat.stats.icc`). ``attrs``: ``value``, ``dropped_models``.
 
     Examples
     --------
@@ -166,10 +164,7 @@ def _alpha_split(d: pd.DataFrame, item: str, by: list[str], missing: str) -> dic
             where="lpr_reliability(lpr)",
             fix="remove duplicate rows",
         )
-    items = list(dict.fromkeys(keys[item]))
-    wide = keys.pivot(index=ids, columns=item, values="LPR")[items] if ids else keys.set_index(item)["LPR"].to_frame().T
-    dropped_items = [c for c in items if wide[c].isna().all()]
-    wide = wide.drop(columns=dropped_items)
+    wide, dropped_items = _spread(keys, ids, item, "LPR")
     n_rows = len(wide)
     if missing == "listwise":
         wide = wide.dropna()
@@ -225,10 +220,9 @@ def item_key_map(items) -> dict[str, dict[str, str]]:
 
 
 def with_item_keys(lpr: pd.DataFrame, items=None, item: str = "query") -> pd.DataFrame:
-    """``lpr`` with TARGET/ATTRIB phrases replaced by their item keys in the columns that
-    identify alpha's rows (never the ``item`` column), so that an item written differently in two
-    templates ("an engineer" / "engineer", Study 1A) lines up. ``items``: as :func:`item_key_map`;
-    by default the table's ``attrs["item_keys"]``. The input is not changed.
+    """``lpr`` with TARGET/ATTRIB phrases replaced by their item keys in the columns that identify
+    alpha's rows (never the ``item`` column; the input is not changed). ``items``: as
+    :func:`item_key_map`; by default the table's ``attrs["item_keys"]``.
 
     Examples
     --------
@@ -252,11 +246,9 @@ def with_item_keys(lpr: pd.DataFrame, items=None, item: str = "query") -> pd.Dat
 def lpr_reliability(lpr: pd.DataFrame, item: str = "query", by=None, missing: str = "listwise", items=None) -> pd.DataFrame:
     """Cronbach's alpha of LPRs among items (R FMAT ``LPR_reliability``).
 
-    Within each split of ``by`` (e.g. "model", "TARGET", ["ATTRIB", "MASK"]) the ``item``
-    column (query, T_word or A_word) is spread wide; the other identifying columns (but those
-    attached to the item) define the rows, phrases keyed by ``items`` first (:func:`with_item_keys`).
-    Returns the by-columns, ``n_obs, k_items, alpha, alpha_std, n_dropped_rows, dropped_items``
-    (``missing``: "listwise" | "pairwise", docs/statistics.md).
+    Within each split of ``by`` (e.g. "model", ["ATTRIB", "MASK"]) the ``item`` column is spread
+    wide; the other identifying columns (but those attached to the item) define the rows, phrases
+    keyed by ``items`` first (:func:`with_item_keys`). ``missing``: "listwise" | "pairwise".
 
     Examples
     --------
@@ -328,9 +320,7 @@ def alpha_rows(
     """Rows of :mod:`fmat.results` shape from :func:`lpr_reliability` output: statistics
     ``alpha`` and ``alpha_std`` per split; ``model`` = the split's model when "model" is in
     ``by``; ``condition`` = the other by-values joined by ":" (prefixed by ``condition``), each
-    value replaced by its word in ``names`` when it has one (a study file's ``reliability.names``:
-    ``{"I [MASK] {TARGET}.": "personal"}`` makes ``like - dislike:I [MASK] {TARGET}.:Flowers``
-    read ``like-dislike:personal:Flowers`` with ``{"like - dislike": "like-dislike"}`` too).
+    value replaced by its word in ``names`` when it has one (a study file's ``reliability.names``).
 
     Examples
     --------

@@ -1,15 +1,13 @@
 """One long table shape for every statistic the workflow reports (and the paper reports).
 
-Every analysis, the reliability stage and the file of the paper's numbers
-(``config/paper_results.tsv``) emit rows with :data:`RESULT_COLUMNS` (``study, statistic,
-condition, model``, then ``value, se, df, df2, p, ci_low, ci_high, n``, NaN where not
-applicable), so that "paper vs ours" is a join on :data:`KEY`: docs/results.md.
-:class:`StudyResult` holds one study's tables, these rows among them, and says them as text
-(:meth:`StudyResult.summary`, what ``fmat study`` prints).
+Every analysis, the reliability stage and the paper's numbers (``config/paper_results.tsv``) emit
+rows with :data:`RESULT_COLUMNS`, so that "paper vs ours" is a join on :data:`KEY`:
+docs/results.md. :class:`StudyResult` holds one study's tables and says them as text.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,10 +170,7 @@ def p_text(p) -> str:
     >>> p_text(0.0123), p_text(0.0004), p_text(0.5), p_text(float("nan"))
     ('.012', '< .001', '.500', 'NA')
     """
-    try:
-        p = float(p)
-    except (TypeError, ValueError):
-        return "NA"
+    p = _float(p)
     if p != p:
         return "NA"
     return "< .001" if p < 0.001 else f"{p:.3f}".replace("0.", ".", 1) if p < 1 else f"{p:.3f}"
@@ -201,30 +196,31 @@ def reliability_note(statistic: str, value, n=None) -> str:
     >>> reliability_note("alpha", 0.81, 12)
     ''
     """
-    stat = str(statistic)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    try:
-        rows = int(float(n)) if n is not None and float(n) == float(n) else None
-    except (TypeError, ValueError):
-        rows = None
+    stat, v, rows = str(statistic), _float(value), _float(n)
     if stat.startswith("alpha"):
-        if rows is not None and rows < MIN_ALPHA_ROWS:
+        if rows < MIN_ALPHA_ROWS:  # False for NaN (no n)
+            rows = int(rows)
             return (
                 f"NA: alpha over {rows} rows (fewer than {MIN_ALPHA_ROWS}): each covariance of two items rests on {rows} points"
             )
-        if v != v or abs(v) == float("inf"):
+        if not math.isfinite(v):
             return "NA: not defined (an item without variance)"
         if v > 1:
             return f"NA: {stat} = {v:.2g} is impossible (above 1): the items' correlation matrix is singular"
     elif stat.startswith("ICC"):
-        if v != v or abs(v) == float("inf"):
+        if not math.isfinite(v):
             return "NA: not defined (no variance among the items, or fewer than two models)"
         if abs(v) > 1:
             return f"NA: {stat} = {v:.2g} is outside [-1, 1]: a degenerate fit (no variance among the items)"
     return ""
+
+
+def _float(x) -> float:
+    """``float(x)``, NaN where it is none."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def effect_rows(stats: pd.DataFrame) -> pd.DataFrame:
@@ -327,14 +323,12 @@ class StudyResult:
 
     @property
     def effect(self) -> pd.DataFrame:
-        """The analysis' effects over all models: its d, b, beta and r rows of model ``all``
-        (value, CI, p, df), one row per condition."""
+        """The analysis' effects over all models (:func:`effect_rows`)."""
         return effect_rows(self.stats)
 
     @property
     def per_model(self) -> pd.DataFrame:
-        """The analysis' effects per model: its d, b, beta and r rows of each model, wide
-        (one column per model)."""
+        """The analysis' effects per model, one column per model (:func:`per_model_effects`)."""
         return per_model_effects(self.stats)
 
     @property

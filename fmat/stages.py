@@ -12,12 +12,9 @@ analyse        the analysis the file's ``analysis:`` block names      :func:`ana
 page           one self-contained HTML page of the study              :func:`page`
 =============  =====================================================  ==============================
 
-:func:`fmat.run_study` (and so ``fmat study``) runs them all, ``fmat pilot`` runs them on tiny
-models that learned a planted world, and the replication's workflow runs the same functions
-one rule each (``lpr_stage``, ``reliability_stage``, ``analysis``). A stage is the only place
-that reads the study's blocks (:func:`study_options`); what it computes it asks of the module
-it names (:mod:`fmat.lpr`, :mod:`fmat.reliability`, :mod:`fmat.analyses`,
-:mod:`fmat.study_page`) with data, not with the study.
+:func:`fmat.run_study`, ``fmat pilot`` and the replication's workflow run the same functions. A
+stage is the only place that reads the study's blocks (:func:`study_options`); the modules it
+calls get data, not the study.
 """
 
 from __future__ import annotations
@@ -72,8 +69,7 @@ def study_options(study: Any, key: str) -> dict:
 
 def summary_function(study: Any):
     """The contrast a study's scores get: :func:`fmat.lpr.summary` (LPR), or
-    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019; its value is in column ``LPR`` too,
-    ``attrs["measure"]`` says so) when its file says ``score: {method: lpbs}``.
+    :func:`fmat.lpbs.summary` (LPBS, Kurita et al. 2019) for ``score: {method: lpbs}``.
 
     Examples
     --------
@@ -84,9 +80,8 @@ def summary_function(study: Any):
 
 
 def design(study, criteria_dir: str | os.PathLike | None = None) -> Study:
-    """Stage design: the study file loaded and checked (its query table is ``.queries``), before
-    any model loads, with the criterion tables its word lists name from ``criteria_dir``
-    (:func:`fmat.study.load_study`); a :class:`fmat.study.Study` is returned as it is.
+    """Stage design: the study file loaded and checked (:func:`fmat.study.load_study`; its query
+    table is ``.queries``); a :class:`fmat.study.Study` is returned as it is.
 
     Examples
     --------
@@ -107,11 +102,8 @@ def design(study, criteria_dir: str | os.PathLike | None = None) -> Study:
 def criterion_table_path(folder, name: str) -> Path:
     """``<folder>/<name>.parquet``, or ``.csv`` / ``.tsv`` where only that is there (a table of
     your own, saved from R or a spreadsheet); the parquet path when none is."""
-    base = Path(folder or "resources/criteria")
-    for ext in (".parquet", ".csv", ".tsv"):
-        if (base / f"{name}{ext}").is_file():
-            return base / f"{name}{ext}"
-    return base / f"{name}.parquet"
+    paths = [Path(folder or "resources/criteria") / f"{name}{ext}" for ext in (".parquet", ".csv", ".tsv")]
+    return next((path for path in paths if path.is_file()), paths[0])
 
 
 def study_criteria_tables(study, criteria_dir) -> dict[str, pd.DataFrame]:
@@ -148,9 +140,8 @@ def check_study_criteria(study, tables: Mapping[str, pd.DataFrame]) -> None:
 
 
 def criteria(study, criteria_dir) -> tuple[dict[str, pd.DataFrame], str]:
-    """Stage criteria -> ``(tables, "")``: the criterion tables the analysis reads, checked
-    (:func:`study_criteria_tables`, :func:`check_study_criteria`); or ``({}, why)`` where one is
-    missing: the analysis will not run (said now, before any model loads), the rest does."""
+    """Stage criteria -> ``(tables, "")``: the criterion tables the analysis reads, checked; or
+    ``({}, why)`` where one is missing: the analysis will not run, the rest does."""
     try:
         tables, skipped = study_criteria_tables(study, criteria_dir), ""
     except InputError as err:
@@ -176,9 +167,7 @@ def score(
     (:func:`fmat.runner.score_tables`: the rows as :func:`fmat.run` returns them, ``model`` = ``name``)."""
     key = str(name or source)
     settings = dict(device=device, batch_size=batch_size, max_tokens=max_tokens, threads=threads, progress=progress)
-    out = None
-    for _, scores in runner.score_tables(source, {key: queries}, {key: dict(options or {})}, name=name, **settings):
-        out = scores
+    [(_, out)] = runner.score_tables(source, {key: queries}, {key: dict(options or {})}, name=name, **settings)
     return out
 
 
@@ -215,14 +204,12 @@ def reliability_tables(
     """Stage reliability -> ``(details, stats)``: the raw outputs (column ``analysis`` = ICC /
     alpha), and the same numbers in the :mod:`fmat.results` shape (``model`` a slug).
 
-    - ICC among the models (:func:`fmat.reliability.icc_models`; agreement, average and single)
-      on the raw log probabilities (condition ``all``: the paper's ICC, footnote 1) and on the
-      LPRs (condition ``LPR``); by default only where the scores hold two or more models;
-    - alpha among the study file's ``reliability.item`` split by its ``by``
-      (:func:`fmat.reliability.lpr_reliability`, phrases keyed by their item keys), on the LPRs
-      of ``reliability.lpr`` (default: the ``lpr`` options); with ``model`` in ``by``, also over
-      all models (model ``all``: Tables 3-4's "Overall"); ``reliability.names`` words the
-      conditions (Studies 2A-2D: personal, like-dislike). No analysis computes alpha again.
+    - ICC among the models (agreement, average and single) on the raw log probabilities
+      (condition ``all``: the paper's ICC, footnote 1) and on the LPRs (condition ``LPR``); by
+      default only where the scores hold two or more models;
+    - alpha among the study file's ``reliability.item`` split by its ``by``, on the LPRs of
+      ``reliability.lpr`` (default: the ``lpr`` options); with ``model`` in ``by``, also over all
+      models (model ``all``: Tables 3-4's "Overall"); ``reliability.names`` words the conditions.
 
     Examples
     --------
@@ -299,9 +286,8 @@ def analyse(
     crossed: bool = False,
 ):
     """Stage analyse -> ``(stats, figures, status)``: the analysis the file's ``analysis:``
-    block names, its rows after the reliability rows (:func:`fmat.analyses.analysis_stage`). With
-    ``crossed=True``, also its concept-level rows as the figure table ``crossed`` where it has
-    them (:func:`fmat.analyses.crossed_variant`; its notes join ``status["notes"]``)."""
+    block names (:func:`fmat.analyses.analysis_stage`); with ``crossed=True``, also its
+    concept-level rows as the figure table ``crossed`` (:func:`fmat.analyses.crossed_variant`)."""
     stats, figures, status = analyses.analysis_stage(study, scores, lpr, reliability, criteria, sid=sid)
     if crossed and status.get("implemented"):
         rows, notes = analyses.crossed_variant(study, scores, lpr, criteria)
@@ -313,8 +299,8 @@ def analyse(
 
 def analyse_or_note(study, scores, lpr, reliability, criteria=None, *, sid: str, crossed=False, skipped="", n_models=2):
     """:func:`analyse`, or where the analysis cannot run (one model for a model-level analysis;
-    ``skipped``: why a criterion table is missing, from :func:`criteria`) the reliability rows and
-    the reason as the status' one note (``run`` False), said as a warning and on the page."""
+    ``skipped``: why a criterion table is missing) the reliability rows and the reason as the
+    status' one note (``run`` False)."""
     try:
         if skipped:
             raise InputError(skipped)

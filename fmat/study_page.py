@@ -1,12 +1,9 @@
 """One self-contained HTML page for one's own study (``fmat study ... --report``).
 
-The page shows what ``fmat study`` computed for a study file: its design (templates, groups and
-words), the models, the effect of its analysis (over all models, per model, per item:
-:func:`item_table`; the analysis' own tables), the LPRs as the file's ``lpr`` options define
-them (tables and a figure) and the reliability. It is titled with the study's own title and says
-nothing about the paper (the replication's pages do: ``fmat_replication.pages``). One Jinja2
-template (``fmat/templates/study_page/page.html.j2``, :mod:`fmat.html`, numbers by
-:mod:`fmat.formatting`), every value escaped; figures are PNGs inside the file.
+What ``fmat study`` computed for a study file: its design, the models, the effect of its
+analysis (over all models, per model, per item), the LPRs (tables and a figure) and the
+reliability, titled with the study's own title. One Jinja2 template
+(``fmat/templates/study_page/page.html.j2``); figures are PNGs inside the file.
 """
 
 from __future__ import annotations
@@ -81,16 +78,16 @@ def lpr_definition(queries: pd.DataFrame, lpr_options: dict | None) -> str:
     separate rows, kept apart in every table below and compared by the analysis.
     """
     opts = dict(lpr_options or {})
-    present = [slot for slot in PAIRING if slot in queries.columns]
-    paired = [slot for slot in present if opts.get(PAIRING[slot], True) and len(_groups(queries, slot)) >= 2]
-    apart = [slot for slot in present if slot not in paired and len(_groups(queries, slot)) >= 2]
+    groups = {slot: _groups(queries, slot) for slot in PAIRING if len(_groups(queries, slot)) >= 2}
+    paired = [slot for slot in groups if opts.get(PAIRING[slot], True)]
+    apart = [slot for slot in groups if slot not in paired]
     if "MASK" in paired:
-        g = _groups(queries, "MASK")
+        g = groups["MASK"]
         text = f"ln P(the j-th [MASK] word of {g[0]}) − ln P(the j-th of {g[1]})"
     else:
         text = "ln P([MASK] word)"
     for slot in (s for s in paired if s != "MASK"):
-        g = _groups(queries, slot)
+        g = groups[slot]
         if text.startswith("ln P([MASK] word)") and "|" not in text:
             text = f"ln P([MASK] word | the j-th {slot} word of {g[0]}) − ln P(same | the j-th of {g[1]})"
         else:
@@ -99,7 +96,7 @@ def lpr_definition(queries: pd.DataFrame, lpr_options: dict | None) -> str:
     for slot in apart:
         why = f"{PAIRING[slot]}: false" if not opts.get(PAIRING[slot], True) else "not paired"
         out += (
-            f" Not contrasted in the LPR ({why}): the {slot} groups ({', '.join(_groups(queries, slot))}) are separate "
+            f" Not contrasted in the LPR ({why}): the {slot} groups ({', '.join(groups[slot])}) are separate "
             "rows, kept apart in every table below and compared by the analysis."
         )
     return out
@@ -113,10 +110,9 @@ def _apart(lpr: pd.DataFrame, compared=()) -> list[str]:
 
 
 def compared_columns(lpr: pd.DataFrame, keys=()) -> list[str]:
-    """The LPR columns, beside the uncontrasted groups, whose values the analysis compares, never
-    averaged together on the page: the paired [MASK] words (each pair a relation, e.g. 2A's like -
-    dislike and its notice - ignore control) where the analysis keys its observations by them
-    before the item (``keys``: :func:`fmat.analyses.item_columns`).
+    """The LPR columns, beside the uncontrasted groups, whose values the analysis compares (never
+    averaged together on the page): the paired [MASK] words (each pair a relation, e.g. like -
+    dislike) where the analysis keys its observations by them before the item (``keys``).
 
     Examples
     --------
@@ -135,20 +131,20 @@ def lpr_tables(lpr: pd.DataFrame, compared=()) -> list[dict]:
     """Mean LPR per template and per word of each slot, per model, each within the groups that
     the LPR did not contrast and the ``compared`` columns (:func:`compared_columns`)."""
     out = []
-    d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce"))
-    apart = _apart(d, compared)
+    apart = _apart(lpr, compared)
     for col, label, slot in (("query", "template", None), *((w, f"{s} word", s) for s, w in SLOT_WORDS)):
-        if col not in d.columns or d[col].nunique() < 1 or (slot == "MASK" and "MASK" not in apart and col not in apart):
+        if col not in lpr.columns or lpr[col].nunique() < 1 or (slot == "MASK" and "MASK" not in apart and col not in apart):
             continue
         keys = [g for g in apart if g != slot and g != col] + [col]
-        t = _means(d, keys).reset_index().rename(columns={col: label})
+        t = _means(lpr, keys).reset_index().rename(columns={col: label})
         within = f" (within each {', '.join(g for g in keys if g != col)} group)" if len(keys) > 1 else ""
         out.append({"caption": f"Mean LPR per {label} and model{within}", **_table(t)})
     return out
 
 
-def _means(d: pd.DataFrame, keys: list[str], in_order: bool = False) -> pd.DataFrame:
+def _means(lpr: pd.DataFrame, keys: list[str], in_order: bool = False) -> pd.DataFrame:
     """Mean LPR per ``keys``: a column per model (``in_order``: as they first appear) and their mean."""
+    d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce"))
     if "model" not in d.columns:
         wide = d.groupby(keys, observed=True, sort=False)["LPR"].mean().to_frame()
     else:
@@ -160,10 +156,9 @@ def _means(d: pd.DataFrame, keys: list[str], in_order: bool = False) -> pd.DataF
 
 
 def item_table(lpr: pd.DataFrame, keys) -> dict | None:
-    """Mean LPR per item and model (and over the models), the item keyed by ``keys`` (the LPR
-    columns that key one observation of the analysis, the last the item:
-    :func:`fmat.analyses.item_columns`) within each group that the LPR did not contrast; None
-    when no key column is in the table.
+    """Mean LPR per item and model (and over the models), the item keyed by ``keys``
+    (:func:`fmat.analyses.item_columns`, the last the item) within each group that the LPR did
+    not contrast; None when no key column is in the table.
 
     Examples
     --------
@@ -180,10 +175,9 @@ def item_table(lpr: pd.DataFrame, keys) -> dict | None:
     keys = [k for k in dict.fromkeys(keys or ()) if k in lpr.columns]
     if not keys:
         return None
-    d = lpr.assign(LPR=pd.to_numeric(lpr["LPR"], errors="coerce"))
     item_slot = _SLOT_OF.get(keys[-1])
-    groups = [g for g in _apart(d) if g not in keys and g != item_slot] + keys
-    wide = _means(d, groups, in_order=True)
+    groups = [g for g in _apart(lpr) if g not in keys and g != item_slot] + keys
+    wide = _means(lpr, groups, in_order=True)
     wide.columns = [str(c) for c in wide.columns]
     t = _table(wide.reset_index())
     within = [g for g in groups if g not in keys]
@@ -191,23 +185,27 @@ def item_table(lpr: pd.DataFrame, keys) -> dict | None:
     return {"caption": caption, "keys": keys, **t}
 
 
-def _png(fig) -> str:
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend (no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
-    plt.close(fig)
+    _pyplot().close(fig)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
     """A PNG (data: URI), or None: each model's mean LPR by word (a word of each group that the LPR
     did not contrast is its own bar), one panel per value of the ``compared`` columns."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     col = next((c for c in ("T_word", "A_word", "query") if c in lpr.columns), None)
     if col is None:
         return None
@@ -236,8 +234,7 @@ def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
             x = [i + (k - (len(models) - 1) / 2) * width for i in range(len(words))]
             ax.bar(x, means.to_numpy(), width=width * 0.9, label=m)
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(words)))
-        ax.set_xticklabels(words, rotation=60, ha="right", fontsize=8)
+        ax.set_xticks(range(len(words)), words, rotation=60, ha="right", fontsize=8)
         ax.set_ylabel("mean LPR")
         if name:
             ax.set_title(f"{', '.join(panel_cols)}: {name}", fontsize=9)
@@ -248,13 +245,8 @@ def lpr_figure(lpr: pd.DataFrame, compared=()) -> str | None:
 
 def trend_figure(yearly: pd.DataFrame, stats: pd.DataFrame | None = None, year_scale: float = 100) -> str | None:
     """A PNG (data: URI) of a trend study's effect, or None: each model's yearly d (``yearly``:
-    ``model, year, d``) with its fitted OLS line, and the slope b per ``year_scale`` years (the
-    analysis' per model and over all models, from ``stats``, where there)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
+    ``model, year, d``) with its fitted OLS line, and the slope b per ``year_scale`` years."""
+    plt = _pyplot()
     if not isinstance(yearly, pd.DataFrame) or not {"model", "year", "d"} <= set(yearly.columns) or yearly.empty:
         return None
     y = yearly.assign(year=pd.to_numeric(yearly["year"], errors="coerce"), d=pd.to_numeric(yearly["d"], errors="coerce"))
@@ -285,9 +277,8 @@ def trend_figure(yearly: pd.DataFrame, stats: pd.DataFrame | None = None, year_s
 
 
 def reliability_view(rel: pd.DataFrame) -> pd.DataFrame:
-    """The reliability rows as the page shows them: p as :func:`fmat.results.p_text`, and a value
-    that is undefined or meaningless (:func:`fmat.results.reliability_note`) as NA with the reason
-    in column ``note``, never as a number.
+    """The reliability rows as the page shows them: a value that is undefined or meaningless
+    (:func:`fmat.results.reliability_note`) as NA with the reason in column ``note``.
 
     Examples
     --------
@@ -353,12 +344,6 @@ def concept_section(stats: pd.DataFrame, figures: dict | None) -> dict | None:
     return {"rows": rows, "counts": counts}
 
 
-def _analysis_name(study: Any, status: dict | None) -> str:
-    """The analysis the study file names (its ``analysis.name``; else the status')."""
-    block = getattr(study, "analysis", None) or {}
-    return str((block.get("name") if isinstance(block, dict) else None) or dict(status or {}).get("analysis") or "")
-
-
 def render_study_page(
     study: Any,
     queries: pd.DataFrame,
@@ -376,12 +361,13 @@ def render_study_page(
         return ", ".join(f"{k}: {v}" for k, v in dict(value or {}).items())
 
     lpr = with_item_keys(lpr, getattr(study, "items", None))  # "a nurse" and "nurse": one item, as alpha sees it
-    keys = analyses.item_columns(_analysis_name(study, status))
+    block = getattr(study, "analysis", None)
+    block = block if isinstance(block, dict) else {}  # the analysis the study file names; else the status'
+    keys = analyses.item_columns(str(block.get("name") or dict(status or {}).get("analysis") or ""))
     compared = compared_columns(lpr, keys)
     is_rel = stats["statistic"].astype(str).str.startswith(("ICC", "alpha")) if len(stats) else pd.Series([], dtype=bool)
     rel = stats[is_rel].copy()
-    block = getattr(study, "analysis", None) or {}
-    year_scale = float(dict((block.get("options") if isinstance(block, dict) else None) or {}).get("year_scale", 100))
+    year_scale = float(dict(block.get("options") or {}).get("year_scale", 100))
     context = {
         "title": str(getattr(study, "title", "") or getattr(study, "id", "")),
         "sid": str(getattr(study, "id", "")),

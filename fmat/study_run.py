@@ -1,13 +1,8 @@
 """One study file on some models, end to end: :func:`run_study` -> :class:`StudyResult`.
 
-Each step is a stage of :mod:`fmat.stages` (design, score, LPR, reliability, analyse, page);
-this module adds the output folder around them (each table written as soon as it exists,
-resume, force) and the error of a step that fails later: what failed, what was kept and how to
-go on (``resume=True``, or ``fmat study ... --resume``). Every problem of the study file, its
-analysis options and the output folder is found before any model loads. ``fmat study`` is
-:func:`run_study` on the command line.
-
-Named ``study_run`` so that ``fmat.run_study`` is always the function, never a module.
+The stages of :mod:`fmat.stages` with the output folder around them (each table written as soon
+as it exists, resume, force) and the error of a step that fails later: what failed, what was
+kept and how to go on. Named ``study_run`` so that ``fmat.run_study`` is always the function.
 """
 
 from __future__ import annotations
@@ -153,7 +148,9 @@ def run_study(
     format = arguments.text("format", format)
     if format not in ("parquet", "csv", "tsv"):
         raise InputError(f"unknown table format {format!r}", where="format", fix="use parquet, csv or tsv")
-    scoring = _scoring_settings(device, batch_size, max_tokens, threads, progress)
+    scoring = {"device": arguments.device("device", device), "progress": progress}  # the keywords of stages.score
+    sizes = (("batch_size", batch_size), ("max_tokens", max_tokens), ("threads", threads))
+    scoring.update((n, arguments.whole(n, v, minimum=1, optional=True)) for n, v in sizes)
     go_on = arguments.text("go_on", go_on, optional=True)
     echo = arguments.function("echo", echo)
     study = stages.design(study, criteria_dir if criteria_dir and Path(criteria_dir).is_dir() else None)
@@ -163,37 +160,22 @@ def run_study(
     return _run_stages(study, pairs, criteria, skipped, folder, scoring)
 
 
-def _scoring_settings(device, batch_size, max_tokens, threads, progress: bool) -> dict:
-    """The scoring keywords of :func:`fmat.stages.score`, checked."""
-    device = arguments.device("device", device)
-    batch_size, max_tokens, threads = (
-        arguments.whole(n, v, minimum=1, optional=True)
-        for n, v in (("batch_size", batch_size), ("max_tokens", max_tokens), ("threads", threads))
-    )
-    return dict(device=device, batch_size=batch_size, max_tokens=max_tokens, threads=threads, progress=progress)
-
-
 class _Outputs:
     """The output folder of one :func:`run_study` (or none): the tables written, the files kept,
-    and the error of a step that fails later."""
+    and the error of a step that fails later; ``out`` is checked and claimed
+    (:func:`fmat.io.claim_folder`) before any model loads."""
 
-    def __init__(self, folder: Path | None, sid: str, format: str, go_on: str, echo=None):
-        self.folder, self.sid, self.format, self.go_on, self.echo = folder, sid, format, go_on, echo
+    def __init__(self, study, *, out, format: str, report: bool, force: bool, resume: bool, go_on, echo):
+        self.sid, self.format, self.echo = str(getattr(study, "id", None) or "study"), format, echo
+        self.folder = folder = Path(out) if out is not None else None
         self.written: list[Path] = []
-
-    @classmethod
-    def claim(cls, study, *, out, format: str, report: bool, force: bool, resume: bool, go_on, echo) -> "_Outputs":
-        """Check and claim ``out`` (:func:`fmat.io.claim_folder`) before any model loads."""
-        sid = str(getattr(study, "id", None) or "study")
-        folder = Path(out) if out is not None else None
         if folder is None and (resume or report):
             raise InputError("resume and report need an output folder", where="out", fix="give out=FOLDER")
-        go_on = go_on or f"run_study({str(getattr(study, 'path', '') or sid)!r}, ..., out={str(folder)!r}, resume=True)"
-        outputs = cls(folder, sid, format, go_on, echo)
+        where = str(getattr(study, "path", "") or self.sid)
+        self.go_on = go_on or f"run_study({where!r}, ..., out={str(folder)!r}, resume=True)"
         if folder is not None:
             names = check_outputs(folder, format, report=report)
-            claim_folder(folder, command="study", study=sid, names=names, force=force, resume=resume, can_resume=True)
-        return outputs
+            claim_folder(folder, command="study", study=self.sid, names=names, force=force, resume=resume, can_resume=True)
 
     def path(self, name: str) -> Path:
         """The path of table ``name`` in the folder."""
@@ -231,16 +213,11 @@ class _Outputs:
             self.written.append(path)
         return path
 
-    def settle(self) -> None:
-        """The folder's run record lists what this run wrote (:func:`fmat.io.settle_folder_record`)."""
-        if self.folder is not None:
-            settle_folder_record(self.folder)
-
 
 def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dict) -> StudyResult:
     """The stages of :func:`run_study` after its checks, each table written as it exists; on
     Ctrl-C the ``KeyboardInterrupt`` carries ``fmat_kept`` (the files kept)."""
-    outputs = _Outputs.claim(study, **folder)
+    outputs = _Outputs(study, **folder)
     sid, names, queries = outputs.sid, [n for _, n in pairs], study.queries
     try:
         outputs.write("queries", queries)
@@ -275,7 +252,8 @@ def _run_stages(study, pairs, criteria, skipped: str, folder: dict, scoring: dic
         err.fmat_kept = list(outputs.written)  # type: ignore[attr-defined]
         raise
     finally:
-        outputs.settle()  # the record lists what this run wrote, not what it would have
+        if outputs.folder is not None:  # the record lists what this run wrote, not what it would have
+            settle_folder_record(outputs.folder)
 
 
 def _score_models(pairs, queries, options: dict, outputs: _Outputs, *, resume: bool, scoring: dict) -> pd.DataFrame:
@@ -291,10 +269,8 @@ def _score_models(pairs, queries, options: dict, outputs: _Outputs, *, resume: b
         if reused is not None:
             log.info("model %s: scores reused from %s (resume)", name, outputs.path("scores"))
             done[name] = reused
-    reused_any = bool(done)
-    for source, name in pairs:
-        if name in done:
-            continue
+    todo = [(source, name) for source, name in pairs if name not in done]
+    for source, name in todo:
         try:
             done[name] = stages.score(source, queries, options, name=name, **scoring)
         except FmatError as err:
@@ -302,9 +278,8 @@ def _score_models(pairs, queries, options: dict, outputs: _Outputs, *, resume: b
                 raise
             raise outputs.failed(f"scoring ({name})", err, fix=f"fix or drop the model {source}") from err
         outputs.write("scores", _in_order(done, names))  # the models done so far: one that fails later keeps them
-        reused_any = False
     scores = _in_order(done, names)
-    if reused_any:  # every model reused: the table is this run's models only
+    if not todo:  # every model reused: the table is this run's models only
         outputs.write("scores", scores)
     return scores
 

@@ -360,12 +360,12 @@ def test_the_cli_handler_maps_an_os_error_to_exit_2(tmp_path, capsys, monkeypatc
     file and the fix, not 'unexpected error' (the handler in fmat.cli.main, for every command)."""
     import errno
 
-    import fmat.io
+    import fmat.commands._common
 
     def denied(df, path, fmt=None):
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(fmat.io, "write_table", denied)
+    monkeypatch.setattr(fmat.commands._common, "write_table", denied)  # what `fmat query -o` writes with
     out = tmp_path / "q.csv"
     assert main([*QUERY, "-o", str(out)]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,2 @@
-"""CLI subcommands: one module per area, each with ``register(subparsers)``.
-
-Shared argument helpers live in :mod:`fmat.commands._common`.
-"""
+"""CLI subcommands: one module per area, each with ``register(subparsers)``; shared argument
+helpers in :mod:`fmat.commands._common`."""

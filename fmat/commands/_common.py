@@ -6,7 +6,10 @@ import argparse
 import os
 from pathlib import Path
 
-from ..io import FORMATS
+import pandas as pd
+
+from ..errors import InputError
+from ..io import FORMATS, check_output, write_table
 
 
 def command(
@@ -25,9 +28,8 @@ def command(
 
 
 def files(p: argparse.ArgumentParser, *, inputs=(), **outputs: str) -> None:
-    """Declare a command's files: ``inputs`` (argument names, or functions of ``args`` giving
-    paths) and its outputs (argument name -> "table", "file" or "folder"), which
-    :func:`check_files` checks before the command does any work."""
+    """Declare a command's files for :func:`check_files`: ``inputs`` (argument names, or functions
+    of ``args`` giving paths) and its outputs (argument name -> "table", "file" or "folder")."""
     old_in = p.get_default("io_inputs") or ()
     old_out = dict(p.get_default("io_outputs") or {})
     p.set_defaults(io_inputs=(*old_in, *inputs), io_outputs={**old_out, **outputs})
@@ -36,9 +38,6 @@ def files(p: argparse.ArgumentParser, *, inputs=(), **outputs: str) -> None:
 def check_files(args) -> None:
     """Refuse, before any work, the outputs declared with :func:`files` that would destroy
     something (fmat.io.check_output); two outputs that are the same file are refused too."""
-    from ..errors import InputError
-    from ..io import check_output
-
     inputs: list[str] = []
     for item in getattr(args, "io_inputs", ()) or ():
         value = item(args) if callable(item) else getattr(args, item, None)
@@ -79,10 +78,6 @@ def add_output_args(p: argparse.ArgumentParser, *, required: bool = False) -> No
 
 def emit_table(df, args) -> None:
     """Write ``df`` to ``args.output`` (atomically) or print it."""
-    import pandas as pd
-
-    from ..io import write_table
-
     if getattr(args, "output", None):
         path = write_table(df, args.output, getattr(args, "format", None))
         print(f"wrote {len(df)} rows to {path}")
@@ -129,9 +124,7 @@ def add_timeout_arg(p: argparse.ArgumentParser) -> None:
 
 
 def add_compute_args(p: argparse.ArgumentParser, *, cache_dir: bool = True) -> None:
-    """Where and how a scoring command runs its models: ``--device``, ``--batch-size``,
-    ``--max-tokens`` (fmat.scoring.plan_batches), ``--threads`` and, unless ``cache_dir=False``,
-    ``--cache-dir``."""
+    """Where and how a scoring command runs its models (``--cache-dir`` unless ``cache_dir=False``)."""
     p.add_argument("--device", default=None, help="auto, cpu, cuda, cuda:N or mps (default: cuda when available)")
     p.add_argument(
         "--batch-size",
@@ -177,7 +170,6 @@ def add_world_args(p: argparse.ArgumentParser, *, force: str) -> None:
 
 def check_study_file(path, criteria_dir) -> None:
     """The problems of a study file (:func:`fmat.study.validate_study_file`) as one error."""
-    from ..errors import InputError
     from ..study import validate_study_file
 
     problems = validate_study_file(path, criteria_dir)

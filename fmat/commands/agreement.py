@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
+from ..io import write_table
 from ._common import add_compute_args, add_models_arg, add_output_args, add_timeout_arg, command, emit_table, files
 
 
@@ -59,7 +62,6 @@ def _constructions(value):
 
 def _run(args) -> int:
     from ..agreement import check, read_pairs
-    from ..io import write_table
     from ._common import compute_options
 
     pairs = read_pairs(args.pairs, constructions=_constructions(args.constructions))
@@ -69,8 +71,6 @@ def _run(args) -> int:
     if args.summary:
         write_table(summary, args.summary)
         print(f"wrote {len(summary)} rows to {args.summary}")
-    import pandas as pd
-
     with pd.option_context("display.max_rows", 200, "display.width", 160):
         print(summary.to_string(index=False))
     return 0

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
+import pandas as pd
+
+from ..io import write_table
 from ._common import add_compute_args, add_models_arg, add_output_args, command, emit_table, files
 
 
@@ -30,12 +35,7 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
-    import warnings
-
-    import pandas as pd
-
     from ..design import read_query_table
-    from ..io import write_table
     from ..lpbs import score_model, summary
     from ..models import _as_models, load_masked_lm
 

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import re
+import sys
 from fnmatch import fnmatchcase
+from pathlib import Path
 
-from ..io import claim_folder, settle_folder_record
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..io import claim_folder, read_table, settle_folder_record, write_table
 from ._common import add_world_args, command, positive_int
 
 
@@ -48,18 +56,16 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
-    """``fmat pilot``: train tiny models on the world's plant for the study, run the study's
-    stages on them (:mod:`fmat.stages`) and judge what they recover."""
-    from pathlib import Path
-
+    """``fmat pilot``: train tiny models on the world's plant, run the study's stages on them and
+    judge what they recover."""
     from .. import plant, stages
 
     families = _families(args)
     study = stages.design(args.study, args.criteria)
     plant.check_plantable(study, str(args.study), "fmat pilot")  # LPBS: no planted prior; before any training
     planted, criteria = _planted_world(args, study, families)
-    models = _train_models(args, study, planted, criteria, families)
     out = Path(args.output)
+    models = _train_models(args, study, planted, criteria, families, out)
     args.kept = list(models.values())  # Ctrl-C from here on: the cli names the trained models as kept
     per_model, status, checks = _score_and_judge(args, study, planted, criteria, models, out)
     settle_folder_record(out)  # the record lists what this pilot wrote (expectations.csv only with expectations)
@@ -70,7 +76,6 @@ def _run(args) -> int:
 def _families(args) -> list[str]:
     """The tiny model families of ``--families``: known ones, two or more (ICC among the models)."""
     from .. import tiny
-    from ..errors import InputError
 
     families = [f for f in str(args.families).split(",") if f]
     bad = [f for f in families if f not in tiny.FAMILIES]
@@ -90,11 +95,8 @@ def _families(args) -> list[str]:
 
 
 def _planted_world(args, study, families) -> tuple:
-    """``(planted, criteria)``: what the world plants for the study and the criterion tables its
-    plant and the study's analysis read, every one checked before any training."""
+    """``(planted, criteria)``: the world's plant for the study and the criterion tables, checked."""
     from .. import plant
-    from ..errors import InputError
-    from ..io import read_table
     from ..stages import check_study_criteria, criterion_table_path
 
     world = plant.load_world(args.world)
@@ -125,15 +127,10 @@ def _planted_world(args, study, families) -> tuple:
     return planted, criteria
 
 
-def _train_models(args, study, planted, criteria, families) -> dict:
-    """Claim the output folder and train one tiny model per family on the world's sentences:
-    ``{name: folder}``. Ctrl-C says what was kept (a pilot trains its models anew)."""
-    import sys
-    from pathlib import Path
-
+def _train_models(args, study, planted, criteria, families, out) -> dict:
+    """Claim the output folder and train one tiny model per family: ``{name: folder}``."""
     from .. import plant, tiny
 
-    out = Path(args.output)
     names = [
         "models/",  # the folder that holds the models: removed by --force only when nothing else is left in it
         *(f"models/pilot-{fam}" for fam in families),
@@ -175,7 +172,6 @@ def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
     """The stages on the trained models (:mod:`fmat.stages`) and the planted truth beside them
     -> ``(per_model, status, checks)``, each table written."""
     from .. import plant, stages
-    from ..io import write_table
     from ..oracle import oracle
     from ..runner import concat_scores
 
@@ -209,9 +205,6 @@ def _score_and_judge(args, study, planted, criteria, models, out) -> tuple:
 
 def _print_results(study, planted, per_model, status, checks, out) -> None:
     """What the pilot found: the plant, each model's agreement with it, the expectations' verdicts."""
-    import numpy as np
-    import pandas as pd
-
     from .. import plant
 
     learned = learned_warnings(per_model)
@@ -259,9 +252,8 @@ def _print_results(study, planted, per_model, status, checks, out) -> None:
 
 
 def _cells(table) -> list[str]:
-    """The LPR table's columns that hold one context and relation (template, [MASK] word or pair)
-    apart from its items; the [MASK] words too only where a cell then holds 3 or more LPRs
-    (a trend study's [MASK] words, its years, are its items)."""
+    """The LPR table's columns that hold one context and relation apart from its items; the
+    [MASK] words only where a cell then holds 3 or more LPRs (a trend study's are its items)."""
     keys = [c for c in ("query", "M_word") if c in table.columns]
     if "M_word" in keys and table.groupby(keys, observed=True).size().median() < 3:
         keys.remove("M_word")
@@ -270,9 +262,8 @@ def _cells(table) -> list[str]:
 
 def spread_ratio(ours, truth) -> float:
     """The median, over cells (:func:`_cells`), of the SD of one model's LPRs over the items of
-    a cell divided by the SD of the planted ones (the same rows, in the same order): about 1 or
-    more for a model that learned the items' differences, near 0 for one that did not (then a
-    pooled-SD d, which divides by that spread, becomes anything: docs/planting.md).
+    a cell divided by the SD of the planted ones (the same rows): about 1 or more for a model that
+    learned the items' differences, near 0 for one that did not (docs/planting.md).
 
     Examples
     --------
@@ -281,8 +272,6 @@ def spread_ratio(ours, truth) -> float:
     >>> round(spread_ratio(truth.assign(LPR=truth["LPR"] * 0.1), truth), 3)
     0.1
     """
-    import numpy as np
-
     keys = _cells(truth)
     a = ours.reset_index(drop=True).assign(_p=truth["LPR"].to_numpy(float))
     groups = a.groupby(keys, observed=True, sort=False) if keys else [((), a)]
@@ -298,9 +287,6 @@ def spread_ratio(ours, truth) -> float:
 def _per_model(models, ours, truth):
     """Per model: r and slope of its LPRs on the planted ones, their spread within a cell
     relative to the planted (:func:`spread_ratio`), and both means."""
-    import numpy as np
-    import pandas as pd
-
     rows = []
     for m in models:
         mine, plant_rows = ours["model"].astype(str) == m, truth["model"].astype(str) == m
@@ -331,9 +317,8 @@ LEARNED_SPREAD = 0.5
 
 def learned_warnings(per_model) -> list[str]:
     """Warning lines (none when every model learned the world): a model whose ``r_planted``,
-    ``slope`` or ``spread`` (:func:`spread_ratio`, where the table has it) is below
-    :data:`LEARNED_R`, :data:`LEARNED_SLOPE` or :data:`LEARNED_SPREAD` has not learned what was
-    planted, and the verdicts on its scores say nothing about the design (docs/planting.md).
+    ``slope`` or ``spread`` (where the table has it) is below :data:`LEARNED_R`,
+    :data:`LEARNED_SLOPE` or :data:`LEARNED_SPREAD` has not learned what was planted.
 
     Examples
     --------
@@ -346,8 +331,6 @@ def learned_warnings(per_model) -> list[str]:
     >>> learned_warnings(rows.iloc[:1])
     []
     """
-    import math
-
     bad = []
     for r in per_model.itertuples():
         why = []
@@ -387,9 +370,8 @@ def planted_lines(planted, study) -> list[str]:
 
 
 def scale_lines(study, checks) -> list[str]:
-    """How to read the expectation table: nominal, realised, ours; and, for an analysis whose d is
-    not LPR / sigma (a pooled-SD d: :func:`fmat.analyses.pooled_sd`, e.g. attitude_weat's), why its
-    realised d differs from the nominal."""
+    """How to read the expectation table; for a pooled-SD d (:func:`fmat.analyses.pooled_sd`),
+    why its realised d differs from the nominal."""
     from .. import analyses
 
     lines = [
@@ -419,7 +401,7 @@ def scale_lines(study, checks) -> list[str]:
 
 def _expectation_of_rows(planted, checks) -> list[dict]:
     """The expectation each row of :func:`fmat.plant.recovery` judged (rows come in the order of
-    ``planted.expect``; a row matches its expectation's statistic, condition and model)."""
+    ``planted.expect``)."""
     out, k = [], 0
     expect = list(planted.expect)
     for r in checks.itertuples():
@@ -453,8 +435,6 @@ def nominal_text(e, planted) -> str:
     >>> nominal_text({"statistic": "d", "condition": "notice-ignore:*", "absent": True}, w.plant("s"))
     '0 (nothing planted)'
     """
-    import re
-
     from ..plant import _rule_text
 
     if not e:
@@ -477,22 +457,20 @@ RELIABILITY_STATISTICS = ("ICC", "alpha")
 
 def _analysis_criteria(study, folder, have) -> dict:
     """The criterion tables the study's analysis reads, from ``folder`` (before any training)."""
+    from .. import analyses
     from ..stages import study_criteria_tables
 
     spec = dict(getattr(study, "analysis", None) or {})
     if not spec.get("name"):
         return {}
-    from .. import analyses
-
     need = [t for t in analyses.criteria_needed(str(spec["name"]), spec.get("options")) if t not in have]
     return study_criteria_tables(study, folder) if need else {}
 
 
 def _check_judgeable(planted, study, world_path) -> None:
     """Every expectation of the world can be judged: one on a statistic other than ICC and alpha
-    needs the study's analysis (a registered one); else an error now, before any training."""
+    needs a registered analysis; else an error, before any training."""
     from .. import analyses
-    from ..errors import InputError
 
     name = str((getattr(study, "analysis", None) or {}).get("name") or "")
     ran = name in analyses.available()

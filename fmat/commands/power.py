@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import pandas as pd
+
 from ..arguments import SEED_MAX
+from ..errors import InputError
+from ..io import claim_folder
 from ._common import add_world_args, command
 
 
@@ -71,15 +78,10 @@ def _add_design_options(p) -> None:
 
 
 def _run(args) -> int:
-    from pathlib import Path
-
-    import pandas as pd
     from tqdm.auto import tqdm
 
     from .. import plant
     from .. import power as engine
-    from ..errors import InputError
-    from ..io import claim_folder
     from ..study import load_study
 
     models, items, jobs = _check_numbers(args)
@@ -128,10 +130,6 @@ def _run(args) -> int:
 
 def _check_numbers(args) -> tuple[list[int], list[int], int]:
     """``(models, items, jobs)`` of the command line, each checked (exit 2 before any world is drawn)."""
-    import os
-
-    from ..errors import InputError
-
     try:
         models = [int(m) for m in str(args.models).split(",") if m.strip()]
     except ValueError:

@@ -94,6 +94,7 @@ def _groups(values: list[str], option: str) -> dict[str, list[str]] | None:
 
 def run(args) -> int:
     from ..design import query
+    from ..study import load_study, study_criteria
 
     if args.study:
         if args.query or args.mask or args.target or args.attrib:
@@ -103,10 +104,7 @@ def run(args) -> int:
                 fix="use either a study file or the options",
             )
         if args.check:
-            from ..study import study_criteria
-
             check_study_file(args.study, args.criteria_dir)
-
             unresolved = study_criteria(args.study) if args.criteria_dir is None else []
             if unresolved:
                 print(
@@ -117,8 +115,6 @@ def run(args) -> int:
             else:
                 print(f"{args.study}: valid")
             return 0
-        from ..study import load_study
-
         df = load_study(args.study, criteria_dir=args.criteria_dir).queries
     else:
         if args.check:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import sys
 
+import pandas as pd
+
+from ..errors import InputError
+from ..io import read_table
 from ._common import add_output_args, command, emit_table, files
 
 EXAMPLE = """examples:
@@ -66,10 +70,6 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import pandas as pd
-
-    from ..errors import InputError
-    from ..io import read_table
     from ..reliability import icc_models, lpr_reliability
 
     items = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ._common import add_compute_args, add_models_arg, add_output_args, command, compute_options, emit_table, files
 
 
@@ -42,8 +44,6 @@ def register(sub) -> None:
 
 
 def _run(args) -> int:
-    import warnings
-
     from ..design import read_query_table
     from ..runner import run
 

@@ -1,23 +1,16 @@
 """``fmat study``: run one study file end to end (queries, scores, LPR, reliability, its analysis) without Snakemake.
 
-Example::
-
-    fmat study config/studies/3A.yaml --model bert-base-uncased --model roberta-base -o out/3A
-
-writes ``queries``, ``scores``, ``lpr``, ``reliability`` and ``stats`` tables into ``out/3A``
-(with ``--report`` also ``report.html``, :mod:`fmat.study_page`), the tables the workflow writes
-under ``results/`` for that study, and prints the effect and the reliability: it is
-:func:`fmat.run_study` on the command line. Each table is written as soon as it exists; a step
-that fails later keeps them and prints the same command with ``--resume``, which reuses the
-scores of every model whose rows are this study's queries.
+:func:`fmat.run_study` on the command line; a step that fails later keeps the tables written and
+prints the same command with ``--resume``, which reuses the scores already computed.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import EXIT_NO_ANALYSIS, InputError
 from ._common import add_compute_args, check_study_file, compute_options, files
 
 
@@ -172,10 +165,7 @@ def _say_interrupted(args, err: KeyboardInterrupt) -> None:
 
 def _analysis_exit(status: dict, command: str) -> int:
     """0, or :data:`fmat.errors.EXIT_NO_ANALYSIS` when the study file names an analysis that did
-    not run (its tables written, no effect): said last, so that a script (exit status) and a
-    reader (the last line) tell it from a run whose analysis ran."""
-    from ..errors import EXIT_NO_ANALYSIS
-
+    not run (said last, so that a script and a reader tell it from a run whose analysis ran)."""
     name = str(status.get("analysis") or "")
     if not name or (status.get("implemented") and status.get("run", True)):
         return 0
@@ -186,8 +176,6 @@ def _analysis_exit(status: dict, command: str) -> int:
 
 def _resume_command(args) -> str:
     """The command that runs this study again, reusing the scores already written (--resume)."""
-    import shlex
-
     parts = ["fmat", "study", args.study]
     for m in args.model:
         parts += ["-m", m]

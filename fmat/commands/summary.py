@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ..errors import InputError
+from ..io import read_table, table_format
 from ._common import add_output_args, command, emit_table, files
 
 EPILOG = """\
@@ -52,10 +55,7 @@ def register(subparsers) -> None:
 
 def read_scores(path: str):
     """A scores table from parquet, or CSV/TSV (R or fmat), with categorical query columns."""
-    import pandas as pd
-
     from ..design import as_query_table, read_r_table
-    from ..io import read_table, table_format
 
     if table_format(path) == "parquet":
         return read_table(path)

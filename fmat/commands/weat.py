@@ -38,12 +38,6 @@ def _words(value: str | None, flag: str) -> list[str] | None:
     return words
 
 
-def _read_vectors(args, words: list[str]):
-    from ..embeddings import read_word2vec
-
-    return read_word2vec(args.vectors, words=words, dims=args.dims, cache=args.cache)
-
-
 def _add_vector_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vectors", required=True, help="word2vec/GloVe text file (.txt or .txt.gz)")
     p.add_argument(
@@ -57,7 +51,7 @@ def run_weat(args) -> int:
 
     sets = {k: _words(getattr(args, k), f"--{k}") for k in ("S", "T", "A", "B")}
     wanted = [x for v in sets.values() if v for x in v]
-    w = _read_vectors(args, wanted)
+    w = E.read_word2vec(args.vectors, words=wanted, dims=args.dims, cache=args.cache)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", E.MissingWordsWarning)
         res = E.query(w, *sets.values(), method=args.method, **({"l": args.l} if args.method == "semaxis" else {}))
@@ -80,11 +74,11 @@ def run_weat(args) -> int:
 
 
 def run_wefat(args) -> int:
-    from ..embeddings import MissingWordsWarning, wefat_criterion
+    from ..embeddings import MissingWordsWarning, read_word2vec, wefat_criterion
 
     items = _words(args.items, "--items")
     male, female = _words(args.male, "--male"), _words(args.female, "--female")
-    w = _read_vectors(args, items + male + female)
+    w = read_word2vec(args.vectors, words=items + male + female, dims=args.dims, cache=args.cache)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MissingWordsWarning)
         table = wefat_criterion(w, items, male, female)
