@@ -1,9 +1,8 @@
-"""A report page's Quarto markdown, on stdout, from a finished run (what ``reports/page.lua`` reads).
-
+"""A report page's Quarto markdown on stdout, from a finished run (what ``reports/page.lua`` reads):
 ``python -m fmat_replication.pages study 2A`` prints the study page, ``python -m
-fmat_replication.pages index`` the overview, built from the files the workflow wrote under the
-repository root (:func:`.inputs.hand_inputs`; run from the root or from ``reports/``). A missing
-input prints the error with its fix and exits 2.
+fmat_replication.pages index`` the overview, from the files the workflow wrote under the repository
+root (:func:`.inputs.hand_inputs`; run from the root or from ``reports/``). A missing input prints
+the error with its fix and exits 2.
 """
 
 from __future__ import annotations

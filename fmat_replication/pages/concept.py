@@ -1,9 +1,6 @@
 """What each verdict generalizes over: the paper's inference ("these words in these models")
-beside the concept-level one (``inference: crossed``; docs/calibration.md, docs/reports.md).
-
-:func:`concept_rows` pairs each headline row of the figure table ``crossed``
-(:func:`fmat.analyses.crossed_variant`) with the same row of ``stats.parquet`` and gives it a
-verdict key, :func:`concept_counts` counts them. Data only: the templates word them.
+beside the concept-level one (``inference: crossed``; docs/calibration.md, docs/reports.md), as
+data (the templates word it): the rows of :func:`fmat.study_page.concept_section` and their counts.
 """
 
 from __future__ import annotations

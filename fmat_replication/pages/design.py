@@ -48,14 +48,9 @@ def _words(words, first: int) -> dict:
 def template_rows(raw: Mapping) -> list[dict]:
     """One record per query template: its ``query`` and its ``mask``, ``target`` and ``attrib``
     word lists (:func:`word_spec`)."""
+    slots = ("MASK", "TARGET", "ATTRIB")
     return [
-        {
-            "query": str(b.get("query", "")),
-            "mask": word_spec(b.get("MASK")),
-            "target": word_spec(b.get("TARGET")),
-            "attrib": word_spec(b.get("ATTRIB")),
-        }
-        for b in raw.get("queries") or []
+        {"query": str(b.get("query", "")), **{s.lower(): word_spec(b.get(s)) for s in slots}} for b in raw.get("queries") or []
     ]
 
 

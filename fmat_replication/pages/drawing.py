@@ -1,13 +1,11 @@
-"""Stage ``figures`` (rules report_figures, report_figures_index): every figure a page shows,
-drawn once by a rule from declared files into ``results/figures/{study}/`` (and
-``results/figures/index/`` for the overview) as SVG, with ``figures.json`` listing each
-figure's file, title and caption (written from the data it draws), in page order. A figure
-that cannot be drawn is listed with ``missing`` (why, in words) and no file. The pages embed
-these files; nothing is drawn when a page is rendered.
+"""Stage ``figures`` (rules report_figures, report_figures_index): every figure a page shows, drawn
+once from declared files into ``results/figures/{study}/`` (``index/`` for the overview) as SVG,
+with ``figures.json`` listing each figure's file, title and caption (written from the data it
+draws), in page order; a figure that cannot be drawn is listed with ``missing`` (why) and no file.
 
 Which figures a study has follows from its analysis' figure tables (``criterion`` -> Figure 3,
-``trend`` -> Figure 4, ``effects`` -> a forest plot, any table with ``x`` and ``y`` -> a figure
-in that convention) and its reliability rows (Figure 2), never from its id.
+``trend`` -> Figure 4, ``effects`` -> a forest plot, ``x`` and ``y`` -> the convention's figure)
+and its reliability rows (Figure 2), never from its id.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from fmat.study import read_study_yaml
 from ..criteria import DEMO_SOURCE
 from ..scripts import write_json
 from .design import pair_labels
-from .figures import figure2_icc, icc_table, plot_figure_table
+from .figures import ICC_STATS, figure2_icc, icc_table, plot_figure_table
 from .inputs import _fill, study_inputs
 from .paper_figures import (
     FigureUnavailable,
@@ -167,7 +165,7 @@ def trend_figure(study: str, trend: pd.DataFrame, gaps: pd.DataFrame | None) -> 
 def icc_figure(study: str, stats: pd.DataFrame, rep: pd.DataFrame) -> Figure:
     """Figure 2's panel of one study: ICC average and single with their CIs (the paper's where it prints them)."""
     paper = paper_values(rep)
-    has_paper = bool(paper["statistic"].isin(["ICC_average", "ICC_single"]).any())
+    has_paper = bool(paper["statistic"].isin(ICC_STATS).any())
 
     def draw():
         fig = figure2_icc(stats.assign(study=study), paper=paper, studies=[study])
@@ -190,7 +188,7 @@ def study_figures(study: str, raw: Mapping, tables: Mapping, stats, rep, recover
         out.append(trend_figure(study, tables["trend"], tables.get("missing_years")))
     if "effects" in tables:
         out.append(effects_figure(study, tables["effects"], rep, raw, planted_d(recovery)))
-    if stats["statistic"].isin(["ICC_average", "ICC_single"]).any():
+    if stats["statistic"].isin(ICC_STATS).any():
         out.append(icc_figure(study, stats, rep))
     for name, table in tables.items():
         if name not in NAMED and {"x", "y"} <= set(table.columns):
@@ -237,7 +235,7 @@ def draw_index(studies: Sequence[str], inputs: Mapping, out) -> list[dict]:
     ``replication``: the whole table) -> ``out``."""
     stats = pd.concat([read_table(p) for p in inputs["stats"]], ignore_index=True)
     paper = paper_values(read_table(inputs["replication"]))
-    has_paper = bool(len(paper[paper["statistic"].isin(["ICC_average", "ICC_single"]) & paper["study"].isin(studies)]))
+    has_paper = bool((paper["statistic"].isin(ICC_STATS) & paper["study"].isin(studies)).any())
     caption = (
         "ICC (two-way random, absolute agreement) of the log probabilities with the models as raters: "
         "ICC_average = the average of the models, ICC_single = one model; error bars are 95% CIs"

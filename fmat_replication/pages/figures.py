@@ -1,12 +1,7 @@
 """Figures and small tables that the report pages draw: each reads result tables and returns a
-matplotlib Figure (Agg backend, no display) or a DataFrame.
-
-A figure table (``results/analysis/{study}/figures/<name>.parquet``, written by an analysis) is
-drawn by :func:`plot_figure_table` following the convention of docs/reports.md ("Figure tables"):
-columns ``x`` and ``y``, optional ``group``, ``panel``, ``ymin``/``ymax``, ``kind`` (``scatter``,
-the default for numeric x, ``line``, ``bar``), ``xlabel``, ``ylabel``, ``title`` (first value
-used). A table without ``x``/``y`` is drawn only when it has a numeric ``year`` column (lines of
-the first other numeric column over the years).
+matplotlib Figure (Agg backend, no display) or a DataFrame. An analysis' figure table
+(``results/analysis/{study}/figures/<name>.parquet``) is drawn by :func:`plot_figure_table` in the
+convention of docs/reports.md ("Figure tables": columns ``x``, ``y`` and optional others).
 """
 
 from __future__ import annotations
@@ -28,11 +23,9 @@ ICC_CRITERIA = {"good": 0.60, "excellent": 0.75}
 
 
 def icc_table(stats: pd.DataFrame, studies: Iterable[str] | None = None) -> pd.DataFrame:
-    """ICC_average and ICC_single per study from results rows (the reliability rows).
-
-    Uses condition ``all`` (the paper's ICC on raw log probabilities). Columns: study, statistic,
-    value, ci_low, ci_high, n (items). ``studies`` fixes the order (default: as found).
-    """
+    """ICC_average and ICC_single per study (condition ``all``: the paper's ICC on raw log
+    probabilities) from results rows: study, statistic, value, ci_low, ci_high, n (items), in the
+    order of ``studies`` (default: as found)."""
     sel = stats[stats["statistic"].isin(ICC_STATS) & (stats["model"] == "all")]
     parts = []
     for _key, grp in sel.groupby(["study", "statistic"], sort=False):
@@ -56,12 +49,9 @@ def figure2_icc(
     studies: Iterable[str] | None = None,
     title: str = "Interrater agreement of the models per study",
 ):
-    """Figure 2 of Bao (2024): ICC_average and ICC_single with 95% CIs for every study.
-
-    ``stats``: results rows of all studies (at least the reliability rows). ``paper``: the
-    paper's rows (``load_paper_results()``), drawn as open markers for comparison. Dashed
-    lines: the criteria good (.60) and excellent (.75). Returns the Figure.
-    """
+    """Figure 2 of Bao (2024): ICC_average and ICC_single with 95% CIs for every study of
+    ``stats`` (results rows), the paper's (``load_paper_results()``) as open markers, dashed lines
+    at the criteria good (.60) and excellent (.75)."""
     plt = _plt()
     icc = icc_table(stats, studies)
     order = list(studies) if studies is not None else list(dict.fromkeys(icc["study"]))
@@ -118,13 +108,10 @@ def _first(df: pd.DataFrame, col: str, default: str = "") -> str:
 
 
 def _xy(df: pd.DataFrame, name: str = "") -> tuple[pd.DataFrame, str]:
-    """The table with x/y columns (convention), and the kind of plot.
-
-    Without ``x``/``y``, a table with a numeric ``year`` column is drawn as lines of the first
-    other numeric column over the years; any other table raises
-    :class:`~fmat_replication.pages.paper_figures.FigureUnavailable` (the page then says why in
-    words instead of guessing a meaningless plot), as does a y that is not numbers.
-    """
+    """The table with x/y columns (convention), and the kind of plot. Without ``x``/``y``, a table
+    with a numeric ``year`` column is drawn as lines of the first other numeric column over the
+    years; any other table, or a y that is not numbers, raises :class:`FigureUnavailable` (the
+    page says why instead of guessing a meaningless plot)."""
     if {"x", "y"} <= set(df.columns):
         d = df
     else:
@@ -174,7 +161,7 @@ def _series(ax, kind: str, dg: pd.DataFrame, label) -> None:
 
 
 def plot_figure_table(df: pd.DataFrame, name: str = ""):
-    """Draw one figure table (convention in the module docstring and docs/reports.md); returns the Figure."""
+    """Draw one figure table (docs/reports.md, "Figure tables"); returns the Figure."""
     plt = _plt()
     d, kind = _xy(df, name)
     panels = list(dict.fromkeys(d["panel"])) if "panel" in d.columns else [None]

@@ -1,11 +1,9 @@
-"""What a report page reads, declared once: :data:`STUDY_INPUTS` and :data:`INDEX_INPUTS` name
-each input of a page and where the workflow writes it. Rules report_study and report_index take
-their inputs from :func:`study_inputs` and :func:`index_inputs` (``unpack``), a page rendered by
-hand from :func:`hand_inputs`, which calls the same functions with the repository's configuration.
-
-:func:`read_study` reads a study page's files, :func:`read_index` the overview's; a missing file
-is an error naming the input. Study files are read with :func:`fmat.study.read_study_yaml`, so
-that a word written ``010`` is shown as ``010``, as it was scored.
+"""What a report page reads, declared once: :data:`STUDY_INPUTS` and :data:`INDEX_INPUTS` name each
+input and where the workflow writes it, for the rules (:func:`study_inputs`, :func:`index_inputs`,
+``unpack``) and for a page rendered by hand (:func:`hand_inputs`, the same with the repository's
+configuration). :func:`read_study` and :func:`read_index` read them (a missing file is an error
+naming the input); study files through :func:`fmat.study.read_study_yaml`, so that a word written
+``010`` is shown as ``010``, as it was scored.
 """
 
 from __future__ import annotations
@@ -77,25 +75,22 @@ def index_inputs(studies: Sequence[str], models: Sequence[str], config: Mapping,
     """The overview's inputs (:data:`INDEX_INPUTS`): a list per study or per model where the
     pattern names one, in the order of ``studies`` and ``models``."""
     sdir = str(config.get("studies_dir", "config/studies")).rstrip("/")
-    out = {}
-    for key, pattern in INDEX_INPUTS.items():
-        if key in WORLD_ONLY and not world:
-            continue
+
+    def filled(pattern: str):
         if "{study}" in pattern:
-            out[key] = [_fill(pattern, Path(root), Path(repo), study=s, studies_dir=sdir) for s in studies]
-        elif "{model}" in pattern:
-            out[key] = [_fill(pattern, Path(root), Path(repo), model=m) for m in models]
-        else:
-            out[key] = _fill(pattern, Path(root), Path(repo))
-    return out
+            return [_fill(pattern, Path(root), Path(repo), study=s, studies_dir=sdir) for s in studies]
+        if "{model}" in pattern:
+            return [_fill(pattern, Path(root), Path(repo), model=m) for m in models]
+        return _fill(pattern, Path(root), Path(repo))
+
+    return {key: filled(pattern) for key, pattern in INDEX_INPUTS.items() if world or key not in WORLD_ONLY}
 
 
 def hand_inputs(kind: str, study: str | None = None, root=None) -> dict:
     """A page's inputs by hand (the Quarto documents' default): :func:`study_inputs` or
-    :func:`index_inputs` under the repository root (:func:`repository_root`), with its
-    configuration (``config/config.yaml``: ``studies_dir``), a world where the run left a
-    recovery table; the overview's studies are those analysed (in the configuration's order,
-    then any other), its models those with a card."""
+    :func:`index_inputs` under :func:`repository_root` with its ``config/config.yaml``, a world
+    where the run left a recovery table; the overview's studies are those analysed (in the
+    configuration's order, then any other), its models those with a card."""
     root = repository_root(root)
     cfg_file = root / "config" / "config.yaml"
     config = yaml.safe_load(cfg_file.read_text(encoding="utf-8")) if cfg_file.is_file() else {}
@@ -121,8 +116,7 @@ _FIX = (
 
 
 def path_list(value) -> list[Path]:
-    """A page input as a list of paths: a list (or tuple) of paths, one path, or none (None or
-    an empty string)."""
+    """A page input (a list or tuple of paths, one path, None or "") as a list of paths."""
     if isinstance(value, (list, tuple)):
         return [Path(str(v)) for v in value if str(v)]
     return [Path(value)] if value is not None and str(value) else []
@@ -192,8 +186,7 @@ def read_drawn(name: str, value) -> list[dict]:
     """The figures rule's folder (``figures.json``: file, title, caption of each figure, in
     order), each figure's SVG text read in."""
     folder = required(name, value)
-    index = existing(name, [folder / "figures.json"])[0]
-    items = json.loads(index.read_text(encoding="utf-8"))
+    items = json.loads(existing(name, [folder / "figures.json"])[0].read_text(encoding="utf-8"))
     return [
         {**f, "svg": existing(name, [folder / f["file"]])[0].read_text(encoding="utf-8") if f.get("file") else ""} for f in items
     ]

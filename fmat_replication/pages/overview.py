@@ -110,7 +110,6 @@ def short_hashes(provenance, lengths: Mapping[str, int] = {"commit": 12, "sha256
 def overview_context(data: IndexPage, settings: Mapping) -> dict:
     """Everything ``overview.html.j2`` shows, from the overview's files (:class:`.inputs.IndexPage`)."""
     recovery = data.recovery
-    icc = icc_table(data.stats, data.studies)
     return {
         "demo": bool(data.demo),
         "planted": recovery is not None,
@@ -123,7 +122,7 @@ def overview_context(data: IndexPage, settings: Mapping) -> dict:
         },
         "studies": data.studies,
         "figures": figure_items(data.drawn),
-        "icc_table": table_data(icc),
+        "icc_table": table_data(icc_table(data.stats, data.studies)),
         "concept": concept(data),
         **verdicts(data),
         **model_tables(data),
@@ -148,9 +147,8 @@ def overview_page(
     studies : list of str
         The study ids, in the configuration's order.
     inputs : mapping
-        The overview's inputs by name (:data:`fmat_replication.pages.inputs.INDEX_INPUTS`: the
-        rule's, or :func:`~fmat_replication.pages.inputs.hand_inputs` by hand); per-study lists
-        in the order of ``studies``.
+        The overview's inputs by name (:data:`.inputs.INDEX_INPUTS`: the rule's, or
+        :func:`.inputs.hand_inputs`); per-study lists in the order of ``studies``.
     models : list of str
         The model slugs, in the configuration's order (provenance).
     device, dtype, config_hash : str

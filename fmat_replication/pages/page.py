@@ -1,14 +1,10 @@
-"""A report page: a title, a template and the template's context, written two ways.
+"""A report page: a title, a template and the template's context (:class:`fmat.html.Page`).
 
-The page functions (:func:`.study.study_page`, :func:`.overview.overview_page`) build a
-:class:`Page` from the files their rule declares; nothing else makes content. Its template
-(``study.html.j2``, which extends the library's ``study_page/page.html.j2``; ``overview.html.j2``)
-extends the library's ``document.html.j2`` (:mod:`fmat.html`) and is written either as one
-self-contained HTML file without Quarto (:meth:`Page.html`: Quarto's title block and table of
-contents ids and classes, then the content) or as the body of a Quarto document
-(:meth:`Page.markdown`: the headings as markdown, the content between them in pandoc raw HTML
-blocks; ``reports/{study,index}.qmd``, ``reports/page.lua``). No HTML is read back: both have the
-same headings, tables, figures and verdict cells by construction (``tests/test_quarto.py``).
+Only the page functions (:func:`.study.study_page`, :func:`.overview.overview_page`) build one,
+from the files their rule declares. It is written as one self-contained HTML file without Quarto
+(:meth:`Page.html`) or as the body of a Quarto document (:meth:`Page.markdown`; ``reports/{study,
+index}.qmd``, ``reports/page.lua``): the same headings, tables, figures and verdict cells by
+construction, no HTML read back (``tests/test_quarto.py``).
 """
 
 from __future__ import annotations

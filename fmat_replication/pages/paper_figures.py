@@ -1,10 +1,7 @@
 """The paper's figures redrawn from the analyses' figure tables (:func:`figure3_criterion`,
 :func:`figure4_trend`), and forest plots for the studies the paper shows no figure for
-(:func:`figure_attitude_forest`, :func:`figure_stereotype_forest`).
-
-Each takes the analysis' figure table (``results/analysis/{study}/figures/<name>.parquet``) and
-returns a matplotlib Figure, or raises :class:`FigureUnavailable` whose message says in plain
-words why it cannot be drawn (the report prints it).
+(:func:`figure_attitude_forest`, :func:`figure_stereotype_forest`). Each returns a matplotlib
+Figure, or raises :class:`FigureUnavailable` saying in plain words why it cannot be drawn.
 """
 
 from __future__ import annotations
@@ -72,8 +69,7 @@ def figure3_criterion(table: pd.DataFrame, study: str = "", logit: bool = False,
     table has WEFAT scores, against WEFAT male (x, labelled ``wefat_label``; grey linear fit);
     r with stars in each panel."""
     _need(table, ["fmat", "pct_male"], f"Figure 3{(' ' + study) if study else ''}")
-    y = table["fmat"].to_numpy(float)
-    x = table["pct_male"].to_numpy(float)
+    y, x = (table[c].to_numpy(float) for c in ("fmat", "pct_male"))
     if not (np.isfinite(x) & np.isfinite(y)).any():
         raise FigureUnavailable("no item has both an FMAT score and a % male criterion")
     wefat = table["wefat_male"].to_numpy(float) if "wefat_male" in table.columns else np.full(len(y), np.nan)
@@ -232,28 +228,18 @@ def figure_stereotype_forest(
     overall d (condition ``all``) and the d per attribute pair / form over all models, the
     paper's (replication table) and the planted value (demo) beside ours."""
     _need(effects, ["condition", "d", "ci_low", "ci_high"], f"the {study} effects".replace("  ", " "))
-    e = effects
-    if "model" in e.columns:
-        e = e[e["model"].astype(str) == "all"]
+    e = effects[effects["model"].astype(str) == "all"] if "model" in effects.columns else effects
     if e.empty:
         raise FigureUnavailable("the analysis wrote no effect over all models")
     conds = e["condition"].astype(str).tolist()
-    labels = labels or {}
-    shown = ["overall" if c == "all" else labels.get(c, c) for c in conds]
+    shown = ["overall" if c == "all" else (labels or {}).get(c, c) for c in conds]
     return _forest(e, conds, shown, replication, study, planted, "stereotype d per attribute pair / form")
 
 
 def _forest(effects: pd.DataFrame, conds: list[str], labels: list[str], replication, study: str, planted, what: str):
     """The forest plot of the ``effects`` rows (their d and CI, one row a condition ``conds``,
     shown as ``labels``), the paper's d and the planted value beside them."""
-    rows = pd.DataFrame(
-        {
-            "label": labels,
-            "d": effects["d"].to_numpy(float),
-            "ci_low": effects["ci_low"].to_numpy(float),
-            "ci_high": effects["ci_high"].to_numpy(float),
-            "paper": paper_d(replication, study, conds),
-            "planted": [float((planted or {}).get(c, math.nan)) for c in conds],
-        }
-    )
+    rows = pd.DataFrame({"label": labels, **{c: effects[c].to_numpy(float) for c in ("d", "ci_low", "ci_high")}})
+    rows["paper"] = paper_d(replication, study, conds)
+    rows["planted"] = [float((planted or {}).get(c, math.nan)) for c in conds]
     return forest_plot(rows, title=f"Study {study}: {what}" if study else "")

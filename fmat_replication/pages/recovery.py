@@ -26,22 +26,15 @@ def recovery_rows(recovery: pd.DataFrame, replication: pd.DataFrame | None = Non
     """The recovery rows with the paper's printed value beside them (joined on the results key;
     empty where the paper prints no such number), the realised value and our CI (empty in a
     table written before they were recorded)."""
-    rows = recovery.rename(columns={"value": "ours"}).copy()
-    for col in ("realised", "ci_low", "ci_high"):
-        if col not in rows.columns:
-            rows[col] = float("nan")
+    rows = recovery.rename(columns={"value": "ours"})
+    rows = rows.assign(**{c: float("nan") for c in ("realised", "ci_low", "ci_high") if c not in rows.columns})
     rows["level"] = rows["level"].fillna("words") if "level" in rows.columns else "words"  # a table from before levels
     rows["95% CI"] = [_ci_text(lo, hi) for lo, hi in zip(rows["ci_low"], rows["ci_high"])]
     rows["paper"] = ""
     if replication is not None and len(replication) and len(rows):
-        paper = {
-            tuple(str(x) for x in k): v
-            for k, v in zip(replication[KEY].itertuples(index=False, name=None), replication["paper_value"])
-        }
-        rows["paper"] = [
-            paper.get((str(r.study), str(r.statistic), str(r.condition), str(r.model)), "") for r in rows.itertuples()
-        ]
-        rows["paper"] = [f"{v:.2f}" if isinstance(v, float) and pd.notna(v) else "" for v in rows["paper"]]
+        paper = dict(zip(replication[KEY].astype(str).itertuples(index=False, name=None), replication["paper_value"]))
+        found = (paper.get(k, "") for k in rows[KEY].astype(str).itertuples(index=False, name=None))
+        rows["paper"] = [f"{v:.2f}" if isinstance(v, float) and pd.notna(v) else "" for v in found]
     return rows[COLUMNS]
 
 
@@ -89,12 +82,10 @@ def _concept_controls(rows: pd.DataFrame) -> pd.Series:
 
 def recovery_by_study(recovery: pd.DataFrame) -> pd.DataFrame:
     """The overview's table: per study, the planted numbers checked and recovered (and the
-    concept-level controls that found nothing: column ``nothing found for the concept``).
-
-    Every study of the recovery table has a row (0 checked where nothing is planted), counted
-    with plain integers, so that a run with no judged number gives zeros, not an error."""
+    concept-level controls that found nothing), in plain integers: a study with nothing planted,
+    or a run with no judged number, gives zeros, not an error."""
     rows = []
     for study, verdicts in recovery.groupby("study", sort=False)["verdict"]:
-        counts = {v: int((verdicts == v).sum()) for v in ("recovered", NOTHING_FOUND, "not recovered")}
+        counts = {v: int((verdicts == v).sum()) for v in JUDGED}
         rows.append({"study": study, "checked": sum(counts.values()), **counts})
     return pd.DataFrame(rows, columns=["study", "checked", "recovered", NOTHING_FOUND, "not recovered"])

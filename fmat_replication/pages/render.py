@@ -1,22 +1,13 @@
 """Writing a report page (rules report_study, report_index): with Quarto, or without it.
 
-:func:`render_page` takes a page's inputs (the files its rule declares, lists as lists) and writes
-``results/reports/{study,index}.html``:
-
-- **offline** (default when ``quarto`` is not on PATH; config ``report_engine: offline``): the
-  page function (:func:`~.study.study_page`, :func:`~.overview.overview_page`) builds the
-  :class:`~.page.Page` and :meth:`Page.html` writes it: plain Python in this process, no kernel.
-- **quarto**: the same Page as markdown (:meth:`Page.markdown`, what ``reports/page.lua`` puts
-  into ``reports/{study,index}.qmd`` by hand) under that document's front matter less
-  :data:`BY_HAND_KEYS`, rendered by ``quarto render page.md --to html --output NAME`` (Quarto's
-  markdown engine, no kernel): the same bytes as the document rendered by hand
-  (tests/test_quarto.py::test_a_document_renders_by_hand_as_the_docs_say).
-
-What is left of process management here, and why (Quarto 1.7.34, tried), is in docs/reports.md:
-nothing of Python set for Quarto, no private ``TMPDIR`` (Quarto gets SIGTERM, never SIGKILL
-first, so that it removes its session folder), no process group of ours, SIGTERM to this process
-turned into SystemExit while Quarto runs (:func:`_terminate_as_exit`), a time limit and Quarto's
-output kept in a file. Either way the page is written atomically (:func:`fmat.io.atomic_path`).
+:func:`render_page` builds the page (:func:`~.study.study_page`, :func:`~.overview.overview_page`)
+from its rule's inputs and writes ``results/reports/{study,index}.html``: **offline** (config
+``report_engine: offline``; the default without ``quarto`` on PATH) by :meth:`Page.html` in this
+process, or **quarto**: :meth:`Page.markdown` under the front matter of ``reports/{study,index}.qmd``
+less :data:`BY_HAND_KEYS`, through ``quarto render page.md --to html --output NAME`` (the markdown
+engine, no kernel; the same bytes as the document rendered by hand). How Quarto's process is
+handled (SIGTERM, not SIGKILL, first; :func:`_terminate_as_exit`; a time limit; its output in a
+file) and why is in docs/reports.md. The page is written atomically (:func:`fmat.io.atomic_path`).
 """
 
 from __future__ import annotations

@@ -45,8 +45,7 @@ def calibrated_counts(table: pd.DataFrame) -> dict:
     how many stay significant under the calibrated inference and how many become so only there."""
     corrected = [s for s in ("r", "b") if "statistic" in table.columns and (table["statistic"] == s).any()]
     corrected = (corrected or ["r"]) if "value_ours" in table.columns else []
-    sig = table["significant"].astype(bool) if len(table) else pd.Series([], dtype=bool)
-    ours = table["significant_ours"].astype(bool) if len(table) else pd.Series([], dtype=bool)
+    sig, ours = (table[c].astype(bool) if len(table) else pd.Series([], dtype=bool) for c in ("significant", "significant_ours"))
     return {
         "corrected": corrected,
         "statistics": corrected or ["d"],
@@ -59,17 +58,11 @@ def calibrated_counts(table: pd.DataFrame) -> dict:
 
 def figure_items(drawn: list[dict]) -> list[dict]:
     """The figures rule's figures as the template shows them: the SVG in a data URI (``src``)."""
-    return [
-        {
-            "missing": f.get("missing", ""),
-            "caption": f.get("caption", ""),
-            **f,
-            "src": "data:image/svg+xml;base64," + base64.b64encode(f["svg"].encode("utf-8")).decode("ascii")
-            if f.get("svg")
-            else "",
-        }
-        for f in drawn
-    ]
+
+    def src(f):
+        return "data:image/svg+xml;base64," + base64.b64encode(f["svg"].encode()).decode("ascii") if f.get("svg") else ""
+
+    return [{"missing": "", "caption": "", **f, "src": src(f)} for f in drawn]
 
 
 def item_word(raw: Mapping) -> str:
@@ -144,12 +137,6 @@ def details(data: StudyPage, device: str, config_hash: str) -> dict:
     }
 
 
-def concept(data: StudyPage) -> dict | None:
-    """The paper's inference beside the concept-level one (:func:`fmat.study_page.concept_section`
-    of the figure table ``crossed``); None where the analysis has no crossed variant."""
-    return concept_section(data.stats, data.figures)
-
-
 def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -> dict:
     """Everything ``study.html.j2`` shows, from the page's files (:class:`.inputs.StudyPage`)."""
     calibrated = data.figures.get("calibrated")
@@ -172,7 +159,7 @@ def study_context(data: StudyPage, *, device: str = "", config_hash: str = "") -
             **calibrated_counts(calibrated),
             "table": table_data(calibrated, max_rows=60),
         },
-        "concept": concept(data),
+        "concept": concept_section(data.stats, data.figures),  # None without a crossed variant
         "figures": figure_items(data.drawn),
         **paper_tables(data),
         **downloads(data),
@@ -189,8 +176,7 @@ def study_page(study: str, inputs: Mapping, *, device: str = "", config_hash: st
     study : str
         The study id (``2A``).
     inputs : mapping
-        The page's inputs by name (:data:`fmat_replication.pages.inputs.STUDY_INPUTS`: the
-        rule's, or :func:`~fmat_replication.pages.inputs.hand_inputs` by hand).
+        The page's inputs by name (:data:`.inputs.STUDY_INPUTS`: the rule's, or :func:`.inputs.hand_inputs`).
     device, config_hash : str
         Provenance (the notes).
 

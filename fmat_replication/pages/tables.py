@@ -1,10 +1,9 @@
 """The paper's tables in the paper's layout, each cell the paper's number and ours.
 
 A report shows every number Bao (2024) prints for a study where the paper prints it: Tables 3-7
-in their layouts and the Study 4 statistics the text prints; the rest (ICCs, t, F, the cited
-criteria, ...) go to a short "also in the text" table, so that each of the paper's rows appears
-exactly once. Everything here reads the replication table (:func:`fmat_replication.compare.compare`)
-and returns plain data (:class:`PaperTable`), which the page functions only place.
+in their layouts and the Study 4 statistics of its text; the rest (ICCs, t, F, the cited
+criteria, ...) in a short "also in the text" table, so that each of the paper's rows appears
+exactly once. All of it is plain data (:class:`PaperTable`) read from the replication table.
 """
 
 from __future__ import annotations
@@ -95,26 +94,26 @@ def table_criterion(
             + [("r", f"fmat~wefat:{q}", model) for q in qs]
         )
 
+    rows = [(m.replace("__", "/"), cells(m)) for m in (models if models is not None else _models_in(paper, study))]
+    number = table_number(paper, study)
     if models is not None:
         return PaperTable(
-            title=f"Table {table_number(paper, study)}, our models".replace("Table , ", ""),
+            title=f"Table {number}, our models".replace("Table , ", ""),
             caption="ours",
             study=study,
             columns=["α query"] + qs + qs,
-            rows=[(m.replace("__", "/"), cells(m)) for m in models],
+            rows=rows,
             groups=[("", 1), ("r with % male", queries), ("r with WEFAT", queries)],
         )
-    rows = [("Overall", cells("all"))] + [(m.replace("__", "/"), cells(m)) for m in _models_in(paper, study)]
     index = [None] * (1 + 2 * queries)
     index[1], index[1 + queries] = ("r", "fmat~pct_male", "all"), ("r", "fmat~wefat", "all")
-    rows.append(("Mean standardized index (models × queries)", index))
     what = item.lower()
     return PaperTable(
-        title=f"Table {table_number(paper, study)}".strip(),
+        title=f"Table {number}".strip(),
         caption="criterion",
         study=study,
         columns=["α query"] + qs + qs,
-        rows=rows,
+        rows=[("Overall", cells("all")), *rows, ("Mean standardized index (models × queries)", index)],
         groups=[("", 1), (f"r with % male of the {what}", queries), (f"r with WEFAT male of the {what}", queries)],
         note="Model rows are the paper's 12 BERT models; a run on other models has no number for them.",
     )
@@ -230,13 +229,7 @@ def _cell_text(r: Mapping | None) -> dict | None:
         return None
     if r["verdict"] == "ours only":
         return {"ours_only": True, "ours": ours_text(r)}
-    return {
-        "ours_only": False,
-        "klass": VERDICT_CLASS.get(r["verdict"], ""),
-        "paper": paper_text(r),
-        "ours": ours_text(r),
-        "tip": f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"]),
-    }
+    return {"ours_only": False, **_texts(r), "tip": f"{r['verdict']}: {r['reason']}" if r.get("reason") else str(r["verdict"])}
 
 
 def table_cells(table: PaperTable, rep: pd.DataFrame, study: str | None = None, legend: bool = True) -> dict:
@@ -277,8 +270,9 @@ def calibrated_text(r: Mapping) -> str:
 
 
 def _texts(r: Mapping) -> dict:
-    """A replication row's paper and our numbers, its verdict and its calibrated verdict, as text."""
-    return {"paper": paper_text(r), "ours": ours_text(r), "verdict": r["verdict"], "calibrated": calibrated_text(r)}
+    """A replication row's paper and our numbers, its verdict (and CSS class), its calibrated verdict, as text."""
+    v = r["verdict"]
+    return dict(paper=paper_text(r), ours=ours_text(r), verdict=v, calibrated=calibrated_text(r), klass=VERDICT_CLASS.get(v, ""))
 
 
 def text_rows(rows: pd.DataFrame) -> list[dict]:
@@ -289,8 +283,7 @@ def text_rows(rows: pd.DataFrame) -> list[dict]:
         what = STAT_NAMES.get(r["statistic"], r["statistic"])
         cond = "" if r["condition"] in ("all", "") else f" ({r['condition']})"
         model = {"all": "", "": "", "*": ", range over the models"}.get(r["model"], f", {r['model']}")
-        klass = VERDICT_CLASS.get(r["verdict"], "")
-        lines.append({"what": what + cond + model, **_texts(r), "klass": klass, "reason": str(r.get("reason") or "")})
+        lines.append({"what": what + cond + model, **_texts(r), "reason": str(r.get("reason") or "")})
     return lines
 
 
@@ -305,7 +298,7 @@ def headlines() -> pd.DataFrame:
 
 
 def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
-    """One line per headline claim of the study: claim, statistic, paper's and our text, verdict."""
+    """One line per headline claim of the study: claim, statistic, paper's and our text, verdict and its class."""
     idx = _index(rep[rep["study"] == study]) if len(rep) else {}
     claims = headlines()
     claims = claims.loc[claims["study"] == study, ["statistic", "condition", "model", "claim"]]
@@ -319,7 +312,7 @@ def headline_lines(study: str, rep: pd.DataFrame) -> list[dict]:
 def headline_rows(studies: Sequence[str], rep: pd.DataFrame) -> list[dict]:
     """The overview's table of every study's headline claims (study, claim, paper, ours, verdict)
     as the data of the template ``headlines.html.j2``."""
-    return [{**h, "study": s, "klass": VERDICT_CLASS.get(h["verdict"], "")} for s in studies for h in headline_lines(s, rep)]
+    return [{**h, "study": s} for s in studies for h in headline_lines(s, rep)]
 
 
 def verdict_box(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md", rule_href: str = "") -> dict:
@@ -331,7 +324,7 @@ def verdict_box(study: str, rep: pd.DataFrame, rule_doc: str = "docs/reports.md"
         return {"counts": []}
     c = summarise(rows).iloc[0]
     counts = [{"klass": VERDICT_CLASS[v], "n": int(c[v]), "verdict": v} for v in VERDICTS]
-    lines = [{**h, "klass": VERDICT_CLASS.get(h["verdict"], "")} for h in headline_lines(study, rep)]
+    lines = headline_lines(study, rep)
     return dict(counts=counts, total=int(c["total"]), study=study, rule_doc=rule_doc, rule_href=rule_href, lines=lines)
 
 
