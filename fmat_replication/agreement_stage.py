@@ -36,8 +36,7 @@ def check_model(
     max_tokens=None,
     threads=None,
 ) -> None:
-    """Rule agreement: ONE model's check on the pairs (config agreement.pairs, or the package
-    fixture) -> ``results/agreement/{model}.parquet`` (one row per pair)."""
+    """Rule agreement: ONE model's check on the pairs -> ``results/agreement/{model}.parquet``."""
 
     prepare_model_env(offline, cache_dir)  # a downloaded model: its locked commit, from the cache only
     marker = read_json(marker_path)

@@ -1,11 +1,7 @@
-"""Stage ``analysis`` (rule analysis): one study's analysis, the one its study file names
-(``analysis: {name, options}``, registered in :mod:`fmat.analyses`), fed with every model's
-scores, the LPRs, the reliability rows and the criterion tables it asks for -> the rule's
-``stats.parquet`` (the reliability rows + the analysis' own, results shape), ``status.json``
-and one ``figures/<name>.parquet`` per figure table (the concept-level variant, where the
-analysis declares one, as the figure table ``crossed``). What the stage computes is the
-library's (:func:`fmat.stages.analyse`, which :func:`fmat.run_study` and ``fmat pilot`` run
-as well); this module reads the rule's files and writes its outputs.
+"""Stage ``analysis`` (rule analysis): the analysis a study file names, run by the library
+(:func:`fmat.stages.analyse`) on the rule's files -> ``stats.parquet`` (the reliability rows + the
+analysis' own), ``status.json`` and one ``figures/<name>.parquet`` per figure table (the
+concept-level variant as ``crossed``).
 """
 
 from __future__ import annotations

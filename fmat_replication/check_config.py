@@ -2,11 +2,9 @@
 
     python -m fmat_replication.check_config config/demo.yaml my.yaml
 
-Snakemake reads a ``--configfile`` itself, before the workflow's code runs, and names neither
-the file nor the line of a problem (docs/workflow.md). Each file must exist, be UTF-8 YAML
-without tabs in its indentation, and be a mapping of keys
-(:func:`fmat_replication.config.check_config_file`); the first problem is printed as
-``invalid configuration: FILE: line N: what`` with its fix, and the exit status is 2.
+Snakemake reads a ``--configfile`` before the workflow's code runs, and names neither the file
+nor the line of a problem. The first problem (:func:`fmat_replication.config.check_config_file`)
+is printed as ``invalid configuration: FILE: line N: what`` with its fix; the exit status is 2.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Stage ``checks`` (rules oov_study, model_checks): what the pages say of each model, made
-once by a rule with declared inputs and outputs, not at render time: per study and model the
-rows whose [MASK] option the model's vocabulary lacks (:func:`oov_study`), and per model its
-subject-verb agreement beside its FMAT results, its agreement per construction and where it
-came from (:func:`model_checks`).
+"""Stage ``checks`` (rules oov_study, model_checks): what the pages say of each model: per study
+and model the rows whose [MASK] option the model's vocabulary lacks (:func:`oov_study`), and per
+model its subject-verb agreement beside its FMAT results and where it came from (:func:`model_checks`).
 """
 
 from __future__ import annotations
@@ -31,9 +29,8 @@ def read_scores(paths: Iterable[str | Path], columns: Sequence[str] = ("model", 
 
 
 def oov_summary(scores: pd.DataFrame, word: str = "M_word", max_words: int = 30) -> pd.DataFrame:
-    """Per model: rows scored, out-of-vocabulary rows (``oov`` column), rows with NaN ``prob``
-    (dropped from the LPRs), and the distinct [MASK] words affected (``oov_words``, the first
-    ``max_words``)."""
+    """Per model: rows scored, out-of-vocabulary rows, rows with NaN ``prob`` (dropped from the
+    LPRs), and the first ``max_words`` distinct [MASK] words affected (``oov_words``)."""
     cols = ["model", "rows", "oov_rows", "nan_prob_rows", "oov_words"]
     if scores.empty:
         return pd.DataFrame(columns=cols)
@@ -54,9 +51,8 @@ def oov_summary(scores: pd.DataFrame, word: str = "M_word", max_words: int = 30)
 
 
 def scoring_records(paths: Iterable[str | Path]) -> pd.DataFrame:
-    """Per model, what its scoring job recorded in the score table's metadata
-    (:func:`fmat_replication.score.scoring_provenance`): ``model``, ``demo`` (a tiny demo model;
-    NA where nothing was recorded) and ``packages`` (JSON of the versions; "" where none)."""
+    """Per model, what its scoring job recorded (:func:`fmat_replication.score.scoring_provenance`):
+    ``model``, ``demo`` (NA where nothing was recorded) and ``packages`` (JSON; "" where none)."""
     rows = []
     for path in paths:
         table = read_table(path, columns=["model"])
@@ -80,14 +76,12 @@ def oov_study(score_paths: Sequence, out, *, study: str) -> pd.DataFrame:
 def model_checks_table(
     agreement: pd.DataFrame, stats: pd.DataFrame | None = None, oov: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """One row per model: its subject-verb agreement check beside its FMAT results.
+    """One row per model (in the agreement table's order): its subject-verb agreement check
+    beside its FMAT results.
 
-    ``agreement``: :func:`fmat.agreement.summarize` output (construction ``all``: ``accuracy,
-    n, skipped``); ``stats``: results rows of the studies, whose per-model alpha rows
-    (``statistic == "alpha"``, model not ``all``) become ``alpha <study>`` columns (mean over
-    the study's alpha conditions); ``oov``: per study and model ``rows``/``oov_rows``, summed
-    into the ``OOV share`` of rows a model's vocabulary could not score. Models in the
-    agreement table's order.
+    ``agreement``: :func:`fmat.agreement.summarize` output; ``stats``: results rows, whose
+    per-model alpha rows become ``alpha <study>`` columns (mean over conditions); ``oov``: per
+    study and model ``rows``/``oov_rows``, summed into the ``OOV share``.
     """
     a = agreement[agreement["construction"].astype(str) == "all"][["model", "accuracy", "n", "skipped"]].copy()
     a["model"] = a["model"].astype(str)
@@ -116,11 +110,9 @@ def agreement_by_construction(agreement: pd.DataFrame) -> pd.DataFrame:
 
 
 def provenance_table(cards: Sequence, oov: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Where each model came from, from its card (rule model_card): source (hub, cache, local),
-    revision, the locked commit or a local folder's weights hash, and its hub creation date;
-    then, from ``oov`` (the studies' ``results/oov/{study}.parquet``), whether its scoring job
-    scored a tiny demo model and the version of each package in that job (one column per
-    distribution, "not recorded" where the job recorded none)."""
+    """Where each model came from, from its card (:data:`PROVENANCE_COLUMNS`), then from ``oov``
+    (the studies' ``results/oov/{study}.parquet``) the version of each package in its scoring job
+    (one column per distribution, "not recorded" where the job recorded none)."""
     rows = []
     for path in cards:
         card = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,22 +1,12 @@
 """Paper vs ours: every number of Bao (2024) next to the number this workflow computed.
 
-:func:`compare` joins the paper's file (:func:`fmat_replication.paper.load_paper_results`) with the
-results rows of every study (``results/analysis/{study}/stats.parquet``) on the key
-``(study, statistic, condition, model)`` and gives each paper row a verdict:
-
-``replicated``
-    every check that applies to the row holds (below);
-``not replicated``
-    at least one check fails (the ``reason`` names which, with the numbers);
-``not computable``
-    there is no computed row to compare with, or nothing comparable in it (``reason`` says why:
-    the study was not run, no analysis of its name is registered, a cited criterion, ...).
-
-The checks, one function each (:func:`check_sign`, :func:`check_significance`,
-:func:`check_closeness`, :func:`check_bound`), are documented for readers in ``docs/reports.md``.
-Pattern rows (condition or model with ``*``) are compared with every computed row
-:func:`fmat_replication.paper.matching_rows` returns; a check holds when it holds for all of them.
-Besides the verdict, ``exact`` says whether ours equals the paper *as printed* (:func:`as_printed`).
+:func:`compare` joins the paper's file (:func:`fmat_replication.paper.load_paper_results`) with every
+study's ``results/analysis/{study}/stats.parquet`` on ``(study, statistic, condition, model)`` and
+gives each paper row a verdict: ``replicated`` (every check that applies holds), ``not replicated``
+(``reason`` names the failed check) or ``not computable`` (``reason`` says why). The checks
+(:func:`check_sign`, :func:`check_significance`, :func:`check_closeness`, :func:`check_bound`) and
+pattern rows (:func:`fmat_replication.paper.matching_rows`) are described in ``docs/reports.md``;
+``exact`` says whether ours equals the paper *as printed* (:func:`as_printed`).
 """
 
 from __future__ import annotations
@@ -37,30 +27,18 @@ from fmat import checking
 from fmat.io import read_table, write_table
 from fmat.results import KEY, RESULT_COLUMNS
 from fmat_replication.formats import missing, p_text, short
-from fmat_replication.paper import is_pattern, matching_rows, stars_for, within_rounding
-
-from .paper import load_paper_results
+from fmat_replication.paper import is_pattern, load_paper_results, matching_rows, stars_for, within_rounding
 
 #: verdict values
 REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE = "replicated", "not replicated", "not computable"
 VERDICTS = [REPLICATED, NOT_REPLICATED, NOT_COMPUTABLE]
 
 #: |ours - paper| allowed, per statistic (why these: docs/reports.md, "Close enough")
-TOLERANCES: dict[str, float] = {
-    "r": 0.05,
-    "d": 0.10,
-    "beta": 0.05,
-    "ICC_average": 0.05,
-    "ICC_single": 0.05,
-    "ICC_consistency_average": 0.05,
-    "ICC_consistency_single": 0.05,
-    "alpha": 0.05,
-    "alpha_std": 0.05,
-    "R2": 0.05,
-    "R2m": 0.05,
-    "R2c": 0.05,
-    "R2_delta": 0.05,
-}
+TOLERANCES: dict[str, float] = dict.fromkeys(
+    ["r", "d", "beta", "ICC_average", "ICC_single", "ICC_consistency_average", "ICC_consistency_single", "alpha"]
+    + ["alpha_std", "R2", "R2m", "R2c", "R2_delta"],
+    0.05,
+) | {"d": 0.10}
 
 #: significance level of the "same significance" check (the plant check's too: fmat.checking.LEVEL)
 ALPHA_LEVEL = checking.LEVEL
@@ -92,9 +70,8 @@ PAPER_OUT = [
     "digits",
 ]
 OURS_OUT = ["value", "se", "df", "df2", "p", "ci_low", "ci_high", "n"]
-#: the columns of the calibrated inference (ours, not the paper's; docs/calibration.md): a row's
-#: p and 95% CI under its analysis's calibrated variant (single rows), and its verdict with that
-#: p; empty where the analysis has none
+#: a row's p and 95% CI under its analysis's calibrated variant (docs/calibration.md), and its
+#: verdict with that p; empty where the analysis has none
 CALIBRATED_COLUMNS = ["calibrated_p", "calibrated_ci_low", "calibrated_ci_high", "verdict_calibrated"]
 #: the columns of the replication table, in order
 REPLICATION_COLUMNS = (
@@ -108,12 +85,9 @@ REPLICATION_COLUMNS = (
 
 def with_calibrated_p(ours: pd.DataFrame, calibrated: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """``ours`` with each row of model ``all`` that has a calibrated variant given that
-    variant's p and CI (columns p, ci_low, ci_high replaced), and a boolean column
-    ``calibrated`` marking them. ``calibrated``: per study, its figure table ``calibrated``
-    (condition, p_ours, ci_low_ours, ci_high_ours; the stereotype analyses' ``inference:
-    sentence`` for their d and t rows, the criterion analyses' ``inference: disattenuated`` for
-    their r and b rows, column ``statistic``). The value stays ours as the paper computed it, so
-    a verdict compares like with like under the calibrated p."""
+    variant's p and CI (columns p, ci_low, ci_high replaced), marked in a boolean column
+    ``calibrated``. ``calibrated``: per study, its figure table ``calibrated`` (condition, p_ours,
+    ci_low_ours, ci_high_ours; without a ``statistic`` column: the d and t rows). The value stays ours."""
     out = ours.copy()
     out["calibrated"] = False
     for study, tab in (calibrated or {}).items():
@@ -128,20 +102,15 @@ def with_calibrated_p(ours: pd.DataFrame, calibrated: Mapping[str, pd.DataFrame]
             cond = out.loc[rows, "condition"].astype(str)
             out.loc[rows, "p"] = cal.loc[cond, "p_ours"].to_numpy(dtype=float)
             if stat != "t":
-                out.loc[rows, "ci_low"] = cal.loc[cond, "ci_low_ours"].to_numpy(dtype=float)
-                out.loc[rows, "ci_high"] = cal.loc[cond, "ci_high_ours"].to_numpy(dtype=float)
+                out.loc[rows, ["ci_low", "ci_high"]] = cal.loc[cond, ["ci_low_ours", "ci_high_ours"]].to_numpy(dtype=float)
             out.loc[rows, "calibrated"] = True
     return out
 
 
 @dataclass
 class StudyStatus:
-    """What the workflow did for a study (from ``results/analysis/{study}/status.json``).
-
-    ``run``: the study was in this run (its stats exist); ``analysis``: the study file's
-    analysis name; ``implemented``: that analysis is registered (``fmat.analyses.available()``);
-    ``notes``: the analysis's notes (e.g. "GloVe vectors not available: WEFAT skipped").
-    """
+    """What the workflow did for a study (``results/analysis/{study}/status.json``): was it
+    ``run``, its ``analysis`` name, is that analysis ``implemented`` (registered), its ``notes``."""
 
     run: bool = True
     analysis: str = ""
@@ -166,13 +135,9 @@ def _text(x) -> str:
 
 
 def paper_significance(p: float, bound: str = "", stars: str = "", level: float = ALPHA_LEVEL) -> bool | None:
-    """Is the paper's effect significant at ``level``? True / False / None (cannot tell).
-
-    The printed p with its bound decides first: "p = .007" (bound "") -> p < level;
-    "p < .01" (bound "<") -> True when .01 <= level; "p > .33" (bound ">") -> False when
-    .33 >= level (else unknown). Without p, table stars decide: "*", "**", "***" -> True,
-    "ns" -> False. Nothing printed -> None.
-    """
+    """Is the paper's effect significant at ``level``? True / False / None (cannot tell): the
+    printed p with its bound decides ("p < .01" is significant at .05, "p > .33" is not, "p < .10"
+    cannot tell), else the table's stars ("ns": not significant)."""
     bound, stars = _text(bound), _text(stars)
     if not missing(p):
         if bound == "<":
@@ -430,12 +395,9 @@ def judge(paper_row: Mapping, matched: pd.DataFrame, tolerances: Mapping[str, fl
 def not_computable_reason(
     paper_row: Mapping, status: StudyStatus | None, computed_here: bool, models_here: Iterable[str] | None = None
 ) -> str:
-    """Why a paper row has no computed counterpart.
-
-    ``status``: what the workflow did for the row's study (None = the study was not run);
-    ``computed_here``: the study's results hold some row of this statistic; ``models_here``:
-    the models of the study's results (a paper row of another model is not computable here).
-    """
+    """Why a paper row has no computed counterpart. ``status``: what the workflow did for the
+    row's study (None: not run); ``computed_here``: the study's results hold some row of this
+    statistic; ``models_here``: the models of the study's results."""
     cond = str(paper_row["condition"])
     if cond in REF_REASONS:
         return REF_REASONS[cond]
@@ -471,15 +433,14 @@ def compare(
     tolerances: Mapping[str, float] | None = None,
     calibrated: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """Paper rows (``load_paper_results()``) joined with our results rows -> the replication table.
+    """Paper rows (``load_paper_results()``) joined with our results rows -> the replication table
+    (:data:`REPLICATION_COLUMNS`, one row per paper row, in order).
 
-    ``ours``: every study's results rows stacked (results shape). ``status``: per study id, what
-    the workflow did (:class:`StudyStatus` or a mapping; a study missing from it counts as run
-    when ``ours`` has rows for it, else as not run). ``calibrated``: per study, its analysis's
-    figure table ``calibrated`` where it has one (:data:`CALIBRATED_COLUMNS`). One output row
-    per paper row, in the paper file's order, with :data:`REPLICATION_COLUMNS`.
+    ``ours``: every study's results rows stacked. ``status``: per study id, a :class:`StudyStatus`
+    or a mapping (a study missing from it counts as run when ``ours`` has rows for it).
+    ``calibrated``: per study, its analysis's figure table ``calibrated`` where it has one.
     """
-    ours = ours[RESULT_COLUMNS] if len(ours) else pd.DataFrame(columns=RESULT_COLUMNS)
+    ours = (ours[RESULT_COLUMNS] if len(ours) else pd.DataFrame(columns=RESULT_COLUMNS)).reset_index(drop=True)
     ours_cal = with_calibrated_p(ours, calibrated or {})
     status = {str(k): (v if isinstance(v, StudyStatus) else StudyStatus.from_mapping(v)) for k, v in (status or {}).items()}
     studies_with_rows = set(ours["study"].astype(str))
@@ -491,11 +452,11 @@ def compare(
             st = StudyStatus()
         pattern = is_pattern(rec["condition"]) or is_pattern(rec["model"])
         if pattern:
-            matched, matched_cal = matching_rows(pd.Series(rec), ours), matching_rows(pd.Series(rec), ours_cal)
+            matched = matching_rows(pd.Series(rec), ours)
         else:
             i = index.get(tuple(str(rec[k]) for k in KEY))
-            at = [i] if i is not None else []
-            matched, matched_cal = ours.iloc[at], ours_cal.iloc[at]
+            matched = ours.iloc[[i] if i is not None else []]
+        matched_cal = ours_cal.loc[matched.index]
         one = len(matched) == 1 and not pattern  # a single row of ours: its numbers are shown
         row = {k: rec[k] for k in KEY} | {f"paper_{c}": rec.get(c, math.nan) for c in PAPER_OUT}
         row |= {f"ours_{c}": float(matched[c].iloc[0]) if one else math.nan for c in OURS_OUT}
@@ -511,17 +472,9 @@ def compare(
         else:
             has_stat = bool(((ours["study"] == rec["study"]) & (ours["statistic"] == rec["statistic"])).any())
             models = ours.loc[ours["study"].astype(str) == str(rec["study"]), "model"]
-            row.update(
-                {
-                    "verdict": NOT_COMPUTABLE,
-                    "reason": not_computable_reason(rec, st, has_stat, models),
-                    "diff": math.nan,
-                    "exact": pd.NA,
-                    "ours_min": math.nan,
-                    "ours_max": math.nan,
-                    "tolerance": (TOLERANCES if tolerances is None else tolerances).get(str(rec["statistic"]), math.nan),
-                }
-            )
+            tol = (TOLERANCES if tolerances is None else tolerances).get(str(rec["statistic"]), math.nan)
+            row |= {"verdict": NOT_COMPUTABLE, "reason": not_computable_reason(rec, st, has_stat, models), "exact": pd.NA}
+            row |= {"diff": math.nan, "ours_min": math.nan, "ours_max": math.nan, "tolerance": tol}
         rows.append(row)
     out = pd.DataFrame(rows, columns=REPLICATION_COLUMNS)
     for c in KEY + ["paper_value_bound", "paper_bound", "paper_stars", "verdict", "reason", "source", "verdict_calibrated"]:
@@ -600,13 +553,11 @@ def compare_studies(
 ) -> pd.DataFrame:
     """Rules compare / compare_study: the paper's numbers (``paper_path``) beside every study's
     ``stats.parquet`` -> the replication table ``out`` (and ``csv``); with ``study``, that study's
-    paper rows only (``results/replication/{study}.parquet``, which its page reads). Logs each
-    study's counts of verdicts."""
+    paper rows only."""
 
     log = logging.getLogger(__name__)
     # one study's rule gives one file (a string), the whole table's a list
-    stats_paths = [stats_paths] if isinstance(stats_paths, (str, os.PathLike)) else list(stats_paths)
-    status_paths = [status_paths] if isinstance(status_paths, (str, os.PathLike)) else list(status_paths)
+    stats_paths, status_paths = ([p] if isinstance(p, (str, os.PathLike)) else list(p) for p in (stats_paths, status_paths))
     paper = load_paper_results(paper_path)
     if study is not None:
         paper = paper[paper["study"].astype(str) == study].reset_index(drop=True)

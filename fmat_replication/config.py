@@ -83,8 +83,7 @@ def apply_defaults(config: Mapping) -> dict:
 
 
 def _set_by(files: Sequence[str | os.PathLike], sets) -> str | None:
-    """The last of the config ``files`` (the highest precedence) that reads as a YAML mapping
-    for which ``sets(mapping)``; unreadable ones are passed over (the schema check names them)."""
+    """The last of the config ``files`` that reads as a YAML mapping for which ``sets(mapping)``."""
     for f in reversed(list(files)):
         try:
             with open(f, encoding="utf-8") as fh:
@@ -97,10 +96,9 @@ def _set_by(files: Sequence[str | os.PathLike], sets) -> str | None:
 
 
 def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
-    """Where a top-level ``key`` came from: "--config" when it is one of ``cli_keys`` (given with
-    ``snakemake --config KEY=...``, which wins over every file), else the last of ``files``
-    (lowest to highest precedence, as Snakemake merges them) that sets it; else "the merged
-    configuration (…)"."""
+    """Where a top-level ``key`` came from: "--config" when it is one of ``cli_keys`` (``snakemake
+    --config KEY=...`` wins over every file), else the last of ``files`` (in Snakemake's merge
+    order) that sets it; else "the merged configuration (…)"."""
     if key in set(cli_keys):
         return f"--config {key}=..."
     names = ", ".join(str(f) for f in files) or "no config file"
@@ -108,9 +106,8 @@ def key_source(key: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iter
 
 
 def group_source(name: str, files: Sequence[str | os.PathLike] = (), cli_keys: Iterable[str] = ()) -> str:
-    """Which file (or --config) set the score group ``name``: Snakemake merges ``score_groups``
-    of every config file, so a group can come from a file the user never wrote (``paper``, from
-    config/config.yaml)."""
+    """Which file (or --config) set the score group ``name`` (Snakemake merges ``score_groups`` of
+    every config file)."""
     if "score_groups" in set(cli_keys):
         return "--config score_groups=..."
     in_groups = lambda data: isinstance(data.get("score_groups"), Mapping) and name in data["score_groups"]
@@ -137,22 +134,15 @@ def validate_config(
 ) -> dict:
     """Check the workflow configuration and return it with defaults filled in.
 
-    Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``) for:
-    unknown keys, wrong types, a study id without a study file, a model listed twice, and (with
-    ``load_studies``) a study file that :func:`fmat.study.load_study` rejects, a local model folder
-    (``path``, relative to ``repo``, default ``root``) without a model, a study in two
-    ``score_groups``, a ``score_groups`` member without a study file. With ``files`` (the config
-    files in merge order) and ``cli_keys`` (the keys given with ``--config``), the error also
-    names the file, or the --config, that set the key. ``min_models``: fewer models is an error
-    (the workflow asks for 2: its reliability and analyses compare models).
+    Raises :class:`~fmat.errors.InputError` naming the key (``config.models[3].revision``); with
+    ``files`` (the config files in merge order) and ``cli_keys`` (the keys given with
+    ``--config``) also the file, or the --config, that set it. ``load_studies``: load each study
+    file too. ``repo``: where a local model folder is relative to (default ``root``).
+    ``min_models``: fewer models is an error (the workflow asks for 2).
     """
-    sources = None
-    if files is not None:
-        sources = {
-            str(name): group_source(str(name), files, cli_keys)
-            for name in (config.get("score_groups") or {})
-            if isinstance(config.get("score_groups"), Mapping)
-        }
+    sources, groups = None, config.get("score_groups")
+    if files is not None and isinstance(groups, Mapping):
+        sources = {str(name): group_source(str(name), files, cli_keys) for name in groups}
     try:
         cfg = _validate_config(
             config,
@@ -174,7 +164,7 @@ def validate_config(
 
 def _check_agreement(spec: Mapping) -> None:
     """agreement.constructions names constructions of the pairs file it reads (the fixture, or
-    Marvin & Linzen's file); a user's own ``pairs`` file is checked when it is read."""
+    Marvin & Linzen's file; a user's own ``pairs`` file is checked when it is read)."""
     cons = spec.get("constructions")
     if not isinstance(cons, list) or spec.get("pairs"):
         return
@@ -190,15 +180,7 @@ def _check_agreement(spec: Mapping) -> None:
         )
 
 
-def _validate_config(
-    config: Mapping,
-    *,
-    root: str | os.PathLike = ".",
-    load_studies: bool = True,
-    repo: str | os.PathLike = ".",
-    group_sources: Mapping[str, str] | None = None,
-    group_order: Sequence[str] = (),
-) -> dict:
+def _validate_config(config: Mapping, *, root, load_studies: bool, repo, group_sources, group_order: Sequence[str]) -> dict:
     errors = _schema_errors(config)
     if errors:
         where, msg = errors[0]
@@ -249,9 +231,8 @@ def _from_repo(path: str, repo: str | os.PathLike) -> Path:
 
 
 def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.PathLike = ".", load_studies: bool = True) -> None:
-    """``world`` (the demo's planted associations) is checked before any job: the file follows
-    its schema, only tiny demo models learn it, and each plant names groups, slots and words its
-    configured study has (the criterion tables it names are checked when they exist)."""
+    """``world`` (the demo's planted associations): the file follows its schema, only tiny demo
+    models learn it, and each plant names groups, slots and words its configured study has."""
 
     if not all(spec.tiny for spec in model_table(cfg).values()):
         raise InputError(
@@ -279,10 +260,8 @@ def check_world(cfg: Mapping, root: str | os.PathLike = ".", repo: str | os.Path
 
 
 def check_world_studies(world, cfg: Mapping, root: str | os.PathLike = ".") -> None:
-    """Each study id of the world file must be a study: a configured one, or one whose study file
-    exists (a world may plant more studies than a run configures: ``--config studies=[2A]``). A
-    key that is neither (``3a`` for ``3A``, a typo) would plant nothing and the study's page would
-    say "Nothing was planted": an InputError before any job, naming the nearest configured id."""
+    """Each study id of the world file is a configured study or has a study file; else (``3a``
+    for ``3A``, a typo that would plant nothing) an InputError naming the nearest configured id."""
 
     configured = [str(s) for s in cfg["studies"]]
     folded = {s.casefold(): s for s in configured}
@@ -303,9 +282,8 @@ def check_world_studies(world, cfg: Mapping, root: str | os.PathLike = ".") -> N
 
 
 def check_model_count(config: Mapping, least: int = 2) -> None:
-    """Fewer than ``least`` models is an InputError naming ``config.models``: the workflow's
-    reliability (ICC among models) and analyses (models as random intercepts) need two or more,
-    and would otherwise fail late, in the reliability job, after every model was scored."""
+    """Fewer than ``least`` models is an InputError naming ``config.models`` (else the
+    reliability job would fail late, after every model was scored)."""
     names = [spec.name for spec in model_table(config).values()]
     if len(names) >= least:
         return
@@ -321,14 +299,14 @@ def check_model_count(config: Mapping, least: int = 2) -> None:
 
 
 def model_folder(spec: ModelSpec, repo: str | os.PathLike = ".") -> Path | None:
-    """The local folder of a configured model (``{name: LABEL, path: FOLDER}``), a relative
-    FOLDER resolved from ``repo`` (the repository root); None for a hub or demo model."""
+    """The local folder of a configured model (``{name: LABEL, path: FOLDER}``, relative to
+    ``repo``); None for a hub or demo model."""
     return None if spec.path is None else _from_repo(spec.path, repo)
 
 
 def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: str = "config.models[].path") -> Path:
-    """The folder of a local model, checked before any job runs: it exists and holds a
-    ``config.json`` and weights (:data:`fmat.models.WEIGHT_FILES`); else InputError naming it."""
+    """The folder of a local model, checked: it holds a ``config.json`` and weights
+    (:data:`fmat.models.WEIGHT_FILES`); else InputError naming it."""
 
     folder = model_folder(spec, repo)
     fix = (
@@ -348,9 +326,8 @@ def check_model_folder(spec: ModelSpec, repo: str | os.PathLike = ".", where: st
 
 
 def _group_clash_fix(sid: str, groups: Mapping[str, str], order: Sequence[str]) -> str:
-    """The fix of a study in two score groups, each from its file: only the file Snakemake reads
-    last can change what the merge keeps (a group given again there replaces the earlier list),
-    so both ways name that file; a group from config/config.yaml is never to be edited there."""
+    """The fix of a study in two score groups, each from its file: it names the file Snakemake
+    reads last, the only one that can change what the merge keeps."""
     rank = {src: i for i, src in enumerate(order)}
     (g1, f1), (g2, f2) = sorted(groups.items(), key=lambda kv: rank.get(kv[1], -1))
     if f1 == f2:
@@ -366,13 +343,10 @@ def _group_clash_fix(sid: str, groups: Mapping[str, str], order: Sequence[str]) 
 def score_groups(config: Mapping, sources: Mapping[str, str] | None = None, order: Sequence[str] = ()) -> dict[str, list[str]]:
     """The scoring jobs' study groups: ``{rule suffix: [study ids]}`` in configuration order.
 
-    Each ``config["score_groups"]`` group keeps its configured studies (a group none of whose
-    studies is configured is dropped); every configured study in no group gets a group of its own,
-    named after it (one scoring job per model and group, rules/score.smk). Members that are not
-    configured are ignored (a run of a few paper studies, another studies_dir); a study in two
-    groups is an error; with ``sources`` (group -> the file or --config that set it) and ``order``
-    (those sources in Snakemake's merge order, the last one winning) the error names both and
-    says what to write in the file read last, the only place a change can take.
+    Each ``config["score_groups"]`` group keeps its configured studies (none: dropped); a
+    configured study in no group gets a group of its own. A study in two groups is an error; with
+    ``sources`` (group -> the file or --config that set it) and ``order`` (Snakemake's merge
+    order) it names both and the file to change.
     """
     studies = [str(s) for s in config.get("studies") or []]
     groups: dict[str, list[str]] = {}
@@ -413,11 +387,8 @@ def score_groups(config: Mapping, sources: Mapping[str, str] | None = None, orde
 
 
 def _check_group_members(config: Mapping, root: str | os.PathLike, repo: str | os.PathLike = ".") -> None:
-    """Every member of a ``score_groups`` group that is used (holds a configured study) is a
-    study: it has a study file in ``studies_dir``, or is one of the studies the repository
-    ships (``<repo>/config/studies``: the paper's group stays valid with a ``studies_dir`` that
-    holds a few of them). A typo there would otherwise be dropped in silence. A group none of
-    whose studies is configured is not checked."""
+    """Every member of a used ``score_groups`` group (one holding a configured study) has a study
+    file in ``studies_dir`` or ``<repo>/config/studies``: a typo is not dropped in silence."""
     studies = {str(s) for s in config.get("studies") or []}
     shipped = Path(repo) / "config" / "studies"
     for name, members in (config.get("score_groups") or {}).items():
@@ -435,9 +406,8 @@ def _check_group_members(config: Mapping, root: str | os.PathLike, repo: str | o
 
 
 def check_device(device: str, where: str = "config.device") -> None:
-    """A ``device`` this machine has: ``cuda``/``cuda:N`` needs a CUDA GPU (N below their
-    number), ``mps`` Apple's; else InputError naming ``where`` (the config key) and the fix.
-    ``auto`` and ``cpu`` are always fine (torch is imported only to check a GPU)."""
+    """A ``device`` this machine has (``auto``, ``cpu``, ``cuda``/``cuda:N``, ``mps``); else
+    InputError naming ``where`` (the config key) and the fix."""
     device = str(device or "auto")
     if device in ("auto", "cpu"):
         return
@@ -465,9 +435,8 @@ def check_device(device: str, where: str = "config.device") -> None:
 
 
 def check_study(path: Path, sid: str | None = None) -> None:
-    """Validate one study file with :mod:`fmat.study` (schema and semantics; criterion word lists,
-    Study 1C's names, with placeholders: their tables may not be built yet), and its analysis
-    against the registered analyses (:func:`.analyses.check`)."""
+    """Validate one study file with :mod:`fmat.study` (criterion word lists as placeholders) and
+    its analysis against the registered analyses (:func:`.analyses.check`)."""
     problems = validate_study_file(path, check_analysis=check)
     if problems:
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
@@ -475,16 +444,13 @@ def check_study(path: Path, sid: str | None = None) -> None:
 
 
 #: the config key under which rules/report.smk puts the function that reads a figure's caption
-#: for `snakemake --report` (:func:`fmat_replication.pages.captions.figure_caption`); no config
-#: file can set it (the schema has no such key) and :func:`config_hash` leaves it out
+#: for `snakemake --report` (:func:`fmat_replication.pages.captions.figure_caption`); not hashed
 FIGURE_CAPTIONS = "_figure_captions"
 
 
 def config_hash(config: Mapping) -> str:
-    """A short, stable fingerprint of the run's configuration, printed in the reports'
-    provenance: ``sha256-`` + the first 12 hex digits of the sorted JSON of ``config``
-    (the prefix keeps it a string when Quarto reads ``-P`` values as YAML), without
-    :data:`FIGURE_CAPTIONS`."""
+    """The run configuration's fingerprint for the reports: ``sha256-`` (a string to Quarto's
+    YAML) + 12 hex digits of the sorted JSON of ``config`` without :data:`FIGURE_CAPTIONS`."""
 
     given = {k: v for k, v in config.items() if k != FIGURE_CAPTIONS}
     digest = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()
@@ -506,8 +472,7 @@ def _snakemake_parser():
 
 def profile_files(argv: Sequence[str], snakefile: str | os.PathLike | None = None) -> list[Path]:
     """The profile files a ``snakemake ARGV`` run reads, as Snakemake finds them: each
-    ``--profile`` (or ``$SNAKEMAKE_PROFILE``), then the workflow profile (``--workflow-profile``,
-    else ``profiles/default`` in the working folder or beside the Snakefile)."""
+    ``--profile``, then the workflow profile (default ``profiles/default``)."""
     from snakemake.cli import get_profile_dir
 
     args, _ = _snakemake_parser().parse_known_args(list(argv))
@@ -523,9 +488,8 @@ def profile_files(argv: Sequence[str], snakefile: str | os.PathLike | None = Non
 
 
 def check_profile(path: str | os.PathLike) -> None:
-    """A profile's switches (``keep-going``, ``printshellcmds``...: Snakemake's options without a
-    value) are true or false; anything else (``keep-going: maybe``) Snakemake takes without a
-    word. InputError naming the file, the line and the key."""
+    """A profile's switches (Snakemake's options without a value, ``keep-going``) are true or
+    false (Snakemake takes ``keep-going: maybe`` without a word); else InputError naming the line."""
 
     path = Path(path)
     try:
@@ -555,8 +519,7 @@ def check_profile(path: str | os.PathLike) -> None:
         )
 
 
-#: folders under the checked ones that no job of the workflow writes into (Snakemake's own
-#: environments: large trees, walked for nothing)
+#: folders no job writes into (Snakemake's own environments: large trees, walked for nothing)
 _NOT_WRITTEN = {"conda", "conda-archive", "singularity", "apptainer", "shadow"}
 
 
@@ -570,11 +533,8 @@ def _folders_within(path: Path):
 
 
 def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathLike = ".") -> None:
-    """The workflow's output folders (results/, logs/, resources/ ...) can be written: each that
-    exists, and every folder inside it (a job writes into ``results/lpr/``, not only into
-    ``results/``), or else the working folder it would be made in. A read-only one is an
-    InputError naming it, before any job (Snakemake would fail in the first job that writes
-    there, with its own traceback)."""
+    """The workflow's output folders (results/, logs/ ...) and every folder inside them, or the
+    working folder one would be made in, can be written; else InputError naming it."""
     for folder in folders:
         path = Path(working) / folder
         for target in _folders_within(path) if path.is_dir() else [Path(working)]:
@@ -588,9 +548,8 @@ def check_writable(folders: Iterable[str | os.PathLike], working: str | os.PathL
 
 
 def check_config_file(path: str | os.PathLike) -> None:
-    """A workflow config file as Snakemake will read it: it exists, is valid YAML (a tab in the
-    indentation is not) and is a mapping of keys. Else InputError naming the file and the line
-    (Snakemake's own message names neither)."""
+    """A workflow config file exists, is valid YAML (no tab in the indentation) and a mapping of
+    keys; else InputError naming the file and the line (Snakemake's own message names neither)."""
 
     path = Path(path)
     fix = (

@@ -1,12 +1,8 @@
 """Criterion data for Studies 1A–1C: BLS occupations, SSA baby names, GloVe WEFAT scores.
 
-``bls2021_occupations`` (% male workers of the 50 WEFAT-1 occupation words, BLS CPS 2021
-table 11, via ``config/criteria/bls2021_occupations.tsv``), ``ssa_names_wefat2`` /
-``ssa_names_1c`` (% male of first names, SSA baby-name files 1900–2017) and ``wefat_{study}``
-(WEFAT_male from GloVe Common Crawl 840B; Caliskan et al., 2017). The first retrieval of each
-source file is recorded in a lock table, a later one that differs raises
-:class:`CriterionChangedWarning`; a mirror folder (``mirror_dir``) serves offline machines.
-docs/criteria.md says where each number comes from and how it is computed.
+Each source file is downloaded or copied from a mirror folder (``mirror_dir``) and recorded in a
+lock table (a republished file: :class:`CriterionChangedWarning`). docs/criteria.md says where
+each number comes from and how it is computed.
 """
 
 from __future__ import annotations
@@ -43,11 +39,8 @@ from fmat.net import timeout as _timeout
 
 @dataclass(frozen=True)
 class Source:
-    """One public data file: its official URL and where a mirror folder may hold it.
-
-    ``mirror`` lists (relative path, full) in order of preference; ``full`` is False for a
-    file that holds only part of the official data (the 457-word GloVe extract).
-    """
+    """One public data file: its official URL and where a mirror folder may hold it (``mirror``:
+    (relative path, full) in order of preference; not full: the 457-word GloVe extract)."""
 
     name: str
     url: str
@@ -100,10 +93,7 @@ def resolve_origin(
     name: str, mirror_dir: str | os.PathLike | None = None, *, where: str = "config/config.yaml: mirror_dir"
 ) -> Origin:
     """Where to get source ``name``: the first mirror file that exists, else the official URL.
-
-    With ``mirror_dir`` set, the data must be there: a missing file is an
-    :class:`OfflineError` naming the paths looked for (``where`` names the config key's file).
-    """
+    With ``mirror_dir`` set, a missing file is an :class:`OfflineError` (``where``: the config key)."""
     if name not in SOURCES:
         raise InputError(f"unknown criterion source {name!r}", fix=f"use one of {', '.join(SOURCES)}")
     src = SOURCES[name]
@@ -141,10 +131,9 @@ def download(
 ) -> Path:
     """Download ``url`` to ``dest`` atomically (a killed download leaves no file).
 
-    ``opener`` defaults to :func:`urllib.request.urlopen` (tests pass a fake). A ``.zip``
-    or ``.xlsx`` that is not a zip archive (e.g. an HTML block page) is an error. ``timeout``:
-    seconds to wait for the server's answer, the connection and each read (default:
-    $FMAT_NETWORK_TIMEOUT or 30 s, :mod:`fmat.net`); a server that stops answering is an OfflineError.
+    ``opener`` defaults to :func:`urllib.request.urlopen`. A ``.zip`` or ``.xlsx`` that is not a
+    zip archive (an HTML block page) is an error. ``timeout``: seconds per answer and read
+    (default: :mod:`fmat.net`'s); a server that stops answering is an OfflineError.
     """
 
     timeout = _timeout(timeout)
@@ -176,9 +165,8 @@ def download(
 
 
 def read_lock(lock_path: str | os.PathLike) -> pd.DataFrame:
-    """The criterion sources' lock table (empty with :data:`LOCK_COLUMNS` when there is none
-    yet), checked by :func:`fmat.lockfile.read` (every row needs a name, a location and a
-    64-digit sha256)."""
+    """The criterion sources' lock table (empty when there is none yet), checked by
+    :func:`fmat.lockfile.read`: every row needs a name, a location and a 64-digit sha256."""
     return lockfile.read(
         lock_path,
         LOCK_COLUMNS,
@@ -199,14 +187,10 @@ def _lock_row_problem(r) -> str | None:
 def record_retrieval(
     lock_path: str | os.PathLike, origin: Origin, path: str | os.PathLike, *, now: str | None = None, shared: bool = True
 ) -> dict:
-    """Record the retrieved file ``path`` of ``origin`` in the lock; returns its lock row.
-
-    First retrieval of a location: a new row. Same sha256 again: only ``last_retrieved``
-    moves. Different sha256: :class:`CriterionChangedWarning`, the row takes the new hash
-    and keeps the old one in ``previous_sha256``. Rows are keyed by (name, location), so a
-    mirror copy and the official download are recorded side by side. ``shared``: other processes
-    may write the same lock, so it is changed under :func:`fmat.lockfile.exclusive` (a ``.lck``
-    file beside it); False for a lock only this process writes (the workflow's per-source record).
+    """Record the retrieved file ``path`` of ``origin`` in the lock (rows keyed by name and
+    location); returns its lock row. A different sha256 than recorded:
+    :class:`CriterionChangedWarning`, the old hash kept in ``previous_sha256``. ``shared``: other
+    processes may write the lock, so it is changed under :func:`fmat.lockfile.exclusive`.
     """
 
     lock_path = Path(lock_path)
@@ -295,11 +279,8 @@ _WEFAT_CATEGORIES = {
 
 
 def read_wefat_words(path: str | os.PathLike) -> dict[str, list[str]]:
-    """The WEFAT word lists: {'occupations', 'names', 'male', 'female'} → words in order.
-
-    File: TSV with columns ``set`` (WEFAT1 | WEFAT2 | attributes), ``category``
-    (Careers, AndrogynousNames, MaleAttributes, FemaleAttributes) and ``word``.
-    """
+    """The WEFAT word lists of a TSV (``set, category, word``): {'occupations', 'names', 'male',
+    'female'} → words in order."""
     df = read_table(path, fmt="tsv")
     need = {"set", "category", "word"}
     if not need <= set(df.columns):
@@ -332,13 +313,9 @@ def _number(x) -> float:
 
 
 def read_bls_table11(path: str | os.PathLike) -> pd.DataFrame:
-    """BLS CPS table 11 (cpsaat11) as ``occupation, employed, pct_women``.
-
-    Reads the official ``.xlsx`` or a TSV export of it: the header row is the one whose
-    first cell is ``Occupation``; rows without a number of employed (notes, blanks) are
-    dropped; ``–`` (below the publication threshold) becomes NaN. ``employed`` is in
-    thousands, as published. Titles are whitespace-normalised.
-    """
+    """BLS CPS table 11 (cpsaat11, the official ``.xlsx`` or a TSV export) as ``occupation,
+    employed, pct_women``: the rows after the header row ``Occupation`` that have a number
+    employed (thousands); ``–`` (below the publication threshold) becomes NaN."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"file not found: {path}", fix="run the criteria fetch rule first")
@@ -356,10 +333,8 @@ def read_bls_table11(path: str | os.PathLike) -> pd.DataFrame:
             where=str(path),
             fix="use the official cpsaat11 table (xlsx) or its TSV export",
         )
-    body = raw.iloc[header[0] + 1 :, :3]
-    body.columns = ["occupation", "employed", "pct_women"]
     rows = []
-    for occ, emp, pw in body.itertuples(index=False):
+    for occ, emp, pw in raw.iloc[header[0] + 1 :, :3].itertuples(index=False):
         if not isinstance(occ, str) or not _clean_title(occ):
             continue
         try:
@@ -376,10 +351,8 @@ def read_bls_table11(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def read_occupation_mapping(path: str | os.PathLike) -> pd.DataFrame:
-    """The curated word → BLS rows mapping: ``item, bls_rows (list of titles), note``.
-
-    ``bls_rows`` in the file holds one or more exact table titles separated by `` | ``.
-    """
+    """The curated word → BLS rows mapping: ``item, bls_rows (list of titles), note`` (in the
+    file, ``bls_rows`` holds exact table titles separated by `` | ``)."""
     df = read_table(path, fmt="tsv")
     for col in ("item", "bls_rows"):
         if col not in df.columns:
@@ -414,12 +387,9 @@ def bls_occupation_criterion(
 ) -> pd.DataFrame:
     """% male workers per occupation word (``item, pct_male, pct_female, employed, bls_rows, source``).
 
-    For each mapped word: the rows with a published % women (rows below the BLS
-    publication threshold carry no percentage and are skipped, with a warning listing
-    them); pct_female = employment-weighted mean over those rows; pct_male = 100 − pct_female;
-    employed = their summed employment (thousands); bls_rows = the titles used, `` | ``-joined.
-    A mapped title absent from the table, or an item of ``items`` without a mapping, is an
-    :class:`InputError`.
+    pct_female: the employment-weighted mean over the word's mapped rows that have a published
+    % women (the others are skipped with a warning); pct_male = 100 − pct_female. A mapped title
+    absent from the table, or an item of ``items`` without a mapping, is an :class:`InputError`.
     """
     by_title = table.set_index("occupation")
     if by_title.index.duplicated().any():
@@ -470,10 +440,8 @@ NAME_COLUMNS = ["item", "n_female", "n_male", "pct_male", "logit_pct_male"]
 def read_ssa_counts(path: str | os.PathLike, years: tuple[int, int] = (1900, 2017)) -> pd.DataFrame:
     """Births per first name and sex, summed over ``years`` (inclusive): ``name, n_female, n_male``.
 
-    ``path`` is the official ``names.zip`` (one ``yobYYYY.txt`` per year, lines
-    ``Name,Sex,Count``) or a TSV ``Name, n_female, n_male`` that is already summed over
-    1900–2017 (the mirror's file; its years cannot be checked, so other ``years`` are an
-    error). Names are case-sensitive, as published.
+    ``path``: the official ``names.zip`` (``yobYYYY.txt`` files) or the mirror's TSV already
+    summed over 1900–2017 (other ``years`` are an error). Names are case-sensitive.
     """
     path = Path(path)
     if not path.exists():
@@ -516,10 +484,7 @@ def read_ssa_counts(path: str | os.PathLike, years: tuple[int, int] = (1900, 201
 
 
 def name_gender(counts: pd.DataFrame) -> pd.DataFrame:
-    """Add % male and its logit: pct_male = 100·m/(m+f); logit_pct_male = ln(m/f).
-
-    The logit is NaN when either count is 0 (it would be infinite).
-    """
+    """Add % male and its logit: pct_male = 100·m/(m+f); logit_pct_male = ln(m/f) (NaN when a count is 0)."""
     m = counts["n_male"].to_numpy(dtype=float)
     f = counts["n_female"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -550,22 +515,15 @@ def ssa_names_wefat2(counts: pd.DataFrame, names: list[str], *, source: str) -> 
 
 
 def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[str] | None = None, source: str) -> pd.DataFrame:
-    """Study 1C's names: ≥ ``min_each`` births of EACH sex; in GloVe when ``vocabulary`` is given.
-
-    With a vocabulary, names not in it are dropped and ``in_glove`` is True; without one
-    the filter is not applied: ``in_glove`` is NA, ``attrs['glove_filter'] = False`` and a
-    warning says so. Sorted by name.
-    """
+    """Study 1C's names, sorted: ≥ ``min_each`` births of EACH sex; in GloVe when ``vocabulary``
+    is given (``in_glove`` True), else not filtered (``in_glove`` NA, a warning)."""
     keep = (counts["n_female"] >= min_each) & (counts["n_male"] >= min_each)
     out = name_gender(counts[keep].sort_values("name", kind="stable"))
-    if vocabulary is not None:
-        in_glove = out["item"].isin(vocabulary)
-        out = out[in_glove].reset_index(drop=True)
-        out["in_glove"] = pd.array([True] * len(out), dtype="boolean")
-        src = f"{source}; GloVe 840B filter applied"
-    else:
-        out = out.reset_index(drop=True)
-        out["in_glove"] = pd.array([pd.NA] * len(out), dtype="boolean")
+    filtered = vocabulary is not None
+    out = (out[out["item"].isin(vocabulary)] if filtered else out).reset_index(drop=True)
+    out["in_glove"] = pd.array([True if filtered else pd.NA] * len(out), dtype="boolean")
+    src = f"{source}; GloVe 840B filter applied"
+    if not filtered:
         src = f"{source}; GloVe 840B filter NOT applied (GloVe vocabulary not available)"
         warnings.warn(
             f"Study 1C names: the GloVe 840B filter was not applied ({len(out)} names, "
@@ -574,7 +532,7 @@ def ssa_names_1c(counts: pd.DataFrame, *, min_each: int = 100, vocabulary: set[s
             stacklevel=2,
         )
     out["source"] = src
-    out.attrs["glove_filter"] = vocabulary is not None
+    out.attrs["glove_filter"] = filtered
     out.attrs["min_each"] = int(min_each)
     return out
 
@@ -587,10 +545,7 @@ GLOVE_DIMS = 300
 
 
 def demo_vectors(words: Iterable[str], dim: int = 300) -> pd.DataFrame:
-    """Stand-in vectors for the offline demo: standard normal, seeded by sha256 of the word.
-
-    NOT GloVe: reproducible noise so the demo's WEFAT step runs without the 2 GB download.
-    """
+    """Stand-in vectors for the offline demo (NOT GloVe): standard normal, seeded by sha256 of the word."""
     words = list(words)
     seeds = [int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little") for w in words]
     rows = [np.random.default_rng(seed).standard_normal(dim) for seed in seeds]
@@ -613,11 +568,10 @@ def wefat_table(
 ) -> pd.DataFrame:
     """WEFAT_male per item: ``item, wefat_male, source`` (items in the order given).
 
-    ``criterion(vectors, items, male_attrs, female_attrs)`` computes the scores (default
-    :func:`fmat.embeddings.wefat_criterion`; Caliskan et al., 2017, sign flipped to male-positive).
-    Attribute words must all have vectors. Items without a vector get NaN, or with
-    ``demo_missing`` a :func:`demo_vectors` stand-in flagged ``source = DEMO_SOURCE``.
-    ``attrs['missing_items']`` lists the items GloVe lacked.
+    ``criterion(vectors, items, male_attrs, female_attrs)``: default
+    :func:`fmat.embeddings.wefat_criterion` (Caliskan et al., 2017, male-positive). Items without a
+    vector get NaN, or with ``demo_missing`` a :func:`demo_vectors` stand-in (``source =
+    DEMO_SOURCE``); ``attrs['missing_items']`` lists them.
     """
     criterion = embeddings.wefat_criterion if criterion is None else criterion
     lacking = [w for w in male + female if w not in vectors.index]
@@ -644,10 +598,8 @@ def wefat_table(
 
 
 def fetch_source(origin: Mapping, out, *, lock, timeout: float) -> None:
-    """Rule criteria_fetch: copy the source file from the mirror or download it (``origin``:
-    an :class:`Origin` as a mapping) to ``out``, and record it in the source's own lock record
-    ``lock`` (an output of this job alone, kept between retrievals: Snakemake's ``update()``), so
-    that a republished file is warned about."""
+    """Rule criteria_fetch: copy or download the source (``origin``: an :class:`Origin` as a
+    mapping) to ``out`` and record it in its own lock record ``lock`` (Snakemake's ``update()``)."""
 
     logging.captureWarnings(True)  # CriterionChangedWarning -> the log
     origin = Origin(**origin)
@@ -657,9 +609,8 @@ def fetch_source(origin: Mapping, out, *, lock, timeout: float) -> None:
 
 
 def gather_lock(records: Sequence, out) -> None:
-    """Rule criteria_lock: the sources' own lock records
-    (``resources/criteria/raw/{source}/{file}.lock.tsv``) -> one lock table
-    (``resources/criteria.lock.tsv``, :data:`LOCK_COLUMNS`), for people; no job reads it."""
+    """Rule criteria_lock: the sources' own lock records -> one lock table
+    (``resources/criteria.lock.tsv``), for people; no job reads it."""
     tables = [read_lock(r) for r in records]
     df = pd.concat(tables, ignore_index=True) if tables else lockfile.empty(LOCK_COLUMNS)
     lockfile.write(out, df.sort_values(["name", "location"], kind="stable"), LOCK_COLUMNS)
@@ -684,8 +635,7 @@ def bls_criterion(table_path, mapping_path, words_path, out, *, lock) -> None:
 
 def ssa_criterion(counts_path, words_path, glove_paths: Sequence, out, *, table: str, years, min_each, lock) -> None:
     """Rules criteria_ssa_names_wefat2 / _1c: SSA counts -> % male of Study 1B's names
-    (``table="wefat2"``) or Study 1C's names (≥ ``min_each`` births of each sex, in GloVe when
-    GloVe 840B is given)."""
+    (``table="wefat2"``, :func:`ssa_names_wefat2`) or Study 1C's (:func:`ssa_names_1c`)."""
 
     logging.captureWarnings(True)  # "GloVe filter not applied" -> the log
     counts = read_ssa_counts(counts_path, years=tuple(int(y) for y in years))

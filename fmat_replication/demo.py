@@ -46,10 +46,8 @@ def demo_model(
     batch: int = 128,
 ) -> None:
     """Rule demo_model: one tiny model of ``family`` in ``folder`` knowing every word of the
-    studies' query tables (and the agreement check's), and its marker. With a world file, the
-    model is trained (:func:`fmat.tiny.build_trained_model`) on sentences in which every
-    configured study's plant holds for this model (:func:`fmat.plant.training_sentences`; the
-    model's name seeds its own sample and variation); without one, its weights are random."""
+    studies' query tables (and the agreement check's), and its marker. With a world file, it is
+    trained on :func:`world_sentences`; without one, its weights are random."""
 
     log = logging.getLogger(__name__)
     if threads:
@@ -89,8 +87,7 @@ def demo_model(
 
 def world_sentences(study_paths: Sequence, world_path, criteria_dir, model: str):
     """The training sentences of ``model`` (:func:`fmat.plant.training_sentences`) for every
-    study with its plant in the world file; a study the world does not name is planted at zero
-    (its sentences are still in the corpus, with the world's variation only)."""
+    study with its plant in the world file (a study the world does not name: planted at zero)."""
 
     world = load_world(world_path)
     studies = [load_study_file(p, criteria_dir) for p in study_paths]

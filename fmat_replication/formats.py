@@ -1,7 +1,5 @@
-"""The paper's numbers as text, for the replication's pages and CSVs (:func:`paper_cell`,
-:func:`ours_cell`, :func:`replication_text`); every other number is written by the library's
-formatters (:mod:`fmat.formatting`, the one set both pages use, re-exported here: ``missing``,
-``number``, ``short``, ``p_text`` (= :func:`fmat.formatting.p_sentence`), ``p_cell``, ``cell``).
+"""The paper's numbers as text, for the replication's pages and CSVs; every other number is
+written by :mod:`fmat.formatting`, re-exported here (``p_text`` = :func:`fmat.formatting.p_sentence`).
 """
 
 from __future__ import annotations

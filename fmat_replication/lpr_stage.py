@@ -1,6 +1,5 @@
 """Stage ``lpr`` (rule lpr): every model's scores of a study -> its LPR table,
-``results/lpr/{study}.parquet`` (the LPR stage, :func:`fmat.stages.lpr_table`: :func:`fmat.lpr.summary`,
-or LPBS, with the study file's ``lpr:`` options)."""
+``results/lpr/{study}.parquet`` (:func:`fmat.stages.lpr_table`)."""
 
 from __future__ import annotations
 

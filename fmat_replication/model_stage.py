@@ -85,13 +85,9 @@ def cached_snapshot(name: str, revision: str | None) -> Path | None:
     return path if (path / "config.json").exists() else None
 
 
-def lock_row_from_cache(name: str, path: Path, revision: str | None) -> dict:
-    """A lock-file row (:data:`fmat.models.LOCK_COLUMNS`) for a snapshot already in the cache."""
-    return _folder_row(name, revision or "main", path.name, path)
-
-
 def _folder_row(name: str, revision: str, commit: str, path: Path) -> dict:
-    """The lock-file row of the model files in ``path`` (sha256: of the first weights file)."""
+    """The lock-file row (:data:`fmat.models.LOCK_COLUMNS`) of the model files in ``path`` (sha256:
+    of the first weights file)."""
     weights = [path / w for w in WEIGHT_FILES if (path / w).is_file()]
     return {
         "model": name,
@@ -117,9 +113,8 @@ def _marker(name: str, revision: str | None, commit: str, path: str | None, lock
 
 
 def _update_lock(lock: Path, row: Mapping) -> None:
-    """Put ``row`` in the lock ``lock`` in place of the model's old row. In the workflow ``lock``
-    is the model's own lock record (``resources/models/{model}.lock.tsv``, an output of its
-    download job alone), so no file lock (and no ``.lck`` file beside it) is needed."""
+    """Put ``row`` in the lock ``lock`` in place of the model's old row (the model's own lock
+    record, written by its download job alone: no file lock needed)."""
 
     rows = pd.DataFrame([row]).astype(str).reindex(columns=LOCK_COLUMNS, fill_value="")
     new = lockfile.replace_rows(read_lock(lock), rows, ["model"])
@@ -127,9 +122,8 @@ def _update_lock(lock: Path, row: Mapping) -> None:
 
 
 def gather_lock(records, out) -> None:
-    """Rule models_lock: the models' own lock records (``resources/models/{model}.lock.tsv``) ->
-    one lock file of every configured model (``resources/models.lock.tsv``, :data:`fmat.models.LOCK_COLUMNS`,
-    sorted by model), for people and ``fmat`` commands (``--lock``); no job reads it."""
+    """Rule models_lock: the models' own lock records -> one lock file of every configured model
+    (``resources/models.lock.tsv``), for people and ``fmat`` commands (``--lock``); no job reads it."""
 
     tables = [read_lock(r) for r in records]
     for record, table in zip(records, tables):
@@ -149,15 +143,12 @@ def ensure_model(
     name: str, *, revision: str | None = None, lock: str | os.PathLike = "resources/models.lock.tsv", timeout: float = 10.0
 ) -> dict:
     """Make sure hub model ``name`` is in the cache and in the lock file; return the marker
-    ``{name, slug, revision, commit, path: None, source}`` (``path`` None: load by name, offline,
-    at the locked commit -- :func:`fmat.models.load_masked_lm`).
+    ``{name, slug, revision, commit, path: None, source}``.
 
     Which commit: the configured ``revision``, else the lock file's, else main. A snapshot
-    already in the cache is used without the network. Otherwise the hub is probed for
-    ``timeout`` seconds; unreachable -> :class:`~fmat.errors.OfflineError` (:data:`OFFLINE_HELP`);
-    reachable -> :func:`fmat.models.download`, every request of which waits at most ``timeout``
-    seconds for an answer (a hub that accepts the connection and then stalls: the same error).
-    Call :func:`fmat.models.set_cache_folder` first to use another cache than ``$HF_HOME``.
+    already in the cache is used without the network; else the hub is probed for ``timeout``
+    seconds (unreachable, or stalling in :func:`fmat.models.download`: an
+    :class:`~fmat.errors.OfflineError` with :data:`OFFLINE_HELP`).
     """
 
     lock = Path(lock)
@@ -165,7 +156,7 @@ def ensure_model(
     path = cached_snapshot(name, revision or locked)
     if path is not None:
         if locked != path.name:
-            _update_lock(lock, lock_row_from_cache(name, path, revision))
+            _update_lock(lock, _folder_row(name, revision or "main", path.name, path))
         return _marker(name, revision, path.name, None, lock, "cache")
     if not hub_reachable(timeout):
         raise offline_error(name)
@@ -179,13 +170,10 @@ def ensure_model(
 
 
 def check_lock_record(lock, marker: Mapping) -> None:
-    """A job that loads a model checks the model's lock record (its declared input
-    ``resources/models/{model}.lock.tsv``) before the model loads: the record must be readable and
-    hold exactly one row for the model, with the weights' sha256 (and, for a local folder, that
-    folder). A record cut to its header, emptied or edited is an InputError naming the model, the
-    record and the fix; never a silent load of weights nobody vouched for (the library's
-    :func:`fmat.models.verify_weights` skips a model its lock file does not list, as it must for a
-    user's lock of other models). ``lock`` empty: the demo's tiny models, which have no record."""
+    """Before a job loads a model: its lock record (the declared input
+    ``resources/models/{model}.lock.tsv``; empty: a demo model, none) is readable and holds exactly
+    one row for the model, with the weights' sha256 (and, for a local folder, that folder); else an
+    InputError naming the model, the record and the fix, never a silent load of unvouched weights."""
 
     if not lock:
         return
@@ -226,10 +214,8 @@ def check_lock_record(lock, marker: Mapping) -> None:
 
 
 def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
-    """Before a job loads a model: hub models load offline from their locked snapshot
-    (``HF_HUB_OFFLINE=1``), from the configured cache folder (:func:`fmat.models.set_cache_folder`).
-    A ``$FMAT_MODELS_LOCK`` of the user's shell is dropped: a job reads only the lock record it
-    declares as an input (or none, in the demo)."""
+    """Before a job loads a model: ``HF_HUB_OFFLINE=1`` (``offline``), the configured cache folder,
+    and no ``$FMAT_MODELS_LOCK`` of the user's shell (a job reads only the lock record it declares)."""
 
     os.environ.pop(LOCK_ENV, None)
     if offline:
@@ -241,8 +227,7 @@ def prepare_model_env(offline: bool, cache_dir: str | None) -> None:
 def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike = "resources/models.lock.tsv") -> dict:
     """A configured local model folder (``{name: LABEL, path: FOLDER}``): record it in the lock
     file (revision ``local``, commit = the folder, sha256 of its weights) and return the marker
-    ``{name, slug, revision, commit, path, source: "local", sha256}``; the scoring jobs load it
-    from ``path`` without the network. No hub, no cache."""
+    ``{name, slug, revision, commit, path, source: "local", sha256}``."""
 
     folder = Path(folder)  # as given: relative to the working folder, so that the project can move
     weights = [folder / w for w in WEIGHT_FILES if (folder / w).is_file()]
@@ -263,23 +248,20 @@ def local_model(name: str, folder: str | os.PathLike, *, lock: str | os.PathLike
 def download_model(
     out, *, name: str, revision: str | None, path: str | None, cache_dir: str | None, lock: str | os.PathLike, timeout: float
 ) -> None:
-    """Rule download_model: a local folder is hashed into the lock file (no hub, no cache); a hub
-    model is put in the cache and its commit locked (:func:`ensure_model`). Writes the marker ``out``;
-    the model's lock record ``lock`` is the only lock it reads or writes (not ``$FMAT_MODELS_LOCK``)."""
+    """Rule download_model: a local folder hashed into the lock record ``lock``
+    (:func:`local_model`), or a hub model put in the cache, its commit locked (:func:`ensure_model`)
+    -> the marker ``out``."""
 
-    os.environ.pop(LOCK_ENV, None)
-
-    if path:
-        write_json(local_model(name, path, lock=lock), out)
-        return
-    if cache_dir:
-        set_cache_folder(cache_dir)
-    write_json(ensure_model(name, revision=revision, lock=lock, timeout=float(timeout)), out)
+    prepare_model_env(False, None if path else cache_dir)
+    marker = (
+        local_model(name, path, lock=lock) if path else ensure_model(name, revision=revision, lock=lock, timeout=float(timeout))
+    )
+    write_json(marker, out)
 
 
 def model_card(marker_path, out, *, offline: bool, cache_dir, lock, device=None, threads: int | None = None) -> None:
-    """Rule model_card: load the model of the marker (offline, at its locked commit) and write its
-    card (:func:`fmat.cards.model_card`) as JSON to ``out``, for the overview."""
+    """Rule model_card: the card (:func:`fmat.cards.model_card`) of the marker's model -> ``out``
+    (JSON)."""
 
     prepare_model_env(offline, cache_dir)
     if threads:

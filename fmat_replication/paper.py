@@ -71,14 +71,9 @@ def _decimals(text: str) -> float:
 
 
 def load_paper_results(path: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Read and validate the file of the paper's numbers.
-
-    Returns a DataFrame with :data:`PAPER_COLUMNS` (numeric columns float, text columns
-    strings, "" where empty) plus ``digits``: the decimals printed for ``value`` (or for
-    ``value_low`` in a range row), so a computed value can be compared at the paper's
-    precision. Bad content raises :class:`~fmat.errors.InputError` naming the file, the
-    line and the column.
-    """
+    """Read and validate the file of the paper's numbers: :data:`PAPER_COLUMNS` ("" where empty)
+    plus ``digits``, the decimals printed for ``value`` (or ``value_low`` in a range row). Bad
+    content raises :class:`~fmat.errors.InputError` naming the file, the line and the column."""
     path = Path(path) if path is not None else PAPER_FILE
     if not path.exists():
         raise InputError(
@@ -132,9 +127,8 @@ def validate_paper_results(df: pd.DataFrame, *, where: str = "paper results") ->
             raise InputError(f"{what} (row {key!r}, {len(idx)} such rows)", where=f"{where}: line {i + 2}, column {col}", fix=fix)
 
     fail(~df["study"].isin(STUDIES), "unknown study", f"use one of {STUDIES}", "study")
-    vocab = set(conditions()["condition"])
     fail(
-        ~df["condition"].isin(vocab),
+        ~df["condition"].isin(set(conditions()["condition"])),
         "condition not in the vocabulary",
         "add it with its meaning to fmat_replication/data/conditions.tsv and docs/results.md",
         "condition",
@@ -184,11 +178,8 @@ def to_results(paper: pd.DataFrame) -> pd.DataFrame:
 
 
 def matching_rows(paper_row: pd.Series, computed: pd.DataFrame) -> pd.DataFrame:
-    """Computed results rows that a paper row speaks about.
-
-    Same study and statistic; condition and model equal, or matched by the glob pattern
-    of a summary row (``fnmatch``: "*" matches any text, ":" included).
-    """
+    """Computed results rows that a paper row speaks about: same study and statistic; condition
+    and model equal, or matched by the glob pattern of a summary row (``fnmatch``)."""
     sub = computed[(computed["study"] == paper_row["study"]) & (computed["statistic"] == paper_row["statistic"])]
     keep = [
         fnmatch.fnmatchcase(str(c), str(paper_row["condition"])) and fnmatch.fnmatchcase(str(m), str(paper_row["model"]))

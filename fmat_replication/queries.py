@@ -20,7 +20,7 @@ def study_file(config: Mapping, study: str, root: str | os.PathLike = ".") -> Pa
 
 def load_study_file(path: str | os.PathLike, criteria_dir: str | os.PathLike | None = None):
     """:func:`fmat.study.load_study` (criteria tables from ``criteria_dir`` when it exists), its
-    ``analysis`` block checked against the registered analyses (:func:`.analyses.check`)."""
+    ``analysis`` block checked (:func:`.analyses.check`)."""
 
     if criteria_dir is not None and not Path(criteria_dir).is_dir():
         criteria_dir = None

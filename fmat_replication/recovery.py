@@ -1,11 +1,7 @@
 """Stage ``recovery`` (rules recovery_study, recovery): known truth. What the demo's world file
 planted for a study (:mod:`fmat.plant`, docs/planting.md) against the statistics the workflow
-computed for it (``results/analysis/{study}/stats.parquet``): one row per expected statistic,
-with the planted (nominal) value, the realised value this world implies for these items and
-models (:func:`fmat.oracle.oracle`), ours with its 95% CI, and the verdict
-(:func:`fmat.plant.recovery`). An expectation at ``level: concept`` is judged by the analysis's
-concept-level rows (``results/analysis/{study}/figures/crossed.parquet``) against the planted
-effect (columns ``level`` and ``target`` say which)."""
+computed for it: per expected statistic the planted value, the realised value
+(:func:`fmat.oracle.oracle`), ours with its 95% CI, and the verdict (:func:`fmat.plant.recovery`)."""
 
 from __future__ import annotations
 
@@ -30,9 +26,8 @@ def study_recovery(
     crossed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One study's recovery rows (one "nothing to check" row where the world names no
-    expectation). ``models``: the names the models were trained under (they seed each model's
-    variation), needed with ``study_path`` for the realised values and the concept-level ones
-    (:func:`fmat.plant.concept_values`), judged by ``crossed`` (the figure table)."""
+    expectation). ``models`` (the names the models were trained under) and ``study_path`` give the
+    realised and concept-level values; ``crossed``: the analysis's concept-level figure table."""
     plant = load_world(world_path).plant(sid)
     if plant is None or not plant.expect:
         row = {c: "" for c in RECOVERY_COLUMNS} | {c: float("nan") for c in ("realised", "value", "ci_low", "ci_high", "p")}
@@ -57,10 +52,9 @@ def recovery_stage(
     criteria_paths: Sequence = (),
     figures=None,
 ) -> None:
-    """Rule recovery_study (``sid`` given: one study's stats -> its rows, judged against the
-    realised values when ``study_path`` and ``models`` are given; the concept-level rows from
-    ``figures/crossed.parquet`` of the analysis stage's folder ``figures``, where it has one)
-    or rule recovery (the studies' recovery tables -> one table and a CSV)."""
+    """Rule recovery_study (``sid`` given: :func:`study_recovery` of one study's stats, with
+    ``crossed.parquet`` of the folder ``figures`` where it has one) or rule recovery (the
+    studies' recovery tables -> one table and a CSV)."""
 
     log = logging.getLogger(__name__)
     if sid is not None:

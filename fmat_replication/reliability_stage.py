@@ -1,8 +1,6 @@
-"""Stage ``reliability`` (rule reliability): ICC among the models (raw log probabilities and
-LPRs) and alpha among the study's items (its ``reliability:`` block), in the results shape ->
-``results/reliability/{study}.parquet``, and the detailed tables -> ``{study}_details.parquet``
-(the reliability stage, :func:`fmat.stages.reliability_tables`, the one
-producer of every ICC and alpha row)."""
+"""Stage ``reliability`` (rule reliability): ICC among the models and alpha among the study's
+items (:func:`fmat.stages.reliability_tables`, the one producer of every ICC and alpha row) ->
+``results/reliability/{study}.parquet`` and the details -> ``{study}_details.parquet``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Stage ``report`` (rules report_study, report_index, report_figures, report_figures_index):
-one page, ``results/reports/{study}.html`` or ``results/reports/index.html``, filled from the files
-its rule declares (:data:`fmat_replication.pages.inputs.STUDY_INPUTS`, ``INDEX_INPUTS``) by a
-Jinja2 template, written without Quarto or by Quarto (``reports/study.qmd``, ``reports/index.qmd``):
-:func:`fmat_replication.pages.render.render_page`; config ``report_engine``. The figures are drawn
-before, by their own rules (:mod:`fmat_replication.pages.drawing`)."""
+"""Stage ``report`` (rules report_study, report_index, report_figures, report_figures_index): a
+page ``results/reports/{study}.html`` or ``index.html`` from the files its rule declares
+(:func:`fmat_replication.pages.render.render_page`), and its figures, drawn before by their own
+rules (:mod:`fmat_replication.pages.drawing`)."""
 
 from __future__ import annotations
 
@@ -31,30 +29,17 @@ def page_inputs(inputs: Mapping) -> dict:
 
 
 def report_page(out, inputs: Mapping, params: Mapping, *, engine: str = "auto", log=None) -> str:
-    """Write one report page; returns the engine used.
-
-    Parameters
-    ----------
-    out : path
-        The page (``results/reports/{study}.html`` or ``index.html``).
-    inputs : mapping
-        The rule's input files by name (:func:`page_inputs`).
-    params : mapping
-        The page's other arguments (``study`` or ``studies``, ``device``, ...): a ``study``
-        makes a study page, else the overview.
-    engine : {"auto", "quarto", "offline"}
-        The renderer (config ``report_engine``).
-    log : path, optional
-        The rule's log (named by a Quarto failure).
-    """
+    """Write one report page ``out``; returns the engine used. ``inputs``: the rule's input files by
+    name (:func:`page_inputs`); ``params``: the page's other arguments (a ``study`` makes a study
+    page, else the overview); ``engine``: "auto", "quarto" or "offline" (config
+    ``report_engine``); ``log``: the rule's log, named by a Quarto failure."""
     args = {"inputs": page_inputs(inputs), **params}
     return render_page("study" if "study" in args else "index", out, args, engine=engine, log_file=log)
 
 
 def bundle_pages(pages, out) -> list:
-    """Rule report_pages: every page copied into the folder ``out``, for ``snakemake --report``:
-    it keeps the files of one folder output side by side, so a page's links to the others
-    (``index.html``, ``2A.html``) work inside the report. Returns the copies."""
+    """Rule report_pages: every page copied into the folder ``out``, so that their links to each
+    other work inside ``snakemake --report``. Returns the copies."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     return [shutil.copyfile(page, out / Path(page).name) for page in pages]
@@ -62,7 +47,6 @@ def bundle_pages(pages, out) -> list:
 
 def draw_figures(out, inputs: Mapping, *, study: str | None = None, studies: Sequence[str] = ()) -> list:
     """Rules report_figures (``study``) and report_figures_index (``studies``): a page's figures
-    as SVG files and ``figures.json`` in the folder ``out``
-    (:func:`fmat_replication.pages.drawing.draw_study`, ``draw_index``); returns their items."""
+    in the folder ``out`` (:func:`fmat_replication.pages.drawing.draw_study`, ``draw_index``)."""
     given = page_inputs(inputs)
     return draw_study(study, given, out) if study else draw_index(list(studies), given, out)

@@ -32,10 +32,8 @@ PROVENANCE_KEY = "fmat_provenance"
 
 def scoring_provenance(marker: Mapping, packages: Sequence[str] = SCORING_PACKAGES) -> dict:
     """What the scoring job records beside its scores: ``{"model", "demo", "python", "packages":
-    {distribution: version}}``: the marker's model, whether it is a tiny demo model (the marker's
-    ``tiny``), Python, and the version of each distribution in ``packages`` (distribution names,
-    ``fill-mask-association-test``, not ``fmat``) installed in *this* process ("not installed"
-    where there is none)."""
+    {distribution: version}}``: the marker's model, whether it is a tiny demo model, Python, and
+    the version of each distribution in ``packages`` installed in *this* process."""
 
     def version(dist):
         try:
@@ -49,6 +47,10 @@ def scoring_provenance(marker: Mapping, packages: Sequence[str] = SCORING_PACKAG
         "python": platform.python_version(),
         "packages": {d: version(d) for d in packages},
     }
+
+
+#: per model size: memory (MB) and the first attempt's runtime (minutes) for 15 studies
+_SIZE_RESOURCES = {"large": (8000, 60), "base": (4000, 30), "small": (3000, 20)}
 
 
 def model_size(name: str) -> str:
@@ -65,10 +67,9 @@ def score_resources(name: str, attempt: int = 1, n_studies: int = 15, minutes: i
     """Portable resources of one model's scoring job: ``mem_mb`` and ``runtime`` (minutes),
     doubling with each retry (Snakemake's ``attempt``). ``minutes`` (config ``score_runtime``)
     replaces the first attempt's runtime, which otherwise follows the model's size."""
-    mem = {"large": 8000, "base": 4000, "small": 3000}[model_size(name)]
+    mem, per_15 = _SIZE_RESOURCES[model_size(name)]
     if minutes is None:
-        minutes = {"large": 60, "base": 30, "small": 20}[model_size(name)]
-        minutes = max(10, math.ceil(minutes * max(n_studies, 1) / 15))
+        minutes = max(10, math.ceil(per_15 * max(n_studies, 1) / 15))
     factor = 2 ** (max(int(attempt), 1) - 1)
     return {"mem_mb": mem * factor, "runtime": minutes * factor}
 
@@ -85,9 +86,8 @@ def score_studies(
     lock: str | os.PathLike | None = None,
 ):
     """Score several studies on ONE model, loading it once (:func:`fmat.runner.score_tables`);
-    yields ``(study id, scores)``. ``marker``: a download or demo marker (``path``: a local
-    folder, or None for a cached hub model, loaded offline at its locked commit); ``studies``:
-    study id -> study file (its ``score:`` options); ``queries``: study id -> query table or path.
+    yields ``(study id, scores)``. ``marker``: a download or demo marker; ``studies``: study id ->
+    study file (its ``score:`` options); ``queries``: study id -> query table or path.
     """
 
     tables = {sid: q if hasattr(q, "columns") else read_table(q) for sid, q in queries.items()}
@@ -122,8 +122,7 @@ def score_group(
 ) -> None:
     """Rule score_<group>: ONE model (its marker) scores every study of the group, each table
     written to its output ``results/scores/{study}/{model}.parquet`` with the job's
-    :func:`scoring_provenance` in its ``attrs`` (kept in the parquet file). A downloaded model loads
-    offline, at its locked commit, from the cache only."""
+    :func:`scoring_provenance` in its ``attrs``."""
 
     prepare_model_env(offline, cache_dir)
     marker = read_json(marker_path)
@@ -148,9 +147,7 @@ def score_group(
 def lost_tables(groups: Mapping[str, Sequence[str]], models: Sequence[str], exists=os.path.exists) -> list[tuple]:
     """Score tables lost from a finished run: ``(study, model, group)`` for each
     ``results/scores/{study}/{model}.parquet`` that is missing while another table of the same
-    scoring job (model and group) and the study's own LPR table are there (so the table existed
-    once). A study newly added to a group has no LPR table yet: its tables never existed, and
-    are not "lost" (the group's job runs for it anyway); nor are a newly added model's."""
+    scoring job and the study's own LPR table are there (so the table existed once)."""
     lost = []
     for group, studies in groups.items():
         for model in models:

@@ -27,9 +27,9 @@ def script_logging(log_file: str | os.PathLike | None) -> None:
 
 
 def run_script(main, log_file=None) -> None:
-    """Run a script's ``main()``; an :class:`~fmat.errors.FmatError`, or a failure of the
-    environment (a full disk, a read-only folder: :func:`fmat.errors.os_error`), is logged as a
-    message (no traceback) to the log file and stderr, and the job fails with exit status 1."""
+    """Run a script's ``main()``; an :class:`~fmat.errors.FmatError` or a failure of the
+    environment (:func:`fmat.errors.os_error`) is logged as a message (no traceback) and the job
+    fails with exit status 1."""
 
     script_logging(log_file)
     log = logging.getLogger("fmat_replication")
@@ -54,10 +54,8 @@ def write_json(record: Mapping, path: str | os.PathLike) -> Path:
 
 
 def read_json(path: str | os.PathLike) -> dict:
-    """Read a model marker written by :func:`write_json` (``resources/models/{model}.json``, the
-    demo's ``{demo_dir}/{model}.json``), checked: a JSON object with a ``name`` (text) and a
-    ``path`` (a folder, or null for a cached hub model). A truncated or edited marker is an
-    InputError naming the file and the fix (delete it: its rule writes it again)."""
+    """Read a model marker written by :func:`write_json`, checked: a JSON object with a ``name``
+    (text) and a ``path`` (a folder, or null for a cached hub model); else an InputError."""
 
     p = Path(path)
     fix = f"delete {p} and run the workflow again: its rule (download_model, or demo_models in the demo) writes it again"
