@@ -46,12 +46,28 @@ def _group(pgid: int) -> list[str]:
     return out
 
 
+def _as_a_foreground_job() -> None:
+    """In the child before it runs: Ctrl-C's default action, as a terminal's foreground job has it.
+    A test run started in the background by a shell without job control (``nohup make test &``)
+    inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler: every test
+    here would fail for the way it was started, not for the command."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(cmd: list[str], marker: str, *, env: dict[str, str] | None = None, wait_s: float = 240) -> tuple[int, float, str]:
     """Run ``cmd``; when ``marker`` (a regular expression) shows on its stdout or stderr, send
     SIGINT to its process group. Returns (exit status, seconds from the signal to the exit, the
     output). Fails the test where a process of the group outlives the command."""
     full = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **(env or {})}
-    proc = subprocess.Popen(cmd, cwd=REPO, env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=REPO,
+        env=full,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_as_a_foreground_job,
+    )
     chunks: list[bytes] = []
 
     def read(stream) -> None:
