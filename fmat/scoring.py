@@ -242,7 +242,10 @@ def scoring_path(model, tokenizer) -> ScoringPath:
                     alone.append(got[p])
                     spread = max(spread, float(out.std(-1).max()))
                 else:
-                    # at the mask and at every real token: what reaches a probe's mask may by chance be small
+                    # at the mask (tol) and at every real token (tol_any): a model that reads its padding
+                    # changes the tokens next to it at once (MobileBERT's trigram embedding, ConvBERT's
+                    # convolution), while what reaches a probe's mask may by chance be small (CI saw a
+                    # MobileBERT at 5e-5 in p at the probes' masks, 0.5 in log p at other masks)
                     diff = (got - ref).abs()
                     at_mask, effect = max(at_mask, float(diff[p].max())), max(effect, float(diff.max()))
         # float rounding grows with the logits' spread (fp32: ~1e-6 of it)

@@ -191,7 +191,7 @@ def test_the_complexity_check_can_fail(tmp_path):
 # stands. A change that makes it smaller lowers TODAYS_LINES; a feature's lines are taken from
 # elsewhere, or the raise is argued in its commit.
 GOAL_LINES = 22_860
-TODAYS_LINES = 25_556
+TODAYS_LINES = 25_559
 
 
 def package_lines(root: Path = REPO, packages=PACKAGES) -> int:
